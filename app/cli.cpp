@@ -1,0 +1,414 @@
+#include "app/cli.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cmath>
+#include <ostream>
+
+#include "app/cli_args.h"
+#include "app/version.h"
+#include "core/estimator.h"
+#include "core/expected_error.h"
+#include "core/gaussian_mechanism.h"
+#include "core/histogram.h"
+#include "core/mechanism.h"
+#include "core/noisefirst_estimator.h"
+
+namespace dpx::cli {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kFailure = 1;
+constexpr int kInvalid = 2;
+
+const char* const kUsage = R"(dpx — DP Explorer command-line tool (JSON on stdout)
+
+Usage:
+  dpx estimate --counts LIST --estimator identity|clamp|resize|noisefirst
+               [--epsilon E] [--mechanism laplace|geometric|gaussian] [--sensitivity S]
+               [--delta D] [--calibration classic|seed|analytic]
+  dpx expected-error --counts LIST --mechanism laplace|geometric|gaussian --epsilon E
+               --estimator NAME --metric sse|l1|linf|w1 [--scale counts|frequencies]
+               [--method exact|monte-carlo] [--trials N] [--seed S] [--threads T]
+               [--delta D] [--calibration classic|seed|analytic]
+               [--neighbouring add-remove|replace] [--max-bins M] [--max-per-bin C]
+               [--edges e0,e1,...]
+  dpx sigma --epsilon E --delta D --sensitivity S [--calibration classic|seed|analytic]
+  dpx --help | --version
+
+Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
+See docs/cli.md for every field of the JSON output.
+)";
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QJsonArray toArray(const std::vector<double>& v) {
+    QJsonArray a;
+    for (double x : v) {
+        a.append(x);
+    }
+    return a;
+}
+
+QJsonArray toArray(const std::vector<std::string>& v) {
+    QJsonArray a;
+    for (const auto& x : v) {
+        a.append(qs(x));
+    }
+    return a;
+}
+
+void print(std::ostream& out, const QJsonObject& o) {
+    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+}
+
+int fail(std::ostream& err, const Error& e, int code = kInvalid) {
+    err << "dpx: error: " << e.message << '\n';
+    return code;
+}
+
+QJsonObject mechanismJson(const CalibratedMechanism& m) {
+    QJsonObject o;
+    o[QStringLiteral("name")] = qs(m.name);
+    o[QStringLiteral("noise")] = qs(m.noise.describe());
+    o[QStringLiteral("noise_variance")] = m.noise.variance();
+    o[QStringLiteral("epsilon")] = m.guarantee.epsilon;
+    o[QStringLiteral("delta")] = m.guarantee.delta;
+    if (m.guarantee.rho) {
+        o[QStringLiteral("rho")] = *m.guarantee.rho;
+    }
+    o[QStringLiteral("l1_sensitivity")] = m.l1Sensitivity;
+    o[QStringLiteral("l2_sensitivity")] = m.l2Sensitivity;
+    if (!m.calibration.empty()) {
+        o[QStringLiteral("calibration")] = qs(m.calibration);
+    }
+    o[QStringLiteral("guarantee")] = qs(m.guarantee.sentence);
+    o[QStringLiteral("warnings")] = toArray(m.warnings);
+    return o;
+}
+
+// Mechanism from --mechanism/--epsilon/--delta/--calibration and a sensitivity.
+Expected<CalibratedMechanism> mechanismFromArgs(const Args& a, const Sensitivity& s) {
+    auto kind = mechanismFromName(a.text("mechanism", "laplace"));
+    if (!kind) {
+        return kind.error();
+    }
+    auto eps = a.number("epsilon");
+    if (!eps) {
+        return eps.error();
+    }
+    MechanismSpec spec;
+    spec.kind = *kind;
+    spec.epsilon = *eps;
+    if (*kind == MechanismKind::Gaussian) {
+        auto delta = a.number("delta");
+        if (!delta) {
+            return Error{"the Gaussian mechanism needs --delta (0 < δ < 1)"};
+        }
+        spec.delta = *delta;
+        auto cal = gaussianCalibrationFromName(a.text("calibration", "analytic"));
+        if (!cal) {
+            return cal.error();
+        }
+        spec.calibration = *cal;
+    } else if (a.has("delta")) {
+        return Error{std::string("--delta applies to the Gaussian mechanism only; the ") +
+                     mechanismName(*kind) + " mechanism is pure ε-DP (δ = 0)"};
+    } else if (a.has("calibration")) {
+        return Error{"--calibration applies to the Gaussian mechanism only"};
+    }
+    return calibrate(spec, s);
+}
+
+int cmdEstimate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    auto args = Args::parse(argv, 2,
+                            {"counts", "estimator", "epsilon", "mechanism", "sensitivity",
+                             "delta", "calibration"});
+    if (!args) {
+        return fail(err, args.error());
+    }
+    const Args& a = *args;
+    auto noisy = a.numberList("counts");
+    if (!noisy) {
+        return fail(err, noisy.error());
+    }
+    auto kindName = a.text("estimator");
+    if (!kindName) {
+        return fail(err, kindName.error());
+    }
+    auto kind = estimatorFromName(*kindName);
+    if (!kind) {
+        return fail(err, kind.error());
+    }
+    QJsonObject o;
+    o[QStringLiteral("estimator")] = QString::fromLatin1(estimatorName(*kind));
+    if (*kind != EstimatorKind::NoiseFirst) {
+        for (const char* opt : {"epsilon", "mechanism", "sensitivity", "delta", "calibration"}) {
+            if (a.has(opt)) {
+                return fail(err, Error{std::string("--") + opt +
+                                       " is only used by the noisefirst estimator"});
+            }
+        }
+        auto est = estimate(EstimatorSpec{*kind, 0}, *noisy);
+        if (!est) {
+            return fail(err, est.error());
+        }
+        o[QStringLiteral("estimate")] = toArray(*est);
+        print(out, o);
+        return kOk;
+    }
+    if (!a.has("epsilon")) {
+        return fail(err, Error{"the noisefirst estimator needs --epsilon (the ε of the release, "
+                               "which fixes the noise variance)"});
+    }
+    auto sens = a.number("sensitivity", 1.0);
+    if (!sens) {
+        return fail(err, sens.error());
+    }
+    const Sensitivity s{*sens, *sens, std::floor(*sens) == *sens};
+    auto mech = mechanismFromArgs(a, s);
+    if (!mech) {
+        return fail(err, mech.error());
+    }
+    const double variance = mech->noise.variance();
+    auto nf = noiseFirst(*noisy, variance);
+    if (!nf) {
+        return fail(err, nf.error());
+    }
+    o[QStringLiteral("estimate")] = toArray(nf->estimate);
+    o[QStringLiteral("buckets")] = static_cast<qint64>(nf->buckets);
+    QJsonArray ends;
+    for (std::size_t e : nf->bucketEnd) {
+        ends.append(static_cast<qint64>(e));
+    }
+    o[QStringLiteral("bucket_ends")] = ends;
+    o[QStringLiteral("noise_variance")] = variance;
+    o[QStringLiteral("mechanism")] = mechanismJson(*mech);
+    print(out, o);
+    return kOk;
+}
+
+int cmdExpectedError(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    auto args = Args::parse(argv, 2,
+                            {"counts", "edges", "mechanism", "epsilon", "delta", "calibration",
+                             "neighbouring", "max-bins", "max-per-bin", "estimator", "metric",
+                             "scale", "method", "trials", "seed", "threads"});
+    if (!args) {
+        return fail(err, args.error());
+    }
+    const Args& a = *args;
+    if (!a.has("mechanism")) {
+        return fail(err, Error{"missing required option --mechanism (laplace, geometric or gaussian)"});
+    }
+    auto raw = a.numberList("counts");
+    if (!raw) {
+        return fail(err, raw.error());
+    }
+    std::vector<std::int64_t> counts;
+    for (std::size_t i = 0; i < raw->size(); ++i) {
+        const double c = (*raw)[i];
+        if (!std::isfinite(c) || std::floor(c) != c || std::abs(c) > 9e15) {
+            return fail(err, Error{"true count " + std::to_string(i + 1) +
+                                   " must be an integer (got " + std::to_string(c) + ")"});
+        }
+        counts.push_back(static_cast<std::int64_t>(c));
+    }
+    std::vector<double> edges;
+    if (a.has("edges")) {
+        auto e = a.numberList("edges");
+        if (!e) {
+            return fail(err, e.error());
+        }
+        edges = *e;
+    }
+    auto hist = Histogram::create(counts, {}, edges);
+    if (!hist) {
+        return fail(err, hist.error());
+    }
+    auto relation = neighbouringFromName(a.text("neighbouring", "add-remove"));
+    if (!relation) {
+        return fail(err, relation.error());
+    }
+    auto maxBins = a.integer("max-bins", 1);
+    auto maxPerBin = a.integer("max-per-bin", 1);
+    if (!maxBins) {
+        return fail(err, maxBins.error());
+    }
+    if (!maxPerBin) {
+        return fail(err, maxPerBin.error());
+    }
+    auto sens = histogramSensitivity(hist->size(), *relation, {*maxBins, *maxPerBin});
+    if (!sens) {
+        return fail(err, sens.error());
+    }
+    auto mech = mechanismFromArgs(a, *sens);
+    if (!mech) {
+        return fail(err, mech.error());
+    }
+    auto estName = a.text("estimator");
+    if (!estName) {
+        return fail(err, estName.error());
+    }
+    auto kind = estimatorFromName(*estName);
+    if (!kind) {
+        return fail(err, kind.error());
+    }
+    auto metricText = a.text("metric");
+    if (!metricText) {
+        return fail(err, metricText.error());
+    }
+    auto metric = metricFromName(*metricText);
+    if (!metric) {
+        return fail(err, metric.error());
+    }
+    auto scale = scaleFromName(a.text("scale", "counts"));
+    if (!scale) {
+        return fail(err, scale.error());
+    }
+    const std::string method = a.text("method", "exact");
+    if (method != "exact" && method != "monte-carlo") {
+        return fail(err, Error{"unknown method '" + method + "' (use exact or monte-carlo)"});
+    }
+    if (method == "exact") {
+        for (const char* opt : {"trials", "seed", "threads"}) {
+            if (a.has(opt)) {
+                return fail(err, Error{std::string("--") + opt +
+                                       " applies to --method monte-carlo only"});
+            }
+        }
+    }
+    auto trials = a.unsignedInt("trials", 100000);
+    auto seed = a.unsignedInt("seed", 1);
+    auto threads = a.unsignedInt("threads", 0);
+    for (const auto* v : {&trials, &seed, &threads}) {
+        if (!*v) {
+            return fail(err, v->error());
+        }
+    }
+    if (*threads > 1024) {
+        return fail(err, Error{"--threads must be at most 1024"});
+    }
+
+    const TruthModel truth{hist->countsAsDouble(), hist->positions()};
+    const EstimatorSpec est{*kind, mech->noise.variance()};
+    const MetricSpec ms{*metric, *scale};
+    ErrorEstimate r;
+    if (method == "exact") {
+        auto e = exactExpectedError(truth, mech->noise, est, ms);
+        if (!e) {
+            return fail(err, e.error());
+        }
+        r = *e;
+    } else {
+        MonteCarloOptions opt;
+        opt.trials = *trials;
+        opt.seed = *seed;
+        opt.threads = static_cast<unsigned>(*threads);
+        auto mc = monteCarloExpectedError(truth, mech->noise, std::span(&est, 1),
+                                          std::span(&ms, 1), opt);
+        if (!mc) {
+            return fail(err, mc.error());
+        }
+        r = mc->values[0][0];
+    }
+    QJsonObject o;
+    o[QStringLiteral("value")] = r.value;
+    o[QStringLiteral("stderr")] = r.stdError;
+    o[QStringLiteral("ci95")] = QJsonArray{r.ciLow, r.ciHigh};
+    o[QStringLiteral("method")] = qs(method);
+    o[QStringLiteral("detail")] = qs(r.method);
+    if (method == "exact") {
+        o[QStringLiteral("error_bound")] = r.errorBound;
+        o[QStringLiteral("trials")] = 0;
+    } else {
+        o[QStringLiteral("trials")] = static_cast<qint64>(r.trials);
+        o[QStringLiteral("seed")] = QString::number(*seed);
+    }
+    o[QStringLiteral("mechanism")] = mechanismJson(*mech);
+    o[QStringLiteral("estimator")] = QString::fromLatin1(estimatorName(*kind));
+    o[QStringLiteral("metric")] = QString::fromLatin1(metricName(*metric));
+    o[QStringLiteral("scale")] = QString::fromLatin1(scaleName(*scale));
+    o[QStringLiteral("neighbouring")] = QString::fromLatin1(neighbouringName(*relation));
+    o[QStringLiteral("bins")] = static_cast<qint64>(hist->size());
+    o[QStringLiteral("total")] = static_cast<qint64>(hist->total());
+    print(out, o);
+    return kOk;
+}
+
+int cmdSigma(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    auto args = Args::parse(argv, 2, {"epsilon", "delta", "sensitivity", "calibration"});
+    if (!args) {
+        return fail(err, args.error());
+    }
+    const Args& a = *args;
+    auto eps = a.number("epsilon");
+    auto delta = a.number("delta");
+    auto sens = a.number("sensitivity");
+    for (const auto* v : {&eps, &delta, &sens}) {
+        if (!*v) {
+            return fail(err, v->error());
+        }
+    }
+    auto cal = gaussianCalibrationFromName(a.text("calibration", "analytic"));
+    if (!cal) {
+        return fail(err, cal.error());
+    }
+    auto m = calibrateGaussian({*eps, *delta, *sens, *cal});
+    if (!m) {
+        return fail(err, m.error());
+    }
+    const double sigma = m->noise.parameter();
+    QJsonObject o;
+    o[QStringLiteral("sigma")] = sigma;
+    o[QStringLiteral("rho")] = *m->guarantee.rho;
+    o[QStringLiteral("calibration")] = QString::fromLatin1(gaussianCalibrationName(*cal));
+    o[QStringLiteral("epsilon")] = *eps;
+    o[QStringLiteral("delta")] = *delta;
+    o[QStringLiteral("l2_sensitivity")] = *sens;
+    o[QStringLiteral("exact_delta")] = gaussianExactDelta(sigma, *eps, *sens);
+    o[QStringLiteral("warnings")] = toArray(m->warnings);
+    print(out, o);
+    return kOk;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    if (argv.size() < 2) {
+        err << kUsage;
+        return kInvalid;
+    }
+    const std::string& cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        out << kUsage;
+        return kOk;
+    }
+    if (cmd == "--version") {
+        out << "dpx " << DPX_VERSION_STRING << '\n';
+        return kOk;
+    }
+    if (argv.size() >= 3 && (argv[2] == "--help" || argv[2] == "-h")) {
+        out << kUsage;
+        return kOk;
+    }
+    try {
+        if (cmd == "estimate") {
+            return cmdEstimate(argv, out, err);
+        }
+        if (cmd == "expected-error") {
+            return cmdExpectedError(argv, out, err);
+        }
+        if (cmd == "sigma") {
+            return cmdSigma(argv, out, err);
+        }
+    } catch (const std::exception& e) {
+        err << "dpx: internal error: " << e.what() << '\n';
+        return kFailure;
+    }
+    err << "dpx: error: unknown command '" << cmd << "'\n" << kUsage;
+    return kInvalid;
+}
+
+}  // namespace dpx::cli

@@ -1,0 +1,413 @@
+// Exact expected errors: closed forms, 1-D integrals and the two-bin engine (see expected_error.h).
+#include <algorithm>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "core/estimator.h"
+#include "core/expected_error.h"
+#include "core/partial_moments.h"
+
+namespace dpx {
+
+namespace {
+
+using detail::partialMoment;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kQuadTolerance = 1e-13;
+
+struct Integral {
+    double value = 0;
+    double error = 0;
+};
+
+// Adaptive 61-point Gauss–Kronrod over consecutive breakpoints (the ends may be ±∞).
+Integral integrate(const std::function<double(double)>& f, std::vector<double> points) {
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    Integral total;
+    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+        double err = 0;
+        total.value += boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
+            f, points[i], points[i + 1], 15, kQuadTolerance, &err);
+        total.error += err;
+    }
+    return total;
+}
+
+bool isIntegral(double v) { return std::floor(v) == v; }
+
+// ---------------------------------------------------------------------------------------------
+// Separable estimators: per-bin closed forms from partial moments.
+
+// E[e²] and E[|e|] of one bin's error, e = est(h + Z) − h.
+double perBin(const NoiseDistribution& d, EstimatorKind est, Metric metric, double h) {
+    const bool sse = metric == Metric::SSE;
+    if (est == EstimatorKind::Identity) {
+        return sse ? d.variance() : d.meanAbs();
+    }
+    // Clamp: e = Z where Z > −h, and e = −h where Z ≤ −h.
+    const double below = partialMoment(d, 0, -kInf, -h);  // Pr[Z ≤ −h]
+    if (sse) {
+        return partialMoment(d, 2, -h, kInf) + h * h * below;
+    }
+    return partialMoment(d, 1, 0, kInf) - partialMoment(d, 1, -h, 0) + h * below;
+}
+
+// E[max_i |e_i|] = ∫_0^∞ 1 − Π_i Pr[|e_i| ≤ t] dt (a sum over t = 0, 1, ... for the discrete law).
+// Pr[|e_i| ≤ t] = Pr[|Z| ≤ t] while t < h_i (identity: always) and Pr[Z ≤ t] once t ≥ h_i, so the
+// product needs only how many h_i are ≤ t.
+Integral expectedMaxAbs(const NoiseDistribution& d, EstimatorKind est, std::vector<double> h) {
+    const auto n = static_cast<double>(h.size());
+    std::sort(h.begin(), h.end());
+    auto tail = [&](double t) {  // Pr[max |e_i| > t]
+        double m = 0;
+        if (est == EstimatorKind::Clamp) {
+            m = static_cast<double>(std::upper_bound(h.begin(), h.end(), t) - h.begin());
+        }
+        const double logProd =
+            m * std::log1p(-d.survival(t)) + (n - m) * std::log1p(-d.absSurvival(t));
+        return -std::expm1(logProd);
+    };
+    if (d.isDiscrete()) {
+        Integral r;
+        const double hMax = h.back();
+        for (double t = 0;; t += 1) {
+            const double term = tail(t);
+            r.value += term;
+            if (t > hMax && term <= 1e-17 * r.value) {
+                break;
+            }
+            if (t > 1e9) {  // unreachable for α < 1 representable in double
+                break;
+            }
+        }
+        return r;
+    }
+    std::vector<double> points{0.0, kInf};
+    if (est == EstimatorKind::Clamp) {
+        for (double v : h) {
+            if (v > 0) {
+                points.push_back(v);
+            }
+        }
+    }
+    return integrate(tail, points);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two-bin engine. g(z1, z2) = metric(est(h + z) − h) is a polynomial of degree ≤ 2 on each cell of
+// an arrangement of lines z2 = a·z1 + c and vertical lines z1 = v (where the estimator switches
+// regime or the metric has a kink). For fixed z1 the inner integral over z2 is then exact: fit the
+// quadratic on each interval from three interior points and combine partial moments of Z2. The
+// outer integral over z1 is adaptive Gauss–Kronrod between the arrangement's vertices (continuous
+// noise) or a sum over integers (discrete noise).
+
+struct Line {
+    double a;  // slope
+    double c;  // intercept: z2 = a·z1 + c
+};
+
+struct Arrangement {
+    std::vector<Line> lines;
+    std::vector<double> verticals;
+};
+
+Arrangement arrangementFor(EstimatorKind est, double h1, double h2, double threshold) {
+    Arrangement ar;
+    // Density kink of Z2 and the kinks of L1/L∞ on the identity region: z2 = 0, z2 = ±z1.
+    ar.lines = {{0, 0}, {1, 0}, {-1, 0}};
+    ar.verticals = {0};
+    switch (est) {
+        case EstimatorKind::Identity:
+            break;
+        case EstimatorKind::Clamp:
+            ar.verticals.insert(ar.verticals.end(), {-h1, h2, -h2});
+            ar.lines.insert(ar.lines.end(), {{0, -h2}, {0, h1}, {0, -h1}});
+            break;
+        case EstimatorKind::Resize:
+            ar.verticals.push_back(-h1);
+            ar.lines.insert(ar.lines.end(), {{0, -h2},
+                                             {-1, -h1 - h2},
+                                             {-1, -h1},
+                                             {-1, -2 * h1},
+                                             {-1, -h2},
+                                             {-1, -2 * h2}});
+            break;
+        case EstimatorKind::NoiseFirst:
+            ar.lines.insert(ar.lines.end(), {{1, h1 - h2 - threshold},
+                                             {1, h1 - h2 + threshold},
+                                             {-1, h1 - h2},
+                                             {-1, h2 - h1}});
+            break;
+    }
+    return ar;
+}
+
+class TwoBinEngine {
+public:
+    TwoBinEngine(const NoiseDistribution& noise, const EstimatorSpec& est, Metric metric, double h1,
+                 double h2)
+        : noise_(noise), est_(est), metric_(metric), h1_(h1), h2_(h2) {
+        const double threshold = 2 * std::sqrt(est.noiseVariance);  // NoiseFirst: |d| ≤ 2√V
+        ar_ = arrangementFor(est.kind, h1, h2, threshold);
+    }
+
+    double g(double z1, double z2) const {
+        double v[2] = {h1_ + z1, h2_ + z2};
+        EstimatorWorkspace ws;
+        estimateInPlace(est_, v, ws);
+        const double e1 = v[0] - h1_;
+        const double e2 = v[1] - h2_;
+        switch (metric_) {
+            case Metric::SSE:
+                return e1 * e1 + e2 * e2;
+            case Metric::L1:
+                return std::abs(e1) + std::abs(e2);
+            default:
+                return std::max(std::abs(e1), std::abs(e2));
+        }
+    }
+
+    // E[g(z1, Z2)].
+    double inner(double z1) const {
+        std::vector<double> b;
+        b.reserve(ar_.lines.size() + 2);
+        for (const Line& l : ar_.lines) {
+            b.push_back(l.a * z1 + l.c);
+        }
+        std::sort(b.begin(), b.end());
+        b.erase(std::unique(b.begin(), b.end()), b.end());
+        return noise_.isDiscrete() ? innerDiscrete(z1, b) : innerContinuous(z1, b);
+    }
+
+    Integral expectation() const {
+        if (noise_.isDiscrete()) {
+            return outerDiscrete();
+        }
+        std::vector<double> points{-kInf, kInf};
+        points.insert(points.end(), ar_.verticals.begin(), ar_.verticals.end());
+        for (std::size_t i = 0; i < ar_.lines.size(); ++i) {
+            for (std::size_t j = i + 1; j < ar_.lines.size(); ++j) {
+                const Line& p = ar_.lines[i];
+                const Line& q = ar_.lines[j];
+                if (p.a != q.a) {
+                    points.push_back((q.c - p.c) / (p.a - q.a));
+                }
+            }
+        }
+        return integrate([this](double z1) { return noise_.density(z1) * inner(z1); }, points);
+    }
+
+private:
+    // Quadratic through (x_k, y_k), k = 0..2, integrated against the noise on (lo, hi].
+    double quadraticPiece(double z1, double lo, double hi, const double x[3]) const {
+        double y[3];
+        for (int k = 0; k < 3; ++k) {
+            y[k] = g(z1, x[k]);
+        }
+        // Newton form → monomial coefficients q0 + q1 z + q2 z².
+        const double d01 = (y[1] - y[0]) / (x[1] - x[0]);
+        const double d12 = (y[2] - y[1]) / (x[2] - x[1]);
+        const double q2 = (d12 - d01) / (x[2] - x[0]);
+        const double q1 = d01 - q2 * (x[0] + x[1]);
+        const double q0 = y[0] - q1 * x[0] - q2 * x[0] * x[0];
+        return q0 * partialMoment(noise_, 0, lo, hi) + q1 * partialMoment(noise_, 1, lo, hi) +
+               q2 * partialMoment(noise_, 2, lo, hi);
+    }
+
+    double innerContinuous(double z1, const std::vector<double>& b) const {
+        const double s = noise_.parameter();
+        double total = 0;
+        for (std::size_t i = 0; i <= b.size(); ++i) {
+            const double lo = i == 0 ? -kInf : b[i - 1];
+            const double hi = i == b.size() ? kInf : b[i];
+            double x[3];
+            if (std::isinf(lo)) {
+                x[0] = hi - s, x[1] = hi - 2 * s, x[2] = hi - 3 * s;
+            } else if (std::isinf(hi)) {
+                x[0] = lo + s, x[1] = lo + 2 * s, x[2] = lo + 3 * s;
+            } else {
+                const double w = hi - lo;
+                if (w <= 1e-9 * s) {
+                    total += g(z1, lo + 0.5 * w) * partialMoment(noise_, 0, lo, hi);
+                    continue;
+                }
+                x[0] = lo + 0.25 * w, x[1] = lo + 0.5 * w, x[2] = lo + 0.75 * w;
+            }
+            total += quadraticPiece(z1, lo, hi, x);
+        }
+        return total;
+    }
+
+    // Integers between breakpoints: a breakpoint that is itself an integer is evaluated on its own
+    // (the estimator may jump there, e.g. NoiseFirst's "≤" merge rule).
+    double innerDiscrete(double z1, const std::vector<double>& b) const {
+        double total = 0;
+        auto point = [&](double z) { return g(z1, z) * noise_.density(z); };
+        double prevEnd = -kInf;  // last integer already accounted for
+        for (std::size_t i = 0; i <= b.size(); ++i) {
+            const double hiBound = i == b.size() ? kInf : b[i];
+            // Open run: integers strictly between the previous breakpoint and this one.
+            const double first = prevEnd + 1;  // −∞ stays −∞
+            const double last = std::isinf(hiBound)
+                                    ? kInf
+                                    : (isIntegral(hiBound) ? hiBound - 1 : std::floor(hiBound));
+            if (last >= first) {
+                if (!std::isinf(first) && !std::isinf(last) && last - first < 3) {
+                    for (double z = first; z <= last; z += 1) {
+                        total += point(z);
+                    }
+                } else {
+                    double x[3];
+                    if (std::isinf(first)) {
+                        x[0] = last, x[1] = last - 1, x[2] = last - 2;
+                    } else {
+                        x[0] = first, x[1] = first + 1, x[2] = first + 2;
+                    }
+                    total += quadraticPiece(z1, first - 1, last, x);
+                }
+            }
+            if (i < b.size()) {
+                if (isIntegral(hiBound)) {
+                    total += point(hiBound);
+                    prevEnd = hiBound;
+                } else {
+                    prevEnd = std::floor(hiBound);
+                }
+            }
+        }
+        return total;
+    }
+
+    Integral outerDiscrete() const {
+        // Σ_z1 Pr[Z1 = z1] · inner(z1), outward from the centre until the remaining mass times the
+        // largest error it could carry is negligible.
+        const double alpha = noise_.parameter();
+        const double spread = std::abs(h1_) + std::abs(h2_) + 1;
+        Integral r;
+        r.value = noise_.density(0) * inner(0);
+        for (double z = 1;; z += 1) {
+            const double term = noise_.density(z) * inner(z) + noise_.density(-z) * inner(-z);
+            r.value += term;
+            // Tail beyond z: Σ_{j>z} α^j (j + spread)² bounds the remaining contributions.
+            const double tailBound =
+                std::pow(alpha, z) * std::pow(z + spread + 1 / (1 - alpha), 2) / (1 - alpha);
+            if (z > spread && tailBound <= 1e-16 * r.value) {
+                break;
+            }
+            if (z > 1e8) {
+                break;
+            }
+        }
+        return r;
+    }
+
+    const NoiseDistribution& noise_;
+    EstimatorSpec est_;
+    Metric metric_;
+    double h1_, h2_;
+    Arrangement ar_;
+};
+
+// Reduce estimators that coincide with separable ones for the given number of bins.
+EstimatorKind effectiveKind(EstimatorKind kind, std::size_t bins) {
+    if (bins == 1) {
+        if (kind == EstimatorKind::Resize) {
+            return EstimatorKind::Clamp;  // projection onto {x ≥ 0, x = s}: max(s, 0)
+        }
+        if (kind == EstimatorKind::NoiseFirst) {
+            return EstimatorKind::Identity;  // one bucket of one bin
+        }
+    }
+    return kind;
+}
+
+}  // namespace
+
+Status exactMethodAvailable(const TruthModel& truth, const NoiseDistribution& noise,
+                            const EstimatorSpec& estimator, const MetricSpec& metric) {
+    if (auto s = truth.validate(); !s) {
+        return s;
+    }
+    if (auto s = estimator.validate(); !s) {
+        return s;
+    }
+    if (metric.metric == Metric::W1) {
+        return Error{
+            "no exact method for the Wasserstein-1 error: it compares the clamped estimate "
+            "normalised by its own random total; use --method monte-carlo"};
+    }
+    const EstimatorKind kind = effectiveKind(estimator.kind, truth.counts.size());
+    if ((kind == EstimatorKind::Resize || kind == EstimatorKind::NoiseFirst) &&
+        truth.counts.size() != 2) {
+        return Error{std::string("no exact method for the ") + estimatorName(kind) +
+                     " estimator on " + std::to_string(truth.counts.size()) +
+                     " bins (exact integration is implemented for 1 and 2 bins); use "
+                     "--method monte-carlo"};
+    }
+    if (noise.isDiscrete()) {
+        for (double h : truth.counts) {
+            if (!isIntegral(h)) {
+                return Error{"exact errors under integer (geometric) noise need integer true counts"};
+            }
+        }
+    }
+    return okStatus();
+}
+
+Expected<ErrorEstimate> exactExpectedError(const TruthModel& truth, const NoiseDistribution& noise,
+                                           const EstimatorSpec& estimator,
+                                           const MetricSpec& metric) {
+    if (auto s = exactMethodAvailable(truth, noise, estimator, metric); !s) {
+        return s.error();
+    }
+    const EstimatorKind kind = effectiveKind(estimator.kind, truth.counts.size());
+    ErrorEstimate r;
+    double value = 0;
+    if (kind == EstimatorKind::Identity || kind == EstimatorKind::Clamp) {
+        if (metric.metric == Metric::LInf) {
+            if (kind == EstimatorKind::Identity && noise.kind() == NoiseKind::Laplace) {
+                // E[max of n iid Exp(b)] = b·H_n (Rényi representation of exponential order stats).
+                double harmonic = 0;
+                for (std::size_t i = truth.counts.size(); i >= 1; --i) {
+                    harmonic += 1.0 / static_cast<double>(i);
+                }
+                value = noise.parameter() * harmonic;
+                r.method = "closed form";
+            } else {
+                const Integral in = expectedMaxAbs(noise, kind, truth.counts);
+                value = in.value;
+                r.errorBound = in.error;
+                r.method = noise.isDiscrete() ? "summation" : "1-D quadrature";
+            }
+        } else {
+            for (double h : truth.counts) {
+                value += perBin(noise, kind, metric.metric, h);
+            }
+            r.method = kind == EstimatorKind::Identity ? "closed form" : "per-bin closed form";
+        }
+    } else {
+        EstimatorSpec spec = estimator;
+        spec.kind = kind;
+        const TwoBinEngine engine(noise, spec, metric.metric, truth.counts[0], truth.counts[1]);
+        const Integral in = engine.expectation();
+        value = in.value;
+        r.errorBound = in.error;
+        r.method = noise.isDiscrete() ? "2-D summation (inner sums in closed form)"
+                                      : "2-D quadrature (inner integrals in closed form)";
+    }
+    if (metric.scale == Scale::Frequencies) {
+        const double n = truth.total();
+        const double f = metric.metric == Metric::SSE ? n * n : n;
+        value /= f;
+        r.errorBound /= f;
+    }
+    r.value = value;
+    r.ciLow = r.ciHigh = value;
+    return r;
+}
+
+}  // namespace dpx

@@ -1,0 +1,20 @@
+// Validation of privacy and numeric parameters. Each returns an Error whose message names the
+// parameter and the rule it broke; valid values are never adjusted.
+#pragma once
+
+#include <string_view>
+
+#include "core/expected.h"
+
+namespace dpx {
+
+// ε must be finite and > 0.
+Status validateEpsilon(double epsilon);
+// δ must be finite and in the open interval (0, 1).
+Status validateDelta(double delta);
+// A value that must be finite and > 0 (sensitivity, scale, σ, ...).
+Status validatePositiveFinite(double value, std::string_view name);
+// A value that must be finite (a noisy count, a position, ...).
+Status validateFinite(double value, std::string_view name);
+
+}  // namespace dpx
