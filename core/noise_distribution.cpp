@@ -89,6 +89,31 @@ double NoiseDistribution::absSurvival(double t) const {
     return 0;
 }
 
+double NoiseDistribution::absQuantile(double p) const {
+    if (kind_ == NoiseKind::Laplace) {
+        return -p_ * std::log1p(-p);  // Pr[|Z| > t] = e^{−t/b}
+    }
+    // Bisection on the decreasing function absSurvival; for the discrete law search integers.
+    double lo = 0;
+    double hi = p_;
+    while (absSurvival(hi) > 1 - p) {
+        hi *= 2;
+    }
+    if (kind_ == NoiseKind::DiscreteLaplace) {
+        hi = std::ceil(hi);
+        while (hi - lo > 1) {
+            const double mid = std::floor(0.5 * (lo + hi));
+            (absSurvival(mid) > 1 - p ? lo : hi) = mid;
+        }
+        return absSurvival(lo) <= 1 - p ? lo : hi;
+    }
+    for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (absSurvival(mid) > 1 - p ? lo : hi) = mid;
+    }
+    return hi;
+}
+
 std::string NoiseDistribution::describe() const {
     std::ostringstream os;
     os.precision(6);

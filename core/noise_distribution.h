@@ -33,6 +33,9 @@ public:
     double density(double x) const;
     // Pr[|Z| > t] for t >= 0.
     double absSurvival(double t) const;
+    // Smallest t ≥ 0 with Pr[|Z| ≤ t] ≥ p, for p in (0, 1): the half-width of the central
+    // p-interval of the noise (an integer for the discrete law).
+    double absQuantile(double p) const;
 
     std::string describe() const;  // e.g. "Laplace(b = 10)"
 

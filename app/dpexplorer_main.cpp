@@ -1,0 +1,42 @@
+// dpexplorer: the DP Explorer GUI.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/version.h"
+#include "ui/main_window.h"
+
+void dpxInitResources();  // resources/dpx_resources.cpp
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    dpxInitResources();
+    QApplication::setApplicationName(QStringLiteral("DP Explorer"));
+    QApplication::setApplicationVersion(QStringLiteral(DPX_VERSION_STRING));
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Explore differential-privacy trade-offs"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption example(QStringLiteral("example"),
+                               QStringLiteral("Open a built-in example dataset (seed000, ages)."),
+                               QStringLiteral("id"), QStringLiteral("seed000"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Save the window as PNG once computed, then quit."),
+                                  QStringLiteral("file"));
+    parser.addOption(example);
+    parser.addOption(screenshot);
+    parser.process(app);
+
+    dpx::ui::MainWindow window;
+    if (!window.selectExample(parser.value(example))) {
+        std::fprintf(stderr, "dpexplorer: unknown example '%s' (use seed000 or ages)\n",
+                     qPrintable(parser.value(example)));
+        return 2;
+    }
+    if (parser.isSet(screenshot)) {
+        window.saveScreenshotWhenReady(parser.value(screenshot));
+    }
+    window.show();
+    return app.exec();
+}
