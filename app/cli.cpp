@@ -42,7 +42,9 @@ Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (
 See docs/cli.md for every field of the JSON output.
 )";
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
 QJsonArray toArray(const std::vector<double>& v) {
     QJsonArray a;
@@ -123,9 +125,9 @@ Expected<CalibratedMechanism> mechanismFromArgs(const Args& a, const Sensitivity
 }
 
 int cmdEstimate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    auto args = Args::parse(argv, 2,
-                            {"counts", "estimator", "epsilon", "mechanism", "sensitivity",
-                             "delta", "calibration"});
+    auto args = Args::parse(
+        argv, 2,
+        {"counts", "estimator", "epsilon", "mechanism", "sensitivity", "delta", "calibration"});
     if (!args) {
         return fail(err, args.error());
     }
@@ -200,7 +202,8 @@ int cmdExpectedError(const std::vector<std::string>& argv, std::ostream& out, st
     }
     const Args& a = *args;
     if (!a.has("mechanism")) {
-        return fail(err, Error{"missing required option --mechanism (laplace, geometric or gaussian)"});
+        return fail(err,
+                    Error{"missing required option --mechanism (laplace, geometric or gaussian)"});
     }
     auto raw = a.numberList("counts");
     if (!raw) {
@@ -274,8 +277,8 @@ int cmdExpectedError(const std::vector<std::string>& argv, std::ostream& out, st
     if (method == "exact") {
         for (const char* opt : {"trials", "seed", "threads"}) {
             if (a.has(opt)) {
-                return fail(err, Error{std::string("--") + opt +
-                                       " applies to --method monte-carlo only"});
+                return fail(
+                    err, Error{std::string("--") + opt + " applies to --method monte-carlo only"});
             }
         }
     }
@@ -306,8 +309,8 @@ int cmdExpectedError(const std::vector<std::string>& argv, std::ostream& out, st
         opt.trials = *trials;
         opt.seed = *seed;
         opt.threads = static_cast<unsigned>(*threads);
-        auto mc = monteCarloExpectedError(truth, mech->noise, std::span(&est, 1),
-                                          std::span(&ms, 1), opt);
+        auto mc =
+            monteCarloExpectedError(truth, mech->noise, std::span(&est, 1), std::span(&ms, 1), opt);
         if (!mc) {
             return fail(err, mc.error());
         }

@@ -22,7 +22,7 @@ public:
     bool has(const std::string& name) const { return values_.count(name) > 0; }
     std::optional<std::string> get(const std::string& name) const;
 
-    Expected<double> number(const std::string& name) const;                  // required
+    Expected<double> number(const std::string& name) const;                   // required
     Expected<double> number(const std::string& name, double fallback) const;  // optional
     Expected<std::uint64_t> unsignedInt(const std::string& name, std::uint64_t fallback) const;
     Expected<std::int64_t> integer(const std::string& name, std::int64_t fallback) const;

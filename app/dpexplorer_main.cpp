@@ -21,9 +21,9 @@ int main(int argc, char** argv) {
     QCommandLineOption example(QStringLiteral("example"),
                                QStringLiteral("Open a built-in example dataset (seed000, ages)."),
                                QStringLiteral("id"), QStringLiteral("seed000"));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Save the window as PNG once computed, then quit."),
-                                  QStringLiteral("file"));
+    QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save the window as PNG once computed, then quit."), QStringLiteral("file"));
     parser.addOption(example);
     parser.addOption(screenshot);
     parser.process(app);

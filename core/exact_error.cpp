@@ -37,7 +37,9 @@ Integral integrate(const std::function<double(double)>& f, std::vector<double> p
     return total;
 }
 
-bool isIntegral(double v) { return std::floor(v) == v; }
+bool isIntegral(double v) {
+    return std::floor(v) == v;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Separable estimators: per-bin closed forms from partial moments.
@@ -129,18 +131,14 @@ Arrangement arrangementFor(EstimatorKind est, double h1, double h2, double thres
             break;
         case EstimatorKind::Resize:
             ar.verticals.push_back(-h1);
-            ar.lines.insert(ar.lines.end(), {{0, -h2},
-                                             {-1, -h1 - h2},
-                                             {-1, -h1},
-                                             {-1, -2 * h1},
-                                             {-1, -h2},
-                                             {-1, -2 * h2}});
+            ar.lines.insert(
+                ar.lines.end(),
+                {{0, -h2}, {-1, -h1 - h2}, {-1, -h1}, {-1, -2 * h1}, {-1, -h2}, {-1, -2 * h2}});
             break;
         case EstimatorKind::NoiseFirst:
-            ar.lines.insert(ar.lines.end(), {{1, h1 - h2 - threshold},
-                                             {1, h1 - h2 + threshold},
-                                             {-1, h1 - h2},
-                                             {-1, h2 - h1}});
+            ar.lines.insert(
+                ar.lines.end(),
+                {{1, h1 - h2 - threshold}, {1, h1 - h2 + threshold}, {-1, h1 - h2}, {-1, h2 - h1}});
             break;
     }
     return ar;
@@ -351,7 +349,8 @@ Status exactMethodAvailable(const TruthModel& truth, const NoiseDistribution& no
     if (noise.isDiscrete()) {
         for (double h : truth.counts) {
             if (!isIntegral(h)) {
-                return Error{"exact errors under integer (geometric) noise need integer true counts"};
+                return Error{
+                    "exact errors under integer (geometric) noise need integer true counts"};
             }
         }
     }

@@ -24,12 +24,14 @@ Expected<Histogram> makeExample(const std::string& id) {
         return Histogram::create({0, 16}, {"bin 1", "bin 2"});
     }
     if (id == "ages") {
-        // Counts ∝ a declining survival-like curve with a bump for working ages, rounded; total 5000.
+        // Counts ∝ a declining survival-like curve with a bump for working ages, rounded; total
+        // 5000.
         std::vector<double> w(10);
         double sum = 0;
         for (std::size_t i = 0; i < w.size(); ++i) {
             const double mid = 10.0 * static_cast<double>(i) + 5;
-            w[i] = std::exp(-std::pow(mid / 78.0, 4)) * (1 + 0.35 * std::exp(-std::pow((mid - 40) / 18, 2)));
+            w[i] = std::exp(-std::pow(mid / 78.0, 4)) *
+                   (1 + 0.35 * std::exp(-std::pow((mid - 40) / 18, 2)));
             sum += w[i];
         }
         std::vector<std::int64_t> counts;

@@ -1,5 +1,6 @@
-// Error values for the core: every fallible operation returns Expected<T> (a value or an Error with a
-// human-readable message). Nothing in the core throws for bad input and nothing is silently clamped.
+// Error values for the core: every fallible operation returns Expected<T> (a value or an Error with
+// a human-readable message). Nothing in the core throws for bad input and nothing is silently
+// clamped.
 #pragma once
 
 #include <stdexcept>
@@ -16,7 +17,7 @@ struct Error {
 template <class T>
 class [[nodiscard]] Expected {
 public:
-    Expected(T value) : v_(std::move(value)) {}     // NOLINT(google-explicit-constructor)
+    Expected(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
     Expected(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
     bool hasValue() const { return v_.index() == 0; }
@@ -49,6 +50,8 @@ private:
 
 // Success-or-error for operations without a result.
 using Status = Expected<std::monostate>;
-inline Status okStatus() { return std::monostate{}; }
+inline Status okStatus() {
+    return std::monostate{};
+}
 
 }  // namespace dpx

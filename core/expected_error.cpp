@@ -16,8 +16,9 @@ Status TruthModel::validate() const {
         sum += counts[i];
     }
     if (!(sum > 0)) {
-        return Error{"the true histogram has total 0; errors relative to N and Wasserstein "
-                     "distances need at least one record"};
+        return Error{
+            "the true histogram has total 0; errors relative to N and Wasserstein "
+            "distances need at least one record"};
     }
     if (positions.size() != counts.size()) {
         return Error{"got " + std::to_string(positions.size()) + " bin positions for " +

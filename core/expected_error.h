@@ -11,7 +11,8 @@
 // Anything else (W1, resize/NoiseFirst beyond 2 bins) has no exact method: use Monte Carlo.
 //
 // Monte Carlo: trials are cut into fixed blocks, block b draws from stream b of the seed, and block
-// sums are combined in block order, so the result depends on the seed only, not on the thread count.
+// sums are combined in block order, so the result depends on the seed only, not on the thread
+// count.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +34,9 @@ struct ErrorEstimate {
     double stdError = 0;  // 0 for exact methods
     double ciLow = 0;     // 95% interval (equal to value for exact methods)
     double ciHigh = 0;
-    std::string method;          // "closed form", "per-bin closed form", "summation", ...
-    std::uint64_t trials = 0;    // Monte Carlo only
-    double errorBound = 0;       // exact methods: estimated absolute numerical error
+    std::string method;        // "closed form", "per-bin closed form", "summation", ...
+    std::uint64_t trials = 0;  // Monte Carlo only
+    double errorBound = 0;     // exact methods: estimated absolute numerical error
 };
 
 // The true histogram as the error computations see it.
@@ -57,9 +58,9 @@ Expected<ErrorEstimate> exactExpectedError(const TruthModel& truth, const NoiseD
 struct MonteCarloOptions {
     std::uint64_t trials = 100000;
     std::uint64_t seed = 1;
-    unsigned threads = 0;        // 0: std::thread::hardware_concurrency()
-    ProgressCallback progress;   // optional, called from worker threads
-    std::stop_token stop;        // cancellation
+    unsigned threads = 0;       // 0: std::thread::hardware_concurrency()
+    ProgressCallback progress;  // optional, called from worker threads
+    std::stop_token stop;       // cancellation
 };
 
 struct MonteCarloResult {

@@ -12,7 +12,9 @@ namespace dpx {
 
 namespace {
 
-double stdNormalCdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
+double stdNormalCdf(double x) {
+    return 0.5 * std::erfc(-x / std::numbers::sqrt2);
+}
 
 std::string num(double v, int precision = 6) {
     std::ostringstream os;
@@ -57,8 +59,8 @@ Expected<double> analyticSigma(double eps, double delta, double l2) {
     }
     std::uintmax_t maxIter = 200;
     // 48 bits on log σ: relative error of σ below 1e-13.
-    auto [a, b] = boost::math::tools::toms748_solve(g, lo, hi, boost::math::tools::eps_tolerance<double>(48),
-                                                    maxIter);
+    auto [a, b] = boost::math::tools::toms748_solve(
+        g, lo, hi, boost::math::tools::eps_tolerance<double>(48), maxIter);
     if (maxIter >= 200) {
         return Error{"analytic Gaussian calibration did not converge"};
     }
@@ -137,15 +139,15 @@ Expected<CalibratedMechanism> calibrateGaussian(const GaussianParams& p) {
     if (!sigma) {
         return sigma.error();
     }
-    CalibratedMechanism m{"gaussian", NoiseDistribution::gaussian(*sigma), {}, 0, p.l2Sensitivity,
-                          gaussianCalibrationName(p.calibration), {}};
+    CalibratedMechanism m{"gaussian",      NoiseDistribution::gaussian(*sigma),    {}, 0,
+                          p.l2Sensitivity, gaussianCalibrationName(p.calibration), {}};
     // Privacy first: whatever the formula, confirm σ against the exact privacy profile.
     const double achieved = gaussianExactDelta(*sigma, p.epsilon, p.l2Sensitivity);
     if (achieved > p.delta * (1 + 1e-9)) {
         return Error{std::string("the ") + gaussianCalibrationName(p.calibration) +
-                     " Gaussian formula gives σ = " + num(*sigma) + ", which is NOT (ε, δ)-DP at ε = " +
-                     num(p.epsilon) + ", δ = " + num(p.delta) + " (its exact δ is " + num(achieved) +
-                     "); use the analytic calibration"};
+                     " Gaussian formula gives σ = " + num(*sigma) +
+                     ", which is NOT (ε, δ)-DP at ε = " + num(p.epsilon) + ", δ = " + num(p.delta) +
+                     " (its exact δ is " + num(achieved) + "); use the analytic calibration"};
     }
     if (p.calibration == GaussianCalibration::Classic && p.epsilon >= 1) {
         m.warnings.push_back(
@@ -155,9 +157,9 @@ Expected<CalibratedMechanism> calibrateGaussian(const GaussianParams& p) {
     if (p.calibration != GaussianCalibration::Analytic) {
         auto analytic = analyticSigma(p.epsilon, p.delta, p.l2Sensitivity);
         if (analytic && *analytic < *sigma) {
-            m.warnings.push_back("the analytic calibration reaches the same (ε, δ) with σ = " +
-                                 num(*analytic) + " (" +
-                                 num(100 * (1 - *analytic / *sigma), 3) + "% less noise)");
+            m.warnings.push_back(
+                "the analytic calibration reaches the same (ε, δ) with σ = " + num(*analytic) +
+                " (" + num(100 * (1 - *analytic / *sigma), 3) + "% less noise)");
         }
     }
     m.guarantee.epsilon = p.epsilon;

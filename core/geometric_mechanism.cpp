@@ -32,8 +32,9 @@ Expected<CalibratedMechanism> calibrateGeometric(const GeometricParams& params) 
         return Error{"ε/Δ1 = " + std::to_string(params.epsilon / params.l1Sensitivity) +
                      " is outside the range where α = exp(−ε/Δ1) is representable in (0, 1)"};
     }
-    CalibratedMechanism m{"geometric", NoiseDistribution::discreteLaplace(alpha), {},
-                          params.l1Sensitivity, 0, "", {}};
+    CalibratedMechanism m{
+        "geometric", NoiseDistribution::discreteLaplace(alpha), {}, params.l1Sensitivity, 0, "",
+        {}};
     m.guarantee.epsilon = params.epsilon;
     m.guarantee.rho = params.epsilon * params.epsilon / 2;
     m.guarantee.rhoNote = "implied by ε-DP: ρ = ε²/2 (Bun & Steinke 2016, Prop. 1.4)";

@@ -25,8 +25,8 @@ struct ContributionBound {
 };
 
 struct Sensitivity {
-    double l1 = 0;  // Δ1 = max ||h(D) - h(D')||_1 over neighbours
-    double l2 = 0;  // Δ2 = max ||h(D) - h(D')||_2 over neighbours
+    double l1 = 0;         // Δ1 = max ||h(D) - h(D')||_1 over neighbours
+    double l2 = 0;         // Δ2 = max ||h(D) - h(D')||_2 over neighbours
     bool integral = true;  // Δ1 is an integer (needed by integer-valued mechanisms)
 };
 

@@ -29,8 +29,11 @@ Expected<CalibratedMechanism> calibrateLaplace(const LaplaceParams& params) {
     if (auto s = params.validate(); !s) {
         return s.error();
     }
-    CalibratedMechanism m{"laplace", NoiseDistribution::laplace(params.l1Sensitivity / params.epsilon),
-                          {}, params.l1Sensitivity, 0, "", {}};
+    CalibratedMechanism m{
+        "laplace", NoiseDistribution::laplace(params.l1Sensitivity / params.epsilon),
+        {},        params.l1Sensitivity,
+        0,         "",
+        {}};
     m.guarantee.epsilon = params.epsilon;
     m.guarantee.delta = 0;
     m.guarantee.rho = params.epsilon * params.epsilon / 2;

@@ -21,7 +21,9 @@ const char* metricName(Metric metric) {
     return "?";
 }
 
-const char* scaleName(Scale scale) { return scale == Scale::Counts ? "counts" : "frequencies"; }
+const char* scaleName(Scale scale) {
+    return scale == Scale::Counts ? "counts" : "frequencies";
+}
 
 Expected<Metric> metricFromName(const std::string& name) {
     if (name == "sse") {

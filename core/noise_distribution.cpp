@@ -6,11 +6,15 @@
 
 namespace dpx {
 
-NoiseDistribution NoiseDistribution::laplace(double scale) { return {NoiseKind::Laplace, scale}; }
+NoiseDistribution NoiseDistribution::laplace(double scale) {
+    return {NoiseKind::Laplace, scale};
+}
 NoiseDistribution NoiseDistribution::discreteLaplace(double alpha) {
     return {NoiseKind::DiscreteLaplace, alpha};
 }
-NoiseDistribution NoiseDistribution::gaussian(double sigma) { return {NoiseKind::Gaussian, sigma}; }
+NoiseDistribution NoiseDistribution::gaussian(double sigma) {
+    return {NoiseKind::Gaussian, sigma};
+}
 
 double NoiseDistribution::variance() const {
     switch (kind_) {
@@ -71,8 +75,7 @@ double NoiseDistribution::density(double x) const {
             }
             return (1 - p_) / (1 + p_) * std::pow(p_, std::abs(x));
         case NoiseKind::Gaussian:
-            return std::exp(-0.5 * (x / p_) * (x / p_)) /
-                   (p_ * std::sqrt(2 * std::numbers::pi));
+            return std::exp(-0.5 * (x / p_) * (x / p_)) / (p_ * std::sqrt(2 * std::numbers::pi));
     }
     return 0;
 }

@@ -171,8 +171,8 @@ Expected<NoiseFirstResult> noiseFirstAllK(std::span<const double> noisy, double 
     std::size_t kStar = 1;
     double bestCriterion = std::numeric_limits<double>::infinity();
     for (std::size_t k = 1; k <= n; ++k) {
-        const double c = (*sse)[k - 1] - (static_cast<double>(n) - 2.0 * static_cast<double>(k)) *
-                                             noiseVariance;
+        const double c =
+            (*sse)[k - 1] - (static_cast<double>(n) - 2.0 * static_cast<double>(k)) * noiseVariance;
         if (c < bestCriterion) {  // strict: ties keep the smallest k
             bestCriterion = c;
             kStar = k;

@@ -1,6 +1,6 @@
 // NoiseFirst (Xu et al., ICDE 2012; seed 000 §2.1.3 and §3.2.1). For every k the V-optimal
-// k-bucket histogram Ĥ_k of the noisy counts (contiguous buckets, each bucket set to the mean of its
-// noisy bins; Jagadish et al. 1998), then k* = argmin_k SSE(Ĥ_k, H̃) − (n − 2k)·V where V is the
+// k-bucket histogram Ĥ_k of the noisy counts (contiguous buckets, each bucket set to the mean of
+// its noisy bins; Jagadish et al. 1998), then k* = argmin_k SSE(Ĥ_k, H̃) − (n − 2k)·V where V is the
 // per-bin noise variance. Seed 000 writes the penalty as (2n − 4k)/ε², which is (n − 2k)·V for
 // Laplace(1/ε) (V = 2/ε²); we use V so the rule also holds for geometric and Gaussian noise.
 //

@@ -34,7 +34,9 @@ double laplacePositive(double b, int k, double lo, double hi) {
 double phi(double x) {
     return std::isinf(x) ? 0.0 : std::exp(-0.5 * x * x) / std::sqrt(2 * std::numbers::pi);
 }
-double xphi(double x) { return std::isinf(x) ? 0.0 : x * phi(x); }
+double xphi(double x) {
+    return std::isinf(x) ? 0.0 : x * phi(x);
+}
 // Φ(hi) − Φ(lo) computed on the side that avoids cancellation.
 double normalMass(double lo, double hi) {
     if (lo > 0) {

@@ -23,7 +23,8 @@ void resizeInPlace(std::span<double> values, std::vector<double>& scratch) {
         values[1] = total - a;
         return;
     }
-    // Sort descending; τ = (Σ_{r≤ρ} u_r − s)/ρ with ρ the largest j where u_j > (Σ_{r≤j} u_r − s)/j.
+    // Sort descending; τ = (Σ_{r≤ρ} u_r − s)/ρ with ρ the largest j where u_j > (Σ_{r≤j} u_r −
+    // s)/j.
     scratch.assign(values.begin(), values.end());
     std::sort(scratch.begin(), scratch.end(), std::greater<>());
     double prefix = 0;

@@ -11,7 +11,9 @@ std::uint64_t splitmix64(std::uint64_t& x) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 }  // namespace
 
 SimulationRng::SimulationRng(std::uint64_t seed, std::uint64_t stream) {
@@ -57,15 +59,16 @@ double SimulationRng::normal() {
 double sampleNoise(const NoiseDistribution& noise, SimulationRng& rng) {
     switch (noise.kind()) {
         case NoiseKind::Laplace: {
-            // |Z| ~ Exponential(b) with an independent random sign: bit 0 gives the sign, the top 53
-            // bits a uniform on (0, 1).
+            // |Z| ~ Exponential(b) with an independent random sign: bit 0 gives the sign, the top
+            // 53 bits a uniform on (0, 1).
             const std::uint64_t r = rng.next();
             const double u = (static_cast<double>(r >> 11) + 0.5) * 0x1.0p-53;
             const double e = -noise.parameter() * std::log(u);
             return (r & 1U) ? e : -e;
         }
         case NoiseKind::DiscreteLaplace: {
-            // Difference of two iid Geometric(1 − α) variables on {0, 1, ...}: G = floor(ln U / ln α).
+            // Difference of two iid Geometric(1 − α) variables on {0, 1, ...}: G = floor(ln U / ln
+            // α).
             const double logAlpha = std::log(noise.parameter());
             const double g1 = std::floor(std::log(rng.uniformOpen()) / logAlpha);
             const double g2 = std::floor(std::log(rng.uniformOpen()) / logAlpha);

@@ -1,7 +1,8 @@
 // Seeded random numbers for simulation only (Monte Carlo, previews). NOT for releases: a release
-// must use the OS CSPRNG and exact samplers (issue #8), and the release API will not accept this type.
-// Generator: xoshiro256** (Blackman & Vigna 2018), seeded through SplitMix64 from (seed, stream), so
-// independent streams are cheap and results do not depend on how streams map to threads.
+// must use the OS CSPRNG and exact samplers (issue #8), and the release API will not accept this
+// type. Generator: xoshiro256** (Blackman & Vigna 2018), seeded through SplitMix64 from (seed,
+// stream), so independent streams are cheap and results do not depend on how streams map to
+// threads.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,8 @@ private:
     bool hasSpare_ = false;
 };
 
-// One draw of the noise law (inverse-CDF for Laplace, difference of geometrics for the discrete law).
+// One draw of the noise law (inverse-CDF for Laplace, difference of geometrics for the discrete
+// law).
 double sampleNoise(const NoiseDistribution& noise, SimulationRng& rng);
 
 }  // namespace dpx

@@ -19,7 +19,8 @@ Status validateEpsilon(double epsilon) {
         return Error{"ε is not a number (NaN); it must be a finite value > 0"};
     }
     if (std::isinf(epsilon)) {
-        return Error{"ε is infinite; an infinite ε gives no privacy, it must be a finite value > 0"};
+        return Error{
+            "ε is infinite; an infinite ε gives no privacy, it must be a finite value > 0"};
     }
     if (epsilon <= 0) {
         return Error{"ε = " + fmt(epsilon) + " is not allowed; ε must be > 0"};

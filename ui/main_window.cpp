@@ -30,7 +30,9 @@
 namespace dpx::ui {
 
 namespace {
-QString fromStd(const std::string& s) { return QString::fromStdString(s); }
+QString fromStd(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
 QString formatNumber(double v) {
     if (!std::isfinite(v)) {
@@ -58,7 +60,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     recompute();
 }
 
-MainWindow::~MainWindow() { watcher_.waitForFinished(); }
+MainWindow::~MainWindow() {
+    watcher_.waitForFinished();
+}
 
 void MainWindow::buildUi() {
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
@@ -158,8 +162,9 @@ void MainWindow::buildUi() {
     auto* right = new QWidget;
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->addWidget(plot_, 1);
-    auto* tableTitle = new QLabel(tr("Expected error of each estimator (counts); exact unless "
-                                     "marked ≈ (Monte Carlo, ± 95% interval)"));
+    auto* tableTitle =
+        new QLabel(tr("Expected error of each estimator (counts); exact unless "
+                      "marked ≈ (Monte Carlo, ± 95% interval)"));
     rightLayout->addWidget(tableTitle);
     rightLayout->addWidget(table_);
 
@@ -178,7 +183,8 @@ void MainWindow::buildUi() {
     connect(epsilon_, &QDoubleSpinBox::valueChanged, this, changed);
     connect(delta_, &QLineEdit::editingFinished, this, changed);
     connect(seed_, &QSpinBox::valueChanged, this, changed);
-    connect(newDraw, &QPushButton::clicked, this, [this] { seed_->setValue(seed_->value() % 1000000 + 1); });
+    connect(newDraw, &QPushButton::clicked, this,
+            [this] { seed_->setValue(seed_->value() % 1000000 + 1); });
     resize(1280, 760);
 }
 
@@ -202,11 +208,11 @@ void MainWindow::recompute() {
         }
     }
     auto hist = makeExample(id);
-    PreviewRequest req{*hist, {}, Neighbouring::AddRemove, static_cast<std::uint64_t>(seed_->value()), 0};
+    PreviewRequest req{
+        *hist, {}, Neighbouring::AddRemove, static_cast<std::uint64_t>(seed_->value()), 0};
     req.mechanism.kind = *mechanismFromName(mechanism_->currentData().toString().toStdString());
     req.mechanism.epsilon = epsilon_->value();
-    req.neighbouring =
-        *neighbouringFromName(neighbouring_->currentData().toString().toStdString());
+    req.neighbouring = *neighbouringFromName(neighbouring_->currentData().toString().toStdString());
     if (gaussian) {
         bool ok = false;
         req.mechanism.delta = delta_->text().trimmed().toDouble(&ok);
@@ -302,9 +308,10 @@ void MainWindow::showResult(const PreviewResult& r) {
     for (std::size_t e = 0; e < r.errors.size(); ++e) {
         for (std::size_t m = 0; m < r.errors[e].size(); ++m) {
             const ErrorCell& c = r.errors[e][m];
-            const QString text = c.exact ? formatNumber(c.value)
-                                         : QStringLiteral("≈ %1 ± %2")
-                                               .arg(formatNumber(c.value), formatNumber(c.halfWidth));
+            const QString text = c.exact
+                                     ? formatNumber(c.value)
+                                     : QStringLiteral("≈ %1 ± %2")
+                                           .arg(formatNumber(c.value), formatNumber(c.halfWidth));
             auto* item = new QTableWidgetItem(text);
             item->setToolTip(c.method);
             table_->setItem(static_cast<int>(e), static_cast<int>(m), item);
@@ -315,8 +322,8 @@ void MainWindow::showResult(const PreviewResult& r) {
 }
 
 void MainWindow::savePlot() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), QStringLiteral("plot.png"),
-                                                      tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save plot"), QStringLiteral("plot.png"), tr("PNG images (*.png)"));
     if (!path.isEmpty() && !plot_->savePng(path)) {
         QMessageBox::warning(this, tr("Save plot"), tr("Could not write %1").arg(path));
     }

@@ -1,5 +1,5 @@
-// QCustomPlot's public header uses the Qt keywords (signals, slots, emit, foreach) that this project
-// disables with QT_NO_KEYWORDS. Map them to the Q_ macros for that one include only.
+// QCustomPlot's public header uses the Qt keywords (signals, slots, emit, foreach) that this
+// project disables with QT_NO_KEYWORDS. Map them to the Q_ macros for that one include only.
 #pragma once
 
 #include <QtGlobal>

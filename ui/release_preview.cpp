@@ -8,7 +8,8 @@ namespace dpx::ui {
 
 const std::vector<EstimatorKind>& previewEstimators() {
     static const std::vector<EstimatorKind> list = {EstimatorKind::Identity, EstimatorKind::Clamp,
-                                                    EstimatorKind::Resize, EstimatorKind::NoiseFirst};
+                                                    EstimatorKind::Resize,
+                                                    EstimatorKind::NoiseFirst};
     return list;
 }
 
@@ -81,9 +82,9 @@ PreviewResult computePreview(const PreviewRequest& req) {
             for (std::size_t i = 0; i < needMc.size(); ++i) {
                 for (std::size_t m = 0; m < metrics.size(); ++m) {
                     const ErrorEstimate& x = mc->values[i][m];
-                    r.errors[needMc[i]][m] = {x.value, 1.96 * x.stdError,
-                                              QStringLiteral("Monte Carlo, %1 trials").arg(x.trials),
-                                              false};
+                    r.errors[needMc[i]][m] = {
+                        x.value, 1.96 * x.stdError,
+                        QStringLiteral("Monte Carlo, %1 trials").arg(x.trials), false};
                 }
             }
         }
