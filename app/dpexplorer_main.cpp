@@ -7,11 +7,8 @@
 #include "app/version.h"
 #include "ui/main_window.h"
 
-void dpxInitResources();  // resources/dpx_resources.cpp
-
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
-    dpxInitResources();
     QApplication::setApplicationName(QStringLiteral("DP Explorer"));
     QApplication::setApplicationVersion(QStringLiteral(DPX_VERSION_STRING));
     QCommandLineParser parser;

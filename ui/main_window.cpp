@@ -27,6 +27,8 @@
 #include "core/example_datasets.h"
 #include "core/metrics.h"
 
+void dpxInitResources();  // resources/dpx_resources.cpp
+
 namespace dpx::ui {
 
 namespace {
@@ -43,6 +45,7 @@ QString formatNumber(double v) {
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    dpxInitResources();
     setWindowTitle(tr("DP Explorer"));
     setWindowIcon(QIcon(QStringLiteral(":/dpx/icons/dpexplorer.svg")));
     buildUi();
@@ -83,6 +86,7 @@ void MainWindow::buildUi() {
     auto* controls = new QGroupBox(tr("Release"));
     auto* form = new QFormLayout(controls);
     dataset_ = new QComboBox;
+    dataset_->setObjectName(QStringLiteral("datasetCombo"));
     for (const auto& e : exampleDatasets()) {
         dataset_->addItem(fromStd(e.title), fromStd(e.id));
     }
@@ -91,28 +95,34 @@ void MainWindow::buildUi() {
     datasetInfo_->setWordWrap(true);
     form->addRow(datasetInfo_);
     neighbouring_ = new QComboBox;
+    neighbouring_->setObjectName(QStringLiteral("neighbouringCombo"));
     neighbouring_->addItem(tr("add/remove one record"), QStringLiteral("add-remove"));
     neighbouring_->addItem(tr("replace one record"), QStringLiteral("replace"));
     form->addRow(tr("Neighbours"), neighbouring_);
     mechanism_ = new QComboBox;
+    mechanism_->setObjectName(QStringLiteral("mechanismCombo"));
     mechanism_->addItem(tr("Laplace"), QStringLiteral("laplace"));
     mechanism_->addItem(tr("Geometric (discrete Laplace)"), QStringLiteral("geometric"));
     mechanism_->addItem(tr("Gaussian"), QStringLiteral("gaussian"));
     form->addRow(tr("Mechanism"), mechanism_);
     epsilon_ = new QDoubleSpinBox;
+    epsilon_->setObjectName(QStringLiteral("epsilonSpin"));
     epsilon_->setRange(0.01, 20);
     epsilon_->setDecimals(3);
     epsilon_->setSingleStep(0.05);
     epsilon_->setValue(0.1);
     form->addRow(tr("ε"), epsilon_);
     delta_ = new QLineEdit(QStringLiteral("1e-6"));
+    delta_->setObjectName(QStringLiteral("deltaEdit"));
     form->addRow(tr("δ"), delta_);
     calibration_ = new QComboBox;
+    calibration_->setObjectName(QStringLiteral("calibrationCombo"));
     calibration_->addItem(tr("analytic (Balle & Wang)"), QStringLiteral("analytic"));
     calibration_->addItem(tr("classic √(2 ln(1.25/δ))"), QStringLiteral("classic"));
     calibration_->addItem(tr("seed √(2 ln(2/δ))"), QStringLiteral("seed"));
     form->addRow(tr("Calibration"), calibration_);
     seed_ = new QSpinBox;
+    seed_->setObjectName(QStringLiteral("seedSpin"));
     seed_->setRange(1, 1000000);
     auto* newDraw = new QPushButton(tr("New draw"));
     auto* seedRow = new QHBoxLayout;
@@ -120,11 +130,13 @@ void MainWindow::buildUi() {
     seedRow->addWidget(newDraw);
     form->addRow(tr("Seed"), seedRow);
     reading_ = new QLabel;
+    reading_->setObjectName(QStringLiteral("guaranteeLabel"));
     reading_->setWordWrap(true);
     // Word-wrapped labels in a splitter get one line's height unless told otherwise.
     reading_->setMinimumHeight(110);
     reading_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     message_ = new QLabel;
+    message_->setObjectName(QStringLiteral("messageLabel"));
     message_->setWordWrap(true);
     message_->setStyleSheet(QStringLiteral("color: #b00020;"));
     auto* left = new QWidget;
@@ -138,11 +150,13 @@ void MainWindow::buildUi() {
     left->setMinimumWidth(360);
 
     plot_ = new QCustomPlot;
+    plot_->setObjectName(QStringLiteral("histogramPlot"));
     plot_->setMinimumSize(600, 380);
     plot_->legend->setVisible(true);
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
     table_ = new QTableWidget;
+    table_->setObjectName(QStringLiteral("errorTable"));
     table_->setColumnCount(static_cast<int>(previewMetrics().size()));
     QStringList headers;
     for (Metric m : previewMetrics()) {
