@@ -21,7 +21,16 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Save the window as PNG once computed, then quit."), QStringLiteral("file"));
+    QCommandLineOption mechanism(
+        QStringLiteral("mechanism"),
+        QStringLiteral("Start with this mechanism (laplace, geometric, gaussian)."),
+        QStringLiteral("name"), QStringLiteral("laplace"));
+    QCommandLineOption epsilon(QStringLiteral("epsilon"),
+                               QStringLiteral("Start with this ε (0.01 to 20)."),
+                               QStringLiteral("value"), QStringLiteral("0.1"));
     parser.addOption(example);
+    parser.addOption(mechanism);
+    parser.addOption(epsilon);
     parser.addOption(screenshot);
     parser.process(app);
 
@@ -31,6 +40,19 @@ int main(int argc, char** argv) {
                      qPrintable(parser.value(example)));
         return 2;
     }
+    if (!window.selectMechanism(parser.value(mechanism))) {
+        std::fprintf(stderr,
+                     "dpexplorer: unknown mechanism '%s' (use laplace, geometric or gaussian)\n",
+                     qPrintable(parser.value(mechanism)));
+        return 2;
+    }
+    bool ok = false;
+    const double eps = parser.value(epsilon).toDouble(&ok);
+    if (!ok || !(eps >= 0.01 && eps <= 20)) {
+        std::fprintf(stderr, "dpexplorer: --epsilon must be a number from 0.01 to 20\n");
+        return 2;
+    }
+    window.setEpsilon(eps);
     if (parser.isSet(screenshot)) {
         window.saveScreenshotWhenReady(parser.value(screenshot));
     }

@@ -153,6 +153,11 @@ void MainWindow::buildUi() {
     plot_->setObjectName(QStringLiteral("histogramPlot"));
     plot_->setMinimumSize(600, 380);
     plot_->legend->setVisible(true);
+    // Legend in its own row above the axes, so it never hides a bar.
+    plot_->plotLayout()->insertRow(0);
+    plot_->plotLayout()->addElement(0, 0, plot_->legend);
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
     table_ = new QTableWidget;
@@ -209,6 +214,19 @@ bool MainWindow::selectExample(const QString& id) {
     }
     dataset_->setCurrentIndex(i);
     return true;
+}
+
+bool MainWindow::selectMechanism(const QString& name) {
+    const int i = mechanism_->findData(name);
+    if (i < 0) {
+        return false;
+    }
+    mechanism_->setCurrentIndex(i);
+    return true;
+}
+
+void MainWindow::setEpsilon(double epsilon) {
+    epsilon_->setValue(epsilon);
 }
 
 void MainWindow::recompute() {

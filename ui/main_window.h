@@ -26,6 +26,8 @@ public:
     ~MainWindow() override;
 
     bool selectExample(const QString& id);
+    bool selectMechanism(const QString& name);  // laplace, geometric, gaussian
+    void setEpsilon(double epsilon);
     // Saves the whole window as PNG once the current computation has been drawn.
     void saveScreenshotWhenReady(const QString& path);
 
