@@ -81,8 +81,13 @@ QJsonObject mechanismJson(const CalibratedMechanism& m) {
     if (m.guarantee.rho) {
         o[QStringLiteral("rho")] = *m.guarantee.rho;
     }
-    o[QStringLiteral("l1_sensitivity")] = m.l1Sensitivity;
-    o[QStringLiteral("l2_sensitivity")] = m.l2Sensitivity;
+    // A sensitivity the caller did not give (dpx estimate) is left out rather than shown as 0.
+    if (m.l1Sensitivity > 0) {
+        o[QStringLiteral("l1_sensitivity")] = m.l1Sensitivity;
+    }
+    if (m.l2Sensitivity > 0) {
+        o[QStringLiteral("l2_sensitivity")] = m.l2Sensitivity;
+    }
     if (!m.calibration.empty()) {
         o[QStringLiteral("calibration")] = qs(m.calibration);
     }
@@ -169,8 +174,14 @@ int cmdEstimate(const std::vector<std::string>& argv, std::ostream& out, std::os
     if (!sens) {
         return fail(err, sens.error());
     }
+    // --sensitivity is Δ1 for Laplace/geometric and Δ2 for Gaussian.
     const Sensitivity s{*sens, *sens, std::floor(*sens) == *sens};
     auto mech = mechanismFromArgs(a, s);
+    if (mech && mech->name == "gaussian") {
+        mech->l1Sensitivity = 0;
+    } else if (mech) {
+        mech->l2Sensitivity = 0;
+    }
     if (!mech) {
         return fail(err, mech.error());
     }

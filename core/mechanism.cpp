@@ -30,7 +30,8 @@ Expected<MechanismKind> mechanismFromName(const std::string& name) {
     return Error{"unknown mechanism '" + name + "' (use laplace, geometric or gaussian)"};
 }
 
-Expected<CalibratedMechanism> calibrate(const MechanismSpec& spec, const Sensitivity& s) {
+namespace {
+Expected<CalibratedMechanism> calibrateKind(const MechanismSpec& spec, const Sensitivity& s) {
     switch (spec.kind) {
         case MechanismKind::Laplace:
             return calibrateLaplace({spec.epsilon, s.l1});
@@ -43,6 +44,17 @@ Expected<CalibratedMechanism> calibrate(const MechanismSpec& spec, const Sensiti
             return calibrateGaussian({spec.epsilon, spec.delta, s.l2, spec.calibration});
     }
     return Error{"unknown mechanism"};
+}
+}  // namespace
+
+Expected<CalibratedMechanism> calibrate(const MechanismSpec& spec, const Sensitivity& s) {
+    auto m = calibrateKind(spec, s);
+    if (m) {
+        // Report both sensitivities of the histogram, whichever one the noise is calibrated to.
+        m->l1Sensitivity = s.l1;
+        m->l2Sensitivity = s.l2;
+    }
+    return m;
 }
 
 }  // namespace dpx
