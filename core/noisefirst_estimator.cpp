@@ -11,26 +11,33 @@ namespace dpx {
 
 namespace {
 
-// Prefix sums of the data centred on its mean (SSE is shift-invariant; centring keeps
-// S2 − S1²/m free of catastrophic cancellation for large counts).
-struct PrefixSums {
-    std::vector<double> s1, s2;
-    explicit PrefixSums(std::span<const double> x) : s1(x.size() + 1, 0.0), s2(x.size() + 1, 0.0) {
-        const double mean =
-            std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            const double v = x[i] - mean;
-            s1[i + 1] = s1[i] + v;
-            s2[i + 1] = s2[i] + v * v;
-        }
-    }
-    // SSE of elements [j, i) around their mean.
-    double cost(std::size_t j, std::size_t i) const {
-        const double d1 = s1[i] - s1[j];
-        const double c = (s2[i] - s2[j]) - d1 * d1 / static_cast<double>(i - j);
-        return c > 0 ? c : 0.0;
+// Segment costs SSE([j, i)) = Σ (x − mean)² are accumulated while a segment grows to the left,
+// with Welford's update: prepending x to a segment of m − 1 values adds (x − μ_old)(x − μ_new),
+// which is ≥ 0 and free of the cancellation of Σx² − (Σx)²/m (that formula loses ~1e-4 absolute
+// at counts of 1e6). The cost is therefore non-decreasing as the segment grows, in floating point
+// too.
+struct GrowingSegment {
+    double count = 0;
+    double mean = 0;
+    double cost = 0;
+    void prepend(double x) {
+        count += 1;
+        const double d = x - mean;
+        mean += d / count;
+        cost += d * (x - mean);
     }
 };
+
+// The data shifted by its mean. SSE is shift-invariant, and x − c is exact for x within a factor
+// of 2 of c (Sterbenz), so counts like 1e9 ± 1 become small exact values before any accumulation.
+std::vector<double> centred(std::span<const double> x) {
+    const double c = std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
+    std::vector<double> y(x.begin(), x.end());
+    for (double& v : y) {
+        v -= c;
+    }
+    return y;
+}
 
 Status validateInput(std::span<const double> noisy, double variance) {
     if (noisy.empty()) {
@@ -76,16 +83,18 @@ Expected<NoiseFirstResult> noiseFirst(std::span<const double> noisy, double nois
         return s.error();
     }
     const std::size_t n = noisy.size();
-    const PrefixSums ps(noisy);
+    const std::vector<double> y = centred(noisy);
     const double lambda = 2 * noiseVariance;  // penalty per bucket: argmin_k SSE_k + 2Vk
     std::vector<double> best(n + 1, std::numeric_limits<double>::infinity());
     std::vector<std::size_t> segments(n + 1, 0), from(n + 1, 0);
     best[0] = 0;
     for (std::size_t i = 1; i <= n; ++i) {
+        GrowingSegment seg;
         for (std::size_t j = i; j-- > 0;) {
-            const double w = ps.cost(j, i);
+            seg.prepend(y[j]);
+            const double w = seg.cost;
             if (w + lambda > best[i]) {
-                break;  // cost(j', i) only grows as j' decreases and best[j'] ≥ 0
+                break;  // the cost of [j', i) only grows as j' decreases and best[j'] ≥ 0
             }
             const double c = best[j] + w + lambda;
             // Lexicographic (cost, segments): ties go to fewer buckets, i.e. the smallest k*.
@@ -109,17 +118,18 @@ namespace {
 // Layer k of the V-optimal DP: next[i] = min_{k−1 ≤ j < i} prev[j] + cost(j, i), for i ≥ k.
 // Scanning j downwards, cost(j, i) never decreases and prev ≥ 0, so the scan stops once
 // cost(j, i) alone reaches the best value found (an exact pruning).
-void layer(const PrefixSums& ps, const std::vector<double>& prev, std::vector<double>& next,
+void layer(std::span<const double> x, const std::vector<double>& prev, std::vector<double>& next,
            std::vector<std::size_t>* arg, std::size_t k, std::size_t n) {
     for (std::size_t i = k; i <= n; ++i) {
         double best = std::numeric_limits<double>::infinity();
         std::size_t bestJ = i - 1;
+        GrowingSegment seg;
         for (std::size_t j = i; j-- > k - 1;) {
-            const double w = ps.cost(j, i);
-            if (w >= best) {
+            seg.prepend(x[j]);
+            if (seg.cost >= best) {
                 break;
             }
-            const double c = prev[j] + w;
+            const double c = prev[j] + seg.cost;
             if (c < best) {
                 best = c;
                 bestJ = j;
@@ -132,6 +142,17 @@ void layer(const PrefixSums& ps, const std::vector<double>& prev, std::vector<do
     }
 }
 
+// First layer: SSE of the prefix [0, i) for every i (one bucket), by a forward Welford pass.
+std::vector<double> firstLayer(std::span<const double> x) {
+    std::vector<double> e(x.size() + 1, 0.0);
+    GrowingSegment seg;  // appending and prepending are the same update
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        seg.prepend(x[i]);
+        e[i + 1] = seg.cost;
+    }
+    return e;
+}
+
 }  // namespace
 
 Expected<std::vector<double>> vOptimalErrorsAllK(std::span<const double> noisy,
@@ -140,18 +161,16 @@ Expected<std::vector<double>> vOptimalErrorsAllK(std::span<const double> noisy,
         return s.error();
     }
     const std::size_t n = noisy.size();
-    const PrefixSums ps(noisy);
-    std::vector<double> prev(n + 1), next(n + 1, 0.0);
-    for (std::size_t i = 1; i <= n; ++i) {
-        prev[i] = ps.cost(0, i);
-    }
+    const std::vector<double> y = centred(noisy);
+    std::vector<double> prev = firstLayer(y);
+    std::vector<double> next(n + 1, 0.0);
     std::vector<double> sse(n);
     sse[0] = prev[n];
     for (std::size_t k = 2; k <= n; ++k) {
         if (stop.stop_requested()) {
             return Error{"cancelled"};
         }
-        layer(ps, prev, next, nullptr, k, n);
+        layer(y, prev, next, nullptr, k, n);
         sse[k - 1] = next[n];
         std::swap(prev, next);
     }
@@ -179,15 +198,12 @@ Expected<NoiseFirstResult> noiseFirstAllK(std::span<const double> noisy, double 
         }
     }
     // Rebuild the optimal k*-bucket partition, keeping the argmin tables of layers 2..k*.
-    const PrefixSums ps(noisy);
     std::vector<std::vector<std::size_t>> args(kStar + 1, std::vector<std::size_t>(n + 1, 0));
-    std::vector<double> prev(n + 1), next(n + 1, 0.0);
-    for (std::size_t i = 1; i <= n; ++i) {
-        prev[i] = ps.cost(0, i);
-        args[1][i] = 0;
-    }
+    const std::vector<double> y = centred(noisy);
+    std::vector<double> prev = firstLayer(y);
+    std::vector<double> next(n + 1, 0.0);
     for (std::size_t k = 2; k <= kStar; ++k) {
-        layer(ps, prev, next, &args[k], k, n);
+        layer(y, prev, next, &args[k], k, n);
         std::swap(prev, next);
     }
     std::vector<std::size_t> ends;
