@@ -223,9 +223,13 @@ int cmdExpectedError(const std::vector<std::string>& argv, std::ostream& out, st
     std::vector<std::int64_t> counts;
     for (std::size_t i = 0; i < raw->size(); ++i) {
         const double c = (*raw)[i];
-        if (!std::isfinite(c) || std::floor(c) != c || std::abs(c) > 9e15) {
+        if (!std::isfinite(c) || std::floor(c) != c) {
             return fail(err, Error{"true count " + std::to_string(i + 1) +
-                                   " must be an integer (got " + std::to_string(c) + ")"});
+                                   " must be an integer (got '" + std::to_string(c) + "')"});
+        }
+        if (std::abs(c) > 9e15) {
+            return fail(err, Error{"true count " + std::to_string(i + 1) +
+                                   " is larger than 9e15, beyond the counts handled exactly"});
         }
         counts.push_back(static_cast<std::int64_t>(c));
     }

@@ -61,6 +61,13 @@ Expected<std::vector<double>> estimate(const EstimatorSpec& spec, std::span<cons
     std::vector<double> values(noisy.begin(), noisy.end());
     EstimatorWorkspace ws;
     estimateInPlace(spec, values, ws);
+    for (double v : values) {
+        if (!std::isfinite(v)) {
+            return Error{
+                "the estimate overflows double precision (the noisy counts are too large "
+                "for their sum to be represented)"};
+        }
+    }
     return values;
 }
 

@@ -404,6 +404,10 @@ Expected<ErrorEstimate> exactExpectedError(const TruthModel& truth, const NoiseD
         value /= f;
         r.errorBound /= f;
     }
+    if (!std::isfinite(value) || !std::isfinite(r.errorBound)) {
+        return Error{"the exact computation left the range of double precision for " +
+                     noise.describe() + "; ε (or the counts) is outside the supported range"};
+    }
     r.value = value;
     r.ciLow = r.ciHigh = value;
     return r;

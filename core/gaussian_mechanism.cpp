@@ -54,7 +54,8 @@ Expected<double> analyticSigma(double eps, double delta, double l2) {
     while (g(lo) <= 0) {
         lo -= 1;
         if (++guard > 200) {
-            return Error{"analytic Gaussian calibration did not bracket σ from below"};
+            return Error{"analytic Gaussian calibration failed: ε = " + num(eps) +
+                         " is outside the range the exact privacy profile can be evaluated in"};
         }
     }
     std::uintmax_t maxIter = 200;
@@ -164,7 +165,8 @@ Expected<CalibratedMechanism> calibrateGaussian(const GaussianParams& p) {
     }
     m.guarantee.epsilon = p.epsilon;
     m.guarantee.delta = p.delta;
-    m.guarantee.rho = p.l2Sensitivity * p.l2Sensitivity / (2 * *sigma * *sigma);
+    const double ratio = p.l2Sensitivity / *sigma;  // Δ2/σ first: Δ2² alone may overflow
+    m.guarantee.rho = 0.5 * ratio * ratio;
     m.guarantee.rhoNote = "ρ = Δ2²/(2σ²) (Bun & Steinke 2016, Prop. 1.6)";
     std::ostringstream os;
     os.precision(4);

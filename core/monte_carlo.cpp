@@ -166,6 +166,10 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
         est.ciLow = est.value - 1.96 * est.stdError;
         est.ciHigh = est.value + 1.96 * est.stdError;
         result.trials = est.trials;
+        if (m.count > 0 && (!std::isfinite(est.value) || !std::isfinite(est.stdError))) {
+            return Error{"the Monte Carlo errors overflow double precision for " +
+                         noise.describe() + "; ε (or the counts) is outside the supported range"};
+        }
     }
     if (!result.cancelled && options.progress && reported < options.trials) {
         options.progress(1.0);
