@@ -1,9 +1,11 @@
 // Exact expected errors: closed forms, 1-D integrals and the two-bin engine (see expected_error.h).
 #include <algorithm>
+#include <array>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "core/estimator.h"
@@ -16,25 +18,47 @@ namespace {
 
 using detail::partialMoment;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kQuadTolerance = 1e-13;
+constexpr double kQuadTolerance = 1e-12;
 
 struct Integral {
     double value = 0;
     double error = 0;
 };
 
-// Adaptive 61-point Gauss–Kronrod over consecutive breakpoints (the ends may be ±∞).
-Integral integrate(const std::function<double(double)>& f, std::vector<double> points) {
+// Adaptive 31-point Gauss–Kronrod over consecutive breakpoints (the ends may be ±∞).
+Integral integrate(const std::function<double(double)>& f, std::vector<double> points,
+                   double tolerance) {
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
     Integral total;
     for (std::size_t i = 0; i + 1 < points.size(); ++i) {
         double err = 0;
-        total.value += boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
-            f, points[i], points[i + 1], 15, kQuadTolerance, &err);
+        total.value += boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
+            f, points[i], points[i + 1], 15, tolerance, &err);
         total.error += err;
     }
     return total;
+}
+
+// Breakpoints 0, ±s, ±2s, …, ±64s (only the non-negative ones if `positiveOnly`): where the noise
+// mass is, no quadrature segment is longer than its distance from 0, so adaptive Gauss–Kronrod
+// cannot step over the peak when the estimator's own breakpoints are far apart (counts of 1e6).
+void addMassGrid(std::vector<double>& points, double s, bool positiveOnly) {
+    points.push_back(0);
+    for (double k = 1; k <= 64; k *= 2) {
+        points.push_back(k * s);
+        if (!positiveOnly) {
+            points.push_back(-k * s);
+        }
+    }
+}
+
+// Relative tolerance of the quadrature: 1e-12, or the rounding-noise floor of the integrand when
+// the counts are huge next to the noise (estimators evaluate h + z in double: an error of ulp(h) on
+// errors of size ~s), so adaptive refinement does not chase rounding noise (counts of 1e9).
+double toleranceFor(double maxCount, double scale) {
+    const double ulp = std::nextafter(maxCount, kInf) - maxCount;
+    return std::max(kQuadTolerance, 4 * ulp / scale);
 }
 
 bool isIntegral(double v) {
@@ -96,7 +120,8 @@ Integral expectedMaxAbs(const NoiseDistribution& d, EstimatorKind est, std::vect
             }
         }
     }
-    return integrate(tail, points);
+    addMassGrid(points, d.parameter(), true);
+    return integrate(tail, points, toleranceFor(h.back(), d.parameter()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -171,13 +196,16 @@ public:
 
     // E[g(z1, Z2)].
     double inner(double z1) const {
-        std::vector<double> b;
-        b.reserve(ar_.lines.size() + 2);
+        // At most 16 lines (arrangementFor adds ≤ 9): a fixed buffer, no allocation per call.
+        std::array<double, 16> buf;
+        std::size_t n = 0;
         for (const Line& l : ar_.lines) {
-            b.push_back(l.a * z1 + l.c);
+            buf[n++] = l.a * z1 + l.c;
         }
-        std::sort(b.begin(), b.end());
-        b.erase(std::unique(b.begin(), b.end()), b.end());
+        std::sort(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+        n = static_cast<std::size_t>(
+            std::unique(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n)) - buf.begin());
+        const std::span<const double> b(buf.data(), n);
         return noise_.isDiscrete() ? innerDiscrete(z1, b) : innerContinuous(z1, b);
     }
 
@@ -196,44 +224,76 @@ public:
                 }
             }
         }
-        return integrate([this](double z1) { return noise_.density(z1) * inner(z1); }, points);
+        addMassGrid(points, noise_.parameter(), false);
+        const double tolerance =
+            toleranceFor(std::max(std::abs(h1_), std::abs(h2_)), noise_.parameter());
+        return integrate(
+            [this](double z1) {
+                // Far out the density is exactly 0 while the error may overflow: 0·∞ would be NaN.
+                const double f = noise_.density(z1);
+                return f > 0 ? f * inner(z1) : 0.0;
+            },
+            points, tolerance);
     }
 
 private:
-    // Quadratic through (x_k, y_k), k = 0..2, integrated against the noise on (lo, hi].
+    // Quadratic through (x_k, y_k), k = 0..2, integrated against the noise on (lo, hi]. The
+    // polynomial is expanded around c = x_1 and combined with moments of Z − c, so that a piece far
+    // wider than the noise (breakpoints at ±1e6) loses no precision where the noise mass is.
     double quadraticPiece(double z1, double lo, double hi, const double x[3]) const {
         double y[3];
         for (int k = 0; k < 3; ++k) {
             y[k] = g(z1, x[k]);
         }
-        // Newton form → monomial coefficients q0 + q1 z + q2 z².
         const double d01 = (y[1] - y[0]) / (x[1] - x[0]);
         const double d12 = (y[2] - y[1]) / (x[2] - x[1]);
         const double q2 = (d12 - d01) / (x[2] - x[0]);
-        const double q1 = d01 - q2 * (x[0] + x[1]);
-        const double q0 = y[0] - q1 * x[0] - q2 * x[0] * x[0];
-        return q0 * partialMoment(noise_, 0, lo, hi) + q1 * partialMoment(noise_, 1, lo, hi) +
-               q2 * partialMoment(noise_, 2, lo, hi);
+        // p(z) = y0 + d01 (z − x0) + q2 (z − x0)(z − x1); with u = z − c, c = x1, e = c − x0:
+        const double c = x[1];
+        const double e = c - x[0];
+        const double p0 = y[0] + d01 * e;
+        const double p1 = d01 + q2 * e;
+        double m[3];
+        detail::partialMoments012(noise_, lo, hi, m);
+        const double u1 = m[1] - c * m[0];
+        const double u2 = m[2] - 2 * c * m[1] + c * c * m[0];
+        return p0 * m[0] + p1 * u1 + q2 * u2;
     }
 
-    double innerContinuous(double z1, const std::vector<double>& b) const {
+    // Three interior points of (lo, hi) close to where the noise mass is (near 0), spaced by at
+    // most the noise scale s.
+    static void samplePoints(double lo, double hi, double s, double x[3]) {
+        if (lo >= 0) {  // piece right of the mass: sample next to its left end
+            const double d = std::isinf(hi) ? s : std::min(s, 0.25 * (hi - lo));
+            x[0] = lo + d, x[1] = lo + 2 * d, x[2] = lo + 3 * d;
+        } else if (hi <= 0) {  // left of the mass: next to its right end
+            const double d = std::isinf(lo) ? s : std::min(s, 0.25 * (hi - lo));
+            x[0] = hi - 3 * d, x[1] = hi - 2 * d, x[2] = hi - d;
+        } else {  // contains 0
+            double d = s;
+            if (!std::isinf(lo)) {
+                d = std::min(d, -0.5 * lo);
+            }
+            if (!std::isinf(hi)) {
+                d = std::min(d, 0.5 * hi);
+            }
+            x[0] = -d, x[1] = 0, x[2] = d;
+        }
+    }
+
+    double innerContinuous(double z1, std::span<const double> b) const {
         const double s = noise_.parameter();
         double total = 0;
         for (std::size_t i = 0; i <= b.size(); ++i) {
             const double lo = i == 0 ? -kInf : b[i - 1];
             const double hi = i == b.size() ? kInf : b[i];
             double x[3];
-            if (std::isinf(lo)) {
-                x[0] = hi - s, x[1] = hi - 2 * s, x[2] = hi - 3 * s;
-            } else if (std::isinf(hi)) {
-                x[0] = lo + s, x[1] = lo + 2 * s, x[2] = lo + 3 * s;
-            } else {
-                const double w = hi - lo;
-                if (w <= 1e-9 * s) {
-                    total += g(z1, lo + 0.5 * w) * partialMoment(noise_, 0, lo, hi);
-                    continue;
-                }
-                x[0] = lo + 0.25 * w, x[1] = lo + 0.5 * w, x[2] = lo + 0.75 * w;
+            samplePoints(lo, hi, s, x);
+            if (hi - lo <= 1e-9 * s || !(x[0] < x[1] && x[1] < x[2])) {
+                // A sliver (narrower than the spacing of doubles near it, e.g. at ±1e9): its mass
+                // is negligible, the midpoint rule is exact enough and cannot divide by zero.
+                total += g(z1, lo + 0.5 * (hi - lo)) * partialMoment(noise_, 0, lo, hi);
+                continue;
             }
             total += quadraticPiece(z1, lo, hi, x);
         }
@@ -242,7 +302,7 @@ private:
 
     // Integers between breakpoints: a breakpoint that is itself an integer is evaluated on its own
     // (the estimator may jump there, e.g. NoiseFirst's "≤" merge rule).
-    double innerDiscrete(double z1, const std::vector<double>& b) const {
+    double innerDiscrete(double z1, std::span<const double> b) const {
         double total = 0;
         auto point = [&](double z) { return g(z1, z) * noise_.density(z); };
         double prevEnd = -kInf;  // last integer already accounted for
@@ -293,7 +353,8 @@ private:
             // Tail beyond z: Σ_{j>z} α^j (j + spread)² bounds the remaining contributions.
             const double tailBound =
                 std::pow(alpha, z) * std::pow(z + spread + 1 / (1 - alpha), 2) / (1 - alpha);
-            if (z > spread && tailBound <= 1e-16 * r.value) {
+            // The bound already includes the counts (spread), so no need to walk out to them.
+            if (tailBound <= 1e-16 * r.value) {
                 break;
             }
             if (z > 1e8) {

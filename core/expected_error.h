@@ -6,9 +6,9 @@
 //  * clamp: per-bin closed forms (Laplace, Gaussian) or sums (discrete law) for SSE and L1, and a
 //    1-D integral / sum of 1 − Π_i Pr[|e_i| ≤ t] for L∞;
 //  * resize and NoiseFirst on 2 bins: the error is a polynomial of degree ≤ 2 on each cell of an
-//    arrangement of lines (the estimator's regimes and the metric's kinks), so the inner integral is
-//    exact from partial moments of the noise and the outer one is adaptive Gauss–Kronrod between the
-//    arrangement's vertices (continuous noise) or a sum (discrete law);
+//    arrangement of lines (the estimator's regimes and the metric's kinks), so the inner integral
+//    is exact from partial moments of the noise and the outer one is adaptive Gauss–Kronrod between
+//    the arrangement's vertices (continuous noise) or a sum (discrete law);
 //  * the frequency scale divides the count-scale value by N (N² for SSE).
 // Anything else (W1, resize/NoiseFirst beyond 2 bins) has no exact method: use Monte Carlo.
 //

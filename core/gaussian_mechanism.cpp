@@ -140,6 +140,12 @@ Expected<CalibratedMechanism> calibrateGaussian(const GaussianParams& p) {
     if (!sigma) {
         return sigma.error();
     }
+    if (!std::isfinite(*sigma) || !(*sigma > 0)) {
+        return Error{"the Gaussian noise σ for ε = " + num(p.epsilon) + ", δ = " + num(p.delta) +
+                     ", Δ2 = " + num(p.l2Sensitivity) +
+                     " is not representable (it overflows or "
+                     "underflows)"};
+    }
     CalibratedMechanism m{"gaussian",      NoiseDistribution::gaussian(*sigma),    {}, 0,
                           p.l2Sensitivity, gaussianCalibrationName(p.calibration), {}};
     // Privacy first: whatever the formula, confirm σ against the exact privacy profile.

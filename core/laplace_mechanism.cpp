@@ -29,6 +29,12 @@ Expected<CalibratedMechanism> calibrateLaplace(const LaplaceParams& params) {
     if (auto s = params.validate(); !s) {
         return s.error();
     }
+    const double scale = params.l1Sensitivity / params.epsilon;
+    if (!std::isfinite(scale) || !(scale > 0)) {
+        return Error{"Δ1/ε = " + std::to_string(params.l1Sensitivity) + "/" +
+                     std::to_string(params.epsilon) +
+                     " does not give a representable Laplace scale (it overflows or underflows)"};
+    }
     CalibratedMechanism m{
         "laplace", NoiseDistribution::laplace(params.l1Sensitivity / params.epsilon),
         {},        params.l1Sensitivity,

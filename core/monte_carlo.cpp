@@ -7,24 +7,19 @@
 #include <vector>
 
 #include "core/expected_error.h"
+#include "core/resize_estimator.h"
 #include "core/simulation_rng.h"
 
 namespace dpx {
 
 namespace {
 
-// Mean and centred second moment of one block (Welford), combined later in block order with
+// Mean and centred second moment of one block, combined later in block order with
 // Chan et al.'s pairwise formula so the result does not depend on which thread ran which block.
 struct Moments {
     double count = 0;
     double mean = 0;
     double m2 = 0;
-    void add(double x) {
-        count += 1;
-        const double d = x - mean;
-        mean += d / count;
-        m2 += d * (x - mean);
-    }
     void merge(const Moments& o) {
         if (o.count == 0) {
             return;
@@ -36,6 +31,84 @@ struct Moments {
         count = n;
     }
 };
+
+// Mean and centred second moment of `rows` values from sums of (x − shift), shift = the first
+// value: no division per value and no cancellation, since the shift is a typical value.
+Moments blockMoments(const double* v, std::size_t rows) {
+    const double shift = v[0];
+    double s1 = 0;
+    double s2 = 0;
+    for (std::size_t t = 0; t < rows; ++t) {
+        const double d = v[t] - shift;
+        s1 += d;
+        s2 += d * d;
+    }
+    const auto n = static_cast<double>(rows);
+    return {n, shift + s1 / n, std::max(0.0, s2 - s1 * s1 / n)};
+}
+
+// Writes the estimates of `rows` histograms of `bins` values (stored row after row in `src`) to
+// `dst`; clamp and 2-bin resize read and write in one pass, without a separate copy.
+void estimateRows(const EstimatorSpec& spec, const double* src, double* dst, std::size_t rows,
+                  std::size_t bins, EstimatorWorkspace& ws) {
+    if (spec.kind == EstimatorKind::Clamp) {
+        for (std::size_t k = 0; k < rows * bins; ++k) {
+            dst[k] = std::max(src[k], 0.0);
+        }
+        return;
+    }
+    std::copy_n(src, rows * bins, dst);
+    if (spec.kind == EstimatorKind::Resize) {
+        resizeRows(dst, rows, bins, ws.scratch);
+        return;
+    }
+    for (std::size_t t = 0; t < rows; ++t) {
+        estimateInPlace(spec, std::span(dst + t * bins, bins), ws);
+    }
+}
+
+// One metric for each of `rows` estimates (same layout as estimateRows).
+void metricRows(const MetricSpec& spec, const TruthModel& truth, double total, const double* est,
+                std::size_t rows, double* out) {
+    const std::size_t bins = truth.counts.size();
+    const double* h = truth.counts.data();
+    const double scale = spec.scale == Scale::Counts ? 1.0 : 1.0 / total;
+    switch (spec.metric) {
+        case Metric::SSE:
+            for (std::size_t t = 0; t < rows; ++t, est += bins) {
+                double s = 0;
+                for (std::size_t i = 0; i < bins; ++i) {
+                    s += (est[i] - h[i]) * (est[i] - h[i]);
+                }
+                out[t] = s * scale * scale;
+            }
+            return;
+        case Metric::L1:
+            for (std::size_t t = 0; t < rows; ++t, est += bins) {
+                double s = 0;
+                for (std::size_t i = 0; i < bins; ++i) {
+                    s += std::abs(est[i] - h[i]);
+                }
+                out[t] = s * scale;
+            }
+            return;
+        case Metric::LInf:
+            for (std::size_t t = 0; t < rows; ++t, est += bins) {
+                double s = 0;
+                for (std::size_t i = 0; i < bins; ++i) {
+                    s = std::max(s, std::abs(est[i] - h[i]));
+                }
+                out[t] = s * scale;
+            }
+            return;
+        case Metric::W1:
+            for (std::size_t t = 0; t < rows; ++t, est += bins) {
+                out[t] = evaluateMetric(spec, truth.counts, std::span(est, bins), truth.positions,
+                                        total);
+            }
+            return;
+    }
+}
 
 Status validateNoise(const NoiseDistribution& noise) {
     const double p = noise.parameter();
@@ -96,7 +169,10 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
         std::min<std::uint64_t>(options.threads == 0 ? hw : options.threads, blocks));
 
     auto worker = [&]() {
-        std::vector<double> noisy(nBins), work(nBins);
+        // One block at a time: all noise first, then each estimator and metric over the whole
+        // block, so that the dispatch on kinds happens per block and the loops are tight.
+        std::vector<double> noisy(kMonteCarloBlock * nBins), work(kMonteCarloBlock * nBins);
+        std::vector<double> values(kMonteCarloBlock);
         EstimatorWorkspace ws;
         for (;;) {
             if (options.stop.stop_requested()) {
@@ -108,19 +184,24 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
             }
             const std::uint64_t begin = b * kMonteCarloBlock;
             const std::uint64_t end = std::min(options.trials, begin + kMonteCarloBlock);
+            const auto rows = static_cast<std::size_t>(end - begin);
             SimulationRng rng(options.seed, b);
-            Moments* stats = &blockStats[static_cast<std::size_t>(b) * cells];
-            for (std::uint64_t t = begin; t < end; ++t) {
+            sampleNoise(noise, rng, std::span(noisy.data(), rows * nBins));
+            for (std::size_t t = 0; t < rows; ++t) {
                 for (std::size_t i = 0; i < nBins; ++i) {
-                    noisy[i] = truth.counts[i] + sampleNoise(noise, rng);
+                    noisy[t * nBins + i] += truth.counts[i];
                 }
-                for (std::size_t e = 0; e < nEst; ++e) {
-                    std::copy(noisy.begin(), noisy.end(), work.begin());
-                    estimateInPlace(estimators[e], work, ws);
-                    for (std::size_t m = 0; m < nMet; ++m) {
-                        stats[e * nMet + m].add(
-                            evaluateMetric(metrics[m], truth.counts, work, truth.positions, total));
-                    }
+            }
+            Moments* stats = &blockStats[static_cast<std::size_t>(b) * cells];
+            for (std::size_t e = 0; e < nEst; ++e) {
+                const double* est = noisy.data();
+                if (estimators[e].kind != EstimatorKind::Identity) {
+                    estimateRows(estimators[e], noisy.data(), work.data(), rows, nBins, ws);
+                    est = work.data();
+                }
+                for (std::size_t m = 0; m < nMet; ++m) {
+                    metricRows(metrics[m], truth, total, est, rows, values.data());
+                    stats[e * nMet + m] = blockMoments(values.data(), rows);
                 }
             }
             blockDone[static_cast<std::size_t>(b)] = 1;

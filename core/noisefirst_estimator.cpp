@@ -16,17 +16,29 @@ namespace {
 // which is ≥ 0 and free of the cancellation of Σx² − (Σx)²/m (that formula loses ~1e-4 absolute
 // at counts of 1e6). The cost is therefore non-decreasing as the segment grows, in floating point
 // too.
+// `inv` holds 1/m for m = 0..n (a multiplication instead of a division per step: the division's
+// latency serialised the DP's inner loop).
 struct GrowingSegment {
-    double count = 0;
+    const double* inv;
+    std::size_t count = 0;
     double mean = 0;
     double cost = 0;
+    explicit GrowingSegment(const double* reciprocals) : inv(reciprocals) {}
     void prepend(double x) {
-        count += 1;
+        ++count;
         const double d = x - mean;
-        mean += d / count;
+        mean += d * inv[count];
         cost += d * (x - mean);
     }
 };
+
+std::vector<double> reciprocals(std::size_t n) {
+    std::vector<double> r(n + 1, 0.0);
+    for (std::size_t m = 1; m <= n; ++m) {
+        r[m] = 1.0 / static_cast<double>(m);
+    }
+    return r;
+}
 
 // The data shifted by its mean. SSE is shift-invariant, and x − c is exact for x within a factor
 // of 2 of c (Sterbenz), so counts like 1e9 ± 1 become small exact values before any accumulation.
@@ -84,12 +96,13 @@ Expected<NoiseFirstResult> noiseFirst(std::span<const double> noisy, double nois
     }
     const std::size_t n = noisy.size();
     const std::vector<double> y = centred(noisy);
+    const std::vector<double> inv = reciprocals(n);
     const double lambda = 2 * noiseVariance;  // penalty per bucket: argmin_k SSE_k + 2Vk
     std::vector<double> best(n + 1, std::numeric_limits<double>::infinity());
     std::vector<std::size_t> segments(n + 1, 0), from(n + 1, 0);
     best[0] = 0;
     for (std::size_t i = 1; i <= n; ++i) {
-        GrowingSegment seg;
+        GrowingSegment seg(inv.data());
         for (std::size_t j = i; j-- > 0;) {
             seg.prepend(y[j]);
             const double w = seg.cost;
@@ -118,12 +131,12 @@ namespace {
 // Layer k of the V-optimal DP: next[i] = min_{k−1 ≤ j < i} prev[j] + cost(j, i), for i ≥ k.
 // Scanning j downwards, cost(j, i) never decreases and prev ≥ 0, so the scan stops once
 // cost(j, i) alone reaches the best value found (an exact pruning).
-void layer(std::span<const double> x, const std::vector<double>& prev, std::vector<double>& next,
-           std::vector<std::size_t>* arg, std::size_t k, std::size_t n) {
+void layer(std::span<const double> x, const double* inv, const std::vector<double>& prev,
+           std::vector<double>& next, std::vector<std::size_t>* arg, std::size_t k, std::size_t n) {
     for (std::size_t i = k; i <= n; ++i) {
         double best = std::numeric_limits<double>::infinity();
         std::size_t bestJ = i - 1;
-        GrowingSegment seg;
+        GrowingSegment seg(inv);
         for (std::size_t j = i; j-- > k - 1;) {
             seg.prepend(x[j]);
             if (seg.cost >= best) {
@@ -143,9 +156,9 @@ void layer(std::span<const double> x, const std::vector<double>& prev, std::vect
 }
 
 // First layer: SSE of the prefix [0, i) for every i (one bucket), by a forward Welford pass.
-std::vector<double> firstLayer(std::span<const double> x) {
+std::vector<double> firstLayer(std::span<const double> x, const double* inv) {
     std::vector<double> e(x.size() + 1, 0.0);
-    GrowingSegment seg;  // appending and prepending are the same update
+    GrowingSegment seg(inv);  // appending and prepending are the same update
     for (std::size_t i = 0; i < x.size(); ++i) {
         seg.prepend(x[i]);
         e[i + 1] = seg.cost;
@@ -162,7 +175,8 @@ Expected<std::vector<double>> vOptimalErrorsAllK(std::span<const double> noisy,
     }
     const std::size_t n = noisy.size();
     const std::vector<double> y = centred(noisy);
-    std::vector<double> prev = firstLayer(y);
+    const std::vector<double> inv = reciprocals(n);
+    std::vector<double> prev = firstLayer(y, inv.data());
     std::vector<double> next(n + 1, 0.0);
     std::vector<double> sse(n);
     sse[0] = prev[n];
@@ -170,7 +184,7 @@ Expected<std::vector<double>> vOptimalErrorsAllK(std::span<const double> noisy,
         if (stop.stop_requested()) {
             return Error{"cancelled"};
         }
-        layer(y, prev, next, nullptr, k, n);
+        layer(y, inv.data(), prev, next, nullptr, k, n);
         sse[k - 1] = next[n];
         std::swap(prev, next);
     }
@@ -200,10 +214,11 @@ Expected<NoiseFirstResult> noiseFirstAllK(std::span<const double> noisy, double 
     // Rebuild the optimal k*-bucket partition, keeping the argmin tables of layers 2..k*.
     std::vector<std::vector<std::size_t>> args(kStar + 1, std::vector<std::size_t>(n + 1, 0));
     const std::vector<double> y = centred(noisy);
-    std::vector<double> prev = firstLayer(y);
+    const std::vector<double> inv = reciprocals(n);
+    std::vector<double> prev = firstLayer(y, inv.data());
     std::vector<double> next(n + 1, 0.0);
     for (std::size_t k = 2; k <= kStar; ++k) {
-        layer(y, prev, next, &args[k], k, n);
+        layer(y, inv.data(), prev, next, &args[k], k, n);
         std::swap(prev, next);
     }
     std::vector<std::size_t> ends;

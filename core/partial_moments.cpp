@@ -125,4 +125,52 @@ double partialMoment(const NoiseDistribution& noise, int k, double lo, double hi
     return 0;
 }
 
+namespace {
+// ∫_lo^hi z^k e^{−z/b}/(2b) dz for 0 ≤ lo ≤ hi, k = 0, 1, 2, added to m with sign (−1)^k·flip.
+void laplacePositive012(double b, double lo, double hi, bool reflect, double m[3]) {
+    const double ea = 0.5 * std::exp(-lo / b);
+    const double ec = hi == kInf ? 0.0 : 0.5 * std::exp(-hi / b);
+    const double hc = hi == kInf ? 0.0 : hi;  // terms with ec vanish at ∞
+    const double m0 = ea - ec;
+    const double m1 = ea * (lo + b) - ec * (hc + b);
+    const double m2 =
+        ea * (lo * lo + 2 * b * lo + 2 * b * b) - ec * (hc * hc + 2 * b * hc + 2 * b * b);
+    m[0] += m0;
+    m[1] += reflect ? -m1 : m1;
+    m[2] += m2;
+}
+}  // namespace
+
+void partialMoments012(const NoiseDistribution& noise, double lo, double hi, double m[3]) {
+    m[0] = m[1] = m[2] = 0;
+    if (!(hi > lo)) {
+        return;
+    }
+    if (noise.kind() == NoiseKind::Laplace) {
+        const double b = noise.parameter();
+        if (hi > 0) {
+            laplacePositive012(b, std::max(lo, 0.0), hi, false, m);
+        }
+        if (lo < 0) {
+            laplacePositive012(b, -std::min(hi, 0.0), -lo, true, m);
+        }
+        return;
+    }
+    if (noise.kind() == NoiseKind::Gaussian) {
+        const double s = noise.parameter();
+        const double a = lo / s;
+        const double c = hi / s;
+        const double mass = normalMass(a, c);
+        const double pa = phi(a);
+        const double pc = phi(c);
+        m[0] = mass;
+        m[1] = s * (pa - pc);
+        m[2] = s * s * (mass + (std::isinf(a) ? 0.0 : a * pa) - (std::isinf(c) ? 0.0 : c * pc));
+        return;
+    }
+    for (int k = 0; k < 3; ++k) {
+        m[k] = partialMoment(noise, k, lo, hi);
+    }
+}
+
 }  // namespace dpx::detail

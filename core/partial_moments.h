@@ -9,4 +9,7 @@ namespace dpx::detail {
 
 double partialMoment(const NoiseDistribution& noise, int k, double lo, double hi);
 
+// m[k] = partialMoment(noise, k, lo, hi) for k = 0, 1, 2, sharing the exponentials.
+void partialMoments012(const NoiseDistribution& noise, double lo, double hi, double m[3]);
+
 }  // namespace dpx::detail

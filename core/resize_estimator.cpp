@@ -43,6 +43,23 @@ void resizeInPlace(std::span<double> values, std::vector<double>& scratch) {
     }
 }
 
+void resizeRows(double* data, std::size_t rows, std::size_t bins, std::vector<double>& scratch) {
+    if (bins == 2) {
+        for (std::size_t t = 0; t < rows; ++t, data += 2) {
+            // Same operations as resizeInPlace for 2 bins, written without branches.
+            const double total = data[0] + data[1];
+            const double s = total > 0 ? total : 0.0;
+            const double a = std::min(std::max(data[0], 0.0), s);
+            data[0] = a;
+            data[1] = s - a;
+        }
+        return;
+    }
+    for (std::size_t t = 0; t < rows; ++t) {
+        resizeInPlace(std::span(data + t * bins, bins), scratch);
+    }
+}
+
 std::vector<double> resizeEstimate(std::span<const double> noisy) {
     std::vector<double> out(noisy.begin(), noisy.end());
     std::vector<double> scratch;

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Runs the C++ benchmarks next to their numpy baselines and prints a table of the performance
+# targets (see docs/performance.md). Builds nothing: build the bench targets first, e.g.
+#   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+#   cmake --build build-bench --target bench_monte_carlo bench_noisefirst bench_exact_error
+#   bench/compare.sh build-bench
+#
+# usage: bench/compare.sh [BUILD_DIR] [--quick]
+#   BUILD_DIR  the CMake build directory (default: build-bench next to this repository's bench/)
+#   --quick    fewer repetitions and no n = 4096 flat case (about 1 min instead of 3)
+# Environment: PYTHON (interpreter with numpy; default: the first of python3, /usr/bin/python3
+# that imports numpy), DPX_BENCH_MC_TRIALS (default 1e7).
+#
+# Times are measured inside the programs (std::chrono::steady_clock in C++, time.perf_counter in
+# Python) and are medians over repetitions; interpreter start-up and input generation are excluded.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+build=""
+quick=0
+for arg in "$@"; do
+    case "$arg" in
+        --quick) quick=1 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -*) echo "compare.sh: unknown option $arg" >&2; exit 2 ;;
+        *) build=$arg ;;
+    esac
+done
+build=${build:-$root/build-bench}
+bin=$build/bench
+for exe in bench_monte_carlo bench_noisefirst bench_exact_error; do
+    if [[ ! -x $bin/$exe ]]; then
+        echo "compare.sh: $bin/$exe not found; build it first:" >&2
+        echo "  cmake --build $build --target bench_monte_carlo bench_noisefirst bench_exact_error" >&2
+        exit 2
+    fi
+done
+
+python=${PYTHON:-}
+if [[ -z $python ]]; then
+    for candidate in python3 /usr/bin/python3; do
+        if command -v "$candidate" >/dev/null && "$candidate" -c 'import numpy' 2>/dev/null; then
+            python=$candidate
+            break
+        fi
+    done
+fi
+if [[ -z $python ]]; then
+    echo "compare.sh: no python3 with numpy found (set PYTHON)" >&2
+    exit 2
+fi
+
+trials=${DPX_BENCH_MC_TRIALS:-1e7}
+if ((quick)); then reps=2; np_reps=1; else reps=5; np_reps=3; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+log=$tmp/log.txt
+
+# field LINE KEY: the value of KEY=value in a RESULT line.
+field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
+# result TEXT: the first RESULT line of the log containing TEXT (fixed string).
+result() { awk -v p="$1" '/^RESULT/ && index($0, p) { print; exit }' "$log"; }
+run() {  # run CMD...: echo the command and its output to stderr and the log; failures are reported
+    echo "\$ $*" >&2
+    "$@" | tee -a "$log" >&2 || echo "compare.sh: exit status $? from: $*" >&2
+}
+
+rows=()
+# row CASE CPP_SECONDS NUMPY_SECONDS KIND TARGET [NOTE]
+#   KIND speedup: TARGET is the minimum speed-up; KIND seconds: TARGET is the maximum C++ time.
+row() {
+    local name=$1 cpp=$2 np=$3 kind=$4 target=$5 note=${6:-}
+    local speed="-" verdict="-" target_text="-"
+    if [[ -n $np && $np != "-" ]]; then
+        speed=$(awk -v a="$cpp" -v b="$np" 'BEGIN { printf "%.1fx", b / a }')
+    fi
+    case $kind in
+        speedup)
+            target_text=">= ${target}x"
+            verdict=$(awk -v a="$cpp" -v b="$np" -v t="$target" 'BEGIN { print (b / a >= t) ? "PASS" : "FAIL" }') ;;
+        seconds)
+            target_text="<= $(awk -v t="$target" 'BEGIN { if (t < 1e-2) printf "%g ms", t * 1e3; else printf "%g s", t }')"
+            verdict=$(awk -v a="$cpp" -v t="$target" 'BEGIN { print (a <= t) ? "PASS" : "FAIL" }') ;;
+    esac
+    rows+=("$name|$(fmt "$cpp")|$(fmt "$np")|$speed|$target_text|$verdict|$note")
+}
+fmt() {  # seconds → human-readable
+    [[ -z $1 || $1 == "-" ]] && { echo "-"; return; }
+    awk -v t="$1" 'BEGIN { if (t < 1e-3) printf "%.3g us", t * 1e6; else if (t < 1) printf "%.3g ms", t * 1e3; else printf "%.3g s", t }'
+}
+
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $("$python" -c 'import numpy; print("numpy", numpy.__version__)')" >&2
+
+# 1. Monte Carlo, identity + clamp + resize, H = [0, 16], ε = 0.1.
+run "$bin/bench_monte_carlo" --trials "$trials" --threads 2,1 --reps "$reps"
+run "$python" "$here/numpy_monte_carlo.py" --trials "$trials" --reps "$np_reps"
+np_mc=$(field "$(result 'case=mc-numpy')" median_s)
+mc2=$(field "$(result 'case=mc threads=2')" median_s)
+mc1=$(field "$(result 'case=mc threads=1')" median_s)
+row "MC $trials trials, 3 estimators, 2 threads" "$mc2" "$np_mc" speedup 8
+row "MC $trials trials, 3 estimators, 1 thread" "$mc1" "$np_mc" info - "thread scaling $(awk -v a="$mc1" -v b="$mc2" 'BEGIN { printf "%.2fx", a / b }')"
+mcref=$(field "$(result 'case=mc-reference')" median_s)
+row "MC same, hand-written 2-bin loop, 1 thread" "$mcref" "$np_mc" info - "not the product: lower bound"
+
+# 2. NoiseFirst over all k.
+nf_case() {  # nf_case SHAPE EPSILON N RUN_NUMPY
+    local shape=$1 eps=$2 n=$3 with_numpy=$4 input=$tmp/nf-$1-$3.txt id
+    run "$bin/bench_noisefirst" --shape "$shape" --epsilon "$eps" --n "$n" --reps "$reps" --budget 30 \
+        --write-input "$input"
+    id="$shape-n$n-eps$eps"
+    local np="-" np_k="" agree
+    agree=$(field "$(result "case=noisefirst-agree input=$id ")" agree)
+    if ((with_numpy)); then
+        run "$python" "$here/numpy_noisefirst.py" --input "$input" --reps "$np_reps"
+        local npl
+        npl=$(result "case=noisefirst-numpy input=$id ")
+        np=$(field "$npl" median_s)
+        np_k=$(field "$npl" k)
+        local np_sse cpp_sse cpp_k
+        np_sse=$(field "$npl" sse)
+        cpp_k=$(field "$(result "input=$id algo=penalised")" k)
+        cpp_sse=$(field "$(result "input=$id algo=penalised")" sse)
+        if [[ $np_k != "$cpp_k" ]] || ! awk -v a="$np_sse" -v b="$cpp_sse" \
+            'BEGIN { d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); exit !(d <= 1e-9 * (m > 1 ? m : 1)) }'; then
+            agree="no"
+        fi
+    fi
+    local note="k*=$(field "$(result "input=$id algo=penalised")" k), agree=$agree"
+    for algo in penalised table allk; do
+        local t
+        t=$(field "$(result "input=$id algo=$algo ")" median_s)
+        if ((n <= 1024)); then
+            row "NoiseFirst $algo, $shape n=$n eps=$eps" "$t" "$np" speedup 10 "$note"
+        else
+            row "NoiseFirst $algo, $shape n=$n eps=$eps" "$t" "$np" seconds 1 "$note"
+        fi
+    done
+}
+nf_case normal 1 1024 1
+nf_case flat 0.1 1024 1
+nf_case normal 1 4096 0
+((quick)) || nf_case flat 0.1 4096 0
+
+# 3. Exact E[SSE] on 2 bins.
+run "$bin/bench_exact_error" --estimators clamp,resize,noisefirst --metrics sse --reps 7
+for est in clamp resize noisefirst; do
+    line=$(result "case=exact estimator=$est metric=sse")
+    us=$(field "$line" per_call_us)
+    row "Exact E[SSE] $est, H=[0,16] eps=0.1" "$(awk -v u="$us" 'BEGIN { printf "%.9f", u * 1e-6 }')" "-" \
+        seconds 0.001 "value $(field "$line" value)"
+done
+
+echo
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $load_start (start) / $(cut -d' ' -f1-3 /proc/loadavg) (end)"
+printf '%s\n' "${rows[@]}" | awk -F'|' '
+    BEGIN { printf "%-44s %10s %10s %9s %10s %6s  %s\n", "case", "C++", "numpy", "speed-up", "target", "result", "note"
+            printf "%-44s %10s %10s %9s %10s %6s  %s\n", "----", "---", "-----", "--------", "------", "------", "----" }
+    { printf "%-44s %10s %10s %9s %10s %6s  %s\n", $1, $2, $3, $4, $5, $6, $7 }'
