@@ -14,6 +14,7 @@
 #include "core/histogram.h"
 #include "core/mechanism.h"
 #include "core/noisefirst_estimator.h"
+#include "core/validation.h"
 
 namespace dpx::cli {
 
@@ -225,7 +226,7 @@ int cmdExpectedError(const std::vector<std::string>& argv, std::ostream& out, st
         const double c = (*raw)[i];
         if (!std::isfinite(c) || std::floor(c) != c) {
             return fail(err, Error{"true count " + std::to_string(i + 1) +
-                                   " must be an integer (got '" + std::to_string(c) + "')"});
+                                   " must be an integer (got '" + formatNumber(c) + "')"});
         }
         if (std::abs(c) > 9e15) {
             return fail(err, Error{"true count " + std::to_string(i + 1) +

@@ -94,10 +94,15 @@ Expected<std::uint64_t> Args::unsignedInt(const std::string& name, std::uint64_t
     }
     std::uint64_t r = 0;
     const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), r);
-    if (v->empty() || ec != std::errc() || ptr != v->data() + v->size()) {
-        return Error{"--" + name + ": '" + *v + "' is not a non-negative integer"};
+    if (!v->empty() && ec == std::errc() && ptr == v->data() + v->size()) {
+        return r;
     }
-    return r;
+    // Also accept an exact integer in scientific notation, e.g. --trials 1e7.
+    auto d = parseNumber(*v, "--" + name);
+    if (d && *d >= 0 && *d == std::floor(*d) && *d < 1.8e19) {
+        return static_cast<std::uint64_t>(*d);
+    }
+    return Error{"--" + name + ": '" + *v + "' is not a non-negative integer"};
 }
 
 Expected<std::string> Args::text(const std::string& name) const {

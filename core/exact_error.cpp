@@ -22,7 +22,7 @@ constexpr double kQuadTolerance = 1e-12;
 
 struct Integral {
     double value = 0;
-    double error = 0;
+    double error = 0;  // never below tolerance·|value|: quadrature cannot see rounding noise
 };
 
 // Adaptive 31-point Gauss–Kronrod over consecutive breakpoints (the ends may be ±∞).
@@ -37,6 +37,7 @@ Integral integrate(const std::function<double(double)>& f, std::vector<double> p
             f, points[i], points[i + 1], 15, tolerance, &err);
         total.error += err;
     }
+    total.error = std::max(total.error, tolerance * std::abs(total.value));
     return total;
 }
 

@@ -1,6 +1,8 @@
 // Expected error of (mechanism, estimator, metric) on a given true histogram.
 //
-// Exact methods (value to ≤ 1e-9 relative, the method used is reported):
+// Exact methods (the method used is reported; value to ≤ 1e-9 relative, and errorBound says how far
+// it can be off — larger only where the counts dwarf the noise, e.g. 1e9 ± 4, because the
+// estimators then evaluate h + z at the rounding limit of double precision):
 //  * identity: closed forms, Σ Var for SSE, n·E|Z| for L1, and E[max_i |Z_i|] as a 1-D integral
 //    (Laplace: b·H_n, the n-th harmonic number) or a sum (discrete law) for L∞;
 //  * clamp: per-bin closed forms (Laplace, Gaussian) or sums (discrete law) for SSE and L1, and a

@@ -17,7 +17,7 @@ Status GeometricParams::validate() const {
     }
     if (l1Sensitivity != std::floor(l1Sensitivity)) {
         return Error{"the geometric mechanism needs an integer L1 sensitivity, got " +
-                     std::to_string(l1Sensitivity)};
+                     formatNumber(l1Sensitivity)};
     }
     return okStatus();
 }
@@ -29,7 +29,7 @@ Expected<CalibratedMechanism> calibrateGeometric(const GeometricParams& params) 
     const double alpha = std::exp(-params.epsilon / params.l1Sensitivity);
     if (!(alpha > 0) || !(alpha < 1)) {
         // ε/Δ1 so large that α underflows to 0, or so small that it rounds to 1.
-        return Error{"ε/Δ1 = " + std::to_string(params.epsilon / params.l1Sensitivity) +
+        return Error{"ε/Δ1 = " + formatNumber(params.epsilon / params.l1Sensitivity) +
                      " is outside the range where α = exp(−ε/Δ1) is representable in (0, 1)"};
     }
     CalibratedMechanism m{

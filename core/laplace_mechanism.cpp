@@ -31,8 +31,8 @@ Expected<CalibratedMechanism> calibrateLaplace(const LaplaceParams& params) {
     }
     const double scale = params.l1Sensitivity / params.epsilon;
     if (!std::isfinite(scale) || !(scale > 0)) {
-        return Error{"Δ1/ε = " + std::to_string(params.l1Sensitivity) + "/" +
-                     std::to_string(params.epsilon) +
+        return Error{"Δ1/ε = " + formatNumber(params.l1Sensitivity) + "/" +
+                     formatNumber(params.epsilon) +
                      " does not give a representable Laplace scale (it overflows or underflows)"};
     }
     CalibratedMechanism m{

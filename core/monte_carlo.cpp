@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -157,8 +158,13 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
     const std::size_t cells = nEst * nMet;
     const double total = truth.total();
     const std::uint64_t blocks = (options.trials + kMonteCarloBlock - 1) / kMonteCarloBlock;
-    std::vector<Moments> blockStats(static_cast<std::size_t>(blocks) * cells);
-    std::vector<std::uint8_t> blockDone(static_cast<std::size_t>(blocks), 0);
+    // Finished blocks are merged strictly in block order (deterministic for any thread count);
+    // a block that finishes early waits in `pending`, so memory stays bounded by the handful of
+    // blocks in flight, not by the number of trials.
+    std::mutex mergeMutex;
+    std::map<std::uint64_t, std::vector<Moments>> pending;  // guarded by mergeMutex
+    std::uint64_t mergedBlocks = 0;                         // guarded: length of the merged prefix
+    std::vector<Moments> totals(cells);                     // guarded: merge of that prefix
 
     std::atomic<std::uint64_t> nextBlock{0};
     std::atomic<std::uint64_t> trialsDone{0};
@@ -192,7 +198,7 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
                     noisy[t * nBins + i] += truth.counts[i];
                 }
             }
-            Moments* stats = &blockStats[static_cast<std::size_t>(b) * cells];
+            std::vector<Moments> stats(cells);
             for (std::size_t e = 0; e < nEst; ++e) {
                 const double* est = noisy.data();
                 if (estimators[e].kind != EstimatorKind::Identity) {
@@ -204,7 +210,16 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
                     stats[e * nMet + m] = blockMoments(values.data(), rows);
                 }
             }
-            blockDone[static_cast<std::size_t>(b)] = 1;
+            {
+                const std::lock_guard lock(mergeMutex);
+                pending.emplace(b, std::move(stats));
+                for (auto it = pending.begin(); it != pending.end() && it->first == mergedBlocks;
+                     it = pending.erase(it), ++mergedBlocks) {
+                    for (std::size_t c = 0; c < cells; ++c) {
+                        totals[c].merge(it->second[c]);
+                    }
+                }
+            }
             const std::uint64_t done =
                 trialsDone.fetch_add(end - begin, std::memory_order_relaxed) + (end - begin);
             if (options.progress) {
@@ -226,19 +241,12 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
         worker();
     }  // joins
 
-    // Use the completed prefix of blocks only: a cancelled run then equals a shorter full run.
-    std::uint64_t prefix = 0;
-    while (prefix < blocks && blockDone[static_cast<std::size_t>(prefix)]) {
-        ++prefix;
-    }
+    // Only the merged prefix of blocks counts: a cancelled run then equals a shorter full run.
     MonteCarloResult result;
-    result.cancelled = prefix < blocks;
+    result.cancelled = mergedBlocks < blocks;
     result.values.assign(nEst, std::vector<ErrorEstimate>(nMet));
     for (std::size_t c = 0; c < cells; ++c) {
-        Moments m;
-        for (std::uint64_t b = 0; b < prefix; ++b) {
-            m.merge(blockStats[static_cast<std::size_t>(b) * cells + c]);
-        }
+        const Moments& m = totals[c];
         ErrorEstimate& est = result.values[c / nMet][c % nMet];
         est.method = "monte-carlo";
         est.trials = static_cast<std::uint64_t>(m.count);

@@ -14,6 +14,13 @@ std::string fmt(double v) {
 }
 }  // namespace
 
+std::string formatNumber(double value) {
+    std::ostringstream os;
+    os.precision(6);
+    os << value;
+    return os.str();
+}
+
 Status validateEpsilon(double epsilon) {
     if (std::isnan(epsilon)) {
         return Error{"ε is not a number (NaN); it must be a finite value > 0"};

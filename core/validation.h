@@ -2,11 +2,15 @@
 // parameter and the rule it broke; valid values are never adjusted.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "core/expected.h"
 
 namespace dpx {
+
+// A number for messages: up to 6 significant digits, %g style (1e-20, not 0.000000).
+std::string formatNumber(double value);
 
 // ε must be finite and > 0.
 Status validateEpsilon(double epsilon);

@@ -1,0 +1,570 @@
+// The dpx command-line tool against its contract (notes: JSON on stdout, errors on stderr as
+// "dpx: error: <message>", exit 0 ok / 2 invalid arguments or parameters / 1 runtime failure).
+// Reference values carry their provenance; they are the same independent references as the core
+// tests use (seed 000, closed forms, tests/reference/*.py).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QProcess>
+#include <QStringList>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    QJsonObject json;
+    bool jsonOk = false;
+};
+
+Run dpx(const QStringList& args) {
+    Run r;
+    QProcess p;
+    p.setProgram(QStringLiteral(DPX_EXECUTABLE));
+    p.setArguments(args);
+    p.start();
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out, &pe);
+    r.jsonOk = pe.error == QJsonParseError::NoError && doc.isObject();
+    r.json = doc.object();
+    return r;
+}
+
+QStringList split(const char* s) {
+    return QString::fromUtf8(s).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+QByteArray describe(const Run& r) {
+    return "exit " + QByteArray::number(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
+
+std::vector<double> numbers(const QJsonValue& v) {
+    std::vector<double> out;
+    for (const auto& x : v.toArray()) {
+        out.push_back(x.toDouble(std::nan("")));
+    }
+    return out;
+}
+
+QByteArray near(double a, double e, double tol) {
+    return "got " + QByteArray::number(a, 'g', 17) + ", expected " +
+           QByteArray::number(e, 'g', 17) + " ± " + QByteArray::number(tol, 'g', 3);
+}
+
+}  // namespace
+
+#define RUN_OK(r, args)                                                              \
+    const Run r = dpx(args);                                                         \
+    QVERIFY2(r.exitCode == 0, describe(r).constData());                              \
+    QVERIFY2(r.jsonOk, ("stdout is not a JSON object\n" + describe(r)).constData()); \
+    QVERIFY2(r.err.isEmpty(), describe(r).constData())
+
+#define VERIFY_NEAR(actual, expected, tol)                                   \
+    do {                                                                     \
+        const double a_ = (actual);                                          \
+        const double e_ = (expected);                                        \
+        const double t_ = (tol);                                             \
+        QVERIFY2(std::abs(a_ - e_) <= t_,                                    \
+                 (QByteArray(#actual ": ") + near(a_, e_, t_)).constData()); \
+    } while (false)
+
+class TestDpxCli : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void help();
+    void version();
+    void estimateSeedExample_data();
+    void estimateSeedExample();
+    void estimateNoiseFirst_data();
+    void estimateNoiseFirst();
+    void expectedErrorExact_data();
+    void expectedErrorExact();
+    void expectedErrorOptions();
+    void expectedErrorGaussian();
+    void expectedErrorMonteCarlo();
+    void expectedErrorW1Edges();
+    void sigma_data();
+    void sigma();
+    void sigmaWarningsAndRefusals();
+    void invalid_data();
+    void invalid();
+};
+
+void TestDpxCli::help() {
+    const Run r = dpx({QStringLiteral("--help")});
+    QVERIFY2(r.exitCode == 0, describe(r).constData());
+    for (const char* word : {"estimate", "expected-error", "sigma"}) {
+        QVERIFY2(r.out.contains(word), describe(r).constData());
+    }
+}
+
+void TestDpxCli::version() {
+    const Run r = dpx({QStringLiteral("--version")});
+    QVERIFY2(r.exitCode == 0, describe(r).constData());
+    QVERIFY2(r.out.contains(DPX_EXPECTED_VERSION), describe(r).constData());
+}
+
+void TestDpxCli::estimateSeedExample_data() {
+    QTest::addColumn<QString>("estimator");
+    QTest::addColumn<QList<double>>("expected");
+    // Seed 000 §2.1: [5, 5, −1, 12, −8].
+    QTest::newRow("identity") << QStringLiteral("identity") << QList<double>{5, 5, -1, 12, -8};
+    QTest::newRow("clamp (seed 000 §2.1.1)")
+        << QStringLiteral("clamp") << QList<double>{5, 5, 0, 12, 0};
+    QTest::newRow("resize (seed 000 §2.1.2)")
+        << QStringLiteral("resize") << QList<double>{2, 2, 0, 9, 0};
+}
+
+void TestDpxCli::estimateSeedExample() {
+    QFETCH(QString, estimator);
+    QFETCH(QList<double>, expected);
+    RUN_OK(r,
+           (QStringList{QStringLiteral("estimate"), QStringLiteral("--counts"),
+                        QStringLiteral("5,5,-1,12,-8"), QStringLiteral("--estimator"), estimator}));
+    QCOMPARE(r.json.value(QStringLiteral("estimator")).toString(), estimator);
+    const auto got = numbers(r.json.value(QStringLiteral("estimate")));
+    QCOMPARE(got.size(), std::size_t(expected.size()));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        VERIFY_NEAR(got[i], expected[qsizetype(i)], 1e-12);
+    }
+}
+
+void TestDpxCli::estimateNoiseFirst_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QList<double>>("estimate");
+    QTest::addColumn<QList<double>>("ends");
+    QTest::addColumn<double>("variance");
+    // [1, 2, 30, 31], Laplace ε = 1 (V = 2/ε² = 2): criteria SSE_k − (4 − 2k)V = 838, 1, 4.5, 8 →
+    // k* = 2 (hand computation, see tst_noisefirst handExample); bucket ends are exclusive indices.
+    QTest::newRow("laplace eps 1")
+        << QStringLiteral("--counts 1,2,30,31 --epsilon 1") << QList<double>{1.5, 1.5, 30.5, 30.5}
+        << QList<double>{2, 4} << 2.0;
+    // Δ1 = 2 → b = 2, V = 8: criteria 826, 1, 16.5, 32 → k* = 2.
+    QTest::newRow("laplace eps 1 sensitivity 2")
+        << QStringLiteral("--counts 1,2,30,31 --epsilon 1 --sensitivity 2")
+        << QList<double>{1.5, 1.5, 30.5, 30.5} << QList<double>{2, 4} << 8.0;
+    // 2 bins, |10 − 12| = 2 ≤ 2√2/ε (seed 000 eq. 3.6) → merged.
+    QTest::newRow("two bins merged")
+        << QStringLiteral("--counts 10,12 --epsilon 1 --mechanism laplace") << QList<double>{11, 11}
+        << QList<double>{2} << 2.0;
+    // |10 − 13| = 3 > 2√2 → kept.
+    QTest::newRow("two bins kept") << QStringLiteral("--counts 10,13 --epsilon 1")
+                                   << QList<double>{10, 13} << QList<double>{1, 2} << 2.0;
+    // Geometric, α = e^(−1): V = 2α/(1−α)².
+    const double a = std::exp(-1.0);
+    QTest::newRow("geometric eps 1")
+        << QStringLiteral("--counts 1,2,30,31 --epsilon 1 --mechanism geometric")
+        << QList<double>{1.5, 1.5, 30.5, 30.5} << QList<double>{2, 4}
+        << 2 * a / ((1 - a) * (1 - a));
+    // Gaussian analytic ε = 1, δ = 1e-6: σ = 4.2246788893268352923
+    // (tests/reference/gaussian_sigma.py), V = σ² ≈ 17.85: criteria SSE_k − (4 − 2k)V =
+    // 806.3, 1, 36.2, 71.4 → k* = 2 (likewise for the geometric and classic rows).
+    const double s = 4.2246788893268352923;
+    QTest::newRow("gaussian analytic")
+        << QStringLiteral("--counts 1,2,30,31 --epsilon 1 --mechanism gaussian --delta 1e-6")
+        << QList<double>{1.5, 1.5, 30.5, 30.5} << QList<double>{2, 4} << s * s;
+    // Classic: σ = √(2 ln(1.25/δ))/ε at ε = 0.5, δ = 1e-5 (Dwork & Roth; private there).
+    const double c = std::sqrt(2 * std::log(1.25e5)) / 0.5;
+    QTest::newRow("gaussian classic")
+        << QStringLiteral(
+               "--counts 1,2,30,31 --epsilon 0.5 --mechanism gaussian --delta 1e-5 "
+               "--calibration classic")
+        << QList<double>{1.5, 1.5, 30.5, 30.5} << QList<double>{2, 4} << c * c;
+}
+
+void TestDpxCli::estimateNoiseFirst() {
+    QFETCH(QString, args);
+    QFETCH(QList<double>, estimate);
+    QFETCH(QList<double>, ends);
+    QFETCH(double, variance);
+    QStringList a{QStringLiteral("estimate"), QStringLiteral("--estimator"),
+                  QStringLiteral("noisefirst")};
+    a += args.split(QLatin1Char(' '));
+    RUN_OK(r, a);
+    QCOMPARE(r.json.value(QStringLiteral("estimator")).toString(), QStringLiteral("noisefirst"));
+    const auto got = numbers(r.json.value(QStringLiteral("estimate")));
+    QCOMPARE(got.size(), std::size_t(estimate.size()));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        VERIFY_NEAR(got[i], estimate[qsizetype(i)], 1e-9);
+    }
+    QCOMPARE(r.json.value(QStringLiteral("buckets")).toInt(-1), int(ends.size()));
+    const auto gotEnds = numbers(r.json.value(QStringLiteral("bucket_ends")));
+    QCOMPARE(gotEnds, std::vector<double>(ends.begin(), ends.end()));
+    VERIFY_NEAR(r.json.value(QStringLiteral("noise_variance")).toDouble(), variance,
+                1e-10 * variance);
+}
+
+void TestDpxCli::expectedErrorExact_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<double>("expected");
+    QTest::addColumn<double>("tolerance");
+    // Seed 000 §3.3 / brief: H = [0, 16], ε = 0.1, Laplace b = 10.
+    QTest::newRow("clamp sse (seed 000 §3.3)")
+        << QStringLiteral(
+               "--counts 0,16 --mechanism laplace --epsilon 0.1 --estimator clamp --metric sse "
+               "--method exact")
+        << 247.50690532 << 1e-7;
+    QTest::newRow("identity sse = 2n/ε²")
+        << QStringLiteral(
+               "--counts 0,16 --mechanism laplace --epsilon 0.1 --estimator identity --metric sse")
+        << 400.0 << 1e-7;
+    // mpmath reference, tests/reference/two_bin_reference.py (the seed's 251.00037027604492 is
+    // within its claimed 1e-5).
+    QTest::newRow("resize sse (mpmath)")
+        << QStringLiteral(
+               "--counts 0,16 --mechanism laplace --epsilon 0.1 --estimator resize --metric sse")
+        << 251.00036971994430854 << 1e-7;
+    // Identity L∞ with Laplace: b·H_n = 10·(1 + 1/2).
+    QTest::newRow("identity linf = b H_2")
+        << QStringLiteral(
+               "--counts 0,16 --mechanism laplace --epsilon 0.1 --estimator identity --metric linf")
+        << 15.0 << 1e-8;
+    // Frequency scale: 400/N² with N = 16.
+    QTest::newRow("identity sse frequencies")
+        << QStringLiteral(
+               "--counts 0,16 --mechanism laplace --epsilon 0.1 --estimator identity --metric sse "
+               "--scale frequencies")
+        << 400.0 / 256 << 1e-10;
+    // Replace neighbours: Δ1 = 2 → b = 20, identity SSE = 2·2b² = 1600.
+    QTest::newRow("replace sse") << QStringLiteral(
+                                        "--counts 0,16 --mechanism laplace --epsilon 0.1 "
+                                        "--estimator identity --metric sse --neighbouring replace")
+                                 << 1600.0 << 1e-7;
+    // Geometric α = e^(−0.5), identity L1 = n·2α/(1−α²).
+    const double a = std::exp(-0.5);
+    QTest::newRow("geometric identity l1")
+        << QStringLiteral(
+               "--counts 3,4 --mechanism geometric --epsilon 0.5 --estimator identity --metric l1")
+        << 2 * 2 * a / (1 - a * a) << 1e-10;
+}
+
+void TestDpxCli::expectedErrorExact() {
+    QFETCH(QString, args);
+    QFETCH(double, expected);
+    QFETCH(double, tolerance);
+    QStringList a{QStringLiteral("expected-error")};
+    a += args.split(QLatin1Char(' '));
+    RUN_OK(r, a);
+    const double v = r.json.value(QStringLiteral("value")).toDouble(std::nan(""));
+    VERIFY_NEAR(v, expected, tolerance);
+    QCOMPARE(r.json.value(QStringLiteral("method")).toString(), QStringLiteral("exact"));
+    QCOMPARE(r.json.value(QStringLiteral("stderr")).toDouble(-1), 0.0);
+    QCOMPARE(numbers(r.json.value(QStringLiteral("ci95"))), (std::vector<double>{v, v}));
+    QCOMPARE(r.json.value(QStringLiteral("trials")).toInt(-1), 0);
+    QVERIFY(!r.json.value(QStringLiteral("detail")).toString().isEmpty());
+    for (const char* key : {"estimator", "metric", "scale"}) {
+        QVERIFY2(r.json.value(QLatin1String(key)).isString(), key);
+    }
+    QVERIFY(r.json.value(QStringLiteral("mechanism")).isObject());
+}
+
+void TestDpxCli::expectedErrorOptions() {
+    // Every field of the contract on the seed example.
+    RUN_OK(r,
+           split("expected-error --counts 0,16 --mechanism laplace --epsilon 0.1 --estimator clamp "
+                 "--metric sse --method exact"));
+    QCOMPARE(r.json.value(QStringLiteral("estimator")).toString(), QStringLiteral("clamp"));
+    QCOMPARE(r.json.value(QStringLiteral("metric")).toString(), QStringLiteral("sse"));
+    QCOMPARE(r.json.value(QStringLiteral("scale")).toString(), QStringLiteral("counts"));
+    const QJsonObject m = r.json.value(QStringLiteral("mechanism")).toObject();
+    QCOMPARE(m.value(QStringLiteral("name")).toString(), QStringLiteral("laplace"));
+    QCOMPARE(m.value(QStringLiteral("noise")).toString(), QStringLiteral("Laplace(b = 10)"));
+    VERIFY_NEAR(m.value(QStringLiteral("epsilon")).toDouble(), 0.1, 1e-15);
+    VERIFY_NEAR(m.value(QStringLiteral("delta")).toDouble(-1), 0.0, 0.0);
+    VERIFY_NEAR(m.value(QStringLiteral("rho")).toDouble(), 0.005, 1e-15);  // ε²/2
+    VERIFY_NEAR(m.value(QStringLiteral("l1_sensitivity")).toDouble(), 1.0, 0.0);
+    QVERIFY(m.value(QStringLiteral("warnings")).isArray());
+
+    // Replace neighbours double Δ1 (b = 20).
+    RUN_OK(rep, split("expected-error --mechanism laplace --counts 0,16 --epsilon 0.1 --estimator "
+                      "identity --metric sse --neighbouring replace"));
+    const QJsonObject mr = rep.json.value(QStringLiteral("mechanism")).toObject();
+    QCOMPARE(mr.value(QStringLiteral("noise")).toString(), QStringLiteral("Laplace(b = 20)"));
+    VERIFY_NEAR(mr.value(QStringLiteral("l1_sensitivity")).toDouble(), 2.0, 0.0);
+}
+
+void TestDpxCli::expectedErrorGaussian() {
+    // Δ from --max-bins 2 --max-per-bin 3 (add-remove, 3 bins): Δ1 = 3·2 = 6, Δ2 = 3√2.
+    // Analytic σ = 4.2246788893268352923·Δ2 (σ scales with Δ2; tests/reference/gaussian_sigma.py),
+    // so ρ = Δ2²/(2σ²) = 1/(2·4.2246788893268352923²) and identity SSE = 3σ².
+    RUN_OK(r, split("expected-error --counts 0,16,4 --mechanism gaussian --epsilon 1 --delta 1e-6 "
+                    "--calibration analytic --max-bins 2 --max-per-bin 3 --estimator identity "
+                    "--metric sse"));
+    const double s1 = 4.2246788893268352923;
+    const double l2 = 3 * std::sqrt(2.0);
+    const QJsonObject m = r.json.value(QStringLiteral("mechanism")).toObject();
+    QCOMPARE(m.value(QStringLiteral("name")).toString(), QStringLiteral("gaussian"));
+    QCOMPARE(m.value(QStringLiteral("calibration")).toString(), QStringLiteral("analytic"));
+    QVERIFY(m.value(QStringLiteral("noise")).toString().startsWith(QStringLiteral("Gaussian")));
+    VERIFY_NEAR(m.value(QStringLiteral("l1_sensitivity")).toDouble(), 6.0, 1e-12);
+    VERIFY_NEAR(m.value(QStringLiteral("l2_sensitivity")).toDouble(), l2, 1e-12);
+    VERIFY_NEAR(m.value(QStringLiteral("delta")).toDouble(), 1e-6, 1e-21);
+    VERIFY_NEAR(m.value(QStringLiteral("rho")).toDouble(), 1 / (2 * s1 * s1), 1e-11);
+    const double sigma = s1 * l2;
+    VERIFY_NEAR(r.json.value(QStringLiteral("value")).toDouble(), 3 * sigma * sigma,
+                1e-9 * 3 * sigma * sigma);
+}
+
+void TestDpxCli::expectedErrorMonteCarlo() {
+    const char* base =
+        "expected-error --counts 0,16 --mechanism laplace --epsilon 0.1 --estimator clamp "
+        "--metric sse --method monte-carlo --trials 20000 --seed 5";
+    RUN_OK(r1, split(base) + split("--threads 1"));
+    RUN_OK(r2, split(base) + split("--threads 2"));
+    RUN_OK(other,
+           split("expected-error --counts 0,16 --mechanism laplace --epsilon 0.1 --estimator clamp "
+                 "--metric sse --method monte-carlo --trials 20000 --seed 6"));
+    const double v = r1.json.value(QStringLiteral("value")).toDouble(std::nan(""));
+    const double se = r1.json.value(QStringLiteral("stderr")).toDouble(std::nan(""));
+    QCOMPARE(r1.json.value(QStringLiteral("method")).toString(), QStringLiteral("monte-carlo"));
+    QCOMPARE(r1.json.value(QStringLiteral("trials")).toInteger(-1), qint64(20000));
+    // "seed": the contract's S; accepted as a JSON number or a decimal string (64-bit seeds).
+    const QJsonValue seed = r1.json.value(QStringLiteral("seed"));
+    QVERIFY2(seed.toInteger(-1) == 5 || seed.toString() == QStringLiteral("5"),
+             describe(r1).constData());
+    QVERIFY(se > 0 && se < 10);
+    const auto ci = numbers(r1.json.value(QStringLiteral("ci95")));
+    QCOMPARE(ci.size(), std::size_t(2));
+    VERIFY_NEAR(ci[0], v - 1.96 * se, 1e-9 * v);
+    VERIFY_NEAR(ci[1], v + 1.96 * se, 1e-9 * v);
+    QVERIFY(!r1.json.value(QStringLiteral("detail")).toString().isEmpty());
+    // Closed form 247.5069053 (seed 000 §3.3) within 5 standard errors.
+    QVERIFY2(std::abs(v - 247.50690532138959) <= 5 * se, describe(r1).constData());
+    // Same seed, other thread count: identical; other seed: different.
+    QCOMPARE(r2.json.value(QStringLiteral("value")).toDouble(), v);
+    QCOMPARE(r2.json.value(QStringLiteral("stderr")).toDouble(), se);
+    QVERIFY(other.json.value(QStringLiteral("value")).toDouble() != v);
+    // Default method is exact (contract defaults).
+    RUN_OK(def, split("expected-error --mechanism laplace --counts 0,16 --epsilon 0.1 --estimator "
+                      "clamp --metric l1"));
+    QCOMPARE(def.json.value(QStringLiteral("method")).toString(), QStringLiteral("exact"));
+    QCOMPARE(def.json.value(QStringLiteral("scale")).toString(), QStringLiteral("counts"));
+}
+
+void TestDpxCli::expectedErrorW1Edges() {
+    // W1 (Monte Carlo only). Edges 0,10,20,30 put the bins at 5, 15, 25: with the same seed the
+    // noise is identical and every distance is 10× the one at the default positions 0, 1, 2.
+    const char* base =
+        "expected-error --mechanism laplace --counts 1,2,3 --epsilon 1 --estimator clamp --metric "
+        "w1 "
+        "--method monte-carlo --trials 5000 --seed 3 --threads 1";
+    RUN_OK(plain, split(base));
+    RUN_OK(edged, split(base) + split("--edges 0,10,20,30"));
+    const double a = plain.json.value(QStringLiteral("value")).toDouble(std::nan(""));
+    const double b = edged.json.value(QStringLiteral("value")).toDouble(std::nan(""));
+    QVERIFY(a > 0);
+    VERIFY_NEAR(b, 10 * a, 1e-12 * b);
+    QCOMPARE(plain.json.value(QStringLiteral("metric")).toString(), QStringLiteral("w1"));
+}
+
+void TestDpxCli::sigma_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<double>("sigma");
+    // tests/reference/gaussian_sigma.py (analytic), closed forms (classic, seed).
+    QTest::newRow("analytic eps 1 delta 1e-6")
+        << QStringLiteral("--epsilon 1 --delta 1e-6 --sensitivity 1 --calibration analytic")
+        << 4.2246788893268352923;
+    QTest::newRow("analytic eps 1 delta 1e-5 D2 2.5")
+        << QStringLiteral("--epsilon 1 --delta 1e-5 --sensitivity 2.5 --calibration analytic")
+        << 9.3265790870398545347;
+    QTest::newRow("classic eps 0.5 delta 1e-5 D2 2")
+        << QStringLiteral("--epsilon 0.5 --delta 1e-5 --sensitivity 2 --calibration classic")
+        << 2 * std::sqrt(2 * std::log(1.25 / 1e-5)) / 0.5;
+    QTest::newRow("seed eps 2 delta 1e-8")
+        << QStringLiteral("--epsilon 2 --delta 1e-8 --sensitivity 1 --calibration seed")
+        << std::sqrt(2 * std::log(2 / 1e-8)) / 2;
+}
+
+void TestDpxCli::sigma() {
+    QFETCH(QString, args);
+    QFETCH(double, sigma);
+    QStringList a{QStringLiteral("sigma")};
+    a += args.split(QLatin1Char(' '));
+    RUN_OK(r, a);
+    const double s = r.json.value(QStringLiteral("sigma")).toDouble(std::nan(""));
+    VERIFY_NEAR(s, sigma, 1e-12 * sigma);
+    const double eps = r.json.value(QStringLiteral("epsilon")).toDouble();
+    const double delta = r.json.value(QStringLiteral("delta")).toDouble();
+    const double exact = r.json.value(QStringLiteral("exact_delta")).toDouble(std::nan(""));
+    QVERIFY2(exact > 0 && exact <= delta * (1 + 1e-9), describe(r).constData());
+    if (args.contains(QStringLiteral("analytic"))) {
+        VERIFY_NEAR(exact, delta, 1e-9 * delta);
+    }
+    const double l2 = args.contains(QStringLiteral("2.5"))             ? 2.5
+                      : args.contains(QStringLiteral("sensitivity 2")) ? 2.0
+                                                                       : 1.0;
+    VERIFY_NEAR(r.json.value(QStringLiteral("rho")).toDouble(), l2 * l2 / (2 * s * s), 1e-14);
+    QVERIFY(eps > 0);
+    QVERIFY(r.json.value(QStringLiteral("warnings")).isArray());
+    QVERIFY(args.contains(r.json.value(QStringLiteral("calibration")).toString()));
+}
+
+void TestDpxCli::sigmaWarningsAndRefusals() {
+    // Classic at ε = 2 (private, but outside the proven range ε < 1): a warning.
+    RUN_OK(w, split("sigma --epsilon 2 --delta 1e-5 --sensitivity 1 --calibration classic"));
+    QVERIFY2(!w.json.value(QStringLiteral("warnings")).toArray().isEmpty(),
+             describe(w).constData());
+    // Classic and seed at ε = 10, δ = 1e-5 are not (ε, δ)-DP (exact δ 2.27e-5 and 1.36e-5,
+    // tests/reference/gaussian_sigma.py): refused as invalid parameters.
+    for (const char* cal : {"classic", "seed"}) {
+        const Run r = dpx(split("sigma --epsilon 10 --delta 1e-5 --sensitivity 1 --calibration") +
+                          QStringList{QString::fromLatin1(cal)});
+        QVERIFY2(r.exitCode == 2, describe(r).constData());
+        QVERIFY2(r.out.isEmpty(), describe(r).constData());
+        QVERIFY2(r.err.startsWith("dpx: error: "), describe(r).constData());
+    }
+}
+
+void TestDpxCli::invalid_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>(
+        "mention");  // '|'-separated, one must appear in stderr (case-insensitive)
+    const QString ee =
+        QStringLiteral("expected-error --counts 0,16 --estimator clamp --metric sse ");
+    const QString eeL = ee + QStringLiteral("--mechanism laplace ");
+    // ε
+    for (const char* e : {"0", "-1", "-0.1", "nan", "inf", "-inf", "abc", "1e400"}) {
+        QTest::addRow("expected-error epsilon %s", e)
+            << eeL + QStringLiteral("--epsilon ") + QLatin1String(e) << QStringLiteral("epsilon|ε");
+        QTest::addRow("noisefirst epsilon %s", e)
+            << QStringLiteral("estimate --counts 1,2 --estimator noisefirst --epsilon ") +
+                   QLatin1String(e)
+            << QStringLiteral("epsilon|ε");
+        QTest::addRow("sigma epsilon %s", e)
+            << QStringLiteral(
+                   "sigma --delta 1e-5 --sensitivity 1 --calibration analytic --epsilon ") +
+                   QLatin1String(e)
+            << QStringLiteral("epsilon|ε");
+    }
+    QTest::newRow("expected-error without epsilon") << eeL << QStringLiteral("epsilon|ε");
+    QTest::newRow("noisefirst without epsilon")
+        << QStringLiteral("estimate --counts 1,2 --estimator noisefirst")
+        << QStringLiteral("epsilon|ε");
+    // δ
+    for (const char* d : {"0", "1", "1.5", "-1e-5", "nan"}) {
+        QTest::addRow("gaussian delta %s", d)
+            << ee + QStringLiteral("--epsilon 1 --mechanism gaussian --delta ") + QLatin1String(d)
+            << QStringLiteral("delta|δ");
+    }
+    QTest::newRow("gaussian without delta")
+        << ee + QStringLiteral("--epsilon 1 --mechanism gaussian") << QStringLiteral("delta|δ");
+    QTest::newRow("sigma without delta")
+        << QStringLiteral("sigma --epsilon 1 --sensitivity 1 --calibration analytic")
+        << QStringLiteral("delta|δ");
+    // Names
+    QTest::newRow("unknown estimator (estimate)")
+        << QStringLiteral("estimate --counts 1,2 --estimator median") << QStringLiteral("median");
+    QTest::newRow("unknown estimator (expected-error)")
+        << QStringLiteral(
+               "expected-error --mechanism laplace --counts 0,16 --epsilon 1 --metric sse "
+               "--estimator median")
+        << QStringLiteral("median");
+    QTest::newRow("unknown mechanism") << ee + QStringLiteral("--epsilon 1 --mechanism exponential")
+                                       << QStringLiteral("exponential");
+    QTest::newRow("unknown metric") << QStringLiteral(
+                                           "expected-error --counts 0,16 --estimator clamp "
+                                           "--mechanism laplace --epsilon 1 --metric l7")
+                                    << QStringLiteral("l7");
+    QTest::newRow("unknown scale")
+        << eeL + QStringLiteral("--epsilon 1 --scale percent") << QStringLiteral("percent");
+    QTest::newRow("unknown method")
+        << eeL + QStringLiteral("--epsilon 1 --method guess") << QStringLiteral("guess");
+    QTest::newRow("unknown calibration")
+        << ee + QStringLiteral("--epsilon 1 --mechanism gaussian --delta 1e-5 --calibration magic")
+        << QStringLiteral("magic");
+    QTest::newRow("unknown neighbouring")
+        << eeL + QStringLiteral("--epsilon 1 --neighbouring swap") << QStringLiteral("swap");
+    // No exact method (contract: exit 2).
+    QTest::newRow("exact w1") << QStringLiteral(
+                                     "expected-error --mechanism laplace --counts 0,16 --epsilon "
+                                     "0.1 --estimator clamp --metric w1 --method exact")
+                              << QStringLiteral("monte|w1|wasserstein");
+    QTest::newRow("exact resize 3 bins")
+        << QStringLiteral(
+               "expected-error --mechanism laplace --counts 0,16,3 --epsilon 0.1 --estimator "
+               "resize --metric sse --method exact")
+        << QStringLiteral("monte|resize");
+    // Counts, edges, sensitivities, Monte Carlo options
+    QTest::newRow("negative true count") << QStringLiteral(
+                                                "expected-error --mechanism laplace --counts 0,-1 "
+                                                "--epsilon 1 --estimator clamp --metric sse")
+                                         << QStringLiteral("negative|count|≥ 0");
+    QTest::newRow("empty counts") << QStringLiteral("estimate --counts , --estimator clamp")
+                                  << QStringLiteral("count");
+    QTest::newRow("non-numeric count")
+        << QStringLiteral("estimate --counts 1,a,3 --estimator clamp") << QStringLiteral("count|a");
+    QTest::newRow("missing counts")
+        << QStringLiteral("estimate --estimator clamp") << QStringLiteral("count");
+    QTest::newRow("edges count") << eeL + QStringLiteral("--epsilon 1 --edges 0,1")
+                                 << QStringLiteral("edge");
+    QTest::newRow("edges not increasing")
+        << eeL + QStringLiteral("--epsilon 1 --edges 0,2,1") << QStringLiteral("edge|increasing");
+    QTest::newRow("geometric fractional sensitivity")
+        << QStringLiteral(
+               "estimate --counts 1,2 --estimator noisefirst --epsilon 1 --mechanism geometric "
+               "--sensitivity 1.5")
+        << QStringLiteral("integer");
+    QTest::newRow("zero sensitivity")
+        << QStringLiteral(
+               "estimate --counts 1,2 --estimator noisefirst --epsilon 1 --sensitivity 0")
+        << QStringLiteral("sensitivity");
+    QTest::newRow("max-bins 0") << eeL + QStringLiteral("--epsilon 1 --max-bins 0")
+                                << QStringLiteral("bin");
+    QTest::newRow("max-per-bin -1") << eeL + QStringLiteral("--epsilon 1 --max-per-bin -1")
+                                    << QStringLiteral("bin|contribution");
+    QTest::newRow("trials 0") << eeL + QStringLiteral("--epsilon 1 --method monte-carlo --trials 0")
+                              << QStringLiteral("trial");
+    QTest::newRow("trials -5") << eeL +
+                                      QStringLiteral("--epsilon 1 --method monte-carlo --trials -5")
+                               << QStringLiteral("trial");
+    QTest::newRow("seed abc") << eeL + QStringLiteral("--epsilon 1 --method monte-carlo --seed abc")
+                              << QStringLiteral("seed");
+    QTest::newRow("threads -1") << eeL + QStringLiteral(
+                                             "--epsilon 1 --method monte-carlo --threads -1")
+                                << QStringLiteral("thread");
+    // Command line structure
+    QTest::newRow("unknown subcommand")
+        << QStringLiteral("frobnicate --counts 1") << QStringLiteral("frobnicate");
+    QTest::newRow("unknown option")
+        << QStringLiteral("estimate --counts 1,2 --estimator clamp --bogus 1")
+        << QStringLiteral("bogus");
+    QTest::newRow("option without value")
+        << QStringLiteral("estimate --counts 1,2 --estimator") << QStringLiteral("estimator");
+    QTest::newRow("option given twice")
+        << QStringLiteral("estimate --counts 1,2 --estimator clamp --estimator resize")
+        << QStringLiteral("estimator");
+}
+
+void TestDpxCli::invalid() {
+    QFETCH(QString, args);
+    QFETCH(QString, mention);
+    const Run r = dpx(args.split(QLatin1Char(' '), Qt::SkipEmptyParts));
+    QVERIFY2(r.exitCode == 2, describe(r).constData());
+    QVERIFY2(r.out.isEmpty(), describe(r).constData());
+    QVERIFY2(r.err.startsWith("dpx: error: ") && r.err.trimmed().size() > 12,
+             describe(r).constData());
+    const QString err = QString::fromUtf8(r.err).toLower();
+    bool found = false;
+    for (const QString& m : mention.split(QLatin1Char('|'))) {
+        found = found || err.contains(m.toLower());
+    }
+    QVERIFY2(found,
+             ("stderr does not mention " + mention.toUtf8() + "\n" + describe(r)).constData());
+}
+
+QTEST_GUILESS_MAIN(TestDpxCli)
+#include "tst_dpx_cli.moc"
