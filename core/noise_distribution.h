@@ -17,6 +17,8 @@ public:
     static NoiseDistribution laplace(double scale);          // b > 0
     static NoiseDistribution discreteLaplace(double alpha);  // α in (0, 1)
     static NoiseDistribution gaussian(double sigma);         // σ > 0
+    // The law of the given kind with the given parameter (b, α or σ).
+    static NoiseDistribution of(NoiseKind kind, double parameter) { return {kind, parameter}; }
 
     NoiseKind kind() const { return kind_; }
     bool isDiscrete() const { return kind_ == NoiseKind::DiscreteLaplace; }

@@ -35,15 +35,7 @@ namespace {
 constexpr double kRel = 1e-9;
 
 NoiseDistribution makeNoise(NoiseKind kind, double p) {
-    switch (kind) {
-        case NoiseKind::Laplace:
-            return NoiseDistribution::laplace(p);
-        case NoiseKind::DiscreteLaplace:
-            return NoiseDistribution::discreteLaplace(p);
-        case NoiseKind::Gaussian:
-            return NoiseDistribution::gaussian(p);
-    }
-    return NoiseDistribution::laplace(p);
+    return NoiseDistribution::of(kind, p);
 }
 
 TruthModel truthOf(const std::vector<double>& counts) {
@@ -620,8 +612,8 @@ void TestExactError::twoBinLargeCounts() {
     //    SSE = E[max(0,Z1)² + min(Z1,0)²] + E[Z2²] (the cross term has mean 0) = 2·Var.
     //  * NoiseFirst with V = Var never merges when |h1 − h2| ≫ 2√V → identity for every metric.
     // Tolerance: 1e-9 relative, widened to the engine's reported error bound where the counts dwarf
-    // the noise: estimators evaluate h + z in double, so at h = 1e9 (ulp 1.2e-7) the integrand itself
-    // carries ~3e-8 relative rounding noise and the engine says so in errorBound.
+    // the noise: estimators evaluate h + z in double, so at h = 1e9 (ulp 1.2e-7) the integrand
+    // itself carries ~3e-8 relative rounding noise and the engine says so in errorBound.
     QFETCH(NoiseKind, kind);
     QFETCH(double, param);
     QFETCH(double, h1);

@@ -20,15 +20,7 @@ Q_DECLARE_METATYPE(dpx::NoiseKind)
 namespace {
 
 NoiseDistribution make(NoiseKind kind, double p) {
-    switch (kind) {
-        case NoiseKind::Laplace:
-            return NoiseDistribution::laplace(p);
-        case NoiseKind::DiscreteLaplace:
-            return NoiseDistribution::discreteLaplace(p);
-        case NoiseKind::Gaussian:
-            return NoiseDistribution::gaussian(p);
-    }
-    return NoiseDistribution::laplace(p);
+    return NoiseDistribution::of(kind, p);
 }
 
 double pdf(NoiseKind kind, double p, double x) {
