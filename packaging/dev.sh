@@ -48,11 +48,14 @@ case "$mode" in
     build) ;;
     run)
         exe="$build_dir/app/dpexplorer"
+        args=(--example seed000)
+        # DPX_SCREENSHOT=file.png: save the window once computed, then quit (for docs and checks).
+        [ -n "${DPX_SCREENSHOT:-}" ] && args+=(--screenshot "$DPX_SCREENSHOT")
         if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
-            exec "$exe" --example seed000
+            exec "$exe" "${args[@]}"
         fi
-        echo "== no display found: starting dpexplorer under Xvfb (screenshot: set DPX_SCREENSHOT=file.png)"
-        exec xvfb-run -a -s "-screen 0 1600x1000x24" "$exe" --example seed000
+        echo "== no display found: starting dpexplorer under Xvfb (DPX_SCREENSHOT=file.png saves the window)"
+        exec xvfb-run -a -s "-screen 0 1600x1000x24" "$exe" "${args[@]}"
         ;;
     test)
         export QT_QPA_PLATFORM=offscreen
