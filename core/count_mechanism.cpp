@@ -371,7 +371,9 @@ CountMechanism CountMechanism::symmetrised() const {
 // ---------------------------------------------------------------------------------------------
 // Named mechanisms (seed 001 §6; digest "Named mechanisms")
 
-Expected<CountMechanism> truncatedGeometric(int n, double epsilon) {
+// Validated (n, ε) of a count mechanism and the powers α^0 … α^n (one table instead of a pow()
+// per matrix entry).
+Expected<std::vector<double>> alphaPowers(int n, double epsilon) {
     if (auto s = validatePeople(n); !s) {
         return s.error();
     }
@@ -379,7 +381,21 @@ Expected<CountMechanism> truncatedGeometric(int n, double epsilon) {
     if (!alpha) {
         return alpha.error();
     }
-    const double a = *alpha;
+    std::vector<double> pw(static_cast<std::size_t>(n) + 1);
+    pw[0] = 1;
+    for (std::size_t k = 1; k < pw.size(); ++k) {
+        pw[k] = pw[k - 1] * *alpha;
+    }
+    return pw;
+}
+
+Expected<CountMechanism> truncatedGeometric(int n, double epsilon) {
+    const auto powers = alphaPowers(n, epsilon);
+    if (!powers) {
+        return powers.error();
+    }
+    const std::vector<double>& pw = *powers;
+    const double a = pw[1];  // n ≥ 1
     const auto size = static_cast<std::size_t>(n) + 1;
     const auto last = static_cast<std::size_t>(n);
     // Clamping the two-sided geometric Pr[Z = z] = (1−α)/(1+α)·α^|z|: the tail mass
@@ -390,14 +406,14 @@ Expected<CountMechanism> truncatedGeometric(int n, double epsilon) {
     std::vector<double> p(size * size);
     for (std::size_t i = 0; i < size; ++i) {
         for (std::size_t j = 0; j < size; ++j) {
-            const double d = std::abs(static_cast<double>(i) - static_cast<double>(j));
+            const std::size_t d = i > j ? i - j : j - i;
             double v = 0;
             if (i == 0) {
-                v = x * std::pow(a, static_cast<double>(j));
+                v = x * pw[j];
             } else if (i == last) {
-                v = x * std::pow(a, static_cast<double>(last - j));
+                v = x * pw[last - j];
             } else {
-                v = y * std::pow(a, d);
+                v = y * pw[d];
             }
             p[i * size + j] = v;
         }
@@ -406,14 +422,11 @@ Expected<CountMechanism> truncatedGeometric(int n, double epsilon) {
 }
 
 Expected<CountMechanism> explicitFair(int n, double epsilon) {
-    if (auto s = validatePeople(n); !s) {
-        return s.error();
+    const auto powers = alphaPowers(n, epsilon);
+    if (!powers) {
+        return powers.error();
     }
-    const auto alpha = alphaFor(epsilon);
-    if (!alpha) {
-        return alpha.error();
-    }
-    const double a = *alpha;
+    const std::vector<double>& pw = *powers;
     const auto size = static_cast<std::size_t>(n) + 1;
     const auto last = static_cast<std::size_t>(n);
     // Unnormalised shape (y = 1). Every column then sums to the same S (even n:
@@ -427,7 +440,7 @@ Expected<CountMechanism> explicitFair(int n, double epsilon) {
         for (std::size_t i = 0; i < size; ++i) {
             const std::size_t d = i > j ? i - j : j - i;
             const std::size_t e = d <= m ? d : (d + m + 1) / 2;  // ⌈(d+m)/2⌉
-            const double v = std::pow(a, static_cast<double>(e));
+            const double v = pw[e];
             p[i * size + j] = v;
             sum += v;
         }
