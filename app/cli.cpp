@@ -3,11 +3,19 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <ostream>
+#include <sstream>
 
 #include "app/cli_args.h"
 #include "app/version.h"
+#include "core/count_mechanism.h"
+#include "core/count_mechanism_io.h"
 #include "core/estimator.h"
 #include "core/expected_error.h"
 #include "core/gaussian_mechanism.h"
@@ -37,6 +45,9 @@ Usage:
                [--neighbouring add-remove|replace] [--max-bins M] [--max-per-bin C]
                [--edges e0,e1,...]
   dpx sigma --epsilon E --delta D --sensitivity S [--calibration classic|seed|analytic]
+  dpx matrix --mechanism geometric|explicit-fair|uniform|randomized-response|grr
+             --n N --epsilon E [--k K (grr)] [--format json|csv]
+  dpx matrix --check FILE.csv|FILE.json --epsilon E
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
@@ -392,6 +403,239 @@ int cmdSigma(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     return kOk;
 }
 
+// ---------------------------------------------------------------------------------------------
+// dpx matrix: count-query mechanism matrices (core/count_mechanism.h)
+
+// JSON has no infinity: an infinite achieved ε is written as the string "inf".
+QJsonValue epsilonValue(double e) {
+    if (std::isinf(e)) {
+        return QStringLiteral("inf");
+    }
+    return e;
+}
+
+// The report shared by the generated and the checked matrices. `allPairs`: local-DP neighbours
+// (every pair of columns, GRR) instead of adjacent counts.
+QJsonObject matrixReport(const CountMechanism& m, const std::string& mechanism, double epsilon,
+                         bool allPairs) {
+    QJsonObject o;
+    o[QStringLiteral("mechanism")] = qs(mechanism);
+    o[QStringLiteral("n")] = static_cast<qint64>(m.people());
+    o[QStringLiteral("epsilon")] = epsilon;
+    o[QStringLiteral("alpha")] = std::exp(-epsilon);
+    QJsonArray rows;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+        QJsonArray row;
+        for (std::size_t j = 0; j < m.size(); ++j) {
+            row.append(m.at(i, j));
+        }
+        rows.append(row);
+    }
+    o[QStringLiteral("matrix")] = rows;
+    o[QStringLiteral("l0")] = m.l0();
+    const double achieved = allPairs ? m.achievedEpsilonAllPairs() : m.achievedEpsilon();
+    o[QStringLiteral("achieved_epsilon")] = epsilonValue(achieved);
+    o[QStringLiteral("neighbours")] =
+        allPairs ? QStringLiteral("all-pairs") : QStringLiteral("adjacent");
+    const CountProperties props = m.properties();
+    QJsonObject holds;
+    QJsonObject violations;
+    for (const CountProperty p : kAllCountProperties) {
+        const PropertyCheck& c = props.get(p);
+        const QString name = QString::fromLatin1(countPropertyName(p));
+        holds[name] = c.holds;
+        if (!c.holds) {
+            violations[name] = qs(c.reason);
+        }
+    }
+    o[QStringLiteral("properties")] = holds;
+    o[QStringLiteral("violations")] = violations;
+    bool sumsOk = true;
+    for (std::size_t j = 0; j < m.size(); ++j) {
+        sumsOk = sumsOk && std::abs(m.columnSum(j) - 1) <= kColumnSumTolerance;
+    }
+    o[QStringLiteral("column_sums_ok")] = sumsOk;
+    return o;
+}
+
+Expected<CountMechanism> readMatrixFile(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        return Error{"cannot read '" + path + "': it is a directory"};
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return Error{"cannot read '" + path + "': " + std::strerror(errno)};
+    }
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    if (in.bad()) {
+        return Error{"cannot read '" + path + "'"};
+    }
+    const std::string text = buf.str();
+    auto endsWith = [&](const char* ext) {
+        const std::size_t k = std::strlen(ext);
+        if (path.size() < k) {
+            return false;
+        }
+        for (std::size_t i = 0; i < k; ++i) {
+            const char c = path[path.size() - k + i];
+            if (static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != ext[i]) {
+                return false;
+            }
+        }
+        return true;
+    };
+    bool json = false;
+    if (endsWith(".json")) {
+        json = true;
+    } else if (!endsWith(".csv")) {
+        const std::size_t first = text.find_first_not_of(" \t\r\n");
+        json = first != std::string::npos && text[first] == '{';
+    }
+    auto m = json ? fromJson(text, "file") : fromCsv(text, "file");
+    if (!m) {
+        return Error{"'" + path + "': " + m.error().message};
+    }
+    return m;
+}
+
+int cmdMatrixCheck(const Args& a, std::ostream& out, std::ostream& err) {
+    for (const char* opt : {"mechanism", "n", "k", "format"}) {
+        if (a.has(opt)) {
+            return fail(err, Error{std::string("--") + opt +
+                                   " cannot be combined with --check (the matrix comes from "
+                                   "the file)"});
+        }
+    }
+    auto eps = a.number("epsilon");
+    if (!eps) {
+        return fail(err, eps.error());
+    }
+    if (auto s = validateEpsilon(*eps); !s) {
+        return fail(err, s.error());
+    }
+    const std::string path = *a.get("check");
+    auto m = readMatrixFile(path);
+    if (!m) {
+        return fail(err, m.error());
+    }
+    QJsonObject o = matrixReport(*m, "file", *eps, false);
+    o[QStringLiteral("file")] = qs(path);
+    const double achieved = m->achievedEpsilon();
+    o[QStringLiteral("dp_ok")] = achieved <= *eps * (1 + 1e-12);
+    print(out, o);
+    return kOk;
+}
+
+int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    auto args = Args::parse(argv, 2, {"mechanism", "n", "epsilon", "k", "format", "check"});
+    if (!args) {
+        return fail(err, args.error());
+    }
+    const Args& a = *args;
+    if (a.has("check")) {
+        return cmdMatrixCheck(a, out, err);
+    }
+    auto mechText = a.text("mechanism");
+    if (!mechText) {
+        return fail(err, Error{"missing required option --mechanism (geometric, explicit-fair, "
+                               "uniform, randomized-response or grr), or --check FILE"});
+    }
+    const std::string& mech = *mechText;
+    const bool grr = mech == "grr";
+    if (mech != "geometric" && mech != "explicit-fair" && mech != "uniform" &&
+        mech != "randomized-response" && !grr) {
+        return fail(err, Error{"unknown mechanism '" + mech +
+                               "' (use geometric, explicit-fair, uniform, randomized-response "
+                               "or grr)"});
+    }
+    const std::string format = a.text("format", "json");
+    if (format != "json" && format != "csv") {
+        return fail(err, Error{"unknown format '" + format + "' (use json or csv)"});
+    }
+    auto eps = a.number("epsilon");
+    if (!eps) {
+        return fail(err, eps.error());
+    }
+    if (auto s = validateEpsilon(*eps); !s) {
+        return fail(err, s.error());
+    }
+    constexpr std::int64_t kUnset = std::numeric_limits<std::int64_t>::min();
+    auto n = a.integer("n", kUnset);
+    if (!n) {
+        return fail(err, n.error());
+    }
+    auto k = a.integer("k", kUnset);
+    if (!k) {
+        return fail(err, k.error());
+    }
+    // Range checks here so that values beyond int are reported as given.
+    auto inRange = [](std::int64_t v, std::int64_t lo, std::int64_t hi, const char* what) {
+        if (v < lo || v > hi) {
+            return Status(Error{std::string(what) + " must be an integer in [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                                std::to_string(v)});
+        }
+        return okStatus();
+    };
+    if (!grr && *k != kUnset) {
+        return fail(err, Error{"--k applies to --mechanism grr only"});
+    }
+    Expected<CountMechanism> m = Error{""};
+    if (grr) {
+        if (*k == kUnset) {
+            return fail(err, Error{"--mechanism grr needs --k (the number of categories, "
+                                   "2 ≤ k ≤ " +
+                                   std::to_string(kMaxCountPeople + 1) + ")"});
+        }
+        if (*n != kUnset && *n != *k - 1) {
+            return fail(err, Error{"--n must be k − 1 for grr (the matrix is k×k); got --n " +
+                                   std::to_string(*n) + " with --k " + std::to_string(*k)});
+        }
+        if (auto s = inRange(*k, 2, kMaxCountPeople + 1, "--k (the number of categories)"); !s) {
+            return fail(err, s.error());
+        }
+        m = generalizedRandomizedResponse(static_cast<int>(*k), *eps);
+    } else if (mech == "randomized-response") {
+        if (*n != kUnset && *n != 1) {
+            return fail(err, Error{"randomized response is the n = 1 mechanism; --n must be 1 "
+                                   "or left out (got " +
+                                   std::to_string(*n) + ")"});
+        }
+        m = randomizedResponse(*eps);
+    } else {
+        if (*n == kUnset) {
+            return fail(err, Error{"missing required option --n (the number of people, 1 ≤ n ≤ " +
+                                   std::to_string(kMaxCountPeople) + ")"});
+        }
+        if (auto s = inRange(*n, 1, kMaxCountPeople, "--n (the number of people)"); !s) {
+            return fail(err, s.error());
+        }
+        const int people = static_cast<int>(*n);
+        if (mech == "geometric") {
+            m = truncatedGeometric(people, *eps);
+        } else if (mech == "explicit-fair") {
+            m = explicitFair(people, *eps);
+        } else {
+            m = uniformMechanism(people);
+        }
+    }
+    if (!m) {
+        return fail(err, m.error());
+    }
+    if (format == "csv") {
+        out << toCsv(*m);
+        return kOk;
+    }
+    QJsonObject o = matrixReport(*m, mech, *eps, grr);
+    if (grr) {
+        o[QStringLiteral("k")] = static_cast<qint64>(m->size());
+    }
+    print(out, o);
+    return kOk;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -421,6 +665,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "sigma") {
             return cmdSigma(argv, out, err);
+        }
+        if (cmd == "matrix") {
+            return cmdMatrix(argv, out, err);
         }
     } catch (const std::exception& e) {
         err << "dpx: internal error: " << e.what() << '\n';

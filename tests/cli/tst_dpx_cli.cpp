@@ -2,15 +2,21 @@
 // "dpx: error: <message>", exit 0 ok / 2 invalid arguments or parameters / 1 runtime failure).
 // Reference values carry their provenance; they are the same independent references as the core
 // tests use (seed 000, closed forms, tests/reference/*.py).
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QProcess>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -100,6 +106,12 @@ private Q_SLOTS:
     void sigma_data();
     void sigma();
     void sigmaWarningsAndRefusals();
+    void matrixGeometric();
+    void matrixExplicitFair();
+    void matrixUniform();
+    void matrixGrr();
+    void matrixCsv();
+    void matrixCheck();
     void invalid_data();
     void invalid();
 };
@@ -107,7 +119,7 @@ private Q_SLOTS:
 void TestDpxCli::help() {
     const Run r = dpx({QStringLiteral("--help")});
     QVERIFY2(r.exitCode == 0, describe(r).constData());
-    for (const char* word : {"estimate", "expected-error", "sigma"}) {
+    for (const char* word : {"estimate", "expected-error", "sigma", "matrix"}) {
         QVERIFY2(r.out.contains(word), describe(r).constData());
     }
 }
@@ -429,6 +441,204 @@ void TestDpxCli::sigmaWarningsAndRefusals() {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// dpx matrix
+
+namespace {
+
+// JSON "matrix" (rows = outputs) as rows of doubles.
+std::vector<std::vector<double>> matrixRows(const QJsonObject& o) {
+    std::vector<std::vector<double>> rows;
+    for (const auto& r : o.value(QStringLiteral("matrix")).toArray()) {
+        rows.push_back(numbers(r));
+    }
+    return rows;
+}
+
+bool writeFile(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+
+}  // namespace
+
+void TestDpxCli::matrixGeometric() {
+    // Digest 001 "Reference values": GM n = 2, α = 0.9, columns (0.5263, 0.0474, 0.4263),
+    // (0.4737, 0.0526, 0.4737), (0.4263, 0.0474, 0.5263); printed to 4 decimals. JSON rows are
+    // outputs, so row i holds entry i of every column.
+    const double eps = -std::log(0.9);
+    RUN_OK(r, (QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                           QStringLiteral("geometric"), QStringLiteral("--n"), QStringLiteral("2"),
+                           QStringLiteral("--epsilon"), QString::number(eps, 'g', 17)}));
+    const double columns[3][3] = {
+        {0.5263, 0.0474, 0.4263}, {0.4737, 0.0526, 0.4737}, {0.4263, 0.0474, 0.5263}};
+    const auto rows = matrixRows(r.json);
+    QCOMPARE(rows.size(), std::size_t(3));
+    for (std::size_t i = 0; i < 3; ++i) {
+        QCOMPARE(rows[i].size(), std::size_t(3));
+        for (std::size_t j = 0; j < 3; ++j) {
+            VERIFY_NEAR(rows[i][j], columns[j][i], 5e-5);
+        }
+    }
+    QCOMPARE(r.json.value(QStringLiteral("mechanism")).toString(), QStringLiteral("geometric"));
+    QCOMPARE(r.json.value(QStringLiteral("n")).toInt(), 2);
+    VERIFY_NEAR(r.json.value(QStringLiteral("alpha")).toDouble(), 0.9, 1e-15);
+    VERIFY_NEAR(r.json.value(QStringLiteral("achieved_epsilon")).toDouble(), eps, 1e-12 * eps);
+    // L0(GM) = 2α/(1+α) (digest 001).
+    VERIFY_NEAR(r.json.value(QStringLiteral("l0")).toDouble(), 1.8 / 1.9, 1e-12);
+    QVERIFY(r.json.value(QStringLiteral("column_sums_ok")).toBool());
+    // GM: symmetric and row monotone; not fair; WH iff n ≥ 2α/(1−α) = 18; CM iff α ≤ ½.
+    const QJsonObject props = r.json.value(QStringLiteral("properties")).toObject();
+    const QJsonObject viol = r.json.value(QStringLiteral("violations")).toObject();
+    for (const char* p : {"RH", "RM", "S"}) {
+        QVERIFY2(props.value(QLatin1String(p)).toBool(), p);
+        QVERIFY2(!viol.contains(QLatin1String(p)), p);
+    }
+    for (const char* p : {"CH", "CM", "F", "WH"}) {
+        QVERIFY2(props.value(QLatin1String(p)).isBool() && !props.value(QLatin1String(p)).toBool(),
+                 p);
+        QVERIFY2(!viol.value(QLatin1String(p)).toString().isEmpty(), p);
+    }
+    QCOMPARE(props.size(), 7);
+    QCOMPARE(viol.size(), 4);
+}
+
+void TestDpxCli::matrixExplicitFair() {
+    // EM satisfies all seven properties; digest 001: y = 0.226244 for n = 4, α = 0.9 (the
+    // constant diagonal).
+    RUN_OK(r,
+           (QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                        QStringLiteral("explicit-fair"), QStringLiteral("--n"), QStringLiteral("4"),
+                        QStringLiteral("--epsilon"), QString::number(-std::log(0.9), 'g', 17)}));
+    const QJsonObject props = r.json.value(QStringLiteral("properties")).toObject();
+    QCOMPARE(props.size(), 7);
+    for (auto it = props.begin(); it != props.end(); ++it) {
+        QVERIFY2(it.value().toBool(), it.key().toUtf8().constData());
+    }
+    QVERIFY(r.json.value(QStringLiteral("violations")).toObject().isEmpty());
+    const auto rows = matrixRows(r.json);
+    QCOMPARE(rows.size(), std::size_t(5));
+    for (std::size_t i = 0; i < 5; ++i) {
+        VERIFY_NEAR(rows[i][i], 0.226244, 5e-7);
+    }
+    // L0(EM) = (n+1)/n·(1−y).
+    VERIFY_NEAR(r.json.value(QStringLiteral("l0")).toDouble(), 1.25 * (1 - rows[0][0]), 1e-12);
+}
+
+void TestDpxCli::matrixUniform() {
+    RUN_OK(r, split("matrix --mechanism uniform --n 5 --epsilon 0.5"));
+    // UM: L0 = 1 (digest 001), 0-DP, every property.
+    VERIFY_NEAR(r.json.value(QStringLiteral("l0")).toDouble(), 1.0, 1e-12);
+    QCOMPARE(r.json.value(QStringLiteral("achieved_epsilon")).toDouble(-1), 0.0);
+    for (const auto& v : r.json.value(QStringLiteral("properties")).toObject()) {
+        QVERIFY(v.toBool());
+    }
+    for (const auto& row : matrixRows(r.json)) {
+        for (double x : row) {
+            VERIFY_NEAR(x, 1.0 / 6, 1e-15);
+        }
+    }
+}
+
+void TestDpxCli::matrixGrr() {
+    // GRR k = 4, ε = ln 3: diagonal e^ε/(e^ε+k−1) = 0.5, off-diagonal 1/6; every pair of columns
+    // is a neighbour, and the ratio 0.5/(1/6) = 3 = e^ε.
+    RUN_OK(r, (QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                           QStringLiteral("grr"), QStringLiteral("--k"), QStringLiteral("4"),
+                           QStringLiteral("--epsilon"), QString::number(std::log(3.0), 'g', 17)}));
+    QCOMPARE(r.json.value(QStringLiteral("k")).toInt(), 4);
+    QCOMPARE(r.json.value(QStringLiteral("n")).toInt(), 3);
+    QCOMPARE(r.json.value(QStringLiteral("neighbours")).toString(), QStringLiteral("all-pairs"));
+    VERIFY_NEAR(r.json.value(QStringLiteral("achieved_epsilon")).toDouble(), std::log(3.0), 1e-12);
+    const auto rows = matrixRows(r.json);
+    QCOMPARE(rows.size(), std::size_t(4));
+    VERIFY_NEAR(rows[2][2], 0.5, 1e-15);
+    VERIFY_NEAR(rows[0][3], 1.0 / 6, 1e-15);
+}
+
+void TestDpxCli::matrixCsv() {
+    // Randomized response at ε = ln 3: 1/(1+α) = 0.75 and α/(1+α) = 0.25, exact in binary.
+    const Run r =
+        dpx(QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                        QStringLiteral("randomized-response"), QStringLiteral("--epsilon"),
+                        QString::number(std::log(3.0), 'g', 17), QStringLiteral("--format"),
+                        QStringLiteral("csv")});
+    QVERIFY2(r.exitCode == 0 && r.err.isEmpty(), describe(r).constData());
+    QCOMPARE(r.out, QByteArray("0.75,0.25\n0.25,0.75\n"));
+    // Full precision: GM n = 3 as CSV, read back by --check, is the same matrix.
+    const Run g = dpx(split("matrix --mechanism geometric --n 3 --epsilon 0.7 --format csv"));
+    QVERIFY2(g.exitCode == 0, describe(g).constData());
+    QCOMPARE(g.out.count('\n'), 4);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("gm.csv"));
+    QVERIFY(writeFile(path, g.out));
+    RUN_OK(back, (QStringList{QStringLiteral("matrix"), QStringLiteral("--check"), path,
+                              QStringLiteral("--epsilon"), QStringLiteral("0.7")}));
+    RUN_OK(orig, split("matrix --mechanism geometric --n 3 --epsilon 0.7"));
+    QCOMPARE(back.json.value(QStringLiteral("matrix")), orig.json.value(QStringLiteral("matrix")));
+    QCOMPARE(back.json.value(QStringLiteral("dp_ok")).toBool(false), true);
+}
+
+void TestDpxCli::matrixCheck() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto check = [&](const QString& name, const QByteArray& text, const char* eps) {
+        const QString path = dir.filePath(name);
+        if (!writeFile(path, text)) {
+            return Run{};
+        }
+        return dpx(QStringList{QStringLiteral("matrix"), QStringLiteral("--check"), path,
+                               QStringLiteral("--epsilon"), QLatin1String(eps)});
+    };
+    // Valid: randomized response with ratio 9 (ε = ln 9 ≈ 2.1972), CSV with CRLF and JSON.
+    for (const auto& [name, text] :
+         {std::pair{QStringLiteral("rr.csv"), QByteArray("0.9,0.1\r\n0.1,0.9\r\n")},
+          std::pair{QStringLiteral("rr.json"),
+                    QByteArray("{\"matrix\": [[0.9, 0.1], [0.1, 0.9]]}")},
+          std::pair{QStringLiteral("rr-sniffed"),
+                    QByteArray(" {\"matrix\":[[0.9,0.1],[0.1,0.9]]}")},
+          std::pair{QStringLiteral("rr.txt"), QByteArray("0.9;0.1\n0.1;0.9")}}) {
+        const Run r = check(name, text, "2.2");
+        QVERIFY2(r.exitCode == 0 && r.jsonOk && r.err.isEmpty(), describe(r).constData());
+        QCOMPARE(r.json.value(QStringLiteral("dp_ok")).toBool(false), true);
+        VERIFY_NEAR(r.json.value(QStringLiteral("achieved_epsilon")).toDouble(), std::log(9.0),
+                    1e-12);
+        QCOMPARE(r.json.value(QStringLiteral("n")).toInt(), 1);
+        QVERIFY(r.json.value(QStringLiteral("properties"))
+                    .toObject()
+                    .value(QStringLiteral("F"))
+                    .toBool());
+    }
+    // Valid but not DP at ε = 2 < ln 9: exit 0, dp_ok false.
+    const Run notDp = check(QStringLiteral("rr2.csv"), "0.9,0.1\n0.1,0.9\n", "2");
+    QVERIFY2(notDp.exitCode == 0 && notDp.jsonOk, describe(notDp).constData());
+    QCOMPARE(notDp.json.value(QStringLiteral("dp_ok")).toBool(true), false);
+    // A zero facing a non-zero: achieved ε is infinite, printed as the string "inf".
+    const Run inf = check(QStringLiteral("id.csv"), "1,0\n0,1\n", "5");
+    QVERIFY2(inf.exitCode == 0 && inf.jsonOk, describe(inf).constData());
+    QCOMPARE(inf.json.value(QStringLiteral("achieved_epsilon")).toString(), QStringLiteral("inf"));
+    QCOMPARE(inf.json.value(QStringLiteral("dp_ok")).toBool(true), false);
+    // Broken files: exit 2, nothing on stdout, the reason (with its place) on stderr.
+    for (const auto& [name, text, mention] :
+         {std::tuple{QStringLiteral("ragged.csv"), QByteArray("0.9,0.1\n0.1\n"), "line 2"},
+          std::tuple{QStringLiteral("word.csv"), QByteArray("0.9,x\n0.1,0.9\n"),
+                     "line 1, column 2"},
+          std::tuple{QStringLiteral("sum.csv"), QByteArray("0.9,0.1\n0.2,0.9\n"), "column 0"},
+          std::tuple{QStringLiteral("empty.csv"), QByteArray(""), "empty"},
+          std::tuple{QStringLiteral("extra.json"), QByteArray("{\"matrix\":[[1,0],[0,1]],\"n\":1}"),
+                     "matrix"}}) {
+        const Run r = check(name, text, "1");
+        QVERIFY2(r.exitCode == 2 && r.out.isEmpty(), describe(r).constData());
+        QVERIFY2(r.err.startsWith("dpx: error: ") && r.err.contains(mention),
+                 describe(r).constData());
+    }
+    const Run missing = dpx(QStringList{QStringLiteral("matrix"), QStringLiteral("--check"),
+                                        dir.filePath(QStringLiteral("nope.csv")),
+                                        QStringLiteral("--epsilon"), QStringLiteral("1")});
+    QVERIFY2(missing.exitCode == 2 && missing.out.isEmpty(), describe(missing).constData());
+}
+
 void TestDpxCli::invalid_data() {
     QTest::addColumn<QString>("args");
     QTest::addColumn<QString>(
@@ -536,6 +746,53 @@ void TestDpxCli::invalid_data() {
     QTest::newRow("threads -1") << eeL + QStringLiteral(
                                              "--epsilon 1 --method monte-carlo --threads -1")
                                 << QStringLiteral("thread");
+    // dpx matrix
+    QTest::newRow("matrix unknown mechanism")
+        << QStringLiteral("matrix --mechanism laplace --n 3 --epsilon 1")
+        << QStringLiteral("laplace");
+    QTest::newRow("matrix without mechanism")
+        << QStringLiteral("matrix --n 3 --epsilon 1") << QStringLiteral("mechanism");
+    for (const char* n : {"0", "-1", "2001", "99999999999", "2.5", "x"}) {
+        QTest::addRow("matrix n %s", n)
+            << QStringLiteral("matrix --mechanism geometric --epsilon 1 --n ") + QLatin1String(n)
+            << QStringLiteral("--n");
+    }
+    QTest::newRow("matrix without n")
+        << QStringLiteral("matrix --mechanism explicit-fair --epsilon 1") << QStringLiteral("--n");
+    for (const char* e : {"0", "-1", "nan", "inf", "abc", "800"}) {
+        QTest::addRow("matrix epsilon %s", e)
+            << QStringLiteral("matrix --mechanism geometric --n 3 --epsilon ") + QLatin1String(e)
+            << QStringLiteral("epsilon|ε");
+        if (std::strcmp(e, "800") != 0) {  // a valid ε for --check (α = 0)
+            QTest::addRow("matrix check epsilon %s", e)
+                << QStringLiteral("matrix --check x.csv --epsilon ") + QLatin1String(e)
+                << QStringLiteral("epsilon|ε");
+        }
+    }
+    QTest::newRow("matrix uniform without epsilon")
+        << QStringLiteral("matrix --mechanism uniform --n 3") << QStringLiteral("epsilon");
+    QTest::newRow("matrix grr without k")
+        << QStringLiteral("matrix --mechanism grr --epsilon 1") << QStringLiteral("--k");
+    QTest::newRow("matrix grr k 1")
+        << QStringLiteral("matrix --mechanism grr --k 1 --epsilon 1") << QStringLiteral("--k");
+    QTest::newRow("matrix grr n mismatch")
+        << QStringLiteral("matrix --mechanism grr --k 3 --n 3 --epsilon 1")
+        << QStringLiteral("--n");
+    QTest::newRow("matrix k without grr")
+        << QStringLiteral("matrix --mechanism geometric --n 3 --k 3 --epsilon 1")
+        << QStringLiteral("--k");
+    QTest::newRow("matrix rr n 2")
+        << QStringLiteral("matrix --mechanism randomized-response --n 2 --epsilon 1")
+        << QStringLiteral("n = 1|--n");
+    QTest::newRow("matrix unknown format")
+        << QStringLiteral("matrix --mechanism geometric --n 3 --epsilon 1 --format xml")
+        << QStringLiteral("xml");
+    QTest::newRow("matrix check with mechanism")
+        << QStringLiteral("matrix --check x.csv --epsilon 1 --mechanism geometric")
+        << QStringLiteral("--mechanism");
+    QTest::newRow("matrix check missing file")
+        << QStringLiteral("matrix --check /nonexistent/dpx-matrix.csv --epsilon 1")
+        << QStringLiteral("nonexistent");
     // Command line structure
     QTest::newRow("unknown subcommand")
         << QStringLiteral("frobnicate --counts 1") << QStringLiteral("frobnicate");
