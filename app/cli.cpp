@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
 #include "app/cli_args.h"
 #include "app/version.h"
+#include "core/count_lp.h"
 #include "core/count_mechanism.h"
 #include "core/count_mechanism_io.h"
 #include "core/estimator.h"
@@ -45,8 +47,10 @@ Usage:
                [--neighbouring add-remove|replace] [--max-bins M] [--max-per-bin C]
                [--edges e0,e1,...]
   dpx sigma --epsilon E --delta D --sensitivity S [--calibration classic|seed|analytic]
-  dpx matrix --mechanism geometric|explicit-fair|uniform|randomized-response|grr
+  dpx matrix --mechanism geometric|explicit-fair|uniform|randomized-response|grr|optimal
              --n N --epsilon E [--k K (grr)] [--format json|csv]
+             optimal: [--objective l0|l1|l2|l0d:D|minimax-...] [--constraints rh,rm,ch,cm,f,wh,s]
+                      [--weights uniform|binomial:P] [--time-limit SECONDS]
   dpx matrix --check FILE.csv|FILE.json --epsilon E
   dpx --help | --version
 
@@ -500,6 +504,89 @@ Expected<CountMechanism> readMatrixFile(const std::string& path) {
     return m;
 }
 
+// --objective l0|l1|l2|l0d:D (prefix "minimax-" for the max over inputs), --constraints
+// rh,rm,ch,cm,f,wh,s (or none), --weights uniform|binomial:P, --time-limit S.
+Expected<CountLpSpec> lpSpecFromArgs(const Args& a, int n, double epsilon) {
+    CountLpSpec spec;
+    spec.n = n;
+    spec.epsilon = epsilon;
+    std::string objective = a.text("objective", "l0");
+    if (objective.rfind("minimax-", 0) == 0) {
+        spec.aggregate = LpAggregate::Max;
+        objective = objective.substr(8);
+    }
+    if (objective == "l0") {
+        spec.cost = LpCostKind::L0;
+    } else if (objective == "l1") {
+        spec.cost = LpCostKind::L1;
+    } else if (objective == "l2") {
+        spec.cost = LpCostKind::L2;
+    } else if (objective.rfind("l0d:", 0) == 0) {
+        auto d = parseNumber(objective.substr(4), "--objective l0d:D");
+        if (!d || *d != std::floor(*d) || *d < 0 || *d > n) {
+            return Error{"--objective l0d:D needs an integer D in [0, n]"};
+        }
+        spec.cost = LpCostKind::L0d;
+        spec.d = static_cast<int>(*d);
+    } else {
+        return Error{"unknown objective '" + a.text("objective", "") +
+                     "' (use l0, l1, l2 or l0d:D, optionally prefixed with minimax-)"};
+    }
+    const std::string constraints = a.text("constraints", "none");
+    if (constraints != "none" && !constraints.empty()) {
+        std::size_t start = 0;
+        for (;;) {
+            const std::size_t comma = constraints.find(',', start);
+            std::string item = constraints.substr(
+                start, comma == std::string::npos ? std::string::npos : comma - start);
+            for (char& c : item) {
+                c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+            }
+            bool found = false;
+            for (const CountProperty p : kAllCountProperties) {
+                std::string name = countPropertyName(p);
+                for (char& c : name) {
+                    c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+                }
+                if (name == item) {
+                    spec.constraints.push_back(p);
+                    found = true;
+                }
+            }
+            if (!found) {
+                return Error{"unknown constraint '" + item + "' (use rh, rm, ch, cm, f, wh, s)"};
+            }
+            if (comma == std::string::npos) {
+                break;
+            }
+            start = comma + 1;
+        }
+    }
+    const std::string weights = a.text("weights", "uniform");
+    if (weights.rfind("binomial:", 0) == 0) {
+        auto pr = parseNumber(weights.substr(9), "--weights binomial:P");
+        if (!pr) {
+            return pr.error();
+        }
+        auto w = binomialWeights(n, *pr);
+        if (!w) {
+            return w.error();
+        }
+        spec.weights = *w;
+    } else if (weights != "uniform") {
+        return Error{"unknown weights '" + weights + "' (use uniform or binomial:P)"};
+    }
+    auto limit = a.number("time-limit", 60.0);
+    if (!limit) {
+        return limit.error();
+    }
+    spec.timeLimitSeconds = *limit;
+    if (auto s = spec.validate(); !s) {
+        return s.error();
+    }
+    return spec;
+}
+
 int cmdMatrixCheck(const Args& a, std::ostream& out, std::ostream& err) {
     for (const char* opt : {"mechanism", "n", "k", "format"}) {
         if (a.has(opt)) {
@@ -529,7 +616,9 @@ int cmdMatrixCheck(const Args& a, std::ostream& out, std::ostream& err) {
 }
 
 int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    auto args = Args::parse(argv, 2, {"mechanism", "n", "epsilon", "k", "format", "check"});
+    auto args = Args::parse(argv, 2,
+                            {"mechanism", "n", "epsilon", "k", "format", "check", "objective",
+                             "constraints", "weights", "time-limit"});
     if (!args) {
         return fail(err, args.error());
     }
@@ -544,11 +633,20 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     }
     const std::string& mech = *mechText;
     const bool grr = mech == "grr";
+    const bool optimal = mech == "optimal";
     if (mech != "geometric" && mech != "explicit-fair" && mech != "uniform" &&
-        mech != "randomized-response" && !grr) {
+        mech != "randomized-response" && !grr && !optimal) {
         return fail(err, Error{"unknown mechanism '" + mech +
-                               "' (use geometric, explicit-fair, uniform, randomized-response "
-                               "or grr)"});
+                               "' (use geometric, explicit-fair, uniform, randomized-response, "
+                               "grr or optimal)"});
+    }
+    if (!optimal) {
+        for (const char* opt : {"objective", "constraints", "weights", "time-limit"}) {
+            if (a.has(opt)) {
+                return fail(
+                    err, Error{std::string("--") + opt + " applies to --mechanism optimal only"});
+            }
+        }
     }
     const std::string format = a.text("format", "json");
     if (format != "json" && format != "csv") {
@@ -583,7 +681,32 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         return fail(err, Error{"--k applies to --mechanism grr only"});
     }
     Expected<CountMechanism> m = Error{""};
-    if (grr) {
+    std::optional<CountLpResult> lp;
+    if (optimal) {
+        if (*n == kUnset) {
+            return fail(err, Error{"missing required option --n (the number of people)"});
+        }
+        if (auto s = inRange(*n, 1, kMaxCountPeople, "--n (the number of people)"); !s) {
+            return fail(err, s.error());
+        }
+        auto spec = lpSpecFromArgs(a, static_cast<int>(*n), *eps);
+        if (!spec) {
+            return fail(err, spec.error());
+        }
+        auto r = designCountMechanism(*spec);
+        if (!r) {
+            return fail(err, r.error());
+        }
+        if (r->status != LpStatus::Optimal) {
+            return fail(err,
+                        Error{std::string("the linear program ended with status '") +
+                              lpStatusName(r->status) + "' after " + formatNumber(r->seconds) +
+                              " s; no mechanism to show"},
+                        kFailure);
+        }
+        lp = *r;
+        m = *r->mechanism;
+    } else if (grr) {
         if (*k == kUnset) {
             return fail(err, Error{"--mechanism grr needs --k (the number of categories, "
                                    "2 ≤ k ≤ " +
@@ -631,6 +754,27 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     QJsonObject o = matrixReport(*m, mech, *eps, grr);
     if (grr) {
         o[QStringLiteral("k")] = static_cast<qint64>(m->size());
+    }
+    if (lp) {
+        o[QStringLiteral("status")] = QString::fromLatin1(lpStatusName(lp->status));
+        o[QStringLiteral("objective")] = lp->objective;
+        o[QStringLiteral("objective_solver")] = lp->solverObjective;
+        if (lp->normalised) {
+            o[QStringLiteral("objective_normalised")] = *lp->normalised;
+        }
+        o[QStringLiteral("repair_uniform_share")] = lp->repairUniformShare;
+        o[QStringLiteral("repair_cost")] = lp->repairCost;
+        o[QStringLiteral("solve_seconds")] = lp->seconds;
+        QJsonArray gaps;
+        for (std::size_t g : lp->gaps) {
+            gaps.append(static_cast<qint64>(g));
+        }
+        QJsonArray spikes;
+        for (std::size_t sp : lp->spikes) {
+            spikes.append(static_cast<qint64>(sp));
+        }
+        o[QStringLiteral("gaps")] = gaps;
+        o[QStringLiteral("spikes")] = spikes;
     }
     print(out, o);
     return kOk;

@@ -109,6 +109,7 @@ private Q_SLOTS:
     void matrixGeometric();
     void matrixExplicitFair();
     void matrixUniform();
+    void matrixOptimal();
     void matrixGrr();
     void matrixCsv();
     void matrixCheck();
@@ -537,6 +538,43 @@ void TestDpxCli::matrixUniform() {
         for (double x : row) {
             VERIFY_NEAR(x, 1.0 / 6, 1e-15);
         }
+    }
+}
+
+void TestDpxCli::matrixOptimal() {
+    // Digest (seed 001): LP with WH only at α = 0.76, n = 4: L0 = 0.8853 (4 decimals).
+    const QString eps = QString::number(-std::log(0.76), 'g', 17);
+    RUN_OK(r, (QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                           QStringLiteral("optimal"), QStringLiteral("--n"), QStringLiteral("4"),
+                           QStringLiteral("--epsilon"), eps, QStringLiteral("--constraints"),
+                           QStringLiteral("wh")}));
+    QCOMPARE(r.json.value(QStringLiteral("status")).toString(), QStringLiteral("optimal"));
+    VERIFY_NEAR(r.json.value(QStringLiteral("objective_normalised")).toDouble(), 0.8853, 5e-5);
+    QVERIFY(
+        r.json.value(QStringLiteral("properties")).toObject().value(QStringLiteral("WH")).toBool());
+    QVERIFY(r.json.value(QStringLiteral("achieved_epsilon")).toDouble(99) <= -std::log(0.76));
+    // Seed 001 §6.3: L2, n = 2, α = 0.62 always outputs 1: gaps 0 and 2, spike 1, objective 2/3.
+    const QString eps2 = QString::number(-std::log(0.62), 'g', 17);
+    RUN_OK(p, (QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                           QStringLiteral("optimal"), QStringLiteral("--n"), QStringLiteral("2"),
+                           QStringLiteral("--epsilon"), eps2, QStringLiteral("--objective"),
+                           QStringLiteral("l2")}));
+    VERIFY_NEAR(p.json.value(QStringLiteral("objective")).toDouble(), 2.0 / 3.0, 1e-9);
+    QCOMPARE(numbers(p.json.value(QStringLiteral("gaps"))), (std::vector<double>{0, 2}));
+    QCOMPARE(numbers(p.json.value(QStringLiteral("spikes"))), (std::vector<double>{1}));
+    // Seed 003: minimax absolute risk for n = 1 is 1/(1 + e^ε).
+    RUN_OK(m, split("matrix --mechanism optimal --n 1 --epsilon 0.7 --objective minimax-l1"));
+    VERIFY_NEAR(m.json.value(QStringLiteral("objective")).toDouble(), 1 / (1 + std::exp(0.7)),
+                1e-9);
+    // Invalid LP options are refused with a message; LP options on a named mechanism too.
+    for (const char* bad : {"matrix --mechanism optimal --n 3 --epsilon 1 --constraints wh,xx",
+                            "matrix --mechanism optimal --n 3 --epsilon 1 --objective l7",
+                            "matrix --mechanism optimal --n 3 --epsilon 1 --weights binomial:2",
+                            "matrix --mechanism optimal --n 3 --epsilon 1 --objective l0d:9",
+                            "matrix --mechanism geometric --n 3 --epsilon 1 --constraints wh"}) {
+        const Run b = dpx(split(bad));
+        QVERIFY2(b.exitCode == 2 && b.out.isEmpty() && b.err.startsWith("dpx: error:"),
+                 describe(b).constData());
     }
 }
 
