@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -51,6 +52,8 @@ Usage:
              --n N --epsilon E [--k K (grr)] [--format json|csv]
              optimal: [--objective l0|l1|l2|l0d:D|minimax-...] [--constraints rh,rm,ch,cm,f,wh,s]
                       [--weights uniform|binomial:P] [--time-limit SECONDS]
+                      [--min-diagonal T (every count reported correctly w.p. ≥ T)]
+                      [--sweep E1,E2,... instead of --epsilon: warm-started ε sweep]
   dpx matrix --check FILE.csv|FILE.json --epsilon E
   dpx --help | --version
 
@@ -581,6 +584,11 @@ Expected<CountLpSpec> lpSpecFromArgs(const Args& a, int n, double epsilon) {
         return limit.error();
     }
     spec.timeLimitSeconds = *limit;
+    auto floor = a.number("min-diagonal", 0.0);
+    if (!floor) {
+        return floor.error();
+    }
+    spec.minDiagonal = *floor;
     if (auto s = spec.validate(); !s) {
         return s.error();
     }
@@ -615,10 +623,91 @@ int cmdMatrixCheck(const Args& a, std::ostream& out, std::ostream& err) {
     return kOk;
 }
 
+// dpx matrix --mechanism optimal --sweep E1,E2,...: the same LP for every ε, warm-started.
+// One summary object per ε (no matrices: use a single --epsilon for the matrix itself).
+int cmdMatrixSweep(const Args& a, std::ostream& out, std::ostream& err) {
+    for (const char* opt : {"epsilon", "format", "k"}) {
+        if (a.has(opt)) {
+            return fail(err, Error{std::string("--") + opt +
+                                   " cannot be combined with --sweep (the sweep lists the ε "
+                                   "values and reports JSON summaries)"});
+        }
+    }
+    auto epsilons = a.numberList("sweep");
+    if (!epsilons) {
+        return fail(err, epsilons.error());
+    }
+    if (epsilons->size() > 1000) {
+        return fail(err, Error{"--sweep takes at most 1000 ε values, got " +
+                               std::to_string(epsilons->size())});
+    }
+    constexpr std::int64_t kUnset = std::numeric_limits<std::int64_t>::min();
+    auto n = a.integer("n", kUnset);
+    if (!n) {
+        return fail(err, n.error());
+    }
+    if (*n == kUnset) {
+        return fail(err, Error{"missing required option --n (the number of people)"});
+    }
+    if (*n < 1 || *n > kMaxCountPeople) {
+        return fail(err, Error{"--n (the number of people) must be an integer in [1, " +
+                               std::to_string(kMaxCountPeople) + "], got " +
+                               std::to_string(*n)});
+    }
+    for (double e : *epsilons) {
+        if (auto s = validateEpsilon(e); !s) {
+            return fail(err, s.error());
+        }
+    }
+    auto spec = lpSpecFromArgs(a, static_cast<int>(*n), epsilons->front());
+    if (!spec) {
+        return fail(err, spec.error());
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto results = designCountMechanismSweep(*spec, *epsilons);
+    if (!results) {
+        return fail(err, results.error());
+    }
+    const double total =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    QJsonArray rows;
+    for (std::size_t k = 0; k < results->size(); ++k) {
+        const CountLpResult& r = (*results)[k];
+        QJsonObject o;
+        o[QStringLiteral("epsilon")] = (*epsilons)[k];
+        o[QStringLiteral("alpha")] = std::exp(-(*epsilons)[k]);
+        o[QStringLiteral("status")] = QString::fromLatin1(lpStatusName(r.status));
+        o[QStringLiteral("warm_started")] = r.warmStarted;
+        o[QStringLiteral("iterations")] = r.iterations;
+        o[QStringLiteral("solve_seconds")] = r.seconds;
+        if (r.mechanism) {
+            o[QStringLiteral("objective")] = r.objective;
+            o[QStringLiteral("objective_solver")] = r.solverObjective;
+            if (r.normalised) {
+                o[QStringLiteral("objective_normalised")] = *r.normalised;
+            }
+            o[QStringLiteral("l0")] = r.mechanism->l0();
+            o[QStringLiteral("achieved_epsilon")] = epsilonValue(r.mechanism->achievedEpsilon());
+            o[QStringLiteral("repair_uniform_share")] = r.repairUniformShare;
+            o[QStringLiteral("repair_cost")] = r.repairCost;
+            o[QStringLiteral("gaps")] = static_cast<qint64>(r.gaps.size());
+            o[QStringLiteral("spikes")] = static_cast<qint64>(r.spikes.size());
+        }
+        rows.append(o);
+    }
+    QJsonObject o;
+    o[QStringLiteral("mechanism")] = QStringLiteral("optimal");
+    o[QStringLiteral("n")] = static_cast<qint64>(*n);
+    o[QStringLiteral("sweep")] = rows;
+    o[QStringLiteral("total_seconds")] = total;
+    print(out, o);
+    return kOk;
+}
+
 int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     auto args = Args::parse(argv, 2,
                             {"mechanism", "n", "epsilon", "k", "format", "check", "objective",
-                             "constraints", "weights", "time-limit"});
+                             "constraints", "weights", "time-limit", "sweep", "min-diagonal"});
     if (!args) {
         return fail(err, args.error());
     }
@@ -634,6 +723,12 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     const std::string& mech = *mechText;
     const bool grr = mech == "grr";
     const bool optimal = mech == "optimal";
+    if (a.has("sweep")) {
+        if (!optimal) {
+            return fail(err, Error{"--sweep applies to --mechanism optimal only"});
+        }
+        return cmdMatrixSweep(a, out, err);
+    }
     if (mech != "geometric" && mech != "explicit-fair" && mech != "uniform" &&
         mech != "randomized-response" && !grr && !optimal) {
         return fail(err, Error{"unknown mechanism '" + mech +
@@ -641,7 +736,8 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
                                "grr or optimal)"});
     }
     if (!optimal) {
-        for (const char* opt : {"objective", "constraints", "weights", "time-limit"}) {
+        for (const char* opt :
+             {"objective", "constraints", "weights", "time-limit", "min-diagonal"}) {
             if (a.has(opt)) {
                 return fail(
                     err, Error{std::string("--") + opt + " applies to --mechanism optimal only"});
@@ -765,6 +861,10 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         o[QStringLiteral("repair_uniform_share")] = lp->repairUniformShare;
         o[QStringLiteral("repair_cost")] = lp->repairCost;
         o[QStringLiteral("solve_seconds")] = lp->seconds;
+        o[QStringLiteral("iterations")] = lp->iterations;
+        o[QStringLiteral("symmetry_reduced")] = lp->symmetryReduced;
+        o[QStringLiteral("lp_rows")] = lp->lpRows;
+        o[QStringLiteral("lp_columns")] = lp->lpColumns;
         QJsonArray gaps;
         for (std::size_t g : lp->gaps) {
             gaps.append(static_cast<qint64>(g));

@@ -2,14 +2,15 @@
 # Runs the C++ benchmarks next to their numpy baselines and prints a table of the performance
 # targets (see docs/performance.md). Builds nothing: build the bench targets first, e.g.
 #   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-#   cmake --build build-bench --target bench_monte_carlo bench_noisefirst bench_exact_error
+#   cmake --build build-bench --target bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp
 #   bench/compare.sh build-bench
 #
 # usage: bench/compare.sh [BUILD_DIR] [--quick]
 #   BUILD_DIR  the CMake build directory (default: build-bench next to this repository's bench/)
-#   --quick    fewer repetitions and no n = 4096 flat case (about 1 min instead of 3)
-# Environment: PYTHON (interpreter with numpy; default: the first of python3, /usr/bin/python3
-# that imports numpy), DPX_BENCH_MC_TRIALS (default 1e7).
+#   --quick    fewer repetitions, no n = 4096 flat case, no n = 200 / n = 400 LPs (about 2 min
+#              instead of 6)
+# Environment: PYTHON (interpreter with numpy and scipy; default: the first of python3,
+# /usr/bin/python3 that imports both), DPX_BENCH_MC_TRIALS (default 1e7).
 #
 # Times are measured inside the programs (std::chrono::steady_clock in C++, time.perf_counter in
 # Python) and are medians over repetitions; interpreter start-up and input generation are excluded.
@@ -29,10 +30,10 @@ for arg in "$@"; do
 done
 build=${build:-$root/build-bench}
 bin=$build/bench
-for exe in bench_monte_carlo bench_noisefirst bench_exact_error; do
+for exe in bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp; do
     if [[ ! -x $bin/$exe ]]; then
         echo "compare.sh: $bin/$exe not found; build it first:" >&2
-        echo "  cmake --build $build --target bench_monte_carlo bench_noisefirst bench_exact_error" >&2
+        echo "  cmake --build $build --target bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp" >&2
         exit 2
     fi
 done
@@ -40,14 +41,14 @@ done
 python=${PYTHON:-}
 if [[ -z $python ]]; then
     for candidate in python3 /usr/bin/python3; do
-        if command -v "$candidate" >/dev/null && "$candidate" -c 'import numpy' 2>/dev/null; then
+        if command -v "$candidate" >/dev/null && "$candidate" -c 'import numpy, scipy' 2>/dev/null; then
             python=$candidate
             break
         fi
     done
 fi
 if [[ -z $python ]]; then
-    echo "compare.sh: no python3 with numpy found (set PYTHON)" >&2
+    echo "compare.sh: no python3 with numpy and scipy found (set PYTHON)" >&2
     exit 2
 fi
 
@@ -152,9 +153,41 @@ for est in clamp resize noisefirst; do
         seconds 0.001 "value $(field "$line" value)"
 done
 
+# 4. Count-query mechanism LPs (WH + CM, uniform weights, ε = 0.5) against SciPy's HiGHS.
+#    HiGHS solves the full LP at its default tolerances (what a notebook would do) and, for a
+#    same-LP same-tolerance comparison, at CLP's tolerance of 1e-10 and with the same symmetry
+#    reduction dpx uses.
+if ((quick)); then lp_n=100; large=0; else lp_n=100,200; large=400; fi
+run "$bin/bench_count_lp" --n "$lp_n" --symmetry on,off --large-n "$large" --reps "$reps"
+run "$python" "$here/scipy_count_lp.py" --n "$lp_n" --symmetry off
+run "$python" "$here/scipy_count_lp.py" --n "$lp_n" --symmetry off,on --tolerance 1e-10 --sweep-points 0
+for n in ${lp_n//,/ }; do
+    for loss in l0 l1; do
+        hd=$(field "$(result "case=highs-single n=$n eps=0.5 loss=$loss symmetry=off tolerance=default")" seconds)
+        for sym in on off; do
+            l=$(result "case=lp-single n=$n eps=0.5 loss=$loss symmetry=$sym")
+            h=$(field "$(result "case=highs-single n=$n eps=0.5 loss=$loss symmetry=$sym tolerance=1e-10")" seconds)
+            row "LP n=$n $loss, dpx (symmetry $sym) vs HiGHS" "$(field "$l" seconds)" "$hd" speedup 1.5 \
+                "HiGHS same LP at 1e-10: $(fmt "$h"); objective $(field "$l" objective)"
+        done
+    done
+done
+hs=$(field "$(result "case=highs-sweep mode=cold")" seconds)
+row "LP sweep 20 eps, n=100, warm" "$(field "$(result "case=lp-sweep mode=warm")" seconds)" "$hs" speedup 20 \
+    "iterations $(field "$(result "case=lp-sweep mode=warm")" iterations)"
+row "LP sweep 20 eps, n=100, dpx cold" "$(field "$(result "case=lp-sweep mode=cold")" seconds)" "$hs" info - \
+    "warm vs cold objectives within $(field "$(result "case=lp-sweep mode=cold")" max_objective_difference)"
+if ((large)); then
+    l=$(result "case=lp-large")
+    row "LP n=400 l0 (symmetry on)" "$(field "$l" seconds)" "-" info - "status $(field "$l" status)"
+fi
+for mech in geometric explicit-fair uniform; do
+    row "Closed form $mech, n=1000" "$(field "$(result "case=closed mechanism=$mech")" median_s)" "-" seconds 0.01
+done
+
 echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $load_start (start) / $(cut -d' ' -f1-3 /proc/loadavg) (end)"
 printf '%s\n' "${rows[@]}" | awk -F'|' '
-    BEGIN { printf "%-44s %10s %10s %9s %10s %6s  %s\n", "case", "C++", "numpy", "speed-up", "target", "result", "note"
+    BEGIN { printf "%-44s %10s %10s %9s %10s %6s  %s\n", "case", "C++", "Python", "speed-up", "target", "result", "note"
             printf "%-44s %10s %10s %9s %10s %6s  %s\n", "----", "---", "-----", "--------", "------", "------", "----" }
     { printf "%-44s %10s %10s %9s %10s %6s  %s\n", $1, $2, $3, $4, $5, $6, $7 }'
