@@ -110,6 +110,7 @@ private Q_SLOTS:
     void matrixExplicitFair();
     void matrixUniform();
     void matrixOptimal();
+    void matrixOptimalSweepAndFloor();
     void matrixGrr();
     void matrixCsv();
     void matrixCheck();
@@ -572,6 +573,47 @@ void TestDpxCli::matrixOptimal() {
                             "matrix --mechanism optimal --n 3 --epsilon 1 --weights binomial:2",
                             "matrix --mechanism optimal --n 3 --epsilon 1 --objective l0d:9",
                             "matrix --mechanism geometric --n 3 --epsilon 1 --constraints wh"}) {
+        const Run b = dpx(split(bad));
+        QVERIFY2(b.exitCode == 2 && b.out.isEmpty() && b.err.startsWith("dpx: error:"),
+                 describe(b).constData());
+    }
+}
+
+void TestDpxCli::matrixOptimalSweepAndFloor() {
+    // Unconstrained L0 optimum = GM: normalised L0 = 2α/(1+α) for every ε of the sweep (digest),
+    // reported in the order given; one cold solve (the largest ε), the others warm.
+    RUN_OK(r, split("matrix --mechanism optimal --n 8 --sweep 0.5,2,1"));
+    const QJsonArray sweep = r.json.value(QStringLiteral("sweep")).toArray();
+    QCOMPARE(sweep.size(), 3);
+    const double eps[] = {0.5, 2, 1};
+    int cold = 0;
+    for (int k = 0; k < 3; ++k) {
+        const QJsonObject o = sweep.at(k).toObject();
+        QCOMPARE(o.value(QStringLiteral("epsilon")).toDouble(), eps[k]);
+        QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("optimal"));
+        const double a = std::exp(-eps[k]);
+        VERIFY_NEAR(o.value(QStringLiteral("objective_normalised")).toDouble(), 2 * a / (1 + a),
+                    1e-9);
+        QVERIFY(o.value(QStringLiteral("achieved_epsilon")).toDouble(99) <= eps[k]);
+        cold += o.value(QStringLiteral("warm_started")).toBool() ? 0 : 1;
+    }
+    QCOMPARE(cold, 1);
+    // An accuracy floor that ε cannot afford: the LP is infeasible, a runtime failure (exit 1).
+    const Run inf = dpx(split("matrix --mechanism optimal --n 5 --epsilon 0.1 --min-diagonal 0.9"));
+    QVERIFY2(inf.exitCode == 1 && inf.out.isEmpty() && inf.err.contains("infeasible"),
+             describe(inf).constData());
+    // A floor it can afford holds on the presented matrix.
+    RUN_OK(f, split("matrix --mechanism optimal --n 5 --epsilon 3 --min-diagonal 0.8"));
+    const auto rows = matrixRows(f.json);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        QVERIFY(rows[i][i] >= 0.8 - 1e-9);
+    }
+    for (const char* bad : {"matrix --mechanism optimal --n 5 --sweep 0.5,0,1",
+                            "matrix --mechanism optimal --n 5 --sweep 0.5,x",
+                            "matrix --mechanism optimal --n 5 --sweep 0.5 --epsilon 1",
+                            "matrix --mechanism geometric --n 5 --sweep 0.5,1",
+                            "matrix --mechanism optimal --n 5 --epsilon 1 --min-diagonal 1.2",
+                            "matrix --mechanism uniform --n 5 --epsilon 1 --min-diagonal 0.2"}) {
         const Run b = dpx(split(bad));
         QVERIFY2(b.exitCode == 2 && b.out.isEmpty() && b.err.startsWith("dpx: error:"),
                  describe(b).constData());
