@@ -1,0 +1,167 @@
+// The document (ui/document.h) and its state (ui/explorer_state.h): changes propagate with the
+// right flags, invalid values are refused without any change, undo/redo restore states exactly,
+// slider drags merge into one step, and sessions round-trip while broken files are refused.
+#include <QFile>
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <limits>
+
+#include "ui/document.h"
+
+using namespace dpx;
+using namespace dpx::ui;
+
+class TestDocument : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void changesPropagateWithFlags() {
+        ExplorerDocument doc;
+        QSignalSpy spy(&doc, &ExplorerDocument::changed);
+        QVERIFY(doc.setEpsilon(0.5).hasValue());
+        QCOMPARE(spy.size(), 1);
+        QCOMPARE(spy.last().at(0).toUInt(), unsigned(MechanismChanged));
+        QCOMPARE(doc.state().epsilon, 0.5);
+        QVERIFY(doc.setSeed(99).hasValue());
+        QCOMPARE(spy.last().at(0).toUInt(), unsigned(SeedChanged));
+        QVERIFY(doc.setExample(QStringLiteral("ages")).hasValue());
+        QCOMPARE(spy.last().at(0).toUInt() & DataChanged, unsigned(DataChanged));
+        QVERIFY(doc.setEpsilon(0.5).hasValue());  // same value: no change, no signal
+        QCOMPARE(spy.size(), 3);
+    }
+
+    void invalidValuesAreRefused() {
+        ExplorerDocument doc;
+        QSignalSpy spy(&doc, &ExplorerDocument::changed);
+        for (double bad : {0.0, -1.0, 0.001, 25.0, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+            const Status st = doc.setEpsilon(bad);
+            QVERIFY(!st.hasValue());
+            QVERIFY(QString::fromStdString(st.error().message).contains(QStringLiteral("ε")));
+        }
+        QVERIFY(doc.setMechanism(MechanismChoice::Gaussian).hasValue());
+        QVERIFY(!doc.setDelta(0.5).hasValue());
+        QVERIFY(!doc.setDelta(0).hasValue());
+        QCOMPARE(spy.size(), 1);  // only the mechanism change
+        QCOMPARE(doc.state().epsilon, 1.0);
+        QCOMPARE(doc.undoStack()->count(), 1);
+    }
+
+    void undoRedoRestoreStates() {
+        ExplorerDocument doc;
+        const ExplorerState s0 = doc.state();
+        QVERIFY(doc.setMechanism(MechanismChoice::CountGeometric).hasValue());
+        const ExplorerState s1 = doc.state();
+        QVERIFY(doc.setSeed(7).hasValue());
+        QSignalSpy spy(&doc, &ExplorerDocument::changed);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.state(), s1);
+        QCOMPARE(spy.last().at(0).toUInt(), unsigned(SeedChanged));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.state(), s0);
+        doc.undoStack()->redo();
+        QCOMPARE(doc.state(), s1);
+        QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("choose Truncated geometric (GM)"));
+    }
+
+    void sliderDragIsOneStep() {
+        ExplorerDocument doc;
+        for (double e : {1.5, 2.0, 3.0, 4.0}) {
+            QVERIFY(doc.setEpsilon(e).hasValue());
+        }
+        QCOMPARE(doc.undoStack()->count(), 1);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.state().epsilon, 1.0);
+        doc.undoStack()->redo();
+        QCOMPARE(doc.state().epsilon, 4.0);
+        // A different kind of change in between starts a new step.
+        QVERIFY(doc.setSeed(3).hasValue());
+        QVERIFY(doc.setEpsilon(5).hasValue());
+        QCOMPARE(doc.undoStack()->count(), 3);
+    }
+
+    void sessionRoundTrip() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        ExplorerDocument doc;
+        ExplorerState s = doc.state();
+        s.exampleId = QStringLiteral("ages");
+        s.mechanism = MechanismChoice::CountOptimal;
+        s.epsilon = 0.37;
+        s.delta = 1e-9;
+        s.seed = std::numeric_limits<std::uint64_t>::max();  // not representable as a double
+        s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        s.lpObjective = QStringLiteral("minimax-l1");
+        s.neighbouring = Neighbouring::Replace;
+        s.rangeLo = -2.5;
+        s.rangeHi = 7;
+        s.binning = BinningChoice::EqualWidth;
+        s.dark = true;
+        s.tab = QStringLiteral("matrix");
+        QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
+        QVERIFY(doc.saveSession(path).hasValue());
+        ExplorerDocument other;
+        QVERIFY(other.loadSession(path).hasValue());
+        QCOMPARE(other.state(), s);
+        other.undoStack()->undo();  // loading is one undoable step
+        QCOMPARE(other.state(), ExplorerState());
+    }
+
+    void brokenSessionsAreRefused_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("expect");  // part of the message
+        QTest::newRow("not json") << QByteArray("{oops") << "not valid JSON";
+        QTest::newRow("array") << QByteArray("[1]") << "not an object";
+        QTest::newRow("no format") << QByteArray("{\"version\":1}") << "not a DP Explorer session";
+        QTest::newRow("future version")
+            << QByteArray("{\"format\":\"dpexplorer-session\",\"version\":2}") << "version";
+        QTest::newRow("epsilon text") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"epsilon\":\"x\"}}")
+                                      << "epsilon";
+        QTest::newRow("epsilon zero") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"epsilon\":0}}")
+                                      << "ε must be";
+        QTest::newRow("bad mechanism") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"name\":\"magic\"}}")
+                                       << "unknown mechanism";
+        QTest::newRow("bad seed") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"seed\":-4}}")
+                                  << "seed";
+        QTest::newRow("bad bins") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"bins\":2.5}}")
+                                  << "bins";
+        QTest::newRow("bad constraint") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"lp\":"
+            "{\"constraints\":[\"zz\"]}}}") << "constraint";
+    }
+    void brokenSessionsAreRefused() {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, expect);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+        f.close();
+        ExplorerDocument doc;
+        QSignalSpy spy(&doc, &ExplorerDocument::changed);
+        const Status st = doc.loadSession(path);
+        QVERIFY(!st.hasValue());
+        QVERIFY2(QString::fromStdString(st.error().message).contains(expect),
+                 st.error().message.c_str());
+        QCOMPARE(spy.size(), 0);
+        QCOMPARE(doc.state(), ExplorerState());
+    }
+
+    void unreadablePaths() {
+        QTemporaryDir dir;
+        ExplorerDocument doc;
+        QVERIFY(!doc.loadSession(dir.path()).hasValue());
+        QVERIFY(!doc.loadSession(dir.filePath(QStringLiteral("missing.json"))).hasValue());
+        QVERIFY(!doc.saveSession(dir.filePath(QStringLiteral("no/such/dir/s.json"))).hasValue());
+    }
+};
+
+QTEST_MAIN(TestDocument)
+#include "tst_document.moc"

@@ -1,0 +1,372 @@
+#include "ui/explorer_state.h"
+
+#include <QJsonArray>
+#include <QJsonValue>
+#include <cmath>
+#include <limits>
+
+#include "core/validation.h"
+
+namespace dpx::ui {
+
+namespace {
+
+struct MechanismInfo {
+    MechanismChoice choice;
+    const char* id;
+    const char* title;
+};
+constexpr MechanismInfo kMechanisms[] = {
+    {MechanismChoice::Laplace, "laplace", "Laplace"},
+    {MechanismChoice::Geometric, "geometric", "Geometric (discrete Laplace)"},
+    {MechanismChoice::Gaussian, "gaussian", "Gaussian"},
+    {MechanismChoice::CountGeometric, "count-geometric", "Truncated geometric (GM)"},
+    {MechanismChoice::CountExplicitFair, "count-explicit-fair", "Explicit fair (EM)"},
+    {MechanismChoice::CountUniform, "count-uniform", "Uniform (UM)"},
+    {MechanismChoice::CountLaplace, "count-laplace", "Laplace, rounded and clamped"},
+    {MechanismChoice::CountOptimal, "count-optimal", "Optimal (LP)"},
+};
+
+constexpr const char* kBinnings[] = {"auto", "equal-width", "integer", "categories"};
+
+QString str(const char* s) {
+    return QString::fromLatin1(s);
+}
+
+Error keyError(const char* key, const QString& what) {
+    return Error{std::string("session key '") + key + "': " + what.toStdString()};
+}
+
+}  // namespace
+
+const char* mechanismChoiceId(MechanismChoice m) {
+    for (const auto& info : kMechanisms) {
+        if (info.choice == m) {
+            return info.id;
+        }
+    }
+    return "?";
+}
+
+QString mechanismChoiceTitle(MechanismChoice m) {
+    for (const auto& info : kMechanisms) {
+        if (info.choice == m) {
+            return QString::fromUtf8(info.title);
+        }
+    }
+    return QStringLiteral("?");
+}
+
+Expected<MechanismChoice> mechanismChoiceFromId(const QString& id) {
+    QStringList known;
+    for (const auto& info : kMechanisms) {
+        if (id == str(info.id)) {
+            return info.choice;
+        }
+        known << str(info.id);
+    }
+    return Error{"unknown mechanism '" + id.toStdString() + "' (known: " +
+                 known.join(QStringLiteral(", ")).toStdString() + ")"};
+}
+
+bool isCountMechanism(MechanismChoice m) {
+    return m != MechanismChoice::Laplace && m != MechanismChoice::Geometric &&
+           m != MechanismChoice::Gaussian;
+}
+
+bool usesDelta(MechanismChoice m) {
+    return m == MechanismChoice::Gaussian;
+}
+
+const char* binningChoiceId(BinningChoice b) {
+    return kBinnings[static_cast<int>(b)];
+}
+
+Expected<BinningChoice> binningChoiceFromId(const QString& id) {
+    for (int i = 0; i < 4; ++i) {
+        if (id == str(kBinnings[i])) {
+            return static_cast<BinningChoice>(i);
+        }
+    }
+    return Error{"unknown binning '" + id.toStdString() +
+                 "' (known: auto, equal-width, integer, categories)"};
+}
+
+Status ExplorerState::validate() const {
+    if (!(epsilon >= kMinEpsilon && epsilon <= kMaxEpsilon)) {
+        return Error{"ε must be between " + formatNumber(kMinEpsilon) + " and " +
+                     formatNumber(kMaxEpsilon) + ", got " + formatNumber(epsilon)};
+    }
+    if (usesDelta(mechanism) && !(delta >= kMinDelta && delta <= kMaxDelta)) {
+        return Error{"δ must be between " + formatNumber(kMinDelta) + " and " +
+                     formatNumber(kMaxDelta) + ", got " + formatNumber(delta)};
+    }
+    if (bins < 1 || bins > 100000) {
+        return Error{"the number of bins must be in [1, 100000], got " + std::to_string(bins)};
+    }
+    if (!std::isfinite(rangeLo) || !std::isfinite(rangeHi) || rangeLo > rangeHi) {
+        return Error{"the bin range must be two finite numbers, low ≤ high"};
+    }
+    if (exampleRows < 0 || exampleRows > 10'000'000) {
+        return Error{"the example's number of rows must be in [0, 10 000 000]"};
+    }
+    if (countN < 0 || countN > 2000) {
+        return Error{"the group size n must be in [0, 2000] (0: the largest bin count)"};
+    }
+    if (!(lpBinomialP < 0 || (lpBinomialP >= 0 && lpBinomialP <= 1))) {
+        return Error{"the Binomial prior's p must be in [0, 1]"};
+    }
+    if (!(lpMinDiagonal >= 0 && lpMinDiagonal <= 1)) {
+        return Error{"the minimum diagonal must be in [0, 1]"};
+    }
+    for (const QString& c : lpConstraints) {
+        static const QStringList known = {QStringLiteral("rh"), QStringLiteral("rm"),
+                                          QStringLiteral("ch"), QStringLiteral("cm"),
+                                          QStringLiteral("f"),  QStringLiteral("wh"),
+                                          QStringLiteral("s")};
+        if (!known.contains(c)) {
+            return Error{"unknown LP constraint '" + c.toStdString() +
+                         "' (known: rh, rm, ch, cm, f, wh, s)"};
+        }
+    }
+    const QString obj = lpObjective.startsWith(QLatin1String("minimax-")) ? lpObjective.mid(8)
+                                                                           : lpObjective;
+    if (obj != QLatin1String("l0") && obj != QLatin1String("l1") && obj != QLatin1String("l2") &&
+        !obj.startsWith(QLatin1String("l0d:"))) {
+        return Error{"unknown LP objective '" + lpObjective.toStdString() + "'"};
+    }
+    if (tab != QLatin1String("histogram") && tab != QLatin1String("matrix") &&
+        tab != QLatin1String("errors")) {
+        return Error{"unknown tab '" + tab.toStdString() + "' (histogram, matrix, errors)"};
+    }
+    return okStatus();
+}
+
+QJsonObject ExplorerState::toJson() const {
+    QJsonObject data{{QStringLiteral("example"), exampleId},
+                     {QStringLiteral("example_rows"), exampleRows},
+                     {QStringLiteral("csv"), csvPath},
+                     {QStringLiteral("column"), column},
+                     {QStringLiteral("binning"), str(binningChoiceId(binning))},
+                     {QStringLiteral("bins"), bins},
+                     {QStringLiteral("range"), QJsonArray{rangeLo, rangeHi}},
+                     {QStringLiteral("neighbouring"), str(neighbouringName(neighbouring))}};
+    QJsonObject lp{{QStringLiteral("objective"), lpObjective},
+                   {QStringLiteral("constraints"), QJsonArray::fromStringList(lpConstraints)},
+                   {QStringLiteral("binomial_p"), lpBinomialP},
+                   {QStringLiteral("min_diagonal"), lpMinDiagonal}};
+    QJsonObject mech{{QStringLiteral("name"), str(mechanismChoiceId(mechanism))},
+                     {QStringLiteral("epsilon"), epsilon},
+                     {QStringLiteral("delta"), delta},
+                     {QStringLiteral("calibration"), str(gaussianCalibrationName(calibration))},
+                     {QStringLiteral("estimator"), str(estimatorName(estimator))},
+                     // A string: JSON numbers cannot hold every 64-bit seed exactly.
+                     {QStringLiteral("seed"), QString::number(seed)},
+                     {QStringLiteral("group_size"), countN},
+                     {QStringLiteral("lp"), lp}};
+    QJsonObject view{{QStringLiteral("overlay"), overlay},
+                     {QStringLiteral("matrix_log"), matrixLog},
+                     {QStringLiteral("scale"), str(scaleName(scale))},
+                     {QStringLiteral("dark"), dark},
+                     {QStringLiteral("tab"), tab}};
+    return QJsonObject{{QStringLiteral("format"), QStringLiteral("dpexplorer-session")},
+                       {QStringLiteral("version"), 1},
+                       {QStringLiteral("data"), data},
+                       {QStringLiteral("mechanism"), mech},
+                       {QStringLiteral("view"), view}};
+}
+
+Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
+    if (root.value(QStringLiteral("format")).toString() != QLatin1String("dpexplorer-session")) {
+        return Error{"not a DP Explorer session (the key \"format\" must be "
+                     "\"dpexplorer-session\")"};
+    }
+    if (root.value(QStringLiteral("version")).toInt(-1) != 1) {
+        return Error{"unsupported session version (this DP Explorer reads version 1)"};
+    }
+    ExplorerState s;
+    const QJsonObject data = root.value(QStringLiteral("data")).toObject();
+    const QJsonObject mech = root.value(QStringLiteral("mechanism")).toObject();
+    const QJsonObject lp = mech.value(QStringLiteral("lp")).toObject();
+    const QJsonObject view = root.value(QStringLiteral("view")).toObject();
+
+    // Typed readers: absent keeps the default, wrong type is an error.
+    auto text = [](const QJsonObject& o, const char* key, QString& out) -> Status {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (v.isUndefined()) {
+            return okStatus();
+        }
+        if (!v.isString()) {
+            return keyError(key, QStringLiteral("expected a string"));
+        }
+        out = v.toString();
+        return okStatus();
+    };
+    auto number = [](const QJsonObject& o, const char* key, double& out) -> Status {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (v.isUndefined()) {
+            return okStatus();
+        }
+        if (!v.isDouble() || !std::isfinite(v.toDouble())) {
+            return keyError(key, QStringLiteral("expected a finite number"));
+        }
+        out = v.toDouble();
+        return okStatus();
+    };
+    auto integer = [&](const QJsonObject& o, const char* key, qint64 lo, qint64 hi,
+                       qint64& out) -> Status {
+        double d = static_cast<double>(out);
+        if (auto st = number(o, key, d); !st) {
+            return st;
+        }
+        if (d != std::floor(d) || d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
+            return keyError(key, QStringLiteral("expected an integer in [%1, %2]").arg(lo).arg(hi));
+        }
+        out = static_cast<qint64>(d);
+        return okStatus();
+    };
+    auto boolean = [](const QJsonObject& o, const char* key, bool& out) -> Status {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (v.isUndefined()) {
+            return okStatus();
+        }
+        if (!v.isBool()) {
+            return keyError(key, QStringLiteral("expected true or false"));
+        }
+        out = v.toBool();
+        return okStatus();
+    };
+#define DPX_TRY(expr)              \
+    do {                           \
+        if (auto st_ = (expr); !st_) { \
+            return st_.error();    \
+        }                          \
+    } while (false)
+
+    DPX_TRY(text(data, "example", s.exampleId));
+    qint64 rows = s.exampleRows;
+    DPX_TRY(integer(data, "example_rows", 0, 10'000'000, rows));
+    s.exampleRows = rows;
+    DPX_TRY(text(data, "csv", s.csvPath));
+    DPX_TRY(text(data, "column", s.column));
+    QString name = str(binningChoiceId(s.binning));
+    DPX_TRY(text(data, "binning", name));
+    auto binning = binningChoiceFromId(name);
+    if (!binning) {
+        return keyError("binning", QString::fromStdString(binning.error().message));
+    }
+    s.binning = *binning;
+    qint64 bins = s.bins;
+    DPX_TRY(integer(data, "bins", 1, 100000, bins));
+    s.bins = static_cast<int>(bins);
+    if (const QJsonValue r = data.value(QStringLiteral("range")); !r.isUndefined()) {
+        const QJsonArray a = r.toArray();
+        if (!r.isArray() || a.size() != 2 || !a[0].isDouble() || !a[1].isDouble()) {
+            return keyError("range", QStringLiteral("expected [low, high]"));
+        }
+        s.rangeLo = a[0].toDouble();
+        s.rangeHi = a[1].toDouble();
+    }
+    name = str(neighbouringName(s.neighbouring));
+    DPX_TRY(text(data, "neighbouring", name));
+    auto nb = neighbouringFromName(name.toStdString());
+    if (!nb) {
+        return keyError("neighbouring", QString::fromStdString(nb.error().message));
+    }
+    s.neighbouring = *nb;
+
+    name = str(mechanismChoiceId(s.mechanism));
+    DPX_TRY(text(mech, "name", name));
+    auto mc = mechanismChoiceFromId(name);
+    if (!mc) {
+        return keyError("name", QString::fromStdString(mc.error().message));
+    }
+    s.mechanism = *mc;
+    DPX_TRY(number(mech, "epsilon", s.epsilon));
+    DPX_TRY(number(mech, "delta", s.delta));
+    name = str(gaussianCalibrationName(s.calibration));
+    DPX_TRY(text(mech, "calibration", name));
+    auto cal = gaussianCalibrationFromName(name.toStdString());
+    if (!cal) {
+        return keyError("calibration", QString::fromStdString(cal.error().message));
+    }
+    s.calibration = *cal;
+    name = str(estimatorName(s.estimator));
+    DPX_TRY(text(mech, "estimator", name));
+    auto est = estimatorFromName(name.toStdString());
+    if (!est) {
+        return keyError("estimator", QString::fromStdString(est.error().message));
+    }
+    s.estimator = *est;
+    if (const QJsonValue v = mech.value(QStringLiteral("seed")); !v.isUndefined()) {
+        bool ok = false;
+        const quint64 seed = v.toString().toULongLong(&ok);
+        if (!v.isString() || !ok) {
+            return keyError("seed", QStringLiteral("expected an unsigned integer as a string"));
+        }
+        s.seed = seed;
+    }
+    qint64 n = s.countN;
+    DPX_TRY(integer(mech, "group_size", 0, 2000, n));
+    s.countN = static_cast<int>(n);
+    DPX_TRY(text(lp, "objective", s.lpObjective));
+    if (const QJsonValue v = lp.value(QStringLiteral("constraints")); !v.isUndefined()) {
+        if (!v.isArray()) {
+            return keyError("constraints", QStringLiteral("expected an array of names"));
+        }
+        s.lpConstraints.clear();
+        for (const QJsonValue& c : v.toArray()) {
+            if (!c.isString()) {
+                return keyError("constraints", QStringLiteral("expected an array of names"));
+            }
+            s.lpConstraints << c.toString();
+        }
+    }
+    DPX_TRY(number(lp, "binomial_p", s.lpBinomialP));
+    DPX_TRY(number(lp, "min_diagonal", s.lpMinDiagonal));
+
+    DPX_TRY(boolean(view, "overlay", s.overlay));
+    DPX_TRY(boolean(view, "matrix_log", s.matrixLog));
+    name = str(scaleName(s.scale));
+    DPX_TRY(text(view, "scale", name));
+    auto sc = scaleFromName(name.toStdString());
+    if (!sc) {
+        return keyError("scale", QString::fromStdString(sc.error().message));
+    }
+    s.scale = *sc;
+    DPX_TRY(boolean(view, "dark", s.dark));
+    DPX_TRY(text(view, "tab", s.tab));
+#undef DPX_TRY
+    if (auto st = s.validate(); !st) {
+        return st.error();
+    }
+    return s;
+}
+
+unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
+    unsigned f = 0;
+    if (a.exampleId != b.exampleId || a.exampleRows != b.exampleRows || a.csvPath != b.csvPath ||
+        a.column != b.column || a.binning != b.binning || a.bins != b.bins ||
+        a.rangeLo != b.rangeLo || a.rangeHi != b.rangeHi || a.neighbouring != b.neighbouring) {
+        f |= DataChanged;
+    }
+    if (a.mechanism != b.mechanism || a.epsilon != b.epsilon || a.delta != b.delta ||
+        a.calibration != b.calibration || a.countN != b.countN ||
+        a.lpObjective != b.lpObjective || a.lpConstraints != b.lpConstraints ||
+        a.lpBinomialP != b.lpBinomialP || a.lpMinDiagonal != b.lpMinDiagonal) {
+        f |= MechanismChanged;
+    }
+    if (a.estimator != b.estimator) {
+        f |= EstimatorChanged;
+    }
+    if (a.seed != b.seed) {
+        f |= SeedChanged;
+    }
+    if (a.overlay != b.overlay || a.matrixLog != b.matrixLog || a.scale != b.scale ||
+        a.dark != b.dark || a.tab != b.tab) {
+        f |= ViewChanged;
+    }
+    return f;
+}
+
+}  // namespace dpx::ui

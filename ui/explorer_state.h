@@ -1,0 +1,107 @@
+// Everything the user has chosen in the window, as one value: the dataset and its binning, the
+// mechanism and its parameters, the estimator, the seed, the LP settings of the optimal count
+// mechanism, and view options. The document (ui/document.h) holds one and records every change on
+// its undo stack; a session file is this value as JSON.
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <cstdint>
+
+#include "core/estimator.h"
+#include "core/expected.h"
+#include "core/gaussian_mechanism.h"
+#include "core/histogram.h"
+#include "core/metrics.h"
+
+namespace dpx::ui {
+
+// The mechanisms of the window. Histogram mechanisms add noise to every bin (core/mechanism.h);
+// count mechanisms release each bin's count through an (n+1)×(n+1) matrix (core/count_mechanism.h,
+// core/count_lp.h), n = the group size.
+enum class MechanismChoice {
+    Laplace,
+    Geometric,
+    Gaussian,
+    CountGeometric,     // GM, truncated geometric
+    CountExplicitFair,  // EM
+    CountUniform,       // UM
+    CountLaplace,       // Laplace rounded and clamped to {0..n}
+    CountOptimal,       // LP design
+};
+const char* mechanismChoiceId(MechanismChoice m);  // "laplace", ..., "count-optimal"
+QString mechanismChoiceTitle(MechanismChoice m);   // "Laplace", ..., "Optimal (LP)"
+Expected<MechanismChoice> mechanismChoiceFromId(const QString& id);
+bool isCountMechanism(MechanismChoice m);
+bool usesDelta(MechanismChoice m);  // Gaussian
+inline constexpr MechanismChoice kAllMechanismChoices[] = {
+    MechanismChoice::Laplace,          MechanismChoice::Geometric,
+    MechanismChoice::Gaussian,         MechanismChoice::CountGeometric,
+    MechanismChoice::CountExplicitFair, MechanismChoice::CountUniform,
+    MechanismChoice::CountLaplace,     MechanismChoice::CountOptimal};
+
+enum class BinningChoice { Auto, EqualWidth, Integer, Categories };
+const char* binningChoiceId(BinningChoice b);  // "auto", "equal-width", "integer", "categories"
+Expected<BinningChoice> binningChoiceFromId(const QString& id);
+
+// Limits of the ε and δ controls (the slider spans these; typed values outside are refused).
+inline constexpr double kMinEpsilon = 0.01;
+inline constexpr double kMaxEpsilon = 20;
+inline constexpr double kMinDelta = 1e-12;
+inline constexpr double kMaxDelta = 0.1;
+
+struct ExplorerState {
+    // Data. csvPath empty: the built-in example exampleId (exampleRows rows, 0 = its default).
+    QString exampleId = QStringLiteral("telemetry");
+    qint64 exampleRows = 0;
+    QString csvPath;
+    QString column;  // empty: the dataset's default column
+    BinningChoice binning = BinningChoice::Auto;
+    int bins = 32;
+    double rangeLo = 0, rangeHi = 0;  // equal for "the data's range"
+    Neighbouring neighbouring = Neighbouring::AddRemove;
+
+    // Mechanism.
+    MechanismChoice mechanism = MechanismChoice::Laplace;
+    double epsilon = 1;
+    double delta = 1e-6;
+    GaussianCalibration calibration = GaussianCalibration::Analytic;
+    EstimatorKind estimator = EstimatorKind::Identity;
+    std::uint64_t seed = 1;
+    int countN = 0;  // group size n of count mechanisms; 0: the largest bin count
+
+    // LP of CountOptimal.
+    QString lpObjective = QStringLiteral("l0");  // l0, l1, l2, l0d:D, minimax-...
+    QStringList lpConstraints = {QStringLiteral("wh")};
+    double lpBinomialP = -1;  // < 0: uniform weights
+    double lpMinDiagonal = 0;
+
+    // View.
+    bool overlay = true;     // histogram: true and noisy bars overlaid (else side by side)
+    bool matrixLog = false;  // heatmap colour scale: log10
+    Scale scale = Scale::Counts;
+    bool dark = false;
+    QString tab = QStringLiteral("histogram");  // histogram, matrix, errors
+
+    // Every field in range, with a message naming the first one that is not.
+    Status validate() const;
+    QJsonObject toJson() const;
+    // Missing keys keep their defaults; unknown keys are ignored; a present but invalid value is
+    // an error naming the key.
+    static Expected<ExplorerState> fromJson(const QJsonObject& o);
+
+    bool operator==(const ExplorerState&) const = default;
+};
+
+// What a change touches, so that only the affected computations re-run.
+enum ChangeFlag : unsigned {
+    DataChanged = 1u << 0,       // dataset, column, binning, neighbouring
+    MechanismChanged = 1u << 1,  // mechanism, ε, δ, calibration, n, LP settings
+    EstimatorChanged = 1u << 2,
+    SeedChanged = 1u << 3,
+    ViewChanged = 1u << 4,
+};
+unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
+
+}  // namespace dpx::ui
