@@ -16,6 +16,7 @@
 
 #include "app/cli_args.h"
 #include "app/version.h"
+#include "core/count_analysis.h"
 #include "core/count_lp.h"
 #include "core/count_mechanism.h"
 #include "core/count_mechanism_io.h"
@@ -48,8 +49,10 @@ Usage:
                [--neighbouring add-remove|replace] [--max-bins M] [--max-per-bin C]
                [--edges e0,e1,...]
   dpx sigma --epsilon E --delta D --sensitivity S [--calibration classic|seed|analytic]
-  dpx matrix --mechanism geometric|explicit-fair|uniform|randomized-response|grr|optimal
-             --n N --epsilon E [--k K (grr)] [--format json|csv]
+  dpx matrix --mechanism geometric|explicit-fair|uniform|randomized-response|laplace|gaussian|
+                         grr|optimal
+             --n N --epsilon E [--k K (grr)] [--delta D (gaussian)] [--format json|csv]
+             [--sample C1,C2,... [--seed S]: one output per group count]
              optimal: [--objective l0|l1|l2|l0d:D|minimax-...] [--constraints rh,rm,ch,cm,f,wh,s]
                       [--weights uniform|binomial:P] [--time-limit SECONDS]
                       [--min-diagonal T (every count reported correctly w.p. ≥ T)]
@@ -462,6 +465,17 @@ QJsonObject matrixReport(const CountMechanism& m, const std::string& mechanism, 
         sumsOk = sumsOk && std::abs(m.columnSum(j) - 1) <= kColumnSumTolerance;
     }
     o[QStringLiteral("column_sums_ok")] = sumsOk;
+    // The error law of every true count j (the column j of the matrix, shifted by j), summarised.
+    QJsonArray perInput;
+    for (const InputErrorDistribution& d : inputErrorDistributions(m)) {
+        perInput.append(QJsonObject{{QStringLiteral("input"), static_cast<qint64>(d.input)},
+                                    {QStringLiteral("p_correct"), d.pCorrect},
+                                    {QStringLiteral("bias"), d.bias},
+                                    {QStringLiteral("mean_abs_error"), d.meanAbs},
+                                    {QStringLiteral("rmse"), std::sqrt(d.meanSquare)},
+                                    {QStringLiteral("p_off_by_more_than_1"), d.pOffByMoreThan(1)}});
+    }
+    o[QStringLiteral("per_input")] = perInput;
     return o;
 }
 
@@ -707,7 +721,8 @@ int cmdMatrixSweep(const Args& a, std::ostream& out, std::ostream& err) {
 int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     auto args = Args::parse(argv, 2,
                             {"mechanism", "n", "epsilon", "k", "format", "check", "objective",
-                             "constraints", "weights", "time-limit", "sweep", "min-diagonal"});
+                             "constraints", "weights", "time-limit", "sweep", "min-diagonal",
+                             "delta", "sample", "seed"});
     if (!args) {
         return fail(err, args.error());
     }
@@ -730,10 +745,14 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         return cmdMatrixSweep(a, out, err);
     }
     if (mech != "geometric" && mech != "explicit-fair" && mech != "uniform" &&
-        mech != "randomized-response" && !grr && !optimal) {
+        mech != "randomized-response" && mech != "laplace" && mech != "gaussian" && !grr &&
+        !optimal) {
         return fail(err, Error{"unknown mechanism '" + mech +
                                "' (use geometric, explicit-fair, uniform, randomized-response, "
-                               "grr or optimal)"});
+                               "laplace, gaussian, grr or optimal)"});
+    }
+    if (a.has("delta") && mech != "gaussian") {
+        return fail(err, Error{"--delta applies to --mechanism gaussian only"});
     }
     if (!optimal) {
         for (const char* opt :
@@ -834,6 +853,14 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         const int people = static_cast<int>(*n);
         if (mech == "geometric") {
             m = truncatedGeometric(people, *eps);
+        } else if (mech == "laplace") {
+            m = discretizedLaplace(people, *eps);
+        } else if (mech == "gaussian") {
+            auto delta = a.number("delta");
+            if (!delta) {
+                return fail(err, Error{"--mechanism gaussian needs --delta (0 < δ < 1)"});
+            }
+            m = discretizedGaussian(people, *eps, *delta);
         } else if (mech == "explicit-fair") {
             m = explicitFair(people, *eps);
         } else {
@@ -843,11 +870,63 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     if (!m) {
         return fail(err, m.error());
     }
+    std::optional<std::vector<int>> samples;
+    std::uint64_t seed = 0;
+    if (a.has("sample")) {
+        if (format == "csv") {
+            return fail(err, Error{"--sample needs the JSON report (not --format csv)"});
+        }
+        auto counts = a.numberList("sample");
+        if (!counts) {
+            return fail(err, counts.error());
+        }
+        if (counts->size() > 10'000'000) {
+            return fail(err, Error{"--sample takes at most 10 000 000 group counts"});
+        }
+        std::vector<std::int64_t> groups;
+        groups.reserve(counts->size());
+        for (std::size_t g = 0; g < counts->size(); ++g) {
+            const double c = (*counts)[g];
+            if (c != std::floor(c) || c < 0 || c > static_cast<double>(m->people())) {
+                return fail(err, Error{"--sample: group count [" + std::to_string(g) + "] = " +
+                                       formatNumber(c) + " is not an integer in [0, n = " +
+                                       std::to_string(m->people()) + "]"});
+            }
+            groups.push_back(static_cast<std::int64_t>(c));
+        }
+        auto sd = a.unsignedInt("seed", 1);
+        if (!sd) {
+            return fail(err, sd.error());
+        }
+        seed = *sd;
+        auto drawn = sampleOutputs(*m, groups, seed);
+        if (!drawn) {
+            return fail(err, drawn.error());
+        }
+        samples = std::move(*drawn);
+    } else if (a.has("seed")) {
+        return fail(err, Error{"--seed applies to --sample only"});
+    }
     if (format == "csv") {
         out << toCsv(*m);
         return kOk;
     }
     QJsonObject o = matrixReport(*m, mech, *eps, grr);
+    if (mech == "gaussian") {
+        o[QStringLiteral("delta")] = *a.number("delta");
+        o[QStringLiteral("guarantee")] = QStringLiteral(
+            "(epsilon, delta)-DP only: achieved_epsilon is the matrix's own pure level, which "
+            "exceeds epsilon for large n");
+    }
+    if (samples) {
+        QJsonArray arr;
+        for (int v : *samples) {
+            arr.append(v);
+        }
+        o[QStringLiteral("samples")] = arr;
+        // A string: JSON numbers cannot hold every 64-bit seed exactly.
+        o[QStringLiteral("seed")] = QString::number(seed);
+    }
     if (grr) {
         o[QStringLiteral("k")] = static_cast<qint64>(m->size());
     }

@@ -1,54 +1,277 @@
 #include "core/example_datasets.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
-#include <numbers>
+#include <utility>
+
+#include "core/simulation_rng.h"
 
 namespace dpx {
 
-const std::vector<ExampleDataset>& exampleDatasets() {
-    static const std::vector<ExampleDataset> list = {
-        {"seed000", "Two bins [0, 16] (seed 000)",
-         "The two-bin histogram H = [0, 16] of Kerrigan 2019 §3.3, where resizing is worse than "
-         "clamping at ε = 0.1.",
-         ""},
-        {"ages", "Ages of 5,000 people (synthetic)",
-         "An age-like integer column in 10-year bins, 0–100, with a smooth population-pyramid "
-         "shape; generated deterministically.",
-         "years"},
-    };
-    return list;
+namespace {
+
+// Fixed seeds of the generators (changing one changes the example).
+constexpr std::uint64_t kTelemetrySeed = 2;  // seed 002
+constexpr std::uint64_t kAgesSeed = 1000;
+constexpr std::uint64_t kEdwardsSeed = 3;  // seed 003
+
+constexpr double kTelemetryMean = 12;
+constexpr double kTelemetrySd = 4;
+constexpr double kTelemetryLo = 0;
+constexpr double kTelemetryHi = 24;
+
+constexpr int kEdwardsVariables = 6;
+constexpr std::size_t kEdwardsCells = std::size_t{1} << kEdwardsVariables;  // p = 64
+// The counts of the q = 22 occupied cells, n = 70 in all: mostly small, a few larger.
+constexpr std::array<std::int64_t, 22> kEdwardsCounts = {10, 8, 6, 5, 5, 4, 4, 3, 3, 3, 3,
+                                                         2,  2, 2, 2, 2, 1, 1, 1, 1, 1, 1};
+
+std::string grouped(std::int64_t n) {
+    const std::string digits = std::to_string(n);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) {
+            out += ',';
+        }
+        out += digits[i];
+    }
+    return out;
 }
 
-Expected<Histogram> makeExample(const std::string& id) {
-    if (id == "seed000") {
-        return Histogram::create({0, 16}, {"bin 1", "bin 2"});
+// Uniform integer in [0, n) (n ≥ 1).
+std::size_t below(SimulationRng& rng, std::size_t n) {
+    const auto i = static_cast<std::size_t>(rng.uniform() * static_cast<double>(n));
+    return std::min(i, n - 1);
+}
+
+template <class T>
+void shuffle(std::vector<T>& v, SimulationRng& rng) {
+    for (std::size_t i = v.size(); i > 1; --i) {
+        std::swap(v[i - 1], v[below(rng, i)]);
     }
-    if (id == "ages") {
-        // Counts ∝ a declining survival-like curve with a bump for working ages, rounded; total
-        // 5000.
-        std::vector<double> w(10);
+}
+
+std::string cellPattern(std::size_t cell) {
+    std::string s(kEdwardsVariables, '0');
+    for (int b = 0; b < kEdwardsVariables; ++b) {
+        if ((cell >> (kEdwardsVariables - 1 - b)) & 1U) {
+            s[static_cast<std::size_t>(b)] = '1';
+        }
+    }
+    return s;
+}
+
+std::vector<std::string> allCellPatterns() {
+    std::vector<std::string> out;
+    for (std::size_t c = 0; c < kEdwardsCells; ++c) {
+        out.push_back(cellPattern(c));
+    }
+    return out;
+}
+
+// The population-pyramid curve of the ages example at age x.
+double agesCurve(double x) {
+    return std::exp(-std::pow(x / 78.0, 4)) * (1 + 0.35 * std::exp(-std::pow((x - 40) / 18, 2)));
+}
+
+// 10-year group counts of the ages example: 5000·w_i/Σw rounded, w_i the curve at the group's
+// midpoint — the histogram of the earlier built-in example (total 5000).
+std::array<std::int64_t, 10> agesGroupCounts() {
+    std::array<double, 10> w{};
+    double sum = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        w[i] = agesCurve(10.0 * static_cast<double>(i) + 5);
+        sum += w[i];
+    }
+    std::array<std::int64_t, 10> counts{};
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        counts[i] = std::llround(5000 * w[i] / sum);
+    }
+    return counts;
+}
+
+Expected<DataTable> makeTelemetry(std::int64_t rows) {
+    std::vector<double> hours(static_cast<std::size_t>(rows));
+    SimulationRng rng(kTelemetrySeed, 0);
+    for (double& h : hours) {
+        double x = 0;
+        do {  // rejection: accepts 99.7% of the draws (±3 sd)
+            x = kTelemetryMean + kTelemetrySd * rng.normal();
+        } while (x < kTelemetryLo || x > kTelemetryHi);
+        h = x;
+    }
+    std::vector<DataColumn> cols;
+    cols.push_back(DataColumn::numeric("hour", std::move(hours)));
+    return DataTable::create(std::move(cols));
+}
+
+Expected<DataTable> makeAges() {
+    // Within each 10-year group the ages follow the same curve (largest-remainder apportionment
+    // of the group's count over its 10 ages), so the group counts are exactly those of
+    // agesGroupCounts(). The rows are then shuffled.
+    const auto groups = agesGroupCounts();
+    std::vector<double> ages;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        std::array<double, 10> w{};
         double sum = 0;
-        for (std::size_t i = 0; i < w.size(); ++i) {
-            const double mid = 10.0 * static_cast<double>(i) + 5;
-            w[i] = std::exp(-std::pow(mid / 78.0, 4)) *
-                   (1 + 0.35 * std::exp(-std::pow((mid - 40) / 18, 2)));
-            sum += w[i];
+        for (std::size_t a = 0; a < 10; ++a) {
+            w[a] = agesCurve(10.0 * static_cast<double>(g) + static_cast<double>(a) + 0.5);
+            sum += w[a];
         }
-        std::vector<std::int64_t> counts;
-        std::vector<std::string> labels;
-        std::vector<double> edges{0};
-        for (std::size_t i = 0; i < w.size(); ++i) {
-            counts.push_back(std::llround(5000 * w[i] / sum));
-            labels.push_back(std::to_string(10 * i) + "–" + std::to_string(10 * i + 9));
-            edges.push_back(10.0 * static_cast<double>(i + 1));
+        std::array<std::int64_t, 10> n{};
+        std::array<std::pair<double, std::size_t>, 10> remainder{};
+        std::int64_t given = 0;
+        for (std::size_t a = 0; a < 10; ++a) {
+            const double share = static_cast<double>(groups[g]) * w[a] / sum;
+            n[a] = static_cast<std::int64_t>(std::floor(share));
+            given += n[a];
+            remainder[a] = {share - std::floor(share), a};
         }
-        return Histogram::create(counts, labels, edges);
+        std::stable_sort(remainder.begin(), remainder.end(),
+                         [](const auto& x, const auto& y) { return x.first > y.first; });
+        for (std::size_t i = 0; given < groups[g]; ++i, ++given) {
+            ++n[remainder[i % 10].second];
+        }
+        for (std::size_t a = 0; a < 10; ++a) {
+            ages.insert(ages.end(), static_cast<std::size_t>(n[a]),
+                        static_cast<double>(10 * g + a));
+        }
     }
+    SimulationRng rng(kAgesSeed, 0);
+    shuffle(ages, rng);
+    std::vector<DataColumn> cols;
+    cols.push_back(DataColumn::numeric("age", std::move(ages)));
+    return DataTable::create(std::move(cols));
+}
+
+Expected<DataTable> makeEdwardsLike() {
+    // Choose the 22 occupied cells by a partial Fisher–Yates shuffle of the 64; the i-th chosen
+    // cell gets kEdwardsCounts[i] records. Then shuffle the records.
+    SimulationRng rng(kEdwardsSeed, 0);
+    std::vector<std::size_t> cells(kEdwardsCells);
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        cells[c] = c;
+    }
+    std::vector<std::size_t> records;
+    for (std::size_t i = 0; i < kEdwardsCounts.size(); ++i) {
+        std::swap(cells[i], cells[i + below(rng, cells.size() - i)]);
+        records.insert(records.end(), static_cast<std::size_t>(kEdwardsCounts[i]), cells[i]);
+    }
+    shuffle(records, rng);
+    std::vector<std::vector<double>> bits(kEdwardsVariables);
+    std::vector<std::string> pattern;
+    for (std::size_t cell : records) {
+        const std::string p = cellPattern(cell);
+        for (std::size_t b = 0; b < bits.size(); ++b) {
+            bits[b].push_back(p[b] == '1' ? 1.0 : 0.0);
+        }
+        pattern.push_back(p);
+    }
+    std::vector<DataColumn> cols;
+    for (std::size_t b = 0; b < bits.size(); ++b) {
+        cols.push_back(
+            DataColumn::numeric(std::string(1, static_cast<char>('A' + b)), std::move(bits[b])));
+    }
+    cols.push_back(DataColumn::text("cell", std::move(pattern)));
+    return DataTable::create(std::move(cols));
+}
+
+Expected<DataTable> makeSeed000() {
+    std::vector<DataColumn> cols;
+    cols.push_back(DataColumn::text("bin", std::vector<std::string>(16, "bin 2")));
+    return DataTable::create(std::move(cols));
+}
+
+Error unknownExample(const std::string& id) {
     std::string known;
     for (const auto& e : exampleDatasets()) {
         known += (known.empty() ? "" : ", ") + e.id;
     }
     return Error{"unknown example dataset '" + id + "' (available: " + known + ")"};
+}
+
+}  // namespace
+
+const std::vector<ExampleDataset>& exampleDatasets() {
+    static const std::vector<ExampleDataset> list = {
+        {"telemetry", "Device report times (synthetic telemetry)",
+         "The hour of the day at which each device sends its report, as in the telemetry "
+         "setting of seed 002. Synthetic: drawn with a fixed seed from a normal distribution "
+         "with mean 12 h and standard deviation 4 h, cut off at 0 h and 24 h.",
+         "hours", "hour", Binning::equalWidth(32, kTelemetryLo, kTelemetryHi), 10000, 1000,
+         1000000},
+        {"ages", "Ages of 5,000 people (synthetic)",
+         "Ages 0–99 of 5,000 people with a smooth population-pyramid shape, shown in 10-year "
+         "groups. Synthetic: generated by a fixed formula.",
+         "years", "age", Binning::integers(0, 99, 10), 5000, 5000, 5000},
+        {"edwards-like", "Sparse 64-cell table (synthetic, Edwards-like)",
+         "70 records classified by 6 yes/no variables into 64 cells, of which only 22 are "
+         "occupied, mostly with small counts. Synthetic: it has the size and sparsity of the "
+         "“Edwards” table in seed 003 (whose counts are not available here), not its counts.",
+         "", "cell", Binning::fixedCategories(allCellPatterns()), 70, 70, 70},
+        {"seed000", "Two bins [0, 16] (seed 000)",
+         "The two-bin histogram H = [0, 16] of Kerrigan 2019 §3.3: 16 records, all in the second "
+         "bin. Here resizing is worse than clamping at ε = 0.1.",
+         "", "bin", Binning::fixedCategories({"bin 1", "bin 2"}), 16, 16, 16},
+    };
+    return list;
+}
+
+const ExampleDataset* findExample(std::string_view id) {
+    for (const auto& e : exampleDatasets()) {
+        if (e.id == id) {
+            return &e;
+        }
+    }
+    return nullptr;
+}
+
+Expected<DataTable> makeExampleTable(const std::string& id, std::int64_t rows) {
+    const ExampleDataset* ex = findExample(id);
+    if (!ex) {
+        return unknownExample(id);
+    }
+    if (rows == 0) {
+        rows = ex->defaultRows;
+    }
+    if (rows < ex->minRows || rows > ex->maxRows) {
+        if (ex->minRows == ex->maxRows) {
+            return Error{"the '" + id + "' example has a fixed size of " + grouped(ex->minRows) +
+                         " rows; " + grouped(rows) + " rows were asked for"};
+        }
+        return Error{"the '" + id + "' example can have " + grouped(ex->minRows) + " to " +
+                     grouped(ex->maxRows) + " rows, not " + grouped(rows)};
+    }
+    if (id == "telemetry") {
+        return makeTelemetry(rows);
+    }
+    if (id == "ages") {
+        return makeAges();
+    }
+    if (id == "edwards-like") {
+        return makeEdwardsLike();
+    }
+    if (id == "seed000") {
+        return makeSeed000();
+    }
+    return unknownExample(id);
+}
+
+Expected<Histogram> makeExample(const std::string& id) {
+    const ExampleDataset* ex = findExample(id);
+    if (!ex) {
+        return unknownExample(id);
+    }
+    auto table = makeExampleTable(id);
+    if (!table) {
+        return table.error();
+    }
+    auto binned = binColumn(*table, ex->defaultColumn, ex->defaultBinning);
+    if (!binned) {
+        return binned.error();
+    }
+    return std::move(binned).value().histogram;
 }
 
 }  // namespace dpx

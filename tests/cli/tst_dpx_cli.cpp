@@ -111,6 +111,7 @@ private Q_SLOTS:
     void matrixUniform();
     void matrixOptimal();
     void matrixOptimalSweepAndFloor();
+    void matrixCentralAndSampling();
     void matrixGrr();
     void matrixCsv();
     void matrixCheck();
@@ -620,6 +621,60 @@ void TestDpxCli::matrixOptimalSweepAndFloor() {
     }
 }
 
+void TestDpxCli::matrixCentralAndSampling() {
+    // Laplace rounded and clamped to {0..n}, n = 2, ε = ln 2 (b = 1/ln 2): P[0][0] = Pr[Z < ½]
+    // = 1 − ½e^(−½/b) = 1 − ½·2^(−½) (closed form of the Laplace cdf).
+    const QString ln2 = QString::number(std::log(2.0), 'g', 17);
+    RUN_OK(r, (QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                           QStringLiteral("laplace"), QStringLiteral("--n"), QStringLiteral("2"),
+                           QStringLiteral("--epsilon"), ln2}));
+    const auto rows = matrixRows(r.json);
+    VERIFY_NEAR(rows[0][0], 1 - 0.5 * std::pow(2.0, -0.5), 1e-15);
+    // Post-processing of ε-DP Laplace: ε-DP up to rounding of the logarithms.
+    QVERIFY(r.json.value(QStringLiteral("achieved_epsilon")).toDouble(99) <=
+            std::log(2.0) * (1 + 1e-12));
+    // Per-input error summaries: p_correct of input j is P[j][j]; the bias of input 0 is
+    // Σ_i i·P[i][0] (errors are ≥ 0 there).
+    const QJsonArray per = r.json.value(QStringLiteral("per_input")).toArray();
+    QCOMPARE(per.size(), 3);
+    VERIFY_NEAR(per.at(1).toObject().value(QStringLiteral("p_correct")).toDouble(), rows[1][1],
+                1e-15);
+    VERIFY_NEAR(per.at(0).toObject().value(QStringLiteral("bias")).toDouble(),
+                rows[1][0] + 2 * rows[2][0], 1e-15);
+    // The Gaussian matrix is (ε, δ)-DP only, and says so; at n = 30, ε = 1, δ = 1e-6 its pure
+    // level exceeds ε.
+    RUN_OK(g, split("matrix --mechanism gaussian --n 30 --epsilon 1 --delta 1e-6"));
+    QVERIFY(g.json.value(QStringLiteral("guarantee")).toString().contains(QStringLiteral("delta")));
+    QVERIFY(g.json.value(QStringLiteral("achieved_epsilon")).toDouble() > 1);
+    // Sampling: one output per group, reproducible for a seed, in [0, n]; the identity-like
+    // mechanism at huge ε returns the counts themselves (GM with α = e^−40: off-diagonal < 1e-17).
+    RUN_OK(s1, split("matrix --mechanism explicit-fair --n 5 --epsilon 1 --sample 0,1,2,3,4,5,5 "
+                     "--seed 18446744073709551615"));
+    RUN_OK(s2, split("matrix --mechanism explicit-fair --n 5 --epsilon 1 --sample 0,1,2,3,4,5,5 "
+                     "--seed 18446744073709551615"));
+    QCOMPARE(s1.json.value(QStringLiteral("samples")), s2.json.value(QStringLiteral("samples")));
+    QCOMPARE(s1.json.value(QStringLiteral("seed")).toString(),
+             QStringLiteral("18446744073709551615"));
+    const auto drawn = numbers(s1.json.value(QStringLiteral("samples")));
+    QCOMPARE(drawn.size(), std::size_t(7));
+    for (double v : drawn) {
+        QVERIFY(v >= 0 && v <= 5 && v == std::floor(v));
+    }
+    RUN_OK(id, split("matrix --mechanism geometric --n 5 --epsilon 40 --sample 0,3,5,2"));
+    QCOMPARE(numbers(id.json.value(QStringLiteral("samples"))), (std::vector<double>{0, 3, 5, 2}));
+    for (const char* bad : {"matrix --mechanism gaussian --n 5 --epsilon 1",
+                            "matrix --mechanism laplace --n 5 --epsilon 1 --delta 1e-6",
+                            "matrix --mechanism laplace --n 5 --epsilon 1 --sample 0,6",
+                            "matrix --mechanism laplace --n 5 --epsilon 1 --sample 0,1.5",
+                            "matrix --mechanism laplace --n 5 --epsilon 1 --sample -1",
+                            "matrix --mechanism laplace --n 5 --epsilon 1 --seed 4",
+                            "matrix --mechanism laplace --n 5 --epsilon 1 --sample 1 --format csv"}) {
+        const Run b = dpx(split(bad));
+        QVERIFY2(b.exitCode == 2 && b.out.isEmpty() && b.err.startsWith("dpx: error:"),
+                 describe(b).constData());
+    }
+}
+
 void TestDpxCli::matrixGrr() {
     // GRR k = 4, ε = ln 3: diagonal e^ε/(e^ε+k−1) = 0.5, off-diagonal 1/6; every pair of columns
     // is a neighbour, and the ratio 0.5/(1/6) = 3 = e^ε.
@@ -828,8 +883,8 @@ void TestDpxCli::invalid_data() {
                                 << QStringLiteral("thread");
     // dpx matrix
     QTest::newRow("matrix unknown mechanism")
-        << QStringLiteral("matrix --mechanism laplace --n 3 --epsilon 1")
-        << QStringLiteral("laplace");
+        << QStringLiteral("matrix --mechanism staircase --n 3 --epsilon 1")
+        << QStringLiteral("staircase");
     QTest::newRow("matrix without mechanism")
         << QStringLiteral("matrix --n 3 --epsilon 1") << QStringLiteral("mechanism");
     for (const char* n : {"0", "-1", "2001", "99999999999", "2.5", "x"}) {
