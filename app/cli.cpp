@@ -53,8 +53,9 @@ Usage:
                          grr|optimal
              --n N --epsilon E [--k K (grr)] [--delta D (gaussian)] [--format json|csv]
              [--sample C1,C2,... [--seed S]: one output per group count]
-             optimal: [--objective l0|l1|l2|l0d:D|minimax-...] [--constraints rh,rm,ch,cm,f,wh,s]
-                      [--weights uniform|binomial:P] [--time-limit SECONDS]
+             optimal: [--objective l0|l1|l2|l0d:D|custom:COSTS.csv|minimax-...]
+                      [--constraints rh,rm,ch,cm,f,wh,s]
+                      [--weights uniform|binomial:P|w0,w1,...] [--time-limit SECONDS]
                       [--min-diagonal T (every count reported correctly w.p. ≥ T)]
                       [--sweep E1,E2,... instead of --epsilon: warm-started ε sweep]
   dpx matrix --check FILE.csv|FILE.json --epsilon E
@@ -545,9 +546,37 @@ Expected<CountLpSpec> lpSpecFromArgs(const Args& a, int n, double epsilon) {
         }
         spec.cost = LpCostKind::L0d;
         spec.d = static_cast<int>(*d);
+    } else if (objective.rfind("custom:", 0) == 0) {
+        const std::string path = objective.substr(7);
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) {
+            return Error{"cannot read the cost matrix '" + path + "': it is a directory"};
+        }
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            return Error{"cannot read the cost matrix '" + path + "': " + std::strerror(errno)};
+        }
+        std::ostringstream buf;
+        buf << in.rdbuf();
+        auto grid = readNumberGridCsv(buf.str());
+        if (!grid) {
+            return Error{"cost matrix '" + path + "': " + grid.error().message};
+        }
+        const auto m = static_cast<std::size_t>(n) + 1;
+        if (grid->size() != m || (*grid)[0].size() != m) {
+            return Error{"cost matrix '" + path + "': expected " + std::to_string(m) + "×" +
+                         std::to_string(m) + " costs c(i, j) (line i+1 = output i, field j+1 = "
+                         "true count j) for n = " + std::to_string(n) + ", got " +
+                         std::to_string(grid->size()) + "×" + std::to_string((*grid)[0].size())};
+        }
+        spec.cost = LpCostKind::Custom;
+        for (const auto& row : *grid) {
+            spec.customCost.insert(spec.customCost.end(), row.begin(), row.end());
+        }
     } else {
         return Error{"unknown objective '" + a.text("objective", "") +
-                     "' (use l0, l1, l2 or l0d:D, optionally prefixed with minimax-)"};
+                     "' (use l0, l1, l2, l0d:D or custom:FILE.csv, optionally prefixed with "
+                     "minimax-)"};
     }
     const std::string constraints = a.text("constraints", "none");
     if (constraints != "none" && !constraints.empty()) {
@@ -591,7 +620,13 @@ Expected<CountLpSpec> lpSpecFromArgs(const Args& a, int n, double epsilon) {
         }
         spec.weights = *w;
     } else if (weights != "uniform") {
-        return Error{"unknown weights '" + weights + "' (use uniform or binomial:P)"};
+        auto list = a.numberList("weights");
+        if (!list) {
+            return Error{"unknown weights '" + weights +
+                         "' (use uniform, binomial:P or a list of n+1 numbers w0,w1,... that sum "
+                         "to 1)"};
+        }
+        spec.weights = *list;
     }
     auto limit = a.number("time-limit", 60.0);
     if (!limit) {

@@ -30,7 +30,7 @@ Status checkValue(double v, const std::string& at) {
         return Error{at + ": value " + formatNumber(v) + " is not finite"};
     }
     if (v < 0) {
-        return Error{at + ": value " + formatNumber(v) + " is negative; probabilities must be ≥ 0"};
+        return Error{at + ": value " + formatNumber(v) + " is negative; every entry must be ≥ 0"};
     }
     return okStatus();
 }
@@ -326,7 +326,7 @@ std::string toCsv(const CountMechanism& m) {
     return out;
 }
 
-Expected<CountMechanism> fromCsv(std::string_view text, std::string name) {
+Expected<std::vector<std::vector<double>>> readNumberGridCsv(std::string_view text) {
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         return Error{"CSV: the input is empty"};
     }
@@ -388,10 +388,18 @@ Expected<CountMechanism> fromCsv(std::string_view text, std::string name) {
         }
         rows.push_back(std::move(row));
         if (rows.size() > static_cast<std::size_t>(kMaxCountPeople) + 1) {
-            break;  // build() reports the size
+            break;  // the caller reports the size
         }
     }
-    auto m = build(rows, std::move(name), "line",
+    return rows;
+}
+
+Expected<CountMechanism> fromCsv(std::string_view text, std::string name) {
+    auto rows = readNumberGridCsv(text);
+    if (!rows) {
+        return rows.error();
+    }
+    auto m = build(*rows, std::move(name), "line",
                    "row i is line i+1, column j is field j+1 of every line");
     if (!m) {
         return Error{m.error().message.rfind("CSV", 0) == 0 ? m.error().message

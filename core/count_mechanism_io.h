@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/count_mechanism.h"
 #include "core/expected.h"
@@ -23,6 +24,11 @@ std::string toCsv(const CountMechanism& m);
 // is not a number, non-finite or negative values, ragged rows, a non-square matrix, and anything
 // else CountMechanism::fromRows rejects (size, column sums).
 Expected<CountMechanism> fromCsv(std::string_view text, std::string name = "custom");
+
+// The grid of numbers under fromCsv's rules (separators, blanks, line ends, finite and ≥ 0, no
+// ragged rows, errors with line and column), without the matrix rules: e.g. an LP cost matrix.
+// Reading stops after kMaxCountPeople + 2 lines (the caller checks the shape).
+Expected<std::vector<std::vector<double>>> readNumberGridCsv(std::string_view text);
 
 // {"matrix": [[P[0][0], ..., P[0][n]], ..., [P[n][0], ..., P[n][n]]]} with one row per line and
 // 17 significant digits, followed by "\n".

@@ -609,7 +609,37 @@ void TestDpxCli::matrixOptimalSweepAndFloor() {
     for (std::size_t i = 0; i < rows.size(); ++i) {
         QVERIFY(rows[i][i] >= 0.8 - 1e-9);
     }
+    // A user-supplied cost matrix c(i, j) = (i − j)² is the L2 objective (second method: l2),
+    // and user weights equal to Binomial(2, ½) = (¼, ½, ¼) give the binomial:0.5 optimum.
+    QTemporaryDir dir;
+    const QString costs = dir.filePath(QStringLiteral("costs.csv"));
+    QFile cf(costs);
+    QVERIFY(cf.open(QIODevice::WriteOnly));
+    cf.write("0,1,4\n1,0,1\n4,1,0\n");
+    cf.close();
+    RUN_OK(c, (QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                           QStringLiteral("optimal"), QStringLiteral("--n"), QStringLiteral("2"),
+                           QStringLiteral("--epsilon"), QStringLiteral("1"),
+                           QStringLiteral("--objective"), QStringLiteral("custom:") + costs}));
+    RUN_OK(l2, split("matrix --mechanism optimal --n 2 --epsilon 1 --objective l2"));
+    VERIFY_NEAR(c.json.value(QStringLiteral("objective")).toDouble(),
+                l2.json.value(QStringLiteral("objective")).toDouble(), 1e-12);
+    RUN_OK(w, split("matrix --mechanism optimal --n 2 --epsilon 1 --objective l1 --weights "
+                    "0.25,0.5,0.25"));
+    RUN_OK(b, split("matrix --mechanism optimal --n 2 --epsilon 1 --objective l1 --weights "
+                    "binomial:0.5"));
+    VERIFY_NEAR(w.json.value(QStringLiteral("objective")).toDouble(),
+                b.json.value(QStringLiteral("objective")).toDouble(), 1e-12);
+    const Run shape = dpx(QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
+                                      QStringLiteral("optimal"), QStringLiteral("--n"),
+                                      QStringLiteral("3"), QStringLiteral("--epsilon"),
+                                      QStringLiteral("1"), QStringLiteral("--objective"),
+                                      QStringLiteral("custom:") + costs});
+    QVERIFY2(shape.exitCode == 2 && shape.err.contains("4×4"), describe(shape).constData());
     for (const char* bad : {"matrix --mechanism optimal --n 5 --sweep 0.5,0,1",
+                            "matrix --mechanism optimal --n 2 --epsilon 1 --weights 0.5,0.5",
+                            "matrix --mechanism optimal --n 2 --epsilon 1 --weights 0.5,0.6,-0.1",
+                            "matrix --mechanism optimal --n 2 --epsilon 1 --objective custom:/no/such",
                             "matrix --mechanism optimal --n 5 --sweep 0.5,x",
                             "matrix --mechanism optimal --n 5 --sweep 0.5 --epsilon 1",
                             "matrix --mechanism geometric --n 5 --sweep 0.5,1",
