@@ -65,6 +65,9 @@ struct MonteCarloOptions {
     unsigned threads = 0;       // 0: std::thread::hardware_concurrency()
     ProgressCallback progress;  // optional, called from worker threads
     std::stop_token stop;       // cancellation
+    // Keep the individual error values of the first keepSamples trials (in trial order, so the
+    // same for any thread count), e.g. to draw their distribution. 0: keep none.
+    std::uint64_t keepSamples = 0;
 };
 
 struct MonteCarloResult {
@@ -72,6 +75,8 @@ struct MonteCarloResult {
     // noisy histograms), so differences between estimators are estimated precisely.
     std::vector<std::vector<ErrorEstimate>> values;
     std::uint64_t trials = 0;  // completed trials (fewer than asked if cancelled)
+    // samples[e][m][t]: the error of trial t (t < keepSamples and < trials); empty if not asked.
+    std::vector<std::vector<std::vector<double>>> samples;
     bool cancelled = false;
 };
 

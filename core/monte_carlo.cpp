@@ -162,9 +162,15 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
     // a block that finishes early waits in `pending`, so memory stays bounded by the handful of
     // blocks in flight, not by the number of trials.
     std::mutex mergeMutex;
-    std::map<std::uint64_t, std::vector<Moments>> pending;  // guarded by mergeMutex
-    std::uint64_t mergedBlocks = 0;                         // guarded: length of the merged prefix
-    std::vector<Moments> totals(cells);                     // guarded: merge of that prefix
+    struct BlockResult {
+        std::vector<Moments> moments;               // per cell
+        std::vector<std::vector<double>> samples;   // per cell, only blocks below keepSamples
+    };
+    std::map<std::uint64_t, BlockResult> pending;  // guarded by mergeMutex
+    std::uint64_t mergedBlocks = 0;                // guarded: length of the merged prefix
+    std::vector<Moments> totals(cells);            // guarded: merge of that prefix
+    std::vector<std::vector<double>> kept(cells);  // guarded: samples of that prefix
+    const std::uint64_t keep = std::min(options.keepSamples, options.trials);
 
     std::atomic<std::uint64_t> nextBlock{0};
     std::atomic<std::uint64_t> trialsDone{0};
@@ -198,7 +204,14 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
                     noisy[t * nBins + i] += truth.counts[i];
                 }
             }
-            std::vector<Moments> stats(cells);
+            BlockResult block;
+            std::vector<Moments>& stats = block.moments;
+            stats.resize(cells);
+            const auto keepRows =
+                static_cast<std::size_t>(begin < keep ? std::min(end, keep) - begin : 0);
+            if (keepRows > 0) {
+                block.samples.resize(cells);
+            }
             for (std::size_t e = 0; e < nEst; ++e) {
                 const double* est = noisy.data();
                 if (estimators[e].kind != EstimatorKind::Identity) {
@@ -208,15 +221,23 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
                 for (std::size_t m = 0; m < nMet; ++m) {
                     metricRows(metrics[m], truth, total, est, rows, values.data());
                     stats[e * nMet + m] = blockMoments(values.data(), rows);
+                    if (keepRows > 0) {
+                        block.samples[e * nMet + m].assign(values.begin(),
+                                                           values.begin() + keepRows);
+                    }
                 }
             }
             {
                 const std::lock_guard lock(mergeMutex);
-                pending.emplace(b, std::move(stats));
+                pending.emplace(b, std::move(block));
                 for (auto it = pending.begin(); it != pending.end() && it->first == mergedBlocks;
                      it = pending.erase(it), ++mergedBlocks) {
                     for (std::size_t c = 0; c < cells; ++c) {
-                        totals[c].merge(it->second[c]);
+                        totals[c].merge(it->second.moments[c]);
+                        if (!it->second.samples.empty()) {
+                            kept[c].insert(kept[c].end(), it->second.samples[c].begin(),
+                                           it->second.samples[c].end());
+                        }
                     }
                 }
             }
@@ -245,6 +266,12 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
     MonteCarloResult result;
     result.cancelled = mergedBlocks < blocks;
     result.values.assign(nEst, std::vector<ErrorEstimate>(nMet));
+    if (keep > 0) {
+        result.samples.assign(nEst, std::vector<std::vector<double>>(nMet));
+        for (std::size_t c = 0; c < cells; ++c) {
+            result.samples[c / nMet][c % nMet] = std::move(kept[c]);
+        }
+    }
     for (std::size_t c = 0; c < cells; ++c) {
         const Moments& m = totals[c];
         ErrorEstimate& est = result.values[c / nMet][c % nMet];

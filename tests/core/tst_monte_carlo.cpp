@@ -17,6 +17,7 @@
 
 #include "core/estimator.h"
 #include "core/expected_error.h"
+#include "core/simulation_rng.h"
 #include "core/metrics.h"
 #include "core/noise_distribution.h"
 #include "test_support.h"
@@ -69,6 +70,7 @@ private Q_SLOTS:
     void seedResizeReference();
     void w1AgainstIndependentSimulation();
     void threadCountDoesNotMatter();
+    void keptSamples();
     void seedsDiffer();
     void cancellation();
     void progress();
@@ -262,6 +264,62 @@ void TestMonteCarlo::threadCountDoesNotMatter() {
             }
         }
     }
+}
+
+// keepSamples: the first K per-trial errors in trial order, identical for any thread count; when
+// every trial is kept, their plain mean is the reported mean (second method: the samples
+// themselves), and the samples of identity SSE are Σ (noise)² of an independent replay of the
+// generator for the first trial (block 0 uses stream 0).
+void TestMonteCarlo::keptSamples() {
+    const auto t = truthOf({0, 16, 4});
+    const std::vector<EstimatorSpec> est{{EstimatorKind::Identity, 0}, {EstimatorKind::Clamp, 0}};
+    const auto noise = NoiseDistribution::laplace(10);
+    std::vector<MonteCarloResult> runs;
+    for (unsigned threads : {1U, 2U}) {
+        MonteCarloOptions opt;
+        opt.trials = 2 * kMonteCarloBlock + 77;
+        opt.keepSamples = kMonteCarloBlock + 5;  // crosses a block boundary
+        opt.seed = 9;
+        opt.threads = threads;
+        auto r = monteCarloExpectedError(t, noise, est, kMetrics, opt);
+        DPX_VERIFY_OK(r);
+        runs.push_back(*r);
+    }
+    QCOMPARE(runs[0].samples.size(), est.size());
+    QCOMPARE(runs[0].samples[1].size(), kMetrics.size());
+    QCOMPARE(runs[0].samples[1][2].size(), std::size_t(kMonteCarloBlock + 5));
+    QVERIFY(runs[0].samples == runs[1].samples);
+    SimulationRng rng(9, 0);
+    double sse = 0;
+    for (int i = 0; i < 3; ++i) {
+        const double z = sampleNoise(noise, rng);
+        sse += z * z;
+    }
+    QCOMPARE(runs[0].samples[0][0][0], sse);  // kMetrics[0] is SSE on counts
+
+    MonteCarloOptions all;
+    all.trials = 5000;
+    all.keepSamples = 1'000'000;  // more than the trials: all of them
+    all.seed = 3;
+    auto r = monteCarloExpectedError(t, noise, est, kMetrics, all);
+    DPX_VERIFY_OK(r);
+    for (std::size_t e = 0; e < est.size(); ++e) {
+        for (std::size_t m = 0; m < kMetrics.size(); ++m) {
+            const auto& v = r->samples[e][m];
+            QCOMPARE(v.size(), std::size_t(5000));
+            double mean = 0;
+            for (double x : v) {
+                mean += x;
+            }
+            mean /= static_cast<double>(v.size());
+            QVERIFY(std::abs(mean - r->values[e][m].value) <= 1e-12 * std::max(1.0, mean));
+        }
+    }
+    MonteCarloOptions none;
+    none.trials = 100;
+    auto n = monteCarloExpectedError(t, noise, est, kMetrics, none);
+    DPX_VERIFY_OK(n);
+    QVERIFY(n->samples.empty());
 }
 
 void TestMonteCarlo::seedsDiffer() {
