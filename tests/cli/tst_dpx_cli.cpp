@@ -626,10 +626,10 @@ void TestDpxCli::matrixOptimalSweepAndFloor() {
                 l2.json.value(QStringLiteral("objective")).toDouble(), 1e-12);
     RUN_OK(w, split("matrix --mechanism optimal --n 2 --epsilon 1 --objective l1 --weights "
                     "0.25,0.5,0.25"));
-    RUN_OK(b, split("matrix --mechanism optimal --n 2 --epsilon 1 --objective l1 --weights "
-                    "binomial:0.5"));
+    RUN_OK(bin, split("matrix --mechanism optimal --n 2 --epsilon 1 --objective l1 --weights "
+                      "binomial:0.5"));
     VERIFY_NEAR(w.json.value(QStringLiteral("objective")).toDouble(),
-                b.json.value(QStringLiteral("objective")).toDouble(), 1e-12);
+                bin.json.value(QStringLiteral("objective")).toDouble(), 1e-12);
     const Run shape = dpx(QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
                                       QStringLiteral("optimal"), QStringLiteral("--n"),
                                       QStringLiteral("3"), QStringLiteral("--epsilon"),
