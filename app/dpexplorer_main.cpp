@@ -1,60 +1,119 @@
 // dpexplorer: the DP Explorer GUI.
+//
+//   dpexplorer [--example ID] [--mechanism NAME] [--epsilon E] [--session FILE.json]
+//              [--tab histogram|matrix|errors] [--dark] [--screenshot OUT.png]
+//
+// --screenshot renders the window (offscreen works: QT_QPA_PLATFORM=offscreen) once everything
+// is computed, saves it and exits: for the docs and tests.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
 #include <cstdio>
 
 #include "app/version.h"
+#include "core/example_datasets.h"
+#include "ui/document.h"
 #include "ui/main_window.h"
+
+namespace {
+int fail(const QString& message) {
+    std::fprintf(stderr, "dpexplorer: %s\n", qPrintable(message));
+    return 2;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("DP Explorer"));
+    QApplication::setOrganizationName(QStringLiteral("DP Explorer"));
     QApplication::setApplicationVersion(QStringLiteral(DPX_VERSION_STRING));
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Explore differential-privacy trade-offs"));
     parser.addHelpOption();
     parser.addVersionOption();
+    QString examples;
+    for (const auto& e : dpx::exampleDatasets()) {
+        examples += (examples.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(e.id);
+    }
     QCommandLineOption example(QStringLiteral("example"),
-                               QStringLiteral("Open a built-in example dataset (seed000, ages)."),
-                               QStringLiteral("id"), QStringLiteral("seed000"));
+                               QStringLiteral("Open a built-in example dataset (%1).").arg(examples),
+                               QStringLiteral("id"));
+    QCommandLineOption mechanism(
+        QStringLiteral("mechanism"),
+        QStringLiteral("Start with this mechanism (laplace, geometric, gaussian, count-geometric, "
+                       "count-explicit-fair, count-uniform, count-laplace, count-optimal)."),
+        QStringLiteral("name"));
+    QCommandLineOption epsilon(QStringLiteral("epsilon"),
+                               QStringLiteral("Start with this ε (0.01 to 20)."),
+                               QStringLiteral("value"));
+    QCommandLineOption session(QStringLiteral("session"),
+                               QStringLiteral("Open a saved session (JSON)."), QStringLiteral("file"));
+    QCommandLineOption tab(QStringLiteral("tab"),
+                           QStringLiteral("Show this tab: histogram, matrix or errors."),
+                           QStringLiteral("name"));
+    QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Save the window as PNG once computed, then quit."), QStringLiteral("file"));
-    QCommandLineOption mechanism(
-        QStringLiteral("mechanism"),
-        QStringLiteral("Start with this mechanism (laplace, geometric, gaussian)."),
-        QStringLiteral("name"), QStringLiteral("laplace"));
-    QCommandLineOption epsilon(QStringLiteral("epsilon"),
-                               QStringLiteral("Start with this ε (0.01 to 20)."),
-                               QStringLiteral("value"), QStringLiteral("0.1"));
-    parser.addOption(example);
-    parser.addOption(mechanism);
-    parser.addOption(epsilon);
-    parser.addOption(screenshot);
+    for (const auto& o : {example, mechanism, epsilon, session, tab, dark, screenshot}) {
+        parser.addOption(o);
+    }
     parser.process(app);
 
     dpx::ui::MainWindow window;
-    if (!window.selectExample(parser.value(example))) {
-        std::fprintf(stderr, "dpexplorer: unknown example '%s' (use seed000 or ages)\n",
-                     qPrintable(parser.value(example)));
-        return 2;
+    dpx::ui::ExplorerDocument* doc = window.document();
+    if (parser.isSet(session)) {
+        if (auto st = window.openSession(parser.value(session)); !st) {
+            return fail(QString::fromStdString(st.error().message));
+        }
     }
-    if (!window.selectMechanism(parser.value(mechanism))) {
-        std::fprintf(stderr,
-                     "dpexplorer: unknown mechanism '%s' (use laplace, geometric or gaussian)\n",
-                     qPrintable(parser.value(mechanism)));
-        return 2;
+    dpx::ui::ExplorerState s = doc->state();
+    if (parser.isSet(example)) {
+        if (!dpx::findExample(parser.value(example).toStdString())) {
+            return fail(QStringLiteral("unknown example '%1' (use %2)").arg(parser.value(example), examples));
+        }
+        s.exampleId = parser.value(example);
+        s.csvPath.clear();
     }
-    bool ok = false;
-    const double eps = parser.value(epsilon).toDouble(&ok);
-    if (!ok || !(eps >= 0.01 && eps <= 20)) {
-        std::fprintf(stderr, "dpexplorer: --epsilon must be a number from 0.01 to 20\n");
-        return 2;
+    if (parser.isSet(mechanism)) {
+        auto m = dpx::ui::mechanismChoiceFromId(parser.value(mechanism));
+        if (!m) {
+            return fail(QString::fromStdString(m.error().message));
+        }
+        s.mechanism = *m;
     }
-    window.setEpsilon(eps);
+    if (parser.isSet(epsilon)) {
+        bool ok = false;
+        s.epsilon = parser.value(epsilon).toDouble(&ok);
+        if (!ok) {
+            return fail(QStringLiteral("--epsilon must be a number from 0.01 to 20"));
+        }
+    }
+    if (parser.isSet(tab)) {
+        s.tab = parser.value(tab);
+    }
+    if (parser.isSet(dark)) {
+        s.dark = true;
+    }
+    if (auto st = doc->apply(s, QStringLiteral("command line")); !st) {
+        return fail(QString::fromStdString(st.error().message));
+    }
+    doc->undoStack()->clear();
     if (parser.isSet(screenshot)) {
+        QObject::connect(&window, &dpx::ui::MainWindow::screenshotSaved, &app,
+                         [](const QString& path, bool ok) {
+                             if (!ok) {
+                                 std::fprintf(stderr, "dpexplorer: could not write %s\n",
+                                              qPrintable(path));
+                             }
+                             QApplication::exit(ok ? 0 : 1);
+                         });
         window.saveScreenshotWhenReady(parser.value(screenshot));
+        // Never hang in scripts: give up after two minutes.
+        QTimer::singleShot(120000, &app, [] {
+            std::fprintf(stderr, "dpexplorer: the computation did not finish in 2 minutes\n");
+            QApplication::exit(1);
+        });
     }
     window.show();
     return app.exec();

@@ -2,45 +2,61 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QComboBox>
-#include <QDoubleSpinBox>
+#include <QClipboard>
+#include <QCloseEvent>
 #include <QFileDialog>
-#include <QFormLayout>
+#include <QFileInfo>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QPushButton>
-#include <QSpinBox>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QTableWidget>
+#include <QStyleFactory>
+#include <QSvgGenerator>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
-#include <cmath>
-#include "ui/qcustomplot_include.h"
 
-#include "core/estimator.h"
-#include "core/example_datasets.h"
-#include "core/metrics.h"
+#include "ui/data_panel.h"
+#include "ui/document.h"
+#include "ui/engine.h"
+#include "ui/errors_view.h"
+#include "ui/histogram_view.h"
+#include "ui/matrix_view.h"
+#include "ui/mechanism_panel.h"
+#include "ui/qcustomplot_include.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
 
 namespace dpx::ui {
 
 namespace {
-QString fromStd(const std::string& s) {
-    return QString::fromStdString(s);
-}
+const QString kTabIds[] = {QStringLiteral("histogram"), QStringLiteral("matrix"),
+                           QStringLiteral("errors")};
+constexpr int kMaxRecent = 8;
 
-QString formatNumber(double v) {
-    if (!std::isfinite(v)) {
-        return QStringLiteral("—");
+// SVG through Qt Svg: QCustomPlot draws into any QPaintDevice with its own painter.
+bool exportPlotSvg(QCustomPlot* plot, const QString& path) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(plot->size());
+    svg.setViewBox(QRect(QPoint(0, 0), plot->size()));
+    svg.setTitle(QStringLiteral("DP Explorer plot"));
+    QCPPainter painter;
+    if (!painter.begin(&svg)) {
+        return false;
     }
-    return QString::number(v, 'g', 6);
+    plot->toPainter(&painter, plot->width(), plot->height());
+    return painter.end();
 }
 }  // namespace
 
@@ -48,326 +64,576 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     dpxInitResources();
     setWindowTitle(tr("DP Explorer"));
     setWindowIcon(QIcon(QStringLiteral(":/dpx/icons/dpexplorer.svg")));
-    buildUi();
-    connect(&watcher_, &QFutureWatcher<PreviewResult>::finished, this, [this] {
-        const PreviewResult r = watcher_.result();
-        if (pending_) {  // inputs changed while computing: this result is stale
-            pending_ = false;
-            recompute();
-            return;
-        }
-        if (r.generation == generation_) {
-            showResult(r);
+    doc_ = new ExplorerDocument(this);
+    engine_ = new ExplorerEngine(doc_, this);
+
+    dataPanel_ = new DataPanel(doc_);
+    mechanismPanel_ = new MechanismPanel(doc_);
+    auto* dataBox = new QGroupBox(tr("Data"));
+    (new QVBoxLayout(dataBox))->addWidget(dataPanel_);
+    auto* mechBox = new QGroupBox(tr("Mechanism"));
+    (new QVBoxLayout(mechBox))->addWidget(mechanismPanel_);
+    auto* side = new QWidget;
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->addWidget(dataBox);
+    sideLayout->addWidget(mechBox);
+    sideLayout->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(side);
+    scroll->setWidgetResizable(true);
+    // Wide enough for the panels: the scroll area only scrolls vertically.
+    scroll->setMinimumWidth(side->minimumSizeHint().width() + 24);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+    histogram_ = new HistogramView;
+    matrix_ = new MatrixView;
+    errors_ = new ErrorsView;
+    tabs_ = new QTabWidget;
+    tabs_->setObjectName(QStringLiteral("tabs"));
+    tabs_->addTab(histogram_, tr("&Histogram"));
+    tabs_->addTab(matrix_, tr("Mechanism &matrix"));
+    tabs_->addTab(errors_, tr("&Errors"));
+    tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
+    tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
+                               "the noise added to each bin"));
+    tabs_->setTabToolTip(2, tr("Realized and expected errors of every estimator"));
+
+    auto* split = new QSplitter;
+    split->addWidget(scroll);
+    split->addWidget(tabs_);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    setCentralWidget(split);
+    setMinimumSize(980, 640);
+
+    buildMenus();
+    buildStatusBar();
+
+    connect(engine_, &ExplorerEngine::datasetReady, this, [this](const DatasetResult& r) {
+        dataPanel_->showDataset(r);
+        if (!r.error.isEmpty()) {
+            histogram_->setMessage(r.error);
+            matrix_->setMessage(r.error);
+            errors_->setMessage(r.error);
         }
     });
-    recompute();
+    connect(engine_, &ExplorerEngine::releaseReady, this, &MainWindow::showRelease);
+    connect(engine_, &ExplorerEngine::monteCarloReady, this,
+            [this](const MonteCarloErrors&, bool) {
+                showErrors();
+                mcDrawn_ = true;
+                tryScreenshot();
+            });
+    connect(engine_, &ExplorerEngine::computing, this,
+            [this](const QString& what) { statusText_->setText(what + QStringLiteral("…")); });
+    connect(doc_, &ExplorerDocument::changed, this, [this](unsigned flags, const ExplorerState& s) {
+        if (flags & ViewChanged) {
+            if (s.dark != appliedDark_) {
+                applyTheme(s.dark);
+            }
+            const QSignalBlocker b1(overlayAction_), b2(logAction_), b3(darkAction_);
+            overlayAction_->setChecked(s.overlay);
+            logAction_->setChecked(s.matrixLog);
+            darkAction_->setChecked(s.dark);
+            matrix_->setLogScale(s.matrixLog);
+            errors_->setScale(s.scale);
+            showTab(s.tab);
+        }
+        if (flags & (EstimatorChanged | ViewChanged)) {
+            redrawViews();
+        }
+        if (flags & (DataChanged | MechanismChanged | SeedChanged)) {
+            releaseDrawn_ = mcDrawn_ = false;
+        }
+    });
+    connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
+        if (i < 0 || i > 2 || doc_->state().tab == kTabIds[i]) {
+            return;
+        }
+        ExplorerState s = doc_->state();
+        s.tab = kTabIds[i];
+        // Switching tabs is not worth an undo step: set it directly via a merged command.
+        (void)doc_->apply(s, tr("switch tab"), QStringLiteral("tab"));
+    });
+    connect(matrix_, &MatrixView::logScaleToggled, this, [this](bool on) {
+        ExplorerState s = doc_->state();
+        s.matrixLog = on;
+        (void)doc_->apply(s, tr("log colour scale"));
+    });
+    connect(matrix_, &MatrixView::lpSettingsEdited, this,
+            [this](const QString& objective, const QStringList& constraints, double p,
+                   double floor) {
+                ExplorerState s = doc_->state();
+                s.lpObjective = objective;
+                s.lpConstraints = constraints;
+                s.lpBinomialP = p;
+                s.lpMinDiagonal = floor;
+                const Status st = doc_->apply(s, tr("change LP settings"));
+                if (!st) {
+                    statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
+                }
+            });
+    connect(errors_, &ErrorsView::scaleToggled, this, [this](Scale sc) {
+        ExplorerState s = doc_->state();
+        s.scale = sc;
+        (void)doc_->apply(s, tr("error scale"));
+    });
+    connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    if (!settings.contains(QStringLiteral("window/geometry"))) {
+        resize(1400, 860);
+    }
+    split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
+    rebuildRecentMenu();
+    engine_->refreshAll();
 }
 
-MainWindow::~MainWindow() {
-    watcher_.waitForFinished();
+MainWindow::~MainWindow() = default;
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    if (auto* split = qobject_cast<QSplitter*>(centralWidget())) {
+        settings.setValue(QStringLiteral("window/split"), split->saveState());
+    }
+    engine_->runner()->cancelAll();
+    e->accept();
 }
 
-void MainWindow::buildUi() {
-    auto* fileMenu = menuBar()->addMenu(tr("&File"));
-    auto* savePlot = fileMenu->addAction(tr("Save plot as PNG…"));
-    connect(savePlot, &QAction::triggered, this, &MainWindow::savePlot);
-    fileMenu->addSeparator();
-    auto* quit = fileMenu->addAction(tr("&Quit"));
+void MainWindow::buildMenus() {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* open = file->addAction(tr("&Open CSV…"), this, &MainWindow::chooseCsv);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    file->addAction(tr("Open &session…"), this, &MainWindow::openSessionDialog)
+        ->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+    file->addAction(tr("&Save session…"), this, &MainWindow::saveSessionDialog)
+        ->setShortcut(QKeySequence::Save);
+    file->addSeparator();
+    file->addAction(tr("&Export plot (PNG, SVG, PDF)…"), this, &MainWindow::exportPlot)
+        ->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
+    file->addAction(tr("Export error &table as CSV…"), this, &MainWindow::exportTable);
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
-    connect(quit, &QAction::triggered, qApp, &QApplication::quit);
-    auto* help = menuBar()->addMenu(tr("&Help"));
-    connect(help->addAction(tr("About DP Explorer")), &QAction::triggered, this, [this] {
-        QMessageBox::about(this, tr("About DP Explorer"),
-                           tr("DP Explorer explores differential-privacy trade-offs for "
-                              "histograms.\nThis first window previews one release; the full "
-                              "explorer is under construction."));
+
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("Copy &plot"), this, [this] {
+        if (QCustomPlot* p = currentPlot()) {
+            QApplication::clipboard()->setPixmap(p->toPixmap());
+        }
     });
+    edit->addAction(tr("Copy error &table"), this,
+                    [this] { QApplication::clipboard()->setText(errors_->toCsv()); });
 
-    auto* controls = new QGroupBox(tr("Release"));
-    auto* form = new QFormLayout(controls);
-    dataset_ = new QComboBox;
-    dataset_->setObjectName(QStringLiteral("datasetCombo"));
-    for (const auto& e : exampleDatasets()) {
-        dataset_->addItem(fromStd(e.title), fromStd(e.id));
+    auto* view = menuBar()->addMenu(tr("&View"));
+    overlayAction_ = view->addAction(tr("&Overlay true and noisy bars"));
+    overlayAction_->setCheckable(true);
+    overlayAction_->setChecked(doc_->state().overlay);
+    connect(overlayAction_, &QAction::toggled, this, [this](bool on) {
+        ExplorerState s = doc_->state();
+        s.overlay = on;
+        (void)doc_->apply(s, tr("overlay"));
+    });
+    logAction_ = view->addAction(tr("&Log colour scale for the matrix"));
+    logAction_->setCheckable(true);
+    connect(logAction_, &QAction::toggled, this, [this](bool on) {
+        ExplorerState s = doc_->state();
+        s.matrixLog = on;
+        (void)doc_->apply(s, tr("log colour scale"));
+    });
+    darkAction_ = view->addAction(tr("&Dark theme"));
+    darkAction_->setCheckable(true);
+    connect(darkAction_, &QAction::toggled, this, [this](bool on) {
+        ExplorerState s = doc_->state();
+        s.dark = on;
+        (void)doc_->apply(s, tr("theme"));
+    });
+    view->addSeparator();
+    for (int i = 0; i < 3; ++i) {
+        auto* a = view->addAction(tabs_->tabText(i).remove(QLatin1Char('&')),
+                                  this, [this, i] { tabs_->setCurrentIndex(i); });
+        a->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
     }
-    form->addRow(tr("Dataset"), dataset_);
-    datasetInfo_ = new QLabel;
-    datasetInfo_->setWordWrap(true);
-    form->addRow(datasetInfo_);
-    neighbouring_ = new QComboBox;
-    neighbouring_->setObjectName(QStringLiteral("neighbouringCombo"));
-    neighbouring_->addItem(tr("add/remove one record"), QStringLiteral("add-remove"));
-    neighbouring_->addItem(tr("replace one record"), QStringLiteral("replace"));
-    form->addRow(tr("Neighbours"), neighbouring_);
-    mechanism_ = new QComboBox;
-    mechanism_->setObjectName(QStringLiteral("mechanismCombo"));
-    mechanism_->addItem(tr("Laplace"), QStringLiteral("laplace"));
-    mechanism_->addItem(tr("Geometric (discrete Laplace)"), QStringLiteral("geometric"));
-    mechanism_->addItem(tr("Gaussian"), QStringLiteral("gaussian"));
-    form->addRow(tr("Mechanism"), mechanism_);
-    epsilon_ = new QDoubleSpinBox;
-    epsilon_->setObjectName(QStringLiteral("epsilonSpin"));
-    epsilon_->setRange(0.01, 20);
-    epsilon_->setDecimals(3);
-    epsilon_->setSingleStep(0.05);
-    epsilon_->setValue(0.1);
-    form->addRow(tr("ε"), epsilon_);
-    delta_ = new QLineEdit(QStringLiteral("1e-6"));
-    delta_->setObjectName(QStringLiteral("deltaEdit"));
-    form->addRow(tr("δ"), delta_);
-    calibration_ = new QComboBox;
-    calibration_->setObjectName(QStringLiteral("calibrationCombo"));
-    calibration_->addItem(tr("analytic (Balle & Wang)"), QStringLiteral("analytic"));
-    calibration_->addItem(tr("classic √(2 ln(1.25/δ))"), QStringLiteral("classic"));
-    calibration_->addItem(tr("seed √(2 ln(2/δ))"), QStringLiteral("seed"));
-    form->addRow(tr("Calibration"), calibration_);
-    seed_ = new QSpinBox;
-    seed_->setObjectName(QStringLiteral("seedSpin"));
-    seed_->setRange(1, 1000000);
-    auto* newDraw = new QPushButton(tr("New draw"));
-    auto* seedRow = new QHBoxLayout;
-    seedRow->addWidget(seed_, 1);
-    seedRow->addWidget(newDraw);
-    form->addRow(tr("Seed"), seedRow);
-    reading_ = new QLabel;
-    reading_->setObjectName(QStringLiteral("guaranteeLabel"));
-    reading_->setWordWrap(true);
-    // Word-wrapped labels in a splitter get one line's height unless told otherwise.
-    reading_->setMinimumHeight(110);
-    reading_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    message_ = new QLabel;
-    message_->setObjectName(QStringLiteral("messageLabel"));
-    message_->setWordWrap(true);
-    message_->setStyleSheet(QStringLiteral("color: #b00020;"));
-    auto* left = new QWidget;
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->addWidget(controls);
-    auto* guaranteeTitle = new QLabel(tr("<b>Guarantee</b>"));
-    leftLayout->addWidget(guaranteeTitle);
-    leftLayout->addWidget(reading_);
-    leftLayout->addWidget(message_);
-    leftLayout->addStretch(1);
-    left->setMinimumWidth(360);
 
-    plot_ = new QCustomPlot;
-    plot_->setObjectName(QStringLiteral("histogramPlot"));
-    plot_->setMinimumSize(600, 380);
-    plot_->legend->setVisible(true);
-    // Legend in its own row above the axes, so it never hides a bar.
-    plot_->plotLayout()->insertRow(0);
-    plot_->plotLayout()->addElement(0, 0, plot_->legend);
-    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-
-    table_ = new QTableWidget;
-    table_->setObjectName(QStringLiteral("errorTable"));
-    table_->setColumnCount(static_cast<int>(previewMetrics().size()));
-    QStringList headers;
-    for (Metric m : previewMetrics()) {
-        headers << (m == Metric::SSE ? tr("E[SSE]") : m == Metric::L1 ? tr("E[L1]") : tr("E[L∞]"));
-    }
-    table_->setHorizontalHeaderLabels(headers);
-    table_->setRowCount(static_cast<int>(previewEstimators().size()));
-    QStringList rows;
-    for (EstimatorKind k : previewEstimators()) {
-        rows << QString::fromLatin1(estimatorName(k));
-    }
-    table_->setVerticalHeaderLabels(rows);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->setMaximumHeight(170);
-
-    auto* right = new QWidget;
-    auto* rightLayout = new QVBoxLayout(right);
-    rightLayout->addWidget(plot_, 1);
-    auto* tableTitle =
-        new QLabel(tr("Expected error of each estimator (counts); exact unless "
-                      "marked ≈ (Monte Carlo, ± 95% interval)"));
-    rightLayout->addWidget(tableTitle);
-    rightLayout->addWidget(table_);
-
-    auto* splitter = new QSplitter;
-    splitter->addWidget(left);
-    splitter->addWidget(right);
-    splitter->setStretchFactor(1, 1);
-    setCentralWidget(splitter);
-    statusBar()->showMessage(tr("Ready"));
-
-    auto changed = [this] { recompute(); };
-    connect(dataset_, &QComboBox::currentIndexChanged, this, changed);
-    connect(mechanism_, &QComboBox::currentIndexChanged, this, changed);
-    connect(neighbouring_, &QComboBox::currentIndexChanged, this, changed);
-    connect(calibration_, &QComboBox::currentIndexChanged, this, changed);
-    connect(epsilon_, &QDoubleSpinBox::valueChanged, this, changed);
-    connect(delta_, &QLineEdit::editingFinished, this, changed);
-    connect(seed_, &QSpinBox::valueChanged, this, changed);
-    connect(newDraw, &QPushButton::clicked, this,
-            [this] { seed_->setValue(seed_->value() % 1000000 + 1); });
-    resize(1280, 760);
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Glossary"), this, &MainWindow::showGlossary)
+        ->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&About DP Explorer"), this, [this] {
+        QMessageBox::about(this, tr("About DP Explorer"),
+                           tr("<h3>DP Explorer %1</h3><p>Explore differential-privacy trade-offs: "
+                              "mechanisms, noise, errors and count-query mechanism matrices.</p>"
+                              "<p>Noisy draws shown here are seeded simulations for exploration, "
+                              "not releases.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
 }
 
-bool MainWindow::selectExample(const QString& id) {
-    const int i = dataset_->findData(id);
-    if (i < 0) {
-        return false;
+void MainWindow::buildStatusBar() {
+    statusText_ = new QLabel;
+    statusText_->setObjectName(QStringLiteral("statusText"));
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(220);
+    progress_->setTextVisible(true);
+    progress_->hide();
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->setToolTip(tr("Stop the long computation (the last complete results stay)."));
+    cancel_->hide();
+    statusBar()->addWidget(statusText_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+    connect(cancel_, &QPushButton::clicked, this, [this] {
+        engine_->runner()->cancelLong();
+        statusText_->setText(tr("Cancelled."));
+    });
+    connect(engine_->runner(), &JobRunner::progressChanged, this,
+            [this](const QString& label, double fraction, bool active) {
+                progress_->setVisible(active);
+                cancel_->setVisible(active);
+                if (active) {
+                    progress_->setValue(static_cast<int>(fraction * 1000));
+                    progress_->setFormat(label + QStringLiteral(" %p%"));
+                }
+            });
+}
+
+QString MainWindow::xTitle() const {
+    const DatasetResult& d = engine_->dataset();
+    if (d.column.isEmpty()) {
+        return {};
     }
-    dataset_->setCurrentIndex(i);
-    return true;
+    return d.unit.isEmpty() ? d.column : QStringLiteral("%1 (%2)").arg(d.column, d.unit);
 }
 
-bool MainWindow::selectMechanism(const QString& name) {
-    const int i = mechanism_->findData(name);
-    if (i < 0) {
-        return false;
-    }
-    mechanism_->setCurrentIndex(i);
-    return true;
-}
-
-void MainWindow::setEpsilon(double epsilon) {
-    epsilon_->setValue(epsilon);
-}
-
-void MainWindow::recompute() {
-    const bool gaussian = mechanism_->currentData().toString() == QStringLiteral("gaussian");
-    delta_->setEnabled(gaussian);
-    calibration_->setEnabled(gaussian);
-    const std::string id = dataset_->currentData().toString().toStdString();
-    for (const auto& e : exampleDatasets()) {
-        if (e.id == id) {
-            datasetInfo_->setText(fromStd(e.description));
+void MainWindow::showRelease(const ReleaseResult& r) {
+    const ExplorerState& s = doc_->state();
+    histogram_->setRelease(r, s.estimator, s.overlay, xTitle());
+    if (!r.error.isEmpty()) {
+        if (r.lp && r.lp->status != LpStatus::Optimal) {
+            MatrixInfo info{mechanismChoiceTitle(s.mechanism), s.epsilon, std::nullopt};
+            matrix_->setLpResult(*r.lp, info);
+        } else {
+            matrix_->setMessage(r.error);
         }
-    }
-    auto hist = makeExample(id);
-    PreviewRequest req{
-        *hist, {}, Neighbouring::AddRemove, static_cast<std::uint64_t>(seed_->value()), 0};
-    req.mechanism.kind = *mechanismFromName(mechanism_->currentData().toString().toStdString());
-    req.mechanism.epsilon = epsilon_->value();
-    req.neighbouring = *neighbouringFromName(neighbouring_->currentData().toString().toStdString());
-    if (gaussian) {
-        bool ok = false;
-        req.mechanism.delta = delta_->text().trimmed().toDouble(&ok);
-        if (!ok) {
-            message_->setText(tr("δ “%1” is not a number; enter e.g. 1e-6.").arg(delta_->text()));
-            return;
+        errors_->setMessage(r.error);
+        statusText_->setText(r.error);
+    } else {
+        if (r.matrix) {
+            MatrixInfo info{r.mechanismTitle, s.epsilon, std::nullopt};
+            matrix_->setCountMechanism(*r.matrix, info, r.lp ? &*r.lp : nullptr);
+        } else if (r.calibrated) {
+            matrix_->setNoiseDistribution(r.calibrated->noise, r.mechanismTitle);
         }
-        req.mechanism.calibration =
-            *gaussianCalibrationFromName(calibration_->currentData().toString().toStdString());
+        showErrors();
+        statusText_->setText(r.mechanismTitle + QStringLiteral(" · ") + r.guarantee);
     }
-    req.generation = ++generation_;
-    if (watcher_.isRunning()) {
-        pending_ = true;  // recompute once the running job is done; its result is dropped
+    matrix_->setLpControlsVisible(s.mechanism == MechanismChoice::CountOptimal);
+    matrix_->setLpSettings(s.lpObjective, s.lpConstraints, s.lpBinomialP, s.lpMinDiagonal);
+    matrix_->setLogScale(s.matrixLog);
+    releaseDrawn_ = true;
+    Q_EMIT releaseShown();
+    tryScreenshot();
+}
+
+void MainWindow::showErrors() {
+    const ReleaseResult& r = engine_->release();
+    if (!r.error.isEmpty() || r.truth.empty()) {
         return;
     }
-    statusBar()->showMessage(tr("Computing…"));
-    watcher_.setFuture(QtConcurrent::run(computePreview, req));
-}
-
-void MainWindow::showResult(const PreviewResult& r) {
-    if (!r.error.isEmpty()) {
-        message_->setText(r.error);
-        reading_->clear();
-        statusBar()->showMessage(tr("Invalid parameters: nothing computed"));
-        plot_->clearPlottables();
-        plot_->replot();
-        for (int row = 0; row < table_->rowCount(); ++row) {
-            for (int col = 0; col < table_->columnCount(); ++col) {
-                table_->setItem(row, col, new QTableWidgetItem(QStringLiteral("—")));
+    const MonteCarloErrors& mc = engine_->monteCarlo();
+    ErrorsData d;
+    d.estimators = allEstimators();
+    d.metrics = allMetrics();
+    d.scale = doc_->state().scale;
+    d.cells.assign(d.estimators.size(), std::vector<ErrorCellData>(d.metrics.size()));
+    const bool mcReady = mc.error.isEmpty() && mc.trials > 0 && mc.expected.size() == d.estimators.size();
+    for (std::size_t e = 0; e < d.estimators.size(); ++e) {
+        for (std::size_t m = 0; m < d.metrics.size(); ++m) {
+            ErrorCellData& c = d.cells[e][m];
+            c.realized = r.realized[e][m];
+            const ExpectedCell& x = r.expected[e][m];
+            if (x.available) {
+                c.expected = x.value;
+                c.method = x.method;
+                c.exact = true;
+            } else if (mcReady && mc.expected[e][m].available) {
+                c.expected = mc.expected[e][m].value;
+                c.halfWidth = mc.expected[e][m].halfWidth;
+                c.method = mc.expected[e][m].method;
+            } else {
+                c.method = x.why;
             }
         }
-        Q_EMIT resultShown();
-        return;
     }
-    QString warn;
-    for (const auto& w : r.mechanism.warnings) {
-        warn += QStringLiteral("⚠ ") + fromStd(w) + QLatin1Char('\n');
+    if (mcReady) {
+        d.samples = mc.samples;
+        d.trials = static_cast<qint64>(mc.trials);
     }
-    message_->setText(warn.trimmed());
-    reading_->setText(fromStd(r.mechanism.guarantee.sentence) + QStringLiteral("\nNoise: ") +
-                      fromStd(r.mechanism.noise.describe()) +
-                      tr(", per-bin 95% interval ± %1").arg(formatNumber(r.band95)));
-
-    plot_->clearPlottables();
-    const auto hist = makeExample(dataset_->currentData().toString().toStdString());
-    QVector<double> ticks;
-    QVector<QString> labels;
-    for (std::size_t i = 0; i < r.truth.size(); ++i) {
-        ticks << static_cast<double>(i + 1);
-        labels << fromStd(hist->labels().empty() ? std::to_string(i + 1) : hist->labels()[i]);
+    d.refining = engine_->runner()->isRunning(QStringLiteral("mc"));
+    if (r.count) {
+        d.note = tr("Count mechanisms: outputs already lie in 0…n, so Clamp equals Identity; "
+                    "NoiseFirst does not apply.");
     }
-    auto* group = new QCPBarsGroup(plot_);
-    auto addBars = [&](const QString& name, const std::vector<double>& v, const QColor& c) {
-        auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
-        bars->setName(name);
-        bars->setData(ticks, QVector<double>(v.begin(), v.end()));
-        bars->setBrush(c);
-        bars->setPen(c.darker(130));
-        bars->setWidth(0.25);
-        bars->setBarsGroup(group);
-        return bars;
-    };
-    addBars(tr("true counts"), r.truth, QColor(150, 150, 150));
-    auto* noisyBars = addBars(tr("noisy release (simulated)"), r.noisy, QColor(66, 133, 244));
-    addBars(tr("clamp estimate"), r.estimates[1], QColor(242, 165, 65));
-    auto* band = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
-    band->setName(tr("95% noise interval"));
-    band->setDataPlottable(noisyBars);
-    band->setData(QVector<double>(static_cast<int>(r.noisy.size()), r.band95));
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    ticker->addTicks(ticks, labels);
-    plot_->xAxis->setTicker(ticker);
-    const auto* ex = &exampleDatasets().front();
-    for (const auto& e : exampleDatasets()) {
-        if (QString::fromStdString(e.id) == dataset_->currentData().toString()) {
-            ex = &e;
-        }
-    }
-    plot_->xAxis->setLabel(ex->unit.empty() ? tr("bin") : tr("bin (%1)").arg(fromStd(ex->unit)));
-    plot_->yAxis->setLabel(tr("count (records)"));
-    plot_->xAxis->setRange(0.4, static_cast<double>(r.truth.size()) + 0.6);
-    double lo = 0;
-    double hi = 1;
-    for (std::size_t i = 0; i < r.truth.size(); ++i) {
-        for (double v : {r.truth[i], r.noisy[i] - r.band95, r.noisy[i] + r.band95}) {
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
-    }
-    plot_->yAxis->setRange(lo - 0.05 * (hi - lo), hi + 0.08 * (hi - lo));
-    plot_->replot();
-
-    for (std::size_t e = 0; e < r.errors.size(); ++e) {
-        for (std::size_t m = 0; m < r.errors[e].size(); ++m) {
-            const ErrorCell& c = r.errors[e][m];
-            const QString text = c.exact
-                                     ? formatNumber(c.value)
-                                     : QStringLiteral("≈ %1 ± %2")
-                                           .arg(formatNumber(c.value), formatNumber(c.halfWidth));
-            auto* item = new QTableWidgetItem(text);
-            item->setToolTip(c.method);
-            table_->setItem(static_cast<int>(e), static_cast<int>(m), item);
-        }
-    }
-    statusBar()->showMessage(tr("Done: %1").arg(fromStd(r.mechanism.noise.describe())));
-    Q_EMIT resultShown();
+    errors_->setData(d);
 }
 
-void MainWindow::savePlot() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save plot"), QStringLiteral("plot.png"), tr("PNG images (*.png)"));
-    if (!path.isEmpty() && !plot_->savePng(path)) {
-        QMessageBox::warning(this, tr("Save plot"), tr("Could not write %1").arg(path));
+void MainWindow::redrawViews() {
+    const ReleaseResult& r = engine_->release();
+    if (r.truth.empty() && r.error.isEmpty()) {
+        return;
     }
+    const ExplorerState& s = doc_->state();
+    histogram_->setRelease(r, s.estimator, s.overlay, xTitle());
+    showErrors();
+}
+
+bool MainWindow::showTab(const QString& name) {
+    for (int i = 0; i < 3; ++i) {
+        if (kTabIds[i] == name) {
+            tabs_->setCurrentIndex(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+QCustomPlot* MainWindow::currentPlot() const {
+    switch (tabs_->currentIndex()) {
+        case 0:
+            return histogram_->plot();
+        case 1:
+            return matrix_->currentPlot();
+        case 2:
+            return errors_->histogramPlot();
+    }
+    return nullptr;
+}
+
+Status MainWindow::openCsv(const QString& path) {
+    QFileInfo info(path);
+    if (!info.exists()) {
+        return Error{"'" + path.toStdString() + "' does not exist"};
+    }
+    ExplorerState s = doc_->state();
+    s.csvPath = info.absoluteFilePath();
+    s.column.clear();
+    s.binning = BinningChoice::Auto;
+    s.rangeLo = s.rangeHi = 0;
+    auto st = doc_->apply(s, tr("open %1").arg(info.fileName()));
+    if (st) {
+        addRecentFile(s.csvPath);
+    }
+    return st;
+}
+
+Status MainWindow::openSession(const QString& path) {
+    return doc_->loadSession(path);
+}
+
+void MainWindow::chooseCsv() {
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a CSV or TSV file"), settings.value(QStringLiteral("dir/csv")).toString(),
+        tr("Tables (*.csv *.tsv *.txt);;All files (*)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    settings.setValue(QStringLiteral("dir/csv"), QFileInfo(path).absolutePath());
+    if (auto st = openCsv(path); !st) {
+        QMessageBox::warning(this, tr("Cannot open"), QString::fromStdString(st.error().message));
+    }
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent) {
+        recent.removeLast();
+    }
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& path : recent) {
+        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            if (auto st = openCsv(path); !st) {
+                QMessageBox::warning(this, tr("Cannot open"),
+                                     QString::fromStdString(st.error().message));
+            }
+        })->setToolTip(path);
+    }
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::openSessionDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), {},
+                                                      tr("DP Explorer sessions (*.json)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (auto st = openSession(path); !st) {
+        QMessageBox::warning(this, tr("Cannot open session"),
+                             QString::fromStdString(st.error().message));
+    }
+}
+
+void MainWindow::saveSessionDialog() {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save session"),
+                                                QStringLiteral("session.json"),
+                                                tr("DP Explorer sessions (*.json)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (!path.endsWith(QLatin1String(".json"))) {
+        path += QLatin1String(".json");
+    }
+    if (auto st = doc_->saveSession(path); !st) {
+        QMessageBox::warning(this, tr("Cannot save session"),
+                             QString::fromStdString(st.error().message));
+    } else {
+        statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
+    }
+}
+
+void MainWindow::exportPlot() {
+    QCustomPlot* p = currentPlot();
+    if (!p) {
+        QMessageBox::information(this, tr("Export plot"), tr("There is no plot on this tab yet."));
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export plot"), QStringLiteral("dpexplorer-plot.png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    bool ok = false;
+    if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)) {
+        ok = p->savePdf(path);
+    } else if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+        ok = exportPlotSvg(p, path);
+    } else {
+        ok = p->savePng(path, 0, 0, 2.0);
+    }
+    if (!ok) {
+        QMessageBox::warning(this, tr("Export plot"), tr("Could not write %1.").arg(path));
+    }
+}
+
+void MainWindow::exportTable() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export error table"),
+                                                      QStringLiteral("dpexplorer-errors.csv"),
+                                                      tr("CSV (*.csv)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(errors_->toCsv().toUtf8()) < 0 || !f.commit()) {
+        QMessageBox::warning(this, tr("Export error table"), tr("Could not write %1.").arg(path));
+    }
+}
+
+void MainWindow::showGlossary() {
+    auto* box = new QTextBrowser;
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowTitle(tr("DP Explorer glossary"));
+    box->resize(640, 560);
+    box->setHtml(tr(
+        "<h2>Glossary</h2>"
+        "<p><b>ε-differential privacy.</b> A mechanism M is ε-DP if for all neighbouring datasets D, "
+        "D′ and every set S of outputs, Pr[M(D) ∈ S] ≤ e<sup>ε</sup> Pr[M(D′) ∈ S].</p>"
+        "<p><b>(ε, δ)-DP.</b> The same with an additive slack: Pr[M(D) ∈ S] ≤ e<sup>ε</sup> "
+        "Pr[M(D′) ∈ S] + δ.</p>"
+        "<p><b>Neighbouring datasets.</b> Add/remove one record, or replace one record.</p>"
+        "<p><b>Sensitivity.</b> Δ<sub>1</sub> = max ‖h(D) − h(D′)‖<sub>1</sub> over neighbours "
+        "(Δ<sub>2</sub> with the Euclidean norm).</p>"
+        "<p><b>Laplace mechanism.</b> Adds Laplace noise of scale b = Δ<sub>1</sub>/ε to each bin; "
+        "ε-DP.</p>"
+        "<p><b>Geometric mechanism.</b> Adds two-sided geometric noise, Pr[z] ∝ α<sup>|z|</sup> "
+        "with α = e<sup>−ε/Δ1</sup>; ε-DP, integer outputs.</p>"
+        "<p><b>Gaussian mechanism.</b> Adds N(0, σ²) noise with σ calibrated to (ε, δ) and "
+        "Δ<sub>2</sub>; (ε, δ)-DP.</p>"
+        "<p><b>Mechanism matrix.</b> For a count over n people, P[i][j] = Pr[output i | true count "
+        "j]; ε-DP iff e<sup>−ε</sup> ≤ P[i][j]/P[i][j+1] ≤ e<sup>ε</sup> for all i, j.</p>"
+        "<p><b>L0.</b> (n+1)/n · (1 − Σ<sub>j</sub> P[j][j]/(n+1)): the probability of a wrong "
+        "answer, scaled so the uniform mechanism scores 1.</p>"
+        "<p><b>Properties.</b> RH row honesty (diagonal is the row maximum), RM row monotonicity, "
+        "CH column honesty (the true count is the most likely output), CM column monotonicity "
+        "(less likely the further from the truth), F fairness (same accuracy for every count), WH "
+        "weak honesty (P[i][i] ≥ 1/(n+1)), S symmetry (P[i][j] = P[n−i][n−j]).</p>"
+        "<p><b>Estimators.</b> Identity (the noisy counts), Clamp (negatives to 0), Resize "
+        "(projection onto non-negative histograms with the noisy total), NoiseFirst (merge "
+        "adjacent bins when that lowers the expected error).</p>"
+        "<p><b>Errors.</b> SSE Σ(ĥ − h)², L1 Σ|ĥ − h|, L∞ max|ĥ − h|, Wasserstein-1: the "
+        "earth-mover distance between the histograms over the bin positions.</p>"));
+    box->show();
+}
+
+void MainWindow::applyTheme(bool dark) {
+    appliedDark_ = dark;
+    qApp->setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QPalette p;
+    if (dark) {
+        p.setColor(QPalette::Window, QColor(37, 37, 38));
+        p.setColor(QPalette::WindowText, QColor(230, 230, 230));
+        p.setColor(QPalette::Base, QColor(30, 30, 30));
+        p.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
+        p.setColor(QPalette::Text, QColor(230, 230, 230));
+        p.setColor(QPalette::Button, QColor(51, 51, 55));
+        p.setColor(QPalette::ButtonText, QColor(230, 230, 230));
+        p.setColor(QPalette::Highlight, QColor(38, 79, 120));
+        p.setColor(QPalette::HighlightedText, Qt::white);
+        p.setColor(QPalette::ToolTipBase, QColor(45, 45, 48));
+        p.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
+        p.setColor(QPalette::Mid, QColor(90, 90, 90));
+        p.setColor(QPalette::Midlight, QColor(70, 70, 70));
+        p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
+        p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
+        p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
+        p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
+    } else {
+        p = qApp->style()->standardPalette();
+    }
+    qApp->setPalette(p);
+    redrawViews();
 }
 
 void MainWindow::saveScreenshotWhenReady(const QString& path) {
-    connect(this, &MainWindow::resultShown, this, [this, path] {
-        if (watcher_.isRunning() || pending_) {
-            return;
-        }
-        grab().save(path);
-        qApp->quit();
+    screenshotPath_ = path;
+    tryScreenshot();
+}
+
+void MainWindow::tryScreenshot() {
+    if (screenshotPath_.isEmpty() || !releaseDrawn_ || engine_->runner()->isRunning(QStringLiteral("data")) ||
+        engine_->runner()->isRunning(QStringLiteral("release"))) {
+        return;
+    }
+    const bool failed = !engine_->release().error.isEmpty();
+    if (!failed && !mcDrawn_) {
+        return;  // wait for the quick Monte Carlo pass
+    }
+    const QString path = screenshotPath_;
+    screenshotPath_.clear();
+    // Let layouts and plots settle, then grab.
+    QTimer::singleShot(300, this, [this, path] {
+        const bool ok = grab().save(path);
+        Q_EMIT screenshotSaved(path, ok);
     });
 }
 

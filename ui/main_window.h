@@ -1,23 +1,32 @@
-// The first DP Explorer window: a built-in example, a mechanism with ε (and δ), one simulated noisy
-// draw next to the truth with the 95% noise band, and the expected errors of every estimator.
-// The full explorer (document model, undo, tabs) arrives with issue #4.
+// The DP Explorer window: data and mechanism panels on the left; tabs "Histogram", "Mechanism
+// matrix" and "Errors" in the centre; long computations with progress and a cancel button in the
+// status bar. Every control changes the ExplorerDocument; the ExplorerEngine recomputes on worker
+// threads; this class only routes results to the views and draws.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QMainWindow>
-#include <cstdint>
+#include <QStringList>
 
-#include "ui/release_preview.h"
+#include "core/expected.h"
+#include "ui/computations.h"
 
-class QComboBox;
-class QDoubleSpinBox;
+class QAction;
 class QLabel;
-class QLineEdit;
-class QSpinBox;
-class QTableWidget;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
 class QCustomPlot;
 
 namespace dpx::ui {
+
+class DataPanel;
+class ErrorsView;
+class ExplorerDocument;
+class ExplorerEngine;
+class HistogramView;
+class MatrixView;
+class MechanismPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -25,36 +34,69 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    bool selectExample(const QString& id);
-    bool selectMechanism(const QString& name);  // laplace, geometric, gaussian
-    void setEpsilon(double epsilon);
-    // Saves the whole window as PNG once the current computation has been drawn.
+    ExplorerDocument* document() const { return doc_; }
+    ExplorerEngine* engine() const { return engine_; }
+    HistogramView* histogramView() const { return histogram_; }
+    MatrixView* matrixView() const { return matrix_; }
+    ErrorsView* errorsView() const { return errors_; }
+    MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
+    DataPanel* dataPanel() const { return dataPanel_; }
+    QTabWidget* tabs() const { return tabs_; }
+
+    Status openCsv(const QString& path);
+    Status openSession(const QString& path);
+    // Shows the tab "histogram", "matrix" or "errors".
+    bool showTab(const QString& name);
+    // Saves the whole window as PNG once every computation (including the quick Monte Carlo
+    // pass) has been drawn, then emits screenshotSaved.
     void saveScreenshotWhenReady(const QString& path);
+    // The plot on the current tab (for export), or nullptr.
+    QCustomPlot* currentPlot() const;
 
 Q_SIGNALS:
-    void resultShown();
+    void screenshotSaved(const QString& path, bool ok);
+    void releaseShown();
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
 
 private:
-    void buildUi();
-    void recompute();
-    void showResult(const PreviewResult& r);
-    void savePlot();
+    void buildMenus();
+    void buildStatusBar();
+    void showRelease(const ReleaseResult& r);
+    void showErrors();
+    void redrawViews();
+    void applyTheme(bool dark);
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void exportPlot();
+    void exportTable();
+    void chooseCsv();
+    void openSessionDialog();
+    void saveSessionDialog();
+    void showGlossary();
+    void tryScreenshot();
+    QString xTitle() const;
 
-    QComboBox* dataset_ = nullptr;
-    QComboBox* mechanism_ = nullptr;
-    QDoubleSpinBox* epsilon_ = nullptr;
-    QLineEdit* delta_ = nullptr;
-    QComboBox* calibration_ = nullptr;
-    QComboBox* neighbouring_ = nullptr;
-    QSpinBox* seed_ = nullptr;
-    QLabel* datasetInfo_ = nullptr;
-    QLabel* reading_ = nullptr;
-    QLabel* message_ = nullptr;
-    QCustomPlot* plot_ = nullptr;
-    QTableWidget* table_ = nullptr;
-    QFutureWatcher<PreviewResult> watcher_;
-    std::uint64_t generation_ = 0;
-    bool pending_ = false;
+    ExplorerDocument* doc_;
+    ExplorerEngine* engine_;
+    DataPanel* dataPanel_;
+    MechanismPanel* mechanismPanel_;
+    HistogramView* histogram_;
+    MatrixView* matrix_;
+    ErrorsView* errors_;
+    QTabWidget* tabs_;
+    QLabel* statusText_;
+    QProgressBar* progress_;
+    QPushButton* cancel_;
+    QMenu* recentMenu_ = nullptr;
+    QAction* overlayAction_ = nullptr;
+    QAction* logAction_ = nullptr;
+    QAction* darkAction_ = nullptr;
+    QString screenshotPath_;
+    bool releaseDrawn_ = false;
+    bool mcDrawn_ = false;
+    bool appliedDark_ = false;
 };
 
 }  // namespace dpx::ui

@@ -1,0 +1,106 @@
+#include "ui/engine.h"
+
+#include "ui/document.h"
+
+namespace dpx::ui {
+
+ExplorerEngine::ExplorerEngine(ExplorerDocument* doc, QObject* parent)
+    : QObject(parent), doc_(doc) {
+    connect(doc_, &ExplorerDocument::changed, this, &ExplorerEngine::onChanged);
+}
+
+void ExplorerEngine::refreshAll() {
+    startData();
+}
+
+void ExplorerEngine::onChanged(unsigned flags, const ExplorerState& s) {
+    if (flags & DataChanged) {
+        startData();
+        return;
+    }
+    const bool scaleChanged = (flags & ViewChanged) && release_.error.isEmpty() &&
+                              !release_.expected.empty() && s.scale != loadedScale();
+    if ((flags & (MechanismChanged | SeedChanged)) || scaleChanged) {
+        startRelease();
+    }
+}
+
+Scale ExplorerEngine::loadedScale() const {
+    return releaseScale_;
+}
+
+void ExplorerEngine::startData() {
+    const ExplorerState s = doc_->state();
+    std::shared_ptr<const DataTable> cached;
+    if (dataset_.table && sameSource(loadedFrom_, s)) {
+        cached = dataset_.table;
+    }
+    runner_.cancel(QStringLiteral("release"));
+    runner_.cancel(QStringLiteral("mc"));
+    dataPending_ = true;
+    Q_EMIT computing(tr("Loading data"));
+    runner_.run<DatasetResult>(
+        QStringLiteral("data"),
+        [s, cached](std::stop_token stop, JobProgress&) { return loadDataset(s, cached, stop); },
+        [this, s](DatasetResult r) {
+            dataPending_ = false;
+            dataset_ = std::move(r);
+            loadedFrom_ = s;
+            Q_EMIT datasetReady(dataset_);
+            startRelease();
+        },
+        cached ? QString() : tr("Loading data"));
+}
+
+void ExplorerEngine::startRelease() {
+    if (dataPending_) {
+        return;  // the data job starts the release when it ends
+    }
+    const ExplorerState s = doc_->state();
+    const DatasetResult data = dataset_;
+    runner_.cancel(QStringLiteral("mc"));
+    const bool lp = s.mechanism == MechanismChoice::CountOptimal;
+    Q_EMIT computing(lp ? tr("Solving LP") : tr("Computing release"));
+    runner_.run<ReleaseResult>(
+        QStringLiteral("release"),
+        [data, s](std::stop_token stop, JobProgress& p) {
+            p.setText(QString());
+            return computeRelease(data, s, stop);
+        },
+        [this, s](ReleaseResult r) {
+            release_ = std::move(r);
+            releaseScale_ = s.scale;
+            releaseSeed_ = s.seed;
+            mc_ = MonteCarloErrors{};
+            Q_EMIT releaseReady(release_);
+            if (release_.error.isEmpty()) {
+                startMonteCarlo(false);
+            }
+        },
+        lp ? tr("Solving LP") : QString());
+}
+
+void ExplorerEngine::startMonteCarlo(bool longPass) {
+    const ReleaseResult release = release_;
+    const Scale scale = releaseScale_;
+    // Its own seed stream: independent of the displayed draw.
+    const std::uint64_t seed = releaseSeed_ ^ 0x5bd1e9955bd1e995ULL;
+    const std::uint64_t trials = longPass ? longTrials_ : kQuickTrials;
+    runner_.run<MonteCarloErrors>(
+        QStringLiteral("mc"),
+        [release, scale, trials, seed](std::stop_token stop, JobProgress& p) {
+            p.setText(QObject::tr("%L1 trials").arg(trials));
+            return computeMonteCarlo(release, scale, trials, seed, stop,
+                                     [&p](double f) { p.set(f); });
+        },
+        [this, longPass](MonteCarloErrors r) {
+            mc_ = std::move(r);
+            Q_EMIT monteCarloReady(mc_, longPass);
+            if (!longPass && mc_.error.isEmpty()) {
+                startMonteCarlo(true);
+            }
+        },
+        longPass ? tr("Monte Carlo") : QString());
+}
+
+}  // namespace dpx::ui
