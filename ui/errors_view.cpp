@@ -246,7 +246,7 @@ QString metricDisplayName(Metric m) {
         case Metric::LInf:
             return QStringLiteral("L∞");
         case Metric::W1:
-            return QStringLiteral("Wasserstein-1");
+            return QStringLiteral("W1");
     }
     return QString::fromLatin1(metricName(m));
 }
@@ -260,7 +260,7 @@ QString metricUnit(Metric m, Scale s) {
         case Metric::LInf:
             return counts ? QStringLiteral("counts") : QStringLiteral("frequency");
         case Metric::W1:
-            return counts ? QStringLiteral("counts × bin units") : QStringLiteral("bin units");
+            return counts ? QStringLiteral("counts × bin") : QStringLiteral("bin");
     }
     return {};
 }
@@ -537,8 +537,11 @@ void ErrorsView::rebuildTable() {
     const QString trialsText = groupDigits(data_.trials);
 
     for (std::size_t e = 0; e < nE; ++e) {
-        auto* item = new QTableWidgetItem(estimatorDisplayName(data_.estimators[e]));
-        item->setToolTip(estimatorDescription(data_.estimators[e]));
+        // Short names keep four metric groups visible next to the side panels; the full name
+        // and what the estimator does are in the tooltip.
+        auto* item = new QTableWidgetItem(estimatorShortName(data_.estimators[e]));
+        item->setToolTip(estimatorDisplayName(data_.estimators[e]) + QStringLiteral(": ") +
+                         estimatorDescription(data_.estimators[e]));
         item->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         table_->setVerticalHeaderItem(static_cast<int>(e), item);
     }

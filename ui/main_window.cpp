@@ -183,7 +183,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     if (!settings.contains(QStringLiteral("window/geometry"))) {
-        resize(1400, 860);
+        resize(1520, 900);
     }
     split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
     rebuildRecentMenu();
@@ -284,7 +284,7 @@ void MainWindow::buildStatusBar() {
     statusText_->setObjectName(QStringLiteral("statusText"));
     progress_ = new QProgressBar;
     progress_->setRange(0, 1000);
-    progress_->setMaximumWidth(220);
+    progress_->setMinimumWidth(320);
     progress_->setTextVisible(true);
     progress_->hide();
     cancel_ = new QPushButton(tr("Cancel"));

@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QSpinBox>
@@ -35,7 +36,7 @@ QString plainReading(const ExplorerState& s) {
     const double factor = std::exp(s.epsilon);
     const QString eps = formatParameter(s.epsilon);
     const QString times = factor < 1000 ? QString::number(factor, 'g', 3)
-                                        : QString::number(factor, 'g', 2);
+                                        : QLocale().toString(std::round(factor), 'f', 0);
     // Bayes: prior 50% that a given person is in the data → posterior at most e^ε/(1+e^ε).
     const double posterior = 100 * factor / (1 + factor);
     const QString post = posterior < 99.95 ? QString::number(posterior, 'f', 1)
