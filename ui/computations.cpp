@@ -94,6 +94,8 @@ Expected<CountMechanism> countMatrix(const ExplorerState& s, int n, std::optiona
             return uniformMechanism(n);
         case MechanismChoice::CountLaplace:
             return discretizedLaplace(n, s.epsilon);
+        case MechanismChoice::CountGaussian:
+            return discretizedGaussian(n, s.epsilon, s.delta);
         case MechanismChoice::CountOptimal: {
             CountLpSpec spec;
             spec.n = n;
@@ -321,7 +323,13 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
         r.matrix = *m;
         r.mechanismTitle = mechanismChoiceTitle(s.mechanism) + QObject::tr(", n = %1").arg(n);
         const double achieved = m->achievedEpsilon();
-        r.guarantee = achieved <= s.epsilon * (1 + 1e-12)
+        r.guarantee =
+            usesDelta(s.mechanism)
+                ? QObject::tr("(ε, δ)-DP with ε = %1, δ = %2 (Gaussian noise; not pure ε-DP: "
+                              "the matrix's own pure level is %3).")
+                      .arg(num(s.epsilon), num(s.delta),
+                           std::isinf(achieved) ? QStringLiteral("∞") : num(achieved))
+            : achieved <= s.epsilon * (1 + 1e-12)
                           ? QObject::tr("ε-DP with ε = %1 for each count (verified: achieved ε "
                                         "= %2).")
                                 .arg(num(s.epsilon), num(achieved))

@@ -24,6 +24,7 @@ constexpr MechanismInfo kMechanisms[] = {
     {MechanismChoice::CountExplicitFair, "count-explicit-fair", "Explicit fair (EM)"},
     {MechanismChoice::CountUniform, "count-uniform", "Uniform (UM)"},
     {MechanismChoice::CountLaplace, "count-laplace", "Laplace, rounded and clamped"},
+    {MechanismChoice::CountGaussian, "count-gaussian", "Gaussian, rounded and clamped"},
     {MechanismChoice::CountOptimal, "count-optimal", "Optimal (LP)"},
 };
 
@@ -75,7 +76,7 @@ bool isCountMechanism(MechanismChoice m) {
 }
 
 bool usesDelta(MechanismChoice m) {
-    return m == MechanismChoice::Gaussian;
+    return m == MechanismChoice::Gaussian || m == MechanismChoice::CountGaussian;
 }
 
 const char* binningChoiceId(BinningChoice b) {

@@ -28,18 +28,20 @@ enum class MechanismChoice {
     CountExplicitFair,  // EM
     CountUniform,       // UM
     CountLaplace,       // Laplace rounded and clamped to {0..n}
+    CountGaussian,      // Gaussian rounded and clamped to {0..n}: (ε, δ) only
     CountOptimal,       // LP design
 };
 const char* mechanismChoiceId(MechanismChoice m);  // "laplace", ..., "count-optimal"
 QString mechanismChoiceTitle(MechanismChoice m);   // "Laplace", ..., "Optimal (LP)"
 Expected<MechanismChoice> mechanismChoiceFromId(const QString& id);
 bool isCountMechanism(MechanismChoice m);
-bool usesDelta(MechanismChoice m);  // Gaussian
+bool usesDelta(MechanismChoice m);  // Gaussian and CountGaussian
 inline constexpr MechanismChoice kAllMechanismChoices[] = {
     MechanismChoice::Laplace,          MechanismChoice::Geometric,
     MechanismChoice::Gaussian,         MechanismChoice::CountGeometric,
     MechanismChoice::CountExplicitFair, MechanismChoice::CountUniform,
-    MechanismChoice::CountLaplace,     MechanismChoice::CountOptimal};
+    MechanismChoice::CountLaplace,     MechanismChoice::CountGaussian,
+    MechanismChoice::CountOptimal};
 
 enum class BinningChoice { Auto, EqualWidth, Integer, Categories };
 const char* binningChoiceId(BinningChoice b);  // "auto", "equal-width", "integer", "categories"

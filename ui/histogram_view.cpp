@@ -1,5 +1,7 @@
 #include "ui/histogram_view.h"
 
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QStackedLayout>
 #include <QToolTip>
@@ -62,9 +64,16 @@ HistogramView::HistogramView(QWidget* parent) : QWidget(parent) {
     stack_ = new QStackedLayout(holder);
     stack_->addWidget(plot_);
     stack_->addWidget(message_);
+    overlay_ = new QCheckBox(tr("Overlay"));
+    overlay_->setToolTip(tr("Draw the noisy bars over the true ones (else side by side). "
+                            "Also View → Overlay."));
+    connect(overlay_, &QCheckBox::toggled, this, &HistogramView::overlayToggled);
+    auto* top = new QHBoxLayout;
+    top->addWidget(caption_, 1);
+    top->addWidget(overlay_, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(caption_);
+    layout->addLayout(top);
     layout->addWidget(holder, 1);
     connect(plot_, &QCustomPlot::mouseMove, this, &HistogramView::hover);
     setMessage(tr("Computing…"));
@@ -91,6 +100,10 @@ void HistogramView::setRelease(const ReleaseResult& r, EstimatorKind estimator, 
                                const QString& xTitle) {
     release_ = r;
     estimator_ = estimator;
+    {
+        const QSignalBlocker block(overlay_);
+        overlay_->setChecked(overlay);
+    }
     if (!r.error.isEmpty()) {
         setMessage(r.error);
         return;

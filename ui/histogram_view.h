@@ -10,6 +10,7 @@
 
 class QCustomPlot;
 class QCPBars;
+class QCheckBox;
 class QLabel;
 class QStackedLayout;
 
@@ -29,6 +30,10 @@ public:
     QString binText(int i) const;
     // Plotted values (tests): truth, noisy, estimate.
     QVector<double> plottedNoisy() const;
+    QCheckBox* overlayBox() const { return overlay_; }
+
+Q_SIGNALS:
+    void overlayToggled(bool on);
 
 private:
     void hover(QMouseEvent* e);
@@ -36,6 +41,7 @@ private:
     QCustomPlot* plot_;
     QLabel* message_;
     QLabel* caption_;
+    QCheckBox* overlay_;
     QStackedLayout* stack_;
     ReleaseResult release_;
     EstimatorKind estimator_ = EstimatorKind::Identity;

@@ -179,6 +179,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         (void)doc_->apply(s, tr("error scale"));
     });
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
+    connect(histogram_, &HistogramView::overlayToggled, this, [this](bool on) {
+        ExplorerState s = doc_->state();
+        s.overlay = on;
+        (void)doc_->apply(s, tr("overlay"));
+    });
 
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -330,7 +335,9 @@ void MainWindow::showRelease(const ReleaseResult& r) {
         statusText_->setText(r.error);
     } else {
         if (r.matrix) {
-            MatrixInfo info{r.mechanismTitle, s.epsilon, std::nullopt};
+            MatrixInfo info{r.mechanismTitle, s.epsilon,
+                            usesDelta(s.mechanism) ? std::optional<double>(s.delta)
+                                                   : std::nullopt};
             matrix_->setCountMechanism(*r.matrix, info, r.lp ? &*r.lp : nullptr);
         } else if (r.calibrated) {
             matrix_->setNoiseDistribution(r.calibrated->noise, r.mechanismTitle);

@@ -54,8 +54,9 @@ QString plainReading(const ExplorerState& s) {
     }
     text += QLatin1Char(' ') +
             QObject::tr("An observer who thought a person 50% likely to be in the data can be at "
-                        "most %1% sure after seeing the release.")
-                .arg(post);
+                        "most %1% sure after seeing the release%2.")
+                .arg(post, usesDelta(s.mechanism) ? QObject::tr(", except with probability δ")
+                                                  : QString());
     if (s.epsilon > 5) {
         text += QLatin1Char(' ') + QObject::tr("This is weak protection.");
     }
@@ -218,7 +219,7 @@ void MechanismPanel::showState(const ExplorerState& s) {
     delta_->setEnabled(usesDelta(s.mechanism));
     calibration_->setCurrentIndex(
         calibration_->findData(QString::fromLatin1(gaussianCalibrationName(s.calibration))));
-    calibration_->setEnabled(usesDelta(s.mechanism));
+    calibration_->setEnabled(s.mechanism == MechanismChoice::Gaussian);
     estimator_->setCurrentIndex(estimator_->findData(QString::fromLatin1(estimatorName(s.estimator))));
     groupSize_->setValue(s.countN);
     groupSize_->setEnabled(isCountMechanism(s.mechanism));
