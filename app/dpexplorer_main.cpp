@@ -23,6 +23,20 @@ int fail(const QString& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // QGuiApplication takes "-session ID" / "--session ID" for X11 session management and removes
+    // it from argv, so our --session FILE must be read before the application object exists.
+    QString sessionFile;
+    bool sessionGiven = false;
+    for (int i = 1; i < argc; ++i) {
+        const QString a = QString::fromLocal8Bit(argv[i]);
+        if ((a == QLatin1String("--session") || a == QLatin1String("-session")) && i + 1 < argc) {
+            sessionFile = QString::fromLocal8Bit(argv[i + 1]);
+            sessionGiven = true;
+        } else if (a.startsWith(QLatin1String("--session="))) {
+            sessionFile = a.mid(10);
+            sessionGiven = true;
+        }
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("DP Explorer"));
     QApplication::setOrganizationName(QStringLiteral("DP Explorer"));
@@ -62,8 +76,8 @@ int main(int argc, char** argv) {
 
     dpx::ui::MainWindow window;
     dpx::ui::ExplorerDocument* doc = window.document();
-    if (parser.isSet(session)) {
-        if (auto st = window.openSession(parser.value(session)); !st) {
+    if (sessionGiven || parser.isSet(session)) {
+        if (auto st = window.openSession(sessionGiven ? sessionFile : parser.value(session)); !st) {
             return fail(QString::fromStdString(st.error().message));
         }
     }

@@ -3,6 +3,7 @@
 // inline, switching to a count mechanism switches the matrix tab to a heatmap whose data is the
 // core matrix, an LP solve can be cancelled while the GUI keeps processing events, undo restores
 // the previous release, and sessions round-trip.
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -186,6 +187,37 @@ private Q_SLOTS:
         QCOMPARE(w2.document()->state(), s);
         QCOMPARE(w2.tabs()->currentIndex(), 1);
         QVERIFY(w2.engine()->release().matrix.has_value());
+    }
+
+    // A CSV with a ragged row is refused with the line in the message; a good one is binned.
+    void csvFilesThroughTheWindow() {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad.csv"));
+        const QString good = dir.filePath(QStringLiteral("good.csv"));
+        QFile b(bad);
+        QVERIFY(b.open(QIODevice::WriteOnly));
+        b.write("name,age\nann,34\nbob\n");
+        b.close();
+        QFile g(good);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("name,age\nann,34\nbob,41\ncid,34\n");
+        g.close();
+        MainWindow w;
+        w.show();
+        QSignalSpy shown(&w, &MainWindow::releaseShown);
+        QVERIFY(w.openCsv(bad));
+        QVERIFY(shown.wait(30000));
+        QVERIFY2(w.engine()->release().error.contains(QStringLiteral("line 3")),
+                 qPrintable(w.engine()->release().error));
+        QVERIFY(w.engine()->dataset().error.contains(QStringLiteral("line 3")));
+        ExplorerState s = w.document()->state();
+        s.csvPath = good;
+        s.column = QStringLiteral("age");
+        QVERIFY(applyAndWait(w, s));
+        const ReleaseResult& r = w.engine()->release();
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(w.engine()->dataset().rows, qint64(3));
+        QVERIFY(!w.openCsv(dir.filePath(QStringLiteral("missing.csv"))));
     }
 
     void screenshotIsSaved() {
