@@ -206,6 +206,9 @@ void HistogramView::setRelease(const ReleaseResult& r, EstimatorKind estimator, 
         a->setLabelColor(pal.color(QPalette::WindowText));
         a->grid()->setPen(QPen(pal.color(QPalette::Midlight), 0, Qt::DotLine));
     }
+    // Bins sit at x = 0, 1, ...: QCustomPlot's zero line would draw a solid line through bin 0.
+    plot_->xAxis->grid()->setZeroLinePen(Qt::NoPen);
+    plot_->yAxis->grid()->setZeroLinePen(QPen(pal.color(QPalette::Mid), 1));
     plot_->setBackground(pal.color(QPalette::Base));
     plot_->legend->setBrush(pal.color(QPalette::Base));
     plot_->legend->setTextColor(pal.color(QPalette::WindowText));
