@@ -1,4 +1,5 @@
 #include "core/dataset.h"
+#include "core/validation.h"
 
 #include <algorithm>
 #include <charconv>
@@ -12,24 +13,8 @@ namespace dpx {
 
 namespace {
 
-std::string grouped(std::int64_t n) {
-    std::string digits = std::to_string(n < 0 ? -n : n);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) {
-            out += ',';
-        }
-        out += digits[i];
-    }
-    return n < 0 ? "-" + out : out;
-}
-
-std::string grouped(std::size_t n) {
-    return grouped(static_cast<std::int64_t>(n));
-}
-
 std::string plural(std::int64_t n, const char* one, const char* many) {
-    return grouped(n) + " " + (n == 1 ? one : many);
+    return groupThousands(n) + " " + (n == 1 ? one : many);
 }
 
 std::string quoted(std::string_view s) {
@@ -139,7 +124,7 @@ Expected<std::vector<double>> equalWidthEdges(double lo, double hi, std::int64_t
     for (std::size_t i = 1; i < e.size(); ++i) {
         if (!(e[i] > e[i - 1])) {
             return Error{"the range [" + formatShortest(lo) + ", " + formatShortest(hi) +
-                         "] is too narrow for " + grouped(k) +
+                         "] is too narrow for " + groupThousands(k) +
                          " bins: neighbouring bin edges coincide in double precision"};
         }
     }
@@ -236,7 +221,7 @@ Expected<BinnedColumn> binIntegers(const DataColumn& col, const Binning& b) {
         }
         if (std::floor(x) != x) {
             return Error{columnRef(col) + " holds " + formatShortest(x) + " in row " +
-                         grouped(r + 1) +
+                         groupThousands(r + 1) +
                          ", which is not a whole number; integer bins need whole numbers (use "
                          "equal-width bins)"};
         }
@@ -278,7 +263,7 @@ Expected<BinnedColumn> binIntegers(const DataColumn& col, const Binning& b) {
 // --- categories -----------------------------------------------------------------------------
 
 Error tooManyCategories(const DataColumn& col) {
-    return Error{columnRef(col) + " has more than " + grouped(kMaxBins) +
+    return Error{columnRef(col) + " has more than " + groupThousands(kMaxBins) +
                  " distinct values, too many to give each its own bin (use equal-width bins, or "
                  "a fixed category list)"};
 }
@@ -527,15 +512,15 @@ Expected<DataTable> DataTable::create(std::vector<DataColumn> columns) {
                          std::to_string(it->second + 1) + " and " + std::to_string(j + 1) + ")"};
         }
         if (c.size() != rows) {
-            return Error{"column " + quoted(c.name()) + " has " + grouped(c.size()) +
+            return Error{"column " + quoted(c.name()) + " has " + groupThousands(c.size()) +
                          " rows, but column " + quoted(columns.front().name()) + " has " +
-                         grouped(rows)};
+                         groupThousands(rows)};
         }
         if (c.isNumeric()) {
             for (std::size_t r = 0; r < rows; ++r) {
                 if (std::isinf(c.numbers()[r])) {
                     return Error{"column " + quoted(c.name()) + " holds an infinite value in row " +
-                                 grouped(r + 1) + "; values must be finite (NaN marks missing)"};
+                                 groupThousands(r + 1) + "; values must be finite (NaN marks missing)"};
                 }
             }
         }
@@ -566,7 +551,7 @@ Expected<std::size_t> DataTable::indexOf(std::string_view name) const {
         names += (j ? ", " : "") + quoted(columns_[j].name());
     }
     if (columns_.size() > 20) {
-        names += ", … (" + grouped(columns_.size()) + " in all)";
+        names += ", … (" + groupThousands(columns_.size()) + " in all)";
     }
     return Error{"there is no column " + quoted(name) + " (columns: " + names + ")"};
 }
@@ -689,8 +674,8 @@ Status Binning::validate() const {
     switch (kind) {
         case BinningKind::EqualWidth:
             if (bins < 1 || bins > kMaxBins) {
-                return Error{"the number of bins must be between 1 and " + grouped(kMaxBins) +
-                             ", got " + grouped(bins)};
+                return Error{"the number of bins must be between 1 and " + groupThousands(kMaxBins) +
+                             ", got " + groupThousands(bins)};
             }
             if (!std::isfinite(lo) || !std::isfinite(hi)) {
                 return Error{"the bin range [" + formatShortest(lo) + ", " + formatShortest(hi) +
@@ -716,22 +701,22 @@ Status Binning::validate() const {
                              " is empty: the lower end must not be above the upper end"};
             }
             if (width < 1) {
-                return Error{"the width of integer bins must be at least 1, got " + grouped(width)};
+                return Error{"the width of integer bins must be at least 1, got " + groupThousands(width)};
             }
             const auto span = static_cast<std::int64_t>(hi) - static_cast<std::int64_t>(lo) + 1;
             const std::int64_t nb = span / width + (span % width != 0 ? 1 : 0);
             if (nb > kMaxBins) {
                 return Error{"integer bins from " + formatShortest(lo) + " to " +
-                             formatShortest(hi) + " in steps of " + grouped(width) + " make " +
-                             grouped(nb) + " bins; at most " + grouped(kMaxBins) +
+                             formatShortest(hi) + " in steps of " + groupThousands(width) + " make " +
+                             groupThousands(nb) + " bins; at most " + groupThousands(kMaxBins) +
                              " are allowed (use a larger width or equal-width bins)"};
             }
             return okStatus();
         }
         case BinningKind::Categories: {
             if (categories.size() > static_cast<std::size_t>(kMaxBins)) {
-                return Error{"the category list has " + grouped(categories.size()) +
-                             " entries; at most " + grouped(kMaxBins) + " are allowed"};
+                return Error{"the category list has " + groupThousands(categories.size()) +
+                             " entries; at most " + groupThousands(kMaxBins) + " are allowed"};
             }
             for (std::size_t i = 0; i < categories.size(); ++i) {
                 if (categories[i].empty()) {
@@ -758,7 +743,7 @@ std::string Binning::describe() const {
             std::string s = width == 1 ? "one bin per whole number from " + formatShortest(lo) +
                                              " to " + formatShortest(hi)
                                        : "whole numbers from " + formatShortest(lo) + " to " +
-                                             formatShortest(hi) + " in groups of " + grouped(width);
+                                             formatShortest(hi) + " in groups of " + groupThousands(width);
             return s + (outOfRange == OutOfRange::Clamp ? ", values outside counted in the end bins"
                                                         : ", values outside dropped");
         }
@@ -776,7 +761,7 @@ std::string Binning::describe() const {
 }
 
 std::string BinningReport::describe() const {
-    std::string s = grouped(used) + " of " + plural(rows, "row", "rows") + " counted";
+    std::string s = groupThousands(used) + " of " + plural(rows, "row", "rows") + " counted";
     auto add = [&](std::int64_t n, const char* what) {
         if (n > 0) {
             s += "; " + plural(n, "value", "values") + " " + what;

@@ -13,22 +13,11 @@
 #include <unordered_map>
 
 #include "core/dataset.h"
+#include "core/validation.h"
 
 namespace dpx {
 
 namespace {
-
-std::string grouped(std::size_t n) {
-    const std::string digits = std::to_string(n);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) {
-            out += ',';
-        }
-        out += digits[i];
-    }
-    return out;
-}
 
 std::string charName(char c) {
     switch (c) {
@@ -138,8 +127,8 @@ private:
         while (true) {
             if (count_ >= kCsvMaxColumns) {
                 return fail("line " + std::to_string(recordLine_) + " has more than " +
-                            grouped(kCsvMaxColumns) + " fields; the loader reads at most " +
-                            grouped(kCsvMaxColumns) + " columns");
+                            groupThousands(kCsvMaxColumns) + " fields; the loader reads at most " +
+                            groupThousands(kCsvMaxColumns) + " columns");
             }
             if (pos_ >= n) {  // the text ends right after a separator: one more empty field
                 addField({}, false);
@@ -277,7 +266,7 @@ char detectSeparator(std::string_view text) {
 
 Expected<DataTable> readCsvTable(std::string_view text, char separator) {
     if (text.size() > kCsvMaxBytes) {
-        return Error{"the text is " + grouped(text.size() >> 20) +
+        return Error{"the text is " + groupThousands(text.size() >> 20) +
                      " MB; the simple CSV loader reads at most 2 GB"};
     }
     if (separator == '"' || separator == '\n' || separator == '\r') {
@@ -351,12 +340,12 @@ Expected<DataTable> readCsvTable(std::string_view text, char separator) {
         ++rows;
         if (rows > kCsvMaxRows) {
             return Error{"line " + std::to_string(reader.recordLine()) +
-                         ": the file has more than " + grouped(kCsvMaxRows) +
+                         ": the file has more than " + groupThousands(kCsvMaxRows) +
                          " data rows, the most the simple CSV loader reads"};
         }
         if (rows * ncol > kCsvMaxCells) {
             return Error{"line " + std::to_string(reader.recordLine()) +
-                         ": the table has more than " + grouped(kCsvMaxCells) +
+                         ": the table has more than " + groupThousands(kCsvMaxCells) +
                          " cells (rows × columns), the most the simple CSV loader reads"};
         }
         for (std::size_t j = 0; j < ncol; ++j) {
@@ -422,7 +411,7 @@ Expected<DataTable> readCsvFile(const std::string& path, char separator) {
     if (fs::is_regular_file(st)) {
         const auto size = fs::file_size(path, ec);
         if (!ec && size > kCsvMaxBytes) {
-            return Error{"cannot load " + name + ": it is " + grouped(size >> 20) +
+            return Error{"cannot load " + name + ": it is " + groupThousands(size >> 20) +
                          " MB; the simple CSV loader reads at most 2 GB"};
         }
     }

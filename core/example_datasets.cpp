@@ -1,4 +1,5 @@
 #include "core/example_datasets.h"
+#include "core/validation.h"
 
 #include <algorithm>
 #include <array>
@@ -26,18 +27,6 @@ constexpr std::size_t kEdwardsCells = std::size_t{1} << kEdwardsVariables;  // p
 // The counts of the q = 22 occupied cells, n = 70 in all: mostly small, a few larger.
 constexpr std::array<std::int64_t, 22> kEdwardsCounts = {10, 8, 6, 5, 5, 4, 4, 3, 3, 3, 3,
                                                          2,  2, 2, 2, 2, 1, 1, 1, 1, 1, 1};
-
-std::string grouped(std::int64_t n) {
-    const std::string digits = std::to_string(n);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) {
-            out += ',';
-        }
-        out += digits[i];
-    }
-    return out;
-}
 
 // Uniform integer in [0, n) (n ≥ 1).
 std::size_t below(SimulationRng& rng, std::size_t n) {
@@ -237,11 +226,11 @@ Expected<DataTable> makeExampleTable(const std::string& id, std::int64_t rows) {
     }
     if (rows < ex->minRows || rows > ex->maxRows) {
         if (ex->minRows == ex->maxRows) {
-            return Error{"the '" + id + "' example has a fixed size of " + grouped(ex->minRows) +
-                         " rows; " + grouped(rows) + " rows were asked for"};
+            return Error{"the '" + id + "' example has a fixed size of " + groupThousands(ex->minRows) +
+                         " rows; " + groupThousands(rows) + " rows were asked for"};
         }
-        return Error{"the '" + id + "' example can have " + grouped(ex->minRows) + " to " +
-                     grouped(ex->maxRows) + " rows, not " + grouped(rows)};
+        return Error{"the '" + id + "' example can have " + groupThousands(ex->minRows) + " to " +
+                     groupThousands(ex->maxRows) + " rows, not " + groupThousands(rows)};
     }
     if (id == "telemetry") {
         return makeTelemetry(rows);

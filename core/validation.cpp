@@ -59,4 +59,17 @@ Status validateFinite(double value, std::string_view name) {
     return okStatus();
 }
 
+std::string groupThousands(long long n) {
+    const std::string digits = std::to_string(n < 0 ? -static_cast<unsigned long long>(n)
+                                                    : static_cast<unsigned long long>(n));
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) {
+            out += ',';
+        }
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
+}
+
 }  // namespace dpx

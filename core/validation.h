@@ -12,6 +12,9 @@ namespace dpx {
 // A number for messages: up to 6 significant digits, %g style (1e-20, not 0.000000).
 std::string formatNumber(double value);
 
+// An integer with thousands separators for messages: 1234567 → "1,234,567", -5000 → "-5,000".
+std::string groupThousands(long long n);
+
 // ε must be finite and > 0.
 Status validateEpsilon(double epsilon);
 // δ must be finite and in the open interval (0, 1).

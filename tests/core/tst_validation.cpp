@@ -30,6 +30,16 @@ class TestValidation : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // Thousands separators for messages (hand-written expectations).
+    void groupThousandsFormatsIntegers() {
+        QCOMPARE(dpx::groupThousands(0), std::string("0"));
+        QCOMPARE(dpx::groupThousands(999), std::string("999"));
+        QCOMPARE(dpx::groupThousands(1000), std::string("1,000"));
+        QCOMPARE(dpx::groupThousands(1234567), std::string("1,234,567"));
+        QCOMPARE(dpx::groupThousands(-5000), std::string("-5,000"));
+        QCOMPARE(dpx::groupThousands(std::numeric_limits<long long>::min()),
+                 std::string("-9,223,372,036,854,775,808"));
+    }
     // Invalid values shared by every "finite and > 0" parameter.
     void badPositive_data();
 
