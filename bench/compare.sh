@@ -185,6 +185,43 @@ for mech in geometric explicit-fair uniform; do
     row "Closed form $mech, n=1000" "$(field "$(result "case=closed mechanism=$mech")" median_s)" "-" seconds 0.01
 done
 
+# 5. GUI redraw latency (issue #4): ε change → all visible plots redrawn, measured in the real
+#    window driven offscreen (bench_gui_redraw; built only with the GUI: cmake --build BUILD
+#    --target bench_gui_redraw). Skipped when the program is absent. Target: median ≤ 16 ms for
+#    the 256-bin scenarios on the Histogram tab with the Monte Carlo passes running behind, as a
+#    user sees them (mc=background); the other tabs, 4096 bins and mc=quiet (long Monte Carlo
+#    pass cut to 100 trials, every change on idle cores) are information.
+if [[ -x $bin/bench_gui_redraw ]]; then
+    if ((quick)); then gui_tabs=histogram; gui_modes=background; else gui_tabs=histogram,matrix,errors; gui_modes=background,quiet; fi
+    QT_QPA_PLATFORM=offscreen run "$bin/bench_gui_redraw" --changes 40 --tabs "$gui_tabs" --modes "$gui_modes"
+    for sc in count-256 laplace-256 count-4096 laplace-4096; do
+        refused=$(result "case=gui-redraw scenario=$sc refused=")
+        if [[ -n $refused ]]; then
+            row "GUI $sc" "-" "-" info - "refused: $(sed 's/.*refused="\([^"]*\)".*/\1/' <<<"$refused")"
+            continue
+        fi
+        for mode in ${gui_modes//,/ }; do
+            for tab in ${gui_tabs//,/ }; do
+                l=$(result "case=gui-redraw scenario=$sc tab=$tab mc=$mode ")
+                name="GUI $sc $tab, MC $mode"
+                if [[ -z $l || -z $(field "$l" median_ms) ]]; then
+                    row "$name" "-" "-" info - "NO RESULT (see the log)"
+                    continue
+                fi
+                secs=$(awk -v m="$(field "$l" median_ms)" 'BEGIN { printf "%.6f", m / 1e3 }')
+                note="p90 $(field "$l" p90_ms) ms; worker $(field "$l" worker_ms), GUI $(field "$l" gui_ms), queued+paint $(field "$l" paint_ms) ms; hist replot $(field "$l" replot_ms_hist) ms"
+                if [[ $tab == histogram && $mode == background && $sc == *-256 ]]; then
+                    row "$name" "$secs" "-" seconds 0.016 "$note"
+                else
+                    row "$name" "$secs" "-" info - "$note"
+                fi
+            done
+        done
+    done
+else
+    echo "compare.sh: $bin/bench_gui_redraw not found (GUI not built?): skipping the GUI redraw step" >&2
+fi
+
 echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $load_start (start) / $(cut -d' ' -f1-3 /proc/loadavg) (end)"
 printf '%s\n' "${rows[@]}" | awk -F'|' '
