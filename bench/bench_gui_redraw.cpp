@@ -1,51 +1,59 @@
 // GUI redraw latency (issue #4): the time from an ε change to "all visible plots redrawn", in
 // the real dpx::ui::MainWindow (1600×1000 by default) driven offscreen (QT_QPA_PLATFORM is set
-// to "offscreen" unless already set).
+// to "offscreen" unless already set; QSettings go to QStandardPaths' test locations).
 //
 // One change, timed with std::chrono::steady_clock on the GUI thread:
 //   t0        just before document()->setEpsilon(e);
-//   applied   setEpsilon returned (undo step, ExplorerDocument::changed: panels updated and the
-//             release job started on the JobRunner's pool);
-//   deliver   the job's result reaches the GUI thread (the QMetaCallEvent that the JobRunner
-//             posts to itself starts being processed; seen by an event filter on the runner);
-//   shown     MainWindow::releaseShown: showRelease() has handed the release to every view.
-//             HistogramView::setRelease and ErrorsView::setData (via showErrors) call
-//             QCustomPlot::replot() synchronously, which draws the layers into the plot's paint
-//             buffers and only schedules the widget paint (update()); MatrixView's heatmap,
-//             profile and noise plots use replot(rpQueuedReplot), i.e. a queued call of replot()
-//             on the next event-loop pass;
-//   t1        "redrawn": the queued replots have run and the window's pending UpdateRequest has
-//             been processed, i.e. every visible plot that replotted in this change has received
-//             its paint event and the backing store was flushed. This is done by delivering just
-//             those posted events right after `shown` (QCoreApplication::sendPostedEvents on the
-//             plots for QEvent::MetaCall, then on the window for QEvent::UpdateRequest); if a
-//             visible plot has still not been painted after its last replot, the event loop runs
-//             until it is (counted as `fallback`).
-// The latency is t1 − t0. Monte Carlo passes (started after the release is shown) are
-// refinements and are not part of it; a change whose window saw a Monte Carlo result delivered
-// is counted in `mc_in_window` (it should stay 0).
+//   applied   setEpsilon returned (undo step, ExplorerDocument::changed: panels updated, the
+//             release job started on the JobRunner's pool and the Monte Carlo job cancelled);
+//   deliver   the job's result starts being processed on the GUI thread (the QMetaCallEvent the
+//             JobRunner posts to itself, seen by an event filter on the runner), so
+//             worker = deliver − applied includes any wait for a free pool thread;
+//   shown     MainWindow::releaseShown: showRelease() has handed the release to every view, on
+//             every tab, hidden or not. HistogramView::setRelease and ErrorsView::setData (via
+//             showErrors) call QCustomPlot::replot() directly: with QCustomPlot's default
+//             plotting hints (phImmediateRefresh) that draws the layers into the paint buffers
+//             and then repaint()s the widget synchronously if it is visible (paint event and
+//             backing-store flush inside replot()). MatrixView's heatmap, profile and noise
+//             plots use replot(rpQueuedReplot): a replot() queued for the next event-loop pass;
+//   t1        "redrawn": right after `shown` the bench delivers exactly the pending redraw events
+//             (QCoreApplication::sendPostedEvents for QEvent::MetaCall on each plot — the queued
+//             replots, visible or hidden — then QEvent::UpdateRequest on the window — the paint
+//             of any other dirty widget and the flush). t1 is when that returns and every visible
+//             plot has had a paint event since its last replot started; if not, the event loop
+//             runs until it has (counted in `fallback`; should stay 0).
+// median_ms/p90_ms are of t1 − t0. visible_ms is t0 → end of the last paint of a plot on the
+// current tab (hidden plots' queued replots may run after it). The Monte Carlo passes start
+// after `shown` and are refinements, not part of the latency; `mc_in_window` counts changes whose
+// window saw a Monte Carlo result delivered (should stay 0).
 //
 // Two modes (--modes):
-//   background  the engine's default Monte Carlo passes (quick 2 000 trials, then the long pass);
-//               after each change the event loop runs for --gap-ms (a user pausing between two
-//               slider moves), so the next change typically lands while the long pass is running
-//               and has to cancel it: as a user would see it;
-//   quiet       ExplorerEngine::setLongTrials(--quiet-long-trials), and after each change the
-//               event loop runs until the runner is idle (at most --settle-s, then the Monte Carlo
-//               job is cancelled and its worker awaited), so every change starts on idle cores.
+//   background  the engine's default Monte Carlo passes (quick 2 000 trials, then the long pass of
+//               ExplorerEngine::kLongTrials); after each change the event loop runs for --gap-ms
+//               (a user pausing between two slider moves), so the next change lands while the
+//               long pass runs and has to cancel it, as a user would see it (`mc_busy_at_change`
+//               counts those; `jobs_in_flight_at_change` is the mean number of pool jobs whose
+//               worker had not returned yet, cancelled ones included);
+//   quiet       ExplorerEngine::setLongTrials(--quiet-long-trials) and, after each change, the
+//               event loop runs until the runner is idle (at most --settle-s, then the jobs are
+//               cancelled and their workers awaited): every change starts on idle cores.
 //
 // Scenarios (--scenarios), all the telemetry example binned equal-width on [0, 24] h:
-//   count-256     --rows-256 rows, 256 bins, truncated geometric (GM) with n = --count-n-256
-//                 (101×101 matrix), exact identity/clamp SSE and L1;
+//   count-256     --rows-256 rows (5 000: largest bin 71), 256 bins, truncated geometric (GM)
+//                 with n = --count-n-256 (100: a 101×101 heatmap), exact identity/clamp SSE, L1;
 //   laplace-256   same data, Laplace (exact errors where a method exists);
-//   count-4096    --rows-4096 rows, 4096 bins, GM with n = --count-n-4096 (0: the largest count);
+//   count-4096    --rows-4096 rows (10⁶: largest bin 641 ≤ 2000), 4096 bins, GM with
+//                 n = --count-n-4096 (0: the largest count); a refusal is printed as
+//                 "RESULT ... refused=..." instead;
 //   laplace-4096  same data, Laplace.
-// For each scenario, mode and tab (--tabs: the tab current during the changes): --warmup changes,
-// then --changes changes cycling through --epsilons. Printed per cell:
-//   RESULT case=gui-redraw scenario=S tab=T mc=MODE median_ms p90_ms changes ... with the
-//   medians of the stages (apply, worker = deliver − applied, gui = shown − deliver, paint =
-//   t1 − shown), the mean number of replots per change of each plot (hidden tabs included) and
-//   the median replot time of each plot (QCustomPlot::beforeReplot → afterReplot).
+// For each scenario, mode and tab (--tabs: the tab current during the changes), --warmup changes
+// then --changes changes, ε cycling through --epsilons (never the current value). One line per
+// cell:
+//   RESULT case=gui-redraw scenario=S tab=T mc=MODE median_ms=… p90_ms=… changes=… with the
+//   medians of the stages (apply = applied − t0, worker, gui = shown − deliver, paint = t1 −
+//   shown), per plot the mean replots per change (hidden tabs included) and the median replot
+//   and paint times (beforeReplot → afterReplot, which includes a synchronous repaint; paint
+//   events timed by an event filter that delivers them itself).
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEvent>
@@ -135,8 +143,13 @@ public:
                 loop_->quit();
             }
         });
+        QObject::connect(w.engine(), &dpx::ui::ExplorerEngine::datasetReady, this,
+                         [this](const dpx::ui::DatasetResult&) { ++delivered_; });
+        QObject::connect(w.engine(), &dpx::ui::ExplorerEngine::releaseReady, this,
+                         [this](const dpx::ui::ReleaseResult&) { ++delivered_; });
         QObject::connect(w.engine(), &dpx::ui::ExplorerEngine::monteCarloReady, this,
                          [this](const dpx::ui::MonteCarloErrors&, bool) {
+                             ++delivered_;
                              ++mcCount_;
                              if (recording_) {
                                  mcInWindow_ = true;
@@ -145,6 +158,15 @@ public:
     }
 
     QCustomPlot* plot(int p) const { return plots_[static_cast<std::size_t>(p)]; }
+
+    // Jobs whose worker has not finished yet: started, minus those whose result was delivered
+    // (one engine signal each), minus those dropped as stale or cancelled once their worker
+    // returned. A cancelled job keeps its pool thread until its worker notices the stop.
+    long long jobsInFlight() const {
+        const auto* runner = w_.engine()->runner();
+        return static_cast<long long>(runner->started()) -
+               static_cast<long long>(runner->dropped()) - delivered_;
+    }
 
     // Starts recording replots for one change.
     void begin() {
@@ -268,6 +290,7 @@ private:
     Clock::time_point lastDeliver_{}, deliverAtShown_{}, shown_{};
     int shownCount_ = 0;
     int mcCount_ = 0;
+    long long delivered_ = 0;
     std::array<double, kPlots> paintMs_{};
     int fallbackReports_ = 0;
     bool recording_ = false;
@@ -309,7 +332,7 @@ struct Scenario {
 };
 
 struct Sample {
-    double total = 0, visible = 0, apply = 0, worker = 0, gui = 0, paint = 0;
+    double total = 0, visible = 0, apply = 0, worker = 0, gui = 0, paint = 0, inFlight = 0;
     std::array<int, kPlots> paints{};
     std::array<int, kPlots> replots{};
     std::array<double, kPlots> replotMs{}, paintMs{};
@@ -475,6 +498,7 @@ int main(int argc, char** argv) {
                     }
                     const int shownBefore = probe.shownCount();
                     const bool mcBusy = w.engine()->runner()->isRunning(QStringLiteral("mc"));
+                    const auto inFlight = static_cast<double>(probe.jobsInFlight());
                     probe.begin();
                     const auto t0 = Clock::now();
                     if (auto st = w.document()->setEpsilon(e); !st) {
@@ -496,6 +520,7 @@ int main(int argc, char** argv) {
                         x.total = msBetween(t0, t1);
                         x.visible = msBetween(t0, probe.lastVisiblePaint(t0));
                         x.paints = probe.paints();
+                        x.inFlight = inFlight;
                         x.apply = msBetween(t0, applied);
                         x.worker = msBetween(applied, probe.deliver());
                         x.gui = msBetween(probe.deliver(), probe.shown());
@@ -526,14 +551,15 @@ int main(int argc, char** argv) {
                 const auto total = column([](const Sample& x) { return x.total; });
                 std::printf("RESULT case=gui-redraw scenario=%s tab=%s mc=%s median_ms=%.3f "
                             "p90_ms=%.3f changes=%zu min_ms=%.3f max_ms=%.3f bins=%zu n=%d "
-                            "visible_ms=%.3f apply_ms=%.3f worker_ms=%.3f gui_ms=%.3f "
-                            "paint_ms=%.3f",
+                            "visible_ms=%.3f apply_ms=%.3f worker_ms=%.3f worker_p90_ms=%.3f "
+                            "gui_ms=%.3f paint_ms=%.3f",
                             sc.name.c_str(), tab.c_str(), mode.c_str(), median(total),
                             quantile(total, 0.9), samples.size(), quantile(total, 0),
                             quantile(total, 1), r.truth.size(), n,
                             median(column([](const Sample& x) { return x.visible; })),
                             median(column([](const Sample& x) { return x.apply; })),
                             median(column([](const Sample& x) { return x.worker; })),
+                            quantile(column([](const Sample& x) { return x.worker; }), 0.9),
                             median(column([](const Sample& x) { return x.gui; })),
                             median(column([](const Sample& x) { return x.paint; })));
                 for (int p = 0; p < kPlots; ++p) {
@@ -563,10 +589,14 @@ int main(int argc, char** argv) {
                         sep = ",";
                     }
                 }
-                std::printf(" fallback=%d mc_busy_at_change=%d mc_in_window=%d timeouts=%d "
-                            "load=%s,%s\n",
-                            fallbacks, mcBusyAtChange, mcInWindow, timeouts, loadStart.c_str(),
-                            loadAverage().c_str());
+                double inFlightMean = 0;
+                for (const Sample& x : samples) {
+                    inFlightMean += x.inFlight / static_cast<double>(samples.size());
+                }
+                std::printf(" fallback=%d mc_busy_at_change=%d jobs_in_flight_at_change=%.2f "
+                            "mc_in_window=%d timeouts=%d load=%s,%s\n",
+                            fallbacks, mcBusyAtChange, inFlightMean, mcInWindow, timeouts,
+                            loadStart.c_str(), loadAverage().c_str());
                 std::fflush(stdout);
                 failures += timeouts > 0 ? 1 : 0;
             }
