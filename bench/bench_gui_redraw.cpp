@@ -60,6 +60,7 @@
 #include <QEventLoop>
 #include <QStandardPaths>
 #include <QTimer>
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>

@@ -189,31 +189,48 @@ done
 #    window driven offscreen (bench_gui_redraw; built only with the GUI: cmake --build BUILD
 #    --target bench_gui_redraw). Skipped when the program is absent. Target: median ≤ 16 ms for
 #    the 256-bin scenarios on the Histogram tab with the Monte Carlo passes running behind, as a
-#    user sees them (mc=background); the other tabs, 4096 bins and mc=quiet (long Monte Carlo
-#    pass cut to 100 trials, every change on idle cores) are information.
+#    user sees them (MC background); the other tabs, mc=quiet (long Monte Carlo pass cut to 100
+#    trials, every change on idle cores) and 4096 bins (Histogram tab, MC background; not with
+#    --quick) are information.
 if [[ -x $bin/bench_gui_redraw ]]; then
-    if ((quick)); then gui_tabs=histogram; gui_modes=background; else gui_tabs=histogram,matrix,errors; gui_modes=background,quiet; fi
-    QT_QPA_PLATFORM=offscreen run "$bin/bench_gui_redraw" --changes 40 --tabs "$gui_tabs" --modes "$gui_modes"
-    for sc in count-256 laplace-256 count-4096 laplace-4096; do
+    if ((quick)); then
+        gui_tabs=histogram; gui_modes=background; gui_big=""
+    else
+        gui_tabs=histogram,matrix,errors; gui_modes=background,quiet; gui_big="count-4096 laplace-4096"
+    fi
+    QT_QPA_PLATFORM=offscreen run "$bin/bench_gui_redraw" --scenarios count-256,laplace-256 --changes 40 \
+        --tabs "$gui_tabs" --modes "$gui_modes"
+    if [[ -n $gui_big ]]; then
+        QT_QPA_PLATFORM=offscreen run "$bin/bench_gui_redraw" --scenarios count-4096,laplace-4096 --changes 40 \
+            --tabs histogram --modes background
+    fi
+    gui_cell() {  # gui_cell SCENARIO TAB MODE KIND TARGET
+        local l name="GUI $1 $2, MC $3" secs note
+        l=$(result "case=gui-redraw scenario=$1 tab=$2 mc=$3 ")
+        if [[ -z $l || -z $(field "$l" median_ms) ]]; then
+            row "$name" "-" "-" info - "NO RESULT (see the log)"
+            return
+        fi
+        secs=$(awk -v m="$(field "$l" median_ms)" 'BEGIN { printf "%.6f", m / 1e3 }')
+        note="p90 $(field "$l" p90_ms) ms; worker $(field "$l" worker_ms) (p90 $(field "$l" worker_p90_ms)), GUI $(field "$l" gui_ms), queued+paint $(field "$l" paint_ms) ms; hist replot $(field "$l" replot_ms_hist) ms"
+        row "$name" "$secs" "-" "$4" "$5" "$note"
+    }
+    for sc in count-256 laplace-256 $gui_big; do
         refused=$(result "case=gui-redraw scenario=$sc refused=")
         if [[ -n $refused ]]; then
             row "GUI $sc" "-" "-" info - "refused: $(sed 's/.*refused="\([^"]*\)".*/\1/' <<<"$refused")"
             continue
         fi
+        if [[ $sc == *-4096 ]]; then
+            gui_cell "$sc" histogram background info -
+            continue
+        fi
         for mode in ${gui_modes//,/ }; do
             for tab in ${gui_tabs//,/ }; do
-                l=$(result "case=gui-redraw scenario=$sc tab=$tab mc=$mode ")
-                name="GUI $sc $tab, MC $mode"
-                if [[ -z $l || -z $(field "$l" median_ms) ]]; then
-                    row "$name" "-" "-" info - "NO RESULT (see the log)"
-                    continue
-                fi
-                secs=$(awk -v m="$(field "$l" median_ms)" 'BEGIN { printf "%.6f", m / 1e3 }')
-                note="p90 $(field "$l" p90_ms) ms; worker $(field "$l" worker_ms), GUI $(field "$l" gui_ms), queued+paint $(field "$l" paint_ms) ms; hist replot $(field "$l" replot_ms_hist) ms"
-                if [[ $tab == histogram && $mode == background && $sc == *-256 ]]; then
-                    row "$name" "$secs" "-" seconds 0.016 "$note"
+                if [[ $tab == histogram && $mode == background ]]; then
+                    gui_cell "$sc" "$tab" "$mode" seconds 0.016
                 else
-                    row "$name" "$secs" "-" info - "$note"
+                    gui_cell "$sc" "$tab" "$mode" info -
                 fi
             done
         done
