@@ -122,7 +122,31 @@ Integral expectedMaxAbs(const NoiseDistribution& d, EstimatorKind est, std::vect
         }
     }
     addMassGrid(points, d.parameter(), true);
-    return integrate(tail, points, toleranceFor(h.back(), d.parameter()));
+    // Segment by segment, as integrate() does, but skipping the segments whose contribution is
+    // provably negligible: the tail is non-increasing, so ∫_a^b tail ≤ tail(a)·(b − a), and for
+    // the last segment ∫_a^∞ tail ≤ n·E[(|Z| − a)+] ≤ 2n·E[Z; Z > a] (union bound, symmetric Z).
+    // Without this, adaptive Gauss–Kronrod chases rounding noise in subnormal values on every
+    // segment between two large counts (Laplace, ε = 2, 4096 bins: 2 s instead of milliseconds).
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    const double tolerance = toleranceFor(h.back(), d.parameter());
+    Integral r;
+    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+        const double a = points[i];
+        const double b = points[i + 1];
+        const double bound = std::isinf(b) ? 2 * n * partialMoment(d, 1, a, kInf)
+                                           : tail(a) * (b - a);
+        if (r.value > 0 && bound <= 1e-3 * tolerance * r.value) {
+            r.error += bound;
+            continue;
+        }
+        double err = 0;
+        r.value += boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
+            tail, a, b, 15, tolerance, &err);
+        r.error += err;
+    }
+    r.error = std::max(r.error, tolerance * std::abs(r.value));
+    return r;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -231,6 +231,8 @@ private Q_SLOTS:
     void twoBinLargeCounts_data();
     void twoBinLargeCounts();
     void oneBinEstimators();
+    void maxAbsWideCounts_data();
+    void maxAbsWideCounts();
     void availability();
 };
 
@@ -649,6 +651,57 @@ void TestExactError::twoBinLargeCounts() {
         QVERIFY2(r->errorBound < 1e-6 * expected, "the reported error bound must stay meaningful");
         DPX_VERIFY_REL(r->value, expected, std::max(kRel, 2 * r->errorBound / expected));
     }
+}
+
+// Many large counts far apart next to small noise: between two counts the clamp/identity L∞ tail
+// is subnormal, where adaptive quadrature chases rounding noise (regression: 2 s per value for
+// Laplace ε = 2 at 4096 bins before expectedMaxAbs skipped provably negligible segments). The
+// reference truncates instead: it integrates only [0, 80·scale], with breakpoints at the counts
+// below that, since the tail beyond is ≤ 2n·Pr[Z > 80·scale] < 1e-30 for these laws.
+void TestExactError::maxAbsWideCounts_data() {
+    QTest::addColumn<NoiseKind>("kind");
+    QTest::addColumn<double>("param");
+    QTest::addColumn<EstimatorKind>("estimator");
+    for (auto est : {EstimatorKind::Identity, EstimatorKind::Clamp}) {
+        QTest::addRow("Laplace b=1 %s", estimatorName(est)) << NoiseKind::Laplace << 1.0 << est;
+        QTest::addRow("Laplace b=0.5 %s", estimatorName(est)) << NoiseKind::Laplace << 0.5 << est;
+        QTest::addRow("Gaussian s=2 %s", estimatorName(est)) << NoiseKind::Gaussian << 2.0 << est;
+    }
+}
+
+void TestExactError::maxAbsWideCounts() {
+    QFETCH(NoiseKind, kind);
+    QFETCH(double, param);
+    QFETCH(EstimatorKind, estimator);
+    std::vector<double> h;  // 1000 bins, counts (37i) mod 1601 over 0…1600, a few small ones
+    for (int i = 0; i < 1000; ++i) {
+        h.push_back(double((37 * i) % 1601));
+    }
+    const double cut = 80 * param;
+    const double n = static_cast<double>(h.size());
+    auto tail = [&](double t) {
+        const double u = upperTail(kind, param, t);
+        double m = 0;  // clamp: bins with h ≤ t lose their lower tail
+        if (estimator == EstimatorKind::Clamp) {
+            m = static_cast<double>(std::count_if(h.begin(), h.end(), [t](double v) { return v <= t; }));
+        }
+        return -std::expm1(m * std::log1p(-u) + (n - m) * std::log1p(-2 * u));
+    };
+    std::vector<double> breaks{0.0, cut};
+    for (double v : h) {
+        if (v < cut) {
+            breaks.push_back(v);
+        }
+    }
+    for (double k : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}) {
+        breaks.push_back(k * param);
+    }
+    const double want = dpxtest::integrateSplit(tail, breaks, 0.0, cut);
+    const auto r = exactExpectedError(truthOf(h), makeNoise(kind, param), {estimator, 0},
+                                      {Metric::LInf, Scale::Counts});
+    DPX_VERIFY_OK(r);
+    DPX_VERIFY_REL(r->value, want, kRel);
+    QVERIFY(r->errorBound <= 1e-9 * r->value);
 }
 
 void TestExactError::oneBinEstimators() {
