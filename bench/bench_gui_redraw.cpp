@@ -10,22 +10,27 @@
 //             JobRunner posts to itself, seen by an event filter on the runner), so
 //             worker = deliver − applied includes any wait for a free pool thread;
 //   shown     MainWindow::releaseShown: showRelease() has handed the release to every view, on
-//             every tab, hidden or not. HistogramView::setRelease and ErrorsView::setData (via
-//             showErrors) call QCustomPlot::replot() directly: with QCustomPlot's default
-//             plotting hints (phImmediateRefresh) that draws the layers into the paint buffers
-//             and then repaint()s the widget synchronously if it is visible (paint event and
-//             backing-store flush inside replot()). MatrixView's heatmap, profile and noise
-//             plots use replot(rpQueuedReplot): a replot() queued for the next event-loop pass;
+//             every tab. Views replot through replotWhenVisible() (ui/plot_refresh.h): a plot
+//             on the current tab replots now — HistogramView and ErrorsView with QCustomPlot's
+//             default priority (layers drawn into the paint buffers, then a synchronous repaint
+//             of the widget inside replot()), MatrixView's heatmap, profile and noise plots with
+//             rpQueuedReplot (a replot queued for the next event-loop pass) — and a plot on a
+//             hidden tab only marks itself stale and replots when its tab is shown;
 //   t1        "redrawn": right after `shown` the bench delivers exactly the pending redraw events
 //             (QCoreApplication::sendPostedEvents for QEvent::MetaCall on each plot — the queued
-//             replots, visible or hidden — then QEvent::UpdateRequest on the window — the paint
-//             of any other dirty widget and the flush). t1 is when that returns and every visible
-//             plot has had a paint event since its last replot started; if not, the event loop
-//             runs until it has (counted in `fallback`; should stay 0).
+//             replots — then QEvent::UpdateRequest on the window — the paint of any other dirty
+//             widget and the flush). t1 is when that returns and every visible plot has had a
+//             paint event since its last replot started; if not, the event loop runs until it
+//             has (counted in `fallback`; should stay 0).
 // median_ms/p90_ms are of t1 − t0. visible_ms is t0 → end of the last paint of a plot on the
-// current tab (hidden plots' queued replots may run after it). The Monte Carlo passes start
-// after `shown` and are refinements, not part of the latency; `mc_in_window` counts changes whose
-// window saw a Monte Carlo result delivered (should stay 0).
+// current tab. The Monte Carlo passes start after `shown` and are refinements, not part of the
+// latency; `mc_in_window` counts changes whose window saw a Monte Carlo result delivered (should
+// stay 0).
+//
+// Since hidden tabs are redrawn when shown, the bench also times that: after the changes on a
+// tab, --switches times (an ε change on that tab, then showTab(other) → other's visible plots
+// painted, then back), one line per pair:
+//   RESULT case=gui-tab-switch scenario=S from=T to=U mc=MODE median_ms=… max_ms=…
 //
 // Two modes (--modes):
 //   background  the engine's default Monte Carlo passes (quick 2 000 trials, then the long pass of
@@ -51,7 +56,7 @@
 // cell:
 //   RESULT case=gui-redraw scenario=S tab=T mc=MODE median_ms=… p90_ms=… changes=… with the
 //   medians of the stages (apply = applied − t0, worker, gui = shown − deliver, paint = t1 −
-//   shown), per plot the mean replots per change (hidden tabs included) and the median replot
+//   shown), per plot the mean replots per change (0 on hidden tabs) and the median replot
 //   and paint times (beforeReplot → afterReplot, which includes a synchronous repaint; paint
 //   events timed by an event filter that delivers them itself).
 #include <QApplication>
@@ -350,6 +355,7 @@ int main(int argc, char** argv) {
                      {"modes", "background,quiet"},
                      {"changes", "40"},
                      {"warmup", "3"},
+                     {"switches", "5"},
                      {"epsilons", "0.05,0.5,0.1,2,0.2,5,1,0.3"},
                      {"rows-256", "5000"},
                      {"rows-4096", "1e6"},
@@ -379,6 +385,7 @@ int main(int argc, char** argv) {
     }
     const int changes = static_cast<int>(o.integer("changes"));
     const int warmup = static_cast<int>(o.integer("warmup"));
+    const int switches = static_cast<int>(o.integer("switches"));
     const int gapMs = static_cast<int>(o.integer("gap-ms"));
     const int timeoutMs = static_cast<int>(o.real("timeout-s") * 1000);
     const double settleSeconds = o.real("settle-s");
@@ -600,6 +607,51 @@ int main(int argc, char** argv) {
                             loadStart.c_str(), loadAverage().c_str());
                 std::fflush(stdout);
                 failures += timeouts > 0 ? 1 : 0;
+
+                // The cost moved to the tab switch: after an ε change on `tab`, the other tabs'
+                // plots are stale and replot when shown. Time showTab(other) → its visible plots
+                // painted, then go back.
+                for (const std::string& other : {std::string("histogram"), std::string("matrix"),
+                                                 std::string("errors")}) {
+                    if (other == tab || switches <= 0) {
+                        continue;
+                    }
+                    std::vector<double> sw;
+                    int switchFallbacks = 0;
+                    for (int rep = 0; rep < switches; ++rep) {
+                        double e = epsilons[next++ % epsilons.size()];
+                        if (e == w.document()->state().epsilon) {
+                            e = epsilons[next++ % epsilons.size()];
+                        }
+                        const int shownBefore = probe.shownCount();
+                        (void)w.document()->setEpsilon(e);
+                        if (!probe.waitShown(shownBefore, timeoutMs)) {
+                            continue;
+                        }
+                        (void)probe.flushRedraw(timeoutMs);
+                        if (quiet) {
+                            settle(w, settleSeconds);
+                        } else {
+                            spin(gapMs);
+                        }
+                        probe.begin();
+                        const auto t0 = Clock::now();
+                        w.showTab(QString::fromStdString(other));
+                        const bool direct = probe.flushRedraw(timeoutMs);
+                        const auto t1 = Clock::now();
+                        probe.end();
+                        switchFallbacks += direct ? 0 : 1;
+                        sw.push_back(msBetween(t0, t1));
+                        w.showTab(QString::fromStdString(tab));
+                        (void)probe.flushRedraw(timeoutMs);
+                    }
+                    std::printf("RESULT case=gui-tab-switch scenario=%s from=%s to=%s mc=%s "
+                                "median_ms=%.3f max_ms=%.3f switches=%zu fallback=%d\n",
+                                sc.name.c_str(), tab.c_str(), other.c_str(), mode.c_str(),
+                                median(sw), sw.empty() ? 0.0 : quantile(sw, 1), sw.size(),
+                                switchFallbacks);
+                    std::fflush(stdout);
+                }
             }
         }
     }

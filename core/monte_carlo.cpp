@@ -49,23 +49,29 @@ Moments blockMoments(const double* v, std::size_t rows) {
 }
 
 // Writes the estimates of `rows` histograms of `bins` values (stored row after row in `src`) to
-// `dst`; clamp and 2-bin resize read and write in one pass, without a separate copy.
-void estimateRows(const EstimatorSpec& spec, const double* src, double* dst, std::size_t rows,
-                  std::size_t bins, EstimatorWorkspace& ws) {
+// `dst`; clamp and 2-bin resize read and write in one pass, without a separate copy. False if
+// `stop` was requested part-way (checked per row for the row-by-row estimators: NoiseFirst at
+// 4096 bins takes milliseconds per row, so a block would otherwise hold its thread for a minute).
+bool estimateRows(const EstimatorSpec& spec, const double* src, double* dst, std::size_t rows,
+                  std::size_t bins, EstimatorWorkspace& ws, const std::stop_token& stop) {
     if (spec.kind == EstimatorKind::Clamp) {
         for (std::size_t k = 0; k < rows * bins; ++k) {
             dst[k] = std::max(src[k], 0.0);
         }
-        return;
+        return true;
     }
     std::copy_n(src, rows * bins, dst);
     if (spec.kind == EstimatorKind::Resize) {
         resizeRows(dst, rows, bins, ws.scratch);
-        return;
+        return true;
     }
     for (std::size_t t = 0; t < rows; ++t) {
+        if (stop.stop_requested()) {
+            return false;
+        }
         estimateInPlace(spec, std::span(dst + t * bins, bins), ws);
     }
+    return true;
 }
 
 // One metric for each of `rows` estimates (same layout as estimateRows).
@@ -215,8 +221,14 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
             for (std::size_t e = 0; e < nEst; ++e) {
                 const double* est = noisy.data();
                 if (estimators[e].kind != EstimatorKind::Identity) {
-                    estimateRows(estimators[e], noisy.data(), work.data(), rows, nBins, ws);
+                    if (!estimateRows(estimators[e], noisy.data(), work.data(), rows, nBins, ws,
+                                      options.stop)) {
+                        return;  // cancelled: the unfinished block is never merged
+                    }
                     est = work.data();
+                }
+                if (options.stop.stop_requested()) {
+                    return;
                 }
                 for (std::size_t m = 0; m < nMet; ++m) {
                     metricRows(metrics[m], truth, total, est, rows, values.data());

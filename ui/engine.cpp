@@ -100,7 +100,7 @@ void ExplorerEngine::startMonteCarlo(bool longPass) {
                 startMonteCarlo(true);
             }
         },
-        longPass ? tr("Monte Carlo") : QString());
+        longPass ? tr("Monte Carlo") : QString(), JobRunner::Lane::Background);
 }
 
 }  // namespace dpx::ui

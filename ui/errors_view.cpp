@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include "ui/plot_refresh.h"
 #include "ui/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -732,7 +733,7 @@ void ErrorsView::showPlotMessage(const QString& title, const QString& text) {
     plot_->xAxis->setVisible(false);
     plot_->yAxis->setVisible(false);
     plot_->legend->setVisible(false);
-    plot_->replot();
+    replotWhenVisible(plot_);
 }
 
 void ErrorsView::rebuildHistogram() {
@@ -849,7 +850,7 @@ void ErrorsView::rebuildHistogram() {
     plot_->xAxis->setRange(std::min(xmin, lo) - 0.03 * span, std::max(xmax, hi) + 0.03 * span);
     plot_->yAxis->setRange(0, yTop);
     plot_->xAxis->setLabel(mName + QStringLiteral(" (") + unit + QStringLiteral(")"));
-    plot_->replot();
+    replotWhenVisible(plot_);
 }
 
 void ErrorsView::updateStatus() {

@@ -364,8 +364,11 @@ unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
         f |= SeedChanged;
     }
     if (a.overlay != b.overlay || a.matrixLog != b.matrixLog || a.scale != b.scale ||
-        a.dark != b.dark || a.tab != b.tab) {
+        a.dark != b.dark) {
         f |= ViewChanged;
+    }
+    if (a.tab != b.tab) {
+        f |= TabChanged;
     }
     return f;
 }

@@ -102,7 +102,8 @@ enum ChangeFlag : unsigned {
     MechanismChanged = 1u << 1,  // mechanism, ε, δ, calibration, n, LP settings
     EstimatorChanged = 1u << 2,
     SeedChanged = 1u << 3,
-    ViewChanged = 1u << 4,
+    ViewChanged = 1u << 4,       // overlay, log colour scale, error scale, theme
+    TabChanged = 1u << 5,        // the current tab only: nothing to recompute or redraw
 };
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
 

@@ -24,8 +24,11 @@ QString JobProgress::text() const {
 }
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) {
-    // All cores for the computations; the GUI thread only draws.
+    // All cores for each lane; the GUI thread only draws. A background job that is cancelled
+    // stops at its next check (core Monte Carlo checks per estimator pass and per row), so the
+    // lanes share the cores only briefly.
     pool_.setMaxThreadCount(std::max(1, QThread::idealThreadCount()));
+    backgroundPool_.setMaxThreadCount(std::max(1, QThread::idealThreadCount()));
     poll_.setInterval(100);
     connect(&poll_, &QTimer::timeout, this, &JobRunner::updateProgress);
 }
@@ -37,6 +40,7 @@ JobRunner::~JobRunner() {
         }
     }
     pool_.waitForDone();
+    backgroundPool_.waitForDone();
 }
 
 bool JobRunner::finish(const QString& slot, std::uint64_t generation) {

@@ -1,5 +1,7 @@
-// Background computations for the window. Every job runs on the runner's own thread pool, never
-// on the GUI thread. Jobs live in named slots ("histogram", "errors", "matrix", ...): starting a
+// Background computations for the window. Every job runs on one of the runner's own thread
+// pools, never on the GUI thread: the interactive lane (data, release, LP: what the user waits
+// for) and the background lane (Monte Carlo refinement), so that a refinement still running, or
+// still finishing its current step after being cancelled, never delays what the user waits for. Jobs live in named slots ("histogram", "errors", "matrix", ...): starting a
 // job in a slot asks the previous job of that slot to stop (std::stop_token) and guarantees that
 // its result is never delivered. Results come back on the GUI thread, through the event loop.
 // Long jobs report progress through JobProgress, which the GUI polls: workers never touch
@@ -40,16 +42,19 @@ private:
 class JobRunner : public QObject {
     Q_OBJECT
 public:
+    enum class Lane { Interactive, Background };
+
     explicit JobRunner(QObject* parent = nullptr);
     ~JobRunner() override;  // stops every job and waits for the workers
 
     // Starts `work` in `slot`, superseding (stopping and discarding) the slot's previous job.
     // `deliver` runs later on the GUI thread with the result, unless the job was superseded or
     // cancelled first. `label` non-empty: the job is "long" and shows in progressChanged while it
-    // runs (e.g. "Monte Carlo", "Solving LP").
+    // runs (e.g. "Monte Carlo", "Solving LP"). A slot should always use the same lane.
     template <class R>
     void run(const QString& slot, std::function<R(std::stop_token, JobProgress&)> work,
-             std::function<void(R)> deliver, const QString& label = {}) {
+             std::function<void(R)> deliver, const QString& label = {},
+             Lane lane = Lane::Interactive) {
         Slot& s = slots_[slot];
         if (s.stop) {
             s.stop->request_stop();
@@ -63,7 +68,7 @@ public:
         s.running = true;
         ++started_;
         QPointer<JobRunner> self(this);
-        (void)QtConcurrent::run(&pool_, [self, slot, generation, stop, progress,
+        (void)QtConcurrent::run(lane == Lane::Background ? &backgroundPool_ : &pool_, [self, slot, generation, stop, progress,
                                          work = std::move(work), deliver = std::move(deliver)] {
             auto result = std::make_shared<R>(work(stop->get_token(), *progress));
             if (!self) {
@@ -115,6 +120,7 @@ private:
     void updateProgress();
 
     QThreadPool pool_;
+    QThreadPool backgroundPool_;
     QHash<QString, Slot> slots_;
     QTimer poll_;
     std::uint64_t started_ = 0;

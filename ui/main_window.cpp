@@ -137,6 +137,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             darkAction_->setChecked(s.dark);
             matrix_->setLogScale(s.matrixLog);
             errors_->setScale(s.scale);
+        }
+        if (flags & TabChanged) {
+            // A hidden view that missed changes replots when shown (replotWhenVisible).
             showTab(s.tab);
         }
         if (flags & (EstimatorChanged | ViewChanged)) {

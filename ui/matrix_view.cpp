@@ -25,6 +25,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include "ui/plot_refresh.h"
 #include "ui/qcustomplot_include.h"
 
 #include "core/count_analysis.h"
@@ -803,7 +804,7 @@ void MatrixView::applyPalette() {
                                                 : QStringLiteral("color:#a15c00;"));
     styleChip(l0Badge_, ChipStyle::Plain, palette());
     for (QCustomPlot* plot : {heatmap_, profile_, noise_}) {
-        plot->replot(QCustomPlot::rpQueuedReplot);
+        replotWhenVisible(plot, QCustomPlot::rpQueuedReplot);
     }
 }
 
@@ -1064,7 +1065,7 @@ void MatrixView::updateSelection() {
     selectionRect_->topLeft->setCoords(j - 0.5, -0.5);
     selectionRect_->bottomRight->setCoords(j + 0.5, n + 0.5);
     selectionRect_->setVisible(true);
-    heatmap_->replot(QCustomPlot::rpQueuedReplot);
+    replotWhenVisible(heatmap_, QCustomPlot::rpQueuedReplot);
 
     QVector<double> keys(size), values(size);
     double maxValue = 0;
@@ -1119,7 +1120,7 @@ void MatrixView::updateSelection() {
     truthText_->setPadding(right ? QMargins(4, 2, 8, 2) : QMargins(8, 2, 4, 2));
     truthText_->position->setCoords(right ? j - 0.5 : j + 0.5, 0.0);
     profileTitle_->setText(tr("Column j = %1: P[output i | true count %1]").arg(j));
-    profile_->replot(QCustomPlot::rpQueuedReplot);
+    replotWhenVisible(profile_, QCustomPlot::rpQueuedReplot);
 
     summary_->setText(inputErrorSummary(*mech_, static_cast<std::size_t>(j)));
 }
@@ -1411,7 +1412,7 @@ void MatrixView::drawNoise() {
                             "standard deviation %3; mean |noise| %4")
                              .arg(QString::fromStdString(law.describe()), q95Text,
                                   num(std::sqrt(law.variance()), 4), num(law.meanAbs(), 4)));
-    noise_->replot(QCustomPlot::rpQueuedReplot);
+    replotWhenVisible(noise_, QCustomPlot::rpQueuedReplot);
 }
 
 QVector<QPointF> MatrixView::noiseCurve() const {

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -73,6 +74,7 @@ private Q_SLOTS:
     void keptSamples();
     void seedsDiffer();
     void cancellation();
+    void cancellationInsideABlock();
     void progress();
     void rejectsBadOptions();
 };
@@ -389,6 +391,35 @@ void TestMonteCarlo::cancellation() {
     DPX_VERIFY_OK(none);
     QVERIFY(none->cancelled);
     QCOMPARE(none->trials, std::uint64_t(0));
+}
+
+// A stop request reaches a block in progress: NoiseFirst over 4096 bins costs milliseconds per
+// row, so one block of kMonteCarloBlock rows takes tens of seconds. Stopped after 100 ms, the run
+// must come back with the block unfinished (cancelled, 0 trials) rather than finish the block
+// (which would return 2000 trials, not cancelled) — no timing threshold needed to tell them apart.
+void TestMonteCarlo::cancellationInsideABlock() {
+    std::vector<double> h(4096);
+    for (std::size_t i = 0; i < h.size(); ++i) {
+        h[i] = double((i * 37) % 200);
+    }
+    const auto t = truthOf(h);
+    const std::vector<EstimatorSpec> est{{EstimatorKind::Identity, 0},
+                                         {EstimatorKind::NoiseFirst, 8}};
+    const std::vector<MetricSpec> met{{Metric::SSE, Scale::Counts}};
+    std::stop_source source;
+    MonteCarloOptions opt;
+    opt.trials = 2000;  // one block
+    opt.seed = 3;
+    opt.threads = 1;
+    opt.stop = source.get_token();
+    std::jthread stopper([&source] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        source.request_stop();
+    });
+    const auto r = monteCarloExpectedError(t, NoiseDistribution::laplace(2), est, met, opt);
+    DPX_VERIFY_OK(r);
+    QVERIFY(r->cancelled);
+    QCOMPARE(r->trials, std::uint64_t(0));
 }
 
 void TestMonteCarlo::progress() {

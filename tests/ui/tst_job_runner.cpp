@@ -117,6 +117,36 @@ private Q_SLOTS:
         QVERIFY(!delivered);
     }
 
+    // The background lane (Monte Carlo) never holds up the interactive lane (the release the
+    // user waits for), even with every background thread busy and not checking its stop token.
+    void backgroundLaneDoesNotDelayInteractiveJobs() {
+        JobRunner runner;
+        std::atomic<bool> release{false};
+        std::atomic<int> busy{0};
+        const int threads = std::max(1, QThread::idealThreadCount());
+        for (int i = 0; i < threads; ++i) {
+            runner.run<int>(
+                QStringLiteral("mc%1").arg(i),
+                [&](std::stop_token, JobProgress&) {
+                    ++busy;
+                    while (!release.load()) {
+                        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                    }
+                    return 0;
+                },
+                [](int) {}, QStringLiteral("Monte Carlo"), JobRunner::Lane::Background);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(busy.load(), threads, 5000);
+        int delivered = 0;
+        runner.run<int>(
+            QStringLiteral("release"), [](std::stop_token, JobProgress&) { return 42; },
+            [&](int v) { delivered = v; });
+        QTRY_COMPARE_WITH_TIMEOUT(delivered, 42, 5000);
+        QCOMPARE(busy.load(), threads);  // the background jobs were still running
+        release = true;
+        QVERIFY(runner.waitForIdle(5000));
+    }
+
     void unlabelledJobsDoNotShowProgress() {
         JobRunner runner;
         QSignalSpy progress(&runner, &JobRunner::progressChanged);
