@@ -134,10 +134,12 @@ Expected<std::vector<double>> equalWidthEdges(double lo, double hi, std::int64_t
 // Bin of x ∈ [lo, hi]: the i with e_i ≤ x < e_{i+1}, the last bin closed. The arithmetic guess is
 // corrected against the edges themselves, so a value equal to an edge lands in the bin that the
 // edge opens, and no value lands beyond the last bin.
-std::size_t equalWidthIndex(double x, const std::vector<double>& e, double lo, double halfSpan,
+// `scale` is k / ((hi − lo)/2), precomputed: a multiplication instead of a division per value (the
+// guess may be off by one either way, which the edge comparisons correct).
+std::size_t equalWidthIndex(double x, const std::vector<double>& e, double lo, double scale,
                             double kd) {
     const std::size_t k = e.size() - 1;
-    const double t = (x * 0.5 - lo * 0.5) / halfSpan * kd;
+    const double t = (x * 0.5 - lo * 0.5) * scale;
     std::size_t i = 0;
     if (t >= kd) {
         i = k - 1;
@@ -151,113 +153,6 @@ std::size_t equalWidthIndex(double x, const std::vector<double>& e, double lo, d
         ++i;
     }
     return i;
-}
-
-Expected<BinnedColumn> binEqualWidth(const DataColumn& col, const Binning& b) {
-    auto edges = equalWidthEdges(b.lo, b.hi, b.bins);
-    if (!edges) {
-        return edges.error();
-    }
-    const std::vector<double>& e = *edges;
-    const std::size_t k = static_cast<std::size_t>(b.bins);
-    std::vector<std::int64_t> counts(k, 0);
-    BinningReport rep;
-    rep.rows = static_cast<std::int64_t>(col.size());
-    const double halfSpan = b.hi * 0.5 - b.lo * 0.5;
-    const double kd = static_cast<double>(b.bins);
-    const bool clamp = b.outOfRange == OutOfRange::Clamp;
-    for (double x : col.numbers()) {
-        if (std::isnan(x)) {
-            ++rep.missing;
-        } else if (x < b.lo) {
-            if (clamp) {
-                ++rep.clampedLow;
-                ++counts.front();
-            } else {
-                ++rep.droppedLow;
-            }
-        } else if (x > b.hi) {
-            if (clamp) {
-                ++rep.clampedHigh;
-                ++counts.back();
-            } else {
-                ++rep.droppedHigh;
-            }
-        } else {
-            ++counts[equalWidthIndex(x, e, b.lo, halfSpan, kd)];
-        }
-    }
-    const std::vector<std::string> text = formatEdges(e);
-    std::vector<std::string> labels(k);
-    for (std::size_t i = 0; i < k; ++i) {
-        labels[i] = "[" + text[i] + ", " + text[i + 1] + (i + 1 == k ? "]" : ")");
-    }
-    rep.used = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
-    auto h = makeHistogram(std::move(counts), std::move(labels), e);
-    if (!h) {
-        return h.error();
-    }
-    return BinnedColumn{std::move(h).value(), rep};
-}
-
-// --- integer --------------------------------------------------------------------------------
-
-Expected<BinnedColumn> binIntegers(const DataColumn& col, const Binning& b) {
-    const auto lo = static_cast<std::int64_t>(b.lo);
-    const auto hi = static_cast<std::int64_t>(b.hi);
-    const std::int64_t w = b.width;
-    const std::int64_t span = hi - lo + 1;
-    const std::int64_t nb = span / w + (span % w != 0 ? 1 : 0);
-    std::vector<std::int64_t> counts(static_cast<std::size_t>(nb), 0);
-    BinningReport rep;
-    rep.rows = static_cast<std::int64_t>(col.size());
-    const bool clamp = b.outOfRange == OutOfRange::Clamp;
-    const auto& v = col.numbers();
-    for (std::size_t r = 0; r < v.size(); ++r) {
-        const double x = v[r];
-        if (std::isnan(x)) {
-            ++rep.missing;
-            continue;
-        }
-        if (std::floor(x) != x) {
-            return Error{columnRef(col) + " holds " + formatShortest(x) + " in row " +
-                         groupThousands(r + 1) +
-                         ", which is not a whole number; integer bins need whole numbers (use "
-                         "equal-width bins)"};
-        }
-        if (x < b.lo) {
-            if (clamp) {
-                ++rep.clampedLow;
-                ++counts.front();
-            } else {
-                ++rep.droppedLow;
-            }
-        } else if (x > b.hi) {
-            if (clamp) {
-                ++rep.clampedHigh;
-                ++counts.back();
-            } else {
-                ++rep.droppedHigh;
-            }
-        } else {
-            ++counts[static_cast<std::size_t>((static_cast<std::int64_t>(x) - lo) / w)];
-        }
-    }
-    std::vector<std::string> labels(static_cast<std::size_t>(nb));
-    std::vector<double> edges(static_cast<std::size_t>(nb) + 1);
-    for (std::int64_t i = 0; i < nb; ++i) {
-        const std::int64_t a = lo + i * w;
-        const std::int64_t z = std::min(hi, a + (w - 1));
-        labels[static_cast<std::size_t>(i)] = rangeLabel(a, z);
-        edges[static_cast<std::size_t>(i)] = static_cast<double>(a);
-    }
-    edges.back() = static_cast<double>(hi) + 1;
-    rep.used = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
-    auto h = makeHistogram(std::move(counts), std::move(labels), std::move(edges));
-    if (!h) {
-        return h.error();
-    }
-    return BinnedColumn{std::move(h).value(), rep};
 }
 
 // --- categories -----------------------------------------------------------------------------
@@ -275,124 +170,6 @@ Error noCategories(const DataColumn& col) {
 
 double normaliseZero(double v) {
     return v == 0 ? 0.0 : v;  // −0 and +0 are one category
-}
-
-Expected<BinnedColumn> binCategories(const DataColumn& col, const Binning& b) {
-    BinningReport rep;
-    rep.rows = static_cast<std::int64_t>(col.size());
-    std::vector<std::int64_t> counts;
-    std::vector<std::string> labels;
-    const bool fixed = !b.categories.empty();
-
-    if (col.isNumeric()) {
-        std::unordered_map<double, std::size_t> index;
-        std::vector<double> keys;
-        if (fixed) {
-            for (const auto& c : b.categories) {
-                double v = 0;
-                if (!parseNumber(c, v)) {
-                    return Error{"the category " + quoted(c) + " is not a number, but " +
-                                 columnRef(col) + " is numeric"};
-                }
-                if (!index.emplace(normaliseZero(v), keys.size()).second) {
-                    return Error{"the category list has the value " + formatShortest(v) + " twice"};
-                }
-                keys.push_back(normaliseZero(v));
-            }
-            labels = b.categories;
-            counts.assign(keys.size(), 0);
-        }
-        for (double x : col.numbers()) {
-            if (std::isnan(x)) {
-                ++rep.missing;
-                continue;
-            }
-            const auto it = index.find(normaliseZero(x));
-            if (it != index.end()) {
-                ++counts[it->second];
-            } else if (fixed) {
-                ++rep.unknownCategories;
-            } else {
-                if (keys.size() == static_cast<std::size_t>(kMaxBins)) {
-                    return tooManyCategories(col);
-                }
-                index.emplace(normaliseZero(x), keys.size());
-                keys.push_back(normaliseZero(x));
-                counts.push_back(1);
-            }
-        }
-        if (!fixed) {
-            std::vector<std::size_t> order(keys.size());
-            std::iota(order.begin(), order.end(), std::size_t{0});
-            if (b.order == CategoryOrder::Sorted) {
-                std::sort(order.begin(), order.end(),
-                          [&](std::size_t a, std::size_t c) { return keys[a] < keys[c]; });
-            }
-            std::vector<std::int64_t> sorted(keys.size());
-            labels.resize(keys.size());
-            for (std::size_t i = 0; i < order.size(); ++i) {
-                sorted[i] = counts[order[i]];
-                labels[i] = formatShortest(keys[order[i]]);
-            }
-            counts = std::move(sorted);
-        }
-    } else {
-        std::unordered_map<std::string_view, std::size_t> index;
-        std::vector<std::string_view> keys;
-        if (fixed) {
-            for (const auto& c : b.categories) {
-                if (!index.emplace(c, keys.size()).second) {
-                    return Error{"the category list has " + quoted(c) + " twice"};
-                }
-                keys.emplace_back(c);
-            }
-            labels = b.categories;
-            counts.assign(keys.size(), 0);
-        }
-        for (const std::string& s : col.texts()) {
-            if (s.empty()) {
-                ++rep.missing;
-                continue;
-            }
-            const auto it = index.find(s);
-            if (it != index.end()) {
-                ++counts[it->second];
-            } else if (fixed) {
-                ++rep.unknownCategories;
-            } else {
-                if (keys.size() == static_cast<std::size_t>(kMaxBins)) {
-                    return tooManyCategories(col);
-                }
-                index.emplace(s, keys.size());
-                keys.emplace_back(s);
-                counts.push_back(1);
-            }
-        }
-        if (!fixed) {
-            std::vector<std::size_t> order(keys.size());
-            std::iota(order.begin(), order.end(), std::size_t{0});
-            if (b.order == CategoryOrder::Sorted) {
-                std::sort(order.begin(), order.end(),
-                          [&](std::size_t a, std::size_t c) { return keys[a] < keys[c]; });
-            }
-            std::vector<std::int64_t> sorted(keys.size());
-            labels.resize(keys.size());
-            for (std::size_t i = 0; i < order.size(); ++i) {
-                sorted[i] = counts[order[i]];
-                labels[i] = std::string(keys[order[i]]);
-            }
-            counts = std::move(sorted);
-        }
-    }
-    if (counts.empty()) {
-        return noCategories(col);
-    }
-    rep.used = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
-    auto h = makeHistogram(std::move(counts), std::move(labels), {});
-    if (!h) {
-        return h.error();
-    }
-    return BinnedColumn{std::move(h).value(), rep};
 }
 
 // Quantile of type 7 (linear interpolation between order statistics) of v, reordering v.
@@ -632,6 +409,8 @@ const char* binningKindName(BinningKind kind) {
             return "integer";
         case BinningKind::Categories:
             return "categories";
+        case BinningKind::Edges:
+            return "edges";
     }
     return "?";
 }
@@ -663,10 +442,20 @@ Binning Binning::distinctValues(CategoryOrder order) {
     return b;
 }
 
-Binning Binning::fixedCategories(std::vector<std::string> list) {
+Binning Binning::fixedCategories(std::vector<std::string> list, UnknownCategory unknown) {
     Binning b;
     b.kind = BinningKind::Categories;
     b.categories = std::move(list);
+    b.unknown = unknown;
+    return b;
+}
+
+Binning Binning::fromEdges(std::vector<double> edges, OutOfRange outside, bool closedHi) {
+    Binning b;
+    b.kind = BinningKind::Edges;
+    b.edges = std::move(edges);
+    b.outOfRange = outside;
+    b.closedHi = closedHi;
     return b;
 }
 
@@ -725,6 +514,40 @@ Status Binning::validate() const {
                                  "missing and cannot be a category)"};
                 }
             }
+            if (unknown != UnknownCategory::Drop && categories.empty()) {
+                return Error{
+                    "an 'other' bin or an error for unknown categories needs a fixed category "
+                    "list (without one, every value gets its own bin)"};
+            }
+            if (unknown == UnknownCategory::Other &&
+                std::find(categories.begin(), categories.end(), "other") != categories.end()) {
+                return Error{
+                    "the category list already has an entry 'other', so it cannot also get an "
+                    "'other' bin for the values not in the list"};
+            }
+            return okStatus();
+        }
+        case BinningKind::Edges: {
+            if (edges.size() < 2) {
+                return Error{"bin edges need at least two values (one bin), got " +
+                             std::to_string(edges.size())};
+            }
+            if (edges.size() - 1 > static_cast<std::size_t>(kMaxBins)) {
+                return Error{"bin edges make " + groupThousands(edges.size() - 1) +
+                             " bins; at most " + groupThousands(kMaxBins) + " are allowed"};
+            }
+            for (std::size_t i = 0; i < edges.size(); ++i) {
+                if (!std::isfinite(edges[i])) {
+                    return Error{"bin edge " + std::to_string(i + 1) + " is " +
+                                 formatShortest(edges[i]) + "; edges must be finite"};
+                }
+                if (i > 0 && !(edges[i] > edges[i - 1])) {
+                    return Error{"bin edges must be strictly increasing, but edge " +
+                                 std::to_string(i + 1) + " (" + formatShortest(edges[i]) +
+                                 ") is not above edge " + std::to_string(i) + " (" +
+                                 formatShortest(edges[i - 1]) + ")"};
+                }
+            }
             return okStatus();
         }
     }
@@ -735,7 +558,7 @@ std::string Binning::describe() const {
     switch (kind) {
         case BinningKind::EqualWidth: {
             std::string s = plural(bins, "equal-width bin", "equal-width bins") + " on [" +
-                            formatShortest(lo) + ", " + formatShortest(hi) + "]";
+                            formatShortest(lo) + ", " + formatShortest(hi) + (closedHi ? "]" : ")");
             return s + (outOfRange == OutOfRange::Clamp ? ", values outside counted in the end bins"
                                                         : ", values outside dropped");
         }
@@ -747,11 +570,22 @@ std::string Binning::describe() const {
             return s + (outOfRange == OutOfRange::Clamp ? ", values outside counted in the end bins"
                                                         : ", values outside dropped");
         }
+        case BinningKind::Edges: {
+            std::string s = plural(static_cast<std::int64_t>(edges.size()) - 1, "bin", "bins") +
+                            " between the edges " +
+                            (edges.empty() ? std::string() : formatShortest(edges.front())) +
+                            " … " + (edges.empty() ? std::string() : formatShortest(edges.back())) +
+                            (closedHi ? " (last bin closed)" : "");
+            return s + (outOfRange == OutOfRange::Clamp ? ", values outside counted in the end bins"
+                                                        : ", values outside dropped");
+        }
         case BinningKind::Categories:
             if (!categories.empty()) {
                 return plural(static_cast<std::int64_t>(categories.size()), "fixed category",
                               "fixed categories") +
-                       ", other values dropped";
+                       (unknown == UnknownCategory::Other   ? ", other values counted in 'other'"
+                        : unknown == UnknownCategory::Error ? ", other values are an error"
+                                                            : ", other values dropped");
             }
             return order == CategoryOrder::Sorted
                        ? "one bin per distinct value, sorted"
@@ -775,26 +609,364 @@ std::string BinningReport::describe() const {
     add(droppedLow, "below the range dropped");
     add(droppedHigh, "above the range dropped");
     add(unknownCategories, "not in the category list dropped");
+    add(otherCategories, "not in the category list counted in 'other'");
     return s + ".";
 }
 
-Expected<BinnedColumn> binColumn(const DataColumn& column, const Binning& binning) {
+Expected<BinLayout> binLayout(const Binning& binning) {
     if (auto ok = binning.validate(); !ok) {
         return ok.error();
     }
-    if (!column.isNumeric() && binning.kind != BinningKind::Categories) {
-        return Error{columnRef(column) + " holds text; " + binningKindName(binning.kind) +
-                     " bins need a numeric column (use categories)"};
-    }
+    BinLayout l;
+    l.kind = binning.kind;
+    l.closedHi = binning.closedHi;
     switch (binning.kind) {
         case BinningKind::EqualWidth:
-            return binEqualWidth(column, binning);
-        case BinningKind::Integer:
-            return binIntegers(column, binning);
+        case BinningKind::Edges: {
+            if (binning.kind == BinningKind::EqualWidth) {
+                auto e = equalWidthEdges(binning.lo, binning.hi, binning.bins);
+                if (!e) {
+                    return e.error();
+                }
+                l.edges = std::move(e).value();
+            } else {
+                l.edges = binning.edges;
+            }
+            l.bins = l.edges.size() - 1;
+            const std::vector<std::string> text = formatEdges(l.edges);
+            l.labels.resize(l.bins);
+            for (std::size_t i = 0; i < l.bins; ++i) {
+                const bool closed = i + 1 == l.bins && binning.closedHi;
+                l.labels[i] = "[" + text[i] + ", " + text[i + 1] + (closed ? "]" : ")");
+            }
+            return l;
+        }
+        case BinningKind::Integer: {
+            const auto lo = static_cast<std::int64_t>(binning.lo);
+            const auto hi = static_cast<std::int64_t>(binning.hi);
+            const std::int64_t w = binning.width;
+            const std::int64_t span = hi - lo + 1;
+            const std::int64_t nb = span / w + (span % w != 0 ? 1 : 0);
+            l.bins = static_cast<std::size_t>(nb);
+            l.closedHi = false;  // whole numbers: [a, a + w) holds a … a + w − 1
+            l.labels.resize(l.bins);
+            l.edges.resize(l.bins + 1);
+            for (std::int64_t i = 0; i < nb; ++i) {
+                const std::int64_t a = lo + i * w;
+                const std::int64_t z = std::min(hi, a + (w - 1));
+                l.labels[static_cast<std::size_t>(i)] = rangeLabel(a, z);
+                l.edges[static_cast<std::size_t>(i)] = static_cast<double>(a);
+            }
+            l.edges.back() = static_cast<double>(hi) + 1;
+            return l;
+        }
         case BinningKind::Categories:
-            return binCategories(column, binning);
+            l.closedHi = false;
+            l.labels = binning.categories;
+            if (binning.unknown == UnknownCategory::Other) {
+                l.labels.emplace_back("other");
+                l.otherBin = true;
+            }
+            l.bins = l.labels.size();
+            return l;
     }
     return Error{"unknown binning kind"};
+}
+
+Expected<Binner> Binner::create(const Binning& binning, ColumnKind kind, std::string subject,
+                                std::string rowNoun) {
+    auto layout = binLayout(binning);
+    if (!layout) {
+        return layout.error();
+    }
+    if (kind == ColumnKind::Text && binning.kind != BinningKind::Categories) {
+        return Error{subject + " holds text; " + binningKindName(binning.kind) +
+                     " bins need a numeric column (use categories)"};
+    }
+    Binner b;
+    b.binning_ = binning;
+    b.kind_ = kind;
+    b.subject_ = std::move(subject);
+    b.rowNoun_ = std::move(rowNoun);
+    b.layout_ = std::move(layout).value();
+    b.counts_.assign(b.layout_.bins, 0);
+    if (binning.kind == BinningKind::EqualWidth) {
+        b.kd_ = static_cast<double>(binning.bins);
+        b.scale_ = b.kd_ / (binning.hi * 0.5 - binning.lo * 0.5);
+    }
+    if (binning.kind == BinningKind::Categories) {
+        for (const auto& c : binning.categories) {
+            if (kind == ColumnKind::Numeric) {
+                double v = 0;
+                if (!parseNumber(c, v)) {
+                    return Error{"the category " + quoted(c) + " is not a number, but " +
+                                 b.subject_ + " is numeric"};
+                }
+                if (!b.numberIndex_.emplace(normaliseZero(v), b.numberKeys_.size()).second) {
+                    return Error{"the category list has the value " + formatShortest(v) + " twice"};
+                }
+                b.numberKeys_.push_back(normaliseZero(v));
+            } else {
+                if (!b.textIndex_.emplace(c, b.textKeys_.size()).second) {
+                    return Error{"the category list has " + quoted(c) + " twice"};
+                }
+                b.textKeys_.push_back(c);
+            }
+        }
+    }
+    return b;
+}
+
+void Binner::addMissing() {
+    ++report_.rows;
+    ++report_.missing;
+}
+
+Status Binner::tooManyCategories() const {
+    return Error{subject_ + " has more than " + groupThousands(kMaxBins) +
+                 " distinct values, too many to give each its own bin (use equal-width bins, or "
+                 "a fixed category list)"};
+}
+
+Status Binner::unknownCategory(std::string_view shown, std::int64_t row) {
+    switch (binning_.unknown) {
+        case UnknownCategory::Drop:
+            ++report_.unknownCategories;
+            return okStatus();
+        case UnknownCategory::Other:
+            ++report_.otherCategories;
+            ++counts_.back();
+            return okStatus();
+        case UnknownCategory::Error:
+            break;
+    }
+    return Error{subject_ + " holds " + quoted(shown) + " in " + rowNoun_ + " " +
+                 groupThousands(row) +
+                 ", which is not in the category list (declare it, or let "
+                 "values outside the list go to an 'other' bin or be dropped)"};
+}
+
+Status Binner::addCategory(double key, std::int64_t row) {
+    const auto it = numberIndex_.find(key);
+    if (it != numberIndex_.end()) {
+        ++counts_[it->second];
+        return okStatus();
+    }
+    if (!binning_.categories.empty()) {
+        return unknownCategory(formatShortest(key), row);
+    }
+    if (numberKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
+        return tooManyCategories();
+    }
+    numberIndex_.emplace(key, numberKeys_.size());
+    numberKeys_.push_back(key);
+    counts_.push_back(1);
+    return okStatus();
+}
+
+Status Binner::addNumber(double x, std::int64_t row) {
+    if (kind_ != ColumnKind::Numeric) {
+        return Error{subject_ + " holds text, but a number was given to its bins"};
+    }
+    ++report_.rows;
+    if (std::isnan(x)) {
+        ++report_.missing;
+        return okStatus();
+    }
+    const Binning& b = binning_;
+    const bool clamp = b.outOfRange == OutOfRange::Clamp;
+    switch (b.kind) {
+        case BinningKind::EqualWidth:
+        case BinningKind::Edges:
+        case BinningKind::Integer: {
+            const std::vector<double>& e = layout_.edges;
+            if (b.kind == BinningKind::Integer && std::floor(x) != x) {
+                return Error{subject_ + " holds " + formatShortest(x) + " in " + rowNoun_ + " " +
+                             groupThousands(row) +
+                             ", which is not a whole number; integer bins need whole numbers (use "
+                             "equal-width bins)"};
+            }
+            // Integer bins: the range is lo … hi (e.back() = hi + 1 is not a value of the range).
+            const double top = b.kind == BinningKind::Integer ? b.hi : e.back();
+            const bool openTop = b.kind != BinningKind::Integer && !layout_.closedHi;
+            if (x < e.front()) {
+                if (clamp) {
+                    ++report_.clampedLow;
+                    ++counts_.front();
+                } else {
+                    ++report_.droppedLow;
+                }
+            } else if (x > top || (openTop && x == top)) {
+                if (clamp) {
+                    ++report_.clampedHigh;
+                    ++counts_.back();
+                } else {
+                    ++report_.droppedHigh;
+                }
+            } else if (b.kind == BinningKind::EqualWidth) {
+                ++counts_[equalWidthIndex(x, e, b.lo, scale_, kd_)];
+            } else if (b.kind == BinningKind::Integer) {
+                const auto lo = static_cast<std::int64_t>(b.lo);
+                ++counts_[static_cast<std::size_t>((static_cast<std::int64_t>(x) - lo) / b.width)];
+            } else {
+                // The last edge e_k ≤ x only when x = e_k and the last bin is closed.
+                const auto it = std::upper_bound(e.begin(), e.end(), x);
+                const auto i = static_cast<std::size_t>(it - e.begin());
+                ++counts_[std::min(i - 1, counts_.size() - 1)];
+            }
+            return okStatus();
+        }
+        case BinningKind::Categories:
+            return addCategory(normaliseZero(x), row);
+    }
+    return Error{"unknown binning kind"};
+}
+
+Status Binner::addText(std::string_view s, std::int64_t row) {
+    if (kind_ != ColumnKind::Text) {
+        return Error{subject_ + " is numeric, but a text value was given to its bins"};
+    }
+    ++report_.rows;
+    if (s.empty()) {
+        ++report_.missing;
+        return okStatus();
+    }
+    const auto it = textIndex_.find(s);
+    if (it != textIndex_.end()) {
+        ++counts_[it->second];
+        return okStatus();
+    }
+    if (!binning_.categories.empty()) {
+        return unknownCategory(s, row);
+    }
+    if (textKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
+        return tooManyCategories();
+    }
+    textIndex_.emplace(std::string(s), textKeys_.size());
+    textKeys_.emplace_back(s);
+    counts_.push_back(1);
+    return okStatus();
+}
+
+Status Binner::merge(const Binner& later) {
+    if (later.kind_ != kind_ || later.layout_.bins != layout_.bins ||
+        later.binning_.kind != binning_.kind) {
+        return Error{"internal error: merging the counts of different binnings"};
+    }
+    if (binning_.kind == BinningKind::Categories && binning_.categories.empty()) {
+        // Categories from the data: the later binner's new values follow ours, in its order.
+        for (std::size_t i = 0; i < later.counts_.size(); ++i) {
+            std::size_t at = 0;
+            if (kind_ == ColumnKind::Numeric) {
+                const double key = later.numberKeys_[i];
+                const auto it = numberIndex_.find(key);
+                if (it == numberIndex_.end()) {
+                    if (numberKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
+                        return tooManyCategories();
+                    }
+                    at = numberKeys_.size();
+                    numberIndex_.emplace(key, at);
+                    numberKeys_.push_back(key);
+                    counts_.push_back(0);
+                } else {
+                    at = it->second;
+                }
+            } else {
+                const std::string& key = later.textKeys_[i];
+                const auto it = textIndex_.find(key);
+                if (it == textIndex_.end()) {
+                    if (textKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
+                        return tooManyCategories();
+                    }
+                    at = textKeys_.size();
+                    textIndex_.emplace(key, at);
+                    textKeys_.push_back(key);
+                    counts_.push_back(0);
+                } else {
+                    at = it->second;
+                }
+            }
+            counts_[at] += later.counts_[i];
+        }
+    } else {
+        for (std::size_t i = 0; i < counts_.size(); ++i) {
+            counts_[i] += later.counts_[i];
+        }
+    }
+    BinningReport& r = report_;
+    const BinningReport& o = later.report_;
+    r.rows += o.rows;
+    r.missing += o.missing;
+    r.clampedLow += o.clampedLow;
+    r.clampedHigh += o.clampedHigh;
+    r.droppedLow += o.droppedLow;
+    r.droppedHigh += o.droppedHigh;
+    r.unknownCategories += o.unknownCategories;
+    r.otherCategories += o.otherCategories;
+    return okStatus();
+}
+
+Expected<BinnedColumn> Binner::finish() const {
+    std::vector<std::int64_t> counts = counts_;
+    std::vector<std::string> labels = layout_.labels;
+    if (binning_.kind == BinningKind::Categories && binning_.categories.empty()) {
+        const std::size_t n = counts.size();
+        if (n == 0) {
+            return Error{subject_ +
+                         " has only missing values, so there are no categories to make bins of"};
+        }
+        std::vector<std::size_t> order(n);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        if (binning_.order == CategoryOrder::Sorted) {
+            if (kind_ == ColumnKind::Numeric) {
+                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t c) {
+                    return numberKeys_[a] < numberKeys_[c];
+                });
+            } else {
+                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t c) {
+                    return textKeys_[a] < textKeys_[c];
+                });
+            }
+        }
+        labels.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            counts[i] = counts_[order[i]];
+            labels[i] = kind_ == ColumnKind::Numeric ? formatShortest(numberKeys_[order[i]])
+                                                     : textKeys_[order[i]];
+        }
+    }
+    BinningReport rep = report_;
+    rep.used = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+    std::vector<double> edges =
+        binning_.kind == BinningKind::Categories ? std::vector<double>{} : layout_.edges;
+    auto h = makeHistogram(std::move(counts), std::move(labels), std::move(edges));
+    if (!h) {
+        return h.error();
+    }
+    return BinnedColumn{std::move(h).value(), rep};
+}
+
+Expected<BinnedColumn> binColumn(const DataColumn& column, const Binning& binning) {
+    auto binner = Binner::create(binning, column.kind(), columnRef(column), "row");
+    if (!binner) {
+        return binner.error();
+    }
+    if (column.isNumeric()) {
+        const auto& v = column.numbers();
+        for (std::size_t r = 0; r < v.size(); ++r) {
+            if (auto ok = binner->addNumber(v[r], static_cast<std::int64_t>(r + 1)); !ok) {
+                return ok.error();
+            }
+        }
+    } else {
+        const auto& v = column.texts();
+        for (std::size_t r = 0; r < v.size(); ++r) {
+            if (auto ok = binner->addText(v[r], static_cast<std::int64_t>(r + 1)); !ok) {
+                return ok.error();
+            }
+        }
+    }
+    return binner->finish();
 }
 
 Expected<BinnedColumn> binColumn(const DataTable& table, std::string_view column,
@@ -804,6 +976,145 @@ Expected<BinnedColumn> binColumn(const DataTable& table, std::string_view column
         return j.error();
     }
     return binColumn(table.column(*j), binning);
+}
+
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+std::vector<std::string_view> splitOn(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t at = s.find(sep, start);
+        out.push_back(trimmed(s.substr(start, at == std::string_view::npos ? at : at - start)));
+        if (at == std::string_view::npos) {
+            return out;
+        }
+        start = at + 1;
+    }
+}
+
+Expected<double> specNumber(std::string_view text, std::string_view what, std::string_view spec) {
+    double v = 0;
+    if (!parseNumber(text, v)) {
+        return Error{"the bin spec " + quoted(spec) + " has " + quoted(text) + " as " +
+                     std::string(what) + ", which is not a finite number"};
+    }
+    return v;
+}
+
+Expected<std::int64_t> specWhole(std::string_view text, std::string_view what,
+                                 std::string_view spec) {
+    auto v = specNumber(text, what, spec);
+    if (!v) {
+        return v.error();
+    }
+    if (std::floor(*v) != *v || std::abs(*v) > kMaxWholeNumber) {
+        return Error{"the bin spec " + quoted(spec) + " has " + quoted(text) + " as " +
+                     std::string(what) + ", which is not a whole number"};
+    }
+    return static_cast<std::int64_t>(*v);
+}
+
+}  // namespace
+
+Expected<Binning> parseBinSpec(std::string_view spec) {
+    const std::string_view whole = trimmed(spec);
+    const std::vector<std::string_view> parts = splitOn(whole, ';');
+    const std::string_view body = parts.front();
+    const std::string help =
+        " (expected LO:HI:COUNT, edges:E1,E2,..., integers:LO:HI[:WIDTH], categories:A,B,... or "
+        "categories, optionally followed by ;closed ;clamp ;other ;error)";
+    if (body.empty()) {
+        return Error{"the bin spec " + quoted(whole) + " is empty" + help};
+    }
+    Binning b;
+    const auto colon = body.find(':');
+    const std::string_view head = trimmed(body.substr(0, colon));
+    const std::string_view rest =
+        colon == std::string_view::npos ? std::string_view() : body.substr(colon + 1);
+    if (head == "categories") {
+        b = Binning::distinctValues(CategoryOrder::Sorted);
+        if (colon != std::string_view::npos) {
+            for (std::string_view c : splitOn(rest, ',')) {
+                b.categories.emplace_back(c);
+            }
+        }
+    } else if (head == "edges") {
+        b.kind = BinningKind::Edges;
+        b.closedHi = false;
+        std::size_t i = 0;
+        for (std::string_view e : splitOn(rest, ',')) {
+            auto v = specNumber(e, "edge " + std::to_string(++i), whole);
+            if (!v) {
+                return v.error();
+            }
+            b.edges.push_back(*v);
+        }
+    } else if (head == "integers") {
+        const auto f = splitOn(rest, ':');
+        if (colon == std::string_view::npos || f.size() < 2 || f.size() > 3) {
+            return Error{"the bin spec " + quoted(whole) +
+                         " needs integers:LO:HI or integers:LO:HI:WIDTH"};
+        }
+        auto lo = specWhole(f[0], "LO", whole);
+        auto hi = lo ? specWhole(f[1], "HI", whole) : lo;
+        auto w = hi && f.size() == 3 ? specWhole(f[2], "WIDTH", whole) : Expected<std::int64_t>(1);
+        for (const auto* v : {&lo, &hi, &w}) {
+            if (!*v) {
+                return v->error();
+            }
+        }
+        b = Binning::integers(static_cast<double>(*lo), static_cast<double>(*hi), *w);
+    } else {
+        const auto f = splitOn(body, ':');
+        if (f.size() != 3) {
+            return Error{"the bin spec " + quoted(whole) + " is not understood" + help};
+        }
+        auto lo = specNumber(f[0], "LO", whole);
+        auto hi = lo ? specNumber(f[1], "HI", whole) : lo;
+        if (!lo || !hi) {
+            return (!lo ? lo : hi).error();
+        }
+        auto k = specWhole(f[2], "COUNT", whole);
+        if (!k) {
+            return k.error();
+        }
+        b = Binning::equalWidth(*k, *lo, *hi);
+        b.closedHi = false;
+    }
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        const std::string_view m = parts[i];
+        const bool numeric = b.kind != BinningKind::Categories;
+        const bool range = b.kind == BinningKind::EqualWidth || b.kind == BinningKind::Edges;
+        if (m == "closed" && range) {
+            b.closedHi = true;
+        } else if (m == "clamp" && numeric) {
+            b.outOfRange = OutOfRange::Clamp;
+        } else if (m == "other" && !numeric) {
+            b.unknown = UnknownCategory::Other;
+        } else if (m == "error" && !numeric) {
+            b.unknown = UnknownCategory::Error;
+        } else {
+            return Error{"the bin spec " + quoted(whole) + " has the modifier " + quoted(m) +
+                         ", which does not apply to " + binningKindName(b.kind) +
+                         " bins (closed: equal-width and edges; clamp: numeric bins; other, "
+                         "error: a category list)"};
+        }
+    }
+    if (auto ok = b.validate(); !ok) {
+        return Error{"the bin spec " + quoted(whole) + ": " + ok.error().message};
+    }
+    return b;
 }
 
 Expected<Binning> suggestBinning(const DataColumn& column) {

@@ -11,8 +11,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/expected.h"
@@ -100,16 +102,24 @@ ColumnProfile profileColumn(const DataColumn& column);
 // Binning a column into a histogram
 
 enum class BinningKind {
-    EqualWidth,  // `bins` equal bins on [lo, hi]; last bin closed
+    EqualWidth,  // `bins` equal bins on [lo, hi]; last bin closed unless closedHi is false
     Integer,     // whole numbers lo..hi in groups of `width` (1: one bin per value)
     Categories,  // one bin per distinct value, or per entry of a fixed list
+    Edges,       // user-declared edges e_0 < … < e_k: bin i is [e_i, e_{i+1})
 };
-const char* binningKindName(BinningKind kind);  // "equal-width", "integer", "categories"
+const char* binningKindName(BinningKind kind);  // "equal-width", "integer", "categories", "edges"
 
 // Values outside [lo, hi] (equal-width and integer bins).
 enum class OutOfRange {
     Drop,   // not counted (reported)
     Clamp,  // counted in the first or last bin (reported)
+};
+
+// Values not in a fixed category list.
+enum class UnknownCategory {
+    Drop,   // not counted (reported as unknownCategories)
+    Other,  // counted in an extra last bin labelled "other" (reported as otherCategories)
+    Error,  // binning fails with a message naming the value and its row
 };
 
 enum class CategoryOrder {
@@ -140,13 +150,23 @@ struct Binning {
     // entry must be a number). Values not in the list are dropped and reported. Empty: the
     // categories are the distinct values of the column.
     std::vector<std::string> categories;
+    // Categories with a fixed list: what happens to values not in the list.
+    UnknownCategory unknown = UnknownCategory::Drop;
+    // Edges: k + 1 finite, strictly increasing edges (2 ≤ k + 1 ≤ kMaxBins + 1).
+    std::vector<double> edges;
+    // Equal-width and edges: whether the upper end belongs to the last bin ([e_{k−1}, hi]); when
+    // false every bin is half-open and a value equal to hi is above the range.
+    bool closedHi = true;
 
     static Binning equalWidth(std::int64_t k, double lo, double hi,
                               OutOfRange outside = OutOfRange::Drop);
     static Binning integers(double lo, double hi, std::int64_t width = 1,
                             OutOfRange outside = OutOfRange::Drop);
     static Binning distinctValues(CategoryOrder order = CategoryOrder::FirstSeen);
-    static Binning fixedCategories(std::vector<std::string> list);
+    static Binning fixedCategories(std::vector<std::string> list,
+                                   UnknownCategory unknown = UnknownCategory::Drop);
+    static Binning fromEdges(std::vector<double> edges, OutOfRange outside = OutOfRange::Drop,
+                             bool closedHi = true);
 
     // Checks the parameters alone (not against a column).
     Status validate() const;
@@ -163,6 +183,7 @@ struct BinningReport {
     std::int64_t droppedLow = 0;         // below the range, not counted (Drop)
     std::int64_t droppedHigh = 0;        // above the range, not counted (Drop)
     std::int64_t unknownCategories = 0;  // not in the fixed category list, not counted
+    std::int64_t otherCategories = 0;    // not in the fixed category list, counted in "other"
 
     std::int64_t clamped() const { return clampedLow + clampedHigh; }
     std::int64_t dropped() const { return droppedLow + droppedHigh + unknownCategories; }
@@ -174,6 +195,89 @@ struct BinnedColumn {
     Histogram histogram;  // labels always set; edges for equal-width and integer bins
     BinningReport report;
 };
+
+// The bins a binning declares, exactly as binColumn and Binner count them (SQL sources generate
+// their binning expressions from it, so both agree to the last bit).
+//   equal-width: edges e_i = lo + i·(hi − lo)/k (computed as in binColumn), labels "[a, b)";
+//   edges:       the declared edges, labels "[a, b)";
+//                for both, the last label is "[a, b]" when closedHi;
+//   integer:     edges lo + i·width and hi + 1 last, labels "34" or "30–39"; a whole number v
+//                is in bin ⌊(v − lo)/width⌋;
+//   categories:  fixed list: the entries (and "other" last with UnknownCategory::Other), no edges;
+//                from the data: bins = 0, no labels (the categories are the values found).
+struct BinLayout {
+    BinningKind kind = BinningKind::EqualWidth;
+    std::size_t bins = 0;
+    std::vector<double> edges;  // bins + 1 values for numeric kinds, empty for categories
+    std::vector<std::string> labels;
+    bool closedHi = true;   // equal-width and edges: the last bin includes its upper edge
+    bool otherBin = false;  // fixed categories: the last bin collects the other values
+};
+Expected<BinLayout> binLayout(const Binning& binning);
+
+// Counts values into the bins of one binning, one value at a time, so that a column can be binned
+// while it streams past (CSV reader, one Binner per thread, merged in order). binColumn is this
+// loop over a column. Missing values: NaN, the empty text, or addMissing().
+class Binner {
+public:
+    // `subject` names the column in messages ("column 'age'"), `rowNoun` the unit of the row
+    // numbers passed to add* ("row", "line").
+    static Expected<Binner> create(const Binning& binning, ColumnKind kind,
+                                   std::string subject = "the column", std::string rowNoun = "row");
+
+    // Numeric binner only. Fails for a value integer bins cannot take (not whole), a value outside
+    // a fixed category list under UnknownCategory::Error, or one category too many.
+    Status addNumber(double x, std::int64_t row);
+    // Text binner only (categories).
+    Status addText(std::string_view s, std::int64_t row);
+    void addMissing();
+    // Adds the counts of a binner of the same binning that saw the rows after this one's (the
+    // first-seen order of categories from the data follows the rows).
+    Status merge(const Binner& later);
+    Expected<BinnedColumn> finish() const;
+
+    const BinLayout& layout() const { return layout_; }
+    const BinningReport& report() const { return report_; }
+
+private:
+    Binner() = default;
+    Status tooManyCategories() const;
+    Status unknownCategory(std::string_view shown, std::int64_t row);
+    Status addCategory(double key, std::int64_t row);
+
+    Binning binning_;
+    ColumnKind kind_ = ColumnKind::Numeric;
+    std::string subject_, rowNoun_;
+    BinLayout layout_;
+    std::vector<std::int64_t> counts_;
+    BinningReport report_;
+    double scale_ = 0, kd_ = 0;  // equal-width: k / ((hi − lo)/2) and k
+    // Categories: key → bin (fixed list or first seen); keys_ in bin order.
+    struct TextHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+    std::unordered_map<double, std::size_t> numberIndex_;
+    std::vector<double> numberKeys_;
+    std::unordered_map<std::string, std::size_t, TextHash, std::equal_to<>> textIndex_;
+    std::vector<std::string> textKeys_;
+};
+
+// The binning of a command-line spec (dpx histogram --bins):
+//   LO:HI:COUNT          COUNT equal-width bins over [LO, HI) (closedHi false)
+//   edges:E1,E2,...      bins [E1, E2), [E2, E3), … (closedHi false)
+//   integers:LO:HI       one bin per whole number LO..HI; integers:LO:HI:WIDTH groups of WIDTH
+//   categories:A,B,...   a fixed category list (values not in it dropped and reported)
+//   categories           one bin per distinct value, sorted
+// followed by any of these modifiers, each after a ';':
+//   ;closed  the last bin includes HI (equal-width, edges)
+//   ;clamp   values outside the range count in the first or last bin (equal-width, edges, integers)
+//   ;other   values not in the category list count in a last bin "other"
+//   ;error   a value not in the category list is an error
+// Spaces around the parts are ignored; a category cannot contain ',' or ';'.
+Expected<Binning> parseBinSpec(std::string_view spec);
 
 // Bins one column. Equal-width labels are "[a, b)" ("[a, b]" for the last bin) with the shortest
 // number forms that keep neighbouring edges distinct; integer labels are "34" or "30–39";

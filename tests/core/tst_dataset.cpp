@@ -89,6 +89,13 @@ private Q_SLOTS:
     void binningErrors();
     void reportText();
     void suggest();
+    void edgesByHand();
+    void openUpperEnd();
+    void unknownCategoryPolicy();
+    void binLayoutByHand();
+    void binnerStreamingAndMerge();
+    void binSpecs();
+    void binSpecErrors();
     // CSV
     void csvTricky();
     void csvSeparators();
@@ -582,6 +589,265 @@ void TestDataset::suggest() {
 
 // ---------------------------------------------------------------------------------------------
 // CSV
+
+void TestDataset::edgesByHand() {
+    // Edges 0, 1, 10, 100: bins [0, 1) [1, 10) [10, 100]. 0 → 1st, 0.5 → 1st, 1 → 2nd (an edge
+    // opens its bin), 9.99 → 2nd, 10 → 3rd, 100 → 3rd (closed end); −1 below, 101 above, NaN.
+    const auto t = numericTable({0, 0.5, 1, 9.99, 10, 100, -1, 101, kNaN});
+    auto drop = binColumn(t, "x", Binning::fromEdges({0, 1, 10, 100}));
+    DPX_VERIFY_OK(drop);
+    QCOMPARE(drop->histogram.counts(), (std::vector<std::int64_t>{2, 2, 2}));
+    QCOMPARE(drop->histogram.labels(), strings({"[0, 1)", "[1, 10)", "[10, 100]"}));
+    QCOMPARE(drop->histogram.edges(), (std::vector<double>{0, 1, 10, 100}));
+    QCOMPARE(drop->report.rows, std::int64_t(9));
+    QCOMPARE(drop->report.used, std::int64_t(6));
+    QCOMPARE(drop->report.missing, std::int64_t(1));
+    QCOMPARE(drop->report.droppedLow, std::int64_t(1));
+    QCOMPARE(drop->report.droppedHigh, std::int64_t(1));
+    // Half-open: 100 is above the range too; clamped: −1 joins the 1st bin, 100 and 101 the last.
+    auto open = binColumn(t, "x", Binning::fromEdges({0, 1, 10, 100}, OutOfRange::Clamp, false));
+    DPX_VERIFY_OK(open);
+    QCOMPARE(open->histogram.counts(), (std::vector<std::int64_t>{3, 2, 3}));
+    QCOMPARE(open->histogram.labels(), strings({"[0, 1)", "[1, 10)", "[10, 100)"}));
+    QCOMPARE(open->report.clampedLow, std::int64_t(1));
+    QCOMPARE(open->report.clampedHigh, std::int64_t(2));
+    // Edges must be finite and strictly increasing, at least two.
+    DPX_VERIFY_ERROR(binColumn(t, "x", Binning::fromEdges({1})), "at least two");
+    DPX_VERIFY_ERROR(binColumn(t, "x", Binning::fromEdges({})), "at least two");
+    DPX_VERIFY_ERROR(binColumn(t, "x", Binning::fromEdges({0, 1, 1})), "strictly increasing");
+    DPX_VERIFY_ERROR(binColumn(t, "x", Binning::fromEdges({0, 2, 1})), "strictly increasing");
+    DPX_VERIFY_ERROR(binColumn(t, "x", Binning::fromEdges({0, kNaN})), "finite");
+    DPX_VERIFY_ERROR(
+        binColumn(t, "x", Binning::fromEdges({0, std::numeric_limits<double>::infinity()})),
+        "finite");
+    DPX_VERIFY_ERROR(binColumn(textTable({"a"}), "t", Binning::fromEdges({0, 1})), "holds text");
+}
+
+void TestDataset::openUpperEnd() {
+    // 4 bins on [0, 3) (closedHi false): 3 is above the range, 2.999 in the last bin.
+    const auto t = numericTable({0, 2.999, 3});
+    Binning b = Binning::equalWidth(4, 0, 3);
+    b.closedHi = false;
+    auto r = binColumn(t, "x", b);
+    DPX_VERIFY_OK(r);
+    QCOMPARE(r->histogram.counts(), (std::vector<std::int64_t>{1, 0, 0, 1}));
+    QCOMPARE(r->histogram.labels().back(), std::string("[2.25, 3)"));
+    QCOMPARE(r->report.droppedHigh, std::int64_t(1));
+    QCOMPARE(b.describe(), std::string("4 equal-width bins on [0, 3), values outside dropped"));
+    b.outOfRange = OutOfRange::Clamp;
+    auto c = binColumn(t, "x", b);
+    DPX_VERIFY_OK(c);
+    QCOMPARE(c->histogram.counts(), (std::vector<std::int64_t>{1, 0, 0, 2}));
+    QCOMPARE(c->report.clampedHigh, std::int64_t(1));
+}
+
+void TestDataset::unknownCategoryPolicy() {
+    // List {a, b}; data a, c, b, "", c, a: c twice unknown, one missing.
+    const auto t = textTable({"a", "c", "b", "", "c", "a"});
+    auto drop = binColumn(t, "t", Binning::fixedCategories(strings({"a", "b"})));
+    DPX_VERIFY_OK(drop);
+    QCOMPARE(drop->histogram.counts(), (std::vector<std::int64_t>{2, 1}));
+    QCOMPARE(drop->report.unknownCategories, std::int64_t(2));
+    auto other =
+        binColumn(t, "t", Binning::fixedCategories(strings({"a", "b"}), UnknownCategory::Other));
+    DPX_VERIFY_OK(other);
+    QCOMPARE(other->histogram.counts(), (std::vector<std::int64_t>{2, 1, 2}));
+    QCOMPARE(other->histogram.labels(), strings({"a", "b", "other"}));
+    QCOMPARE(other->report.otherCategories, std::int64_t(2));
+    QCOMPARE(other->report.unknownCategories, std::int64_t(0));
+    QCOMPARE(other->report.used, std::int64_t(5));
+    QCOMPARE(other->report.dropped(), std::int64_t(0));
+    // Error: names the first unknown value and its row (row 2).
+    DPX_VERIFY_ERROR(
+        binColumn(t, "t", Binning::fixedCategories(strings({"a", "b"}), UnknownCategory::Error)),
+        "'c' in row 2");
+    // Numeric column: unknown 7 in row 3.
+    const auto n = numericTable({1, 2, 7});
+    DPX_VERIFY_ERROR(
+        binColumn(n, "x", Binning::fixedCategories(strings({"1", "2"}), UnknownCategory::Error)),
+        "'7' in row 3");
+    auto nOther =
+        binColumn(n, "x", Binning::fixedCategories(strings({"1", "2"}), UnknownCategory::Other));
+    DPX_VERIFY_OK(nOther);
+    QCOMPARE(nOther->histogram.counts(), (std::vector<std::int64_t>{1, 1, 1}));
+    // 'other' needs a list, and cannot clash with an entry.
+    Binning noList = Binning::distinctValues();
+    noList.unknown = UnknownCategory::Other;
+    DPX_VERIFY_ERROR(binColumn(t, "t", noList), "fixed category list");
+    DPX_VERIFY_ERROR(
+        binColumn(t, "t",
+                  Binning::fixedCategories(strings({"a", "other"}), UnknownCategory::Other)),
+        "already has an entry 'other'");
+}
+
+void TestDataset::binLayoutByHand() {
+    // Equal-width 4 on [0, 3): edges 0, 0.75, 1.5, 2.25, 3.
+    auto ew = binLayout(parseBinSpec("0:3:4").value());
+    DPX_VERIFY_OK(ew);
+    QCOMPARE(ew->bins, std::size_t(4));
+    QCOMPARE(ew->edges, (std::vector<double>{0, 0.75, 1.5, 2.25, 3}));
+    QCOMPARE(ew->labels.back(), std::string("[2.25, 3)"));
+    QVERIFY(!ew->closedHi);
+    // Integers 0..9 in groups of 4: 0–3, 4–7, 8–9; edges 0, 4, 8, 10.
+    auto in = binLayout(Binning::integers(0, 9, 4));
+    DPX_VERIFY_OK(in);
+    QCOMPARE(in->edges, (std::vector<double>{0, 4, 8, 10}));
+    QCOMPARE(in->labels, strings({"0–3", "4–7", "8–9"}));
+    // Fixed categories with 'other'; categories from the data have no bins yet.
+    auto cat = binLayout(Binning::fixedCategories(strings({"x", "y"}), UnknownCategory::Other));
+    DPX_VERIFY_OK(cat);
+    QCOMPARE(cat->labels, strings({"x", "y", "other"}));
+    QVERIFY(cat->otherBin);
+    QVERIFY(cat->edges.empty());
+    auto data = binLayout(Binning::distinctValues());
+    DPX_VERIFY_OK(data);
+    QCOMPARE(data->bins, std::size_t(0));
+    // The layout is what binColumn uses.
+    auto h = binColumn(numericTable({0.1, 2.9}), "x", parseBinSpec("0:3:4").value());
+    DPX_VERIFY_OK(h);
+    QCOMPARE(h->histogram.edges(), ew->edges);
+    QCOMPARE(h->histogram.labels(), ew->labels);
+    DPX_VERIFY_ERROR(binLayout(Binning::equalWidth(0, 0, 1)), "number of bins");
+}
+
+void TestDataset::binnerStreamingAndMerge() {
+    // Split a column in two halves, count each with its own Binner, merge in order: the result
+    // equals binColumn over the whole column, for every binning kind (first-seen order too).
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> d(-3, 12);
+    std::vector<double> v(1000);
+    std::vector<std::string> s(1000);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const int x = d(rng);
+        v[i] = x == 12 ? kNaN : x;
+        s[i] = x == 12 ? std::string() : "c" + std::to_string(x);
+    }
+    const auto nt = numericTable(v);
+    const auto tt = textTable(s);
+    const std::vector<std::pair<Binning, bool>> cases = {
+        {Binning::equalWidth(4, 0, 8), true},
+        {Binning::equalWidth(4, 0, 8, OutOfRange::Clamp), true},
+        {Binning::integers(0, 9, 2), true},
+        {Binning::fromEdges({-1, 0, 5, 9}), true},
+        {Binning::distinctValues(), true},
+        {Binning::distinctValues(CategoryOrder::Sorted), true},
+        {Binning::fixedCategories(strings({"1", "3"}), UnknownCategory::Other), true},
+        {Binning::distinctValues(), false},
+        {Binning::distinctValues(CategoryOrder::Sorted), false},
+        {Binning::fixedCategories(strings({"c1", "c3"}), UnknownCategory::Other), false},
+    };
+    for (const auto& [b, numeric] : cases) {
+        const ColumnKind kind = numeric ? ColumnKind::Numeric : ColumnKind::Text;
+        auto whole = binColumn(numeric ? nt : tt, numeric ? "x" : "t", b);
+        DPX_VERIFY_OK(whole);
+        auto first = Binner::create(b, kind);
+        auto second = Binner::create(b, kind);
+        DPX_VERIFY_OK(first);
+        DPX_VERIFY_OK(second);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            Binner& into = i < 400 ? first.value() : second.value();
+            const auto row = static_cast<std::int64_t>(i + 1);
+            DPX_VERIFY_OK(numeric ? into.addNumber(v[i], row) : into.addText(s[i], row));
+        }
+        DPX_VERIFY_OK(first->merge(*second));
+        auto merged = first->finish();
+        DPX_VERIFY_OK(merged);
+        QCOMPARE(merged->histogram.counts(), whole->histogram.counts());
+        QCOMPARE(merged->histogram.labels(), whole->histogram.labels());
+        QCOMPARE(merged->report.rows, whole->report.rows);
+        QCOMPARE(merged->report.used, whole->report.used);
+        QCOMPARE(merged->report.missing, whole->report.missing);
+        QCOMPARE(merged->report.dropped(), whole->report.dropped());
+        QCOMPARE(merged->report.clamped(), whole->report.clamped());
+    }
+    // A text value to a numeric binner (and the reverse) is refused, not miscounted.
+    auto nb = Binner::create(Binning::distinctValues(), ColumnKind::Numeric);
+    DPX_VERIFY_OK(nb);
+    DPX_VERIFY_ERROR(nb->addText("a", 1), "numeric");
+    auto tb = Binner::create(Binning::distinctValues(), ColumnKind::Text);
+    DPX_VERIFY_OK(tb);
+    DPX_VERIFY_ERROR(tb->addNumber(1, 1), "text");
+    // Row numbers in messages are the caller's (a CSV reader passes lines).
+    auto ib = Binner::create(Binning::integers(0, 5), ColumnKind::Numeric, "column 'n'", "line");
+    DPX_VERIFY_OK(ib);
+    DPX_VERIFY_ERROR(ib->addNumber(1.5, 17), "column 'n' holds 1.5 in line 17");
+}
+
+void TestDataset::binSpecs() {
+    auto ew = parseBinSpec("0:100:32");
+    DPX_VERIFY_OK(ew);
+    QCOMPARE(ew->kind, BinningKind::EqualWidth);
+    QCOMPARE(ew->bins, std::int64_t(32));
+    QCOMPARE(ew->lo, 0.0);
+    QCOMPARE(ew->hi, 100.0);
+    QVERIFY(!ew->closedHi);
+    QCOMPARE(ew->outOfRange, OutOfRange::Drop);
+    auto ewc = parseBinSpec(" -1.5 : 2e3 : 4 ;closed;clamp");
+    DPX_VERIFY_OK(ewc);
+    QCOMPARE(ewc->lo, -1.5);
+    QCOMPARE(ewc->hi, 2000.0);
+    QVERIFY(ewc->closedHi);
+    QCOMPARE(ewc->outOfRange, OutOfRange::Clamp);
+    auto ed = parseBinSpec("edges:0,18,65,120");
+    DPX_VERIFY_OK(ed);
+    QCOMPARE(ed->kind, BinningKind::Edges);
+    QCOMPARE(ed->edges, (std::vector<double>{0, 18, 65, 120}));
+    QVERIFY(!ed->closedHi);
+    auto in = parseBinSpec("integers:0:99");
+    DPX_VERIFY_OK(in);
+    QCOMPARE(in->kind, BinningKind::Integer);
+    QCOMPARE(in->lo, 0.0);
+    QCOMPARE(in->hi, 99.0);
+    QCOMPARE(in->width, std::int64_t(1));
+    auto in10 = parseBinSpec("integers:-10:99:10;clamp");
+    DPX_VERIFY_OK(in10);
+    QCOMPARE(in10->lo, -10.0);
+    QCOMPARE(in10->width, std::int64_t(10));
+    QCOMPARE(in10->outOfRange, OutOfRange::Clamp);
+    auto cat = parseBinSpec("categories:CA, NY,TX");
+    DPX_VERIFY_OK(cat);
+    QCOMPARE(cat->kind, BinningKind::Categories);
+    QCOMPARE(cat->categories, strings({"CA", "NY", "TX"}));
+    QCOMPARE(cat->unknown, UnknownCategory::Drop);
+    auto other = parseBinSpec("categories:CA,NY;other");
+    DPX_VERIFY_OK(other);
+    QCOMPARE(other->unknown, UnknownCategory::Other);
+    auto err = parseBinSpec("categories:CA,NY;error");
+    DPX_VERIFY_OK(err);
+    QCOMPARE(err->unknown, UnknownCategory::Error);
+    auto all = parseBinSpec("categories");
+    DPX_VERIFY_OK(all);
+    QVERIFY(all->categories.empty());
+    QCOMPARE(all->order, CategoryOrder::Sorted);
+}
+
+void TestDataset::binSpecErrors() {
+    DPX_VERIFY_ERROR(parseBinSpec(""), "empty");
+    DPX_VERIFY_ERROR(parseBinSpec("0:1"), "not understood");
+    DPX_VERIFY_ERROR(parseBinSpec("0:1:2:3"), "not understood");
+    DPX_VERIFY_ERROR(parseBinSpec("a:1:2"), "'a' as LO");
+    DPX_VERIFY_ERROR(parseBinSpec("0:nan:2"), "as HI");
+    DPX_VERIFY_ERROR(parseBinSpec("0:inf:2"), "as HI");
+    DPX_VERIFY_ERROR(parseBinSpec("0:1:2.5"), "not a whole number");
+    DPX_VERIFY_ERROR(parseBinSpec("0:1:0"), "number of bins");
+    DPX_VERIFY_ERROR(parseBinSpec("0:1:-3"), "number of bins");
+    DPX_VERIFY_ERROR(parseBinSpec("1:0:3"), "empty");
+    DPX_VERIFY_ERROR(parseBinSpec("0:1:200000"), "between 1 and");
+    DPX_VERIFY_ERROR(parseBinSpec("edges:1"), "at least two");
+    DPX_VERIFY_ERROR(parseBinSpec("edges:1,x"), "'x' as edge 2");
+    DPX_VERIFY_ERROR(parseBinSpec("edges:2,1"), "strictly increasing");
+    DPX_VERIFY_ERROR(parseBinSpec("integers:0"), "integers:LO:HI");
+    DPX_VERIFY_ERROR(parseBinSpec("integers:0:1.5"), "not a whole number");
+    DPX_VERIFY_ERROR(parseBinSpec("integers:0:9:0"), "width");
+    DPX_VERIFY_ERROR(parseBinSpec("categories:a,,b"), "entry 2");
+    DPX_VERIFY_ERROR(parseBinSpec("categories:"), "entry 1");
+    DPX_VERIFY_ERROR(parseBinSpec("categories;other"), "fixed category list");
+    DPX_VERIFY_ERROR(parseBinSpec("0:1:2;other"), "modifier 'other'");
+    DPX_VERIFY_ERROR(parseBinSpec("categories:a;clamp"), "modifier 'clamp'");
+    DPX_VERIFY_ERROR(parseBinSpec("integers:0:9;closed"), "modifier 'closed'");
+    DPX_VERIFY_ERROR(parseBinSpec("0:1:2;bogus"), "modifier 'bogus'");
+    DPX_VERIFY_ERROR(parseBinSpec("bins:1,2"), "not understood");
+}
 
 void TestDataset::csvTricky() {
     // BOM, CRLF, a quoted separator, doubled quotes, a line break inside quotes, an empty field
