@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "app/cli_args.h"
+#include "app/cli_histogram.h"
 #include "app/version.h"
 #include "core/count_analysis.h"
 #include "core/count_lp.h"
@@ -59,6 +60,11 @@ Usage:
                       [--min-diagonal T (every count reported correctly w.p. ≥ T)]
                       [--sweep E1,E2,... instead of --epsilon: warm-started ε sweep]
   dpx matrix --check FILE.csv|FILE.json --epsilon E
+  dpx histogram --data FILE.csv --column C [--column C2 ...] --bins SPEC [--bins SPEC2 ...]
+               SPEC: LO:HI:COUNT | edges:E1,E2,... | integers:LO:HI[:W] | categories[:A,B,...]
+                     [;closed] [;clamp] [;other] [;error]
+               [--delimiter ,|;|tab|'|'] [--no-header] [--on-error stop|skip]
+               [--type C=integer|float|categorical|date] [--id-column ID --cap K] [--threads T]
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
@@ -1026,6 +1032,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "matrix") {
             return cmdMatrix(argv, out, err);
+        }
+        if (cmd == "histogram") {
+            return cmdHistogram(argv, out, err);
         }
     } catch (const std::exception& e) {
         err << "dpx: internal error: " << e.what() << '\n';

@@ -115,6 +115,9 @@ private Q_SLOTS:
     void matrixGrr();
     void matrixCsv();
     void matrixCheck();
+    void histogramCsv();
+    void histogramOptions();
+    void histogramErrors();
     void invalid_data();
     void invalid();
 };
@@ -802,6 +805,136 @@ void TestDpxCli::matrixCheck() {
                                         dir.filePath(QStringLiteral("nope.csv")),
                                         QStringLiteral("--epsilon"), QStringLiteral("1")});
     QVERIFY2(missing.exitCode == 2 && missing.out.isEmpty(), describe(missing).constData());
+}
+
+namespace {
+
+QString writeFile(const QTemporaryDir& dir, const char* name, const QByteArray& text) {
+    const QString path = dir.filePath(QString::fromUtf8(name));
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) {
+        f.write(text);
+    }
+    return path;
+}
+
+std::vector<qint64> integers(const QJsonValue& v) {
+    std::vector<qint64> out;
+    for (const auto& x : v.toArray()) {
+        out.push_back(x.toInteger(-1));
+    }
+    return out;
+}
+
+}  // namespace
+
+void TestDpxCli::histogramCsv() {
+    QTemporaryDir dir;
+    // ages 34, missing, 101 (above [0, 100)), 5, 100 (above: the range is half-open); states.
+    const QString csv =
+        writeFile(dir, "people.csv", "age,state\n34,CA\n,NY\n101,CA\n5,TX\n100,\"CA\"\n");
+    RUN_OK(r, (QStringList{QStringLiteral("histogram"), QStringLiteral("--data"), csv,
+                           QStringLiteral("--column"), QStringLiteral("age"),
+                           QStringLiteral("--bins"), QStringLiteral("0:100:4")}));
+    QCOMPARE(r.json[QStringLiteral("rows")].toInteger(), qint64(5));
+    QCOMPARE(integers(r.json[QStringLiteral("counts")]), (std::vector<qint64>{1, 1, 0, 0}));
+    QCOMPARE(numbers(r.json[QStringLiteral("edges")]), (std::vector<double>{0, 25, 50, 75, 100}));
+    QCOMPARE(r.json[QStringLiteral("clipped")].toInteger(), qint64(2));
+    QCOMPARE(r.json[QStringLiteral("missing")].toInteger(), qint64(1));
+    QVERIFY(r.json[QStringLiteral("skipped")].toObject().isEmpty());
+    // ;closed: 100 joins the last bin.
+    RUN_OK(c, (QStringList{QStringLiteral("histogram"), QStringLiteral("--data"), csv,
+                           QStringLiteral("--column"), QStringLiteral("age"),
+                           QStringLiteral("--bins"), QStringLiteral("0:100:4;closed")}));
+    QCOMPARE(integers(c.json[QStringLiteral("counts")]), (std::vector<qint64>{1, 1, 0, 1}));
+    // Two columns, one spec each: an array of per-column objects.
+    RUN_OK(m, (QStringList{QStringLiteral("histogram"), QStringLiteral("--data"), csv,
+                           QStringLiteral("--column"), QStringLiteral("age"),
+                           QStringLiteral("--column"), QStringLiteral("state"),
+                           QStringLiteral("--bins"), QStringLiteral("edges:0,18,65,120"),
+                           QStringLiteral("--bins"), QStringLiteral("categories:CA,NY;other")}));
+    const QJsonArray cols = m.json[QStringLiteral("columns")].toArray();
+    QCOMPARE(cols.size(), 2);
+    QCOMPARE(integers(cols[0].toObject()[QStringLiteral("counts")]),
+             (std::vector<qint64>{1, 1, 2}));
+    QCOMPARE(integers(cols[1].toObject()[QStringLiteral("counts")]),
+             (std::vector<qint64>{3, 1, 1}));
+    QCOMPARE(cols[1].toObject()[QStringLiteral("categories")].toArray().last().toString(),
+             QStringLiteral("other"));
+}
+
+void TestDpxCli::histogramOptions() {
+    QTemporaryDir dir;
+    // No header, ';', a ragged row (line 3) skipped, ids capped at 1 row each.
+    const QString csv = writeFile(dir, "p.txt", "a;3\na;4\nb\nb;5\nc;x\n");
+    RUN_OK(r,
+           (QStringList{
+               QStringLiteral("histogram"), QStringLiteral("--data"), csv,
+               QStringLiteral("--no-header"), QStringLiteral("--delimiter"), QStringLiteral(";"),
+               QStringLiteral("--column"), QStringLiteral("column 2"), QStringLiteral("--bins"),
+               QStringLiteral("integers:0:9"), QStringLiteral("--on-error"), QStringLiteral("skip"),
+               QStringLiteral("--id-column"), QStringLiteral("column 1"), QStringLiteral("--cap"),
+               QStringLiteral("1"), QStringLiteral("--type"), QStringLiteral("column 2=integer")}));
+    // Rows: a3 kept, a4 capped, b ragged, b5 kept, c x not a number.
+    QCOMPARE(r.json[QStringLiteral("rows")].toInteger(), qint64(5));
+    QCOMPARE(r.json[QStringLiteral("capped")].toInteger(), qint64(1));
+    const QJsonObject sk = r.json[QStringLiteral("skipped")].toObject();
+    QCOMPARE(sk[QStringLiteral("ragged row")].toInteger(), qint64(1));
+    QCOMPARE(sk[QStringLiteral("not a number")].toInteger(), qint64(1));
+    QCOMPARE(integers(r.json[QStringLiteral("counts")]),
+             (std::vector<qint64>{0, 0, 0, 1, 0, 1, 0, 0, 0, 0}));
+}
+
+void TestDpxCli::histogramErrors() {
+    QTemporaryDir dir;
+    const QString good = writeFile(dir, "g.csv", "x,s\n1,a\n2,b\n");
+    const QString bad = writeFile(dir, "b.csv", "x,s\n1,a\n2\n");
+    const QString h = QStringLiteral("histogram");
+    const QString d = QStringLiteral("--data");
+    const QString c = QStringLiteral("--column");
+    const QString b = QStringLiteral("--bins");
+    struct Case {
+        QStringList args;
+        const char* needle;
+    };
+    const std::vector<Case> cases = {
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1")}, "not understood"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("1:0:4")}, "empty"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("edges:3,2")}, "increasing"},
+        {{h, d, good, c, QStringLiteral("nope"), b, QStringLiteral("0:1:2")}, "no column 'nope'"},
+        {{h, d, bad, c, QStringLiteral("x"), b, QStringLiteral("0:1:2")},
+         "line 3, column 2: the record has 1 field"},
+        {{h, d, dir.filePath(QStringLiteral("missing.csv")), c, QStringLiteral("x"), b,
+          QStringLiteral("0:1:2")},
+         "no such file"},
+        {{h, d, good, c, QStringLiteral("s"), b, QStringLiteral("0:1:2")}, "holds text"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"), QStringLiteral("--cap"),
+          QStringLiteral("2")},
+         "--id-column and --cap"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"),
+          QStringLiteral("--on-error"), QStringLiteral("ignore")},
+         "skip or stop"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"), QStringLiteral("--type"),
+          QStringLiteral("x=number")},
+         "integer, float"},
+        {{h, d, good, b, QStringLiteral("0:1:2")}, "--column is required"},
+        {{h, d, good, c, QStringLiteral("x")}, "--bins is required"},
+        {{h, c, QStringLiteral("x"), b, QStringLiteral("0:1:2")}, "--data is required"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"),
+          QStringLiteral("--table"), QStringLiteral("t")},
+         "--table applies to database sources"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"), QStringLiteral("--bogus"),
+          QStringLiteral("1")},
+         "unknown option --bogus"},
+    };
+    for (const Case& k : cases) {
+        const Run r = dpx(k.args);
+        const QByteArray info = k.args.join(QLatin1Char(' ')).toUtf8() + "\n" + describe(r);
+        QVERIFY2(r.exitCode == 2, info.constData());
+        QVERIFY2(r.out.isEmpty(), info.constData());
+        QVERIFY2(r.err.startsWith("dpx: error: "), info.constData());
+        QVERIFY2(r.err.contains(k.needle), info.constData());
+    }
 }
 
 void TestDpxCli::invalid_data() {
