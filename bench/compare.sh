@@ -239,6 +239,34 @@ else
     echo "compare.sh: $bin/bench_gui_redraw not found (GUI not built?): skipping the GUI redraw step" >&2
 fi
 
+# 6. CSV (issue #5): parse + 32-bin histogram of one column of a generated 10⁷-row × 4-column file
+#    (~200 MB, in the temporary directory, deleted at exit), against pandas.read_csv +
+#    numpy.histogram (the issue's baseline) and pandas reading only that column. Skipped without
+#    pandas (Debian python3-pandas) or bench_csv_histogram. --quick: 10⁶ rows, information only.
+if [[ -x $bin/bench_csv_histogram ]] && "$python" -c 'import pandas' 2>/dev/null; then
+    if ((quick)); then csv_rows=1000000; else csv_rows=10000000; fi
+    csv=$tmp/bench.csv
+    "$python" "$here/make_csv.py" "$csv" --rows "$csv_rows" >&2
+    run "$bin/bench_csv_histogram" --file "$csv" --threads 1 --reps "$reps"
+    run "$bin/bench_csv_histogram" --file "$csv" --threads 0 --reps "$reps"
+    run "$python" "$here/pandas_csv.py" "$csv"
+    run "$python" "$here/pandas_csv.py" "$csv" --usecols 1
+    pd_all=$(result 'pandas_csv column=income usecols=0')
+    pd_col=$(result 'pandas_csv column=income usecols=1')
+    for t in 0 1; do
+        l=$(result "bench_csv_histogram column=income threads=$t ")
+        name="CSV $csv_rows rows, $([[ $t == 1 ]] && echo "1 thread" || echo "all threads")"
+        note="peak $(field "$l" peak_rss_mb) MB vs pandas $(field "$pd_all" peak_rss_mb) MB; vs pandas usecols $(field "$pd_col" wall_s) s: $(awk -v a="$(field "$l" wall_s_median)" -v b="$(field "$pd_col" wall_s)" 'BEGIN { printf "%.1fx", b / a }')"
+        if ((quick)) || [[ $t == 1 ]]; then
+            row "$name" "$(field "$l" wall_s_median)" "$(field "$pd_all" wall_s)" info - "$note"
+        else
+            row "$name" "$(field "$l" wall_s_median)" "$(field "$pd_all" wall_s)" speedup 3 "$note"
+        fi
+    done
+else
+    echo "compare.sh: bench_csv_histogram or python pandas missing: skipping the CSV step" >&2
+fi
+
 echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $load_start (start) / $(cut -d' ' -f1-3 /proc/loadavg) (end)"
 printf '%s\n' "${rows[@]}" | awk -F'|' '
