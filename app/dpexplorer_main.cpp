@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
             return fail(QStringLiteral("unknown example '%1' (use %2)").arg(parser.value(example), examples));
         }
         s.exampleId = parser.value(example);
-        s.csvPath.clear();
+        s.source = dpx::ui::SourceKind::Example;
     }
     if (parser.isSet(mechanism)) {
         auto m = dpx::ui::mechanismChoiceFromId(parser.value(mechanism));

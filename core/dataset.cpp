@@ -773,6 +773,12 @@ Status Binner::addNumber(double x, std::int64_t row) {
         ++report_.missing;
         return okStatus();
     }
+    if (report_.numbers++ == 0) {
+        report_.min = report_.max = x;
+    } else {
+        report_.min = std::min(report_.min, x);
+        report_.max = std::max(report_.max, x);
+    }
     const Binning& b = binning_;
     const bool clamp = b.outOfRange == OutOfRange::Clamp;
     switch (b.kind) {
@@ -903,6 +909,11 @@ Status Binner::merge(const Binner& later) {
     r.droppedHigh += o.droppedHigh;
     r.unknownCategories += o.unknownCategories;
     r.otherCategories += o.otherCategories;
+    if (o.numbers > 0) {
+        r.min = r.numbers > 0 ? std::min(r.min, o.min) : o.min;
+        r.max = r.numbers > 0 ? std::max(r.max, o.max) : o.max;
+        r.numbers += o.numbers;
+    }
     return okStatus();
 }
 

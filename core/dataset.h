@@ -184,6 +184,12 @@ struct BinningReport {
     std::int64_t droppedHigh = 0;        // above the range, not counted (Drop)
     std::int64_t unknownCategories = 0;  // not in the fixed category list, not counted
     std::int64_t otherCategories = 0;    // not in the fixed category list, counted in "other"
+    // Numeric binners: the non-missing numbers seen (in range or not, counted or not) and their
+    // smallest and largest value (both 0 while numbers == 0). A first pass with any binning thus
+    // learns a column's range, e.g. for automatic bins over a streamed source — a data-dependent
+    // range, which a release must declare instead.
+    std::int64_t numbers = 0;
+    double min = 0, max = 0;
 
     std::int64_t clamped() const { return clampedLow + clampedHigh; }
     std::int64_t dropped() const { return droppedLow + droppedHigh + unknownCategories; }

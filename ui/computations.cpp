@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "core/count_analysis.h"
+#include "core/data/csv_reader.h"
+#include "core/data/sql_source.h"
 #include "core/example_datasets.h"
 #include "core/expected_error.h"
 #include "core/mechanism.h"
@@ -24,13 +26,42 @@ QString num(double v) {
     return q(formatNumber(v));
 }
 
-// The binning the state asks for, for this column.
+// The binning the state declares, with [lo, hi] for equal-width and integer bins when no range is
+// declared (the data's range). Auto is the caller's business.
+Expected<Binning> declaredBinning(const ExplorerState& s, double lo, double hi, bool dataRange) {
+    switch (s.binning) {
+        case BinningChoice::EqualWidth: {
+            Binning b = Binning::equalWidth(s.bins, lo, hi > lo ? hi : lo + 1, OutOfRange::Drop);
+            // The data's maximum must be counted: a range taken from the data is closed.
+            b.closedHi = dataRange || s.closedHi;
+            return b;
+        }
+        case BinningChoice::Integer:
+            return Binning::integers(std::floor(lo), std::ceil(hi), 1, OutOfRange::Drop);
+        case BinningChoice::Categories: {
+            if (s.categories.isEmpty()) {
+                return Binning::distinctValues(CategoryOrder::Sorted);
+            }
+            std::vector<std::string> list;
+            for (const QString& c : s.categories) {
+                list.push_back(c.toStdString());
+            }
+            return Binning::fixedCategories(std::move(list), s.unknownCategory);
+        }
+        case BinningChoice::Edges:
+            return Binning::fromEdges(s.edges, OutOfRange::Drop, s.closedHi);
+        case BinningChoice::Auto:
+            break;
+    }
+    return Error{"internal error: no declared binning"};
+}
+
+// The binning the state asks for, for this column of an in-memory table (examples).
 Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
                              const ExampleDataset* example) {
     switch (s.binning) {
         case BinningChoice::Auto:
-            if (example && s.csvPath.isEmpty() &&
-                (s.column.isEmpty() || s.column.toStdString() == example->defaultColumn)) {
+            if (example && (s.column.isEmpty() || s.column.toStdString() == example->defaultColumn)) {
                 return example->defaultBinning;
             }
             return suggestBinning(column);
@@ -42,7 +73,8 @@ Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
             }
             double lo = s.rangeLo;
             double hi = s.rangeHi;
-            if (lo == hi) {  // the data's range
+            const bool dataRange = lo == hi;
+            if (dataRange) {  // the data's range
                 const ColumnProfile p = profileColumn(column);
                 if (p.rows == p.missing) {
                     return Error{"the column '" + column.name() + "' has no values"};
@@ -50,13 +82,11 @@ Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
                 lo = p.min;
                 hi = p.max > p.min ? p.max : p.min + 1;
             }
-            if (s.binning == BinningChoice::EqualWidth) {
-                return Binning::equalWidth(s.bins, lo, hi, OutOfRange::Drop);
-            }
-            return Binning::integers(std::floor(lo), std::ceil(hi), 1, OutOfRange::Drop);
+            return declaredBinning(s, lo, hi, dataRange);
         }
         case BinningChoice::Categories:
-            return Binning::distinctValues(CategoryOrder::Sorted);
+        case BinningChoice::Edges:
+            return declaredBinning(s, 0, 1, false);
     }
     return Error{"unknown binning"};
 }
@@ -151,29 +181,288 @@ Expected<CountMechanism> countMatrix(const ExplorerState& s, int n, std::optiona
 }  // namespace
 
 bool sameSource(const ExplorerState& a, const ExplorerState& b) {
-    return a.csvPath == b.csvPath &&
-           (!a.csvPath.isEmpty() || (a.exampleId == b.exampleId && a.exampleRows == b.exampleRows));
+    // Only examples are tables in memory; external sources are streamed or counted by the database
+    // on every load.
+    return a.source == SourceKind::Example && b.source == SourceKind::Example &&
+           a.exampleId == b.exampleId && a.exampleRows == b.exampleRows;
 }
 
-DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTable> cached,
-                          const std::stop_token& stop) {
+Expected<Sensitivity> cappedSensitivity(std::size_t bins, Neighbouring relation, int cap) {
+    return histogramSensitivity(bins, relation, ContributionBound{1, std::max(cap, 1)});
+}
+
+namespace {
+
+data::CsvOptions csvOptionsOf(const ExplorerState& s) {
+    data::CsvOptions o;
+    o.delimiter = csvDelimiterChar(s.csvDelimiter);
+    o.header = s.csvHeader;
+    o.onBadRow = s.csvSkipBadRows ? data::BadRowPolicy::Skip : data::BadRowPolicy::Stop;
+    for (const QString& t : s.csvTypes) {
+        const qsizetype eq = t.lastIndexOf(QLatin1Char('='));
+        const std::string type = t.mid(eq + 1).toStdString();
+        for (auto v : {data::ValueType::Integer, data::ValueType::Float,
+                       data::ValueType::Categorical, data::ValueType::Date}) {
+            if (type == data::valueTypeName(v)) {
+                o.types.emplace_back(t.left(eq).toStdString(), v);
+            }
+        }
+    }
+    return o;
+}
+
+}  // namespace
+
+data::SqlConnectionSpec sqlSpecOf(const ExplorerState& s) {
+    data::SqlConnectionSpec spec;
+    if (s.source == SourceKind::Sqlite) {
+        spec.driver = data::SqlDriver::SQLite;
+        spec.path = s.sqlitePath.toStdString();
+        return spec;
+    }
+    spec.driver = data::SqlDriver::PostgreSQL;
+    spec.host = s.pgHost.toStdString();
+    spec.port = s.pgPort;
+    spec.database = s.pgDatabase.toStdString();
+    spec.user = s.pgUser.toStdString();
+    spec.password = s.pgPassword.toStdString();
+    spec.connectTimeoutSeconds = s.pgConnectTimeout;
+    spec.statementTimeoutMs = s.pgStatementTimeout;
+    return spec;
+}
+
+namespace {
+
+QString delimiterText(char d) {
+    return d == '\t' ? QObject::tr("tab") : QStringLiteral("'%1'").arg(QLatin1Char(d));
+}
+
+DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
+                           const LoadProgress& progress) {
     DatasetResult r;
-    const ExampleDataset* example = nullptr;
-    if (s.csvPath.isEmpty()) {
-        example = findExample(s.exampleId.toStdString());
-        if (!example) {
-            r.error = QObject::tr("There is no built-in example called '%1'.").arg(s.exampleId);
+    r.source = s.source;
+    const bool csv = s.source == SourceKind::Csv;
+    data::CsvOptions options;
+    data::SqlConnectionSpec spec;
+    std::vector<data::ColumnInfo> cols;
+    std::string table;
+    if (csv) {
+        r.sourceTitle = QFileInfo(s.csvPath).fileName();
+        options = csvOptionsOf(s);
+        auto schema = data::inspectCsv(s.csvPath.toStdString(), options);
+        if (!schema) {
+            r.error = q(schema.error().message);
             return r;
         }
-        r.sourceTitle = q(example->title);
-        r.description = q(example->description);
+        options.delimiter = schema->delimiter;  // the same dialect for the counting pass
+        r.description = QObject::tr("CSV file %1 · delimiter %2%3 · %4")
+                            .arg(s.csvPath, delimiterText(schema->delimiter),
+                                 csvDelimiterChar(s.csvDelimiter) == 0 ? QObject::tr(" (detected)")
+                                                                       : QString(),
+                                 schema->header ? QObject::tr("header row")
+                                                : QObject::tr("no header row"));
+        cols = schema->columns;
+        r.typeOverridden = schema->overridden;
     } else {
-        r.sourceTitle = QFileInfo(s.csvPath).fileName();
-        r.description = QObject::tr("CSV file %1").arg(s.csvPath);
+        spec = sqlSpecOf(s);
+        r.description = q(spec.describe());
+        auto tables = data::sqlListTables(spec, stop);
+        if (!tables) {
+            r.error = q(tables.error().message);
+            r.sourceTitle = q(spec.describe());
+            return r;
+        }
+        for (const std::string& t : *tables) {
+            r.tables << q(t);
+        }
+        if (tables->empty()) {
+            r.error = QObject::tr("The %1 has no tables.").arg(q(spec.describe()));
+            return r;
+        }
+        table = s.sqlTable.isEmpty() ? tables->front() : s.sqlTable.toStdString();
+        r.sqlTable = q(table);
+        r.sourceTitle = s.source == SourceKind::Sqlite
+                            ? QStringLiteral("%1 — %2").arg(r.sqlTable, QFileInfo(s.sqlitePath).fileName())
+                            : QStringLiteral("%1 — %2").arg(r.sqlTable, s.pgDatabase);
+        auto c = data::sqlListColumns(spec, table, stop);
+        if (!c) {
+            r.error = q(c.error().message);
+            return r;
+        }
+        cols = std::move(c).value();
     }
+    for (const data::ColumnInfo& c : cols) {
+        r.columns << q(c.name);
+        r.columnTypes << QString::fromLatin1(data::valueTypeName(c.type));
+    }
+    r.typeOverridden.resize(cols.size(), false);
+    if (cols.empty()) {
+        r.error = QObject::tr("The source has no columns.");
+        return r;
+    }
+    const std::string column = s.column.isEmpty() ? cols.front().name : s.column.toStdString();
+    const auto it = std::find_if(cols.begin(), cols.end(),
+                                 [&](const data::ColumnInfo& c) { return c.name == column; });
+    if (it == cols.end()) {
+        r.error = QObject::tr("There is no column '%1' (columns: %2).")
+                      .arg(q(column), r.columns.join(QStringLiteral(", ")));
+        return r;
+    }
+    r.column = q(column);
+    const data::ValueType type = it->type;
+    const bool numeric = type != data::ValueType::Categorical;
+    data::ContributionCap cap;
+    if (!s.idColumn.isEmpty()) {
+        cap.idColumn = s.idColumn.toStdString();
+        cap.maxRowsPerPerson = s.cap;
+        r.cap = s.cap;
+        r.idColumn = s.idColumn;
+    }
+    auto count = [&](const Binning& b, double from, double to) -> Expected<data::SourceHistograms> {
+        const std::vector<data::ColumnRequest> req{{column, b}};
+        if (csv) {
+            ProgressCallback cb;
+            if (progress) {
+                cb = [&progress, from, to](double f) { progress(from + f * (to - from)); };
+            }
+            return data::csvHistograms(s.csvPath.toStdString(), options, req, cap, stop, cb);
+        }
+        auto h = data::sqlHistograms(spec, table, req, cap, stop);
+        if (progress) {
+            progress(to);
+        }
+        return h;
+    };
+
+    // The range, when the bins need one and none is declared: a first pass (CSV: the reader's
+    // Binner tracks min/max whatever the bins; SQL: one aggregate query).
+    const bool rangeBinning = s.binning == BinningChoice::EqualWidth ||
+                              s.binning == BinningChoice::Integer;
+    const bool needRange =
+        (s.binning == BinningChoice::Auto && numeric) || (rangeBinning && s.rangeLo == s.rangeHi);
+    double lo = s.rangeLo, hi = s.rangeHi;
+    double passStart = 0;
+    if (needRange) {
+        if (rangeBinning && !numeric) {
+            r.error = QObject::tr("The column '%1' holds text (%2): bin it by categories.")
+                          .arg(r.column, QString::fromLatin1(data::valueTypeName(type)));
+            return r;
+        }
+        std::int64_t numbers = 0;
+        if (csv) {
+            auto first = count(Binning::equalWidth(1, 0, 1), 0, 0.5);
+            if (!first) {
+                r.error = q(first.error().message);
+                return r;
+            }
+            const BinningReport& rep = first->columns.front().report;
+            numbers = rep.numbers;
+            lo = rep.min;
+            hi = rep.max;
+            passStart = 0.5;
+        } else {
+            auto range = data::sqlColumnRange(spec, table, column, stop);
+            if (!range) {
+                r.error = q(range.error().message);
+                return r;
+            }
+            numbers = range->numbers;
+            lo = range->min;
+            hi = range->max;
+        }
+        if (numbers == 0) {
+            r.error = QObject::tr("The column '%1' has no numbers to take a range from: declare "
+                                  "the bins (range, edges or categories).")
+                          .arg(r.column);
+            return r;
+        }
+        r.dataDependent = true;
+        r.dataDependentText =
+            QObject::tr("Data-dependent range [%1, %2] (the data's min and max): declare it "
+                        "for a release.")
+                .arg(num(lo), num(hi));
+    }
+    Expected<Binning> binning = Error{""};
+    if (s.binning == BinningChoice::Auto) {
+        if (!numeric) {
+            binning = Binning::distinctValues(CategoryOrder::Sorted);
+        } else if ((type == data::ValueType::Integer || type == data::ValueType::Date) &&
+                   hi - lo < 200) {
+            binning = Binning::integers(std::floor(lo), std::ceil(hi));
+        } else {
+            Binning b = Binning::equalWidth(s.bins, lo, hi > lo ? hi : lo + 1);
+            b.closedHi = true;
+            binning = b;
+        }
+    } else {
+        binning = declaredBinning(s, lo, hi, needRange);
+    }
+    if (binning && binning->kind == BinningKind::Categories && binning->categories.empty()) {
+        r.dataDependent = true;
+        r.dataDependentText = QObject::tr("Data-dependent categories (the values found in the "
+                                          "data): declare the list for a release.");
+    }
+    if (!binning) {
+        r.error = q(binning.error().message);
+        return r;
+    }
+    if (auto ok = binning->validate(); !ok) {
+        r.error = q(ok.error().message);
+        return r;
+    }
+    auto h = count(*binning, passStart, 1);
+    if (!h) {
+        r.error = q(h.error().message);
+        return r;
+    }
+    BinnedColumn& binned = h->columns.front();
+    r.rows = h->rows;
+    r.cappedRows = h->cappedRows;
+    QStringList skippedParts;
+    for (const auto& [reason, n] : h->skipped) {
+        r.skipped.emplace_back(q(reason), n);
+        skippedParts << QObject::tr("%1: %L2").arg(q(reason)).arg(n);
+    }
+    if (!skippedParts.isEmpty()) {
+        r.skippedText = QObject::tr("Rows skipped — %1.").arg(skippedParts.join(QStringLiteral(", ")));
+    }
+    if (cap.enabled()) {
+        r.skippedText += (r.skippedText.isEmpty() ? QString() : QStringLiteral(" ")) +
+                         QObject::tr("%L1 rows over the cap of %L2 per person (by '%3') dropped.")
+                             .arg(r.cappedRows)
+                             .arg(s.cap)
+                             .arg(s.idColumn);
+    }
+    r.binningText = q(binning->describe());
+    r.reportText = q(binned.report.describe());
+    auto sens = cappedSensitivity(binned.histogram.size(), s.neighbouring,
+                                  cap.enabled() ? s.cap : 1);
+    if (!sens) {
+        r.error = q(sens.error().message);
+        return r;
+    }
+    r.sensitivity = *sens;
+    r.histogram = std::move(binned.histogram);
+    return r;
+}
+
+}  // namespace
+
+DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTable> cached,
+                          const std::stop_token& stop, const LoadProgress& progress) {
+    if (isExternalSource(s.source)) {
+        return loadExternal(s, stop, progress);
+    }
+    DatasetResult r;
+    const ExampleDataset* example = findExample(s.exampleId.toStdString());
+    if (!example) {
+        r.error = QObject::tr("There is no built-in example called '%1'.").arg(s.exampleId);
+        return r;
+    }
+    r.sourceTitle = q(example->title);
+    r.description = q(example->description);
     if (!cached) {
-        auto t = s.csvPath.isEmpty() ? makeExampleTable(s.exampleId.toStdString(), s.exampleRows)
-                                     : readCsvFile(s.csvPath.toStdString());
+        auto t = makeExampleTable(s.exampleId.toStdString(), s.exampleRows);
         if (!t) {
             r.error = q(t.error().message);
             return r;
@@ -191,7 +480,7 @@ DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTabl
     }
     std::string column = s.column.toStdString();
     if (column.empty()) {
-        column = example ? example->defaultColumn : cached->column(0).name();
+        column = example->defaultColumn;
     }
     const DataColumn* col = cached->find(column);
     if (!col) {
@@ -200,7 +489,7 @@ DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTabl
         return r;
     }
     r.column = q(column);
-    if (example && column == example->defaultColumn) {
+    if (column == example->defaultColumn) {
         r.unit = q(example->unit);
     }
     auto binning = binningFor(s, *col, example);

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -16,6 +17,7 @@
 
 #include "core/count_lp.h"
 #include "core/count_mechanism.h"
+#include "core/data/sql_source.h"
 #include "core/dataset.h"
 #include "core/estimator.h"
 #include "core/histogram.h"
@@ -38,12 +40,41 @@ struct DatasetResult {
     std::optional<Histogram> histogram;
     Sensitivity sensitivity;
     qint64 rows = 0;
+
+    // External sources (CSV, SQLite, PostgreSQL).
+    SourceKind source = SourceKind::Example;
+    QStringList tables;       // SQL sources: the tables of the database
+    QString sqlTable;         // the table counted
+    QStringList columnTypes;  // one per column: "integer", "float", "categorical", "date"
+    std::vector<bool> typeOverridden;  // CSV: the type comes from the user's override
+    // The bins (range or categories) were taken from the data: fine for exploring, but a release
+    // must declare them (a data-dependent range leaks information). The text says what was taken.
+    bool dataDependent = false;
+    QString dataDependentText;
+    std::vector<std::pair<QString, qint64>> skipped;  // rows not counted, by reason
+    qint64 cappedRows = 0;     // rows over the contribution cap
+    int cap = 0;               // rows per person (0: no contribution bounding)
+    QString idColumn;
+    QString skippedText;       // skipped rows by reason and capped rows, for the panel
 };
+
+// What loadDataset reports while it reads a file or waits for a database: the fraction done.
+using LoadProgress = std::function<void(double)>;
+
+// The sensitivity of a histogram of `bins` bins when every person owns at most `cap` rows (cap 1:
+// one row per person). A person's rows sum to at most cap over all bins, so add/remove changes
+// the counts by at most cap in L1 and in L2 (all rows in one bin); replace by 2·cap in L1 and
+// √2·cap in L2 (cap in one bin removed, cap added to another; cap with a single bin). This is
+// core's histogramSensitivity with the bound {maxBins 1, maxPerBin cap}.
+Expected<Sensitivity> cappedSensitivity(std::size_t bins, Neighbouring relation, int cap);
+
+// The connection of a SQLite or PostgreSQL state (with its in-memory password).
+data::SqlConnectionSpec sqlSpecOf(const ExplorerState& s);
 
 // `cached`: the table of the previous load if it came from the same source (example id + rows or
 // CSV path); reused instead of loading again when only the column or binning changed.
 DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTable> cached,
-                          const std::stop_token& stop);
+                          const std::stop_token& stop, const LoadProgress& progress = {});
 // True if two states load the same table (only column/binning/neighbouring may differ).
 bool sameSource(const ExplorerState& a, const ExplorerState& b);
 

@@ -1,13 +1,17 @@
-// The data panel: which dataset (a built-in example or a CSV file), how many rows for the
-// examples that are generated at any size, which column, how it is binned, and the neighbouring
-// relation; below, what was loaded (rows, bins, sensitivity, what the binning dropped).
+// The data panel: which source (a built-in example, a CSV/TSV file with its import options, a
+// SQLite file or a PostgreSQL server with their table), which column, how it is binned (automatic,
+// equal-width, whole numbers, categories, user edges), the contribution cap per person and the
+// neighbouring relation; below, what was loaded (rows, bins, sensitivity, what the binning and the
+// reader did not count, and whether the bins came from the data).
 #pragma once
 
 #include <QWidget>
 
 #include "ui/computations.h"
 
+class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -26,26 +30,58 @@ public:
     void showDataset(const DatasetResult& r);
     QComboBox* exampleBox() const { return example_; }
     QLabel* summaryLabel() const { return summary_; }
+    QLabel* messageLabel() const { return message_; }
+    QLabel* dataRangeLabel() const { return dataRange_; }
+    QComboBox* tableBox() const { return table_; }
+    QComboBox* columnBox() const { return column_; }
+    QComboBox* idColumnBox() const { return idColumn_; }
+    QSpinBox* capBox() const { return cap_; }
+    QComboBox* neighbouringBox() const { return neighbouring_; }
 
 Q_SIGNALS:
     void openCsvRequested();
+    void openSqliteRequested();
+    void openPostgresRequested();
+    void reloadRequested();
 
 private:
     void showState(const ExplorerState& s);
     void apply(ExplorerState s, const QString& what);
+    void showError(const QString& text);
 
     ExplorerDocument* doc_;
+    QFormLayout* form_;
     QComboBox* example_;
     QPushButton* openCsv_;
+    QPushButton* openSqlite_;
+    QPushButton* openPg_;
+    QPushButton* reload_;
+    QWidget* csvRow_;
+    QComboBox* delimiter_;
+    QCheckBox* header_;
+    QComboBox* badRows_;
+    QComboBox* table_;
     QSpinBox* rows_;
     QComboBox* column_;
+    QComboBox* type_;
     QComboBox* binning_;
     QSpinBox* bins_;
+    QWidget* rangeRow_;
     QLineEdit* rangeLo_;
     QLineEdit* rangeHi_;
+    QCheckBox* closed_;
+    QLineEdit* edges_;
+    QWidget* categoriesRow_;
+    QLineEdit* categories_;
+    QComboBox* unknown_;
+    QWidget* capRow_;
+    QComboBox* idColumn_;
+    QSpinBox* cap_;
     QComboBox* neighbouring_;
+    QLabel* dataRange_;
     QLabel* summary_;
     QLabel* message_;
+    QStringList typesOfColumns_;  // detected types of the loaded columns (CSV)
 };
 
 }  // namespace dpx::ui

@@ -90,8 +90,9 @@ Status ExplorerDocument::setEstimator(EstimatorKind e) {
 
 Status ExplorerDocument::setExample(const QString& id) {
     ExplorerState s = state_;
+    s.source = SourceKind::Example;
     s.exampleId = id;
-    s.csvPath.clear();
+    s.idColumn.clear();
     s.column.clear();
     s.binning = BinningChoice::Auto;
     s.rangeLo = s.rangeHi = 0;
@@ -110,7 +111,8 @@ Status ExplorerDocument::saveSession(const QString& path) const {
     return okStatus();
 }
 
-Status ExplorerDocument::loadSession(const QString& path) {
+Status ExplorerDocument::loadSession(const QString& path,
+                                     const std::function<void(ExplorerState&)>& amend) {
     if (QFileInfo(path).isDir()) {
         return Error{"cannot open '" + path.toStdString() + "': it is a folder"};
     }
@@ -134,7 +136,11 @@ Status ExplorerDocument::loadSession(const QString& path) {
     if (!s) {
         return Error{"'" + path.toStdString() + "': " + s.error().message};
     }
-    return apply(*s, tr("open session"));
+    ExplorerState loaded = *s;
+    if (amend) {
+        amend(loaded);
+    }
+    return apply(loaded, tr("open session"));
 }
 
 }  // namespace dpx::ui

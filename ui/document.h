@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
+#include <functional>
 
 #include "core/expected.h"
 #include "ui/explorer_state.h"
@@ -34,9 +35,11 @@ public:
     Status setExample(const QString& id);
 
     // Session files: the state as JSON (ExplorerState::toJson). Loading is one undoable step;
-    // a broken file changes nothing and the error says why.
+    // a broken file changes nothing and the error says why. The file never holds a password;
+    // `amend` may complete the loaded state before it applies (a remembered password).
     Status saveSession(const QString& path) const;
-    Status loadSession(const QString& path);
+    Status loadSession(const QString& path,
+                       const std::function<void(ExplorerState&)>& amend = {});
 
 Q_SIGNALS:
     // After every change (including undo and redo): which aspects changed, and the new state.

@@ -1,5 +1,7 @@
 #include "ui/engine.h"
 
+#include <QFileInfo>
+
 #include "ui/document.h"
 
 namespace dpx::ui {
@@ -7,6 +9,20 @@ namespace dpx::ui {
 ExplorerEngine::ExplorerEngine(ExplorerDocument* doc, QObject* parent)
     : QObject(parent), doc_(doc) {
     connect(doc_, &ExplorerDocument::changed, this, &ExplorerEngine::onChanged);
+    connect(&runner_, &JobRunner::longJobCancelled, this, [this](const QString& slot) {
+        if (slot != QLatin1String("data") || !dataPending_) {
+            return;
+        }
+        // The same as any failed load: the panel and the views say so; nothing of the document
+        // is lost (Reload, or any change, loads again).
+        dataPending_ = false;
+        dataset_ = DatasetResult{};
+        dataset_.source = doc_->state().source;
+        dataset_.error = tr("Loading was cancelled. Press Reload in the data panel to load again.");
+        loadedFrom_ = doc_->state();
+        Q_EMIT datasetReady(dataset_);
+        startRelease();
+    });
 }
 
 void ExplorerEngine::refreshAll() {
@@ -39,9 +55,19 @@ void ExplorerEngine::startData() {
     runner_.cancel(QStringLiteral("mc"));
     dataPending_ = true;
     Q_EMIT computing(tr("Loading data"));
+    QString label;
+    if (isExternalSource(s.source)) {
+        // Streamed or counted by a database on every load: long, with progress and Cancel.
+        label = s.source == SourceKind::Csv ? tr("Reading %1").arg(QFileInfo(s.csvPath).fileName())
+                                            : tr("Querying the database");
+    } else if (!cached) {
+        label = tr("Loading data");
+    }
     runner_.run<DatasetResult>(
         QStringLiteral("data"),
-        [s, cached](std::stop_token stop, JobProgress&) { return loadDataset(s, cached, stop); },
+        [s, cached](std::stop_token stop, JobProgress& p) {
+            return loadDataset(s, cached, stop, [&p](double f) { p.set(f); });
+        },
         [this, s](DatasetResult r) {
             dataPending_ = false;
             dataset_ = std::move(r);
@@ -49,7 +75,7 @@ void ExplorerEngine::startData() {
             Q_EMIT datasetReady(dataset_);
             startRelease();
         },
-        cached ? QString() : tr("Loading data"));
+        label);
 }
 
 void ExplorerEngine::startRelease() {

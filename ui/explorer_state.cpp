@@ -2,6 +2,7 @@
 
 #include <QJsonArray>
 #include <QJsonValue>
+#include <QSet>
 #include <cmath>
 #include <limits>
 
@@ -28,7 +29,10 @@ constexpr MechanismInfo kMechanisms[] = {
     {MechanismChoice::CountOptimal, "count-optimal", "Optimal (LP)"},
 };
 
-constexpr const char* kBinnings[] = {"auto", "equal-width", "integer", "categories"};
+constexpr const char* kBinnings[] = {"auto", "equal-width", "integer", "categories", "edges"};
+constexpr const char* kSources[] = {"example", "csv", "sqlite", "postgresql"};
+constexpr const char* kUnknown[] = {"drop", "other", "error"};
+constexpr const char* kTypes[] = {"integer", "float", "categorical", "date"};
 
 QString str(const char* s) {
     return QString::fromLatin1(s);
@@ -84,13 +88,39 @@ const char* binningChoiceId(BinningChoice b) {
 }
 
 Expected<BinningChoice> binningChoiceFromId(const QString& id) {
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 5; ++i) {
         if (id == str(kBinnings[i])) {
             return static_cast<BinningChoice>(i);
         }
     }
     return Error{"unknown binning '" + id.toStdString() +
-                 "' (known: auto, equal-width, integer, categories)"};
+                 "' (known: auto, equal-width, integer, categories, edges)"};
+}
+
+const char* sourceKindId(SourceKind k) {
+    return kSources[static_cast<int>(k)];
+}
+
+Expected<SourceKind> sourceKindFromId(const QString& id) {
+    for (int i = 0; i < 4; ++i) {
+        if (id == str(kSources[i])) {
+            return static_cast<SourceKind>(i);
+        }
+    }
+    return Error{"unknown source '" + id.toStdString() +
+                 "' (known: example, csv, sqlite, postgresql)"};
+}
+
+char csvDelimiterChar(const QString& id) {
+    return id == QLatin1String("comma")       ? ','
+           : id == QLatin1String("semicolon") ? ';'
+           : id == QLatin1String("tab")       ? '\t'
+           : id == QLatin1String("pipe")      ? '|'
+                                              : '\0';
+}
+
+bool isCsvDelimiterId(const QString& id) {
+    return id == QLatin1String("auto") || csvDelimiterChar(id) != 0;
 }
 
 Status ExplorerState::validate() const {
@@ -107,6 +137,70 @@ Status ExplorerState::validate() const {
     }
     if (!std::isfinite(rangeLo) || !std::isfinite(rangeHi) || rangeLo > rangeHi) {
         return Error{"the bin range must be two finite numbers, low ≤ high"};
+    }
+    switch (source) {
+        case SourceKind::Example:
+            break;
+        case SourceKind::Csv:
+            if (csvPath.isEmpty()) {
+                return Error{"a CSV source needs a file"};
+            }
+            break;
+        case SourceKind::Sqlite:
+            if (sqlitePath.isEmpty()) {
+                return Error{"a SQLite source needs a file"};
+            }
+            break;
+        case SourceKind::Postgres:
+            if (pgHost.isEmpty() || pgDatabase.isEmpty()) {
+                return Error{"a PostgreSQL source needs a host and a database"};
+            }
+            break;
+    }
+    if (!isCsvDelimiterId(csvDelimiter)) {
+        return Error{"unknown CSV delimiter '" + csvDelimiter.toStdString() +
+                     "' (auto, comma, semicolon, tab, pipe)"};
+    }
+    for (const QString& t : csvTypes) {
+        const qsizetype eq = t.lastIndexOf(QLatin1Char('='));
+        bool known = false;
+        for (const char* k : kTypes) {
+            known = known || (eq > 0 && t.mid(eq + 1) == str(k));
+        }
+        if (!known) {
+            return Error{"CSV type override '" + t.toStdString() +
+                         "': expected column=integer|float|categorical|date"};
+        }
+    }
+    if (pgPort < 1 || pgPort > 65535) {
+        return Error{"the PostgreSQL port must be in [1, 65535]"};
+    }
+    if (pgConnectTimeout < 1 || pgConnectTimeout > 3600) {
+        return Error{"the connect timeout must be in [1, 3600] s"};
+    }
+    if (pgStatementTimeout < 0) {
+        return Error{"the statement timeout must be ≥ 0 ms (0: none)"};
+    }
+    if (cap < 1 || cap > 1'000'000) {
+        return Error{"the cap must be in [1, 1 000 000] rows per person"};
+    }
+    if (binning == BinningChoice::Edges) {
+        if (edges.size() < 2) {
+            return Error{"edges: give at least two increasing numbers"};
+        }
+        for (std::size_t i = 0; i < edges.size(); ++i) {
+            if (!std::isfinite(edges[i]) || (i > 0 && !(edges[i] > edges[i - 1]))) {
+                return Error{"edges: give finite, strictly increasing numbers"};
+            }
+        }
+    }
+    for (const QString& c : categories) {
+        if (c.isEmpty()) {
+            return Error{"categories: an entry is empty"};
+        }
+    }
+    if (categories.size() != QSet<QString>(categories.begin(), categories.end()).size()) {
+        return Error{"categories: an entry appears twice"};
     }
     if (exampleRows < 0 || exampleRows > 10'000'000) {
         return Error{"the example's number of rows must be in [0, 10 000 000]"};
@@ -144,13 +238,41 @@ Status ExplorerState::validate() const {
 }
 
 QJsonObject ExplorerState::toJson() const {
-    QJsonObject data{{QStringLiteral("example"), exampleId},
+    QJsonArray edgeArray;
+    for (double e : edges) {
+        edgeArray.append(e);
+    }
+    // No password here, ever: a session file is shared and kept; see ui/pg_dialog.h.
+    QJsonObject pg{{QStringLiteral("host"), pgHost},
+                   {QStringLiteral("port"), pgPort},
+                   {QStringLiteral("database"), pgDatabase},
+                   {QStringLiteral("user"), pgUser},
+                   {QStringLiteral("connect_timeout"), pgConnectTimeout},
+                   {QStringLiteral("statement_timeout"), pgStatementTimeout}};
+    QJsonObject csvOptions{{QStringLiteral("delimiter"), csvDelimiter},
+                           {QStringLiteral("header"), csvHeader},
+                           {QStringLiteral("bad_rows"),
+                            csvSkipBadRows ? QStringLiteral("skip") : QStringLiteral("stop")},
+                           {QStringLiteral("types"), QJsonArray::fromStringList(csvTypes)}};
+    QJsonObject data{{QStringLiteral("source"), str(sourceKindId(source))},
+                     {QStringLiteral("example"), exampleId},
                      {QStringLiteral("example_rows"), exampleRows},
                      {QStringLiteral("csv"), csvPath},
+                     {QStringLiteral("csv_options"), csvOptions},
+                     {QStringLiteral("sqlite"), sqlitePath},
+                     {QStringLiteral("postgresql"), pg},
+                     {QStringLiteral("table"), sqlTable},
                      {QStringLiteral("column"), column},
                      {QStringLiteral("binning"), str(binningChoiceId(binning))},
                      {QStringLiteral("bins"), bins},
                      {QStringLiteral("range"), QJsonArray{rangeLo, rangeHi}},
+                     {QStringLiteral("closed"), closedHi},
+                     {QStringLiteral("edges"), edgeArray},
+                     {QStringLiteral("categories"), QJsonArray::fromStringList(categories)},
+                     {QStringLiteral("unknown_category"),
+                      str(kUnknown[static_cast<int>(unknownCategory)])},
+                     {QStringLiteral("id_column"), idColumn},
+                     {QStringLiteral("cap"), cap},
                      {QStringLiteral("neighbouring"), str(neighbouringName(neighbouring))}};
     QJsonObject lp{{QStringLiteral("objective"), lpObjective},
                    {QStringLiteral("constraints"), QJsonArray::fromStringList(lpConstraints)},
@@ -249,8 +371,89 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(integer(data, "example_rows", 0, 10'000'000, rows));
     s.exampleRows = rows;
     DPX_TRY(text(data, "csv", s.csvPath));
+    QString name;
+    // Sessions from before issue #5 have no "source": a CSV path means a CSV file.
+    name = s.csvPath.isEmpty() ? str("example") : str("csv");
+    DPX_TRY(text(data, "source", name));
+    auto source = sourceKindFromId(name);
+    if (!source) {
+        return keyError("source", QString::fromStdString(source.error().message));
+    }
+    s.source = *source;
+    auto stringList = [](const QJsonObject& o, const char* key, QStringList& out) -> Status {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (v.isUndefined()) {
+            return okStatus();
+        }
+        if (!v.isArray()) {
+            return keyError(key, QStringLiteral("expected an array of strings"));
+        }
+        out.clear();
+        for (const QJsonValue& e : v.toArray()) {
+            if (!e.isString()) {
+                return keyError(key, QStringLiteral("expected an array of strings"));
+            }
+            out << e.toString();
+        }
+        return okStatus();
+    };
+    const QJsonObject csvOptions = data.value(QStringLiteral("csv_options")).toObject();
+    DPX_TRY(text(csvOptions, "delimiter", s.csvDelimiter));
+    DPX_TRY(boolean(csvOptions, "header", s.csvHeader));
+    name = s.csvSkipBadRows ? str("skip") : str("stop");
+    DPX_TRY(text(csvOptions, "bad_rows", name));
+    if (name != QLatin1String("skip") && name != QLatin1String("stop")) {
+        return keyError("bad_rows", QStringLiteral("expected \"skip\" or \"stop\""));
+    }
+    s.csvSkipBadRows = name == QLatin1String("skip");
+    DPX_TRY(stringList(csvOptions, "types", s.csvTypes));
+    DPX_TRY(text(data, "sqlite", s.sqlitePath));
+    const QJsonObject pg = data.value(QStringLiteral("postgresql")).toObject();
+    DPX_TRY(text(pg, "host", s.pgHost));
+    qint64 port = s.pgPort;
+    DPX_TRY(integer(pg, "port", 1, 65535, port));
+    s.pgPort = static_cast<int>(port);
+    DPX_TRY(text(pg, "database", s.pgDatabase));
+    DPX_TRY(text(pg, "user", s.pgUser));
+    qint64 timeout = s.pgConnectTimeout;
+    DPX_TRY(integer(pg, "connect_timeout", 1, 3600, timeout));
+    s.pgConnectTimeout = static_cast<int>(timeout);
+    timeout = s.pgStatementTimeout;
+    DPX_TRY(integer(pg, "statement_timeout", 0, 2147483647, timeout));
+    s.pgStatementTimeout = static_cast<int>(timeout);
+    DPX_TRY(text(data, "table", s.sqlTable));
+    DPX_TRY(boolean(data, "closed", s.closedHi));
+    if (const QJsonValue v = data.value(QStringLiteral("edges")); !v.isUndefined()) {
+        if (!v.isArray()) {
+            return keyError("edges", QStringLiteral("expected an array of numbers"));
+        }
+        s.edges.clear();
+        for (const QJsonValue& e : v.toArray()) {
+            if (!e.isDouble()) {
+                return keyError("edges", QStringLiteral("expected an array of numbers"));
+            }
+            s.edges.push_back(e.toDouble());
+        }
+    }
+    DPX_TRY(stringList(data, "categories", s.categories));
+    name = str(kUnknown[static_cast<int>(s.unknownCategory)]);
+    DPX_TRY(text(data, "unknown_category", name));
+    bool unknownOk = false;
+    for (int i = 0; i < 3; ++i) {
+        if (name == str(kUnknown[i])) {
+            s.unknownCategory = static_cast<UnknownCategory>(i);
+            unknownOk = true;
+        }
+    }
+    if (!unknownOk) {
+        return keyError("unknown_category", QStringLiteral("expected drop, other or error"));
+    }
+    DPX_TRY(text(data, "id_column", s.idColumn));
+    qint64 cap = s.cap;
+    DPX_TRY(integer(data, "cap", 1, 1'000'000, cap));
+    s.cap = static_cast<int>(cap);
     DPX_TRY(text(data, "column", s.column));
-    QString name = str(binningChoiceId(s.binning));
+    name = str(binningChoiceId(s.binning));
     DPX_TRY(text(data, "binning", name));
     auto binning = binningChoiceFromId(name);
     if (!binning) {
@@ -346,9 +549,18 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
 
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
     unsigned f = 0;
-    if (a.exampleId != b.exampleId || a.exampleRows != b.exampleRows || a.csvPath != b.csvPath ||
+    if (a.source != b.source || a.exampleId != b.exampleId || a.exampleRows != b.exampleRows ||
+        a.csvPath != b.csvPath || a.csvDelimiter != b.csvDelimiter ||
+        a.csvHeader != b.csvHeader || a.csvSkipBadRows != b.csvSkipBadRows ||
+        a.csvTypes != b.csvTypes || a.sqlitePath != b.sqlitePath || a.pgHost != b.pgHost ||
+        a.pgPort != b.pgPort || a.pgDatabase != b.pgDatabase || a.pgUser != b.pgUser ||
+        a.pgPassword != b.pgPassword || a.pgConnectTimeout != b.pgConnectTimeout ||
+        a.pgStatementTimeout != b.pgStatementTimeout || a.sqlTable != b.sqlTable ||
         a.column != b.column || a.binning != b.binning || a.bins != b.bins ||
-        a.rangeLo != b.rangeLo || a.rangeHi != b.rangeHi || a.neighbouring != b.neighbouring) {
+        a.rangeLo != b.rangeLo || a.rangeHi != b.rangeHi || a.closedHi != b.closedHi ||
+        a.edges != b.edges || a.categories != b.categories ||
+        a.unknownCategory != b.unknownCategory || a.idColumn != b.idColumn || a.cap != b.cap ||
+        a.neighbouring != b.neighbouring) {
         f |= DataChanged;
     }
     if (a.mechanism != b.mechanism || a.epsilon != b.epsilon || a.delta != b.delta ||

@@ -9,6 +9,9 @@
 #include <QStringList>
 #include <cstdint>
 
+#include <vector>
+
+#include "core/dataset.h"
 #include "core/estimator.h"
 #include "core/expected.h"
 #include "core/gaussian_mechanism.h"
@@ -43,9 +46,27 @@ inline constexpr MechanismChoice kAllMechanismChoices[] = {
     MechanismChoice::CountLaplace,     MechanismChoice::CountGaussian,
     MechanismChoice::CountOptimal};
 
-enum class BinningChoice { Auto, EqualWidth, Integer, Categories };
-const char* binningChoiceId(BinningChoice b);  // "auto", "equal-width", "integer", "categories"
+enum class BinningChoice { Auto, EqualWidth, Integer, Categories, Edges };
+// "auto", "equal-width", "integer", "categories", "edges"
+const char* binningChoiceId(BinningChoice b);
 Expected<BinningChoice> binningChoiceFromId(const QString& id);
+
+// Where the data comes from: a built-in example (an in-memory table), a CSV/TSV file (streamed,
+// core/data/csv_reader.h), a SQLite file or a PostgreSQL server (counted in the database,
+// core/data/sql_source.h).
+enum class SourceKind { Example, Csv, Sqlite, Postgres };
+const char* sourceKindId(SourceKind k);  // "example", "csv", "sqlite", "postgresql"
+Expected<SourceKind> sourceKindFromId(const QString& id);
+inline bool isExternalSource(SourceKind k) {
+    return k != SourceKind::Example;
+}
+inline bool isSqlSource(SourceKind k) {
+    return k == SourceKind::Sqlite || k == SourceKind::Postgres;
+}
+
+// CSV delimiters of the import options: "auto" (detected), "comma", "semicolon", "tab", "pipe".
+char csvDelimiterChar(const QString& id);  // 0 for "auto"
+bool isCsvDelimiterId(const QString& id);
 
 // Limits of the ε and δ controls (the slider spans these; typed values outside are refused).
 inline constexpr double kMinEpsilon = 0.01;
@@ -54,14 +75,37 @@ inline constexpr double kMinDelta = 1e-12;
 inline constexpr double kMaxDelta = 0.1;
 
 struct ExplorerState {
-    // Data. csvPath empty: the built-in example exampleId (exampleRows rows, 0 = its default).
+    // Data. The source; for Example the built-in example exampleId (exampleRows rows, 0 = its
+    // default).
+    SourceKind source = SourceKind::Example;
     QString exampleId = QStringLiteral("telemetry");
     qint64 exampleRows = 0;
     QString csvPath;
+    // CSV import options.
+    QString csvDelimiter = QStringLiteral("auto");
+    bool csvHeader = true;
+    bool csvSkipBadRows = false;   // false: the first bad row is the error
+    QStringList csvTypes;          // per-column type overrides, "column=integer|float|..."
+    // SQLite file; PostgreSQL connection. The password is held in memory only: it is never part of
+    // the session JSON (the connection dialog may keep it in the settings if the user asks).
+    QString sqlitePath;
+    QString pgHost = QStringLiteral("localhost");
+    int pgPort = 5432;
+    QString pgDatabase, pgUser, pgPassword;
+    int pgConnectTimeout = 10;         // s
+    int pgStatementTimeout = 300000;   // ms, 0 = none
+    QString sqlTable;  // empty: the first table
     QString column;  // empty: the dataset's default column
     BinningChoice binning = BinningChoice::Auto;
     int bins = 32;
     double rangeLo = 0, rangeHi = 0;  // equal for "the data's range"
+    bool closedHi = true;             // equal-width and edges: the last bin includes its upper end
+    std::vector<double> edges;        // BinningChoice::Edges
+    QStringList categories;           // BinningChoice::Categories; empty: taken from the data
+    UnknownCategory unknownCategory = UnknownCategory::Drop;
+    // Contribution bounding (external sources): at most `cap` rows per value of idColumn.
+    QString idColumn;  // empty: one row per person
+    int cap = 1;
     Neighbouring neighbouring = Neighbouring::AddRemove;
 
     // Mechanism.
@@ -98,7 +142,7 @@ struct ExplorerState {
 
 // What a change touches, so that only the affected computations re-run.
 enum ChangeFlag : unsigned {
-    DataChanged = 1u << 0,       // dataset, column, binning, neighbouring
+    DataChanged = 1u << 0,       // source and its options, column, binning, cap, neighbouring
     MechanismChanged = 1u << 1,  // mechanism, ε, δ, calibration, n, LP settings
     EstimatorChanged = 1u << 2,
     SeedChanged = 1u << 3,

@@ -81,8 +81,9 @@ void JobRunner::cancel(const QString& slot) {
 void JobRunner::cancelLong() {
     const QStringList keys = slots_.keys();
     for (const QString& k : keys) {
-        if (!slots_[k].label.isEmpty()) {
+        if (!slots_[k].label.isEmpty() && slots_[k].running) {
             cancel(k);
+            Q_EMIT longJobCancelled(k);
         }
     }
 }

@@ -106,6 +106,9 @@ Q_SIGNALS:
     // active false: no long job runs (hide the progress bar).
     void progressChanged(const QString& label, double fraction, bool active);
     void idle();
+    // cancelLong() stopped the long job of `slot` (the user pressed Cancel): its result never
+    // comes, so whoever waits for it can say so.
+    void longJobCancelled(const QString& slot);
 
 private:
     struct Slot {

@@ -33,6 +33,7 @@
 #include "ui/histogram_view.h"
 #include "ui/matrix_view.h"
 #include "ui/mechanism_panel.h"
+#include "ui/pg_dialog.h"
 #include "ui/qcustomplot_include.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
@@ -182,6 +183,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         (void)doc_->apply(s, tr("error scale"));
     });
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
+    connect(dataPanel_, &DataPanel::openSqliteRequested, this, &MainWindow::chooseSqlite);
+    connect(dataPanel_, &DataPanel::openPostgresRequested, this, &MainWindow::connectPostgres);
+    connect(dataPanel_, &DataPanel::reloadRequested, this, [this] {
+        releaseDrawn_ = mcDrawn_ = false;
+        engine_->refreshAll();
+    });
     connect(histogram_, &HistogramView::overlayToggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
         s.overlay = on;
@@ -214,6 +221,8 @@ void MainWindow::buildMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* open = file->addAction(tr("&Open CSV…"), this, &MainWindow::chooseCsv);
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open S&QLite database…"), this, &MainWindow::chooseSqlite);
+    file->addAction(tr("Connect to &PostgreSQL…"), this, &MainWindow::connectPostgres);
     recentMenu_ = file->addMenu(tr("Open &recent"));
     file->addSeparator();
     file->addAction(tr("Open &session…"), this, &MainWindow::openSessionDialog)
@@ -436,8 +445,11 @@ Status MainWindow::openCsv(const QString& path) {
         return Error{"'" + path.toStdString() + "' does not exist"};
     }
     ExplorerState s = doc_->state();
+    s.source = SourceKind::Csv;
     s.csvPath = info.absoluteFilePath();
     s.column.clear();
+    s.idColumn.clear();
+    s.categories.clear();
     s.binning = BinningChoice::Auto;
     s.rangeLo = s.rangeHi = 0;
     auto st = doc_->apply(s, tr("open %1").arg(info.fileName()));
@@ -447,8 +459,70 @@ Status MainWindow::openCsv(const QString& path) {
     return st;
 }
 
+Status MainWindow::openSqlite(const QString& path) {
+    QFileInfo info(path);
+    if (!info.isFile()) {
+        return Error{"'" + path.toStdString() + "' is not a file"};
+    }
+    ExplorerState s = doc_->state();
+    s.source = SourceKind::Sqlite;
+    s.sqlitePath = info.absoluteFilePath();
+    s.sqlTable.clear();
+    s.column.clear();
+    s.idColumn.clear();
+    s.categories.clear();
+    s.binning = BinningChoice::Auto;
+    s.rangeLo = s.rangeHi = 0;
+    return doc_->apply(s, tr("open %1").arg(info.fileName()));
+}
+
 Status MainWindow::openSession(const QString& path) {
-    return doc_->loadSession(path);
+    // Sessions hold no password: use the one remembered for that connection, if the user asked.
+    return doc_->loadSession(path, [](ExplorerState& s) {
+        if (s.source == SourceKind::Postgres && s.pgPassword.isEmpty()) {
+            s.pgPassword = rememberedPgPassword(s);
+        }
+    });
+}
+
+void MainWindow::chooseSqlite() {
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a SQLite database"), settings.value(QStringLiteral("dir/sqlite")).toString(),
+        tr("SQLite databases (*.db *.sqlite *.sqlite3 *.db3);;All files (*)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    settings.setValue(QStringLiteral("dir/sqlite"), QFileInfo(path).absolutePath());
+    if (auto st = openSqlite(path); !st) {
+        QMessageBox::warning(this, tr("Cannot open"), QString::fromStdString(st.error().message));
+    }
+}
+
+void MainWindow::connectPostgres() {
+    PgConnectionDialog dialog(doc_->state(), this);
+    if (dialog.exec() != QDialog::Accepted) {
+        return;
+    }
+    ExplorerState s = doc_->state();
+    const bool same = s.source == SourceKind::Postgres;
+    const ExplorerState before = s;
+    dialog.applyTo(s);
+    storePgPassword(s, dialog.rememberPassword());
+    if (!same || s.pgHost != before.pgHost || s.pgPort != before.pgPort ||
+        s.pgDatabase != before.pgDatabase) {
+        s.sqlTable.clear();
+        s.column.clear();
+        s.idColumn.clear();
+        s.categories.clear();
+        s.binning = BinningChoice::Auto;
+        s.rangeLo = s.rangeHi = 0;
+    }
+    if (auto st = doc_->apply(s, tr("connect to %1").arg(s.pgDatabase)); !st) {
+        QMessageBox::warning(this, tr("Cannot connect"), QString::fromStdString(st.error().message));
+    } else if (s == before) {
+        engine_->refreshAll();  // the same connection again: load again
+    }
 }
 
 void MainWindow::chooseCsv() {

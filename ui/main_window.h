@@ -44,6 +44,7 @@ public:
     QTabWidget* tabs() const { return tabs_; }
 
     Status openCsv(const QString& path);
+    Status openSqlite(const QString& path);
     Status openSession(const QString& path);
     // Shows the tab "histogram", "matrix" or "errors".
     bool showTab(const QString& name);
@@ -72,6 +73,8 @@ private:
     void exportPlot();
     void exportTable();
     void chooseCsv();
+    void chooseSqlite();
+    void connectPostgres();
     void openSessionDialog();
     void saveSessionDialog();
     void showGlossary();

@@ -1160,6 +1160,82 @@ Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
     return listColumnsOf(c, *t);
 }
 
+Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std::string& table,
+                                        const std::string& column, std::stop_token stop) {
+    Connection c(spec);
+    if (auto ok = c.open(); !ok) {
+        return ok.error();
+    }
+    if (stop.stop_requested()) {
+        return Error{"the range of column " + quotedName(column) + ": cancelled"};
+    }
+    auto t = resolveTable(c, table);
+    if (!t) {
+        return t.error();
+    }
+    auto cols = listColumnsOf(c, *t);
+    if (!cols) {
+        return cols.error();
+    }
+    auto ci = findColumn(*cols, column, table);
+    if (!ci) {
+        return ci.error();
+    }
+    if (ci->type == ValueType::Categorical) {
+        return Error{"column " + quotedName(column) + " of table " + quotedName(table) +
+                     " holds text (" + (ci->declaredType.empty() ? "no type" : ci->declaredType) +
+                     "), so it has no numeric range"};
+    }
+    auto tableSql = qualifiedName(spec.driver, *t);
+    auto colSql = quoteSqlIdentifier(column);
+    if (!tableSql || !colSql) {
+        return !tableSql ? tableSql.error() : colSql.error();
+    }
+    const bool pg = spec.driver == SqlDriver::PostgreSQL;
+    std::string v = "t." + *colSql;
+    std::string where;
+    if (pg) {
+        if (ci->type == ValueType::Date) {
+            v = "(" + v + " - DATE '1970-01-01')::float8";
+            where = "v IS NOT NULL AND v <> 'Infinity'::float8 AND v <> '-Infinity'::float8";
+        } else {
+            v += "::float8";
+            where = "v IS NOT NULL AND v <> 'NaN'::float8";
+        }
+    } else {
+        if (ci->type == ValueType::Date) {
+            return Error{"column " + quotedName(column) +
+                         " holds dates as text in SQLite; declare its range"};
+        }
+        where = "typeof(v) IN ('integer', 'real')";
+    }
+    const std::string sql = "SELECT count(*), min(v), max(v) FROM (SELECT " + v + " AS v FROM " +
+                            *tableSql + " AS t) AS s WHERE " + where;
+    std::optional<PgCanceller> canceller;
+    if (pg) {
+        canceller.emplace(spec, c.backendPid(), stop);
+    }
+    auto q = c.run(sql, {}, "the range of column " + quotedName(column), stop);
+    if (!q) {
+        return q.error();
+    }
+    SqlColumnRange r;
+    if (q->next()) {
+        r.numbers = q->value(0).toLongLong();
+        if (r.numbers > 0) {
+            auto lo = variantNumber(q->value(1));
+            auto hi = variantNumber(q->value(2));
+            if (!lo || !hi) {
+                return Error{"the range of column " + quotedName(column) +
+                             ": the database returned a value that is not a number"};
+            }
+            r.min = *lo;
+            r.max = *hi;
+        }
+    }
+    return r;
+}
+
 Expected<std::string> sqlHistogramQuery(SqlDriver driver, const std::string& table,
                                         const ColumnInfo& column, const Binning& binning,
                                         const ContributionCap& cap) {

@@ -111,6 +111,17 @@ Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const st
                                          const ContributionCap& cap = {},
                                          std::stop_token stop = {});
 
+// The count, smallest and largest of the numeric values of a numeric column (integer, float or
+// date type; dates as days since 1970-01-01 on PostgreSQL): one aggregate query, for choosing
+// automatic bins (a data-dependent range — a release should declare its range instead). NULL and
+// NaN are left out; in SQLite only values stored as numbers count (text in the column does not).
+struct SqlColumnRange {
+    std::int64_t numbers = 0;  // 0: no numeric value (min and max are then 0)
+    double min = 0, max = 0;
+};
+Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std::string& table,
+                                        const std::string& column, std::stop_token stop = {});
+
 // The same from a `--data` URI (parseSqlUri); `table` required.
 Expected<SourceHistograms> histogramsFromUri(std::string_view uri, const std::string& table,
                                              const std::vector<ColumnRequest>& columns,

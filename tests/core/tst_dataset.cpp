@@ -94,6 +94,7 @@ private Q_SLOTS:
     void unknownCategoryPolicy();
     void binLayoutByHand();
     void binnerStreamingAndMerge();
+    void binnerTracksTheRange();
     void binSpecs();
     void binSpecErrors();
     // CSV
@@ -708,6 +709,44 @@ void TestDataset::binLayoutByHand() {
     QCOMPARE(h->histogram.edges(), ew->edges);
     QCOMPARE(h->histogram.labels(), ew->labels);
     DPX_VERIFY_ERROR(binLayout(Binning::equalWidth(0, 0, 1)), "number of bins");
+}
+
+void TestDataset::binnerTracksTheRange() {
+    // Every non-missing number counts towards numbers/min/max, in range or not, counted or not;
+    // merging keeps the extremes of both halves; an empty half changes nothing.
+    auto a = Binner::create(Binning::equalWidth(2, 0, 1), ColumnKind::Numeric);
+    auto b = Binner::create(Binning::equalWidth(2, 0, 1), ColumnKind::Numeric);
+    auto empty = Binner::create(Binning::equalWidth(2, 0, 1), ColumnKind::Numeric);
+    DPX_VERIFY_OK(a);
+    DPX_VERIFY_OK(b);
+    DPX_VERIFY_OK(empty);
+    QCOMPARE(a->report().numbers, std::int64_t{0});
+    DPX_VERIFY_OK(a->addNumber(0.5, 1));
+    DPX_VERIFY_OK(a->addNumber(-7, 2));  // below the range: dropped, still the minimum
+    DPX_VERIFY_OK(a->addNumber(kNaN, 3));
+    DPX_VERIFY_OK(b->addNumber(42, 4));
+    DPX_VERIFY_OK(b->addNumber(3, 5));
+    QCOMPARE(a->report().numbers, std::int64_t{2});
+    QCOMPARE(a->report().min, -7.0);
+    QCOMPARE(a->report().max, 0.5);
+    DPX_VERIFY_OK(empty->merge(*a));
+    QCOMPARE(empty->report().min, -7.0);
+    DPX_VERIFY_OK(a->merge(*b));
+    auto done = a->finish();
+    DPX_VERIFY_OK(done);
+    QCOMPARE(done->report.numbers, std::int64_t{4});
+    QCOMPARE(done->report.min, -7.0);
+    QCOMPARE(done->report.max, 42.0);
+    QCOMPARE(done->report.missing, std::int64_t{1});
+    // binColumn reports the same; a text column has no numbers.
+    auto col = binColumn(DataColumn::numeric("x", {3, kNaN, -1, 2}), Binning::integers(0, 1));
+    DPX_VERIFY_OK(col);
+    QCOMPARE(col->report.numbers, std::int64_t{3});
+    QCOMPARE(col->report.min, -1.0);
+    QCOMPARE(col->report.max, 3.0);
+    auto text = binColumn(DataColumn::text("t", {"a", "b"}), Binning::distinctValues());
+    DPX_VERIFY_OK(text);
+    QCOMPARE(text->report.numbers, std::int64_t{0});
 }
 
 void TestDataset::binnerStreamingAndMerge() {

@@ -354,6 +354,31 @@ private Q_SLOTS:
         QVERIFY(qs(none.error().message).contains(QStringLiteral("no table 'nope'")));
     }
 
+    // sqlColumnRange: count, min and max of the numbers (NULL and text left out); text columns
+    // have no range.
+    void sqliteColumnRange() {
+        QVERIFY(sqliteFill({{2.5, QStringLiteral("a"), 7, 1, QVariant()},
+                            {-1.0, QStringLiteral("b"), QVariant(), 1, QVariant()},
+                            {QVariant(), QStringLiteral("c"), 3, 2, QVariant()},
+                            {QStringLiteral("text"), QStringLiteral("d"), 9, 2, QVariant()}}));
+        const auto x = sqlColumnRange(sqlite_, "v", "x");
+        QVERIFY2(x, x ? "" : x.error().message.c_str());
+        QCOMPARE(x->numbers, std::int64_t{2});
+        QCOMPARE(x->min, -1.0);
+        QCOMPARE(x->max, 2.5);
+        const auto i = sqlColumnRange(sqlite_, "v", "i");
+        QVERIFY(i);
+        QCOMPARE(i->numbers, std::int64_t{3});
+        QCOMPARE(i->min, 3.0);
+        QCOMPARE(i->max, 9.0);
+        const auto text = sqlColumnRange(sqlite_, "v", "s");
+        QVERIFY(!text);
+        QVERIFY(qs(text.error().message).contains(QStringLiteral("holds text")));
+        const auto none = sqlColumnRange(sqlite_, "v", "nope");
+        QVERIFY(!none);
+        QVERIFY(qs(none.error().message).contains(QStringLiteral("no column 'nope'")));
+    }
+
     // Equal-width bins: every edge, one ulp either side, random values; plus NULLs, numbers as
     // text, text that is not a number, blobs. Counts equal core's binColumn on the numbers.
     // Bins as `dpx histogram --bins` declares them (parseBinSpec).
@@ -719,6 +744,15 @@ private Q_SLOTS:
         QVERIFY2(other, other ? "" : other.error().message.c_str());
         QCOMPARE(other->columns[0].histogram.counts(), (std::vector<std::int64_t>{1, 1}));
         QCOMPARE(other->columns[0].report.missing, std::int64_t{1});
+    }
+
+    void pgColumnRange() {
+        REQUIRE_PG();
+        const auto r = sqlColumnRange(pgSpec_, "other.t", "a");
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->numbers, std::int64_t{2});
+        QCOMPARE(r->min, 1.0);
+        QCOMPARE(r->max, 2.0);
     }
 
     void pgEqualWidthMatchesCore_data() { sqliteEqualWidthMatchesCore_data(); }

@@ -108,6 +108,69 @@ private Q_SLOTS:
         QCOMPARE(other.state(), ExplorerState());
     }
 
+    // The data sources of issue #5 round-trip, the PostgreSQL password never reaches the file
+    // (it stays in memory and in the undo stack only), and older sessions without "source" open
+    // their CSV file as a CSV source.
+    void sourcesRoundTripWithoutPassword() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("pg.json"));
+        ExplorerDocument doc;
+        ExplorerState s = doc.state();
+        s.source = SourceKind::Postgres;
+        s.pgHost = QStringLiteral("db.example");
+        s.pgPort = 6543;
+        s.pgDatabase = QStringLiteral("census");
+        s.pgUser = QStringLiteral("analyst");
+        s.pgPassword = QStringLiteral("s3cret-p@ss");
+        s.pgConnectTimeout = 7;
+        s.pgStatementTimeout = 1234;
+        s.sqlTable = QStringLiteral("public_use.persons");
+        s.column = QStringLiteral("income");
+        s.binning = BinningChoice::Edges;
+        s.edges = {0, 10000, 25000, 1e6};
+        s.closedHi = false;
+        s.categories = {QStringLiteral("CA"), QStringLiteral("NY")};
+        s.unknownCategory = UnknownCategory::Other;
+        s.idColumn = QStringLiteral("person");
+        s.cap = 3;
+        s.csvDelimiter = QStringLiteral("semicolon");
+        s.csvHeader = false;
+        s.csvSkipBadRows = true;
+        s.csvTypes = {QStringLiteral("zip=categorical")};
+        s.sqlitePath = QStringLiteral("/tmp/x.db");
+        QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
+        QVERIFY(doc.saveSession(path).hasValue());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray json = f.readAll();
+        QVERIFY(!json.contains("s3cret"));
+        QVERIFY(!json.contains("password"));
+        QVERIFY(json.contains("db.example"));
+        ExplorerDocument other;
+        QVERIFY(other.loadSession(path).hasValue());
+        ExplorerState expected = s;
+        expected.pgPassword.clear();
+        QCOMPARE(other.state(), expected);
+        // The amend hook completes it (the window fills in a remembered password there).
+        ExplorerDocument third;
+        QVERIFY(third.loadSession(path, [](ExplorerState& x) { x.pgPassword = QStringLiteral("p"); })
+                    .hasValue());
+        QCOMPARE(third.state().pgPassword, QStringLiteral("p"));
+        // A session from before issue #5: "csv" without "source".
+        const QString old = dir.filePath(QStringLiteral("old.json"));
+        QFile o(old);
+        QVERIFY(o.open(QIODevice::WriteOnly));
+        o.write("{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"csv\":\"/d/a.csv\"}}");
+        o.close();
+        ExplorerDocument fourth;
+        QVERIFY(fourth.loadSession(old).hasValue());
+        QCOMPARE(fourth.state().source, SourceKind::Csv);
+        QCOMPARE(fourth.state().csvPath, QStringLiteral("/d/a.csv"));
+        // Changing the source is one undoable step.
+        fourth.undoStack()->undo();
+        QCOMPARE(fourth.state().source, SourceKind::Example);
+    }
+
     void brokenSessionsAreRefused_data() {
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("expect");  // part of the message
@@ -128,6 +191,15 @@ private Q_SLOTS:
         QTest::newRow("bad seed") << QByteArray(
             "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"seed\":-4}}")
                                   << "seed";
+        QTest::newRow("bad source") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"source\":\"ftp\"}}")
+                                    << "unknown source";
+        QTest::newRow("csv without file") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"source\":\"csv\"}}")
+                                          << "needs a file";
+        QTest::newRow("bad cap") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"cap\":0}}")
+                                 << "cap";
         QTest::newRow("bad bins") << QByteArray(
             "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"bins\":2.5}}")
                                   << "bins";

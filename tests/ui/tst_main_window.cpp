@@ -4,16 +4,20 @@
 // core matrix, an LP solve can be cancelled while the GUI keeps processing events, undo restores
 // the previous release, and sessions round-trip.
 #include <QFile>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
 
 #include "core/count_mechanism.h"
+#include "ui/data_panel.h"
 #include "ui/document.h"
 #include "ui/engine.h"
 #include "ui/errors_view.h"
@@ -22,6 +26,7 @@
 #include "ui/main_window.h"
 #include "ui/matrix_view.h"
 #include "ui/mechanism_panel.h"
+#include "ui/pg_dialog.h"
 #include "ui/plot_refresh.h"
 
 using namespace dpx;
@@ -250,6 +255,235 @@ private Q_SLOTS:
         QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
         QCOMPARE(w.engine()->dataset().rows, qint64(3));
         QVERIFY(!w.openCsv(dir.filePath(QStringLiteral("missing.csv"))));
+    }
+
+    // CSV import options through the window: a semicolon file without a header, a ragged row
+    // skipped and reported in the panel; with "stop" the same row is the error, in the panel and
+    // the views; automatic bins say their range came from the data.
+    void csvOptionsThroughTheWindow() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("semi.csv"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("ann;34\nbob;41;extra\ncid;36\ndan;\neve;300\n");
+        f.close();
+        MainWindow w;
+        w.show();
+        ExplorerState s = w.document()->state();
+        s.source = SourceKind::Csv;
+        s.csvPath = path;
+        s.csvDelimiter = QStringLiteral("semicolon");
+        s.csvHeader = false;
+        s.csvSkipBadRows = true;
+        s.column = QStringLiteral("column 2");
+        s.binning = BinningChoice::EqualWidth;
+        s.rangeLo = 0;
+        s.rangeHi = 100;
+        s.bins = 4;
+        QVERIFY(applyAndWait(w, s));
+        const DatasetResult& d = w.engine()->dataset();
+        QVERIFY2(d.error.isEmpty(), qPrintable(d.error));
+        QCOMPARE(d.columns, (QStringList{QStringLiteral("column 1"), QStringLiteral("column 2")}));
+        QCOMPARE(d.rows, qint64(5));
+        QCOMPARE(d.skipped.size(), std::size_t{1});
+        QCOMPARE(d.skipped[0].first, QStringLiteral("ragged row"));
+        QCOMPARE(d.skipped[0].second, qint64(1));
+        QCOMPARE(d.histogram->counts(), (std::vector<std::int64_t>{0, 2, 0, 0}));
+        QVERIFY(!d.dataDependent);
+        const QString summary = w.dataPanel()->summaryLabel()->text();
+        QVERIFY2(summary.contains(QStringLiteral("ragged row: 1")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("1 missing value")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("above the range dropped")), qPrintable(summary));
+        QVERIFY(w.dataPanel()->dataRangeLabel()->isHidden());
+        // Stop at the bad row: its line is the message, in the panel and the views.
+        s.csvSkipBadRows = false;
+        QVERIFY(applyAndWait(w, s));
+        QVERIFY2(w.engine()->dataset().error.contains(QStringLiteral("line 2")),
+                 qPrintable(w.engine()->dataset().error));
+        QVERIFY(w.dataPanel()->messageLabel()->isVisibleTo(w.dataPanel()));
+        QVERIFY(w.dataPanel()->messageLabel()->text().contains(QStringLiteral("line 2")));
+        QVERIFY(w.engine()->release().error.contains(QStringLiteral("line 2")));
+        // Automatic bins: a first pass reads the range, and the panel says it is data-dependent.
+        s.csvSkipBadRows = true;
+        s.binning = BinningChoice::Auto;
+        s.rangeLo = s.rangeHi = 0;
+        QVERIFY(applyAndWait(w, s));
+        const DatasetResult& a = w.engine()->dataset();
+        QVERIFY2(a.error.isEmpty(), qPrintable(a.error));
+        QVERIFY(a.dataDependent);
+        QVERIFY2(a.dataDependentText.contains(QStringLiteral("[34, 300]")),
+                 qPrintable(a.dataDependentText));
+        QVERIFY(w.dataPanel()->dataRangeLabel()->isVisibleTo(w.dataPanel()));
+        QCOMPARE(a.histogram->total(), std::int64_t{3});
+        // Undo goes back to the stopped load's state.
+        QSignalSpy shown(&w, &MainWindow::releaseShown);
+        w.document()->undoStack()->undo();
+        QVERIFY(shown.wait(30000));
+        QVERIFY(!w.document()->state().csvSkipBadRows);
+    }
+
+    // A SQLite file through the window: tables and columns listed, declared bins counted by SQLite,
+    // an unknown table is a clear message.
+    void sqliteThroughTheWindow() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("survey.db"));
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
+                                                        QStringLiteral("tst-fill"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("CREATE TABLE people (person INTEGER, age INTEGER, "
+                                          "state TEXT)")));
+            QVERIFY(q.exec(QStringLiteral("CREATE TABLE empty_one (x REAL)")));
+            QVERIFY(q.exec(QStringLiteral(
+                "INSERT INTO people VALUES (1, 34, 'CA'), (1, 35, 'CA'), (1, 36, 'CA'), "
+                "(2, 70, 'NY'), (3, NULL, 'TX'), (4, 120, 'CA')")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("tst-fill"));
+        MainWindow w;
+        w.show();
+        QSignalSpy shown(&w, &MainWindow::releaseShown);
+        QVERIFY(w.openSqlite(path));
+        QVERIFY(shown.wait(30000));
+        // The first table is chosen; it is empty, so automatic bins have no range to take.
+        const DatasetResult& d = w.engine()->dataset();
+        QCOMPARE(d.tables, (QStringList{QStringLiteral("empty_one"), QStringLiteral("people")}));
+        QVERIFY2(d.error.contains(QStringLiteral("no numbers")), qPrintable(d.error));
+        ExplorerState s = w.document()->state();
+        QCOMPARE(s.source, SourceKind::Sqlite);
+        s.sqlTable = QStringLiteral("people");
+        s.column = QStringLiteral("age");
+        s.binning = BinningChoice::EqualWidth;
+        s.rangeLo = 0;
+        s.rangeHi = 100;
+        s.bins = 2;
+        QVERIFY(applyAndWait(w, s));
+        const DatasetResult& p = w.engine()->dataset();
+        QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+        QCOMPARE(w.dataPanel()->tableBox()->currentText(), QStringLiteral("people"));
+        QCOMPARE(p.columns, (QStringList{QStringLiteral("person"), QStringLiteral("age"),
+                                         QStringLiteral("state")}));
+        QCOMPARE(p.histogram->counts(), (std::vector<std::int64_t>{3, 1}));
+        QCOMPARE(p.rows, qint64(6));
+        QVERIFY(w.engine()->release().error.isEmpty());
+        // Automatic: the range from one aggregate query, flagged as data-dependent.
+        s.binning = BinningChoice::Auto;
+        s.rangeLo = s.rangeHi = 0;
+        QVERIFY(applyAndWait(w, s));
+        QVERIFY(w.engine()->dataset().dataDependent);
+        QVERIFY(w.engine()->dataset().dataDependentText.contains(QStringLiteral("[34, 120]")));
+        // Declared categories with "other".
+        s.column = QStringLiteral("state");
+        s.binning = BinningChoice::Categories;
+        s.categories = {QStringLiteral("CA"), QStringLiteral("NY")};
+        s.unknownCategory = UnknownCategory::Other;
+        QVERIFY(applyAndWait(w, s));
+        QCOMPARE(w.engine()->dataset().histogram->counts(), (std::vector<std::int64_t>{4, 1, 1}));
+        QVERIFY(!w.engine()->dataset().dataDependent);
+        // An unknown table: the message names the tables there are.
+        s.sqlTable = QStringLiteral("nope");
+        QVERIFY(applyAndWait(w, s));
+        QVERIFY2(w.engine()->dataset().error.contains(QStringLiteral("no table 'nope'")),
+                 qPrintable(w.engine()->dataset().error));
+        QVERIFY(w.dataPanel()->messageLabel()->text().contains(QStringLiteral("people")));
+        // Not a database.
+        const QString junk = dir.filePath(QStringLiteral("junk.db"));
+        QFile j(junk);
+        QVERIFY(j.open(QIODevice::WriteOnly));
+        j.write("this is not a database, just text that is long enough to look like a header");
+        j.close();
+        QVERIFY(w.openSqlite(junk));
+        QVERIFY(shown.wait(30000));
+        QVERIFY2(!w.engine()->dataset().error.isEmpty(), "a text file opened as a database");
+    }
+
+    // The contribution cap sets the sensitivity the mechanisms are calibrated with: Δ1 = cap for
+    // add/remove and 2·cap for replace (the person's rows in one bin or spread over two).
+    void capChangesSensitivity() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("visits.csv"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,hour\n1,3\n1,4\n1,5\n1,6\n2,3\n3,9\n3,9\n");
+        f.close();
+        MainWindow w;
+        w.show();
+        ExplorerState s = w.document()->state();
+        s.source = SourceKind::Csv;
+        s.csvPath = path;
+        s.column = QStringLiteral("hour");
+        s.binning = BinningChoice::Integer;
+        s.rangeLo = 0;
+        s.rangeHi = 10;
+        s.mechanism = MechanismChoice::Laplace;
+        s.epsilon = 1;
+        QVERIFY(applyAndWait(w, s));
+        QCOMPARE(w.engine()->dataset().sensitivity.l1, 1.0);
+        s.idColumn = QStringLiteral("id");
+        s.cap = 2;
+        QVERIFY(applyAndWait(w, s));
+        const DatasetResult& d = w.engine()->dataset();
+        QVERIFY2(d.error.isEmpty(), qPrintable(d.error));
+        QCOMPARE(d.cappedRows, qint64(2));
+        QCOMPARE(d.histogram->total(), std::int64_t{5});
+        QCOMPARE(d.sensitivity.l1, 2.0);
+        QCOMPARE(d.sensitivity.l2, 2.0);
+        // Laplace b = Δ1/ε = 2: variance 2b² = 8.
+        QCOMPARE(w.engine()->release().noiseVariance, 8.0);
+        QVERIFY(w.dataPanel()->summaryLabel()->text().contains(QStringLiteral("Δ1 = 2")));
+        QVERIFY(w.dataPanel()->summaryLabel()->text().contains(QStringLiteral("2 rows over the cap")));
+        QVERIFY(w.dataPanel()->neighbouringBox()->itemText(0).contains(QStringLiteral("Δ1 = 2")));
+        s.neighbouring = Neighbouring::Replace;
+        QVERIFY(applyAndWait(w, s));
+        QCOMPARE(w.engine()->dataset().sensitivity.l1, 4.0);
+        QVERIFY(std::abs(w.engine()->dataset().sensitivity.l2 - 2 * std::sqrt(2.0)) < 1e-12);
+        QCOMPARE(w.engine()->release().noiseVariance, 32.0);
+        QVERIFY(w.dataPanel()->neighbouringBox()->itemText(1).contains(QStringLiteral("Δ1 = 4")));
+        // Through the panel's spin box.
+        QSignalSpy shown(&w, &MainWindow::releaseShown);
+        w.dataPanel()->capBox()->setValue(3);
+        QVERIFY(shown.wait(30000));
+        QCOMPARE(w.document()->state().cap, 3);
+        QCOMPARE(w.engine()->dataset().sensitivity.l1, 6.0);
+    }
+
+    // The PostgreSQL dialog: "Test connection" runs on a worker (the GUI keeps processing events
+    // and the refusal comes back as a message); the password goes to the settings only when the
+    // user ticks the box, and is removed again when unticked.
+    void pgDialogTestsInTheBackground() {
+        ExplorerState s;
+        s.pgHost = QStringLiteral("127.0.0.1");
+        s.pgPort = 1;  // nothing listens there: refused at once
+        s.pgDatabase = QStringLiteral("census");
+        s.pgUser = QStringLiteral("analyst");
+        s.pgConnectTimeout = 2;
+        PgConnectionDialog dialog(s);
+        dialog.passwordEdit()->setText(QStringLiteral("pw"));
+        dialog.show();
+        QSignalSpy done(&dialog, &PgConnectionDialog::testFinished);
+        dialog.testConnection();
+        QVERIFY(done.wait(20000));
+        QCOMPARE(done.first().at(0).toBool(), false);
+        QVERIFY2(dialog.resultLabel()->text().contains(QStringLiteral("cannot open")),
+                 qPrintable(dialog.resultLabel()->text()));
+        QVERIFY(!dialog.resultLabel()->text().contains(QStringLiteral("pw")));
+        if (const QByteArray dir = qgetenv("DPX_TEST_SCREENSHOTS"); !dir.isEmpty()) {
+            dialog.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/pg_dialog.png"));
+        }
+        ExplorerState t = s;
+        dialog.applyTo(t);
+        QCOMPARE(t.source, SourceKind::Postgres);
+        QCOMPARE(t.pgPassword, QStringLiteral("pw"));
+        storePgPassword(t, false);
+        QVERIFY(rememberedPgPassword(t).isEmpty());
+        storePgPassword(t, true);
+        QCOMPARE(rememberedPgPassword(t), QStringLiteral("pw"));
+        storePgPassword(t, false);
+        QVERIFY(rememberedPgPassword(t).isEmpty());
+        QVERIFY(!ExplorerState(t).toJson().value(QStringLiteral("data")).toObject().value(
+                    QStringLiteral("postgresql")).toObject().contains(QStringLiteral("password")));
     }
 
     void screenshotIsSaved() {
