@@ -260,6 +260,49 @@ private Q_SLOTS:
     // CSV import options through the window: a semicolon file without a header, a ragged row
     // skipped and reported in the panel; with "stop" the same row is the error, in the panel and
     // the views; automatic bins say their range came from the data.
+    // The status bar's Cancel during a file load: the panel and the views say the load was
+    // cancelled (no hang waiting for a dataset that never comes), and Reload loads it again.
+    void cancelledLoadCanBeReloaded() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("big.csv"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,value\n");
+        QByteArray chunk;
+        for (int i = 0; i < 200000; ++i) {
+            chunk += QByteArray::number(i) + ',' + QByteArray::number(i % 97) + '\n';
+        }
+        f.write(chunk);
+        f.close();
+        MainWindow w;
+        w.show();
+        QVERIFY(applyAndWait(w, seed000(1)));
+        ExplorerState s = w.document()->state();
+        s.source = SourceKind::Csv;
+        s.csvPath = path;
+        s.column = QStringLiteral("value");
+        s.binning = BinningChoice::EqualWidth;
+        s.rangeLo = 0;
+        s.rangeHi = 100;
+        s.bins = 10;
+        QSignalSpy shown(&w, &MainWindow::releaseShown);
+        QVERIFY(w.document()->apply(s, QStringLiteral("open big")).hasValue());
+        QVERIFY(w.engine()->runner()->isRunning(QStringLiteral("data")));
+        w.engine()->runner()->cancelLong();  // what the status bar's Cancel button does
+        QTRY_VERIFY_WITH_TIMEOUT(w.engine()->dataset().error.contains(QStringLiteral("cancelled")),
+                                 10000);
+        QVERIFY(shown.wait(10000) || !shown.isEmpty());
+        QVERIFY(w.engine()->release().error.contains(QStringLiteral("cancelled")));
+        QVERIFY(w.dataPanel()->messageLabel()->text().contains(QStringLiteral("cancelled")));
+        shown.clear();
+        Q_EMIT w.dataPanel()->reloadRequested();
+        QVERIFY(shown.wait(30000));
+        const DatasetResult& d = w.engine()->dataset();
+        QVERIFY2(d.error.isEmpty(), qPrintable(d.error));
+        QCOMPARE(d.histogram->total(), std::int64_t{200000});
+        QVERIFY(w.engine()->release().error.isEmpty());
+    }
+
     void csvOptionsThroughTheWindow() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("semi.csv"));
