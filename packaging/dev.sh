@@ -4,7 +4,9 @@
 #   packaging/dev.sh run    build and launch dpexplorer on the built-in example dataset
 #   packaging/dev.sh test   build and run the whole test suite through ctest
 # Environment: BUILD_DIR (default: build), BUILD_TYPE (default: RelWithDebInfo),
-#              JOBS (default: nproc), DPX_CMAKE_ARGS (extra cmake arguments).
+#              JOBS (default: nproc), DPX_CMAKE_ARGS (extra cmake arguments),
+#              DPX_FUZZ_SECONDS (test: after ctest, fuzz the CSV reader for that many seconds with
+#              tests/fuzz/run-fuzz.sh; default 60 when CI=true, else skipped; 0 skips it).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -59,7 +61,33 @@ case "$mode" in
         ;;
     test)
         export QT_QPA_PLATFORM=offscreen
-        cd "$build_dir"
-        ctest --output-on-failure -j "$jobs" --timeout 900
+        fuzz_seconds="${DPX_FUZZ_SECONDS:-}"
+        if [ -z "$fuzz_seconds" ]; then
+            fuzz_seconds=0
+            [ "${CI:-}" = true ] && fuzz_seconds=60
+        fi
+        if [ "$fuzz_seconds" = 0 ]; then
+            echo "== fuzz: CSV reader fuzz run skipped (runs when CI=true; DPX_FUZZ_SECONDS=N runs it for N s)"
+            cd "$build_dir"
+            exec ctest --output-on-failure -j "$jobs" --timeout 900
+        fi
+        # ctest, then the short fuzz run (clang build in build-fuzz/, tests/fuzz/run-fuzz.sh);
+        # the ctest summary is repeated at the end so the fuzz log does not bury it.
+        ctest_log="$(mktemp)"
+        trap 'rm -f "$ctest_log"' EXIT
+        ctest_status=0
+        (cd "$build_dir" && ctest --output-on-failure -j "$jobs" --timeout 900) 2>&1 |
+            tee "$ctest_log" || ctest_status=$?
+        fuzz_status=0
+        JOBS="$jobs" bash tests/fuzz/run-fuzz.sh "$fuzz_seconds" || fuzz_status=$?
+        echo "== ctest: $(grep -E 'tests passed|tests failed' "$ctest_log" | tail -n 1)"
+        if [ "$fuzz_status" -eq 0 ]; then
+            echo "== fuzz: passed (${fuzz_seconds} s)"
+        else
+            echo "== fuzz: FAILED (see the reproducers above)"
+        fi
+        if [ "$ctest_status" -ne 0 ] || [ "$fuzz_status" -ne 0 ]; then
+            exit 1
+        fi
         ;;
 esac

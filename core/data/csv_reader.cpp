@@ -144,6 +144,7 @@ public:
 private:
     enum class Scan { Complete, NeedMore, Fatal };
     Scan scanRecord();
+    Scan recordTooLong(std::size_t current);
     // Advances p over plain bytes (not the delimiter, a line break, a quote, NUL or a byte
     // ≥ 0x80), eight at a time: a byte-wise zero test of the word XOR each special byte (the
     // lowest flagged byte of (x − 0x01…01) & ~x & 0x80…80 is exactly the first zero byte, see
@@ -238,6 +239,10 @@ Scanner::Scan Scanner::scanRecord() {
     const std::uint8_t* cls = cls_.data();
     std::size_t p = pos_;
     std::int64_t breaks = 0;  // line breaks inside quoted fields
+    // Over the length limit once the bytes scanned from the record start exceed it. It is checked
+    // where the scan stops for more data, at each field end and at the end of the file, so the
+    // first limit a record breaks (length, field count, or a quote left open at the end of the
+    // file) and its message do not depend on where the blocks end.
     auto tooLong = [&](std::size_t q) { return q - pos_ > limits_.maxRecordBytes; };
     while (true) {
         Field f;
@@ -248,8 +253,11 @@ Scanner::Scan Scanner::scanRecord() {
             ++p;
             while (true) {
                 if (p >= len_) {
+                    if (tooLong(p)) {
+                        return recordTooLong(f.begin);
+                    }
                     if (!eof_) {
-                        return tooLong(p) ? Scan::Fatal : Scan::NeedMore;
+                        return Scan::NeedMore;
                     }
                     fatal_ = {line_ + breaksBefore, static_cast<std::int64_t>(fields_.size()) + 1,
                               "unterminated quote: the quoted field that starts here runs to the "
@@ -259,7 +267,7 @@ Scanner::Scan Scanner::scanRecord() {
                 const std::uint8_t k = cls[static_cast<unsigned char>(b[p])];
                 if (k == kQuote) {
                     if (p + 1 >= len_ && !eof_) {
-                        return tooLong(p) ? Scan::Fatal : Scan::NeedMore;
+                        return tooLong(p) ? recordTooLong(f.begin) : Scan::NeedMore;
                     }
                     if (p + 1 < len_ && b[p + 1] == '"') {
                         f.escapes = true;
@@ -273,7 +281,7 @@ Scanner::Scan Scanner::scanRecord() {
                     ++breaks;
                 } else if (k == kCr) {
                     if (p + 1 >= len_ && !eof_) {
-                        return tooLong(p) ? Scan::Fatal : Scan::NeedMore;
+                        return tooLong(p) ? recordTooLong(f.begin) : Scan::NeedMore;
                     }
                     if (p + 1 >= len_ || b[p + 1] != '\n') {
                         ++breaks;
@@ -311,10 +319,13 @@ Scanner::Scan Scanner::scanRecord() {
             ++p;
         }
         if (p >= len_ && !eof_) {
-            return tooLong(p) ? Scan::Fatal : Scan::NeedMore;
+            return tooLong(p) ? recordTooLong(f.begin) : Scan::NeedMore;
         }
         f.end = p;
         fields_.push_back(f);
+        if (tooLong(p)) {
+            return recordTooLong(SIZE_MAX);
+        }
         if (fields_.size() > limits_.maxFields) {
             fatal_ = {line_, static_cast<std::int64_t>(fields_.size()),
                       "the record has more than " + groupThousands(limits_.maxFields) +
@@ -328,9 +339,6 @@ Scanner::Scan Scanner::scanRecord() {
         // End of record: a line break or the end of the file.
         recordBegin_ = pos_;
         recordEnd_ = p;
-        if (tooLong(p)) {
-            return Scan::Fatal;
-        }
         if (p < len_) {
             if (b[p] == '\r') {
                 if (p + 1 >= len_ && !eof_) {
@@ -348,6 +356,22 @@ Scanner::Scan Scanner::scanRecord() {
         pos_ = p;
         return Scan::Complete;
     }
+}
+
+// The record from pos_ is over maxRecordBytes. The message names the field that holds the first
+// byte over the limit: one of fields_, or the field being scanned that starts at `current`
+// (SIZE_MAX: none).
+Scanner::Scan Scanner::recordTooLong(std::size_t current) {
+    const std::size_t over = pos_ + limits_.maxRecordBytes;
+    std::size_t column = 0;
+    for (const Field& f : fields_) {
+        column += f.begin <= over ? 1 : 0;
+    }
+    column += current != SIZE_MAX && current <= over ? 1 : 0;
+    fatal_ = {line_, static_cast<std::int64_t>(std::max<std::size_t>(column, 1)),
+              "the record is longer than the limit of " + groupThousands(limits_.maxRecordBytes) +
+                  " bytes (an unterminated quote, or not a CSV file?)"};
+    return Scan::Fatal;
 }
 
 Scanner::Step Scanner::next() {
@@ -757,8 +781,10 @@ Expected<CsvSchema> inspectCsv(const std::string& path, const CsvOptions& o) {
                          : ValueType::Categorical;
     }
     for (const auto& [name, type] : o.types) {
+        // (clang 14 cannot capture a structured binding in a lambda: compare through a reference)
+        const std::string& wanted = name;
         auto it = std::find_if(schema.columns.begin(), schema.columns.end(),
-                               [&](const ColumnInfo& c) { return c.name == name; });
+                               [&](const ColumnInfo& c) { return c.name == wanted; });
         if (it == schema.columns.end()) {
             return Error{"a type is given for the column " + quotedName(name) +
                          ", but the file has no such column"};
