@@ -65,6 +65,8 @@ Usage:
                      [;closed] [;clamp] [;other] [;error]
                [--delimiter ,|;|tab|'|'] [--no-header] [--on-error stop|skip]
                [--type C=integer|float|categorical|date] [--id-column ID --cap K] [--threads T]
+               [--max-record-bytes N] [--max-fields N] [--max-file-bytes N]
+               --data also takes sqlite:PATH or postgresql://user@host:port/db, with --table T
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).

@@ -80,8 +80,9 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv) {
             q.csv.header = false;
             continue;
         }
-        static const char* const kKnown[] = {"data",      "column", "bins", "delimiter", "on-error",
-                                             "id-column", "cap",    "type", "threads",   "table"};
+        static const char* const kKnown[] = {
+            "data", "column", "bins",    "delimiter", "on-error",         "id-column",  "cap",
+            "type", "threads", "table", "max-record-bytes", "max-fields", "max-file-bytes"};
         if (std::find_if(std::begin(kKnown), std::end(kKnown),
                          [&](const char* k) { return name == k; }) == std::end(kKnown)) {
             return Error{"unknown option --" + name + " for this command"};
@@ -156,6 +157,28 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv) {
             return t.error();
         }
         q.csv.threads = static_cast<unsigned>(std::min<std::int64_t>(*t, 256));
+    }
+    // Hard limits of the CSV reader (CsvLimits): a record or a file over them is an error.
+    if (once.count("max-record-bytes")) {
+        auto v = positive("max-record-bytes", once["max-record-bytes"]);
+        if (!v) {
+            return v.error();
+        }
+        q.csv.limits.maxRecordBytes = static_cast<std::size_t>(*v);
+    }
+    if (once.count("max-fields")) {
+        auto v = positive("max-fields", once["max-fields"]);
+        if (!v) {
+            return v.error();
+        }
+        q.csv.limits.maxFields = static_cast<std::size_t>(*v);
+    }
+    if (once.count("max-file-bytes")) {
+        auto v = positive("max-file-bytes", once["max-file-bytes"]);
+        if (!v) {
+            return v.error();
+        }
+        q.csv.limits.maxFileBytes = static_cast<std::uint64_t>(*v);
     }
     if (once.count("id-column") != once.count("cap")) {
         return Error{"--id-column and --cap go together (rows per person are capped by id)"};

@@ -329,7 +329,8 @@ Scanner::Scan Scanner::scanRecord() {
         if (fields_.size() > limits_.maxFields) {
             fatal_ = {line_, static_cast<std::int64_t>(fields_.size()),
                       "the record has more than " + groupThousands(limits_.maxFields) +
-                          " fields, the limit"};
+                          (limits_.maxFields == 1 ? " field" : " fields") +
+                          ", the limit"};
             return Scan::Fatal;
         }
         if (p < len_ && cls[static_cast<unsigned char>(b[p])] == kDelim) {

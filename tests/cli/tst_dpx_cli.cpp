@@ -926,6 +926,19 @@ void TestDpxCli::histogramErrors() {
         {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"), QStringLiteral("--bogus"),
           QStringLiteral("1")},
          "unknown option --bogus"},
+        // The reader's hard limits, set from the command line.
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:3:3"),
+          QStringLiteral("--max-fields"), QStringLiteral("1")},
+         "line 1"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:3:3"),
+          QStringLiteral("--max-record-bytes"), QStringLiteral("2")},
+         "longer than"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:3:3"),
+          QStringLiteral("--max-file-bytes"), QStringLiteral("5")},
+         "limit"},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:3:3"),
+          QStringLiteral("--max-fields"), QStringLiteral("0")},
+         "at least 1"},
     };
     for (const Case& k : cases) {
         const Run r = dpx(k.args);

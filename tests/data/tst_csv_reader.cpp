@@ -593,7 +593,7 @@ void TestCsvReader::limits() {
     auto fields = csvHistograms(f, o, {request("a", "0:10:2")});
     QVERIFY(!fields);
     QVERIFY2(
-        fields.error().message.find("line 1, column 2: the record has more than 1 fields") == 0,
+        fields.error().message.find("line 1, column 2: the record has more than 1 field,") == 0,
         msg(fields.error()).constData());
     o = {};
     o.limits.maxFileBytes = 10;
