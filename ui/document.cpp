@@ -140,6 +140,7 @@ Status ExplorerDocument::loadSession(const QString& path,
     if (amend) {
         amend(loaded);
     }
+    ignoredKeys_ = ExplorerState::unknownKeys(doc.object());
     return apply(loaded, tr("open session"));
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QObject>
+#include <QStringList>
 #include <QString>
 #include <QUndoStack>
 #include <functional>
@@ -40,12 +41,15 @@ public:
     Status saveSession(const QString& path) const;
     Status loadSession(const QString& path,
                        const std::function<void(ExplorerState&)>& amend = {});
+    // Keys of the last loaded session that were not understood (ExplorerState::unknownKeys).
+    const QStringList& ignoredSessionKeys() const { return ignoredKeys_; }
 
 Q_SIGNALS:
     // After every change (including undo and redo): which aspects changed, and the new state.
     void changed(unsigned flags, const dpx::ui::ExplorerState& state);
 
 private:
+    QStringList ignoredKeys_;
     friend class StateCommand;
     void setState(const ExplorerState& s);
 

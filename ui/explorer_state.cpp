@@ -299,6 +299,31 @@ QJsonObject ExplorerState::toJson() const {
                        {QStringLiteral("view"), view}};
 }
 
+namespace {
+
+void collectUnknown(const QJsonObject& given, const QJsonObject& known, const QString& prefix,
+                    QStringList& out) {
+    for (auto it = given.begin(); it != given.end(); ++it) {
+        const QString path = prefix.isEmpty() ? it.key() : prefix + QLatin1Char('.') + it.key();
+        const auto k = known.find(it.key());
+        if (k == known.end()) {
+            out << path;
+        } else if (it->isObject() && k->isObject()) {
+            collectUnknown(it->toObject(), k->toObject(), path, out);
+        }
+    }
+}
+
+}  // namespace
+
+QStringList ExplorerState::unknownKeys(const QJsonObject& root) {
+    QStringList out;
+    if (auto s = fromJson(root)) {
+        collectUnknown(root, s->toJson(), QString(), out);
+    }
+    return out;
+}
+
 Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     if (root.value(QStringLiteral("format")).toString() != QLatin1String("dpexplorer-session")) {
         return Error{"not a DP Explorer session (the key \"format\" must be "

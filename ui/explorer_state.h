@@ -136,6 +136,9 @@ struct ExplorerState {
     // Missing keys keep their defaults; unknown keys are ignored; a present but invalid value is
     // an error naming the key.
     static Expected<ExplorerState> fromJson(const QJsonObject& o);
+    // Keys of a session that fromJson does not read ("data.bogus"): what toJson of the loaded
+    // state does not write back. A newer version's keys or a typo; the caller warns about them.
+    static QStringList unknownKeys(const QJsonObject& o);
 
     bool operator==(const ExplorerState&) const = default;
 };

@@ -478,11 +478,20 @@ Status MainWindow::openSqlite(const QString& path) {
 
 Status MainWindow::openSession(const QString& path) {
     // Sessions hold no password: use the one remembered for that connection, if the user asked.
-    return doc_->loadSession(path, [](ExplorerState& s) {
+    const Status st = doc_->loadSession(path, [](ExplorerState& s) {
         if (s.source == SourceKind::Postgres && s.pgPassword.isEmpty()) {
             s.pgPassword = rememberedPgPassword(s);
         }
     });
+    if (st && !doc_->ignoredSessionKeys().isEmpty()) {
+        const QStringList& keys = doc_->ignoredSessionKeys();
+        const QString text = tr("%1: ignored settings this version does not know (%2): written "
+                                "by a newer version, or misspelt?")
+                                 .arg(QFileInfo(path).fileName(), keys.join(QStringLiteral(", ")));
+        statusBar()->showMessage(text, 15000);
+        qWarning("%s", qPrintable(text));
+    }
+    return st;
 }
 
 void MainWindow::chooseSqlite() {

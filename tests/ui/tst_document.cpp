@@ -3,6 +3,7 @@
 // slider drags merge into one step, and sessions round-trip while broken files are refused.
 #include <QFile>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -111,6 +112,39 @@ private Q_SLOTS:
     // The data sources of issue #5 round-trip, the PostgreSQL password never reaches the file
     // (it stays in memory and in the undo stack only), and older sessions without "source" open
     // their CSV file as a CSV source.
+    // A session the app wrote has no key it does not understand; misspelt or newer keys are
+    // listed (the window warns about them) and the rest of the session still loads.
+    void unknownSessionKeysAreReported() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        ExplorerDocument doc;
+        ExplorerState s = doc.state();
+        s.source = SourceKind::Csv;
+        s.csvPath = QStringLiteral("/tmp/x.csv");
+        s.idColumn = QStringLiteral("id");
+        s.cap = 2;
+        QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
+        QVERIFY(doc.saveSession(path).hasValue());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+        f.close();
+        QCOMPARE(ExplorerState::unknownKeys(root), QStringList());
+        QJsonObject data = root.value(QStringLiteral("data")).toObject();
+        data.insert(QStringLiteral("bisn"), 12);
+        root.insert(QStringLiteral("data"), data);
+        root.insert(QStringLiteral("future"), true);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(root).toJson());
+        f.close();
+        ExplorerDocument other;
+        QVERIFY(other.loadSession(path).hasValue());
+        QStringList keys = other.ignoredSessionKeys();
+        keys.sort();
+        QCOMPARE(keys, (QStringList{QStringLiteral("data.bisn"), QStringLiteral("future")}));
+        QCOMPARE(other.state().cap, 2);
+    }
+
     void sourcesRoundTripWithoutPassword() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("pg.json"));
