@@ -1,0 +1,430 @@
+#include "core/budget.h"
+
+#include <boost/multiprecision/cpp_int.hpp>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <system_error>
+
+#include "core/validation.h"
+
+namespace dpx {
+
+namespace {
+
+using Rational = boost::multiprecision::cpp_rational;
+using BigInt = boost::multiprecision::cpp_int;
+
+// The shortest decimal that rounds to x (std::to_chars), as an exact rational. Precondition: x
+// finite.
+Rational decimalValue(double x) {
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof buf, x);  // shortest round-trip form
+    const std::string s(buf, res.ptr);
+    // Forms: [-]digits[.digits][e[+-]digits]
+    std::size_t i = 0;
+    const bool negative = s[0] == '-';
+    if (negative) {
+        ++i;
+    }
+    BigInt mantissa = 0;
+    long exponent = 0;
+    bool afterPoint = false;
+    for (; i < s.size() && s[i] != 'e'; ++i) {
+        if (s[i] == '.') {
+            afterPoint = true;
+            continue;
+        }
+        mantissa = mantissa * 10 + (s[i] - '0');
+        if (afterPoint) {
+            --exponent;
+        }
+    }
+    if (i < s.size()) {
+        exponent += std::stol(s.substr(i + 1));
+    }
+    Rational r(mantissa);
+    const BigInt scale =
+        boost::multiprecision::pow(BigInt(10), static_cast<unsigned>(std::labs(exponent)));
+    r = exponent >= 0 ? r * Rational(scale) : r / Rational(scale);
+    return negative ? -r : r;
+}
+
+// The exact binary value of x (finite).
+Rational binaryValue(double x) {
+    int e = 0;
+    const double m = std::frexp(x, &e);                         // x = m·2^e, 0.5 ≤ |m| < 1
+    const auto mi = static_cast<long long>(std::ldexp(m, 53));  // exact: 53-bit integer
+    Rational r(mi);
+    const int shift = e - 53;
+    const BigInt p = BigInt(1) << static_cast<unsigned>(std::abs(shift));
+    return shift >= 0 ? r * Rational(p) : r / Rational(p);
+}
+
+// The largest double whose decimal reading is ≤ r (r ≥ 0 and below DBL_MAX).
+double roundDownDecimal(const Rational& r) {
+    double d = r.convert_to<double>();
+    if (!std::isfinite(d)) {
+        return d;  // beyond the double range: nothing finer to say
+    }
+    while (decimalValue(d) > r) {
+        d = std::nextafter(d, -std::numeric_limits<double>::infinity());
+    }
+    return d;
+}
+
+// The smallest double ≥ r in binary value (for reporting spent amounts: never understated).
+double roundUp(const Rational& r) {
+    double d = r.convert_to<double>();
+    if (!std::isfinite(d)) {
+        return d;  // beyond the double range: nothing finer to say
+    }
+    while (binaryValue(d) < r) {
+        d = std::nextafter(d, std::numeric_limits<double>::infinity());
+    }
+    return d;
+}
+
+// The largest double ≤ r in binary value (for reporting remaining amounts: never overstated).
+double roundDown(const Rational& r) {
+    double d = r.convert_to<double>();
+    if (!std::isfinite(d)) {
+        return d;  // beyond the double range: nothing finer to say
+    }
+    while (binaryValue(d) > r) {
+        d = std::nextafter(d, -std::numeric_limits<double>::infinity());
+    }
+    return d;
+}
+
+std::string fraction(const Rational& r) {
+    return r.str();
+}
+
+Status validateRho(double rho) {
+    if (!std::isfinite(rho) || rho < 0) {
+        return Error{"ρ must be finite and ≥ 0 (got " + formatNumber(rho) + ")"};
+    }
+    return okStatus();
+}
+
+struct Sums {
+    Rational epsilon, delta, rho;
+    bool allHaveRho = true;
+};
+
+Sums sumCharges(const std::vector<BudgetCharge>& charges) {
+    Sums s;
+    for (const auto& c : charges) {
+        s.epsilon += decimalValue(c.epsilon);
+        s.delta += decimalValue(c.delta);
+        if (c.rho) {
+            s.rho += decimalValue(*c.rho);
+        } else {
+            s.allHaveRho = false;
+        }
+    }
+    return s;
+}
+
+// ρ_budget·(1 − margin) as an exact rational of the double (the safe side of the conversion).
+Rational rhoAllowance(const BudgetTotal& t) {
+    const double budget = *zcdpBudget(t.epsilon, t.delta);
+    return binaryValue(budget * (1 - kZcdpRelativeMargin));
+}
+
+}  // namespace
+
+const char* compositionName(Composition c) {
+    return c == Composition::Zcdp ? "zcdp" : "basic";
+}
+
+Expected<Composition> compositionFromName(const std::string& name) {
+    if (name == "basic") {
+        return Composition::Basic;
+    }
+    if (name == "zcdp") {
+        return Composition::Zcdp;
+    }
+    return Error{"unknown composition '" + name + "' (use basic or zcdp)"};
+}
+
+Expected<double> zcdpOfPureDp(double epsilon) {
+    if (auto s = validateEpsilon(epsilon); !s) {
+        return s.error();
+    }
+    return epsilon * epsilon / 2;
+}
+
+Expected<double> gaussianRho(double l2Sensitivity, double sigma) {
+    if (auto s = validatePositiveFinite(l2Sensitivity, "the L2 sensitivity Δ2"); !s) {
+        return s.error();
+    }
+    if (auto s = validatePositiveFinite(sigma, "σ"); !s) {
+        return s.error();
+    }
+    const double r = l2Sensitivity / sigma;
+    return r * r / 2;
+}
+
+Expected<double> zcdpToEpsilon(double rho, double delta) {
+    if (auto s = validateRho(rho); !s) {
+        return s.error();
+    }
+    if (auto s = validateDelta(delta); !s) {
+        return s.error();
+    }
+    return rho + 2 * std::sqrt(rho * -std::log(delta));
+}
+
+Expected<double> zcdpBudget(double epsilon, double delta) {
+    if (auto s = validateEpsilon(epsilon); !s) {
+        return s.error();
+    }
+    if (auto s = validateDelta(delta); !s) {
+        return s.error();
+    }
+    const double l = -std::log(delta);
+    const double root = std::sqrt(epsilon + l) + std::sqrt(l);
+    return epsilon * epsilon / (root * root);
+}
+
+Status BudgetCharge::validate() const {
+    if (!std::isfinite(epsilon) || epsilon < 0) {
+        return Error{"the ε of '" + label + "' must be finite and ≥ 0 (got " +
+                     formatNumber(epsilon) + ")"};
+    }
+    if (!std::isfinite(delta) || delta < 0 || delta >= 1) {
+        return Error{"the δ of '" + label + "' must be in [0, 1) (got " + formatNumber(delta) +
+                     ")"};
+    }
+    if (rho) {
+        if (auto s = validateRho(*rho); !s) {
+            return Error{"the ρ of '" + label + "': " + s.error().message};
+        }
+    }
+    if (epsilon == 0 && delta == 0 && rho.value_or(0) == 0) {
+        return Error{"the release '" + label + "' spends nothing (ε = δ = ρ = 0)"};
+    }
+    return okStatus();
+}
+
+Expected<BudgetCharge> pureDpCharge(std::string label, double epsilon) {
+    auto rho = zcdpOfPureDp(epsilon);
+    if (!rho) {
+        return rho.error();
+    }
+    return BudgetCharge{std::move(label), epsilon, 0, *rho};
+}
+
+Expected<BudgetCharge> gaussianCharge(std::string label, double epsilon, double delta,
+                                      double l2Sensitivity, double sigma) {
+    if (auto s = validateEpsilon(epsilon); !s) {
+        return s.error();
+    }
+    if (auto s = validateDelta(delta); !s) {
+        return s.error();
+    }
+    auto rho = gaussianRho(l2Sensitivity, sigma);
+    if (!rho) {
+        return rho.error();
+    }
+    return BudgetCharge{std::move(label), epsilon, delta, *rho};
+}
+
+Status BudgetTotal::validate() const {
+    if (auto s = validateEpsilon(epsilon); !s) {
+        return Error{"total budget: " + s.error().message};
+    }
+    if (!std::isfinite(delta) || delta < 0 || delta >= 1) {
+        return Error{"total budget: δ must be in [0, 1) (got " + formatNumber(delta) + ")"};
+    }
+    return okStatus();
+}
+
+Expected<BudgetLedger> BudgetLedger::create(BudgetTotal total, Composition composition) {
+    if (auto s = total.validate(); !s) {
+        return s.error();
+    }
+    if (composition == Composition::Zcdp && total.delta == 0) {
+        return Error{
+            "zCDP accounting needs a total δ > 0 (ρ-zCDP gives (ε, δ)-DP only for δ > 0); "
+            "use basic composition for a pure ε budget"};
+    }
+    return BudgetLedger(total, composition);
+}
+
+Status BudgetLedger::fits(const BudgetCharge& next) const {
+    if (auto s = next.validate(); !s) {
+        return s;
+    }
+    const Sums s = sumCharges(charges_);
+    if (composition_ == Composition::Basic) {
+        if (next.epsilon == 0 && next.delta == 0) {
+            return Error{"'" + next.label +
+                         "' has only a zCDP ρ; basic composition needs its (ε, δ)"};
+        }
+        const Rational eps = s.epsilon + decimalValue(next.epsilon);
+        const Rational delta = s.delta + decimalValue(next.delta);
+        const Rational totalEps = decimalValue(total_.epsilon);
+        const Rational totalDelta = decimalValue(total_.delta);
+        if (eps > totalEps) {
+            return Error{"'" + next.label + "' does not fit: ε would total " +
+                         formatNumber(roundUp(eps)) + " > budget " + formatNumber(total_.epsilon) +
+                         " (left: " + formatNumber(roundDown(totalEps - s.epsilon)) + ")"};
+        }
+        if (delta > totalDelta) {
+            return Error{"'" + next.label + "' does not fit: δ would total " +
+                         formatNumber(roundUp(delta)) + " > budget " + formatNumber(total_.delta) +
+                         " (left: " + formatNumber(roundDown(totalDelta - s.delta)) + ")"};
+        }
+        return okStatus();
+    }
+    if (!next.rho) {
+        return Error{"'" + next.label +
+                     "' has no zCDP ρ (only pure-DP and Gaussian releases can be accounted with "
+                     "zCDP); use basic composition"};
+    }
+    const Rational rho = s.rho + decimalValue(*next.rho);
+    const Rational allowance = rhoAllowance(total_);
+    if (rho > allowance) {
+        return Error{"'" + next.label + "' does not fit: ρ would total " +
+                     formatNumber(roundUp(rho)) + " > " + formatNumber(roundDown(allowance)) +
+                     ", the ρ whose conversion stays within (ε, δ) = (" +
+                     formatNumber(total_.epsilon) + ", " + formatNumber(total_.delta) +
+                     ") with a relative safety margin of 1e-12"};
+    }
+    return okStatus();
+}
+
+Status BudgetLedger::charge(BudgetCharge next) {
+    if (auto s = fits(next); !s) {
+        return s;
+    }
+    charges_.push_back(std::move(next));
+    return okStatus();
+}
+
+Status BudgetLedger::remove(std::size_t index) {
+    if (index >= charges_.size()) {
+        return Error{"no release number " + std::to_string(index + 1) + " in the ledger (" +
+                     std::to_string(charges_.size()) + " releases)"};
+    }
+    charges_.erase(charges_.begin() + static_cast<std::ptrdiff_t>(index));
+    return okStatus();
+}
+
+BudgetUsage BudgetLedger::usage() const {
+    BudgetUsage u;
+    u.composition = composition_;
+    const Sums s = sumCharges(charges_);
+    if (composition_ == Composition::Basic) {
+        u.epsilonSpent = roundUp(s.epsilon);
+        u.deltaSpent = roundUp(s.delta);
+        u.epsilonRemaining = roundDown(decimalValue(total_.epsilon) - s.epsilon);
+        u.deltaRemaining = roundDown(decimalValue(total_.delta) - s.delta);
+        u.epsilonSpentExact = fraction(s.epsilon);
+        u.deltaSpentExact = fraction(s.delta);
+        return u;
+    }
+    const Rational allowance = rhoAllowance(total_);
+    u.rhoBudget = roundDown(allowance);
+    u.rhoSpent = roundUp(s.rho);
+    u.rhoRemaining = roundDown(allowance - s.rho);
+    const double eps = u.rhoSpent == 0 ? 0.0 : *zcdpToEpsilon(u.rhoSpent, total_.delta);
+    // Conversion error is a few ulps; state the spent ε on the high side.
+    u.epsilonSpent = eps * (1 + kZcdpRelativeMargin);
+    u.deltaSpent = charges_.empty() ? 0.0 : total_.delta;
+    u.epsilonRemaining = std::max(0.0, (total_.epsilon - u.epsilonSpent) * (1 - 1e-15));
+    u.deltaRemaining = total_.delta - u.deltaSpent;
+    return u;
+}
+
+Expected<std::vector<double>> splitBudget(double total, const std::vector<double>& weights) {
+    if (!std::isfinite(total) || total <= 0) {
+        return Error{"the total to split must be finite and > 0 (got " + formatNumber(total) + ")"};
+    }
+    if (weights.empty()) {
+        return Error{"no weights to split the budget by"};
+    }
+    Rational sum = 0;
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        const double w = weights[i];
+        if (!std::isfinite(w) || w < 0) {
+            return Error{"weight " + std::to_string(i + 1) + " must be finite and ≥ 0 (got " +
+                         formatNumber(w) + ")"};
+        }
+        sum += decimalValue(w);
+    }
+    if (sum == 0) {
+        return Error{"the weights are all 0"};
+    }
+    const Rational t = decimalValue(total);
+    std::vector<double> shares;
+    shares.reserve(weights.size());
+    for (double w : weights) {
+        shares.push_back(roundDownDecimal(t * decimalValue(w) / sum));
+    }
+    return shares;
+}
+
+Expected<double> epsilonForAccuracy(const std::function<double(double)>& errorAt, double target,
+                                    double epsilonLow, double epsilonHigh,
+                                    double relativeTolerance) {
+    if (!errorAt) {
+        return Error{"no error function given"};
+    }
+    if (!std::isfinite(target) || target <= 0) {
+        return Error{"the accuracy target must be finite and > 0 (got " + formatNumber(target) +
+                     ")"};
+    }
+    if (!std::isfinite(epsilonLow) || !std::isfinite(epsilonHigh) || epsilonLow <= 0 ||
+        epsilonHigh < epsilonLow) {
+        return Error{"the ε search range needs 0 < low ≤ high, both finite (got " +
+                     formatNumber(epsilonLow) + ", " + formatNumber(epsilonHigh) + ")"};
+    }
+    if (!std::isfinite(relativeTolerance) || relativeTolerance < 1e-15 || relativeTolerance > 1) {
+        return Error{"the relative tolerance must be in [1e-15, 1] (got " +
+                     formatNumber(relativeTolerance) + ")"};
+    }
+    auto eval = [&](double e) -> Expected<double> {
+        const double v = errorAt(e);
+        if (std::isnan(v)) {
+            return Error{"the error function returned NaN at ε = " + formatNumber(e)};
+        }
+        return v;
+    };
+    auto high = eval(epsilonHigh);
+    if (!high) {
+        return high.error();
+    }
+    if (*high > target) {
+        return Error{"the target " + formatNumber(target) + " is not reached for ε ≤ " +
+                     formatNumber(epsilonHigh) + " (error there: " + formatNumber(*high) + ")"};
+    }
+    auto low = eval(epsilonLow);
+    if (!low) {
+        return low.error();
+    }
+    if (*low <= target) {
+        return epsilonLow;
+    }
+    double lo = epsilonLow, hi = epsilonHigh;  // error(lo) > target ≥ error(hi)
+    for (int i = 0; i < 200 && hi / lo - 1 > relativeTolerance; ++i) {
+        double mid = std::sqrt(lo * hi);
+        if (!(mid > lo && mid < hi)) {
+            mid = lo + (hi - lo) / 2;
+            if (!(mid > lo && mid < hi)) {
+                break;  // adjacent doubles
+            }
+        }
+        auto v = eval(mid);
+        if (!v) {
+            return v.error();
+        }
+        (*v <= target ? hi : lo) = mid;
+    }
+    return hi;
+}
+
+}  // namespace dpx
