@@ -1,0 +1,841 @@
+#include "core/tradeoff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "core/count_analysis.h"
+#include "core/expected_error.h"
+#include "core/mechanism.h"
+#include "core/validation.h"
+
+namespace dpx {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string num(double v) {
+    return formatNumber(v);
+}
+
+const char* lpObjectiveName(const CountLpSpec& lp) {
+    if (lp.aggregate == LpAggregate::Max) {
+        switch (lp.cost) {
+            case LpCostKind::L0:
+                return "minimax-l0";
+            case LpCostKind::L0d:
+                return "minimax-l0d";
+            case LpCostKind::L1:
+                return "minimax-l1";
+            case LpCostKind::L2:
+                return "minimax-l2";
+            case LpCostKind::Custom:
+                return "minimax-custom";
+        }
+    }
+    switch (lp.cost) {
+        case LpCostKind::L0:
+            return "l0";
+        case LpCostKind::L0d:
+            return "l0d";
+        case LpCostKind::L1:
+            return "l1";
+        case LpCostKind::L2:
+            return "l2";
+        case LpCostKind::Custom:
+            return "custom";
+    }
+    return "?";
+}
+
+// The truth as the error computations see it, and n for count mechanisms.
+struct Prepared {
+    std::vector<std::int64_t> counts;
+    TruthModel truth;
+    int n = 0;
+};
+
+Expected<Prepared> prepare(const Histogram& h, const TradeoffConfig& config) {
+    if (auto s = config.validate(); !s) {
+        return s.error();
+    }
+    Prepared p;
+    p.counts = h.counts();
+    p.truth = TruthModel{h.countsAsDouble(), h.positions()};
+    if (auto s = p.truth.validate(); !s) {
+        return s.error();
+    }
+    if (isCountTradeoffMechanism(config.mechanism)) {
+        const std::int64_t largest = *std::max_element(p.counts.begin(), p.counts.end());
+        if (largest > kMaxCountPeople) {
+            return Error{"count mechanisms work on counts up to " +
+                         std::to_string(kMaxCountPeople) + ", but the largest bin holds " +
+                         std::to_string(largest)};
+        }
+        const int n = config.countPeople > 0 ? config.countPeople
+                                             : static_cast<int>(std::max<std::int64_t>(largest, 1));
+        if (largest > n) {
+            return Error{"the group size n = " + std::to_string(n) +
+                         " is smaller than the largest bin count (" + std::to_string(largest) +
+                         "): every count must be in 0…n"};
+        }
+        p.n = n;
+    }
+    return p;
+}
+
+Expected<CalibratedMechanism> calibrateAt(const TradeoffConfig& c, double epsilon) {
+    MechanismSpec spec;
+    spec.kind = c.mechanism == TradeoffMechanism::Laplace     ? MechanismKind::Laplace
+                : c.mechanism == TradeoffMechanism::Geometric ? MechanismKind::Geometric
+                                                              : MechanismKind::Gaussian;
+    spec.epsilon = epsilon;
+    spec.delta = c.mechanism == TradeoffMechanism::Gaussian ? c.delta : 0;
+    spec.calibration = c.calibration;
+    return calibrate(spec, c.sensitivity);
+}
+
+// The matrix of a count mechanism at ε (LP: one cold solve).
+Expected<CountMechanism> matrixAt(const TradeoffConfig& c, int n, double epsilon,
+                                  const std::stop_token& stop) {
+    switch (c.mechanism) {
+        case TradeoffMechanism::CountGeometric:
+            return truncatedGeometric(n, epsilon);
+        case TradeoffMechanism::CountExplicitFair:
+            return explicitFair(n, epsilon);
+        case TradeoffMechanism::CountOptimal: {
+            CountLpSpec spec = c.lp;
+            spec.n = n;
+            spec.epsilon = epsilon;
+            auto r = designCountMechanism(spec, stop);
+            if (!r) {
+                return r.error();
+            }
+            if (r->status != LpStatus::Optimal) {
+                return Error{std::string("the linear program ended '") + lpStatusName(r->status) +
+                             "' at ε = " + num(epsilon)};
+            }
+            return *r->mechanism;
+        }
+        default:
+            return Error{"not a count mechanism"};
+    }
+}
+
+double scaleDivisor(const MetricSpec& m, double total) {
+    if (m.scale != Scale::Frequencies) {
+        return 1;
+    }
+    return m.metric == Metric::SSE ? total * total : total;
+}
+
+// Exact error of a count matrix, or nullopt when there is no exact method (see the header).
+std::optional<double> exactCountError(const CountMechanism& m, const Prepared& p,
+                                      const TradeoffConfig& c) {
+    if (c.estimator != EstimatorKind::Identity && c.estimator != EstimatorKind::Clamp) {
+        return std::nullopt;
+    }
+    const Metric metric = c.metric.metric;
+    if (metric == Metric::W1) {
+        return std::nullopt;
+    }
+    std::vector<InputErrorDistribution> laws;
+    laws.reserve(p.counts.size());
+    for (std::int64_t j : p.counts) {
+        laws.push_back(*inputErrorDistribution(m, static_cast<std::size_t>(j)));
+    }
+    double sum = 0;
+    if (metric == Metric::SSE || metric == Metric::L1) {
+        for (const auto& d : laws) {
+            sum += metric == Metric::SSE ? d.meanSquare : d.meanAbs;
+        }
+    } else {
+        // E[max_i |e_i|] = Σ_{t=0}^{n−1} Pr[max |e_i| > t] = Σ_t (1 − Π_i (1 − Pr[|e_i| > t])),
+        // bins independent; the product as exp(Σ log1p(−p_i)) keeps small tails accurate.
+        for (int t = 0; t < p.n; ++t) {
+            double logKeep = 0;
+            for (const auto& d : laws) {
+                logKeep += std::log1p(-std::min(1.0, d.pOffByMoreThan(t)));
+            }
+            sum += -std::expm1(logKeep);
+        }
+    }
+    return sum / scaleDivisor(c.metric, p.truth.total());
+}
+
+std::uint64_t splitmix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+// Monte Carlo over a count matrix: trial t draws every bin from its column with seed
+// splitmix(seed ⊕ splitmix(t)) (sampleOutputs), so results depend on the seed only.
+CurvePoint monteCarloCount(const CountMechanism& m, const Prepared& p, const TradeoffConfig& c,
+                           double epsilon, const CurveOptions& o,
+                           const std::function<void(double)>& progress) {
+    CurvePoint pt;
+    pt.epsilon = epsilon;
+    EstimatorWorkspace ws;
+    std::vector<double> work(p.counts.size());
+    double sum = 0, sumSq = 0;
+    std::uint64_t done = 0;
+    const double total = p.truth.total();
+    for (; done < o.trials; ++done) {
+        if (o.stop.stop_requested()) {
+            break;
+        }
+        auto drawn = sampleOutputs(m, p.counts, splitmix(o.seed ^ splitmix(done)));
+        if (!drawn) {
+            pt.value = kNaN;
+            pt.method = "unavailable: " + drawn.error().message;
+            return pt;
+        }
+        std::copy(drawn->begin(), drawn->end(), work.begin());
+        if (c.estimator != EstimatorKind::Identity) {
+            estimateInPlace({c.estimator, 0}, work, ws);
+        }
+        const double v = evaluateMetric(c.metric, p.truth.counts, work, p.truth.positions, total);
+        sum += v;
+        sumSq += v * v;
+        if (progress && done % 1024 == 0) {
+            progress(static_cast<double>(done) / static_cast<double>(o.trials));
+        }
+    }
+    pt.trials = done;
+    if (done < 2) {
+        pt.value = kNaN;
+        pt.method =
+            o.stop.stop_requested() ? "unavailable: cancelled" : "unavailable: fewer than 2 trials";
+        return pt;
+    }
+    const double n = static_cast<double>(done);
+    const double mean = sum / n;
+    const double var = std::max(0.0, (sumSq - n * mean * mean) / (n - 1));
+    const double half = 1.96 * std::sqrt(var / n);
+    pt.value = mean;
+    pt.ciLow = mean - half;
+    pt.ciHigh = mean + half;
+    pt.method = "Monte Carlo";
+    if (o.stop.stop_requested()) {
+        pt.method = "unavailable: cancelled";
+        pt.value = kNaN;
+    }
+    return pt;
+}
+
+CurvePoint missing(double epsilon, const std::string& why) {
+    CurvePoint p;
+    p.epsilon = epsilon;
+    p.value = p.ciLow = p.ciHigh = kNaN;
+    p.method = "unavailable: " + why;
+    return p;
+}
+
+CurvePoint exactPoint(double epsilon, double value, const std::string& method) {
+    CurvePoint p;
+    p.epsilon = epsilon;
+    p.value = p.ciLow = p.ciHigh = value;
+    p.method = "exact (" + method + ")";
+    p.exact = true;
+    return p;
+}
+
+// One point of a noise-per-bin configuration.
+CurvePoint noisePoint(const Prepared& p, const TradeoffConfig& c, double epsilon,
+                      const CurveOptions& o, const std::function<void(double)>& progress) {
+    auto mech = calibrateAt(c, epsilon);
+    if (!mech) {
+        return missing(epsilon, mech.error().message);
+    }
+    const EstimatorSpec est{c.estimator, mech->noise.variance()};
+    if (!o.forceMonteCarlo && exactMethodAvailable(p.truth, mech->noise, est, c.metric)) {
+        auto e = exactExpectedError(p.truth, mech->noise, est, c.metric);
+        if (e) {
+            return exactPoint(epsilon, e->value, e->method);
+        }
+    }
+    MonteCarloOptions mo;
+    mo.trials = o.trials;
+    mo.seed = o.seed;  // the same seed at every ε: common random numbers along the curve
+    mo.threads = o.threads;
+    mo.stop = o.stop;
+    mo.progress = progress;
+    auto mc = monteCarloExpectedError(p.truth, mech->noise, std::span(&est, 1),
+                                      std::span(&c.metric, 1), mo);
+    if (!mc) {
+        return missing(epsilon, mc.error().message);
+    }
+    if (mc->cancelled) {
+        return missing(epsilon, "cancelled");
+    }
+    const ErrorEstimate& r = mc->values[0][0];
+    CurvePoint pt;
+    pt.epsilon = epsilon;
+    pt.value = r.value;
+    pt.ciLow = r.ciLow;
+    pt.ciHigh = r.ciHigh;
+    pt.method = "Monte Carlo";
+    pt.trials = r.trials;
+    return pt;
+}
+
+CurvePoint countPoint(const CountMechanism& m, const Prepared& p, const TradeoffConfig& c,
+                      double epsilon, const CurveOptions& o,
+                      const std::function<void(double)>& progress) {
+    if (!o.forceMonteCarlo) {
+        if (auto v = exactCountError(m, p, c)) {
+            return exactPoint(epsilon, *v, "per-bin error laws of the matrix");
+        }
+    }
+    return monteCarloCount(m, p, c, epsilon, o, progress);
+}
+
+// The exact error at ε, or an error saying why there is none.
+Expected<double> exactErrorAt(const Prepared& p, const TradeoffConfig& c, double epsilon) {
+    if (!isCountTradeoffMechanism(c.mechanism)) {
+        auto mech = calibrateAt(c, epsilon);
+        if (!mech) {
+            return mech.error();
+        }
+        const EstimatorSpec est{c.estimator, mech->noise.variance()};
+        if (auto s = exactMethodAvailable(p.truth, mech->noise, est, c.metric); !s) {
+            return Error{"solving for ε needs an exact error, and " + c.name() +
+                         " with this metric has none (" + s.error().message + ")"};
+        }
+        auto e = exactExpectedError(p.truth, mech->noise, est, c.metric);
+        if (!e) {
+            return e.error();
+        }
+        return e->value;
+    }
+    auto m = matrixAt(c, p.n, epsilon, {});
+    if (!m) {
+        return m.error();
+    }
+    if (auto v = exactCountError(*m, p, c)) {
+        return *v;
+    }
+    return Error{"solving for ε needs an exact error, and " + c.name() +
+                 " has none (count matrices: identity or clamp with SSE, L1 or L∞)"};
+}
+
+// Smallest ε in [lo, hi] with f(ε) ≤ target, f decreasing (checked on 17 points).
+// `show(value)` formats a value for messages, `unmet` the comparison that fails ("> 2.5").
+template <class F, class Show>
+Expected<EpsilonSolution> bisectDecreasing(const F& f, double target, double lo, double hi,
+                                           const Show& show, const std::string& unmet) {
+    if (!(std::isfinite(lo) && std::isfinite(hi) && lo > 0 && lo < hi)) {
+        return Error{"the ε range must satisfy 0 < lo < hi (finite), got [" + num(lo) + ", " +
+                     num(hi) + "]"};
+    }
+    if (!std::isfinite(target)) {
+        return Error{"the target must be finite"};
+    }
+    EpsilonSolution s;
+    auto eval = [&](double e) -> Expected<double> {
+        ++s.evaluations;
+        return f(e);
+    };
+    auto fHi = eval(hi);
+    if (!fHi) {
+        return fHi.error();
+    }
+    if (!(*fHi <= target)) {
+        return Error{"the target is not reachable in the range: even ε = " + num(hi) + " gives " +
+                     show(*fHi) + " " + unmet};
+    }
+    // Monotonicity on the bracket.
+    constexpr int kChecks = 17;
+    const double a0 = std::log(lo), b0 = std::log(hi);
+    double prevE = 0, prevV = 0;
+    for (int k = 0; k < kChecks; ++k) {
+        const double e =
+            k == kChecks - 1 ? hi : std::exp(a0 + (b0 - a0) * k / static_cast<double>(kChecks - 1));
+        auto v = k == kChecks - 1 ? Expected<double>(*fHi) : eval(e);
+        if (!v) {
+            return v.error();
+        }
+        if (k > 0 && *v > prevV + 1e-9 * std::max(std::abs(prevV), 1e-300)) {
+            return Error{"the error is not decreasing in ε on [" + num(lo) + ", " + num(hi) +
+                         "]: ε = " + num(prevE) + " gives " + show(prevV) + " but ε = " + num(e) +
+                         " gives " + show(*v) + "; bisection would not be reliable"};
+        }
+        prevE = e;
+        prevV = *v;
+    }
+    auto fLo = eval(lo);
+    if (!fLo) {
+        return fLo.error();
+    }
+    if (*fLo <= target) {
+        s.epsilon = lo;
+        s.value = *fLo;
+        return s;
+    }
+    double a = a0, b = b0, fb = *fHi;
+    const double tol = std::log1p(1e-6);
+    while (b - a > tol) {
+        const double mid = 0.5 * (a + b);
+        auto v = eval(std::exp(mid));
+        if (!v) {
+            return v.error();
+        }
+        if (*v <= target) {
+            b = mid;
+            fb = *v;
+        } else {
+            a = mid;
+        }
+    }
+    s.epsilon = std::exp(b);
+    s.value = fb;
+    return s;
+}
+
+struct SortedCurve {
+    std::vector<std::pair<double, double>> pts;  // valid (ε, value), ε increasing
+};
+
+SortedCurve sortedValid(const ErrorCurve& c) {
+    SortedCurve s;
+    for (const auto& p : c.points) {
+        if (p.valid() && p.epsilon > 0 && std::isfinite(p.epsilon)) {
+            s.pts.emplace_back(p.epsilon, p.value);
+        }
+    }
+    std::stable_sort(s.pts.begin(), s.pts.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    return s;
+}
+
+bool sameEpsilon(double a, double b) {
+    return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b));
+}
+
+double valueAt(const SortedCurve& s, double e, bool* interpolated) {
+    if (interpolated) {
+        *interpolated = false;
+    }
+    const auto& v = s.pts;
+    if (v.empty()) {
+        return kNaN;
+    }
+    auto it = std::lower_bound(v.begin(), v.end(), e,
+                               [](const auto& p, double x) { return p.first < x; });
+    if (it != v.end() && sameEpsilon(it->first, e)) {
+        return it->second;
+    }
+    if (it != v.begin() && sameEpsilon(std::prev(it)->first, e)) {
+        return std::prev(it)->second;
+    }
+    if (it == v.begin() || it == v.end()) {
+        return kNaN;  // outside the curve's range: no extrapolation
+    }
+    const auto& [e0, v0] = *std::prev(it);
+    const auto& [e1, v1] = *it;
+    const double t = (std::log(e) - std::log(e0)) / (std::log(e1) - std::log(e0));
+    if (interpolated) {
+        *interpolated = true;
+    }
+    if (v0 > 0 && v1 > 0) {
+        return std::exp(std::log(v0) + t * (std::log(v1) - std::log(v0)));
+    }
+    return v0 + t * (v1 - v0);
+}
+
+}  // namespace
+
+const char* tradeoffMechanismName(TradeoffMechanism m) {
+    switch (m) {
+        case TradeoffMechanism::Laplace:
+            return "laplace";
+        case TradeoffMechanism::Geometric:
+            return "geometric";
+        case TradeoffMechanism::Gaussian:
+            return "gaussian";
+        case TradeoffMechanism::CountGeometric:
+            return "gm";
+        case TradeoffMechanism::CountExplicitFair:
+            return "em";
+        case TradeoffMechanism::CountOptimal:
+            return "optimal";
+    }
+    return "?";
+}
+
+bool isCountTradeoffMechanism(TradeoffMechanism m) {
+    return m == TradeoffMechanism::CountGeometric || m == TradeoffMechanism::CountExplicitFair ||
+           m == TradeoffMechanism::CountOptimal;
+}
+
+std::string TradeoffConfig::defaultLabel() const {
+    std::string s = tradeoffMechanismName(mechanism);
+    if (mechanism == TradeoffMechanism::CountOptimal) {
+        s += std::string("(") + lpObjectiveName(lp);
+        if (lp.cost == LpCostKind::L0d) {
+            s += "=" + std::to_string(lp.d);
+        }
+        s += ")";
+    }
+    return s + ":" + estimatorName(estimator);
+}
+
+Status TradeoffConfig::validate() const {
+    if (mechanism == TradeoffMechanism::Gaussian) {
+        if (auto s = validateDelta(delta); !s) {
+            return s;
+        }
+    }
+    if (isCountTradeoffMechanism(mechanism)) {
+        if (sensitivity.l1 != 1) {
+            return Error{std::string("count mechanisms (") + tradeoffMechanismName(mechanism) +
+                         ") treat each bin as a count with Δ = 1; the histogram's sensitivity "
+                         "is Δ1 = " +
+                         num(sensitivity.l1)};
+        }
+        if (estimator == EstimatorKind::NoiseFirst) {
+            return Error{
+                "NoiseFirst assumes the same noise variance in every bin; count "
+                "mechanisms do not have one"};
+        }
+        if (countPeople < 0 || countPeople > kMaxCountPeople) {
+            return Error{"the group size n must be in [1, " + std::to_string(kMaxCountPeople) +
+                         "] (or 0 for the largest count), got " + std::to_string(countPeople)};
+        }
+    }
+    return okStatus();
+}
+
+bool CurvePoint::valid() const {
+    return std::isfinite(value);
+}
+
+Expected<std::vector<double>> logSpacedEpsilons(double lo, double hi, std::size_t count) {
+    if (!(std::isfinite(lo) && std::isfinite(hi) && lo > 0 && lo <= hi)) {
+        return Error{"the ε grid needs 0 < LO ≤ HI (finite), got " + num(lo) + ":" + num(hi)};
+    }
+    if (count < 1 || count > 10000) {
+        return Error{"the ε grid needs between 1 and 10000 points, got " + std::to_string(count)};
+    }
+    if (count > 1 && lo == hi) {
+        return Error{"the ε grid " + num(lo) + ":" + num(hi) + " has LO = HI but " +
+                     std::to_string(count) + " points"};
+    }
+    std::vector<double> g(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        g[i] = count == 1 ? lo
+                          : std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) *
+                                                        static_cast<double>(i) /
+                                                        static_cast<double>(count - 1));
+    }
+    g.front() = lo;
+    g.back() = count == 1 ? lo : hi;
+    return g;
+}
+
+Expected<ErrorCurve> errorCurve(const Histogram& truth, const TradeoffConfig& config,
+                                std::span<const double> epsilons, const CurveOptions& options) {
+    auto prep = prepare(truth, config);
+    if (!prep) {
+        return prep.error();
+    }
+    if (epsilons.empty()) {
+        return Error{"the ε grid is empty"};
+    }
+    for (double e : epsilons) {
+        if (auto s = validateEpsilon(e); !s) {
+            return s.error();
+        }
+    }
+    if (options.trials < 2) {
+        return Error{"Monte Carlo needs at least 2 trials per point"};
+    }
+    ErrorCurve curve;
+    curve.label = config.name();
+    const std::size_t total = epsilons.size();
+    const bool lp = config.mechanism == TradeoffMechanism::CountOptimal;
+    // LP designs: solved first, all together (warm-started sweep); that is the first half of
+    // the progress.
+    const double lpShare = lp ? 0.5 : 0.0;
+    std::vector<CountLpResult> designs;
+    if (lp) {
+        CountLpSpec spec = config.lp;
+        spec.n = prep->n;
+        auto sweep =
+            designCountMechanismSweep(spec, std::vector<double>(epsilons.begin(), epsilons.end()),
+                                      options.stop, [&](std::size_t done, std::size_t all) {
+                                          if (options.progress) {
+                                              options.progress(lpShare * static_cast<double>(done) /
+                                                               static_cast<double>(all));
+                                          }
+                                      });
+        if (!sweep) {
+            return sweep.error();
+        }
+        designs = std::move(*sweep);
+    }
+    for (std::size_t k = 0; k < total; ++k) {
+        const double e = epsilons[k];
+        if (options.stop.stop_requested()) {
+            curve.cancelled = true;
+            curve.points.push_back(missing(e, "cancelled"));
+            continue;
+        }
+        auto sub = [&](double f) {
+            if (options.progress) {
+                options.progress(lpShare + (1 - lpShare) * (static_cast<double>(k) + f) /
+                                               static_cast<double>(total));
+            }
+        };
+        CurvePoint pt;
+        if (!isCountTradeoffMechanism(config.mechanism)) {
+            pt = noisePoint(*prep, config, e, options, sub);
+        } else if (lp) {
+            const CountLpResult& r = designs[k];
+            if (r.status != LpStatus::Optimal || !r.mechanism) {
+                pt = missing(
+                    e, std::string("the linear program ended '") + lpStatusName(r.status) + "'");
+            } else {
+                pt = countPoint(*r.mechanism, *prep, config, e, options, sub);
+            }
+        } else {
+            auto m = matrixAt(config, prep->n, e, options.stop);
+            pt = m ? countPoint(*m, *prep, config, e, options, sub) : missing(e, m.error().message);
+        }
+        if (options.stop.stop_requested() && !pt.valid()) {
+            curve.cancelled = true;
+        }
+        curve.points.push_back(std::move(pt));
+        sub(1);
+    }
+    return curve;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+double curveValueAt(const ErrorCurve& curve, double epsilon, bool* interpolated) {
+    return valueAt(sortedValid(curve), epsilon, interpolated);
+}
+
+Frontier lowerEnvelope(std::span<const ErrorCurve> curves, double tieTolerance) {
+    std::vector<SortedCurve> sorted;
+    std::vector<double> grid;
+    for (const auto& c : curves) {
+        sorted.push_back(sortedValid(c));
+        for (const auto& p : sorted.back().pts) {
+            grid.push_back(p.first);
+        }
+    }
+    std::sort(grid.begin(), grid.end());
+    grid.erase(std::unique(grid.begin(), grid.end(), sameEpsilon), grid.end());
+    Frontier f;
+    for (double e : grid) {
+        FrontierPoint best;
+        bool found = false;
+        for (std::size_t c = 0; c < sorted.size(); ++c) {
+            bool interp = false;
+            const double v = valueAt(sorted[c], e, &interp);
+            if (!std::isfinite(v)) {
+                continue;
+            }
+            const bool tie =
+                found && std::abs(v - best.value) <=
+                             tieTolerance * std::max(std::abs(v), std::abs(best.value));
+            if (!found || (!tie && v < best.value)) {
+                best = {e, v, c, interp};
+                found = true;
+            }
+        }
+        if (found) {
+            f.points.push_back(best);
+        }
+    }
+    // Segments; boundaries at the crossing of the two curves between neighbouring grid points.
+    for (std::size_t k = 0; k < f.points.size(); ++k) {
+        const FrontierPoint& p = f.points[k];
+        if (f.segments.empty() || f.segments.back().curve != p.curve) {
+            double from = p.epsilon;
+            if (!f.segments.empty()) {
+                const FrontierPoint& q = f.points[k - 1];
+                const double a0 = valueAt(sorted[q.curve], q.epsilon, nullptr);
+                const double b0 = valueAt(sorted[p.curve], q.epsilon, nullptr);
+                const double a1 = valueAt(sorted[q.curve], p.epsilon, nullptr);
+                const double b1 = valueAt(sorted[p.curve], p.epsilon, nullptr);
+                const double x0 = std::log(q.epsilon), x1 = std::log(p.epsilon);
+                double t = 0.5;
+                if (std::isfinite(a0) && std::isfinite(b0) && std::isfinite(a1) &&
+                    std::isfinite(b1)) {
+                    const bool logs = a0 > 0 && b0 > 0 && a1 > 0 && b1 > 0;
+                    auto g = [&](double v) { return logs ? std::log(v) : v; };
+                    const double d0 = g(a0) - g(b0), d1 = g(a1) - g(b1);
+                    if (d0 <= 0 && d1 > 0 && d1 - d0 > 0) {
+                        t = -d0 / (d1 - d0);
+                    } else if (d0 >= 0 && d1 < 0 && d0 - d1 > 0) {
+                        t = d0 / (d0 - d1);
+                    }
+                }
+                from = std::exp(x0 + t * (x1 - x0));
+                f.segments.back().epsilonTo = from;
+            }
+            f.segments.push_back({p.curve, curves[p.curve].label, from, p.epsilon});
+        } else {
+            f.segments.back().epsilonTo = p.epsilon;
+        }
+    }
+    return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<Histogram> scaleToPopulation(const Histogram& truth, std::int64_t population) {
+    __extension__ using Int128 = __int128;
+    if (population < 0 || population > 1'000'000'000'000'000) {
+        return Error{"the population N must be in [0, 1e15], got " + std::to_string(population)};
+    }
+    const std::int64_t t = truth.total();
+    if (t <= 0) {
+        return Error{"the histogram has total 0: it has no shape to scale"};
+    }
+    const auto& c = truth.counts();
+    std::vector<std::int64_t> out(c.size());
+    std::vector<std::int64_t> rem(c.size());
+    std::int64_t assigned = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const Int128 q = static_cast<Int128>(population) * c[i];
+        out[i] = static_cast<std::int64_t>(q / t);
+        rem[i] = static_cast<std::int64_t>(q % t);
+        assigned += out[i];
+    }
+    std::vector<std::size_t> order(c.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return rem[a] > rem[b]; });
+    const std::int64_t left = population - assigned;  // < number of bins with rem > 0
+    for (std::int64_t k = 0; k < left; ++k) {
+        ++out[order[static_cast<std::size_t>(k)]];
+    }
+    return Histogram::create(std::move(out), truth.labels(), truth.edges());
+}
+
+Expected<std::vector<PopulationPoint>> errorVsPopulation(const Histogram& truth,
+                                                         const TradeoffConfig& config,
+                                                         double epsilon,
+                                                         std::span<const std::int64_t> populations,
+                                                         const CurveOptions& options) {
+    std::vector<PopulationPoint> out;
+    for (std::size_t k = 0; k < populations.size(); ++k) {
+        if (populations[k] < 1) {
+            return Error{"population sizes must be at least 1, got " +
+                         std::to_string(populations[k])};
+        }
+        auto h = scaleToPopulation(truth, populations[k]);
+        if (!h) {
+            return h.error();
+        }
+        CurveOptions o = options;
+        o.progress = [&, k](double f) {
+            if (options.progress) {
+                options.progress((static_cast<double>(k) + f) /
+                                 static_cast<double>(populations.size()));
+            }
+        };
+        auto c = errorCurve(*h, config, std::span(&epsilon, 1), o);
+        if (!c) {
+            return c.error();
+        }
+        out.push_back({populations[k], c->points[0]});
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<EpsilonSolution> smallestEpsilonFor(double target, const TradeoffConfig& config,
+                                             const Histogram& truth, double lo, double hi) {
+    auto prep = prepare(truth, config);
+    if (!prep) {
+        return prep.error();
+    }
+    if (!(std::isfinite(target) && target > 0)) {
+        return Error{"the target error must be positive and finite, got " + num(target)};
+    }
+    auto f = [&](double e) { return exactErrorAt(*prep, config, e); };
+    auto show = [](double v) { return num(v); };
+    auto s = bisectDecreasing(f, target, lo, hi, show, "> " + num(target));
+    if (s) {
+        s->method = "bisection in log ε on the exact error";
+    }
+    return s;
+}
+
+Expected<double> perBinWithinProbability(const TradeoffConfig& config, double epsilon, double k) {
+    if (isCountTradeoffMechanism(config.mechanism)) {
+        return Error{
+            "the per-bin target is for noise-per-bin mechanisms (laplace, geometric, "
+            "gaussian); a count matrix's error law depends on the count"};
+    }
+    if (auto s = config.validate(); !s) {
+        return s.error();
+    }
+    if (!(std::isfinite(k) && k > 0)) {
+        return Error{"the half-width k must be positive and finite, got " + num(k)};
+    }
+    auto mech = calibrateAt(config, epsilon);
+    if (!mech) {
+        return mech.error();
+    }
+    return 1 - mech->noise.absSurvival(k);
+}
+
+Expected<EpsilonSolution> smallestEpsilonPerBin(double k, double q, const TradeoffConfig& config,
+                                                double lo, double hi) {
+    if (!(q > 0 && q < 1)) {
+        return Error{"the probability q must be in (0, 1), got " + num(q)};
+    }
+    if (auto p = perBinWithinProbability(config, hi, k); !p) {
+        return p.error();
+    }
+    const std::string claim = "Pr[|Z| ≤ " + num(k) + "]";
+    if (config.mechanism == TradeoffMechanism::Laplace) {
+        // 1 − e^{−kε/Δ1} ≥ q  ⇔  ε ≥ Δ1·ln(1/(1−q))/k.
+        if (!(std::isfinite(lo) && std::isfinite(hi) && lo > 0 && lo < hi)) {
+            return Error{"the ε range must satisfy 0 < lo < hi (finite), got [" + num(lo) + ", " +
+                         num(hi) + "]"};
+        }
+        const double e = -config.sensitivity.l1 * std::log1p(-q) / k;
+        EpsilonSolution s;
+        s.method = "closed form ε = Δ1·ln(1/(1−q))/k";
+        if (e > hi) {
+            return Error{"the target is not reachable in the range: even ε = " + num(hi) +
+                         " gives " + claim + " = " +
+                         num(-std::expm1(-k * hi / config.sensitivity.l1)) + " < " + num(q)};
+        }
+        s.epsilon = std::max(e, lo);
+        s.value = -std::expm1(-k * s.epsilon / config.sensitivity.l1);
+        return s;
+    }
+    // Pr[|Z| > k] is decreasing in ε; solve Pr[|Z| > k] ≤ 1 − q.
+    auto f = [&](double e) -> Expected<double> {
+        auto mech = calibrateAt(config, e);
+        if (!mech) {
+            return mech.error();
+        }
+        return mech->noise.absSurvival(k);
+    };
+    auto show = [&](double out) { return claim + " = " + num(1 - out); };
+    auto s = bisectDecreasing(f, 1 - q, lo, hi, show, "< " + num(q));
+    if (s) {
+        s->value = 1 - s->value;
+        s->method = "bisection in log ε on the closed-form probability";
+    }
+    return s;
+}
+
+}  // namespace dpx

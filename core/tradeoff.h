@@ -1,0 +1,193 @@
+// Privacy–accuracy trade-off (issue #6, "Trade-off tab"): expected error as a function of ε for a
+// configuration (mechanism × estimator × metric × scale), the lower envelope across
+// configurations (the frontier, as on DPComp.org), scaling a histogram to a population size N, and
+// the accuracy-first inverse (the smallest ε meeting a target). No Qt.
+//
+// Exact where possible, Monte Carlo otherwise:
+//  * noise per bin (Laplace, geometric, Gaussian): exactExpectedError where exactMethodAvailable
+//    says so, else monteCarloExpectedError (mean and 95% interval). Every ε uses the same seed:
+//    common random numbers across the grid, so a Monte Carlo curve is smooth in ε;
+//  * count mechanisms (GM, EM, LP-optimal; n = the largest count unless set): every bin is drawn
+//    independently from the column of its true count, so identity/clamp (outputs lie in 0…n and
+//    clamping changes nothing) have exact SSE and L1 from the per-bin error laws
+//    (inputErrorDistribution: Σ_i E[e_i²], Σ_i E|e_i|) and exact L∞ as Σ_{t≥0} (1 − Π_i
+//    Pr[|e_i| ≤ t]); W1 and resize are Monte Carlo. LP matrices over the grid come from one
+//    warm-started designCountMechanismSweep.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "core/count_lp.h"
+#include "core/count_mechanism.h"
+#include "core/estimator.h"
+#include "core/expected.h"
+#include "core/gaussian_mechanism.h"
+#include "core/histogram.h"
+#include "core/metrics.h"
+#include "core/noise_distribution.h"
+#include "core/stop_token.h"
+
+namespace dpx {
+
+enum class TradeoffMechanism {
+    Laplace,            // Laplace(Δ1/ε) per bin
+    Geometric,          // discrete Laplace α = e^(−ε/Δ1) per bin
+    Gaussian,           // N(0, σ²) per bin, σ from (ε, δ, Δ2) and the calibration
+    CountGeometric,     // GM matrix, truncatedGeometric(n, ε)
+    CountExplicitFair,  // EM matrix, explicitFair(n, ε)
+    CountOptimal,       // LP-designed matrix (count_lp.h), objective in `lp`
+};
+
+// "laplace", "geometric", "gaussian", "gm", "em", "optimal".
+const char* tradeoffMechanismName(TradeoffMechanism m);
+bool isCountTradeoffMechanism(TradeoffMechanism m);
+
+struct TradeoffConfig {
+    TradeoffMechanism mechanism = TradeoffMechanism::Laplace;
+    double delta = 1e-6;  // Gaussian only, in (0, 1)
+    GaussianCalibration calibration = GaussianCalibration::Analytic;
+    // Noise per bin: the histogram's sensitivity (default: add/remove, one record in one bin).
+    // Count mechanisms treat each bin as a count query with Δ = 1 and require l1 == 1.
+    Sensitivity sensitivity{1, 1, true};
+    // Count mechanisms: n (the matrix is (n+1)×(n+1)); 0 = the largest true count (at least 1).
+    int countPeople = 0;
+    // CountOptimal: the LP (n and epsilon are set per point; cost, aggregate, weights,
+    // constraints, minDiagonal and the time limit are used as given).
+    CountLpSpec lp;
+    EstimatorKind estimator = EstimatorKind::Identity;
+    MetricSpec metric;
+    std::string label;                 // shown in results; empty: defaultLabel()
+    std::string defaultLabel() const;  // e.g. "laplace:clamp", "optimal(l1):identity"
+    std::string name() const { return label.empty() ? defaultLabel() : label; }
+    Status validate() const;
+};
+
+struct CurvePoint {
+    double epsilon = 0;
+    double value = 0;  // NaN when the point is missing (see method)
+    double ciLow = 0;  // 95% interval; equal to value for exact points
+    double ciHigh = 0;
+    std::string method;  // "exact (closed form)", "Monte Carlo", or "unavailable: <reason>"
+    bool exact = false;
+    std::uint64_t trials = 0;  // Monte Carlo only
+    bool valid() const;        // value finite
+};
+
+struct ErrorCurve {
+    std::string label;
+    std::vector<CurvePoint> points;  // in the order of the grid
+    bool cancelled = false;          // points not computed are missing ("unavailable: cancelled")
+};
+
+struct CurveOptions {
+    std::uint64_t trials = 20000;  // Monte Carlo trials per point
+    std::uint64_t seed = 1;
+    unsigned threads = 0;       // noise-per-bin Monte Carlo (0: all cores)
+    ProgressCallback progress;  // fraction of the points done
+    std::stop_token stop;
+    bool forceMonteCarlo = false;  // skip the exact methods (to compare the two)
+};
+
+// `epsilons`: positive and finite, any order (points come back in that order). Errors are for bad
+// input only; a point that cannot be computed (e.g. an infeasible LP at small ε) is reported
+// missing with its reason.
+Expected<ErrorCurve> errorCurve(const Histogram& truth, const TradeoffConfig& config,
+                                std::span<const double> epsilons, const CurveOptions& options);
+
+// COUNT values log-spaced from lo to hi inclusive (COUNT = 1 gives {lo}); 0 < lo ≤ hi finite.
+Expected<std::vector<double>> logSpacedEpsilons(double lo, double hi, std::size_t count);
+
+// ---------------------------------------------------------------------------------------------
+// Frontier
+
+struct FrontierPoint {
+    double epsilon = 0;
+    double value = 0;
+    std::size_t curve = 0;  // index into the curves
+    bool interpolated = false;
+};
+
+// A maximal run of the frontier won by one curve. The boundary between two segments is the
+// crossing of the two curves, found by linear interpolation in log–log between the grid points on
+// either side (in log ε and linear value if a value there is ≤ 0).
+struct FrontierSegment {
+    std::size_t curve = 0;
+    std::string label;
+    double epsilonFrom = 0;
+    double epsilonTo = 0;
+};
+
+struct Frontier {
+    std::vector<FrontierPoint> points;  // at every ε of the union of the grids, increasing
+    std::vector<FrontierSegment> segments;
+};
+
+// The value of a curve at ε: its point if one lies at ε, else linear interpolation in
+// (log ε, log value) between the nearest valid points on either side (in log ε and linear value if
+// either value is ≤ 0). Missing points are skipped (interpolated across); outside the range of the
+// curve's valid points it is undefined (NaN): no extrapolation.
+double curveValueAt(const ErrorCurve& curve, double epsilon, bool* interpolated = nullptr);
+
+// Lower envelope: at every ε of the union of the curves' grids, the curve with the lowest value
+// (curveValueAt; ties, values within relative `tieTolerance`, go to the first curve). An ε where
+// no curve is defined is left out. LP-designed matrices carry a repair error of ~1e-8 relative, so
+// an LP optimum equal to GM in exact arithmetic may lose or win a tie by that much: raise the
+// tolerance to treat such curves as equal.
+Frontier lowerEnvelope(std::span<const ErrorCurve> curves, double tieTolerance = 1e-12);
+
+// ---------------------------------------------------------------------------------------------
+// Population scaling
+
+// The counts scaled to total N with the same shape: quotas q_i = N·c_i/T (T = Σc) computed exactly
+// in integers, each bin gets ⌊q_i⌋, and the N − Σ⌊q_i⌋ remaining units go one each to the bins
+// with the largest remainders (ties: lower index first) — Hamilton's largest-remainder method, so
+// the total is exactly N and every count is within 1 of its quota. Labels and edges are kept.
+// Requires T > 0 and 0 ≤ N ≤ 1e15.
+Expected<Histogram> scaleToPopulation(const Histogram& truth, std::int64_t population);
+
+struct PopulationPoint {
+    std::int64_t population = 0;
+    CurvePoint point;
+};
+// Error at one ε against N: the truth scaled to every N (scaleToPopulation), then one point each.
+Expected<std::vector<PopulationPoint>> errorVsPopulation(const Histogram& truth,
+                                                         const TradeoffConfig& config,
+                                                         double epsilon,
+                                                         std::span<const std::int64_t> populations,
+                                                         const CurveOptions& options);
+
+// ---------------------------------------------------------------------------------------------
+// Accuracy first
+
+struct EpsilonSolution {
+    double epsilon = 0;  // smallest ε in the range meeting the target (relative tolerance 1e-6)
+    double value = 0;    // the error (or per-bin probability) at that ε
+    int evaluations = 0;
+    std::string method;
+};
+
+// The smallest ε in [lo, hi] whose exact expected error is ≤ target. Bisection in log ε on the
+// exact error, which is decreasing in ε for these mechanisms; that is checked numerically on 17
+// log-spaced points of the bracket and the call refused if it does not hold. Errors: no exact
+// method for the configuration, unreachable target ("even ε = 20 gives 3.1 > 2.5"), bad range.
+// If the error at lo already meets the target, lo is returned.
+Expected<EpsilonSolution> smallestEpsilonFor(double target, const TradeoffConfig& config,
+                                             const Histogram& truth, double lo, double hi);
+
+// Pr[|Z| ≤ k] for the per-bin noise of the configuration at ε (noise-per-bin mechanisms only):
+// Laplace 1 − e^(−k/b); geometric 1 − 2α^(⌊k⌋+1)/(1+α); Gaussian erf(k/(σ√2)).
+Expected<double> perBinWithinProbability(const TradeoffConfig& config, double epsilon, double k);
+
+// "Each bin within ±k with probability ≥ q" (for each bin separately, not simultaneously): the
+// smallest ε in [lo, hi] with Pr[|Z| ≤ k] ≥ q. Laplace in closed form, ε = Δ1·ln(1/(1−q))/k;
+// geometric and Gaussian by bisection in log ε on the closed-form probability (tolerance 1e-6).
+// Requires k > 0, q in (0, 1).
+Expected<EpsilonSolution> smallestEpsilonPerBin(double k, double q, const TradeoffConfig& config,
+                                                double lo, double hi);
+
+}  // namespace dpx
