@@ -16,6 +16,8 @@
 
 #include "app/cli_args.h"
 #include "app/cli_histogram.h"
+#include "app/cli_risk.h"
+#include "app/cli_tradeoff.h"
 #include "app/version.h"
 #include "core/count_analysis.h"
 #include "core/count_lp.h"
@@ -67,6 +69,15 @@ Usage:
                [--type C=integer|float|categorical|date] [--id-column ID --cap K] [--threads T]
                [--max-record-bytes N] [--max-fields N] [--max-file-bytes N]
                --data also takes sqlite:PATH or postgresql://user@host:port/db, with --table T
+  dpx tradeoff (--counts LIST | --data FILE --column C --bins SPEC [--table T])
+               --configs MECH:EST,... (MECH laplace|geometric|gaussian|gm|em|optimal[-OBJ])
+               --metric sse|l1|linf|w1 [--scale counts|frequencies] [--n N (gm, em, optimal)]
+               --epsilons LO:HI:COUNT (log-spaced) | E1,E2,... [--delta D] [--calibration C]
+               [--trials N] [--seed S] [--threads T] [--frontier]
+               or --target VALUE | within:K:Q [--range LO:HI]: the smallest ε meeting it
+  dpx risk --epsilon E [--delta D (default 0: pure DP)] [--prior P (default 0.5)]
+           [--group K] [--epsilons LO:HI:COUNT (log-spaced)] [--points N] [--slack T]
+           [--mu M (Gaussian trade-off curve, μ = Δ2/σ)]
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
@@ -1037,6 +1048,12 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "histogram") {
             return cmdHistogram(argv, out, err);
+        }
+        if (cmd == "risk") {
+            return cmdRisk(argv, out, err);
+        }
+        if (cmd == "tradeoff") {
+            return cmdTradeoff(argv, out, err);
         }
     } catch (const std::exception& e) {
         err << "dpx: internal error: " << e.what() << '\n';

@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -120,6 +121,13 @@ private Q_SLOTS:
     void histogramErrors();
     void invalid_data();
     void invalid();
+    void tradeoffSmallRun();
+    void tradeoffFrontierAndTarget();
+    void tradeoffData();
+    void tradeoffErrors();
+    void riskPureDp();
+    void riskApproximateGroupAndSweep();
+    void riskErrors();
 };
 
 void TestDpxCli::help() {
@@ -1132,6 +1140,272 @@ void TestDpxCli::invalid() {
     }
     QVERIFY2(found,
              ("stderr does not mention " + mention.toUtf8() + "\n" + describe(r)).constData());
+}
+
+void TestDpxCli::tradeoffSmallRun() {
+    // laplace:identity SSE = bins·2/ε² exactly; laplace:resize is Monte Carlo with a 95% interval.
+    const Run r = dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity,laplace:resize "
+                            "--metric sse --epsilons 0.5,1,2 --trials 2000 --seed 3"));
+    QVERIFY2(r.exitCode == 0 && r.err.isEmpty(), describe(r).constData());
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out);
+    QVERIFY2(doc.isArray(), describe(r).constData());
+    const QJsonArray a = doc.array();
+    QCOMPARE(a.size(), 6);
+    for (int i = 0; i < 3; ++i) {
+        const QJsonObject p = a[i].toObject();
+        QCOMPARE(p[QStringLiteral("config")].toString(), QStringLiteral("laplace:identity"));
+        const double e = p[QStringLiteral("epsilon")].toDouble();
+        VERIFY_NEAR(p[QStringLiteral("value")].toDouble(), 8 / (e * e), 1e-9 * 8 / (e * e));
+        QVERIFY(p[QStringLiteral("method")].toString().startsWith(QStringLiteral("exact")));
+        QCOMPARE(numbers(p[QStringLiteral("ci95")]).size(), std::size_t(2));
+    }
+    const QJsonObject mc = a[4].toObject();
+    QCOMPARE(mc[QStringLiteral("config")].toString(), QStringLiteral("laplace:resize"));
+    QCOMPARE(mc[QStringLiteral("method")].toString(), QStringLiteral("Monte Carlo"));
+    QCOMPARE(mc[QStringLiteral("trials")].toInt(), 2000);
+    const auto ci = numbers(mc[QStringLiteral("ci95")]);
+    QVERIFY(ci[0] < mc[QStringLiteral("value")].toDouble() &&
+            mc[QStringLiteral("value")].toDouble() < ci[1]);
+    // Same seed, same output.
+    const Run again = dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity,laplace:resize "
+                                "--metric sse --epsilons 0.5,1,2 --trials 2000 --seed 3"));
+    QCOMPARE(again.out, r.out);
+    // Count mechanisms: GM exact from the matrix, log-spaced grid.
+    const Run g = dpx(split("tradeoff --counts 1,4,2 --configs gm:clamp,em:identity --metric l1 "
+                            "--epsilons 0.1:10:5"));
+    QVERIFY2(g.exitCode == 0, describe(g).constData());
+    const QJsonArray ga = QJsonDocument::fromJson(g.out).array();
+    QCOMPARE(ga.size(), 10);
+    VERIFY_NEAR(ga[2].toObject()[QStringLiteral("epsilon")].toDouble(), 1.0, 1e-12);
+    VERIFY_NEAR(ga[4].toObject()[QStringLiteral("epsilon")].toDouble(), 10.0, 0);
+}
+
+void TestDpxCli::tradeoffFrontierAndTarget() {
+    RUN_OK(f, split("tradeoff --counts 3,8,12,5 --configs laplace:identity,geometric:identity "
+                    "--metric sse --epsilons 0.1:10:5 --frontier"));
+    QCOMPARE(f.json[QStringLiteral("points")].toArray().size(), 10);
+    const QJsonArray fr = f.json[QStringLiteral("frontier")].toArray();
+    QCOMPARE(fr.size(), 5);
+    // The discrete Laplace has the smaller variance 2α/(1−α)² < 2/ε² at every ε.
+    for (const auto& v : fr) {
+        QCOMPARE(v.toObject()[QStringLiteral("config")].toString(),
+                 QStringLiteral("geometric:identity"));
+    }
+    QCOMPARE(f.json[QStringLiteral("frontier_segments")].toArray().size(), 1);
+
+    // Solve for ε: laplace:identity SSE = 8/ε² ≤ 2 ⇔ ε ≥ 2.
+    RUN_OK(t, split("tradeoff --counts 3,8,12,5 --configs laplace:identity --metric sse "
+                    "--target 2"));
+    const QJsonObject s = t.json[QStringLiteral("solutions")].toArray()[0].toObject();
+    VERIFY_NEAR(s[QStringLiteral("epsilon")].toDouble(), 2.0, 2e-6 * 2);
+    // Per bin: Laplace Pr[|Z| ≤ 2] ≥ 0.95 ⇔ ε ≥ ln(20)/2.
+    RUN_OK(w, split("tradeoff --counts 3,8 --configs laplace:identity --metric l1 "
+                    "--target within:2:0.95"));
+    VERIFY_NEAR(w.json[QStringLiteral("solutions")].toArray()[0].toObject()[QStringLiteral("epsilon")]
+                    .toDouble(),
+                std::log(20.0) / 2, 1e-12);
+    // Unreachable: says how close the top of the range gets.
+    const Run u = dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity --metric sse "
+                            "--target 0.01 --range 0.1:20"));
+    QVERIFY2(u.exitCode == 2 && u.out.isEmpty(), describe(u).constData());
+    QVERIFY2(u.err.contains("even ε = 20 gives 0.02 > 0.01"), describe(u).constData());
+}
+
+void TestDpxCli::tradeoffData() {
+    QTemporaryDir dir;
+    const QString csv = writeFile(dir, "ages.csv", "age\n1\n2\n2\n3\n3\n3\n");
+    const Run r = dpx({QStringLiteral("tradeoff"), QStringLiteral("--data"), csv,
+                       QStringLiteral("--column"), QStringLiteral("age"), QStringLiteral("--bins"),
+                       QStringLiteral("integers:1:3"), QStringLiteral("--configs"),
+                       QStringLiteral("laplace:identity"), QStringLiteral("--metric"),
+                       QStringLiteral("l1"), QStringLiteral("--epsilons"), QStringLiteral("1")});
+    QVERIFY2(r.exitCode == 0, describe(r).constData());
+    const QJsonArray a = QJsonDocument::fromJson(r.out).array();
+    QCOMPARE(a.size(), 1);
+    // 3 bins · E|Z| = 3·b = 3 at ε = 1.
+    VERIFY_NEAR(a[0].toObject()[QStringLiteral("value")].toDouble(), 3.0, 1e-9);
+}
+
+void TestDpxCli::tradeoffErrors() {
+    const QString base = QStringLiteral("tradeoff --counts 3,8 --metric l1 ");
+    struct Case {
+        const char* args;
+        const char* needle;
+    };
+    const std::vector<Case> cases = {
+        {"--configs foo:clamp --epsilons 1", "unknown mechanism 'foo'"},
+        {"--configs laplace:bogus --epsilons 1", "bogus"},
+        {"--configs laplace --epsilons 1", "mechanism:estimator"},
+        {"--configs optimal-l7:identity --epsilons 1", "unknown lp objective"},
+        {"--configs laplace:clamp --epsilons 0:1:3", "0 < lo"},
+        {"--configs laplace:clamp --epsilons 2:1:3", "0 < lo"},
+        {"--configs laplace:clamp --epsilons 0.1:1:0", "count must be at least 1"},
+        {"--configs laplace:clamp --epsilons 0.1:1", "lo:hi:count"},
+        {"--configs laplace:clamp --epsilons 0.1:1:x", "not a whole number"},
+        {"--configs laplace:clamp --epsilons 1,-2", "ε"},
+        {"--configs laplace:clamp --epsilons 1,nan", "ε|number"},
+        {"--configs laplace:clamp --epsilons 1,inf", "ε|number"},
+        {"--configs laplace:clamp --epsilons abc", "not a number"},
+        {"--configs laplace:clamp", "--epsilons"},
+        {"--epsilons 1", "--configs"},
+        {"--configs gaussian:clamp --epsilons 1", "--delta"},
+        {"--configs gaussian:clamp --epsilons 1 --delta 0", "δ|delta"},
+        {"--configs gaussian:clamp --epsilons 1 --delta 1", "δ|delta"},
+        {"--configs gaussian:clamp --epsilons 1 --delta 1e-6 --calibration x", "x"},
+        {"--configs laplace:clamp --epsilons 1 --delta 1e-6", "gaussian configurations only"},
+        {"--configs gm:noisefirst --epsilons 1", "noisefirst"},
+        {"--configs gm:clamp --epsilons 1 --n 5", "smaller than the largest"},
+        {"--configs gm:clamp --epsilons 1 --n 0", "--n"},
+        {"--configs laplace:clamp --epsilons 1 --trials 1", "--trials"},
+        {"--configs laplace:clamp --epsilons 1 --trials -5", "trials"},
+        {"--configs laplace:clamp --epsilons 1 --seed x", "seed"},
+        {"--configs laplace:clamp --epsilons 1 --frontier --frontier", "more than once"},
+        {"--configs laplace:clamp --epsilons 1 --range 1:2", "--range applies"},
+        {"--configs laplace:clamp --target 0", "positive"},
+        {"--configs laplace:clamp --target -1", "positive"},
+        {"--configs laplace:clamp --target nan", "positive|number"},
+        {"--configs laplace:clamp --target within:0:0.9", "k must be positive"},
+        {"--configs laplace:clamp --target within:1:1", "q must be in"},
+        {"--configs laplace:clamp --target within:1", "within:k:q"},
+        {"--configs laplace:clamp --target 1 --range 2:1", "0 < lo < hi"},
+        {"--configs laplace:clamp --target 1 --epsilons 1", "does not apply"},
+        {"--configs laplace:w1 --target 1", "w1"},
+        {"--configs laplace:identity --metric sse --target 1", "more than once"},
+        {"--configs laplace:clamp --epsilons 1 --scale percent", "percent"},
+        {"--configs laplace:clamp --epsilons 1 --bins 0:1:2", "goes with --data"},
+    };
+    for (const auto& c : cases) {
+        const Run r = dpx((base + QString::fromUtf8(c.args)).split(QLatin1Char(' '),
+                                                                    Qt::SkipEmptyParts));
+        QVERIFY2(r.exitCode == 2, (QByteArray(c.args) + "\n" + describe(r)).constData());
+        QVERIFY2(r.out.isEmpty(), describe(r).constData());
+        QVERIFY2(r.err.startsWith("dpx: error: "), describe(r).constData());
+        const QString err = QString::fromUtf8(r.err).toLower();
+        bool found = false;
+        for (const QString& m : QString::fromUtf8(c.needle).split(QLatin1Char('|'))) {
+            found = found || err.contains(m.toLower());
+        }
+        QVERIFY2(found, (QByteArray("stderr does not mention ") + c.needle + "\n" + describe(r))
+                            .constData());
+    }
+    // Neither or both sources.
+    const Run none = dpx(split("tradeoff --configs laplace:clamp --metric l1 --epsilons 1"));
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY(none.err.contains("--counts"));
+    const Run zero = dpx(split("tradeoff --counts 0,0 --configs laplace:clamp --metric l1 "
+                               "--epsilons 1"));
+    QCOMPARE(zero.exitCode, 2);
+    QVERIFY(zero.err.contains("total 0"));
+}
+
+// dpx risk (issue #6): pure DP, closed form e^ε p/(e^ε p + 1 − p) (Dwork & Roth 2014 §2.3), and
+// the (ε, δ) test region β ≥ max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (seed 003 Prop 1.2.2).
+void TestDpxCli::riskPureDp() {
+    RUN_OK(r, split("risk --epsilon 1 --prior 0.1 --points 5"));
+    const double e = std::exp(1.0);
+    VERIFY_NEAR(r.json[QStringLiteral("posterior_max")].toDouble(), e * 0.1 / (e * 0.1 + 0.9),
+                1e-15);
+    QCOMPARE(r.json[QStringLiteral("delta")].toDouble(), 0.0);
+    const QJsonObject post = r.json[QStringLiteral("posterior")].toObject();
+    QCOMPARE(post[QStringLiteral("failure_probability")].toDouble(), 0.0);
+    const QJsonArray region = r.json[QStringLiteral("test_region")].toArray();
+    QCOMPARE(region.size(), 6);  // 5 grid points + the kink α* = 1/(1 + e) (1 − δ = 1 is on it)
+    QCOMPARE(numbers(region.first()), (std::vector<double>{0, 1}));
+    QCOMPARE(numbers(region.last()), (std::vector<double>{1, 0}));
+    bool kink = false;
+    for (const auto& pt : region) {
+        const auto xy = numbers(pt);
+        const double f = std::max({0.0, 1 - e * xy[0], (1 - xy[0]) / e});
+        VERIFY_NEAR(xy[1], f, 1e-15);
+        kink = kink || std::abs(xy[0] - 1 / (1 + e)) < 1e-15;
+    }
+    QVERIFY(kink);
+    VERIFY_NEAR(r.json[QStringLiteral("max_auc")].toDouble(), e / (1 + e), 1e-15);
+    const QJsonObject g = r.json[QStringLiteral("group")].toObject();
+    QCOMPARE(g[QStringLiteral("k")].toInt(), 1);
+    QCOMPARE(g[QStringLiteral("posterior_max")].toDouble(),
+             r.json[QStringLiteral("posterior_max")].toDouble());
+    QVERIFY(!r.json.contains(QStringLiteral("over_epsilon")));
+    QCOMPARE(r.json[QStringLiteral("posterior_over_prior")].toArray().size(), 5);
+}
+
+void TestDpxCli::riskApproximateGroupAndSweep() {
+    // ε = ln 1.5, δ = 1e-6, default slack ln 2: ε' = ln 3, posterior ≤ 3/4 for p = 1/2, except
+    // with probability 2δ (derivation in core/risk.h).
+    RUN_OK(r, split("risk --epsilon 0.4054651081081644 --delta 1e-6 --group 2 "
+                    "--epsilons 0.01:100:5 --mu 1 --points 11"));
+    VERIFY_NEAR(r.json[QStringLiteral("posterior_max")].toDouble(), 0.75, 1e-14);
+    const QJsonObject post = r.json[QStringLiteral("posterior")].toObject();
+    VERIFY_NEAR(post[QStringLiteral("failure_probability")].toDouble(), 2e-6, 1e-20);
+    QVERIFY(!post[QStringLiteral("interpretation")].toString().isEmpty());
+    // Group of 2: (2ε, 2e^ε δ) = (ln 2.25, 3e-6); chained (1 + e^ε)δ = 2.5e-6.
+    const QJsonObject g = r.json[QStringLiteral("group")].toObject();
+    VERIFY_NEAR(g[QStringLiteral("epsilon")].toDouble(), std::log(2.25), 1e-15);
+    VERIFY_NEAR(g[QStringLiteral("delta")].toDouble(), 3e-6, 1e-20);
+    VERIFY_NEAR(g[QStringLiteral("delta_chain")].toDouble(), 2.5e-6, 1e-20);
+    QCOMPARE(g[QStringLiteral("vacuous")].toBool(), false);
+    // ε' = ln 2.25 + ln 2 = ln 4.5: posterior 4.5/5.5.
+    VERIFY_NEAR(g[QStringLiteral("posterior_max")].toDouble(), 4.5 / 5.5, 1e-14);
+    const QJsonArray sweep = r.json[QStringLiteral("over_epsilon")].toArray();
+    QCOMPARE(sweep.size(), 5);
+    const double expected[] = {0.01, 0.1, 1, 10, 100};
+    double last = 0;
+    for (int i = 0; i < 5; ++i) {
+        const QJsonObject e = sweep[i].toObject();
+        VERIFY_NEAR(e[QStringLiteral("epsilon")].toDouble(), expected[i], 1e-12 * expected[i]);
+        const double p = e[QStringLiteral("posterior_max")].toDouble();
+        QVERIFY(p > last);
+        last = p;
+    }
+    // Gaussian trade-off at α = 1/2: Φ(−μ) = Φ(−1) = 0.15865525393145707 (erfc(1/√2)/2).
+    const QJsonArray gauss = r.json[QStringLiteral("gaussian_tradeoff")].toArray();
+    QCOMPARE(gauss.size(), 11);
+    VERIFY_NEAR(numbers(gauss[5])[1], 0.5 * std::erfc(1 / std::sqrt(2.0)), 1e-15);
+}
+
+void TestDpxCli::riskErrors() {
+    const char* const cases[][2] = {
+        {"risk", "--epsilon"},
+        {"risk --epsilon 0", "ε"},
+        {"risk --epsilon -1", "ε"},
+        {"risk --epsilon nan", "ε|number"},
+        {"risk --epsilon inf", "ε|number"},
+        {"risk --epsilon 1 --delta -0.1", "δ"},
+        {"risk --epsilon 1 --delta 1", "δ"},
+        {"risk --epsilon 1 --delta 2", "δ"},
+        {"risk --epsilon 1 --delta nan", "δ|number"},
+        {"risk --epsilon 1 --prior 0", "prior"},
+        {"risk --epsilon 1 --prior 1", "prior"},
+        {"risk --epsilon 1 --prior 1.5", "prior"},
+        {"risk --epsilon 1 --prior x", "not a number"},
+        {"risk --epsilon 1 --group 0", "group"},
+        {"risk --epsilon 1 --group -2", "group"},
+        {"risk --epsilon 1 --group 1.5", "group"},
+        {"risk --epsilon 1 --points 1", "points"},
+        {"risk --epsilon 1 --epsilons 1:0.1:3", "lo"},
+        {"risk --epsilon 1 --epsilons 0:1:3", "lo"},
+        {"risk --epsilon 1 --epsilons 0.1:1", "lo:hi:count"},
+        {"risk --epsilon 1 --epsilons 0.1:1:0", "count"},
+        {"risk --epsilon 1 --epsilons 0.1:1:x", "count"},
+        {"risk --epsilon 1 --slack 1", "slack"},
+        {"risk --epsilon 1 --delta 1e-6 --slack 0", "slack"},
+        {"risk --epsilon 1 --mu -1", "μ"},
+        {"risk --epsilon 1 --bogus 1", "bogus"},
+        {"risk --epsilon 1 --epsilon 2", "more than once|once"},
+    };
+    for (const auto& c : cases) {
+        const Run r = dpx(split(c[0]));
+        QVERIFY2(r.exitCode == 2, (QByteArray(c[0]) + "\n" + describe(r)).constData());
+        QVERIFY2(r.out.isEmpty(), describe(r).constData());
+        QVERIFY2(r.err.startsWith("dpx: error: "), describe(r).constData());
+        const QString err = QString::fromUtf8(r.err).toLower();
+        bool found = false;
+        for (const QString& m : QString::fromUtf8(c[1]).split(QLatin1Char('|'))) {
+            found = found || err.contains(m.toLower());
+        }
+        QVERIFY2(found, (QByteArray("stderr does not mention ") + c[1] + "\n" + describe(r))
+                            .constData());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDpxCli)
