@@ -178,32 +178,6 @@ Expected<std::vector<CurvePoint>> posteriorOverEpsilon(double prior, double delt
     return out;
 }
 
-Expected<std::vector<double>> logSpaced(double lo, double hi, std::size_t count) {
-    if (!std::isfinite(lo) || !std::isfinite(hi) || lo <= 0 || hi < lo) {
-        return Error{"a log-spaced range needs 0 < LO ≤ HI, both finite (got " + formatNumber(lo) +
-                     ":" + formatNumber(hi) + ")"};
-    }
-    if (count < 1 || count > 100'000) {
-        return Error{"a log-spaced range needs 1 ≤ COUNT ≤ 100,000 (got " + std::to_string(count) +
-                     ")"};
-    }
-    if (count == 1) {
-        if (lo != hi) {
-            return Error{"a log-spaced range with COUNT = 1 needs LO = HI"};
-        }
-        return std::vector<double>{lo};
-    }
-    std::vector<double> v(count);
-    const double a = std::log(lo);
-    const double b = std::log(hi);
-    for (std::size_t i = 0; i < count; ++i) {
-        const double t = static_cast<double>(i) / static_cast<double>(count - 1);
-        v[i] = std::exp(a + (b - a) * t);
-    }
-    v.front() = lo;  // exact end points, not exp(log(x))
-    v.back() = hi;
-    return v;
-}
 
 double tradeoffEpsDelta(double epsilon, double delta, double alpha) {
     const double a = 1 - delta - std::exp(epsilon) * alpha;

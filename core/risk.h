@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "core/validation.h"
 
 namespace dpx {
 
@@ -99,8 +100,7 @@ Expected<std::vector<CurvePoint>> posteriorOverEpsilon(double prior, double delt
                                                        const std::vector<double>& epsilons,
                                                        double slack = kDefaultPosteriorSlack);
 
-// COUNT values log-spaced from lo to hi inclusive (0 < lo ≤ hi finite; COUNT ≥ 1, lo = hi if 1).
-Expected<std::vector<double>> logSpaced(double lo, double hi, std::size_t count);
+// Log-spaced ε grids: dpx::logSpaced in core/validation.h.
 
 // ---- Hypothesis testing
 // --------------------------------------------------------------------------

@@ -516,26 +516,7 @@ bool CurvePoint::valid() const {
 }
 
 Expected<std::vector<double>> logSpacedEpsilons(double lo, double hi, std::size_t count) {
-    if (!(std::isfinite(lo) && std::isfinite(hi) && lo > 0 && lo <= hi)) {
-        return Error{"the ε grid needs 0 < LO ≤ HI (finite), got " + num(lo) + ":" + num(hi)};
-    }
-    if (count < 1 || count > 10000) {
-        return Error{"the ε grid needs between 1 and 10000 points, got " + std::to_string(count)};
-    }
-    if (count > 1 && lo == hi) {
-        return Error{"the ε grid " + num(lo) + ":" + num(hi) + " has LO = HI but " +
-                     std::to_string(count) + " points"};
-    }
-    std::vector<double> g(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        g[i] = count == 1 ? lo
-                          : std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) *
-                                                        static_cast<double>(i) /
-                                                        static_cast<double>(count - 1));
-    }
-    g.front() = lo;
-    g.back() = count == 1 ? lo : hi;
-    return g;
+    return logSpaced(lo, hi, count);
 }
 
 Expected<ErrorCurve> errorCurve(const Histogram& truth, const TradeoffConfig& config,

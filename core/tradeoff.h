@@ -99,7 +99,8 @@ struct CurveOptions {
 Expected<ErrorCurve> errorCurve(const Histogram& truth, const TradeoffConfig& config,
                                 std::span<const double> epsilons, const CurveOptions& options);
 
-// COUNT values log-spaced from lo to hi inclusive (COUNT = 1 gives {lo}); 0 < lo ≤ hi finite.
+// The ε grid of a curve: dpx::logSpaced (core/validation.h), interior points rounded to 12
+// significant digits.
 Expected<std::vector<double>> logSpacedEpsilons(double lo, double hi, std::size_t count);
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 #include "core/validation.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace dpx {
@@ -70,6 +72,35 @@ std::string groupThousands(long long n) {
         out += digits[i];
     }
     return n < 0 ? "-" + out : out;
+}
+
+Expected<std::vector<double>> logSpaced(double lo, double hi, std::size_t count) {
+    if (!std::isfinite(lo) || !std::isfinite(hi) || lo <= 0 || hi < lo) {
+        return Error{"a log-spaced range needs 0 < LO ≤ HI, both finite (got " + formatNumber(lo) +
+                     ":" + formatNumber(hi) + ")"};
+    }
+    if (count < 1 || count > 100'000) {
+        return Error{"a log-spaced range needs 1 ≤ COUNT ≤ 100,000 (got " + std::to_string(count) +
+                     ")"};
+    }
+    if (count == 1 && lo != hi) {
+        return Error{"a log-spaced range with COUNT = 1 needs LO = HI"};
+    }
+    if (count > 1 && lo == hi) {
+        return Error{"a log-spaced range " + formatNumber(lo) + ":" + formatNumber(hi) +
+                     " has LO = HI but COUNT = " + std::to_string(count) + " points"};
+    }
+    std::vector<double> v(count, lo);
+    const double a = std::log(lo);
+    const double b = std::log(hi);
+    for (std::size_t i = 1; i + 1 < count; ++i) {
+        const double t = static_cast<double>(i) / static_cast<double>(count - 1);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.12g", std::exp(a + (b - a) * t));
+        v[i] = std::strtod(buf, nullptr);
+    }
+    v.back() = hi;  // exact end points, not exp(log(x))
+    return v;
 }
 
 }  // namespace dpx

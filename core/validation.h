@@ -2,8 +2,10 @@
 // parameter and the rule it broke; valid values are never adjusted.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/expected.h"
 
@@ -23,5 +25,11 @@ Status validateDelta(double delta);
 Status validatePositiveFinite(double value, std::string_view name);
 // A value that must be finite (a noisy count, a position, ...).
 Status validateFinite(double value, std::string_view name);
+
+// COUNT values log-spaced from lo to hi inclusive: 0 < lo ≤ hi, both finite; 1 ≤ COUNT ≤ 100 000;
+// COUNT = 1 needs lo = hi and COUNT > 1 needs lo < hi. The end points are lo and hi exactly; the
+// interior points are rounded to 12 significant digits, so a decade grid gives 0.1 and 1 rather
+// than 1.0000000000000004 (exp/log rounding) in tables and JSON.
+Expected<std::vector<double>> logSpaced(double lo, double hi, std::size_t count);
 
 }  // namespace dpx
