@@ -231,8 +231,8 @@ Status ExplorerState::validate() const {
         return Error{"unknown LP objective '" + lpObjective.toStdString() + "'"};
     }
     if (tab != QLatin1String("histogram") && tab != QLatin1String("matrix") &&
-        tab != QLatin1String("errors")) {
-        return Error{"unknown tab '" + tab.toStdString() + "' (histogram, matrix, errors)"};
+        tab != QLatin1String("errors") && tab != QLatin1String("risk")) {
+        return Error{"unknown tab '" + tab.toStdString() + "' (histogram, matrix, errors, risk)"};
     }
     return okStatus();
 }

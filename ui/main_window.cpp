@@ -25,6 +25,7 @@
 #include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <iterator>
 
 #include "ui/data_panel.h"
 #include "ui/document.h"
@@ -35,6 +36,7 @@
 #include "ui/mechanism_panel.h"
 #include "ui/pg_dialog.h"
 #include "ui/qcustomplot_include.h"
+#include "ui/risk_view.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
 
@@ -42,7 +44,8 @@ namespace dpx::ui {
 
 namespace {
 const QString kTabIds[] = {QStringLiteral("histogram"), QStringLiteral("matrix"),
-                           QStringLiteral("errors")};
+                           QStringLiteral("errors"), QStringLiteral("risk")};
+constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
 
 // SVG through Qt Svg: QCustomPlot draws into any QPaintDevice with its own painter.
@@ -89,15 +92,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     histogram_ = new HistogramView;
     matrix_ = new MatrixView;
     errors_ = new ErrorsView;
+    risk_ = new RiskView;
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
     tabs_->addTab(matrix_, tr("Mechanism &matrix"));
     tabs_->addTab(errors_, tr("&Errors"));
+    tabs_->addTab(risk_, tr("&Risk"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
     tabs_->setTabToolTip(2, tr("Realized and expected errors of every estimator"));
+    tabs_->setTabToolTip(3, tr("What ε and δ mean for a person in the data: how sure an attacker "
+                               "can become, and which membership tests are possible"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -149,9 +156,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (flags & (DataChanged | MechanismChanged | SeedChanged)) {
             releaseDrawn_ = mcDrawn_ = false;
         }
+        if (flags & MechanismChanged) {
+            updateRisk();
+        }
     });
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
-        if (i < 0 || i > 2 || doc_->state().tab == kTabIds[i]) {
+        if (i < 0 || i >= kTabCount || doc_->state().tab == kTabIds[i]) {
             return;
         }
         ExplorerState s = doc_->state();
@@ -182,6 +192,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         s.scale = sc;
         (void)doc_->apply(s, tr("error scale"));
     });
+    connect(risk_, &RiskView::tracingRequested, this, [this](const TracingAttackParams& params) {
+        risk_->setTracingMessage(tr("Simulating…"));
+        engine_->runner()->run<Expected<TracingAttackResult>>(
+            QStringLiteral("risk"),
+            [params](std::stop_token, JobProgress&) { return simulateTracingAttack(params); },
+            [this, params](Expected<TracingAttackResult> r) {
+                if (r) {
+                    risk_->setTracingResult(params, *r);
+                } else {
+                    risk_->setTracingMessage(QString::fromStdString(r.error().message));
+                }
+            },
+            tr("Tracing attack"), JobRunner::Lane::Background);
+    });
+    connect(engine_->runner(), &JobRunner::longJobCancelled, this, [this](const QString& slot) {
+        if (slot == QLatin1String("risk")) {
+            risk_->setTracingMessage(tr("Simulation cancelled."));
+        }
+    });
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
     connect(dataPanel_, &DataPanel::openSqliteRequested, this, &MainWindow::chooseSqlite);
     connect(dataPanel_, &DataPanel::openPostgresRequested, this, &MainWindow::connectPostgres);
@@ -202,6 +231,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     }
     split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
     rebuildRecentMenu();
+    updateRisk();
     engine_->refreshAll();
 }
 
@@ -277,7 +307,7 @@ void MainWindow::buildMenus() {
         (void)doc_->apply(s, tr("theme"));
     });
     view->addSeparator();
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kTabCount; ++i) {
         auto* a = view->addAction(tabs_->tabText(i).remove(QLatin1Char('&')),
                                   this, [this, i] { tabs_->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
@@ -335,6 +365,7 @@ QString MainWindow::xTitle() const {
 
 void MainWindow::showRelease(const ReleaseResult& r) {
     const ExplorerState& s = doc_->state();
+    updateRisk();
     histogram_->setRelease(r, s.estimator, s.overlay, xTitle());
     if (!r.error.isEmpty()) {
         if (r.lp && r.lp->status != LpStatus::Optimal) {
@@ -417,8 +448,34 @@ void MainWindow::redrawViews() {
     showErrors();
 }
 
+// The Risk tab follows the document's ε and δ (δ = 0 for pure-DP mechanisms); μ = Δ2/σ comes from
+// the release, used only once the release matches the document's level (it lags a change).
+void MainWindow::updateRisk() {
+    const ExplorerState& s = doc_->state();
+    RiskLevel level;
+    level.epsilon = s.epsilon;
+    level.delta = usesDelta(s.mechanism) ? s.delta : 0;
+    if (s.mechanism == MechanismChoice::Gaussian) {
+        const ReleaseResult& r = engine_->release();
+        const auto& c = r.calibrated;
+        if (r.error.isEmpty() && c && c->noise.kind() == NoiseKind::Gaussian &&
+            c->guarantee.epsilon == s.epsilon && c->guarantee.delta == s.delta &&
+            c->noise.parameter() > 0) {
+            level.gaussianMu = c->l2Sensitivity / c->noise.parameter();
+        } else {
+            level.gaussianNote =
+                tr("The exact Gaussian curve appears once the release is computed.");
+        }
+    } else if (s.mechanism == MechanismChoice::CountGaussian) {
+        level.gaussianNote =
+            tr("Rounded and clamped Gaussian counts: the exact Gaussian-DP curve "
+               "does not apply and is omitted.");
+    }
+    risk_->setLevel(level);
+}
+
 bool MainWindow::showTab(const QString& name) {
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kTabCount; ++i) {
         if (kTabIds[i] == name) {
             tabs_->setCurrentIndex(i);
             return true;
@@ -435,6 +492,8 @@ QCustomPlot* MainWindow::currentPlot() const {
             return matrix_->currentPlot();
         case 2:
             return errors_->histogramPlot();
+        case 3:
+            return risk_->posteriorPlot();
     }
     return nullptr;
 }

@@ -1,5 +1,5 @@
 // The DP Explorer window: data and mechanism panels on the left; tabs "Histogram", "Mechanism
-// matrix" and "Errors" in the centre; long computations with progress and a cancel button in the
+// matrix", "Errors" and "Risk" in the centre; long computations with progress and a cancel button in the
 // status bar. Every control changes the ExplorerDocument; the ExplorerEngine recomputes on worker
 // threads; this class only routes results to the views and draws.
 #pragma once
@@ -27,6 +27,7 @@ class ExplorerEngine;
 class HistogramView;
 class MatrixView;
 class MechanismPanel;
+class RiskView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -39,6 +40,7 @@ public:
     HistogramView* histogramView() const { return histogram_; }
     MatrixView* matrixView() const { return matrix_; }
     ErrorsView* errorsView() const { return errors_; }
+    RiskView* riskView() const { return risk_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
     QTabWidget* tabs() const { return tabs_; }
@@ -46,7 +48,7 @@ public:
     Status openCsv(const QString& path);
     Status openSqlite(const QString& path);
     Status openSession(const QString& path);
-    // Shows the tab "histogram", "matrix" or "errors".
+    // Shows the tab "histogram", "matrix", "errors" or "risk".
     bool showTab(const QString& name);
     // Saves the whole window as PNG once every computation (including the quick Monte Carlo
     // pass) has been drawn, then emits screenshotSaved.
@@ -67,6 +69,7 @@ private:
     void showRelease(const ReleaseResult& r);
     void showErrors();
     void redrawViews();
+    void updateRisk();
     void applyTheme(bool dark);
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
@@ -88,6 +91,7 @@ private:
     HistogramView* histogram_;
     MatrixView* matrix_;
     ErrorsView* errors_;
+    RiskView* risk_;
     QTabWidget* tabs_;
     QLabel* statusText_;
     QProgressBar* progress_;

@@ -3,11 +3,13 @@
 // inline, switching to a count mechanism switches the matrix tab to a heatmap whose data is the
 // core matrix, an LP solve can be cancelled while the GUI keeps processing events, undo restores
 // the previous release, and sessions round-trip.
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -28,6 +30,7 @@
 #include "ui/mechanism_panel.h"
 #include "ui/pg_dialog.h"
 #include "ui/plot_refresh.h"
+#include "ui/risk_view.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -542,6 +545,73 @@ private Q_SLOTS:
         QImage img(path);
         QVERIFY(!img.isNull());
         QVERIFY(img.width() >= 1000);
+    }
+
+    // The Risk tab follows the document: Laplace (pure DP, δ = 0) at ε = 1 prints e/(1 + e) =
+    // 73.1% for the default prior p = 0.5, ε = 2 prints e²/(1 + e²) = 88.1%; the Gaussian
+    // mechanism brings its δ and μ = Δ2/σ from the release; the tab id "risk" round-trips through
+    // a session.
+    void riskTabFollowsTheDocument() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("risk.json"));
+        ExplorerState s = seed000(1.0);
+        s.tab = QStringLiteral("risk");
+        {
+            MainWindow w;
+            w.resize(1400, 900);
+            w.show();
+            QVERIFY(applyAndWait(w, s));
+            RiskView* risk = w.riskView();
+            QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(risk));
+            QCOMPARE(w.currentPlot(), risk->posteriorPlot());
+            QCOMPARE(risk->priorSpin()->value(), 0.5);
+            QCOMPARE(risk->level().delta, 0.0);
+            const double e1 = std::exp(1.0);
+            QVERIFY(std::abs(risk->posteriorAtPrior() - e1 / (1 + e1)) < 1e-12);
+            QVERIFY2(risk->posteriorText().contains(QStringLiteral("73.1%")),
+                     qPrintable(risk->posteriorText()));
+            QVERIFY2(risk->posteriorText().contains(QStringLiteral("50% sure")),
+                     qPrintable(risk->posteriorText()));
+
+            ExplorerState t = w.document()->state();
+            t.epsilon = 2;
+            QVERIFY(applyAndWait(w, t));
+            const double e2 = std::exp(2.0);
+            QVERIFY(std::abs(risk->posteriorAtPrior() - e2 / (1 + e2)) < 1e-12);
+            QVERIFY2(risk->posteriorText().contains(QStringLiteral("88.1%")),
+                     qPrintable(risk->posteriorText()));
+
+            t.mechanism = MechanismChoice::Gaussian;
+            t.epsilon = 0.5;
+            QVERIFY(applyAndWait(w, t));
+            QCOMPARE(risk->level().delta, t.delta);
+            QVERIFY(risk->level().gaussianMu.has_value());
+            const auto& c = w.engine()->release().calibrated;
+            QVERIFY(c.has_value());
+            QCOMPARE(*risk->level().gaussianMu, c->l2Sensitivity / c->noise.parameter());
+            // The tracing-attack demonstration runs on the runner and draws its ROC.
+            risk->tracingRecordsSpin()->setValue(50);
+            risk->tracingDimensionsSpin()->setValue(500);
+            risk->tracingButton()->click();
+            QTRY_VERIFY_WITH_TIMEOUT(risk->hasTracingRoc(), 30000);
+            // A group of 3: (3ε, δ_3) as second curves; the group's posterior is printed too.
+            risk->groupSpin()->setValue(3);
+            QVERIFY2(risk->posteriorText().contains(QStringLiteral("group of 3")),
+                     qPrintable(risk->posteriorText()));
+            if (const QByteArray shots = qgetenv("DPX_TEST_SCREENSHOTS"); !shots.isEmpty()) {
+                QTest::qWait(200);  // let the layout settle
+                w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/risk_group.png"));
+            }
+            QVERIFY(w.document()->saveSession(path));
+        }
+        MainWindow w2;
+        w2.show();
+        QSignalSpy shown(&w2, &MainWindow::releaseShown);
+        QVERIFY(w2.openSession(path));
+        QVERIFY(shown.wait(30000));
+        QCOMPARE(w2.document()->state().tab, QStringLiteral("risk"));
+        QCOMPARE(w2.tabs()->currentWidget(), static_cast<QWidget*>(w2.riskView()));
+        QCOMPARE(w2.riskView()->level().epsilon, 0.5);
     }
 };
 
