@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     QCommandLineOption session(QStringLiteral("session"),
                                QStringLiteral("Open a saved session (JSON)."), QStringLiteral("file"));
     QCommandLineOption tab(QStringLiteral("tab"),
-                           QStringLiteral("Show this tab: histogram, matrix or errors."),
+                           QStringLiteral("Show this tab: histogram, matrix, errors or risk."),
                            QStringLiteral("name"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption screenshot(

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "core/risk.h"
 #include "ui/document.h"
 #include "ui/log_slider_field.h"
 
@@ -37,26 +38,34 @@ QString plainReading(const ExplorerState& s) {
     const QString eps = formatParameter(s.epsilon);
     const QString times = factor < 1000 ? QString::number(factor, 'g', 3)
                                         : QLocale().toString(std::round(factor), 'f', 0);
-    // Bayes: prior 50% that a given person is in the data → posterior at most e^ε/(1+e^ε).
-    const double posterior = 100 * factor / (1 + factor);
+    // Prior 50% that a given person is in the data → the largest posterior (core/risk.h): pure DP
+    // e^ε/(1+e^ε) for every output; with δ > 0 the bound at ε + ln 2, which may fail on outputs of
+    // total probability ≤ 2δ (attaching "except with probability δ" to the pure-DP number would
+    // overstate the protection).
+    const bool withDelta = usesDelta(s.mechanism);
+    const auto bound = posteriorBound(0.5, PrivacyLevel{s.epsilon, withDelta ? s.delta : 0.0});
+    const double posterior = bound ? 100 * bound->posterior : 100.0;
     const QString post = posterior < 99.95 ? QString::number(posterior, 'f', 1)
                                            : QStringLiteral("99.9+");
     QString text;
-    if (usesDelta(s.mechanism)) {
+    if (withDelta) {
         text = QObject::tr("(ε, δ) = (%1, %2): adding or changing one person's data makes any "
-                           "outcome at most %3× more likely, except with probability at most "
-                           "δ.")
+                           "set of outcomes at most %3× more likely, plus at most δ.")
                    .arg(eps, formatParameter(s.delta), times);
     } else {
         text = QObject::tr("ε = %1: adding or changing one person's data makes any outcome at "
                            "most %2× more (or less) likely.")
                    .arg(eps, times);
     }
+    QString failure;
+    if (withDelta && bound && bound->failureProbability > 0) {
+        failure = QObject::tr(", except on outputs of total probability at most %1")
+                      .arg(formatParameter(bound->failureProbability));
+    }
     text += QLatin1Char(' ') +
             QObject::tr("An observer who thought a person 50% likely to be in the data can be at "
                         "most %1% sure after seeing the release%2.")
-                .arg(post, usesDelta(s.mechanism) ? QObject::tr(", except with probability δ")
-                                                  : QString());
+                .arg(post, failure);
     if (s.epsilon > 5) {
         text += QLatin1Char(' ') + QObject::tr("This is weak protection.");
     }

@@ -265,6 +265,25 @@ private Q_SLOTS:
     // the views; automatic bins say their range came from the data.
     // The status bar's Cancel during a file load: the panel and the views say the load was
     // cancelled (no hang waiting for a dataset that never comes), and Reload loads it again.
+    // The panel's plain reading: pure DP e^ε/(1+e^ε) for a 50% prior (ε = 1 → 73.1%); with δ the
+    // bound of core/risk.h at ε + ln 2 with its failure probability 2δ (ε = 0.5, δ = 1e-6:
+    // e^1.193/(1 + e^1.193) = 76.7%), never the pure number with "except with probability δ".
+    void plainReadingStatesTheRightBound() {
+        ExplorerState s;
+        s.mechanism = MechanismChoice::Laplace;
+        s.epsilon = 1;
+        QString text = plainReading(s);
+        QVERIFY2(text.contains(QStringLiteral("73.1%")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("except")), qPrintable(text));
+        s.mechanism = MechanismChoice::Gaussian;
+        s.epsilon = 0.5;
+        s.delta = 1e-6;
+        text = plainReading(s);
+        QVERIFY2(text.contains(QStringLiteral("76.7%")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("2e-06")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("plus at most δ")), qPrintable(text));
+    }
+
     void cancelledLoadCanBeReloaded() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("big.csv"));
