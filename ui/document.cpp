@@ -92,10 +92,7 @@ Status ExplorerDocument::setExample(const QString& id) {
     ExplorerState s = state_;
     s.source = SourceKind::Example;
     s.exampleId = id;
-    s.idColumn.clear();
-    s.column.clear();
-    s.binning = BinningChoice::Auto;
-    s.rangeLo = s.rangeHi = 0;
+    s.forgetSourceChoices();
     return apply(s, tr("open example"));
 }
 

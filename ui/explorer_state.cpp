@@ -316,6 +316,15 @@ void collectUnknown(const QJsonObject& given, const QJsonObject& known, const QS
 
 }  // namespace
 
+void ExplorerState::forgetSourceChoices() {
+    sqlTable.clear();
+    column.clear();
+    idColumn.clear();
+    categories.clear();
+    binning = BinningChoice::Auto;
+    rangeLo = rangeHi = 0;
+}
+
 QStringList ExplorerState::unknownKeys(const QJsonObject& root) {
     QStringList out;
     if (auto s = fromJson(root)) {

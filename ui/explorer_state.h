@@ -132,6 +132,9 @@ struct ExplorerState {
 
     // Every field in range, with a message naming the first one that is not.
     Status validate() const;
+    // A new source (file, database, example) makes the previous table, column, id column,
+    // category list and declared bins meaningless: clear them and go back to automatic bins.
+    void forgetSourceChoices();
     QJsonObject toJson() const;
     // Missing keys keep their defaults; unknown keys are ignored; a present but invalid value is
     // an error naming the key.

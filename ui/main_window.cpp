@@ -506,11 +506,7 @@ Status MainWindow::openCsv(const QString& path) {
     ExplorerState s = doc_->state();
     s.source = SourceKind::Csv;
     s.csvPath = info.absoluteFilePath();
-    s.column.clear();
-    s.idColumn.clear();
-    s.categories.clear();
-    s.binning = BinningChoice::Auto;
-    s.rangeLo = s.rangeHi = 0;
+    s.forgetSourceChoices();
     auto st = doc_->apply(s, tr("open %1").arg(info.fileName()));
     if (st) {
         addRecentFile(s.csvPath);
@@ -526,12 +522,7 @@ Status MainWindow::openSqlite(const QString& path) {
     ExplorerState s = doc_->state();
     s.source = SourceKind::Sqlite;
     s.sqlitePath = info.absoluteFilePath();
-    s.sqlTable.clear();
-    s.column.clear();
-    s.idColumn.clear();
-    s.categories.clear();
-    s.binning = BinningChoice::Auto;
-    s.rangeLo = s.rangeHi = 0;
+    s.forgetSourceChoices();
     return doc_->apply(s, tr("open %1").arg(info.fileName()));
 }
 
@@ -579,12 +570,7 @@ void MainWindow::connectPostgres() {
     storePgPassword(s, dialog.rememberPassword());
     if (!same || s.pgHost != before.pgHost || s.pgPort != before.pgPort ||
         s.pgDatabase != before.pgDatabase) {
-        s.sqlTable.clear();
-        s.column.clear();
-        s.idColumn.clear();
-        s.categories.clear();
-        s.binning = BinningChoice::Auto;
-        s.rangeLo = s.rangeHi = 0;
+        s.forgetSourceChoices();
     }
     if (auto st = doc_->apply(s, tr("connect to %1").arg(s.pgDatabase)); !st) {
         QMessageBox::warning(this, tr("Cannot connect"), QString::fromStdString(st.error().message));
