@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include "ui/plot_refresh.h"
+#include "ui/plot_style.h"
 #include "ui/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -874,24 +875,7 @@ void ErrorsView::updateStatus() {
 void ErrorsView::applyPalette() {
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::WindowText);
-    const QColor base = pal.color(QPalette::Base);
-    QColor grid = text;
-    grid.setAlpha(40);
-    plot_->setBackground(base);
-    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis, plot_->xAxis2, plot_->yAxis2}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-        axis->grid()->setZeroLinePen(Qt::NoPen);
-    }
-    QColor legendBack = base;
-    legendBack.setAlpha(220);
-    plot_->legend->setBrush(legendBack);
-    plot_->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
-    plot_->legend->setTextColor(text);
+    applyPlotPalette(plot_, pal);
     title_->setTextColor(text);
     plotMessage_->setColor(pal.color(QPalette::PlaceholderText));
     QFont mf = plot_->font();

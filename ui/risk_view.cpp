@@ -14,6 +14,7 @@
 #include "core/risk.h"
 #include "core/validation.h"
 #include "ui/plot_refresh.h"
+#include "ui/plot_style.h"
 #include "ui/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -502,25 +503,7 @@ void RiskView::drawRegion() {
 void RiskView::applyPalette(QCustomPlot* plot, QCPTextElement* title) {
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::WindowText);
-    const QColor base = pal.color(QPalette::Base);
-    QColor grid = text;
-    grid.setAlpha(40);
-    plot->setBackground(base);
-    for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-        axis->grid()->setSubGridPen(Qt::NoPen);
-        axis->grid()->setZeroLinePen(Qt::NoPen);
-    }
-    QColor legendBack = base;
-    legendBack.setAlpha(220);
-    plot->legend->setBrush(legendBack);
-    plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
-    plot->legend->setTextColor(text);
+    applyPlotPalette(plot, pal);
     title->setTextColor(text);
 }
 

@@ -1,0 +1,28 @@
+#include "ui/plot_style.h"
+
+namespace dpx::ui {
+
+void applyPlotPalette(QCustomPlot* plot, const QPalette& pal) {
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor base = pal.color(QPalette::Base);
+    QColor grid = text;
+    grid.setAlpha(40);
+    plot->setBackground(base);
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
+        axis->setBasePen(QPen(text));
+        axis->setTickPen(QPen(text));
+        axis->setSubTickPen(QPen(text));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        axis->grid()->setSubGridPen(Qt::NoPen);
+        axis->grid()->setZeroLinePen(Qt::NoPen);
+    }
+    QColor legendBack = base;
+    legendBack.setAlpha(220);
+    plot->legend->setBrush(legendBack);
+    plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+    plot->legend->setTextColor(text);
+}
+
+}  // namespace dpx::ui
