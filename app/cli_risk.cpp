@@ -22,7 +22,7 @@ int fail(std::ostream& err, const Error& e) {
     return kInvalid;
 }
 
-QJsonArray pairs(const std::vector<CurvePoint>& pts) {
+QJsonArray pairs(const std::vector<XYPoint>& pts) {
     QJsonArray a;
     for (const auto& p : pts) {
         a.append(QJsonArray{p.x, p.y});

@@ -142,12 +142,12 @@ Expected<double> posteriorGivenAccusation(double prior, const PrivacyLevel& leve
     return prior * tpr / (prior * tpr + (1 - prior) * a);
 }
 
-Expected<std::vector<CurvePoint>> posteriorOverPrior(const PrivacyLevel& level, std::size_t points,
+Expected<std::vector<XYPoint>> posteriorOverPrior(const PrivacyLevel& level, std::size_t points,
                                                      double slack) {
     if (auto s = validatePoints(points); !s) {
         return s.error();
     }
-    std::vector<CurvePoint> out;
+    std::vector<XYPoint> out;
     out.reserve(points);
     for (std::size_t i = 0; i < points; ++i) {
         const double p = static_cast<double>(i + 1) / static_cast<double>(points + 1);
@@ -160,13 +160,13 @@ Expected<std::vector<CurvePoint>> posteriorOverPrior(const PrivacyLevel& level, 
     return out;
 }
 
-Expected<std::vector<CurvePoint>> posteriorOverEpsilon(double prior, double delta,
+Expected<std::vector<XYPoint>> posteriorOverEpsilon(double prior, double delta,
                                                        const std::vector<double>& epsilons,
                                                        double slack) {
     if (epsilons.empty()) {
         return Error{"no ε values given"};
     }
-    std::vector<CurvePoint> out;
+    std::vector<XYPoint> out;
     out.reserve(epsilons.size());
     for (double e : epsilons) {
         auto b = posteriorBound(prior, {e, delta}, slack);
@@ -185,7 +185,7 @@ double tradeoffEpsDelta(double epsilon, double delta, double alpha) {
     return std::max({0.0, a, b});
 }
 
-Expected<std::vector<CurvePoint>> testRegionBoundary(const PrivacyLevel& level,
+Expected<std::vector<XYPoint>> testRegionBoundary(const PrivacyLevel& level,
                                                      std::size_t points) {
     if (auto s = level.validate(); !s) {
         return s.error();
@@ -204,7 +204,7 @@ Expected<std::vector<CurvePoint>> testRegionBoundary(const PrivacyLevel& level,
     alphas.push_back(1 - level.delta);
     std::sort(alphas.begin(), alphas.end());
     alphas.erase(std::unique(alphas.begin(), alphas.end()), alphas.end());
-    std::vector<CurvePoint> out;
+    std::vector<XYPoint> out;
     out.reserve(alphas.size());
     for (double a : alphas) {
         out.push_back({a, tradeoffEpsDelta(level.epsilon, level.delta, a)});
@@ -240,14 +240,14 @@ double gaussianTradeoff(double mu, double alpha) {
     return stdNormalCdf(z - mu);
 }
 
-Expected<std::vector<CurvePoint>> gaussianTradeoffCurve(double mu, std::size_t points) {
+Expected<std::vector<XYPoint>> gaussianTradeoffCurve(double mu, std::size_t points) {
     if (!std::isfinite(mu) || mu < 0) {
         return Error{"μ = Δ/σ must be finite and ≥ 0 (got " + formatNumber(mu) + ")"};
     }
     if (auto s = validatePoints(points); !s) {
         return s.error();
     }
-    std::vector<CurvePoint> out;
+    std::vector<XYPoint> out;
     out.reserve(points);
     for (std::size_t i = 0; i < points; ++i) {
         const double a = static_cast<double>(i) / static_cast<double>(points - 1);

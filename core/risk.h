@@ -47,7 +47,8 @@ Status validateUserLevel(const PrivacyLevel& level);
 // A prior probability must lie in the open interval (0, 1).
 Status validatePrior(double prior);
 
-struct CurvePoint {
+// A point of a plotted curve (posterior, test region, ROC). Not tradeoff.h's CurvePoint.
+struct XYPoint {
     double x = 0;
     double y = 0;
 };
@@ -93,10 +94,10 @@ Expected<double> posteriorGivenAccusation(double prior, const PrivacyLevel& leve
 
 // posteriorBound over `points` ≥ 2 priors evenly spaced in the open interval (0, 1):
 // p_i = (i + 1)/(points + 1); y = bound.posterior.
-Expected<std::vector<CurvePoint>> posteriorOverPrior(const PrivacyLevel& level, std::size_t points,
+Expected<std::vector<XYPoint>> posteriorOverPrior(const PrivacyLevel& level, std::size_t points,
                                                      double slack = kDefaultPosteriorSlack);
 // posteriorBound for fixed p and δ over the given ε values (x = ε).
-Expected<std::vector<CurvePoint>> posteriorOverEpsilon(double prior, double delta,
+Expected<std::vector<XYPoint>> posteriorOverEpsilon(double prior, double delta,
                                                        const std::vector<double>& epsilons,
                                                        double slack = kDefaultPosteriorSlack);
 
@@ -112,7 +113,7 @@ double tradeoffEpsDelta(double epsilon, double delta, double alpha);
 // The boundary of the achievable region {(α, β) : β ≥ f_{ε,δ}(α)} as a polyline (x = α, y = β):
 // `points` ≥ 2 evenly spaced α in [0, 1] plus the kinks α = (1 − δ)/(1 + e^ε) and α = 1 − δ,
 // sorted by α. f is piecewise linear, so the polyline is exact.
-Expected<std::vector<CurvePoint>> testRegionBoundary(const PrivacyLevel& level, std::size_t points);
+Expected<std::vector<XYPoint>> testRegionBoundary(const PrivacyLevel& level, std::size_t points);
 
 // Largest area under an ROC curve (TPR = 1 − FNR against FPR) of any attacker at (ε, δ):
 // 1 − ∫₀¹ f_{ε,δ}(α) dα (exact: f is piecewise linear). 1/2 = guessing.
@@ -122,7 +123,7 @@ Expected<double> maxAuc(const PrivacyLevel& level);
 // Gaussian mechanism, μ = Δ2/σ. Unchecked kernel: α in [0, 1], μ ≥ 0.
 double gaussianTradeoff(double mu, double alpha);
 // G_μ at `points` ≥ 2 evenly spaced α in [0, 1]. Errors: μ not finite or < 0.
-Expected<std::vector<CurvePoint>> gaussianTradeoffCurve(double mu, std::size_t points);
+Expected<std::vector<XYPoint>> gaussianTradeoffCurve(double mu, std::size_t points);
 
 // ---- Groups
 // --------------------------------------------------------------------------------------
@@ -176,7 +177,7 @@ struct TracingAttackResult {
     double sigma = 0;                     // noise per coordinate (0 without noise)
     std::vector<double> memberScores;     // Z for members
     std::vector<double> nonMemberScores;  // Z for non-members
-    std::vector<CurvePoint> roc;          // x = false-positive rate, y = false-negative rate
+    std::vector<XYPoint> roc;          // x = false-positive rate, y = false-negative rate
     double auc = 0.5;                     // P(Z_member > Z_non-member) + ½ P(tie)
     std::vector<std::string> warnings;
 };

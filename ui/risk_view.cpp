@@ -46,11 +46,11 @@ QString pct(double x) {
     return QStringLiteral("≈100%");
 }
 
-void setCurve(QCPGraph* g, const std::vector<CurvePoint>& pts) {
+void setCurve(QCPGraph* g, const std::vector<XYPoint>& pts) {
     QVector<double> x, y;
     x.reserve(static_cast<qsizetype>(pts.size()));
     y.reserve(static_cast<qsizetype>(pts.size()));
-    for (const CurvePoint& p : pts) {
+    for (const XYPoint& p : pts) {
         x << p.x;
         y << p.y;
     }
@@ -338,17 +338,17 @@ void RiskView::drawPosterior() {
     diag->setData(QVector<double>{0, 1}, QVector<double>{0, 1});
     const PrivacyLevel level{eps, delta};
     if (auto curve = posteriorOverPrior(level, kCurvePoints)) {
-        std::vector<CurvePoint> pts = *curve;
-        pts.insert(pts.begin(), CurvePoint{0, 0});
-        pts.push_back(CurvePoint{1, 1});
+        std::vector<XYPoint> pts = *curve;
+        pts.insert(pts.begin(), XYPoint{0, 0});
+        pts.push_back(XYPoint{1, 1});
         setCurve(addGraph(posterior_, tr("one person"), QPen(kPersonColour, 2.5)), pts);
     }
     std::optional<GroupPrivacy> g;
     if (k > 1 && (g = groupOf(eps, delta, k))) {
         if (auto curve = posteriorOverPrior(g->level(), kCurvePoints)) {
-            std::vector<CurvePoint> pts = *curve;
-            pts.insert(pts.begin(), CurvePoint{0, g->vacuous() ? 1.0 : 0.0});
-            pts.push_back(CurvePoint{1, 1});
+            std::vector<XYPoint> pts = *curve;
+            pts.insert(pts.begin(), XYPoint{0, g->vacuous() ? 1.0 : 0.0});
+            pts.push_back(XYPoint{1, 1});
             setCurve(addGraph(posterior_, tr("group of %1 (%2ε)").arg(k).arg(k),
                               QPen(kGroupColour, 2, Qt::DashLine)),
                      pts);
@@ -403,7 +403,7 @@ void RiskView::drawOverEpsilon() {
         setCurve(addGraph(overEpsilon_, tr("one person"), QPen(kPersonColour, 2.5)), *curve);
     }
     if (k > 1) {
-        std::vector<CurvePoint> pts;
+        std::vector<XYPoint> pts;
         for (double e : *grid) {
             if (auto g = groupOf(e, delta, k)) {
                 if (auto b = posteriorBound(p, g->level())) {

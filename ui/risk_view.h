@@ -95,7 +95,7 @@ private:
     QSpinBox* tracingD_;
     QPushButton* tracingButton_;
     QLabel* tracingText_;
-    std::vector<dpx::CurvePoint> tracingRoc_;  // x = FPR, y = FNR
+    std::vector<dpx::XYPoint> tracingRoc_;  // x = FPR, y = FNR
     double tracingAuc_ = 0.5;
 };
 
