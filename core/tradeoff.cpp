@@ -710,12 +710,19 @@ Expected<std::vector<PopulationPoint>> errorVsPopulation(const Histogram& truth,
                                                          double epsilon,
                                                          std::span<const std::int64_t> populations,
                                                          const CurveOptions& options) {
+    // Bad input is an error; a size the configuration cannot handle (a count mechanism whose
+    // largest scaled bin exceeds kMaxCountPeople) is a missing point with its reason, so the
+    // sizes it can handle are still drawn.
+    if (auto st = config.validate(); !st) {
+        return st.error();
+    }
+    for (std::int64_t n : populations) {
+        if (n < 1) {
+            return Error{"population sizes must be at least 1, got " + std::to_string(n)};
+        }
+    }
     std::vector<PopulationPoint> out;
     for (std::size_t k = 0; k < populations.size(); ++k) {
-        if (populations[k] < 1) {
-            return Error{"population sizes must be at least 1, got " +
-                         std::to_string(populations[k])};
-        }
         auto h = scaleToPopulation(truth, populations[k]);
         if (!h) {
             return h.error();
@@ -727,9 +734,19 @@ Expected<std::vector<PopulationPoint>> errorVsPopulation(const Histogram& truth,
                                  static_cast<double>(populations.size()));
             }
         };
+        CurvePoint missing;
+        missing.epsilon = epsilon;
+        missing.value = missing.ciLow = missing.ciHigh = kNaN;
+        if (options.stop.stop_requested()) {
+            missing.method = "unavailable: cancelled";
+            out.push_back({populations[k], missing});
+            continue;
+        }
         auto c = errorCurve(*h, config, std::span(&epsilon, 1), o);
         if (!c) {
-            return c.error();
+            missing.method = "unavailable: " + c.error().message;
+            out.push_back({populations[k], missing});
+            continue;
         }
         out.push_back({populations[k], c->points[0]});
     }

@@ -156,6 +156,8 @@ struct PopulationPoint {
     CurvePoint point;
 };
 // Error at one ε against N: the truth scaled to every N (scaleToPopulation), then one point each.
+// Errors: bad configuration or ε, N < 1. A size the configuration cannot handle (a count
+// mechanism whose largest scaled bin exceeds kMaxCountPeople) gives a missing point with the reason.
 Expected<std::vector<PopulationPoint>> errorVsPopulation(const Histogram& truth,
                                                          const TradeoffConfig& config,
                                                          double epsilon,

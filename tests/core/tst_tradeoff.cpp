@@ -463,6 +463,16 @@ void TestTradeoff::errorAgainstPopulation() {
     }
     const std::vector<std::int64_t> bad{0};
     QVERIFY(!errorVsPopulation(h, c, 0.5, bad, {}));
+    // GM handles counts up to kMaxCountPeople: {1, 2} scaled to 3000 has a bin of 2000 (drawn)
+    // and to 3003 one of 2002 (missing, with the reason); the first point is still exact.
+    auto gm = config(TradeoffMechanism::CountGeometric, EstimatorKind::Identity, Metric::L1);
+    const std::vector<std::int64_t> sizes{3000, 3003};
+    auto g = errorVsPopulation(hist({1, 2}), gm, 1.0, sizes, {});
+    QVERIFY(g);
+    QCOMPARE(g->size(), std::size_t(2));
+    QVERIFY((*g)[0].point.valid() && (*g)[0].point.exact);
+    QVERIFY(!(*g)[1].point.valid());
+    QVERIFY((*g)[1].point.method.find("2002") != std::string::npos);
 }
 
 void TestTradeoff::rejections() {
