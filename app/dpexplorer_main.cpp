@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
     QCommandLineOption session(QStringLiteral("session"),
                                QStringLiteral("Open a saved session (JSON)."), QStringLiteral("file"));
     QCommandLineOption tab(QStringLiteral("tab"),
-                           QStringLiteral("Show this tab: histogram, matrix, errors or risk."),
+                           QStringLiteral("Show this tab: histogram, matrix, errors, risk, "
+                                          "tradeoff or budget."),
                            QStringLiteral("name"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption screenshot(

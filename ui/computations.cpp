@@ -127,38 +127,11 @@ Expected<CountMechanism> countMatrix(const ExplorerState& s, int n, std::optiona
         case MechanismChoice::CountGaussian:
             return discretizedGaussian(n, s.epsilon, s.delta);
         case MechanismChoice::CountOptimal: {
-            CountLpSpec spec;
-            spec.n = n;
-            spec.epsilon = s.epsilon;
-            QString obj = s.lpObjective;
-            if (obj.startsWith(QLatin1String("minimax-"))) {
-                spec.aggregate = LpAggregate::Max;
-                obj = obj.mid(8);
+            auto spec = lpSpecOf(s, n);
+            if (!spec) {
+                return spec.error();
             }
-            if (obj == QLatin1String("l1")) {
-                spec.cost = LpCostKind::L1;
-            } else if (obj == QLatin1String("l2")) {
-                spec.cost = LpCostKind::L2;
-            } else if (obj.startsWith(QLatin1String("l0d:"))) {
-                spec.cost = LpCostKind::L0d;
-                spec.d = std::min(obj.mid(4).toInt(), n);
-            }
-            for (const QString& c : s.lpConstraints) {
-                for (CountProperty p : kAllCountProperties) {
-                    if (c.compare(QLatin1String(countPropertyName(p)), Qt::CaseInsensitive) == 0) {
-                        spec.constraints.push_back(p);
-                    }
-                }
-            }
-            if (s.lpBinomialP >= 0) {
-                auto w = binomialWeights(n, s.lpBinomialP);
-                if (!w) {
-                    return w.error();
-                }
-                spec.weights = *w;
-            }
-            spec.minDiagonal = s.lpMinDiagonal;
-            auto r = designCountMechanism(spec, stop);
+            auto r = designCountMechanism(*spec, stop);
             if (!r) {
                 return r.error();
             }
@@ -179,6 +152,41 @@ Expected<CountMechanism> countMatrix(const ExplorerState& s, int n, std::optiona
 }
 
 }  // namespace
+
+Expected<CountLpSpec> lpSpecOf(const ExplorerState& s, int n) {
+    CountLpSpec spec;
+    spec.n = n;
+    spec.epsilon = s.epsilon;
+    QString obj = s.lpObjective;
+    if (obj.startsWith(QLatin1String("minimax-"))) {
+        spec.aggregate = LpAggregate::Max;
+        obj = obj.mid(8);
+    }
+    if (obj == QLatin1String("l1")) {
+        spec.cost = LpCostKind::L1;
+    } else if (obj == QLatin1String("l2")) {
+        spec.cost = LpCostKind::L2;
+    } else if (obj.startsWith(QLatin1String("l0d:"))) {
+        spec.cost = LpCostKind::L0d;
+        spec.d = std::min(obj.mid(4).toInt(), n);
+    }
+    for (const QString& c : s.lpConstraints) {
+        for (CountProperty p : kAllCountProperties) {
+            if (c.compare(QLatin1String(countPropertyName(p)), Qt::CaseInsensitive) == 0) {
+                spec.constraints.push_back(p);
+            }
+        }
+    }
+    if (s.lpBinomialP >= 0) {
+        auto w = binomialWeights(n, s.lpBinomialP);
+        if (!w) {
+            return w.error();
+        }
+        spec.weights = *w;
+    }
+    spec.minDiagonal = s.lpMinDiagonal;
+    return spec;
+}
 
 bool sameSource(const ExplorerState& a, const ExplorerState& b) {
     // Only examples are tables in memory; external sources are streamed or counted by the database

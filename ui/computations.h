@@ -71,6 +71,10 @@ Expected<Sensitivity> cappedSensitivity(std::size_t bins, Neighbouring relation,
 // The connection of a SQLite or PostgreSQL state (with its in-memory password).
 data::SqlConnectionSpec sqlSpecOf(const ExplorerState& s);
 
+// The LP of the CountOptimal mechanism for the state's objective, constraints, weights and
+// accuracy floor, at group size n and the state's ε.
+Expected<CountLpSpec> lpSpecOf(const ExplorerState& s, int n);
+
 // `cached`: the table of the previous load if it came from the same source (example id + rows or
 // CSV path); reused instead of loading again when only the column or binning changed.
 DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTable> cached,

@@ -231,8 +231,10 @@ Status ExplorerState::validate() const {
         return Error{"unknown LP objective '" + lpObjective.toStdString() + "'"};
     }
     if (tab != QLatin1String("histogram") && tab != QLatin1String("matrix") &&
-        tab != QLatin1String("errors") && tab != QLatin1String("risk")) {
-        return Error{"unknown tab '" + tab.toStdString() + "' (histogram, matrix, errors, risk)"};
+        tab != QLatin1String("errors") && tab != QLatin1String("risk") &&
+        tab != QLatin1String("tradeoff") && tab != QLatin1String("budget")) {
+        return Error{"unknown tab '" + tab.toStdString() +
+                     "' (histogram, matrix, errors, risk, tradeoff, budget)"};
     }
     return okStatus();
 }

@@ -128,7 +128,7 @@ struct ExplorerState {
     bool matrixLog = false;  // heatmap colour scale: log10
     Scale scale = Scale::Counts;
     bool dark = false;
-    QString tab = QStringLiteral("histogram");  // histogram, matrix, errors, risk
+    QString tab = QStringLiteral("histogram");  // histogram, matrix, errors, risk, tradeoff, budget
 
     // Every field in range, with a message naming the first one that is not.
     Status validate() const;

@@ -37,6 +37,7 @@
 #include "ui/pg_dialog.h"
 #include "ui/qcustomplot_include.h"
 #include "ui/risk_view.h"
+#include "ui/tradeoff_view.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
 
@@ -44,7 +45,8 @@ namespace dpx::ui {
 
 namespace {
 const QString kTabIds[] = {QStringLiteral("histogram"), QStringLiteral("matrix"),
-                           QStringLiteral("errors"), QStringLiteral("risk")};
+                           QStringLiteral("errors"), QStringLiteral("risk"),
+                           QStringLiteral("tradeoff")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
 
@@ -93,18 +95,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     matrix_ = new MatrixView;
     errors_ = new ErrorsView;
     risk_ = new RiskView;
+    tradeoff_ = new TradeoffView(engine_->runner());
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
     tabs_->addTab(matrix_, tr("Mechanism &matrix"));
     tabs_->addTab(errors_, tr("&Errors"));
     tabs_->addTab(risk_, tr("&Risk"));
+    tabs_->addTab(tradeoff_, tr("&Trade-off"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
     tabs_->setTabToolTip(2, tr("Realized and expected errors of every estimator"));
     tabs_->setTabToolTip(3, tr("What ε and δ mean for a person in the data: how sure an attacker "
                                "can become, and which membership tests are possible"));
+    tabs_->setTabToolTip(4, tr("Expected error against ε (or population size) for several "
+                               "mechanisms and estimators, the frontier, and the smallest ε "
+                               "meeting an accuracy target"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -124,6 +131,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             matrix_->setMessage(r.error);
             errors_->setMessage(r.error);
         }
+        updateTradeoff();
     });
     connect(engine_, &ExplorerEngine::releaseReady, this, &MainWindow::showRelease);
     connect(engine_, &ExplorerEngine::monteCarloReady, this,
@@ -158,6 +166,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         if (flags & MechanismChanged) {
             updateRisk();
+        }
+        if (flags & (MechanismChanged | EstimatorChanged | ViewChanged)) {
+            updateTradeoff();
         }
     });
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
@@ -211,6 +222,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             risk_->setTracingMessage(tr("Simulation cancelled."));
         }
     });
+    connect(tradeoff_, &TradeoffView::configurationChosen, this,
+            [this](TradeoffMechanism m, EstimatorKind e, double epsilon) {
+                ExplorerState s = doc_->state();
+                s.mechanism = mechanismChoiceOf(m);
+                s.estimator = e;
+                s.epsilon = epsilon;
+                const Status st = doc_->apply(
+                    s, tr("use %1:%2 at ε = %3")
+                           .arg(QString::fromLatin1(tradeoffMechanismName(m)),
+                                QString::fromLatin1(estimatorName(e)),
+                                QString::number(epsilon, 'g', 6)));
+                statusBar()->showMessage(
+                    st ? tr("Switched to %1 with the %2 estimator at ε = %3 (Ctrl+Z undoes).")
+                             .arg(mechanismChoiceTitle(s.mechanism),
+                                  QString::fromLatin1(estimatorName(e)),
+                                  QString::number(epsilon, 'g', 6))
+                       : QString::fromStdString(st.error().message),
+                    8000);
+            });
+    connect(tradeoff_, &TradeoffView::scaleToggled, this, [this](Scale sc) {
+        ExplorerState s = doc_->state();
+        s.scale = sc;
+        (void)doc_->apply(s, tr("error scale"));
+    });
+    connect(tradeoff_, &TradeoffView::exportPlotRequested, this, &MainWindow::exportPlot);
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
     connect(dataPanel_, &DataPanel::openSqliteRequested, this, &MainWindow::chooseSqlite);
     connect(dataPanel_, &DataPanel::openPostgresRequested, this, &MainWindow::connectPostgres);
@@ -474,6 +510,21 @@ void MainWindow::updateRisk() {
     risk_->setLevel(level);
 }
 
+// The Trade-off tab follows the loaded histogram and the document's mechanism parameters; it
+// computes its curves only while it is shown.
+void MainWindow::updateTradeoff() {
+    const DatasetResult& d = engine_->dataset();
+    TradeoffInputs in;
+    in.state = doc_->state();
+    if (d.error.isEmpty() && d.histogram) {
+        in.truth = d.histogram;
+        in.sensitivity = d.sensitivity;
+    } else {
+        in.message = d.error;
+    }
+    tradeoff_->setInputs(in);
+}
+
 bool MainWindow::showTab(const QString& name) {
     for (int i = 0; i < kTabCount; ++i) {
         if (kTabIds[i] == name) {
@@ -494,6 +545,8 @@ QCustomPlot* MainWindow::currentPlot() const {
             return errors_->histogramPlot();
         case 3:
             return risk_->posteriorPlot();
+        case 4:
+            return tradeoff_->plot();
     }
     return nullptr;
 }

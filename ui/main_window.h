@@ -1,5 +1,5 @@
 // The DP Explorer window: data and mechanism panels on the left; tabs "Histogram", "Mechanism
-// matrix", "Errors" and "Risk" in the centre; long computations with progress and a cancel button in the
+// matrix", "Errors", "Risk" and "Trade-off" in the centre; long computations with progress and a cancel button in the
 // status bar. Every control changes the ExplorerDocument; the ExplorerEngine recomputes on worker
 // threads; this class only routes results to the views and draws.
 #pragma once
@@ -28,6 +28,7 @@ class HistogramView;
 class MatrixView;
 class MechanismPanel;
 class RiskView;
+class TradeoffView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -41,6 +42,7 @@ public:
     MatrixView* matrixView() const { return matrix_; }
     ErrorsView* errorsView() const { return errors_; }
     RiskView* riskView() const { return risk_; }
+    TradeoffView* tradeoffView() const { return tradeoff_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
     QTabWidget* tabs() const { return tabs_; }
@@ -48,7 +50,7 @@ public:
     Status openCsv(const QString& path);
     Status openSqlite(const QString& path);
     Status openSession(const QString& path);
-    // Shows the tab "histogram", "matrix", "errors" or "risk".
+    // Shows the tab "histogram", "matrix", "errors", "risk" or "tradeoff".
     bool showTab(const QString& name);
     // Saves the whole window as PNG once every computation (including the quick Monte Carlo
     // pass) has been drawn, then emits screenshotSaved.
@@ -70,6 +72,7 @@ private:
     void showErrors();
     void redrawViews();
     void updateRisk();
+    void updateTradeoff();
     void applyTheme(bool dark);
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
@@ -92,6 +95,7 @@ private:
     MatrixView* matrix_;
     ErrorsView* errors_;
     RiskView* risk_;
+    TradeoffView* tradeoff_;
     QTabWidget* tabs_;
     QLabel* statusText_;
     QProgressBar* progress_;

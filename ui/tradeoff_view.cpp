@@ -1,0 +1,1403 @@
+#include "ui/tradeoff_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSettings>
+#include <QSpinBox>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/validation.h"
+#include "ui/computations.h"
+#include "ui/job_runner.h"
+#include "ui/plot_refresh.h"
+#include "ui/plot_style.h"
+#include "ui/qcustomplot_include.h"
+
+namespace dpx::ui {
+
+namespace {
+
+constexpr TradeoffMechanism kMechanisms[] = {
+    TradeoffMechanism::Laplace,        TradeoffMechanism::Geometric,
+    TradeoffMechanism::Gaussian,       TradeoffMechanism::CountGeometric,
+    TradeoffMechanism::CountExplicitFair, TradeoffMechanism::CountOptimal,
+};
+constexpr EstimatorKind kEstimators[] = {EstimatorKind::Identity, EstimatorKind::Clamp,
+                                         EstimatorKind::Resize, EstimatorKind::NoiseFirst};
+constexpr std::size_t kNoCurve = std::numeric_limits<std::size_t>::max();
+
+QString mechanismTitle(TradeoffMechanism m) {
+    switch (m) {
+        case TradeoffMechanism::Laplace:
+            return QObject::tr("Laplace");
+        case TradeoffMechanism::Geometric:
+            return QObject::tr("Geometric");
+        case TradeoffMechanism::Gaussian:
+            return QObject::tr("Gaussian");
+        case TradeoffMechanism::CountGeometric:
+            return QObject::tr("GM matrix");
+        case TradeoffMechanism::CountExplicitFair:
+            return QObject::tr("EM matrix");
+        case TradeoffMechanism::CountOptimal:
+            return QObject::tr("Optimal (LP)");
+    }
+    return {};
+}
+
+QString estimatorTitle(EstimatorKind e) {
+    switch (e) {
+        case EstimatorKind::Identity:
+            return QObject::tr("Identity");
+        case EstimatorKind::Clamp:
+            return QObject::tr("Clamp");
+        case EstimatorKind::Resize:
+            return QObject::tr("Resize");
+        case EstimatorKind::NoiseFirst:
+            return QObject::tr("NoiseFirst");
+    }
+    return {};
+}
+
+// The id of a configuration in the view ("laplace:clamp", "optimal:identity"): the LP objective
+// comes from the document, so it is not part of the id.
+QString configId(TradeoffMechanism m, EstimatorKind e) {
+    return QString::fromLatin1(tradeoffMechanismName(m)) + QLatin1Char(':') +
+           QString::fromLatin1(estimatorName(e));
+}
+
+// Colour = mechanism, dash pattern = estimator.
+QColor mechanismColour(TradeoffMechanism m) {
+    switch (m) {
+        case TradeoffMechanism::Laplace:
+            return QColor(31, 119, 180);
+        case TradeoffMechanism::Geometric:
+            return QColor(44, 160, 44);
+        case TradeoffMechanism::Gaussian:
+            return QColor(148, 103, 189);
+        case TradeoffMechanism::CountGeometric:
+            return QColor(214, 39, 40);
+        case TradeoffMechanism::CountExplicitFair:
+            return QColor(255, 127, 14);
+        case TradeoffMechanism::CountOptimal:
+            return QColor(140, 86, 75);
+    }
+    return Qt::gray;
+}
+
+Qt::PenStyle estimatorDash(EstimatorKind e) {
+    switch (e) {
+        case EstimatorKind::Identity:
+            return Qt::SolidLine;
+        case EstimatorKind::Clamp:
+            return Qt::DashLine;
+        case EstimatorKind::Resize:
+            return Qt::DotLine;
+        case EstimatorKind::NoiseFirst:
+            return Qt::DashDotLine;
+    }
+    return Qt::SolidLine;
+}
+
+QCPScatterStyle::ScatterShape estimatorShape(EstimatorKind e) {
+    switch (e) {
+        case EstimatorKind::Identity:
+            return QCPScatterStyle::ssDisc;
+        case EstimatorKind::Clamp:
+            return QCPScatterStyle::ssSquare;
+        case EstimatorKind::Resize:
+            return QCPScatterStyle::ssTriangle;
+        case EstimatorKind::NoiseFirst:
+            return QCPScatterStyle::ssDiamond;
+    }
+    return QCPScatterStyle::ssDisc;
+}
+
+QString num(double v) {
+    return QString::fromStdString(formatNumber(v));
+}
+
+QString metricTitle(Metric m) {
+    switch (m) {
+        case Metric::SSE:
+            return QObject::tr("SSE");
+        case Metric::L1:
+            return QObject::tr("L1");
+        case Metric::LInf:
+            return QObject::tr("L∞");
+        case Metric::W1:
+            return QObject::tr("Wasserstein-1");
+    }
+    return {};
+}
+
+bool positive(double v) {
+    return std::isfinite(v) && v > 0;
+}
+
+}  // namespace
+
+std::optional<TradeoffMechanism> tradeoffMechanismOf(MechanismChoice m) {
+    switch (m) {
+        case MechanismChoice::Laplace:
+            return TradeoffMechanism::Laplace;
+        case MechanismChoice::Geometric:
+            return TradeoffMechanism::Geometric;
+        case MechanismChoice::Gaussian:
+            return TradeoffMechanism::Gaussian;
+        case MechanismChoice::CountGeometric:
+            return TradeoffMechanism::CountGeometric;
+        case MechanismChoice::CountExplicitFair:
+            return TradeoffMechanism::CountExplicitFair;
+        case MechanismChoice::CountOptimal:
+            return TradeoffMechanism::CountOptimal;
+        default:
+            return std::nullopt;
+    }
+}
+
+MechanismChoice mechanismChoiceOf(TradeoffMechanism m) {
+    switch (m) {
+        case TradeoffMechanism::Laplace:
+            return MechanismChoice::Laplace;
+        case TradeoffMechanism::Geometric:
+            return MechanismChoice::Geometric;
+        case TradeoffMechanism::Gaussian:
+            return MechanismChoice::Gaussian;
+        case TradeoffMechanism::CountGeometric:
+            return MechanismChoice::CountGeometric;
+        case TradeoffMechanism::CountExplicitFair:
+            return MechanismChoice::CountExplicitFair;
+        case TradeoffMechanism::CountOptimal:
+            return MechanismChoice::CountOptimal;
+    }
+    return MechanismChoice::Laplace;
+}
+
+struct TradeoffView::CurveResult {
+    QString error;
+    ErrorCurve curve;
+    bool hasMonteCarlo = false;
+    std::uint64_t trials = 0;
+};
+
+TradeoffView::TradeoffView(JobRunner* runner, QWidget* parent) : QWidget(parent), runner_(runner) {
+    plot_ = new QCustomPlot;
+    plot_->setObjectName(QStringLiteral("tradeoffPlot"));
+    plot_->setMinimumSize(480, 360);
+    plot_->plotLayout()->insertRow(0);
+    title_ = new QCPTextElement(plot_, QString());
+    QFont tf = plot_->font();
+    tf.setBold(true);
+    title_->setFont(tf);
+    plot_->plotLayout()->addElement(0, 0, title_);
+    for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
+        a->setScaleType(QCPAxis::stLogarithmic);
+        auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+        a->setTicker(ticker);
+        a->setNumberFormat(QStringLiteral("gb"));
+        a->setNumberPrecision(6);
+    }
+    plot_->legend->setVisible(true);
+    QFont lf = plot_->font();
+    lf.setPointSizeF(lf.pointSizeF() * 0.85);
+    plot_->legend->setFont(lf);
+    // Errors fall from top left to bottom right: the legend sits in the empty bottom-left corner.
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+    plot_->setMouseTracking(true);
+    plot_->setToolTip(QString());
+    connect(plot_, &QCustomPlot::plottableClick, this, &TradeoffView::onPlottableClick);
+    connect(plot_, &QCustomPlot::mouseMove, this, &TradeoffView::onMouseMove);
+
+    frontierText_ = new QLabel;
+    frontierText_->setObjectName(QStringLiteral("tradeoffFrontier"));
+    frontierText_->setWordWrap(true);
+    frontierText_->setTextFormat(Qt::RichText);
+    status_ = new QLabel;
+    status_->setObjectName(QStringLiteral("tradeoffStatus"));
+    status_->setWordWrap(true);
+
+    buildControls();
+    applyPlotPalette(plot_, palette());
+    updateTitle();
+    updateTargetControls();
+    draw();
+}
+
+void TradeoffView::buildControls() {
+    // Configurations: a grid of mechanism × estimator check boxes.
+    auto* configBox = new QGroupBox(tr("Configurations"));
+    auto* grid = new QGridLayout(configBox);
+    grid->setHorizontalSpacing(6);
+    grid->setVerticalSpacing(2);
+    for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+        auto* l = new QLabel(estimatorTitle(kEstimators[j]));
+        l->setToolTip(tr("Estimator (post-processing). Line style: solid identity, dashed clamp, "
+                         "dotted resize, dash-dot NoiseFirst"));
+        grid->addWidget(l, 0, static_cast<int>(j) + 1, Qt::AlignHCenter);
+    }
+    checks_.assign(std::size(kMechanisms), {});
+    for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
+        const TradeoffMechanism m = kMechanisms[i];
+        auto* name = new QLabel(mechanismTitle(m));
+        QPalette pal = name->palette();
+        pal.setColor(QPalette::WindowText, mechanismColour(m));
+        name->setPalette(pal);
+        grid->addWidget(name, static_cast<int>(i) + 1, 0);
+        for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+            const EstimatorKind e = kEstimators[j];
+            auto* c = new QCheckBox;
+            c->setObjectName(QStringLiteral("tradeoff_") + configId(m, e).replace(QLatin1Char(':'), QLatin1Char('_')));
+            c->setToolTip(tr("%1 with the %2 estimator").arg(mechanismTitle(m), estimatorTitle(e)));
+            if (isCountTradeoffMechanism(m) &&
+                (e == EstimatorKind::Clamp || e == EstimatorKind::NoiseFirst)) {
+                c->setEnabled(false);
+                c->setToolTip(e == EstimatorKind::Clamp
+                                  ? tr("Count mechanisms output 0…n already: clamp = identity")
+                                  : tr("NoiseFirst needs the same noise in every bin: not for "
+                                       "count mechanisms"));
+            }
+            checks_[i].push_back(c);
+            grid->addWidget(c, static_cast<int>(i) + 1, static_cast<int>(j) + 1, Qt::AlignHCenter);
+            connect(c, &QCheckBox::toggled, this, [this] {
+                markStale();
+                rebuildTargetConfigs();
+                startIfNeeded();
+            });
+        }
+    }
+    setSelectedConfigs({QStringLiteral("laplace:identity"), QStringLiteral("laplace:clamp"),
+                        QStringLiteral("geometric:clamp"), QStringLiteral("gaussian:clamp"),
+                        QStringLiteral("gm:identity")});
+
+    // Metric, scale, axis and ranges.
+    metric_ = new QComboBox;
+    metric_->setObjectName(QStringLiteral("tradeoffMetric"));
+    for (Metric m : {Metric::SSE, Metric::L1, Metric::LInf, Metric::W1}) {
+        metric_->addItem(metricTitle(m), static_cast<int>(m));
+    }
+    metric_->setCurrentIndex(1);
+    scale_ = new QComboBox;
+    scale_->setObjectName(QStringLiteral("tradeoffScale"));
+    scale_->addItem(tr("counts"), static_cast<int>(Scale::Counts));
+    scale_->addItem(tr("frequencies (÷ N)"), static_cast<int>(Scale::Frequencies));
+    axis_ = new QComboBox;
+    axis_->setObjectName(QStringLiteral("tradeoffAxis"));
+    axis_->addItem(tr("ε"), static_cast<int>(Axis::Epsilon));
+    axis_->addItem(tr("population N (at the current ε)"), static_cast<int>(Axis::Population));
+    axis_->setToolTip(tr("Against N, the histogram keeps its shape and is scaled to N records "
+                         "(largest remainders), at the document's ε"));
+
+    auto makeSpin = [](double lo, double hi, double value, int decimals, const QString& name) {
+        auto* s = new QDoubleSpinBox;
+        s->setObjectName(name);
+        s->setRange(lo, hi);
+        s->setDecimals(decimals);
+        s->setValue(value);
+        s->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+        s->setKeyboardTracking(false);
+        return s;
+    };
+    epsLo_ = makeSpin(kMinEpsilon, kMaxEpsilon, 0.01, 3, QStringLiteral("tradeoffEpsLo"));
+    epsHi_ = makeSpin(kMinEpsilon, kMaxEpsilon, 10, 3, QStringLiteral("tradeoffEpsHi"));
+    popLo_ = makeSpin(1, 1e12, 100, 0, QStringLiteral("tradeoffPopLo"));
+    popHi_ = makeSpin(1, 1e12, 1e7, 0, QStringLiteral("tradeoffPopHi"));
+    points_ = new QSpinBox;
+    points_->setObjectName(QStringLiteral("tradeoffPoints"));
+    points_->setRange(2, 200);
+    points_->setValue(25);
+    points_->setKeyboardTracking(false);
+    points_->setToolTip(tr("Points per curve, log-spaced"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("&Metric:"), metric_);
+    form->addRow(tr("&Scale:"), scale_);
+    form->addRow(tr("&Against:"), axis_);
+    auto* epsRow = new QHBoxLayout;
+    epsRow->addWidget(epsLo_);
+    epsRow->addWidget(new QLabel(tr("to")));
+    epsRow->addWidget(epsHi_);
+    epsRangeLabel_ = new QLabel(tr("ε from:"));
+    form->addRow(epsRangeLabel_, epsRow);
+    auto* popRow = new QHBoxLayout;
+    popRow->addWidget(popLo_);
+    popRow->addWidget(new QLabel(tr("to")));
+    popRow->addWidget(popHi_);
+    popRangeLabel_ = new QLabel(tr("N from:"));
+    form->addRow(popRangeLabel_, popRow);
+    form->addRow(tr("&Points:"), points_);
+
+    for (QComboBox* c : {metric_, axis_}) {
+        connect(c, &QComboBox::currentIndexChanged, this, [this] {
+            markStale();
+            updateTitle();
+            updateTargetControls();
+            startIfNeeded();
+        });
+    }
+    connect(scale_, &QComboBox::currentIndexChanged, this, [this] {
+        const auto sc = static_cast<Scale>(scale_->currentData().toInt());
+        if (haveInputs_ && sc != inputs_.state.scale) {
+            Q_EMIT scaleToggled(sc);  // the document's scale; setInputs follows
+        }
+    });
+    for (QDoubleSpinBox* s : {epsLo_, epsHi_, popLo_, popHi_}) {
+        connect(s, &QDoubleSpinBox::valueChanged, this, [this] {
+            markStale();
+            startIfNeeded();
+        });
+    }
+    connect(points_, &QSpinBox::valueChanged, this, [this] {
+        markStale();
+        startIfNeeded();
+    });
+
+    // Accuracy first.
+    targetConfig_ = new QComboBox;
+    targetConfig_->setObjectName(QStringLiteral("tradeoffTargetConfig"));
+    targetKind_ = new QComboBox;
+    targetKind_->setObjectName(QStringLiteral("tradeoffTargetKind"));
+    targetKind_->addItem(tr("expected error ≤ value"), static_cast<int>(TargetKind::ErrorValue));
+    targetKind_->addItem(tr("expected error ≤ % of N"),
+                         static_cast<int>(TargetKind::ErrorPercentOfN));
+    targetKind_->addItem(tr("each bin within ±k w.p. ≥ q"), static_cast<int>(TargetKind::PerBin));
+    targetValue_ = makeSpin(1e-9, 1e15, 5, 6, QStringLiteral("tradeoffTargetValue"));
+    targetUnit_ = new QLabel;
+    targetK_ = makeSpin(0.001, 1e9, 10, 3, QStringLiteral("tradeoffTargetK"));
+    targetQ_ = makeSpin(0.5, 0.999999, 0.95, 6, QStringLiteral("tradeoffTargetQ"));
+    perBinLabel_ = new QLabel(tr("k, q:"));
+    solve_ = new QPushButton(tr("Find smallest &ε"));
+    solve_->setObjectName(QStringLiteral("tradeoffSolve"));
+    solve_->setToolTip(tr("The smallest ε in [%1, %2] whose exact expected error (or per-bin "
+                          "probability) meets the target, for the chosen configuration")
+                           .arg(num(kMinEpsilon), num(kMaxEpsilon)));
+    useSolution_ = new QPushButton;
+    useSolution_->setObjectName(QStringLiteral("tradeoffUseSolution"));
+    useSolution_->setVisible(false);
+    solution_ = new QLabel;
+    solution_->setObjectName(QStringLiteral("tradeoffSolution"));
+    solution_->setWordWrap(true);
+    solution_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* targetBox = new QGroupBox(tr("Accuracy first"));
+    auto* tform = new QFormLayout(targetBox);
+    tform->addRow(tr("&For:"), targetConfig_);
+    tform->addRow(tr("&Target:"), targetKind_);
+    auto* valueRow = new QHBoxLayout;
+    valueRow->addWidget(targetValue_, 1);
+    valueRow->addWidget(targetUnit_);
+    tform->addRow(tr("Value:"), valueRow);
+    auto* kqRow = new QHBoxLayout;
+    kqRow->addWidget(targetK_);
+    kqRow->addWidget(targetQ_);
+    tform->addRow(perBinLabel_, kqRow);
+    tform->addRow(solve_);
+    tform->addRow(solution_);
+    tform->addRow(useSolution_);
+    connect(targetKind_, &QComboBox::currentIndexChanged, this, [this] { updateTargetControls(); });
+    connect(targetConfig_, &QComboBox::currentIndexChanged, this,
+            [this] { updateTargetControls(); });
+    connect(solve_, &QPushButton::clicked, this, &TradeoffView::solveTarget);
+    connect(useSolution_, &QPushButton::clicked, this, [this] {
+        if (solved_ && solvedConfig_) {
+            Q_EMIT configurationChosen(solvedConfig_->mechanism, solvedConfig_->estimator,
+                                       *solved_);
+        }
+    });
+
+    exportCsv_ = new QPushButton(tr("Export curves (CSV)…"));
+    exportCsv_->setObjectName(QStringLiteral("tradeoffExportCsv"));
+    exportPlot_ = new QPushButton(tr("Export plot…"));
+    exportPlot_->setToolTip(tr("PNG, SVG or PDF"));
+    connect(exportCsv_, &QPushButton::clicked, this, &TradeoffView::exportCsv);
+    connect(exportPlot_, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
+    auto* exportRow = new QHBoxLayout;
+    exportRow->addWidget(exportCsv_);
+    exportRow->addWidget(exportPlot_);
+
+    auto* side = new QVBoxLayout;
+    side->addWidget(configBox);
+    side->addLayout(form);
+    side->addWidget(targetBox);
+    side->addLayout(exportRow);
+    side->addStretch(1);
+    auto* sideWidget = new QWidget;
+    sideWidget->setLayout(side);
+    sideWidget->setMaximumWidth(380);
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(plot_, 1);
+    left->addWidget(frontierText_);
+    left->addWidget(status_);
+
+    auto* layout = new QHBoxLayout(this);
+    layout->addLayout(left, 1);
+    layout->addWidget(sideWidget);
+    rebuildTargetConfigs();
+}
+
+QStringList TradeoffView::selectedConfigs() const {
+    QStringList ids;
+    for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
+        for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+            if (checks_[i][j]->isEnabled() && checks_[i][j]->isChecked()) {
+                ids << configId(kMechanisms[i], kEstimators[j]);
+            }
+        }
+    }
+    return ids;
+}
+
+void TradeoffView::setSelectedConfigs(const QStringList& ids) {
+    for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
+        for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+            const QSignalBlocker b(checks_[i][j]);
+            checks_[i][j]->setChecked(checks_[i][j]->isEnabled() &&
+                                      ids.contains(configId(kMechanisms[i], kEstimators[j])));
+        }
+    }
+    markStale();
+    if (targetConfig_) {
+        rebuildTargetConfigs();
+    }
+    startIfNeeded();
+}
+
+QCheckBox* TradeoffView::configCheckBox(TradeoffMechanism m, EstimatorKind e) const {
+    for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
+        for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+            if (kMechanisms[i] == m && kEstimators[j] == e) {
+                return checks_[i][j];
+            }
+        }
+    }
+    return nullptr;
+}
+
+void TradeoffView::setMetric(Metric m) {
+    metric_->setCurrentIndex(metric_->findData(static_cast<int>(m)));
+}
+
+Metric TradeoffView::metric() const {
+    return static_cast<Metric>(metric_->currentData().toInt());
+}
+
+void TradeoffView::setAxis(Axis a) {
+    axis_->setCurrentIndex(axis_->findData(static_cast<int>(a)));
+}
+
+TradeoffView::Axis TradeoffView::axis() const {
+    return static_cast<Axis>(axis_->currentData().toInt());
+}
+
+void TradeoffView::setEpsilonRange(double lo, double hi, int points) {
+    const QSignalBlocker b1(epsLo_), b2(epsHi_), b3(points_);
+    epsLo_->setValue(lo);
+    epsHi_->setValue(hi);
+    points_->setValue(points);
+    markStale();
+    startIfNeeded();
+}
+
+void TradeoffView::setPopulationRange(double lo, double hi, int points) {
+    const QSignalBlocker b1(popLo_), b2(popHi_), b3(points_);
+    popLo_->setValue(lo);
+    popHi_->setValue(hi);
+    points_->setValue(points);
+    markStale();
+    startIfNeeded();
+}
+
+bool TradeoffView::computing() const {
+    return std::any_of(curveRunning_.begin(), curveRunning_.end(), [](bool b) { return b; });
+}
+
+// Only what changes the curves: the data, the sensitivity, δ, calibration, n, the LP settings, the
+// error scale; and ε when the curves are drawn against N. The current mechanism and estimator are
+// only highlighted.
+bool TradeoffView::curvesKeyChanged(const TradeoffInputs& next) const {
+    if (!haveInputs_) {
+        return true;
+    }
+    const ExplorerState& a = inputs_.state;
+    const ExplorerState& b = next.state;
+    const bool sameTruth =
+        inputs_.truth.has_value() == next.truth.has_value() &&
+        (!next.truth || (inputs_.truth->counts() == next.truth->counts() &&
+                         inputs_.truth->labels() == next.truth->labels() &&
+                         inputs_.truth->edges() == next.truth->edges()));
+    return !sameTruth || inputs_.message != next.message ||
+           inputs_.sensitivity.l1 != next.sensitivity.l1 ||
+           inputs_.sensitivity.l2 != next.sensitivity.l2 ||
+           inputs_.sensitivity.integral != next.sensitivity.integral || a.delta != b.delta ||
+           a.calibration != b.calibration || a.countN != b.countN ||
+           a.lpObjective != b.lpObjective || a.lpConstraints != b.lpConstraints ||
+           a.lpBinomialP != b.lpBinomialP || a.lpMinDiagonal != b.lpMinDiagonal ||
+           a.scale != b.scale || (axis() == Axis::Population && a.epsilon != b.epsilon);
+}
+
+void TradeoffView::setInputs(const TradeoffInputs& inputs) {
+    const bool changed = curvesKeyChanged(inputs);
+    const bool highlightChanged = !haveInputs_ || inputs_.state.epsilon != inputs.state.epsilon ||
+                                  inputs_.state.mechanism != inputs.state.mechanism ||
+                                  inputs_.state.estimator != inputs.state.estimator;
+    inputs_ = inputs;
+    haveInputs_ = true;
+    {
+        const QSignalBlocker b(scale_);
+        scale_->setCurrentIndex(scale_->findData(static_cast<int>(inputs.state.scale)));
+    }
+    if (changed) {
+        markStale();
+        solved_.reset();
+        solvedTarget_.reset();
+        solution_->clear();
+        useSolution_->setVisible(false);
+        updateTitle();
+        updateTargetControls();
+        startIfNeeded();
+    } else if (highlightChanged) {
+        updateTitle();
+        drawMarkers();
+        replotWhenVisible(plot_);
+    }
+}
+
+void TradeoffView::markStale() {
+    stale_ = true;
+}
+
+void TradeoffView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    startIfNeeded();
+}
+
+TradeoffConfig TradeoffView::configFor(TradeoffMechanism m, EstimatorKind e) const {
+    TradeoffConfig c;
+    c.mechanism = m;
+    c.estimator = e;
+    c.delta = inputs_.state.delta;
+    c.calibration = inputs_.state.calibration;
+    c.sensitivity = inputs_.sensitivity;
+    c.countPeople = inputs_.state.countN;
+    c.metric.metric = metric();
+    c.metric.scale = inputs_.state.scale;
+    if (m == TradeoffMechanism::CountOptimal) {
+        // n and ε are set per point by the sweep; the objective and constraints are the document's.
+        if (auto spec = lpSpecOf(inputs_.state, std::max(1, inputs_.state.countN))) {
+            c.lp = *spec;
+        }
+    }
+    return c;
+}
+
+Status TradeoffView::gridFromControls(std::vector<double>& grid) const {
+    const auto count = static_cast<std::size_t>(points_->value());
+    if (axis() == Axis::Epsilon) {
+        if (!(epsLo_->value() < epsHi_->value())) {
+            return Error{"the ε range needs from < to"};
+        }
+        auto g = logSpacedEpsilons(epsLo_->value(), epsHi_->value(), count);
+        if (!g) {
+            return g.error();
+        }
+        grid = *g;
+        return okStatus();
+    }
+    if (!(popLo_->value() < popHi_->value())) {
+        return Error{"the population range needs from < to"};
+    }
+    auto g = logSpaced(popLo_->value(), popHi_->value(), count);
+    if (!g) {
+        return g.error();
+    }
+    grid.clear();
+    for (double n : *g) {
+        const double r = std::round(n);
+        if (grid.empty() || r > grid.back()) {
+            grid.push_back(r);  // whole people; duplicates after rounding dropped
+        }
+    }
+    return okStatus();
+}
+
+void TradeoffView::startIfNeeded() {
+    if (!stale_ || !isVisible() || !haveInputs_ || !checks_.size()) {
+        return;
+    }
+    stale_ = false;
+    ++generation_;
+    // Stop what the previous generation still runs.
+    for (const QString& id : curveIds_) {
+        runner_->cancel(QStringLiteral("tradeoff:") + id);
+    }
+    configs_.clear();
+    curveIds_.clear();
+    curves_.clear();
+    curveErrors_.clear();
+    curveTrials_.clear();
+    curveRunning_.clear();
+    curveHasMc_.clear();
+    frontier_ = {};
+    grid_.clear();
+    gridAxis_ = axis();
+    QString problem;
+    if (!inputs_.truth) {
+        problem = inputs_.message.isEmpty() ? tr("No data loaded yet.") : inputs_.message;
+    } else if (const Status st = gridFromControls(grid_); !st) {
+        problem = QString::fromStdString(st.error().message);
+    } else if (gridAxis_ == Axis::Population && inputs_.truth->total() <= 0) {
+        problem = tr("The histogram is empty: there is no shape to scale to a population.");
+    }
+    for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
+        for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+            if (checks_[i][j]->isEnabled() && checks_[i][j]->isChecked()) {
+                configs_.push_back(configFor(kMechanisms[i], kEstimators[j]));
+                curveIds_ << configId(kMechanisms[i], kEstimators[j]);
+            }
+        }
+    }
+    const std::size_t n = configs_.size();
+    curves_.resize(n);
+    curveErrors_.assign(n, QString());
+    curveTrials_.assign(n, 0);
+    curveRunning_.assign(n, false);
+    curveHasMc_.assign(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+        curves_[i].label = curveIds_[static_cast<qsizetype>(i)].toStdString();
+    }
+    if (!problem.isEmpty()) {
+        status_->setText(problem);
+        draw();
+        return;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        startCurve(i, kQuickTrials);
+    }
+    updateStatus();
+    draw();
+}
+
+void TradeoffView::startCurve(std::size_t index, std::uint64_t trials) {
+    TradeoffConfig config = configs_[index];
+    const Histogram truth = *inputs_.truth;
+    const std::vector<double> grid = grid_;
+    const Axis axis = gridAxis_;
+    const double epsilon = inputs_.state.epsilon;
+    const std::uint64_t generation = generation_;
+    const QString id = curveIds_[static_cast<qsizetype>(index)];
+    curveRunning_[index] = true;
+    runner_->run<CurveResult>(
+        QStringLiteral("tradeoff:") + id,
+        [config, truth, grid, axis, epsilon, trials](std::stop_token stop, JobProgress& progress) {
+            CurveResult r;
+            r.trials = trials;
+            if (config.mechanism == TradeoffMechanism::CountOptimal) {
+                std::int64_t largest = 1;
+                for (std::int64_t c : truth.counts()) {
+                    largest = std::max(largest, c);
+                }
+                const std::int64_t n = config.countPeople > 0 ? config.countPeople : largest;
+                if (axis == Axis::Population || n > kMaxLpPeople) {
+                    r.error = axis == Axis::Population
+                                  ? QObject::tr("one LP per population size and point: not drawn "
+                                                "against N")
+                                  : QObject::tr("n = %1 people: one LP per point is too slow "
+                                                "above n = %2 (set a smaller group size n)")
+                                        .arg(n)
+                                        .arg(kMaxLpPeople);
+                    return r;
+                }
+            }
+            CurveOptions options;
+            options.trials = trials;
+            options.seed = 1;
+            options.stop = stop;
+            options.progress = [&progress](double f) { progress.set(f); };
+            if (axis == Axis::Epsilon) {
+                auto c = errorCurve(truth, config, grid, options);
+                if (!c) {
+                    r.error = QString::fromStdString(c.error().message);
+                    return r;
+                }
+                r.curve = std::move(*c);
+            } else {
+                std::vector<std::int64_t> pops;
+                pops.reserve(grid.size());
+                for (double x : grid) {
+                    pops.push_back(static_cast<std::int64_t>(x));
+                }
+                auto pts = errorVsPopulation(truth, config, epsilon, pops, options);
+                if (!pts) {
+                    r.error = QString::fromStdString(pts.error().message);
+                    return r;
+                }
+                // Drawn and compared like an ε curve, with N in the x slot (the frontier code only
+                // needs an increasing positive x).
+                r.curve.label = config.name();
+                for (const PopulationPoint& p : *pts) {
+                    CurvePoint cp = p.point;
+                    cp.epsilon = static_cast<double>(p.population);
+                    r.curve.points.push_back(cp);
+                }
+                r.curve.cancelled = stop.stop_requested();
+            }
+            for (const CurvePoint& p : r.curve.points) {
+                if (p.valid() && !p.exact) {
+                    r.hasMonteCarlo = true;
+                }
+            }
+            return r;
+        },
+        [self = QPointer<TradeoffView>(this), index, generation](CurveResult r) {
+            if (self) {
+                self->deliver(index, generation, r);
+            }
+        },
+        tr("Trade-off %1").arg(id), JobRunner::Lane::Background);
+}
+
+void TradeoffView::deliver(std::size_t index, std::uint64_t generation, const CurveResult& r) {
+    if (generation != generation_ || index >= curves_.size()) {
+        return;
+    }
+    curveRunning_[index] = false;
+    curveErrors_[index] = r.error;
+    if (r.error.isEmpty()) {
+        curves_[index] = r.curve;
+        curves_[index].label = curveIds_[static_cast<qsizetype>(index)].toStdString();
+        curveHasMc_[index] = r.hasMonteCarlo;
+        curveTrials_[index] = r.hasMonteCarlo ? r.trials : 0;
+        if (r.hasMonteCarlo && r.trials < kRefineTrials && !r.curve.cancelled) {
+            startCurve(index, kRefineTrials);  // the quick curve stays drawn meanwhile
+        }
+    }
+    recomputeFrontier();
+    updateStatus();
+    draw();
+    Q_EMIT curvesUpdated();
+}
+
+void TradeoffView::recomputeFrontier() {
+    std::vector<ErrorCurve> drawn;
+    std::vector<std::size_t> index;
+    for (std::size_t i = 0; i < curves_.size(); ++i) {
+        if (curveErrors_[i].isEmpty() &&
+            std::any_of(curves_[i].points.begin(), curves_[i].points.end(),
+                        [](const CurvePoint& p) { return p.valid(); })) {
+            drawn.push_back(curves_[i]);
+            index.push_back(i);
+        }
+    }
+    // LP designs carry a ~1e-8 relative repair error: treat curves that close as tied.
+    frontier_ = lowerEnvelope(drawn, 1e-7);
+    for (FrontierPoint& p : frontier_.points) {
+        p.curve = index[p.curve];
+    }
+    for (FrontierSegment& s : frontier_.segments) {
+        s.curve = index[s.curve];
+    }
+}
+
+QString TradeoffView::valueUnit() const {
+    const bool freq = inputs_.state.scale == Scale::Frequencies;
+    switch (metric()) {
+        case Metric::SSE:
+            return freq ? tr("fraction²") : tr("records²");
+        case Metric::L1:
+        case Metric::LInf:
+            return freq ? tr("fraction") : tr("records");
+        case Metric::W1:
+            return freq ? tr("bin units") : tr("records × bin units");
+    }
+    return {};
+}
+
+void TradeoffView::updateTitle() {
+    const QString m = metricTitle(metric());
+    if (axis() == Axis::Epsilon) {
+        title_->setText(tr("Expected %1 error against ε").arg(m));
+        plot_->xAxis->setLabel(tr("privacy loss ε (log scale)"));
+    } else {
+        title_->setText(tr("Expected %1 error against population N at ε = %2")
+                            .arg(m, num(inputs_.state.epsilon)));
+        plot_->xAxis->setLabel(tr("population N (records, log scale)"));
+    }
+    plot_->yAxis->setLabel(tr("expected %1 (%2, log scale)").arg(m, valueUnit()));
+    const bool eps = axis() == Axis::Epsilon;
+    epsLo_->setEnabled(eps);
+    epsHi_->setEnabled(eps);
+    epsRangeLabel_->setEnabled(eps);
+    popLo_->setEnabled(!eps);
+    popHi_->setEnabled(!eps);
+    popRangeLabel_->setEnabled(!eps);
+}
+
+void TradeoffView::updateStatus() {
+    QStringList lines;
+    std::size_t running = 0;
+    for (std::size_t i = 0; i < curves_.size(); ++i) {
+        const QString& id = curveIds_[static_cast<qsizetype>(i)];
+        if (!curveErrors_[i].isEmpty()) {
+            lines << tr("%1: not drawn — %2").arg(id, curveErrors_[i]);
+            continue;
+        }
+        if (curveRunning_[i]) {
+            ++running;
+        }
+        std::size_t missing = 0;
+        QString why;
+        for (const CurvePoint& p : curves_[i].points) {
+            if (!p.valid()) {
+                ++missing;
+                why = QString::fromStdString(p.method);
+            }
+        }
+        if (missing > 0 && !curveRunning_[i]) {
+            lines << tr("%1: %2 of %3 points missing (%4)")
+                         .arg(id)
+                         .arg(missing)
+                         .arg(curves_[i].points.size())
+                         .arg(why);
+        }
+    }
+    QStringList mc;
+    for (std::size_t i = 0; i < curves_.size(); ++i) {
+        if (curveHasMc_[i]) {
+            mc << tr("%1 (%2 trials)")
+                      .arg(curveIds_[static_cast<qsizetype>(i)],
+                           QString::fromStdString(groupThousands(curveTrials_[i])));
+        }
+    }
+    QString head;
+    if (curves_.empty()) {
+        head = tr("Tick at least one configuration on the right.");
+    } else if (running > 0) {
+        head = tr("Computing %1 of %2 curves in the background…").arg(running).arg(curves_.size());
+    } else {
+        head = tr("Solid lines without band: exact. Bands: Monte Carlo means with 95% intervals.");
+    }
+    if (!mc.isEmpty()) {
+        head += QLatin1Char(' ') + tr("Monte Carlo: %1%2.")
+                                       .arg(mc.join(QStringLiteral(", ")),
+                                            running > 0 ? tr(", refining to %1")
+                                                              .arg(QString::fromStdString(
+                                                                  groupThousands(kRefineTrials)))
+                                                        : QString());
+    }
+    lines.prepend(head + QLatin1Char(' ') +
+                  tr("Click a point to use that configuration%1.")
+                      .arg(gridAxis_ == Axis::Epsilon ? tr(" and ε") : QString()));
+    status_->setText(lines.join(QLatin1Char('\n')));
+}
+
+void TradeoffView::draw() {
+    plot_->clearGraphs();
+    plot_->clearItems();
+    graphCurve_.clear();
+    frontierGraph_ = nullptr;
+    const QColor text = palette().color(QPalette::WindowText);
+    double xmin = std::numeric_limits<double>::infinity(), xmax = 0;
+    double ymin = std::numeric_limits<double>::infinity(), ymax = 0;
+    auto extend = [&](double x, double y) {
+        if (positive(x) && positive(y)) {
+            xmin = std::min(xmin, x);
+            xmax = std::max(xmax, x);
+            ymin = std::min(ymin, y);
+            ymax = std::max(ymax, y);
+        }
+    };
+
+    // The frontier first, underneath: a wide translucent band along the lowest curve.
+    if (!frontier_.points.empty()) {
+        QCPGraph* g = plot_->addGraph();
+        QColor c(255, 193, 7);
+        c.setAlpha(150);
+        g->setPen(QPen(c, 9, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        g->setName(tr("frontier (lowest error)"));
+        QVector<double> x, y;
+        for (const FrontierPoint& p : frontier_.points) {
+            if (positive(p.value)) {
+                x << p.epsilon;
+                y << p.value;
+            }
+        }
+        g->setData(x, y, true);
+        frontierGraph_ = g;
+        graphCurve_.push_back({g, kNoCurve});
+    }
+
+    for (std::size_t i = 0; i < curves_.size(); ++i) {
+        if (!curveErrors_[i].isEmpty()) {
+            continue;
+        }
+        const TradeoffConfig& cfg = configs_[i];
+        const QColor colour = mechanismColour(cfg.mechanism);
+        QVector<double> x, y, lo, hi;
+        bool anyMc = false;
+        for (const CurvePoint& p : curves_[i].points) {
+            if (!p.valid() || !positive(p.epsilon) || !positive(p.value)) {
+                continue;
+            }
+            x << p.epsilon;
+            y << p.value;
+            lo << std::max(p.ciLow, p.value * 1e-6);
+            hi << std::max(p.ciHigh, p.value);
+            anyMc = anyMc || !p.exact;
+            extend(p.epsilon, p.value);
+            extend(p.epsilon, hi.back());
+        }
+        if (x.isEmpty()) {
+            continue;
+        }
+        if (anyMc) {
+            QColor fill = colour;
+            fill.setAlpha(55);
+            QCPGraph* gl = plot_->addGraph();
+            QCPGraph* gh = plot_->addGraph();
+            gl->setData(x, lo, true);
+            gh->setData(x, hi, true);
+            gl->setPen(Qt::NoPen);
+            gh->setPen(Qt::NoPen);
+            gh->setBrush(fill);
+            gh->setChannelFillGraph(gl);
+            gl->removeFromLegend();
+            gh->removeFromLegend();
+            graphCurve_.push_back({gl, i});
+            graphCurve_.push_back({gh, i});
+        }
+        QCPGraph* g = plot_->addGraph();
+        QPen pen(colour, 2, estimatorDash(cfg.estimator));
+        g->setPen(pen);
+        g->setScatterStyle(QCPScatterStyle(estimatorShape(cfg.estimator), colour, colour, 5));
+        g->setData(x, y, true);
+        QString name = curveIds_[static_cast<qsizetype>(i)];
+        if (cfg.mechanism == TradeoffMechanism::Gaussian) {
+            name += tr(" (δ = %1)").arg(num(cfg.delta));
+        }
+        if (anyMc) {
+            name += tr(" · MC");
+        }
+        g->setName(name);
+        graphCurve_.push_back({g, i});
+    }
+
+    if (positive(xmax)) {
+        const double pad = std::pow(xmax / xmin, 0.03);
+        plot_->xAxis->setRange(xmin / pad, xmax * pad);
+        const double ypad = std::pow(std::max(ymax / ymin, 10.0), 0.05);
+        plot_->yAxis->setRange(ymin / ypad, ymax * ypad);
+    } else {
+        plot_->xAxis->setRange(gridAxis_ == Axis::Epsilon ? 0.01 : 100,
+                               gridAxis_ == Axis::Epsilon ? 10 : 1e7);
+        plot_->yAxis->setRange(0.1, 1000);
+    }
+    plot_->legend->setVisible(plot_->graphCount() > 0);
+
+    // Frontier text.
+    if (frontier_.segments.empty()) {
+        frontierText_->clear();
+    } else {
+        QStringList parts;
+        const bool eps = gridAxis_ == Axis::Epsilon;
+        for (const FrontierSegment& s : frontier_.segments) {
+            parts << tr("<b>%1</b> for %2 %3–%4")
+                         .arg(QString::fromStdString(s.label).toHtmlEscaped(),
+                              eps ? tr("ε") : tr("N"), num(s.epsilonFrom), num(s.epsilonTo));
+        }
+        frontierText_->setText(tr("Frontier (lowest expected %1): %2.")
+                                   .arg(metricTitle(metric()), parts.join(QStringLiteral("; "))));
+    }
+    (void)text;
+    drawMarkers();
+    replotWhenVisible(plot_);
+}
+
+// The document's ε (a vertical line), its configuration's point, and a solved target.
+void TradeoffView::drawMarkers() {
+    plot_->clearItems();
+    if (!haveInputs_) {
+        return;
+    }
+    QColor text = palette().color(QPalette::WindowText);
+    const double eps = inputs_.state.epsilon;
+    if (gridAxis_ == Axis::Epsilon) {
+        auto* line = new QCPItemStraightLine(plot_);
+        QColor c = text;
+        c.setAlpha(140);
+        line->setPen(QPen(c, 1, Qt::DashLine));
+        line->point1->setCoords(eps, 1);
+        line->point2->setCoords(eps, 2);
+        auto* label = new QCPItemText(plot_);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(eps, 0.01);
+        label->setText(tr(" current ε = %1").arg(num(eps)));
+        label->setColor(c);
+    }
+    // The document's configuration at its ε (or its N, against population).
+    const auto mech = tradeoffMechanismOf(inputs_.state.mechanism);
+    for (std::size_t i = 0; mech && i < curves_.size(); ++i) {
+        if (configs_[i].mechanism != *mech || configs_[i].estimator != inputs_.state.estimator ||
+            !curveErrors_[i].isEmpty()) {
+            continue;
+        }
+        const double x = gridAxis_ == Axis::Epsilon
+                             ? eps
+                             : (inputs_.truth ? static_cast<double>(inputs_.truth->total()) : 0);
+        const double y = curveValueAt(curves_[i], x);
+        if (positive(x) && positive(y)) {
+            auto* dot = new QCPItemTracer(plot_);
+            dot->position->setCoords(x, y);
+            dot->setStyle(QCPItemTracer::tsCircle);
+            dot->setSize(14);
+            dot->setPen(QPen(text, 2));
+            dot->setBrush(Qt::NoBrush);
+        }
+    }
+    if (solvedTarget_ && gridAxis_ == Axis::Epsilon && positive(*solvedTarget_)) {
+        auto* line = new QCPItemStraightLine(plot_);
+        line->setPen(QPen(QColor(0, 150, 136), 1.5, Qt::DotLine));
+        line->point1->setCoords(1, *solvedTarget_);
+        line->point2->setCoords(2, *solvedTarget_);
+        auto* label = new QCPItemText(plot_);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        label->position->setTypeY(QCPItemPosition::ptPlotCoords);
+        label->position->setCoords(0.99, *solvedTarget_);
+        label->setText(tr("target %1").arg(num(*solvedTarget_)));
+        label->setColor(QColor(0, 150, 136));
+        if (solved_) {
+            auto* dot = new QCPItemTracer(plot_);
+            dot->position->setCoords(*solved_, *solvedTarget_);
+            dot->setStyle(QCPItemTracer::tsCrosshair);
+            dot->setSize(12);
+            dot->setPen(QPen(QColor(0, 150, 136), 1.5));
+        }
+    }
+}
+
+QPoint TradeoffView::pointPosition(std::size_t curve, std::size_t index) const {
+    if (curve >= curves_.size() || index >= curves_[curve].points.size()) {
+        return {};
+    }
+    const CurvePoint& p = curves_[curve].points[index];
+    return QPoint(static_cast<int>(std::lround(plot_->xAxis->coordToPixel(p.epsilon))),
+                  static_cast<int>(std::lround(plot_->yAxis->coordToPixel(p.value))));
+}
+
+void TradeoffView::onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMouseEvent*) {
+    auto* g = qobject_cast<QCPGraph*>(p);
+    if (!g || dataIndex < 0 || dataIndex >= g->dataCount()) {
+        return;
+    }
+    const double x = g->data()->at(dataIndex)->key;
+    std::size_t curve = kNoCurve;
+    for (const auto& [graph, index] : graphCurve_) {
+        if (graph == p) {
+            curve = index;
+        }
+    }
+    if (p == frontierGraph_) {
+        for (const FrontierPoint& fp : frontier_.points) {
+            if (fp.epsilon == x) {
+                curve = fp.curve;
+            }
+        }
+    }
+    if (curve == kNoCurve || curve >= configs_.size()) {
+        return;
+    }
+    const double epsilon = gridAxis_ == Axis::Epsilon ? x : inputs_.state.epsilon;
+    Q_EMIT configurationChosen(configs_[curve].mechanism, configs_[curve].estimator, epsilon);
+}
+
+void TradeoffView::onMouseMove(QMouseEvent* event) {
+    const QPointF pos = event->position();
+    double best = 8;  // pixels
+    std::size_t bestCurve = kNoCurve;
+    int bestIndex = -1;
+    for (const auto& [graph, curve] : graphCurve_) {
+        if (curve == kNoCurve) {
+            continue;
+        }
+        auto* g = qobject_cast<const QCPGraph*>(graph);
+        if (!g || g->pen().style() == Qt::NoPen) {
+            continue;
+        }
+        for (int k = 0; k < g->dataCount(); ++k) {
+            const auto it = g->data()->at(k);
+            const QPointF px(plot_->xAxis->coordToPixel(it->key),
+                             plot_->yAxis->coordToPixel(it->value));
+            const double d = std::hypot(px.x() - pos.x(), px.y() - pos.y());
+            if (d < best) {
+                best = d;
+                bestCurve = curve;
+                bestIndex = k;
+            }
+        }
+    }
+    if (bestCurve == kNoCurve) {
+        QToolTip::hideText();
+        return;
+    }
+    const QCPGraph* g = nullptr;
+    for (const auto& [graph, curve] : graphCurve_) {
+        auto* gg = qobject_cast<const QCPGraph*>(graph);
+        if (curve == bestCurve && gg && gg->pen().style() != Qt::NoPen) {
+            g = gg;
+        }
+    }
+    if (!g) {
+        return;
+    }
+    const double x = g->data()->at(bestIndex)->key;
+    const CurvePoint* point = nullptr;
+    for (const CurvePoint& p : curves_[bestCurve].points) {
+        if (p.epsilon == x) {
+            point = &p;
+        }
+    }
+    if (!point) {
+        return;
+    }
+    QString text = QStringLiteral("<b>%1</b><br>%2 = %3<br>expected %4 = %5 %6")
+                       .arg(curveIds_[static_cast<qsizetype>(bestCurve)],
+                            gridAxis_ == Axis::Epsilon ? tr("ε") : tr("N"), num(x),
+                            metricTitle(metric()), num(point->value), valueUnit());
+    if (!point->exact) {
+        text += tr("<br>95%: [%1, %2], %3 trials")
+                    .arg(num(point->ciLow), num(point->ciHigh),
+                         QString::fromStdString(groupThousands(point->trials)));
+    } else {
+        text += tr("<br>exact");
+    }
+    text += tr("<br><i>click to use this configuration%1</i>")
+                .arg(gridAxis_ == Axis::Epsilon ? tr(" at this ε") : QString());
+    QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+void TradeoffView::rebuildTargetConfigs() {
+    const QString previous = targetConfig_->currentData().toString();
+    const QSignalBlocker b(targetConfig_);
+    targetConfig_->clear();
+    for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
+        for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+            if (checks_[i][j]->isEnabled() && checks_[i][j]->isChecked()) {
+                const QString id = configId(kMechanisms[i], kEstimators[j]);
+                targetConfig_->addItem(id, id);
+            }
+        }
+    }
+    int idx = targetConfig_->findData(previous);
+    if (idx < 0 && haveInputs_) {
+        if (auto m = tradeoffMechanismOf(inputs_.state.mechanism)) {
+            idx = targetConfig_->findData(configId(*m, inputs_.state.estimator));
+        }
+    }
+    targetConfig_->setCurrentIndex(std::max(idx, 0));
+    updateTargetControls();
+}
+
+void TradeoffView::updateTargetControls() {
+    const auto kind = static_cast<TargetKind>(targetKind_->currentData().toInt());
+    const bool perBin = kind == TargetKind::PerBin;
+    targetValue_->setEnabled(!perBin);
+    targetK_->setEnabled(perBin);
+    targetQ_->setEnabled(perBin);
+    perBinLabel_->setEnabled(perBin);
+    targetK_->setToolTip(tr("k: the largest acceptable error of one bin, in records"));
+    targetQ_->setToolTip(tr("q: the probability that a bin is within ±k"));
+    if (kind == TargetKind::ErrorPercentOfN) {
+        targetUnit_->setText(tr("% of N"));
+    } else if (kind == TargetKind::ErrorValue) {
+        targetUnit_->setText(metricTitle(metric()) + QStringLiteral(", ") + valueUnit());
+    } else {
+        targetUnit_->clear();
+    }
+    solve_->setEnabled(targetConfig_->count() > 0);
+}
+
+void TradeoffView::solveTarget() {
+    if (!haveInputs_ || !inputs_.truth) {
+        solution_->setText(tr("No data loaded yet."));
+        return;
+    }
+    const QString id = targetConfig_->currentData().toString();
+    std::optional<TradeoffConfig> config;
+    for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
+        for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+            if (configId(kMechanisms[i], kEstimators[j]) == id) {
+                config = configFor(kMechanisms[i], kEstimators[j]);
+            }
+        }
+    }
+    if (!config) {
+        solution_->setText(tr("Tick a configuration first."));
+        return;
+    }
+    const auto kind = static_cast<TargetKind>(targetKind_->currentData().toInt());
+    double target = targetValue_->value();
+    const double total = static_cast<double>(inputs_.truth->total());
+    if (kind == TargetKind::ErrorPercentOfN) {
+        if (metric() != Metric::L1 && metric() != Metric::LInf) {
+            solution_->setText(tr("A percentage of N is a target for L1 or L∞ (records); choose "
+                                  "one of those metrics, or a plain value."));
+            return;
+        }
+        if (inputs_.state.scale == Scale::Frequencies) {
+            target = target / 100;  // L1/N already
+        } else {
+            if (total <= 0) {
+                solution_->setText(tr("The histogram is empty: N = 0."));
+                return;
+            }
+            target = target / 100 * total;
+        }
+    }
+    const Histogram truth = *inputs_.truth;
+    const double k = targetK_->value();
+    const double q = targetQ_->value();
+    const TradeoffConfig cfg = *config;
+    solution_->setText(tr("Solving…"));
+    useSolution_->setVisible(false);
+    struct Solved {
+        QString error;
+        EpsilonSolution solution;
+    };
+    runner_->run<Solved>(
+        QStringLiteral("tradeoff-solve"),
+        [cfg, truth, kind, target, k, q](std::stop_token, JobProgress&) {
+            Solved s;
+            auto r = kind == TargetKind::PerBin
+                         ? smallestEpsilonPerBin(k, q, cfg, kMinEpsilon, kMaxEpsilon)
+                         : smallestEpsilonFor(target, cfg, truth, kMinEpsilon, kMaxEpsilon);
+            if (!r) {
+                s.error = QString::fromStdString(r.error().message);
+            } else {
+                s.solution = *r;
+            }
+            return s;
+        },
+        [self = QPointer<TradeoffView>(this), cfg, kind, target, k, id](Solved s) {
+            if (self) {
+                self->showSolution(cfg, kind, target, k, id, s.error, s.solution);
+            }
+        });
+}
+
+void TradeoffView::showSolution(const TradeoffConfig& cfg, TargetKind kind, double target,
+                                double k, const QString& id, const QString& error,
+                                const EpsilonSolution& solution) {
+    if (!error.isEmpty()) {
+        solved_.reset();
+        solvedTarget_.reset();
+        solution_->setText(tr("%1: %2").arg(id, error));
+        useSolution_->setVisible(false);
+    } else {
+        solved_ = solution.epsilon;
+        solvedConfig_ = cfg;
+        if (kind == TargetKind::PerBin) {
+            solvedTarget_.reset();
+            solution_->setText(
+                tr("%1: smallest ε = <b>%2</b>; each bin is then within ±%3 with "
+                   "probability %4 (separately for each bin, not all at once).")
+                    .arg(id, num(solution.epsilon), num(k),
+                         QString::number(solution.value, 'g', 6)));
+        } else {
+            solvedTarget_ = target;
+            solution_->setText(tr("%1: smallest ε = <b>%2</b>, expected %3 = %4 ≤ %5 "
+                                  "(%6).")
+                                   .arg(id, num(solution.epsilon),
+                                        metricTitle(cfg.metric.metric),
+                                        num(solution.value), num(target),
+                                        QString::fromStdString(solution.method)));
+        }
+        useSolution_->setText(tr("&Use %1 at ε = %2").arg(id, num(solution.epsilon)));
+        useSolution_->setVisible(true);
+    }
+    drawMarkers();
+    replotWhenVisible(plot_);
+}
+
+QString TradeoffView::toCsv() const {
+    QString out = QStringLiteral("configuration,%1,metric,scale,value,ci95_low,ci95_high,method,"
+                                 "frontier\n")
+                      .arg(gridAxis_ == Axis::Epsilon ? QStringLiteral("epsilon")
+                                                      : QStringLiteral("population"));
+    const QString metricName = QString::fromLatin1(dpx::metricName(metric()));
+    const QString scaleName = QString::fromLatin1(dpx::scaleName(inputs_.state.scale));
+    auto onFrontier = [this](std::size_t curve, double x) {
+        for (const FrontierPoint& p : frontier_.points) {
+            if (p.epsilon == x && p.curve == curve) {
+                return true;
+            }
+        }
+        return false;
+    };
+    auto csvText = [](QString s) {
+        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"'))) {
+            s.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+            return QLatin1Char('"') + s + QLatin1Char('"');
+        }
+        return s;
+    };
+    for (std::size_t i = 0; i < curves_.size(); ++i) {
+        for (const CurvePoint& p : curves_[i].points) {
+            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n")
+                       .arg(curveIds_[static_cast<qsizetype>(i)],
+                            QString::number(p.epsilon, 'g', 17), metricName, scaleName,
+                            p.valid() ? QString::number(p.value, 'g', 17) : QString(),
+                            p.valid() ? QString::number(p.ciLow, 'g', 17) : QString(),
+                            p.valid() ? QString::number(p.ciHigh, 'g', 17) : QString(),
+                            csvText(QString::fromStdString(p.method)),
+                            onFrontier(i, p.epsilon) ? QStringLiteral("1") : QStringLiteral("0"));
+        }
+    }
+    return out;
+}
+
+void TradeoffView::exportCsv() {
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export trade-off curves"),
+        settings.value(QStringLiteral("dir/export")).toString() +
+            QStringLiteral("/tradeoff.csv"),
+        tr("CSV (*.csv)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Text) || f.write(toCsv().toUtf8()) < 0 ||
+        !f.commit()) {
+        QMessageBox::warning(this, tr("Export failed"),
+                             tr("Cannot write %1: %2").arg(path, f.errorString()));
+    }
+}
+
+void TradeoffView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && plot_) {
+        applyPlotPalette(plot_, palette());
+        title_->setTextColor(palette().color(QPalette::WindowText));
+        draw();
+    }
+}
+
+}  // namespace dpx::ui

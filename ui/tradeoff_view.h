@@ -1,0 +1,207 @@
+// The "Trade-off" tab (issue #6): expected error against ε (or against the population size N at
+// the current ε) for every selected configuration, mechanism × estimator, on log–log axes, with
+// the frontier (the lower envelope across the configurations, as on DPComp.org) highlighted, and
+// the accuracy-first inverse (the smallest ε meeting a target). Computation is core/tradeoff.h on
+// the JobRunner's background lane, one job per curve so that curves appear as they finish: exact
+// curves at once, Monte Carlo curves first from a quick pass and then refined with more trials.
+// Curves are only computed while the tab is visible (a hidden tab remembers that it is stale).
+// Clicking a point asks the main window to switch the document to that configuration and ε.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/histogram.h"
+#include "core/tradeoff.h"
+#include "ui/explorer_state.h"
+
+class QCheckBox;
+class QComboBox;
+class QCPAbstractPlottable;
+class QCPTextElement;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QMouseEvent;
+class QPushButton;
+class QSpinBox;
+
+namespace dpx::ui {
+
+class JobRunner;
+
+// The trade-off mechanism of a window mechanism (nullopt: not in the trade-off set, e.g. UM) and
+// back.
+std::optional<TradeoffMechanism> tradeoffMechanismOf(MechanismChoice m);
+MechanismChoice mechanismChoiceOf(TradeoffMechanism m);
+
+// What the curves depend on: the document's state (mechanism parameters δ, calibration, n, LP
+// settings, error scale; the current configuration and ε are highlighted) and the loaded
+// histogram with its sensitivity.
+struct TradeoffInputs {
+    ExplorerState state;
+    std::optional<Histogram> truth;  // nullopt: no data yet (`message` says why, if anything)
+    Sensitivity sensitivity;
+    QString message;
+};
+
+class TradeoffView : public QWidget {
+    Q_OBJECT
+public:
+    enum class Axis { Epsilon, Population };
+    enum class TargetKind { ErrorValue, ErrorPercentOfN, PerBin };
+
+    // Monte Carlo trials per point of the quick pass and of the refinement.
+    static constexpr std::uint64_t kQuickTrials = 1000;
+    static constexpr std::uint64_t kRefineTrials = 20000;
+    // LP-designed curves solve one LP per ε: refused above this group size (minutes per curve).
+    static constexpr int kMaxLpPeople = 200;
+
+    explicit TradeoffView(JobRunner* runner, QWidget* parent = nullptr);
+
+    void setInputs(const TradeoffInputs& inputs);
+
+    // Configuration selection ("laplace:clamp" ids, TradeoffConfig::defaultLabel without LP
+    // objective: "optimal:identity").
+    QStringList selectedConfigs() const;
+    void setSelectedConfigs(const QStringList& ids);
+    QCheckBox* configCheckBox(TradeoffMechanism m, EstimatorKind e) const;
+    void setMetric(Metric m);
+    Metric metric() const;
+    void setAxis(Axis a);
+    Axis axis() const;
+    // ε grid (log-spaced) and population grid.
+    void setEpsilonRange(double lo, double hi, int points);
+    void setPopulationRange(double lo, double hi, int points);
+
+    // The curves as drawn (one per selected configuration, in grid order), their frontier, and
+    // whether any job still runs (including refinement).
+    const std::vector<ErrorCurve>& curves() const { return curves_; }
+    const Frontier& frontier() const { return frontier_; }
+    QStringList curveIds() const { return curveIds_; }
+    // Per curve: why it is not drawn (empty: drawn).
+    const std::vector<QString>& curveErrors() const { return curveErrors_; }
+    bool computing() const;
+    // The x values of the grid (ε or N).
+    const std::vector<double>& grid() const { return grid_; }
+
+    // Pixel position of point `index` of curve `curve` in the plot (tests: clicking it).
+    QPoint pointPosition(std::size_t curve, std::size_t index) const;
+
+    // Accuracy first.
+    QComboBox* targetConfigCombo() const { return targetConfig_; }
+    QComboBox* targetKindCombo() const { return targetKind_; }
+    QDoubleSpinBox* targetValueSpin() const { return targetValue_; }
+    QDoubleSpinBox* targetKSpin() const { return targetK_; }
+    QDoubleSpinBox* targetQSpin() const { return targetQ_; }
+    QPushButton* solveButton() const { return solve_; }
+    QPushButton* useSolutionButton() const { return useSolution_; }
+    QLabel* solutionLabel() const { return solution_; }
+    std::optional<double> solvedEpsilon() const { return solved_; }
+
+    QCustomPlot* plot() const { return plot_; }
+    QLabel* frontierLabel() const { return frontierText_; }
+    QLabel* statusLabel() const { return status_; }
+    // "configuration,epsilon|population,value,ci95_low,ci95_high,method,frontier" rows.
+    QString toCsv() const;
+
+Q_SIGNALS:
+    // The user clicked a point (or used a solved ε): switch the document.
+    void configurationChosen(dpx::TradeoffMechanism mechanism, dpx::EstimatorKind estimator,
+                             double epsilon);
+    void scaleToggled(dpx::Scale scale);
+    void exportPlotRequested();
+    // A curve arrived (tests, screenshots).
+    void curvesUpdated();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    struct CurveResult;
+    void buildControls();
+    void markStale();
+    void startIfNeeded();
+    void startCurve(std::size_t index, std::uint64_t trials);
+    void deliver(std::size_t index, std::uint64_t generation, const CurveResult& r);
+    TradeoffConfig configFor(TradeoffMechanism m, EstimatorKind e) const;
+    Status gridFromControls(std::vector<double>& grid) const;
+    void recomputeFrontier();
+    void draw();
+    void drawMarkers();
+    void updateTitle();
+    void updateStatus();
+    void updateTargetControls();
+    void rebuildTargetConfigs();
+    void solveTarget();
+    void showSolution(const TradeoffConfig& cfg, TargetKind kind, double target, double k,
+                      const QString& id, const QString& error, const EpsilonSolution& solution);
+    void onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMouseEvent* event);
+    void onMouseMove(QMouseEvent* event);
+    bool curvesKeyChanged(const TradeoffInputs& next) const;
+    QString valueUnit() const;
+    void exportCsv();
+
+    JobRunner* runner_;
+    TradeoffInputs inputs_;
+    bool haveInputs_ = false;
+    bool stale_ = true;
+    std::uint64_t generation_ = 0;
+
+    // Controls.
+    std::vector<std::vector<QCheckBox*>> checks_;  // [mechanism][estimator]
+    QComboBox* metric_ = nullptr;
+    QComboBox* scale_ = nullptr;
+    QComboBox* axis_ = nullptr;
+    QDoubleSpinBox* epsLo_ = nullptr;
+    QDoubleSpinBox* epsHi_ = nullptr;
+    QSpinBox* points_ = nullptr;
+    QDoubleSpinBox* popLo_ = nullptr;
+    QDoubleSpinBox* popHi_ = nullptr;
+    QLabel* epsRangeLabel_ = nullptr;
+    QLabel* popRangeLabel_ = nullptr;
+    QComboBox* targetConfig_ = nullptr;
+    QComboBox* targetKind_ = nullptr;
+    QDoubleSpinBox* targetValue_ = nullptr;
+    QLabel* targetUnit_ = nullptr;
+    QDoubleSpinBox* targetK_ = nullptr;
+    QDoubleSpinBox* targetQ_ = nullptr;
+    QLabel* perBinLabel_ = nullptr;
+    QPushButton* solve_ = nullptr;
+    QPushButton* useSolution_ = nullptr;
+    QLabel* solution_ = nullptr;
+    QPushButton* exportCsv_ = nullptr;
+    QPushButton* exportPlot_ = nullptr;
+
+    // Display.
+    QCustomPlot* plot_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    QLabel* frontierText_ = nullptr;
+    QLabel* status_ = nullptr;
+
+    // The curves of the current generation: configs in grid order.
+    std::vector<TradeoffConfig> configs_;
+    QStringList curveIds_;
+    std::vector<ErrorCurve> curves_;
+    std::vector<QString> curveErrors_;
+    std::vector<std::uint64_t> curveTrials_;  // Monte Carlo trials of the drawn curve (0: exact)
+    std::vector<bool> curveRunning_;
+    std::vector<bool> curveHasMc_;
+    std::vector<double> grid_;
+    Axis gridAxis_ = Axis::Epsilon;
+    Frontier frontier_;
+    // Graph → curve index (main lines, bands and frontier: SIZE_MAX).
+    std::vector<std::pair<const QCPAbstractPlottable*, std::size_t>> graphCurve_;
+    const QCPAbstractPlottable* frontierGraph_ = nullptr;
+
+    std::optional<double> solved_;
+    std::optional<double> solvedTarget_;  // the error target drawn as a line
+    std::optional<TradeoffConfig> solvedConfig_;
+};
+
+}  // namespace dpx::ui
