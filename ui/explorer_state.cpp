@@ -5,6 +5,7 @@
 #include <QSet>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "core/validation.h"
 
@@ -230,6 +231,29 @@ Status ExplorerState::validate() const {
         !obj.startsWith(QLatin1String("l0d:"))) {
         return Error{"unknown LP objective '" + lpObjective.toStdString() + "'"};
     }
+    for (const QString& id : tradeoffConfigs) {
+        if (!isTradeoffConfigId(id)) {
+            return Error{"unknown trade-off configuration '" + id.toStdString() +
+                         "' (laplace, geometric or gaussian with identity, clamp, resize or "
+                         "noisefirst; gm, em or optimal with identity or resize)"};
+        }
+    }
+    if (!(tradeoffEpsLo >= kMinEpsilon && tradeoffEpsLo < tradeoffEpsHi &&
+          tradeoffEpsHi <= kMaxEpsilon)) {
+        return Error{"the trade-off ε range must satisfy " + formatNumber(kMinEpsilon) +
+                     " ≤ from < to ≤ " + formatNumber(kMaxEpsilon) + ", got " +
+                     formatNumber(tradeoffEpsLo) + " to " + formatNumber(tradeoffEpsHi)};
+    }
+    if (!(tradeoffPopLo >= 1 && tradeoffPopLo < tradeoffPopHi &&
+          tradeoffPopHi <= kMaxTradeoffPopulation)) {
+        return Error{"the trade-off population range must satisfy 1 ≤ from < to ≤ " +
+                     formatNumber(kMaxTradeoffPopulation) + ", got " +
+                     formatNumber(tradeoffPopLo) + " to " + formatNumber(tradeoffPopHi)};
+    }
+    if (tradeoffPoints < 2 || tradeoffPoints > kMaxTradeoffPoints) {
+        return Error{"the trade-off curves need 2 to " + std::to_string(kMaxTradeoffPoints) +
+                     " points, got " + std::to_string(tradeoffPoints)};
+    }
     if (tab != QLatin1String("histogram") && tab != QLatin1String("matrix") &&
         tab != QLatin1String("errors") && tab != QLatin1String("risk") &&
         tab != QLatin1String("tradeoff") && tab != QLatin1String("budget")) {
@@ -237,6 +261,21 @@ Status ExplorerState::validate() const {
                      "' (histogram, matrix, errors, risk, tradeoff, budget)"};
     }
     return okStatus();
+}
+
+bool isTradeoffConfigId(const QString& id) {
+    const QStringList parts = id.split(QLatin1Char(':'));
+    if (parts.size() != 2 || !estimatorFromName(parts[1].toStdString())) {
+        return false;
+    }
+    const QString& m = parts[0];
+    if (m == QLatin1String("laplace") || m == QLatin1String("geometric") ||
+        m == QLatin1String("gaussian")) {
+        return true;
+    }
+    return (m == QLatin1String("gm") || m == QLatin1String("em") ||
+            m == QLatin1String("optimal")) &&
+           (parts[1] == QLatin1String("identity") || parts[1] == QLatin1String("resize"));
 }
 
 QJsonObject ExplorerState::toJson() const {
@@ -294,8 +333,17 @@ QJsonObject ExplorerState::toJson() const {
                      {QStringLiteral("scale"), str(scaleName(scale))},
                      {QStringLiteral("dark"), dark},
                      {QStringLiteral("tab"), tab}};
+    QJsonObject tradeoff{
+        {QStringLiteral("configs"), QJsonArray::fromStringList(tradeoffConfigs)},
+        {QStringLiteral("metric"), str(metricName(tradeoffMetric))},
+        {QStringLiteral("against"), tradeoffAgainstPopulation ? QStringLiteral("population")
+                                                              : QStringLiteral("epsilon")},
+        {QStringLiteral("epsilon_range"), QJsonArray{tradeoffEpsLo, tradeoffEpsHi}},
+        {QStringLiteral("population_range"), QJsonArray{tradeoffPopLo, tradeoffPopHi}},
+        {QStringLiteral("points"), tradeoffPoints}};
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dpexplorer-session")},
                        {QStringLiteral("version"), 1},
+                       {QStringLiteral("tradeoff"), tradeoff},
                        {QStringLiteral("data"), data},
                        {QStringLiteral("mechanism"), mech},
                        {QStringLiteral("view"), view}};
@@ -348,6 +396,7 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     const QJsonObject mech = root.value(QStringLiteral("mechanism")).toObject();
     const QJsonObject lp = mech.value(QStringLiteral("lp")).toObject();
     const QJsonObject view = root.value(QStringLiteral("view")).toObject();
+    const QJsonObject tradeoff = root.value(QStringLiteral("tradeoff")).toObject();
 
     // Typed readers: absent keeps the default, wrong type is an error.
     auto text = [](const QJsonObject& o, const char* key, QString& out) -> Status {
@@ -576,6 +625,48 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     s.scale = *sc;
     DPX_TRY(boolean(view, "dark", s.dark));
     DPX_TRY(text(view, "tab", s.tab));
+
+    if (const QJsonValue v = tradeoff.value(QStringLiteral("configs")); !v.isUndefined()) {
+        if (!v.isArray()) {
+            return keyError("configs", QStringLiteral("expected an array of MECHANISM:ESTIMATOR"));
+        }
+        s.tradeoffConfigs.clear();
+        for (const QJsonValue& c : v.toArray()) {
+            if (!c.isString()) {
+                return keyError("configs",
+                                QStringLiteral("expected an array of MECHANISM:ESTIMATOR"));
+            }
+            s.tradeoffConfigs << c.toString();
+        }
+    }
+    name = str(metricName(s.tradeoffMetric));
+    DPX_TRY(text(tradeoff, "metric", name));
+    auto metric = metricFromName(name.toStdString());
+    if (!metric) {
+        return keyError("metric", QString::fromStdString(metric.error().message));
+    }
+    s.tradeoffMetric = *metric;
+    name = s.tradeoffAgainstPopulation ? QStringLiteral("population") : QStringLiteral("epsilon");
+    DPX_TRY(text(tradeoff, "against", name));
+    if (name != QLatin1String("epsilon") && name != QLatin1String("population")) {
+        return keyError("against", QStringLiteral("expected epsilon or population"));
+    }
+    s.tradeoffAgainstPopulation = name == QLatin1String("population");
+    for (const auto& [key, lo, hi] :
+         {std::tuple{"epsilon_range", &s.tradeoffEpsLo, &s.tradeoffEpsHi},
+          std::tuple{"population_range", &s.tradeoffPopLo, &s.tradeoffPopHi}}) {
+        if (const QJsonValue r = tradeoff.value(QLatin1String(key)); !r.isUndefined()) {
+            const QJsonArray a = r.toArray();
+            if (!r.isArray() || a.size() != 2 || !a[0].isDouble() || !a[1].isDouble()) {
+                return keyError(key, QStringLiteral("expected [from, to]"));
+            }
+            *lo = a[0].toDouble();
+            *hi = a[1].toDouble();
+        }
+    }
+    qint64 points = s.tradeoffPoints;
+    DPX_TRY(integer(tradeoff, "points", 2, kMaxTradeoffPoints, points));
+    s.tradeoffPoints = static_cast<int>(points);
 #undef DPX_TRY
     if (auto st = s.validate(); !st) {
         return st.error();
@@ -617,6 +708,13 @@ unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
     }
     if (a.tab != b.tab) {
         f |= TabChanged;
+    }
+    if (a.tradeoffConfigs != b.tradeoffConfigs || a.tradeoffMetric != b.tradeoffMetric ||
+        a.tradeoffAgainstPopulation != b.tradeoffAgainstPopulation ||
+        a.tradeoffEpsLo != b.tradeoffEpsLo || a.tradeoffEpsHi != b.tradeoffEpsHi ||
+        a.tradeoffPopLo != b.tradeoffPopLo || a.tradeoffPopHi != b.tradeoffPopHi ||
+        a.tradeoffPoints != b.tradeoffPoints) {
+        f |= TradeoffChanged;
     }
     return f;
 }

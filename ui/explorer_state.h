@@ -73,6 +73,12 @@ inline constexpr double kMinEpsilon = 0.01;
 inline constexpr double kMaxEpsilon = 20;
 inline constexpr double kMinDelta = 1e-12;
 inline constexpr double kMaxDelta = 0.1;
+// Trade-off grids: points per curve and the population range.
+inline constexpr int kMaxTradeoffPoints = 200;
+inline constexpr double kMaxTradeoffPopulation = 1e12;
+// True for "MECHANISM:ESTIMATOR" ids the trade-off tab draws (laplace, geometric, gaussian with any
+// estimator; gm, em, optimal with identity or resize).
+bool isTradeoffConfigId(const QString& id);
 
 struct ExplorerState {
     // Data. The source; for Example the built-in example exampleId (exampleRows rows, 0 = its
@@ -130,6 +136,18 @@ struct ExplorerState {
     bool dark = false;
     QString tab = QStringLiteral("histogram");  // histogram, matrix, errors, risk, tradeoff, budget
 
+    // Trade-off tab: the curves drawn ("laplace:clamp", see ui/tradeoff_view.h), the metric, the
+    // x axis (ε, or the population N at the current ε) and the grids (log-spaced).
+    QStringList tradeoffConfigs = {QStringLiteral("laplace:identity"),
+                                   QStringLiteral("laplace:clamp"),
+                                   QStringLiteral("geometric:clamp"),
+                                   QStringLiteral("gaussian:clamp"), QStringLiteral("gm:identity")};
+    Metric tradeoffMetric = Metric::L1;
+    bool tradeoffAgainstPopulation = false;
+    double tradeoffEpsLo = 0.01, tradeoffEpsHi = 10;
+    double tradeoffPopLo = 100, tradeoffPopHi = 1e7;
+    int tradeoffPoints = 25;
+
     // Every field in range, with a message naming the first one that is not.
     Status validate() const;
     // A new source (file, database, example) makes the previous table, column, id column,
@@ -154,6 +172,7 @@ enum ChangeFlag : unsigned {
     SeedChanged = 1u << 3,
     ViewChanged = 1u << 4,       // overlay, log colour scale, error scale, theme
     TabChanged = 1u << 5,        // the current tab only: nothing to recompute or redraw
+    TradeoffChanged = 1u << 6,   // the trade-off tab's curves, metric, axis or grids
 };
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
 

@@ -131,6 +131,7 @@ void JobRunner::updateProgress() {
     } else if (count == 0) {
         poll_.stop();
     }
+    labels.removeDuplicates();  // e.g. several curves of the trade-off tab
     Q_EMIT progressChanged(labels.join(QStringLiteral(", ")), count > 0 ? sum / count : 0.0,
                            count > 0);
 }

@@ -167,7 +167,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (flags & MechanismChanged) {
             updateRisk();
         }
-        if (flags & (MechanismChanged | EstimatorChanged | ViewChanged)) {
+        if (flags & (MechanismChanged | EstimatorChanged | ViewChanged | TradeoffChanged)) {
             updateTradeoff();
         }
     });
@@ -247,6 +247,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         (void)doc_->apply(s, tr("error scale"));
     });
     connect(tradeoff_, &TradeoffView::exportPlotRequested, this, &MainWindow::exportPlot);
+    connect(tradeoff_, &TradeoffView::curvesUpdated, this, &MainWindow::tryScreenshot);
+    connect(tradeoff_, &TradeoffView::settingsEdited, this, [this] {
+        ExplorerState s = doc_->state();
+        tradeoff_->writeSettings(s);
+        // One undo step per burst of edits (merged like tab switches).
+        if (const Status st = doc_->apply(s, tr("trade-off settings"), QStringLiteral("tradeoff"));
+            !st) {
+            statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
+            updateTradeoff();  // back to the document's settings
+        }
+    });
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
     connect(dataPanel_, &DataPanel::openSqliteRequested, this, &MainWindow::chooseSqlite);
     connect(dataPanel_, &DataPanel::openPostgresRequested, this, &MainWindow::connectPostgres);
@@ -268,6 +279,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
     rebuildRecentMenu();
     updateRisk();
+    updateTradeoff();
     engine_->refreshAll();
 }
 
@@ -818,6 +830,9 @@ void MainWindow::tryScreenshot() {
     const bool failed = !engine_->release().error.isEmpty();
     if (!failed && !mcDrawn_) {
         return;  // wait for the quick Monte Carlo pass
+    }
+    if (tabs_->currentWidget() == tradeoff_ && !tradeoff_->firstPassDone()) {
+        return;  // wait for every curve's first pass (curvesUpdated calls again)
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();

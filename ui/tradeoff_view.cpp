@@ -217,8 +217,16 @@ TradeoffView::TradeoffView(JobRunner* runner, QWidget* parent) : QWidget(parent)
     QFont lf = plot_->font();
     lf.setPointSizeF(lf.pointSizeF() * 0.85);
     plot_->legend->setFont(lf);
-    // Errors fall from top left to bottom right: the legend sits in the empty bottom-left corner.
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+    // The legend goes under the axis rect, three entries per row: inside the plot it would hide
+    // curves wherever they run (flat curves against N lie along the bottom).
+    plot_->axisRect()->insetLayout()->take(plot_->legend);
+    auto* legendRow = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(2, 0, legendRow);
+    legendRow->setMargins(QMargins(5, 0, 5, 5));
+    legendRow->addElement(0, 0, plot_->legend);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setWrap(3);
+    plot_->plotLayout()->setRowStretchFactor(2, 0.001);
     plot_->setMouseTracking(true);
     plot_->setToolTip(QString());
     connect(plot_, &QCustomPlot::plottableClick, this, &TradeoffView::onPlottableClick);
@@ -274,16 +282,9 @@ void TradeoffView::buildControls() {
             }
             checks_[i].push_back(c);
             grid->addWidget(c, static_cast<int>(i) + 1, static_cast<int>(j) + 1, Qt::AlignHCenter);
-            connect(c, &QCheckBox::toggled, this, [this] {
-                markStale();
-                rebuildTargetConfigs();
-                startIfNeeded();
-            });
+            connect(c, &QCheckBox::toggled, this, [this] { Q_EMIT settingsEdited(); });
         }
     }
-    setSelectedConfigs({QStringLiteral("laplace:identity"), QStringLiteral("laplace:clamp"),
-                        QStringLiteral("geometric:clamp"), QStringLiteral("gaussian:clamp"),
-                        QStringLiteral("gm:identity")});
 
     // Metric, scale, axis and ranges.
     metric_ = new QComboBox;
@@ -343,12 +344,7 @@ void TradeoffView::buildControls() {
     form->addRow(tr("&Points:"), points_);
 
     for (QComboBox* c : {metric_, axis_}) {
-        connect(c, &QComboBox::currentIndexChanged, this, [this] {
-            markStale();
-            updateTitle();
-            updateTargetControls();
-            startIfNeeded();
-        });
+        connect(c, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsEdited(); });
     }
     connect(scale_, &QComboBox::currentIndexChanged, this, [this] {
         const auto sc = static_cast<Scale>(scale_->currentData().toInt());
@@ -357,15 +353,9 @@ void TradeoffView::buildControls() {
         }
     });
     for (QDoubleSpinBox* s : {epsLo_, epsHi_, popLo_, popHi_}) {
-        connect(s, &QDoubleSpinBox::valueChanged, this, [this] {
-            markStale();
-            startIfNeeded();
-        });
+        connect(s, &QDoubleSpinBox::valueChanged, this, [this] { Q_EMIT settingsEdited(); });
     }
-    connect(points_, &QSpinBox::valueChanged, this, [this] {
-        markStale();
-        startIfNeeded();
-    });
+    connect(points_, &QSpinBox::valueChanged, this, [this] { Q_EMIT settingsEdited(); });
 
     // Accuracy first.
     targetConfig_ = new QComboBox;
@@ -471,11 +461,7 @@ void TradeoffView::setSelectedConfigs(const QStringList& ids) {
                                       ids.contains(configId(kMechanisms[i], kEstimators[j])));
         }
     }
-    markStale();
-    if (targetConfig_) {
-        rebuildTargetConfigs();
-    }
-    startIfNeeded();
+    Q_EMIT settingsEdited();
 }
 
 QCheckBox* TradeoffView::configCheckBox(TradeoffMechanism m, EstimatorKind e) const {
@@ -490,7 +476,9 @@ QCheckBox* TradeoffView::configCheckBox(TradeoffMechanism m, EstimatorKind e) co
 }
 
 void TradeoffView::setMetric(Metric m) {
+    const QSignalBlocker b(metric_);
     metric_->setCurrentIndex(metric_->findData(static_cast<int>(m)));
+    Q_EMIT settingsEdited();
 }
 
 Metric TradeoffView::metric() const {
@@ -498,7 +486,9 @@ Metric TradeoffView::metric() const {
 }
 
 void TradeoffView::setAxis(Axis a) {
+    const QSignalBlocker b(axis_);
     axis_->setCurrentIndex(axis_->findData(static_cast<int>(a)));
+    Q_EMIT settingsEdited();
 }
 
 TradeoffView::Axis TradeoffView::axis() const {
@@ -510,8 +500,7 @@ void TradeoffView::setEpsilonRange(double lo, double hi, int points) {
     epsLo_->setValue(lo);
     epsHi_->setValue(hi);
     points_->setValue(points);
-    markStale();
-    startIfNeeded();
+    Q_EMIT settingsEdited();
 }
 
 void TradeoffView::setPopulationRange(double lo, double hi, int points) {
@@ -519,16 +508,66 @@ void TradeoffView::setPopulationRange(double lo, double hi, int points) {
     popLo_->setValue(lo);
     popHi_->setValue(hi);
     points_->setValue(points);
-    markStale();
-    startIfNeeded();
+    Q_EMIT settingsEdited();
+}
+
+void TradeoffView::writeSettings(ExplorerState& s) const {
+    s.tradeoffConfigs = selectedConfigs();
+    s.tradeoffMetric = metric();
+    s.tradeoffAgainstPopulation = axis() == Axis::Population;
+    s.tradeoffEpsLo = epsLo_->value();
+    s.tradeoffEpsHi = epsHi_->value();
+    s.tradeoffPopLo = popLo_->value();
+    s.tradeoffPopHi = popHi_->value();
+    s.tradeoffPoints = points_->value();
+}
+
+bool TradeoffView::readSettings(const ExplorerState& s) {
+    ExplorerState now = s;
+    writeSettings(now);
+    if (changesBetween(now, s) == 0) {
+        return false;
+    }
+    for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
+        for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
+            const QSignalBlocker b(checks_[i][j]);
+            checks_[i][j]->setChecked(
+                checks_[i][j]->isEnabled() &&
+                s.tradeoffConfigs.contains(configId(kMechanisms[i], kEstimators[j])));
+        }
+    }
+    const QSignalBlocker b1(metric_), b2(axis_), b3(epsLo_), b4(epsHi_), b5(popLo_), b6(popHi_),
+        b7(points_);
+    metric_->setCurrentIndex(metric_->findData(static_cast<int>(s.tradeoffMetric)));
+    axis_->setCurrentIndex(axis_->findData(
+        static_cast<int>(s.tradeoffAgainstPopulation ? Axis::Population : Axis::Epsilon)));
+    epsLo_->setValue(s.tradeoffEpsLo);
+    epsHi_->setValue(s.tradeoffEpsHi);
+    popLo_->setValue(s.tradeoffPopLo);
+    popHi_->setValue(s.tradeoffPopHi);
+    points_->setValue(s.tradeoffPoints);
+    rebuildTargetConfigs();
+    return true;
 }
 
 bool TradeoffView::computing() const {
     return std::any_of(curveRunning_.begin(), curveRunning_.end(), [](bool b) { return b; });
 }
 
+bool TradeoffView::firstPassDone() const {
+    if (stale_) {
+        return false;
+    }
+    for (std::size_t i = 0; i < curves_.size(); ++i) {
+        if (curveRunning_[i] && curves_[i].points.empty()) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // Only what changes the curves: the data, the sensitivity, δ, calibration, n, the LP settings, the
-// error scale; and ε when the curves are drawn against N. The current mechanism and estimator are
+// error scale, the tab's own settings; and ε when the curves are drawn against N. The current mechanism and estimator are
 // only highlighted.
 bool TradeoffView::curvesKeyChanged(const TradeoffInputs& next) const {
     if (!haveInputs_) {
@@ -548,14 +587,16 @@ bool TradeoffView::curvesKeyChanged(const TradeoffInputs& next) const {
            a.calibration != b.calibration || a.countN != b.countN ||
            a.lpObjective != b.lpObjective || a.lpConstraints != b.lpConstraints ||
            a.lpBinomialP != b.lpBinomialP || a.lpMinDiagonal != b.lpMinDiagonal ||
-           a.scale != b.scale || (axis() == Axis::Population && a.epsilon != b.epsilon);
+           a.scale != b.scale || (changesBetween(a, b) & TradeoffChanged) != 0 ||
+           (axis() == Axis::Population && a.epsilon != b.epsilon);
 }
 
 void TradeoffView::setInputs(const TradeoffInputs& inputs) {
-    const bool changed = curvesKeyChanged(inputs);
-    const bool highlightChanged = !haveInputs_ || inputs_.state.epsilon != inputs.state.epsilon ||
-                                  inputs_.state.mechanism != inputs.state.mechanism ||
-                                  inputs_.state.estimator != inputs.state.estimator;
+    const bool settingsChanged = readSettings(inputs.state);
+    const bool changed = curvesKeyChanged(inputs) || settingsChanged;
+    const bool configChanged = !haveInputs_ || inputs_.state.mechanism != inputs.state.mechanism ||
+                               inputs_.state.estimator != inputs.state.estimator;
+    const bool highlightChanged = configChanged || inputs_.state.epsilon != inputs.state.epsilon;
     inputs_ = inputs;
     haveInputs_ = true;
     {
@@ -564,6 +605,7 @@ void TradeoffView::setInputs(const TradeoffInputs& inputs) {
     }
     if (changed) {
         markStale();
+        rebuildTargetConfigs();
         solved_.reset();
         solvedTarget_.reset();
         solution_->clear();
@@ -575,6 +617,15 @@ void TradeoffView::setInputs(const TradeoffInputs& inputs) {
         updateTitle();
         drawMarkers();
         replotWhenVisible(plot_);
+    }
+    // The accuracy-first target follows the document's configuration when that changes.
+    if (configChanged) {
+        if (auto m = tradeoffMechanismOf(inputs.state.mechanism)) {
+            const int idx = targetConfig_->findData(configId(*m, inputs.state.estimator));
+            if (idx >= 0) {
+                targetConfig_->setCurrentIndex(idx);
+            }
+        }
     }
 }
 
@@ -769,7 +820,7 @@ void TradeoffView::startCurve(std::size_t index, std::uint64_t trials) {
                 self->deliver(index, generation, r);
             }
         },
-        tr("Trade-off %1").arg(id), JobRunner::Lane::Background);
+        tr("Trade-off curves"), JobRunner::Lane::Background);
 }
 
 void TradeoffView::deliver(std::size_t index, std::uint64_t generation, const CurveResult& r) {
@@ -1016,9 +1067,14 @@ void TradeoffView::draw() {
         QStringList parts;
         const bool eps = gridAxis_ == Axis::Epsilon;
         for (const FrontierSegment& s : frontier_.segments) {
+            auto x = [eps](double v) {
+                return eps ? num(v)
+                           : QString::fromStdString(
+                                 groupThousands(static_cast<std::int64_t>(std::llround(v))));
+            };
             parts << tr("<b>%1</b> for %2 %3–%4")
                          .arg(QString::fromStdString(s.label).toHtmlEscaped(),
-                              eps ? tr("ε") : tr("N"), num(s.epsilonFrom), num(s.epsilonTo));
+                              eps ? tr("ε") : tr("N"), x(s.epsilonFrom), x(s.epsilonTo));
         }
         frontierText_->setText(tr("Frontier (lowest expected %1): %2.")
                                    .arg(metricTitle(metric()), parts.join(QStringLiteral("; "))));
@@ -1235,6 +1291,9 @@ void TradeoffView::updateTargetControls() {
 }
 
 void TradeoffView::solveTarget() {
+    solved_.reset();
+    solvedTarget_.reset();
+    useSolution_->setVisible(false);
     if (!haveInputs_ || !inputs_.truth) {
         solution_->setText(tr("No data loaded yet."));
         return;

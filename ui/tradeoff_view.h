@@ -63,7 +63,12 @@ public:
 
     explicit TradeoffView(JobRunner* runner, QWidget* parent = nullptr);
 
+    // The document's state drives everything, including the tab's own settings (curves, metric,
+    // axis, grids: the ExplorerState::tradeoff* fields, saved in sessions). The controls and the
+    // setters below emit settingsEdited; the owner writes them into the document
+    // (writeSettings) and passes the new state back through setInputs.
     void setInputs(const TradeoffInputs& inputs);
+    void writeSettings(ExplorerState& s) const;
 
     // Configuration selection ("laplace:clamp" ids, TradeoffConfig::defaultLabel without LP
     // objective: "optimal:identity").
@@ -86,6 +91,8 @@ public:
     // Per curve: why it is not drawn (empty: drawn).
     const std::vector<QString>& curveErrors() const { return curveErrors_; }
     bool computing() const;
+    // Every curve has arrived at least once (the quick pass; refinement may still run).
+    bool firstPassDone() const;
     // The x values of the grid (ε or N).
     const std::vector<double>& grid() const { return grid_; }
 
@@ -114,6 +121,7 @@ Q_SIGNALS:
     void configurationChosen(dpx::TradeoffMechanism mechanism, dpx::EstimatorKind estimator,
                              double epsilon);
     void scaleToggled(dpx::Scale scale);
+    void settingsEdited();
     void exportPlotRequested();
     // A curve arrived (tests, screenshots).
     void curvesUpdated();
@@ -144,6 +152,8 @@ private:
     void onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMouseEvent* event);
     void onMouseMove(QMouseEvent* event);
     bool curvesKeyChanged(const TradeoffInputs& next) const;
+    // Sets the controls from the state (no signals); true if any changed.
+    bool readSettings(const ExplorerState& s);
     QString valueUnit() const;
     void exportCsv();
 

@@ -100,6 +100,14 @@ private Q_SLOTS:
         s.binning = BinningChoice::EqualWidth;
         s.dark = true;
         s.tab = QStringLiteral("matrix");
+        s.tradeoffConfigs = {QStringLiteral("em:resize"), QStringLiteral("gaussian:noisefirst")};
+        s.tradeoffMetric = Metric::W1;
+        s.tradeoffAgainstPopulation = true;
+        s.tradeoffEpsLo = 0.05;
+        s.tradeoffEpsHi = 3;
+        s.tradeoffPopLo = 10;
+        s.tradeoffPopHi = 5e8;
+        s.tradeoffPoints = 9;
         QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
         QVERIFY(doc.saveSession(path).hasValue());
         ExplorerDocument other;
@@ -240,6 +248,15 @@ private Q_SLOTS:
         QTest::newRow("bad constraint") << QByteArray(
             "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"lp\":"
             "{\"constraints\":[\"zz\"]}}}") << "constraint";
+        QTest::newRow("bad trade-off config") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+            "{\"configs\":[\"gm:clamp\"]}}") << "trade-off configuration 'gm:clamp'";
+        QTest::newRow("bad trade-off range") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+            "{\"epsilon_range\":[2,1]}}") << "trade-off ε range";
+        QTest::newRow("bad trade-off axis") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+            "{\"against\":\"time\"}}") << "against";
     }
     void brokenSessionsAreRefused() {
         QFETCH(QByteArray, content);
