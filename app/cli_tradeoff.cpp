@@ -491,7 +491,8 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
         out << QJsonDocument(points).toJson(QJsonDocument::Indented).toStdString();
         return kOk;
     }
-    const Frontier f = lowerEnvelope(curves);
+    // Monte Carlo noise does not pick the winner: statistical ties go to the exact (or first) curve.
+    const Frontier f = resolveStatisticalTies(curves, lowerEnvelope(curves));
     QJsonArray fp, segs;
     for (const auto& p : f.points) {
         fp.append(QJsonObject{{QStringLiteral("epsilon"), p.epsilon},

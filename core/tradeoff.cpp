@@ -673,6 +673,66 @@ Frontier lowerEnvelope(std::span<const ErrorCurve> curves, double tieTolerance) 
 
 // ---------------------------------------------------------------------------------------------
 
+Frontier resolveStatisticalTies(std::span<const ErrorCurve> curves, Frontier frontier) {
+    auto pointOf = [&curves](std::size_t c, double x) -> const CurvePoint* {
+        if (c >= curves.size()) {
+            return nullptr;
+        }
+        for (const CurvePoint& p : curves[c].points) {
+            if (p.epsilon == x && p.valid()) {
+                return &p;
+            }
+        }
+        return nullptr;
+    };
+    auto half = [](const CurvePoint& p) {
+        return p.exact ? 0.0 : std::max(p.ciHigh - p.value, p.value - p.ciLow);
+    };
+    for (FrontierPoint& fp : frontier.points) {
+        const CurvePoint* pw = pointOf(fp.curve, fp.epsilon);
+        if (!pw) {
+            continue;
+        }
+        std::size_t best = fp.curve;
+        const CurvePoint* pb = pw;
+        for (std::size_t j = 0; j < curves.size(); ++j) {
+            const CurvePoint* pj = j == fp.curve ? nullptr : pointOf(j, fp.epsilon);
+            if (!pj || (pw->exact && pj->exact) ||
+                std::abs(pj->value - pw->value) > half(*pw) + half(*pj)) {
+                continue;
+            }
+            if ((pj->exact && !pb->exact) || (pj->exact == pb->exact && j < best)) {
+                best = j;
+                pb = pj;
+            }
+        }
+        fp.curve = best;
+    }
+    // Segments again from the runs of one curve; a boundary keeps the envelope's interpolated
+    // crossing where one lies between the two points, else it is where the new run starts.
+    const std::vector<FrontierSegment> crossings = frontier.segments;
+    frontier.segments.clear();
+    for (std::size_t k = 0; k < frontier.points.size(); ++k) {
+        const FrontierPoint& fp = frontier.points[k];
+        if (!frontier.segments.empty() && frontier.segments.back().curve == fp.curve) {
+            frontier.segments.back().epsilonTo = fp.epsilon;
+            continue;
+        }
+        double from = fp.epsilon;
+        if (k > 0) {
+            const double previous = frontier.points[k - 1].epsilon;
+            for (const FrontierSegment& c : crossings) {
+                if (c.epsilonFrom > previous && c.epsilonFrom <= fp.epsilon) {
+                    from = c.epsilonFrom;
+                }
+            }
+            frontier.segments.back().epsilonTo = from;
+        }
+        frontier.segments.push_back({fp.curve, curves[fp.curve].label, from, fp.epsilon});
+    }
+    return frontier;
+}
+
 Expected<Histogram> scaleToPopulation(const Histogram& truth, std::int64_t population) {
     __extension__ using Int128 = __int128;
     if (population < 0 || population > 1'000'000'000'000'000) {

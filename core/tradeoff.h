@@ -141,6 +141,15 @@ double curveValueAt(const ErrorCurve& curve, double epsilon, bool* interpolated 
 // tolerance to treat such curves as equal.
 Frontier lowerEnvelope(std::span<const ErrorCurve> curves, double tieTolerance = 1e-12);
 
+// Monte Carlo noise must not pick the winner: at a frontier point whose winner's value and another
+// curve's lie within their combined 95% half-widths (max distance from the value to the ends of
+// its interval; 0 for exact points) and at least one of the two is Monte Carlo, the point goes
+// to the preferred of the tied curves: exact before Monte Carlo, then the lower index. Segments
+// are rebuilt from the runs; a boundary keeps the envelope's interpolated crossing where one lies
+// between the two grid points, else it is the first ε of the new run. Point values are kept (the
+// envelope), only the attribution changes. `frontier` must come from lowerEnvelope(curves).
+Frontier resolveStatisticalTies(std::span<const ErrorCurve> curves, Frontier frontier);
+
 // ---------------------------------------------------------------------------------------------
 // Population scaling
 

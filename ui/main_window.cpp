@@ -831,8 +831,9 @@ void MainWindow::tryScreenshot() {
     if (!failed && !mcDrawn_) {
         return;  // wait for the quick Monte Carlo pass
     }
-    if (tabs_->currentWidget() == tradeoff_ && !tradeoff_->firstPassDone()) {
-        return;  // wait for every curve's first pass (curvesUpdated calls again)
+    if (tabs_->currentWidget() == tradeoff_ &&
+        (!tradeoff_->firstPassDone() || tradeoff_->computing())) {
+        return;  // wait for every curve, refined (curvesUpdated calls again)
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();

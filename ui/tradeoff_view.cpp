@@ -863,6 +863,46 @@ void TradeoffView::recomputeFrontier() {
     for (FrontierSegment& s : frontier_.segments) {
         s.curve = index[s.curve];
     }
+
+    // Monte Carlo noise must not pick the winner (GM with identity and with resize would split
+    // the frontier into a dozen segments that only reflect sampling noise).
+    frontier_ = resolveStatisticalTies(curves_, frontier_);
+}
+
+// Curves whose value at some grid point of the segment lies within the combined 95% Monte Carlo
+// half-widths of the winner's (an exact point has half-width 0): the frontier's choice there is
+// not significant, which the frontier text says.
+QStringList TradeoffView::statisticalTies(const FrontierSegment& segment) const {
+    QStringList out;
+    const std::size_t w = segment.curve;
+    if (w >= curves_.size()) {
+        return out;
+    }
+    auto half = [](const CurvePoint& p) {
+        return p.exact ? 0.0 : std::max(p.ciHigh - p.value, p.value - p.ciLow);
+    };
+    for (std::size_t j = 0; j < curves_.size(); ++j) {
+        if (j == w || !curveErrors_[j].isEmpty()) {
+            continue;
+        }
+        bool tie = false;
+        for (const CurvePoint& pw : curves_[w].points) {
+            if (tie || !pw.valid() || pw.epsilon < segment.epsilonFrom ||
+                pw.epsilon > segment.epsilonTo) {
+                continue;
+            }
+            for (const CurvePoint& pj : curves_[j].points) {
+                if (pj.epsilon == pw.epsilon && pj.valid() && (!pw.exact || !pj.exact) &&
+                    std::abs(pj.value - pw.value) <= half(pw) + half(pj)) {
+                    tie = true;
+                }
+            }
+        }
+        if (tie) {
+            out << curveIds_[static_cast<qsizetype>(j)];
+        }
+    }
+    return out;
 }
 
 QString TradeoffView::valueUnit() const {
@@ -1072,9 +1112,15 @@ void TradeoffView::draw() {
                            : QString::fromStdString(
                                  groupThousands(static_cast<std::int64_t>(std::llround(v))));
             };
-            parts << tr("<b>%1</b> for %2 %3–%4")
-                         .arg(QString::fromStdString(s.label).toHtmlEscaped(),
-                              eps ? tr("ε") : tr("N"), x(s.epsilonFrom), x(s.epsilonTo));
+            QString part = tr("<b>%1</b> for %2 %3–%4")
+                               .arg(QString::fromStdString(s.label).toHtmlEscaped(),
+                                    eps ? tr("ε") : tr("N"), x(s.epsilonFrom), x(s.epsilonTo));
+            const QStringList ties = statisticalTies(s);
+            if (!ties.isEmpty()) {
+                part += tr(" (≈ %1 within the Monte Carlo 95% intervals at some %2)")
+                            .arg(ties.join(QStringLiteral(", ")), eps ? tr("ε") : tr("N"));
+            }
+            parts << part;
         }
         frontierText_->setText(tr("Frontier (lowest expected %1): %2.")
                                    .arg(metricTitle(metric()), parts.join(QStringLiteral("; "))));

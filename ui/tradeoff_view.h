@@ -140,6 +140,7 @@ private:
     TradeoffConfig configFor(TradeoffMechanism m, EstimatorKind e) const;
     Status gridFromControls(std::vector<double>& grid) const;
     void recomputeFrontier();
+    QStringList statisticalTies(const FrontierSegment& segment) const;
     void draw();
     void drawMarkers();
     void updateTitle();

@@ -63,6 +63,7 @@ private Q_SLOTS:
     void frontierCrossing();
     void frontierTies();
     void frontierDifferentGridsAndMissing();
+    void frontierStatisticalTies();
     void solveForEpsilon_data();
     void solveForEpsilon();
     void solveRefusals();
@@ -176,6 +177,62 @@ void TestTradeoff::frontierDifferentGridsAndMissing() {
     }
     QCOMPARE(f.segments.size(), std::size_t(3));  // A, B, A
     QCOMPARE(f.segments[1].label, std::string("B"));
+}
+
+// Hand-made: A exact 10, 8, 6, 4 at ε = 1…4; B Monte Carlo 9.9 ± 0.5, 7.9 ± 0.5, 5.0 ± 0.2,
+// 3.9 ± 0.5. The envelope gives B everywhere; only at ε = 3 is B lower beyond its interval
+// (|5 − 6| = 1 > 0.2), so A keeps ε = 1, 2 and 4 and the segments are A 1–3, B 3–4, A 4–4.
+// Two exact curves are never re-attributed.
+void TestTradeoff::frontierStatisticalTies() {
+    const std::vector<double> grid{1, 2, 3, 4};
+    ErrorCurve a = powerCurve("A", 1, 0, grid);
+    const double av[] = {10, 8, 6, 4};
+    for (std::size_t i = 0; i < 4; ++i) {
+        a.points[i].value = a.points[i].ciLow = a.points[i].ciHigh = av[i];
+    }
+    ErrorCurve b;
+    b.label = "B";
+    const double bv[] = {9.9, 7.9, 5.0, 3.9};
+    const double bh[] = {0.5, 0.5, 0.2, 0.5};
+    for (std::size_t i = 0; i < 4; ++i) {
+        CurvePoint p;
+        p.epsilon = grid[i];
+        p.value = bv[i];
+        p.ciLow = bv[i] - bh[i];
+        p.ciHigh = bv[i] + bh[i];
+        p.exact = false;
+        p.trials = 1000;
+        b.points.push_back(p);
+    }
+    const std::vector<ErrorCurve> curves{a, b};
+    const Frontier raw = lowerEnvelope(curves);
+    QCOMPARE(raw.segments.size(), std::size_t(1));
+    QCOMPARE(raw.segments[0].curve, std::size_t(1));
+    const Frontier f = resolveStatisticalTies(curves, raw);
+    QCOMPARE(f.points.size(), std::size_t(4));
+    const std::size_t expect[] = {0, 0, 1, 0};
+    for (std::size_t i = 0; i < 4; ++i) {
+        QCOMPARE(f.points[i].curve, expect[i]);
+        QCOMPARE(f.points[i].value, bv[i]);  // the envelope's values are kept
+    }
+    QCOMPARE(f.segments.size(), std::size_t(3));
+    QCOMPARE(f.segments[0].label, std::string("A"));
+    QCOMPARE(f.segments[0].epsilonFrom, 1.0);
+    QCOMPARE(f.segments[0].epsilonTo, 3.0);
+    QCOMPARE(f.segments[1].label, std::string("B"));
+    QCOMPARE(f.segments[1].epsilonTo, 4.0);
+    QCOMPARE(f.segments[2].epsilonFrom, 4.0);
+
+    // Exact against exact: nothing changes, including the interpolated crossing.
+    const std::vector<ErrorCurve> exact{powerCurve("p", 1, -1, grid), powerCurve("q", 0.5, 0, grid)};
+    const Frontier e = lowerEnvelope(exact);
+    const Frontier r = resolveStatisticalTies(exact, e);
+    QCOMPARE(r.segments.size(), e.segments.size());
+    for (std::size_t i = 0; i < e.segments.size(); ++i) {
+        QCOMPARE(r.segments[i].curve, e.segments[i].curve);
+        QCOMPARE(r.segments[i].epsilonFrom, e.segments[i].epsilonFrom);
+        QCOMPARE(r.segments[i].epsilonTo, e.segments[i].epsilonTo);
+    }
 }
 
 void TestTradeoff::solveForEpsilon_data() {
