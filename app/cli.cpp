@@ -16,6 +16,7 @@
 
 #include "app/cli_args.h"
 #include "app/cli_histogram.h"
+#include "app/cli_budget.h"
 #include "app/cli_risk.h"
 #include "app/cli_tradeoff.h"
 #include "app/version.h"
@@ -78,6 +79,9 @@ Usage:
   dpx risk --epsilon E [--delta D (default 0: pure DP)] [--prior P (default 0.5)]
            [--group K] [--epsilons LO:HI:COUNT (log-spaced)] [--points N] [--slack T]
            [--mu M (Gaussian trade-off curve, μ = Δ2/σ)]
+  dpx budget --epsilon E [--delta D] [--composition basic|zcdp]
+             --stat LABEL:BINS[:laplace|geometric|gaussian[:WEIGHT]] [--stat ...]
+             [--hold-epsilon LABEL=E] [--hold-accuracy LABEL=A (±A per bin, 95%)] [--records N]
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
@@ -1051,6 +1055,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "risk") {
             return cmdRisk(argv, out, err);
+        }
+        if (cmd == "budget") {
+            return cmdBudget(argv, out, err);
         }
         if (cmd == "tradeoff") {
             return cmdTradeoff(argv, out, err);

@@ -128,6 +128,8 @@ private Q_SLOTS:
     void riskPureDp();
     void riskApproximateGroupAndSweep();
     void riskErrors();
+    void budgetPlan();
+    void budgetErrors();
 };
 
 void TestDpxCli::help() {
@@ -1392,6 +1394,107 @@ void TestDpxCli::riskErrors() {
         {"risk --epsilon 1 --mu -1", "μ"},
         {"risk --epsilon 1 --bogus 1", "bogus"},
         {"risk --epsilon 1 --epsilon 2", "more than once|once"},
+    };
+    for (const auto& c : cases) {
+        const Run r = dpx(split(c[0]));
+        QVERIFY2(r.exitCode == 2, (QByteArray(c[0]) + "\n" + describe(r)).constData());
+        QVERIFY2(r.out.isEmpty(), describe(r).constData());
+        QVERIFY2(r.err.startsWith("dpx: error: "), describe(r).constData());
+        const QString err = QString::fromUtf8(r.err).toLower();
+        bool found = false;
+        for (const QString& m : QString::fromUtf8(c[1]).split(QLatin1Char('|'))) {
+            found = found || err.contains(m.toLower());
+        }
+        QVERIFY2(found, (QByteArray("stderr does not mention ") + c[1] + "\n" + describe(r))
+                            .constData());
+    }
+}
+
+// dpx budget (issue #6 Budget view): held accuracy ±10 on a Laplace statistic costs ε = ln 20/10
+// (Laplace quantile: Pr[|Z| > a] = e^{−a/b}); the rest is split 1 : 2 by weight, δ goes to the only
+// Gaussian statistic, E[L1] = kΔ1/ε (Dwork & Roth 2014 Thm 3.6); zCDP: Σρ within the ρ budget
+// (Bun & Steinke 2016 Prop 1.3).
+void TestDpxCli::budgetPlan() {
+    RUN_OK(r, split("budget --epsilon 2 --delta 1e-6 --stat age:10 --stat income:20:gaussian "
+                    "--stat zip:50:laplace:2 --hold-accuracy age=10 --records 1000"));
+    QCOMPARE(r.json[QStringLiteral("composition")].toString(), QStringLiteral("basic"));
+    const QJsonObject total = r.json[QStringLiteral("total")].toObject();
+    QCOMPARE(total[QStringLiteral("epsilon")].toDouble(), 2.0);
+    QCOMPARE(total[QStringLiteral("delta")].toDouble(), 1e-6);
+    const QJsonArray stats = r.json[QStringLiteral("statistics")].toArray();
+    QCOMPARE(stats.size(), 3);
+    const QJsonObject age = stats[0].toObject();
+    QCOMPARE(age[QStringLiteral("hold")].toString(), QStringLiteral("accuracy"));
+    VERIFY_NEAR(age[QStringLiteral("epsilon")].toDouble(), std::log(20.0) / 10, 1e-15);
+    QVERIFY(age[QStringLiteral("half_width_95")].toDouble() <= 10);
+    QCOMPARE(age[QStringLiteral("delta")].toDouble(), 0.0);
+    const QJsonObject income = stats[1].toObject();
+    const QJsonObject zip = stats[2].toObject();
+    QCOMPARE(income[QStringLiteral("mechanism")].toString(), QStringLiteral("gaussian"));
+    QCOMPARE(income[QStringLiteral("noise_parameter")].toString(), QStringLiteral("sigma"));
+    QCOMPARE(income[QStringLiteral("delta")].toDouble(), 1e-6);
+    const double rest = 2 - std::log(20.0) / 10;
+    VERIFY_NEAR(income[QStringLiteral("epsilon")].toDouble(), rest / 3, 1e-14);
+    VERIFY_NEAR(zip[QStringLiteral("epsilon")].toDouble(), 2 * rest / 3, 1e-14);
+    const double zipEps = zip[QStringLiteral("epsilon")].toDouble();
+    VERIFY_NEAR(zip[QStringLiteral("expected_l1")].toDouble(), 50 / zipEps, 1e-12);
+    VERIFY_NEAR(zip[QStringLiteral("expected_l1_percent")].toDouble(), 5 / zipEps, 1e-12);
+    VERIFY_NEAR(zip[QStringLiteral("half_width_95")].toDouble(), std::log(20.0) / zipEps, 1e-13);
+    const QJsonObject usage = r.json[QStringLiteral("usage")].toObject();
+    QVERIFY(usage[QStringLiteral("epsilon_remaining")].toDouble() >= 0);
+    QVERIFY(usage[QStringLiteral("epsilon_remaining")].toDouble() < 1e-15);
+    QCOMPARE(usage[QStringLiteral("delta_spent_exact")].toString(), QStringLiteral("1/1000000"));
+    const QJsonObject other = r.json[QStringLiteral("other_accountant")].toObject();
+    QCOMPARE(other[QStringLiteral("composition")].toString(), QStringLiteral("zcdp"));
+    QVERIFY(other[QStringLiteral("available")].toBool());
+    double rho = 0;
+    for (const auto& s : stats) {
+        rho += s.toObject()[QStringLiteral("rho")].toDouble();
+    }
+    VERIFY_NEAR(other[QStringLiteral("rho")].toDouble(), rho, 1e-15);
+    VERIFY_NEAR(other[QStringLiteral("epsilon")].toDouble(),
+                rho + 2 * std::sqrt(rho * std::log(1e6)), 1e-13);
+
+    RUN_OK(z, split("budget --epsilon 1 --delta 1e-5 --composition zcdp --stat a:5:gaussian "
+                    "--stat b:5:gaussian --stat c:5:geometric"));
+    QCOMPARE(z.json[QStringLiteral("composition")].toString(), QStringLiteral("zcdp"));
+    const double budget = z.json[QStringLiteral("total")].toObject()[QStringLiteral("rho")].toDouble();
+    double zrho = 0;
+    for (const auto& s : z.json[QStringLiteral("statistics")].toArray()) {
+        zrho += s.toObject()[QStringLiteral("rho")].toDouble();
+    }
+    QVERIFY(zrho <= budget);
+    QVERIFY(zrho + 2 * std::sqrt(zrho * std::log(1e5)) <= 1);
+    QCOMPARE(z.json[QStringLiteral("other_accountant")].toObject()[QStringLiteral("composition")]
+                 .toString(),
+             QStringLiteral("basic"));
+}
+
+void TestDpxCli::budgetErrors() {
+    const char* const cases[][2] = {
+        {"budget --stat a:5", "--epsilon"},
+        {"budget --epsilon 1", "--stat"},
+        {"budget --epsilon 0 --stat a:5", "ε"},
+        {"budget --epsilon nan --stat a:5", "ε|number"},
+        {"budget --epsilon 1 --delta 1 --stat a:5", "δ"},
+        {"budget --epsilon 1 --stat a:0", "bins"},
+        {"budget --epsilon 1 --stat a", "label:bins"},
+        {"budget --epsilon 1 --stat a:5:cauchy", "mechanism"},
+        {"budget --epsilon 1 --stat a:5:laplace:-1", "weight"},
+        {"budget --epsilon 1 --stat a:5:gaussian", "δ"},
+        {"budget --epsilon 1 --composition zcdp --stat a:5", "δ > 0"},
+        {"budget --epsilon 1 --composition foo --stat a:5", "composition"},
+        {"budget --epsilon 1 --stat a:5 --stat a:6", "twice"},
+        {"budget --epsilon 1 --stat a:5 --hold-epsilon b=0.5", "'b'"},
+        {"budget --epsilon 1 --stat a:5 --hold-epsilon a=2", "exceed"},
+        {"budget --epsilon 1 --stat a:5 --hold-epsilon a=0.5 --hold-accuracy a=3", "already held"},
+        {"budget --epsilon 1 --stat a:5 --hold-accuracy a", "label=value"},
+        {"budget --epsilon 1 --stat a:5 --records 0", "records"},
+        {"budget --epsilon 1 --stat a:5:laplace:0 --stat b:5:laplace:0", "weight 0"},
+        {"budget --epsilon 1 --delta 1e-6 --stat a:5:gaussian --hold-accuracy a=0.0001",
+         "not reachable"},
+        {"budget --epsilon 1 --stat a:5 --bogus 1", "bogus"},
+        {"budget --epsilon 1 --stat", "needs a value"},
     };
     for (const auto& c : cases) {
         const Run r = dpx(split(c[0]));
