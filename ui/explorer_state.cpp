@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QJsonValue>
 #include <QSet>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -254,6 +255,33 @@ Status ExplorerState::validate() const {
         return Error{"the trade-off curves need 2 to " + std::to_string(kMaxTradeoffPoints) +
                      " points, got " + std::to_string(tradeoffPoints)};
     }
+    if (!(std::isfinite(budgetEpsilon) && budgetEpsilon > 0) ||
+        !(std::isfinite(budgetDelta) && budgetDelta >= 0 && budgetDelta < 1)) {
+        return Error{"the budget total needs ε > 0 and 0 ≤ δ < 1, got ε = " +
+                     formatNumber(budgetEpsilon) + ", δ = " + formatNumber(budgetDelta)};
+    }
+    for (const BudgetRow& r : budgetRows) {
+        const std::string name = r.column.isEmpty() ? std::string("(no column)")
+                                                    : r.column.toStdString();
+        if (r.bins < 1 || r.bins > 10'000'000) {
+            return Error{"budget statistic '" + name + "': bins must be 1 to 10,000,000"};
+        }
+        if (!planMechanismFromName(r.mechanism.toStdString())) {
+            return Error{"budget statistic '" + name + "': unknown mechanism '" +
+                         r.mechanism.toStdString() + "' (laplace, geometric, gaussian)"};
+        }
+        if (!(std::isfinite(r.weight) && r.weight >= 0)) {
+            return Error{"budget statistic '" + name + "': the weight must be finite and ≥ 0"};
+        }
+        if (r.hold != QLatin1String("none") && r.hold != QLatin1String("epsilon") &&
+            r.hold != QLatin1String("accuracy")) {
+            return Error{"budget statistic '" + name + "': unknown hold '" +
+                         r.hold.toStdString() + "' (none, epsilon, accuracy)"};
+        }
+        if (r.hold != QLatin1String("none") && !(std::isfinite(r.holdValue) && r.holdValue > 0)) {
+            return Error{"budget statistic '" + name + "': a held value must be finite and > 0"};
+        }
+    }
     if (tab != QLatin1String("histogram") && tab != QLatin1String("matrix") &&
         tab != QLatin1String("errors") && tab != QLatin1String("risk") &&
         tab != QLatin1String("tradeoff") && tab != QLatin1String("budget")) {
@@ -341,9 +369,24 @@ QJsonObject ExplorerState::toJson() const {
         {QStringLiteral("epsilon_range"), QJsonArray{tradeoffEpsLo, tradeoffEpsHi}},
         {QStringLiteral("population_range"), QJsonArray{tradeoffPopLo, tradeoffPopHi}},
         {QStringLiteral("points"), tradeoffPoints}};
+    QJsonArray rows;
+    for (const BudgetRow& r : budgetRows) {
+        rows.append(QJsonObject{{QStringLiteral("column"), r.column},
+                                {QStringLiteral("bins"), r.bins},
+                                {QStringLiteral("mechanism"), r.mechanism},
+                                {QStringLiteral("weight"), r.weight},
+                                {QStringLiteral("hold"), r.hold},
+                                {QStringLiteral("hold_value"), r.holdValue}});
+    }
+    QJsonObject budget{{QStringLiteral("epsilon"), budgetEpsilon},
+                       {QStringLiteral("delta"), budgetDelta},
+                       {QStringLiteral("composition"),
+                        budgetZcdp ? QStringLiteral("zcdp") : QStringLiteral("basic")},
+                       {QStringLiteral("statistics"), rows}};
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dpexplorer-session")},
                        {QStringLiteral("version"), 1},
                        {QStringLiteral("tradeoff"), tradeoff},
+                       {QStringLiteral("budget"), budget},
                        {QStringLiteral("data"), data},
                        {QStringLiteral("mechanism"), mech},
                        {QStringLiteral("view"), view}};
@@ -397,6 +440,7 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     const QJsonObject lp = mech.value(QStringLiteral("lp")).toObject();
     const QJsonObject view = root.value(QStringLiteral("view")).toObject();
     const QJsonObject tradeoff = root.value(QStringLiteral("tradeoff")).toObject();
+    const QJsonObject budget = root.value(QStringLiteral("budget")).toObject();
 
     // Typed readers: absent keeps the default, wrong type is an error.
     auto text = [](const QJsonObject& o, const char* key, QString& out) -> Status {
@@ -667,6 +711,36 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     qint64 points = s.tradeoffPoints;
     DPX_TRY(integer(tradeoff, "points", 2, kMaxTradeoffPoints, points));
     s.tradeoffPoints = static_cast<int>(points);
+
+    DPX_TRY(number(budget, "epsilon", s.budgetEpsilon));
+    DPX_TRY(number(budget, "delta", s.budgetDelta));
+    name = s.budgetZcdp ? QStringLiteral("zcdp") : QStringLiteral("basic");
+    DPX_TRY(text(budget, "composition", name));
+    if (name != QLatin1String("basic") && name != QLatin1String("zcdp")) {
+        return keyError("composition", QStringLiteral("expected basic or zcdp"));
+    }
+    s.budgetZcdp = name == QLatin1String("zcdp");
+    if (const QJsonValue v = budget.value(QStringLiteral("statistics")); !v.isUndefined()) {
+        if (!v.isArray()) {
+            return keyError("statistics", QStringLiteral("expected an array of objects"));
+        }
+        for (const QJsonValue& e : v.toArray()) {
+            if (!e.isObject()) {
+                return keyError("statistics", QStringLiteral("expected an array of objects"));
+            }
+            const QJsonObject o = e.toObject();
+            BudgetRow r;
+            DPX_TRY(text(o, "column", r.column));
+            qint64 rowBins = r.bins;
+            DPX_TRY(integer(o, "bins", 1, 10'000'000, rowBins));
+            r.bins = static_cast<int>(rowBins);
+            DPX_TRY(text(o, "mechanism", r.mechanism));
+            DPX_TRY(number(o, "weight", r.weight));
+            DPX_TRY(text(o, "hold", r.hold));
+            DPX_TRY(number(o, "hold_value", r.holdValue));
+            s.budgetRows.push_back(r);
+        }
+    }
 #undef DPX_TRY
     if (auto st = s.validate(); !st) {
         return st.error();
@@ -716,7 +790,49 @@ unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
         a.tradeoffPoints != b.tradeoffPoints) {
         f |= TradeoffChanged;
     }
+    if (a.budgetEpsilon != b.budgetEpsilon || a.budgetDelta != b.budgetDelta ||
+        a.budgetZcdp != b.budgetZcdp || a.budgetRows != b.budgetRows) {
+        f |= BudgetChanged;
+    }
     return f;
+}
+
+BudgetPlan budgetPlanOf(const ExplorerState& s) {
+    BudgetPlan p;
+    p.total = BudgetTotal{s.budgetEpsilon, s.budgetDelta};
+    p.composition = s.budgetZcdp ? Composition::Zcdp : Composition::Basic;
+    for (const ExplorerState::BudgetRow& r : s.budgetRows) {
+        PlanStatistic st;
+        st.label = r.column.toStdString();
+        st.bins = r.bins;
+        if (auto m = planMechanismFromName(r.mechanism.toStdString())) {
+            st.mechanism = *m;
+        }
+        st.weight = r.weight;
+        st.hold.kind = r.hold == QLatin1String("epsilon")    ? HoldKind::Epsilon
+                       : r.hold == QLatin1String("accuracy") ? HoldKind::Accuracy
+                                                             : HoldKind::None;
+        st.hold.value = st.hold.kind == HoldKind::None ? 0 : r.holdValue;
+        p.statistics.push_back(st);
+    }
+    return p;
+}
+
+void setBudgetPlan(ExplorerState& s, const BudgetPlan& plan) {
+    s.budgetEpsilon = plan.total.epsilon;
+    s.budgetDelta = plan.total.delta;
+    s.budgetZcdp = plan.composition == Composition::Zcdp;
+    s.budgetRows.clear();
+    for (const PlanStatistic& st : plan.statistics) {
+        ExplorerState::BudgetRow r;
+        r.column = QString::fromStdString(st.label);
+        r.bins = static_cast<int>(std::clamp<std::int64_t>(st.bins, 1, 10'000'000));
+        r.mechanism = QString::fromLatin1(planMechanismName(st.mechanism));
+        r.weight = st.weight;
+        r.hold = QString::fromLatin1(holdKindName(st.hold.kind));
+        r.holdValue = st.hold.kind == HoldKind::None ? 0 : st.hold.value;
+        s.budgetRows.push_back(r);
+    }
 }
 
 }  // namespace dpx::ui

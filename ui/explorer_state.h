@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "core/budget_plan.h"
 #include "core/dataset.h"
 #include "core/estimator.h"
 #include "core/expected.h"
@@ -148,6 +149,21 @@ struct ExplorerState {
     double tradeoffPopLo = 100, tradeoffPopHi = 1e7;
     int tradeoffPoints = 25;
 
+    // Budget tab: the release plan (core/budget_plan.h) without what the dataset supplies
+    // (sensitivities, N). No rows: the plan starts with the current column.
+    struct BudgetRow {
+        QString column;
+        int bins = 1;
+        QString mechanism = QStringLiteral("laplace");  // laplace, geometric, gaussian
+        double weight = 1;
+        QString hold = QStringLiteral("none");  // none, epsilon, accuracy
+        double holdValue = 0;                   // the held ε or ±95% half-width
+        bool operator==(const BudgetRow&) const = default;
+    };
+    double budgetEpsilon = 1, budgetDelta = 1e-6;
+    bool budgetZcdp = false;
+    std::vector<BudgetRow> budgetRows;
+
     // Every field in range, with a message naming the first one that is not.
     Status validate() const;
     // A new source (file, database, example) makes the previous table, column, id column,
@@ -173,7 +189,12 @@ enum ChangeFlag : unsigned {
     ViewChanged = 1u << 4,       // overlay, log colour scale, error scale, theme
     TabChanged = 1u << 5,        // the current tab only: nothing to recompute or redraw
     TradeoffChanged = 1u << 6,   // the trade-off tab's curves, metric, axis or grids
+    BudgetChanged = 1u << 7,     // the budget tab's plan
 };
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
+
+// The budget plan of a state (sensitivities 1 and N unknown: the dataset fills them in) and back.
+BudgetPlan budgetPlanOf(const ExplorerState& s);
+void setBudgetPlan(ExplorerState& s, const BudgetPlan& plan);
 
 }  // namespace dpx::ui

@@ -26,7 +26,9 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <iterator>
+#include <utility>
 
+#include "ui/budget_view.h"
 #include "ui/data_panel.h"
 #include "ui/document.h"
 #include "ui/engine.h"
@@ -46,7 +48,7 @@ namespace dpx::ui {
 namespace {
 const QString kTabIds[] = {QStringLiteral("histogram"), QStringLiteral("matrix"),
                            QStringLiteral("errors"), QStringLiteral("risk"),
-                           QStringLiteral("tradeoff")};
+                           QStringLiteral("tradeoff"), QStringLiteral("budget")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
 
@@ -96,6 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     errors_ = new ErrorsView;
     risk_ = new RiskView;
     tradeoff_ = new TradeoffView(engine_->runner());
+    budget_ = new BudgetView;
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
@@ -103,6 +106,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(errors_, tr("&Errors"));
     tabs_->addTab(risk_, tr("&Risk"));
     tabs_->addTab(tradeoff_, tr("&Trade-off"));
+    tabs_->addTab(budget_, tr("&Budget"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
@@ -112,6 +116,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->setTabToolTip(4, tr("Expected error against ε (or population size) for several "
                                "mechanisms and estimators, the frontier, and the smallest ε "
                                "meeting an accuracy target"));
+    tabs_->setTabToolTip(5, tr("Split one total (ε, δ) across several histograms, with basic or "
+                               "zCDP composition, and see each one's expected error"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -132,6 +138,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             errors_->setMessage(r.error);
         }
         updateTradeoff();
+        updateBudgetDataset();
     });
     connect(engine_, &ExplorerEngine::releaseReady, this, &MainWindow::showRelease);
     connect(engine_, &ExplorerEngine::monteCarloReady, this,
@@ -169,6 +176,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         if (flags & (MechanismChanged | EstimatorChanged | ViewChanged | TradeoffChanged)) {
             updateTradeoff();
+        }
+        if (flags & BudgetChanged) {
+            syncBudgetFromDocument();
         }
     });
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
@@ -258,6 +268,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             updateTradeoff();  // back to the document's settings
         }
     });
+    // The user's edits of the plan go into the document (one undo step per burst, saved in
+    // sessions); the view's own updates from the document or the data do not.
+    connect(budget_, &BudgetView::planChanged, this, [this] {
+        if (syncingBudget_) {
+            return;
+        }
+        ExplorerState s = doc_->state();
+        setBudgetPlan(s, budget_->plan());
+        if (const Status st = doc_->apply(s, tr("budget plan"), QStringLiteral("budget")); !st) {
+            statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
+        }
+    });
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
     connect(dataPanel_, &DataPanel::openSqliteRequested, this, &MainWindow::chooseSqlite);
     connect(dataPanel_, &DataPanel::openPostgresRequested, this, &MainWindow::connectPostgres);
@@ -280,6 +302,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     rebuildRecentMenu();
     updateRisk();
     updateTradeoff();
+    syncingBudget_ = true;
+    budget_->setPlan(budgetPlanOf(doc_->state()));
+    syncingBudget_ = false;
     engine_->refreshAll();
 }
 
@@ -537,6 +562,31 @@ void MainWindow::updateTradeoff() {
     tradeoff_->setInputs(in);
 }
 
+// The budget plan's rows take the dataset's columns, bins, N and sensitivities.
+void MainWindow::updateBudgetDataset() {
+    const DatasetResult& d = engine_->dataset();
+    const QSignalBlocker block(budget_);  // a plan completed from the data is not a user edit
+    const bool was = std::exchange(syncingBudget_, true);
+    if (d.error.isEmpty() && d.histogram) {
+        budget_->setDataset(d.columns, d.column, static_cast<int>(d.histogram->size()),
+                            static_cast<double>(d.histogram->total()), d.sensitivity.l1,
+                            d.sensitivity.l2);
+    }
+    syncingBudget_ = was;
+}
+
+// After an undo or a loaded session: the view shows the document's plan.
+void MainWindow::syncBudgetFromDocument() {
+    ExplorerState shown = doc_->state();
+    setBudgetPlan(shown, budget_->plan());
+    if ((changesBetween(shown, doc_->state()) & BudgetChanged) == 0) {
+        return;  // the view already shows it (the edit came from the view)
+    }
+    const bool was = std::exchange(syncingBudget_, true);
+    budget_->setPlan(budgetPlanOf(doc_->state()));
+    syncingBudget_ = was;
+}
+
 bool MainWindow::showTab(const QString& name) {
     for (int i = 0; i < kTabCount; ++i) {
         if (kTabIds[i] == name) {
@@ -559,6 +609,8 @@ QCustomPlot* MainWindow::currentPlot() const {
             return risk_->posteriorPlot();
         case 4:
             return tradeoff_->plot();
+        case 5:
+            return budget_->plot();
     }
     return nullptr;
 }

@@ -1,5 +1,5 @@
 // The DP Explorer window: data and mechanism panels on the left; tabs "Histogram", "Mechanism
-// matrix", "Errors", "Risk" and "Trade-off" in the centre; long computations with progress and a cancel button in the
+// matrix", "Errors", "Risk", "Trade-off" and "Budget" in the centre; long computations with progress and a cancel button in the
 // status bar. Every control changes the ExplorerDocument; the ExplorerEngine recomputes on worker
 // threads; this class only routes results to the views and draws.
 #pragma once
@@ -20,6 +20,7 @@ class QCustomPlot;
 
 namespace dpx::ui {
 
+class BudgetView;
 class DataPanel;
 class ErrorsView;
 class ExplorerDocument;
@@ -43,6 +44,7 @@ public:
     ErrorsView* errorsView() const { return errors_; }
     RiskView* riskView() const { return risk_; }
     TradeoffView* tradeoffView() const { return tradeoff_; }
+    BudgetView* budgetView() const { return budget_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
     QTabWidget* tabs() const { return tabs_; }
@@ -50,7 +52,7 @@ public:
     Status openCsv(const QString& path);
     Status openSqlite(const QString& path);
     Status openSession(const QString& path);
-    // Shows the tab "histogram", "matrix", "errors", "risk" or "tradeoff".
+    // Shows the tab "histogram", "matrix", "errors", "risk", "tradeoff" or "budget".
     bool showTab(const QString& name);
     // Saves the whole window as PNG once every computation (including the quick Monte Carlo
     // pass) has been drawn, then emits screenshotSaved.
@@ -73,6 +75,8 @@ private:
     void redrawViews();
     void updateRisk();
     void updateTradeoff();
+    void updateBudgetDataset();
+    void syncBudgetFromDocument();
     void applyTheme(bool dark);
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
@@ -96,6 +100,8 @@ private:
     ErrorsView* errors_;
     RiskView* risk_;
     TradeoffView* tradeoff_;
+    BudgetView* budget_;
+    bool syncingBudget_ = false;  // the view is being set from the document or the data
     QTabWidget* tabs_;
     QLabel* statusText_;
     QProgressBar* progress_;

@@ -108,6 +108,13 @@ private Q_SLOTS:
         s.tradeoffPopLo = 10;
         s.tradeoffPopHi = 5e8;
         s.tradeoffPoints = 9;
+        s.budgetEpsilon = 2.5;
+        s.budgetDelta = 1e-7;
+        s.budgetZcdp = true;
+        s.budgetRows = {{QStringLiteral("age"), 10, QStringLiteral("gaussian"), 2,
+                         QStringLiteral("accuracy"), 8.5},
+                        {QStringLiteral("age"), 100, QStringLiteral("geometric"), 0,
+                         QStringLiteral("epsilon"), 0.25}};
         QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
         QVERIFY(doc.saveSession(path).hasValue());
         ExplorerDocument other;
@@ -257,6 +264,17 @@ private Q_SLOTS:
         QTest::newRow("bad trade-off axis") << QByteArray(
             "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
             "{\"against\":\"time\"}}") << "against";
+        QTest::newRow("bad budget mechanism") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
+            "{\"statistics\":[{\"column\":\"a\",\"mechanism\":\"magic\"}]}}")
+                                              << "budget statistic 'a': unknown mechanism";
+        QTest::newRow("bad budget hold") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
+            "{\"statistics\":[{\"column\":\"a\",\"hold\":\"epsilon\",\"hold_value\":0}]}}")
+                                         << "held value";
+        QTest::newRow("bad budget total") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":{\"delta\":1}}")
+                                          << "budget total";
     }
     void brokenSessionsAreRefused() {
         QFETCH(QByteArray, content);

@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "core/count_mechanism.h"
+#include "ui/budget_view.h"
 #include "ui/data_panel.h"
 #include "ui/document.h"
 #include "ui/engine.h"
@@ -61,6 +62,34 @@ private Q_SLOTS:
     void initTestCase() {
         QLocale::setDefault(QLocale::c());
         QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's own
+    }
+
+    // The budget plan lives in the document: a plan applied to the document is shown, an edit in
+    // the view becomes one undo step, and undo shows the previous plan again.
+    void budgetPlanFollowsTheDocument() {
+        MainWindow w;
+        w.show();
+        ExplorerState s = w.document()->state();
+        s.budgetEpsilon = 2;
+        s.budgetRows = {{QStringLiteral("hour"), 32, QStringLiteral("laplace"), 1,
+                         QStringLiteral("none"), 0},
+                        {QStringLiteral("hour"), 8, QStringLiteral("gaussian"), 3,
+                         QStringLiteral("none"), 0}};
+        QVERIFY(applyAndWait(w, s));
+        BudgetView* v = w.budgetView();
+        QCOMPARE(v->plan().statistics.size(), std::size_t(2));
+        QVERIFY(v->result().has_value());
+        // Weights 1 : 3 of ε = 2 (basic): 0.5 and 1.5.
+        QCOMPARE(v->result()->statistics[0].epsilon, 0.5);
+        QCOMPARE(v->result()->statistics[1].epsilon, 1.5);
+
+        v->addStatistic(QStringLiteral("hour"));
+        QCOMPARE(w.document()->state().budgetRows.size(), std::size_t(3));
+        QCOMPARE(w.document()->undoStack()->undoText(), QStringLiteral("budget plan"));
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->state().budgetRows.size(), std::size_t(2));
+        QCOMPARE(v->plan().statistics.size(), std::size_t(2));
+        QCOMPARE(v->result()->statistics[1].epsilon, 1.5);
     }
 
     // Seed 000 §3.3, H = [0, 16], ε = 0.1 (Laplace b = 10): identity E[SSE] = 2·2b² = 400;
