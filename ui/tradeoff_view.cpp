@@ -1115,6 +1115,21 @@ void TradeoffView::draw() {
             QString part = tr("<b>%1</b> for %2 %3–%4")
                                .arg(QString::fromStdString(s.label).toHtmlEscaped(),
                                     eps ? tr("ε") : tr("N"), x(s.epsilonFrom), x(s.epsilonTo));
+            QStringList absent;
+            for (std::size_t j = 0; j < curves_.size(); ++j) {
+                if (j == s.curve || !curveErrors_[j].isEmpty()) {
+                    continue;
+                }
+                for (const CurvePoint& p : curves_[j].points) {
+                    if (!p.valid() && p.epsilon > s.epsilonFrom && p.epsilon <= s.epsilonTo) {
+                        absent << curveIds_[static_cast<qsizetype>(j)];
+                        break;
+                    }
+                }
+            }
+            if (!absent.isEmpty()) {
+                part += tr(" (%1 missing here)").arg(absent.join(QStringLiteral(", ")));
+            }
             const QStringList ties = statisticalTies(s);
             if (!ties.isEmpty()) {
                 part += tr(" (≈ %1 within the Monte Carlo 95% intervals at some %2)")
