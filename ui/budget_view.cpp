@@ -575,6 +575,12 @@ void BudgetView::refresh() {
             for (int col : {ColEpsilon, ColDelta, ColRho, ColNoise, ColHalfWidth, ColL1}) {
                 table_->item(i, col)->setText(none);
             }
+            // What the user asked for stays visible next to the error.
+            if (s.hold.kind == HoldKind::Epsilon) {
+                table_->item(i, ColEpsilon)->setText(num(s.hold.value));
+            } else if (s.hold.kind == HoldKind::Accuracy) {
+                table_->item(i, ColHalfWidth)->setText(QStringLiteral("±") + num(s.hold.value));
+            }
             continue;
         }
         table_->item(i, ColEpsilon)->setText(num(a->epsilon));
@@ -663,11 +669,6 @@ void BudgetView::drawChart() {
     }
     chart_->xAxis->setTicker(ticker);
     chart_->xAxis->setRange(0.4, std::max(n, 1) + 0.6);
-    if (!result_) {
-        chart_->yAxis->setRange(0, 1);
-        replotWhenVisible(chart_);
-        return;
-    }
     auto* split = new QCPBars(chart_->xAxis, chart_->yAxis);
     split->setName(tr("split by weight"));
     split->setPen(QPen(kSplitColour.darker(130)));
@@ -678,6 +679,20 @@ void BudgetView::drawChart() {
     held->setPen(QPen(kHeldColour.darker(130)));
     held->setBrush(kHeldColour);
     held->setWidth(0.6);
+    if (!result_) {
+        // The bars stay, empty: a legend without entries would cap the width of the plot's
+        // layout column (QCPLayoutGrid's maximum size is its children's).
+        chart_->yAxis->setRange(0, 1);
+        auto* why = new QCPItemText(chart_);
+        why->position->setType(QCPItemPosition::ptAxisRectRatio);
+        why->position->setCoords(0.5, 0.5);
+        why->setText(n > 0 ? tr("No allocation: the plan does not compute (see the message "
+                                "above).")
+                           : tr("No statistics: add one above."));
+        why->setColor(palette().color(QPalette::PlaceholderText));
+        replotWhenVisible(chart_);
+        return;
+    }
     double top = 0;
     const QColor text = palette().color(QPalette::WindowText);
     bool anyHeld = false;
