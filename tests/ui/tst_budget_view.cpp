@@ -1,7 +1,8 @@
 // The Budget tab (ui/budget_view.h, issue #6): the table shows core's allocation
 // (core/budget_plan.h), editing a row's ε holds it and re-splits the others within the total, an
 // invalid total shows an error and keeps the plan, zCDP fills the ρ column and names itself in the
-// summary. Set DPX_BUDGET_VIEW_PNG=/path.png to save a 1100×700 rendering (light palette).
+// summary; the view renders, and a plan that does not compute keeps a full-width chart. Set
+// DPX_BUDGET_VIEW_PNG=/path.png to keep the 1100×700 rendering (light palette).
 #include <QApplication>
 #include <QComboBox>
 #include <QLabel>
@@ -12,6 +13,7 @@
 #include <QSpinBox>
 #include <QStyleFactory>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -293,10 +295,14 @@ void TestBudgetView::csvAndChart() {
     QCOMPARE(plot->yAxis->label(), QStringLiteral("ε of each statistic"));
 }
 
+// Renders the view with three statistics (to DPX_BUDGET_VIEW_PNG if set, else a temporary file)
+// and checks the picture; then a plan that does not compute keeps a full-width chart (an empty
+// legend used to collapse the plot's layout column).
 void TestBudgetView::screenshot() {
-    const QByteArray path = qgetenv("DPX_BUDGET_VIEW_PNG");
+    QTemporaryDir dir;
+    QByteArray path = qgetenv("DPX_BUDGET_VIEW_PNG");
     if (path.isEmpty()) {
-        QSKIP("set DPX_BUDGET_VIEW_PNG to save a rendering");
+        path = dir.filePath(QStringLiteral("budget.png")).toLocal8Bit();
     }
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     QApplication::setPalette(QApplication::style()->standardPalette());
@@ -311,7 +317,19 @@ void TestBudgetView::screenshot() {
     v.table()->item(0, BudgetView::ColHalfWidth)->setText(QStringLiteral("8"));
     v.show();
     QVERIFY(QTest::qWaitForWindowExposed(&v));
-    QVERIFY(v.grab().save(QString::fromLocal8Bit(path)));
+    const QPixmap shot = v.grab();
+    QCOMPARE(shot.size(), QSize(1100, 700));
+    QVERIFY(shot.save(QString::fromLocal8Bit(path)));
+    QVERIFY(QImage(QString::fromLocal8Bit(path)).width() == 1100);
+
+    BudgetPlan bad = v.plan();  // as from a session: a held ε of 5 > the total 1
+    bad.statistics[1].hold = {HoldKind::Epsilon, 5};
+    v.setPlan(bad);
+    QVERIFY(!v.result().has_value());
+    QVERIFY(!v.errorText().isEmpty());
+    v.plot()->replot();
+    QVERIFY2(v.plot()->axisRect()->width() > v.plot()->width() / 2,
+             qPrintable(QString::number(v.plot()->axisRect()->width())));
 }
 
 QTEST_MAIN(TestBudgetView)
