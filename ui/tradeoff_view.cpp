@@ -688,7 +688,7 @@ Status TradeoffView::gridFromControls(std::vector<double>& grid) const {
 }
 
 void TradeoffView::startIfNeeded() {
-    if (!stale_ || !isVisible() || !haveInputs_ || !checks_.size()) {
+    if (!stale_ || !isVisible() || !haveInputs_ || checks_.empty()) {
         return;
     }
     stale_ = false;
@@ -1002,7 +1002,6 @@ void TradeoffView::draw() {
     plot_->clearItems();
     graphCurve_.clear();
     frontierGraph_ = nullptr;
-    const QColor text = palette().color(QPalette::WindowText);
     double xmin = std::numeric_limits<double>::infinity(), xmax = 0;
     double ymin = std::numeric_limits<double>::infinity(), ymax = 0;
     auto extend = [&](double x, double y) {
@@ -1140,7 +1139,6 @@ void TradeoffView::draw() {
         frontierText_->setText(tr("Frontier (lowest expected %1): %2.")
                                    .arg(metricTitle(metric()), parts.join(QStringLiteral("; "))));
     }
-    (void)text;
     drawMarkers();
     replotWhenVisible(plot_);
 }
