@@ -11,6 +11,7 @@
 
 #include "app/cli_args.h"
 #include "app/cli_histogram.h"
+#include "app/cli_truth.h"
 #include "core/dataset.h"
 #include "core/histogram.h"
 #include "core/metrics.h"
@@ -230,59 +231,9 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     const Args& a = *args;
 
     // The true histogram: --counts, or one column of --data.
-    std::optional<Histogram> truth;
-    if (a.has("counts") == a.has("data")) {
-        return fail(err,
-                    "give the true histogram as --counts C1,C2,... or --data FILE --column C "
-                    "--bins SPEC (one of them)");
-    }
-    if (a.has("counts")) {
-        for (const char* opt : {"column", "bins", "table"}) {
-            if (a.has(opt)) {
-                return fail(err, std::string("--") + opt + " goes with --data, not --counts");
-            }
-        }
-        auto raw = a.numberList("counts");
-        if (!raw) {
-            return fail(err, raw.error().message);
-        }
-        std::vector<std::int64_t> counts;
-        for (std::size_t i = 0; i < raw->size(); ++i) {
-            const double c = (*raw)[i];
-            if (!std::isfinite(c) || std::floor(c) != c || c < 0 || c > 9e15) {
-                return fail(err, "true count " + std::to_string(i + 1) +
-                                     " must be a whole number in [0, 9e15] (got '" +
-                                     formatNumber(c) + "')");
-            }
-            counts.push_back(static_cast<std::int64_t>(c));
-        }
-        auto h = Histogram::create(counts);
-        if (!h) {
-            return fail(err, h.error().message);
-        }
-        truth = *h;
-    } else {
-        if (!a.has("column") || !a.has("bins")) {
-            return fail(err, "--data needs --column C and --bins SPEC");
-        }
-        HistogramQuery q;
-        q.data = *a.get("data");
-        q.table = a.text("table", "");
-        auto b = parseBinSpec(*a.get("bins"));
-        if (!b) {
-            return fail(err, "--bins: " + b.error().message);
-        }
-        q.requests.push_back({*a.get("column"), std::move(b).value()});
-        auto h = histogramsFromSource(q);
-        if (!h) {
-            return fail(err, h.error().message);
-        }
-        truth = h->columns.at(0).histogram;
-    }
-    if (truth->total() <= 0) {
-        return fail(err,
-                    "the true histogram has total 0: there is nothing to measure error "
-                    "against");
+    auto truth = trueHistogramFromArgs(a);
+    if (!truth) {
+        return fail(err, truth.error().message);
     }
 
     // Configurations, metric, scale, δ.
