@@ -738,9 +738,9 @@ Expected<double> hierarchicalVarianceFactor(const HierarchicalConfig& config) {
     return vf;
 }
 
-Expected<double> hierarchicalPredictedVariance(const HierarchicalConfig& config,
-                                               std::span<const std::int64_t> trueCounts,
-                                               Range range) {
+Expected<std::vector<double>> hierarchicalPredictedVariances(
+    const HierarchicalConfig& config, std::span<const std::int64_t> trueCounts,
+    std::span<const Range> ranges) {
     if (const Status s = config.validate(); !s) {
         return s.error();
     }
@@ -749,30 +749,57 @@ Expected<double> hierarchicalPredictedVariance(const HierarchicalConfig& config,
     if (!tree) {
         return tree.error();
     }
-    const auto nodes = badicDecomposition(shape, range);
-    if (!nodes) {
-        return nodes.error();
-    }
     std::uint64_t n = 0;
     for (std::int64_t c : trueCounts) {
         n += static_cast<std::uint64_t>(c);
     }
     const std::uint64_t perLevel = std::max<std::uint64_t>(1, n / shape.height);
-    double var = 0;
-    for (const TreeNode& node : *nodes) {
-        if (node.level == 0) {
-            continue;  // the root is exact
+    const double h = static_cast<double>(shape.height);
+    std::vector<double> out;
+    out.reserve(ranges.size());
+    std::vector<double> covered(shape.height + 1);  // a_ℓ
+    for (const Range& range : ranges) {
+        const auto nodes = badicDecomposition(shape, range);
+        if (!nodes) {
+            return nodes.error();
         }
-        ProtocolSpec spec = config.oracle;
-        spec.domain = shape.nodesAt(node.level);
-        const double f = std::clamp((*tree)[node.level][node.index], 0.0, 1.0);
-        const auto v = estimatorVariance(spec, perLevel, f);
-        if (!v) {
-            return v.error();
+        std::fill(covered.begin(), covered.end(), 0.0);
+        double var = 0;
+        for (const TreeNode& node : *nodes) {
+            if (node.level == 0) {
+                continue;  // the root is exact
+            }
+            ProtocolSpec spec = config.oracle;
+            spec.domain = shape.nodesAt(node.level);
+            const double f = std::clamp((*tree)[node.level][node.index], 0.0, 1.0);
+            const auto v = estimatorVariance(spec, perLevel, f);
+            if (!v) {
+                return v.error();
+            }
+            var += *v;
+            covered[node.level] += f;
         }
-        var += *v;
+        // Level split (see the header): Var of Σ_ℓ (users of level ℓ in A_ℓ)/N_ℓ.
+        double spread = 0;
+        double r = 0;
+        for (std::size_t l = 1; l <= shape.height; ++l) {
+            spread += covered[l] * (1 - covered[l]);
+            r += covered[l];
+        }
+        var += std::max(0.0, h * spread - r * (1 - r)) / static_cast<double>(n);
+        out.push_back(var);
     }
-    return var;
+    return out;
+}
+
+Expected<double> hierarchicalPredictedVariance(const HierarchicalConfig& config,
+                                               std::span<const std::int64_t> trueCounts,
+                                               Range range) {
+    const auto v = hierarchicalPredictedVariances(config, trueCounts, std::span(&range, 1));
+    if (!v) {
+        return v.error();
+    }
+    return v->front();
 }
 
 // ---------------------------------------------------------------------------------------------

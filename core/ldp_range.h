@@ -220,13 +220,23 @@ Expected<double> haarVarianceBound(std::size_t domain, double epsilon, std::uint
 // value. A range's nodes are disjoint, so the f-dependent part adds at most slope·h/N in total.)
 Expected<double> hierarchicalVarianceFactor(const HierarchicalConfig& config);
 
-// Predicted Var of one HH range answer without consistency: Σ over the decomposition's nodes of
-// estimatorVariance(oracle at level ℓ, N/h, f_node) with the true node fractions. Exact for
-// protocols whose node estimates at a level are uncorrelated (OUE, SUE, OLH aggregate) up to
-// E[1/N_ℓ] ≈ h/N; an upper bound for GRR and HRR (negative covariances).
+// Predicted Var of one HH range answer without consistency, two parts:
+//  oracle noise:  Σ over the decomposition's nodes of estimatorVariance(oracle at level ℓ, N/h,
+//                 f_node) with the true node fractions;
+//  level split:   [h·Σ_ℓ a_ℓ(1 − a_ℓ) − r(1 − r)]/N, with a_ℓ the true fraction covered by the
+//                 decomposition's nodes at level ℓ ≥ 1 and r = Σ_ℓ a_ℓ: each level's users are a
+//                 random subset, so its node fractions differ from the population's (derived here
+//                 by the delta method over the uniform level choice of every user; a single node
+//                 of fraction f gets f(1 − f)(h − 1)/N; the oracle part alone is 20% low at ε = 3).
+// Exact to first order in 1/N for protocols whose node estimates at a level are uncorrelated
+// (OUE, SUE, OLH aggregate); an upper bound for GRR and HRR (negative covariances).
 Expected<double> hierarchicalPredictedVariance(const HierarchicalConfig& config,
                                                std::span<const std::int64_t> trueCounts,
                                                Range range);
+// The same for a workload, one value per range (the exact tree is built once).
+Expected<std::vector<double>> hierarchicalPredictedVariances(
+    const HierarchicalConfig& config, std::span<const std::int64_t> trueCounts,
+    std::span<const Range> ranges);
 
 // ---------------------------------------------------------------------------------------------
 // Workloads and error metric.
