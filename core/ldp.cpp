@@ -7,6 +7,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -474,6 +475,24 @@ Expected<double> estimatorVariance(const ProtocolSpec& spec, std::uint64_t users
     // Var C_j = N[q(1 − q) + f(p(1 − p) − q(1 − q))] and Var f̂_j = Var C_j/(N(p − q))².
     const double pq = c.pMinusQ;
     return (c.q * (1 - c.q) + f * (c.p * (1 - c.p) - c.q * (1 - c.q))) / (n * pq * pq);
+}
+
+double localEpsilonOf(const ReportMatrix& m) {
+    double worst = 0;
+    for (const auto& row : m.p) {
+        if (row.empty()) {
+            continue;
+        }
+        const auto [lo, hi] = std::minmax_element(row.begin(), row.end());
+        if (*hi <= 0) {
+            continue;  // a report no value produces
+        }
+        if (*lo <= 0) {
+            return std::numeric_limits<double>::infinity();
+        }
+        worst = std::max(worst, std::log(*hi) - std::log(*lo));
+    }
+    return worst;
 }
 
 Expected<ReportMatrix> reportMatrix(const ProtocolSpec& spec) {

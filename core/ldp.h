@@ -80,6 +80,12 @@ struct ReportMatrix {
 };
 Expected<ReportMatrix> reportMatrix(const ProtocolSpec& spec);
 
+// The local privacy level a report matrix achieves: max over reports r and values v, v′ of
+// ln(P[r][v] / P[r][v′]) (ε-LDP ⇔ every report is at most e^ε times more likely under one value
+// than under another). +∞ if some report is impossible under one value and possible under
+// another; 0 for an empty matrix.
+double localEpsilonOf(const ReportMatrix& m);
+
 // Result of one simulated collection: the unbiased frequency estimates f̂_j (may be negative,
 // sum to 1 in expectation) for j = 0…D−1.
 struct FrequencyEstimate {

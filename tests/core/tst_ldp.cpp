@@ -313,6 +313,20 @@ void TestLdp::reportMatrixIsStochasticWithLocalEpsilon() {
         worst = std::max(worst, std::log(*hi) - std::log(*lo));
     }
     DPX_VERIFY_NEAR(worst, eps, 1e-12 * std::max(1.0, eps));
+    DPX_VERIFY_NEAR(localEpsilonOf(*m), worst, 1e-15 * std::max(1.0, eps));
+    // One perturbed entry breaks the level; a zero next to a positive entry makes it infinite.
+    // (The largest entry of the first row whose ratio is the worst is raised.)
+    ReportMatrix broken = *m;
+    for (auto& row : broken.p) {
+        const auto [lo, hi] = std::minmax_element(row.begin(), row.end());
+        if (std::log(*hi) - std::log(*lo) >= worst * (1 - 1e-12)) {
+            *hi *= std::exp(0.01);
+            break;
+        }
+    }
+    QVERIFY(localEpsilonOf(broken) > eps + 0.005);
+    broken.p[0][0] = 0;
+    QVERIFY(std::isinf(localEpsilonOf(broken)));
 }
 
 void TestLdp::reportMatrixTooLarge() {
