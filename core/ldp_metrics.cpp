@@ -50,8 +50,10 @@ Expected<std::vector<double>> telemetryShapeProbabilities(TelemetryShape s, std:
     switch (s) {
     case TelemetryShape::Uniform: std::fill(p.begin(), p.end(), 1 / static_cast<double>(buckets)); break;
     case TelemetryShape::Constant:
-        // The bucket containing 12 h (the upper one when 12 h is an edge, as for even k).
-        p[std::min(buckets - 1, static_cast<std::size_t>(kNormalMean / width))] = 1;
+        // The bucket containing 12 h, ⌊k/2⌋: for even k 12 h is the lower edge of bucket k/2,
+        // for odd k the centre of bucket (k−1)/2. Integer arithmetic: 12/(24/k) rounds below
+        // k/2 for some k (k = 118 gives 58.999…).
+        p[buckets / 2] = 1;
         break;
     case TelemetryShape::TruncatedNormal: {
         const double mass = normalCdf(3) - normalCdf(-3);
@@ -76,10 +78,12 @@ Expected<Histogram> telemetryCounts(TelemetryShape s, std::size_t buckets, std::
     if (!p) {
         return p.error();
     }
+    // Weights in units of 10^−18 (total ≈ 10^18 < 2^63): a rounding of ≤ ½ unit moves a quota by
+    // ≤ N·10^−18, so counts stay within 1 of N·p up to N = 10^15 (units of 10^−12 were 443 off).
     std::vector<std::int64_t> weights(buckets);
     std::vector<double> edges(buckets + 1);
     for (std::size_t b = 0; b < buckets; ++b) {
-        weights[b] = std::llround((*p)[b] * 1e12);
+        weights[b] = std::llround((*p)[b] * 1e18);
         edges[b] = kHours * static_cast<double>(b) / static_cast<double>(buckets);
     }
     edges[buckets] = kHours;

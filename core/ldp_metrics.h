@@ -28,8 +28,8 @@ Expected<TelemetryShape> telemetryShapeFromName(const std::string& name);
 Expected<std::vector<double>> telemetryShapeProbabilities(TelemetryShape s, std::size_t buckets);
 
 // The shape's counts for `users` users: the probabilities scaled to exactly `users` by largest
-// remainders (core/tradeoff.h scaleToPopulation on weights in units of 1e-12; every count within 1
-// of its quota, total exactly users), with edges 24·b/buckets. Errors: buckets < 1 or > 2^22,
+// remainders (core/tradeoff.h scaleToPopulation on weights in units of 1e-18; total exactly users,
+// every count within 1 of users·p), with edges 24·b/buckets. Errors: buckets < 1 or > 2^22,
 // users < 1 or > 10^15.
 Expected<Histogram> telemetryCounts(TelemetryShape s, std::size_t buckets, std::uint64_t users);
 
