@@ -17,6 +17,7 @@
 #include "app/cli_args.h"
 #include "app/cli_histogram.h"
 #include "app/cli_budget.h"
+#include "app/cli_ldp_experiment.h"
 #include "app/cli_risk.h"
 #include "app/cli_tradeoff.h"
 #include "app/version.h"
@@ -82,6 +83,11 @@ Usage:
   dpx budget --epsilon E [--delta D] [--composition basic|zcdp]
              --stat LABEL:BINS[:laplace|geometric|gaussian[:WEIGHT]] [--stat ...]
              [--hold-epsilon LABEL=E] [--hold-accuracy LABEL=A (±A per bin, 95%)] [--records N]
+  dpx ldp-experiment [--preset seed002] (seed 002's telemetry experiment; options override it)
+             --protocols rr|grr|oue|sue|olh|hrr|dbitflip[:D],... --shapes normal|uniform|constant,...
+             --users LO:HI:COUNT (log-spaced, whole) | N1,N2,... --epsilons LO:HI:COUNT | E1,E2,...
+             [--buckets K (32)] [--repetitions R (10)] [--seed S] [--postprocess none|clamp|simplex]
+             [--threads T]
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
@@ -1061,6 +1067,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "tradeoff") {
             return cmdTradeoff(argv, out, err);
+        }
+        if (cmd == "ldp-experiment") {
+            return cmdLdpExperiment(argv, out, err);
         }
     } catch (const std::exception& e) {
         err << "dpx: internal error: " << e.what() << '\n';
