@@ -1,14 +1,21 @@
 #include "core/tradeoff.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <mutex>
 #include <optional>
+#include <string_view>
+#include <thread>
 #include <utility>
 
 #include "core/count_analysis.h"
 #include "core/expected_error.h"
+#include "core/ldp_metrics.h"
 #include "core/mechanism.h"
+#include "core/random_variates.h"
 #include "core/validation.h"
 
 namespace dpx {
@@ -51,12 +58,54 @@ const char* lpObjectiveName(const CountLpSpec& lp) {
     return "?";
 }
 
-// The truth as the error computations see it, and n for count mechanisms.
+// The truth as the error computations see it, n for count mechanisms, and for local protocols
+// the protocol with its domain (ε is set per point) and the number of users N.
 struct Prepared {
     std::vector<std::int64_t> counts;
     TruthModel truth;
     int n = 0;
+    ldp::ProtocolSpec local;
+    std::uint64_t users = 0;
 };
+
+// The checks of a local configuration that need the histogram: D = the number of bins.
+Status prepareLocal(const Histogram& h, const TradeoffConfig& config, Prepared& p) {
+    const std::size_t bins = h.size();
+    const std::string name = localProtocolConfigName(config.local);
+    if (bins < 2) {
+        return Error{"local protocols need a domain of at least 2 values; the histogram has 1 bin"};
+    }
+    if (bins > ldp::kMaxDomain) {
+        return Error{"local protocols work on domains of at most " +
+                     std::to_string(ldp::kMaxDomain) + " values; the histogram has " +
+                     std::to_string(bins) + " bins"};
+    }
+    if (config.local.protocol == ldp::Protocol::RR && bins != 2) {
+        return Error{"rr (binary randomized response) needs exactly 2 bins; the histogram has " +
+                     std::to_string(bins) + " (use grr for larger domains)"};
+    }
+    if (config.local.protocol == ldp::Protocol::DBitFlip && config.local.bits > bins) {
+        return Error{name + " samples d = " + std::to_string(config.local.bits) +
+                     " buckets per user, but the histogram has only " + std::to_string(bins) +
+                     " bins (d must be in [1, " + std::to_string(bins) + "])"};
+    }
+    const std::int64_t n = h.total();
+    if (n < 1) {
+        return Error{"local protocols need at least one user: the histogram's total is 0"};
+    }
+    if (static_cast<std::uint64_t>(n) > kMaxBinomialTrials) {
+        return Error{"local protocols simulate at most 2^62 users; the histogram's total is " +
+                     std::to_string(n)};
+    }
+    p.local = config.local;
+    p.local.domain = bins;
+    p.local.epsilon = 1;  // any valid value: the spec is checked here, ε per point
+    if (auto s = p.local.validate(); !s) {
+        return s;
+    }
+    p.users = static_cast<std::uint64_t>(n);
+    return okStatus();
+}
 
 Expected<Prepared> prepare(const Histogram& h, const TradeoffConfig& config) {
     if (auto s = config.validate(); !s) {
@@ -67,6 +116,11 @@ Expected<Prepared> prepare(const Histogram& h, const TradeoffConfig& config) {
     p.truth = TruthModel{h.countsAsDouble(), h.positions()};
     if (auto s = p.truth.validate(); !s) {
         return s.error();
+    }
+    if (isLocalTradeoffMechanism(config.mechanism)) {
+        if (auto s = prepareLocal(h, config, p); !s) {
+            return s.error();
+        }
     }
     if (isCountTradeoffMechanism(config.mechanism)) {
         const std::int64_t largest = *std::max_element(p.counts.begin(), p.counts.end());
@@ -295,8 +349,198 @@ CurvePoint countPoint(const CountMechanism& m, const Prepared& p, const Tradeoff
     return monteCarloCount(m, p, c, epsilon, o, progress);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Local protocols (see the header).
+
+bool localExactAvailable(const TradeoffConfig& c) {
+    return c.estimator == EstimatorKind::Identity && c.metric.metric == Metric::SSE;
+}
+
+constexpr const char* kLocalExactMethod = "Σ Var[f̂_j] of the oracle's estimator";
+
+// E[SSE] of the identity estimate at ε: Σ_j Var[f̂_j] (frequencies), ×N² on the counts scale
+// (the release is N·f̂). Var[f̂_j] is ldp::estimatorVariance at f_j = θ_j/N, exact for every
+// protocol (seed 001 §2.4; Wang et al. 2017, Thm 2; HRR and dBitFlip derived in ldp.cpp).
+Expected<double> localExactSse(const Prepared& p, const TradeoffConfig& c, double epsilon) {
+    ldp::ProtocolSpec spec = p.local;
+    spec.epsilon = epsilon;
+    const auto n = static_cast<double>(p.users);
+    double sum = 0;
+    for (const std::int64_t theta : p.counts) {
+        auto v = ldp::estimatorVariance(spec, p.users, static_cast<double>(theta) / n);
+        if (!v) {
+            return v.error();
+        }
+        sum += *v;
+    }
+    return c.metric.scale == Scale::Counts ? sum * n * n : sum;
+}
+
+// Mean and centred second moment of a block of trial values; blocks are merged in block order
+// (Chan et al.'s pairwise update), so the result does not depend on which thread ran which block.
+struct Moments {
+    double count = 0;
+    double mean = 0;
+    double m2 = 0;
+    void merge(const Moments& o) {
+        if (o.count == 0) {
+            return;
+        }
+        const double n = count + o.count;
+        const double d = o.mean - mean;
+        mean += d * o.count / n;
+        m2 += o.m2 + d * d * count * o.count / n;
+        count = n;
+    }
+};
+
+Moments blockMoments(const double* v, std::size_t rows) {
+    const double shift = v[0];  // a typical value: no cancellation in the sums below
+    double s1 = 0;
+    double s2 = 0;
+    for (std::size_t t = 0; t < rows; ++t) {
+        const double d = v[t] - shift;
+        s1 += d;
+        s2 += d * d;
+    }
+    const auto n = static_cast<double>(rows);
+    return {n, shift + s1 / n, std::max(0.0, s2 - s1 * s1 / n)};
+}
+
+// Trials per block of the local Monte Carlo (the unit of work of a thread).
+constexpr std::uint64_t kLocalBlock = 128;
+
+// Monte Carlo of a local configuration at ε: trial t simulates one collection with
+// ldp::simulateAggregate and seed splitmix(seed ⊕ splitmix(t)) — the same at every ε, so a curve
+// uses common random numbers —, applies the estimator to f̂, releases N·f̂ and evaluates the
+// metric. Blocks of kLocalBlock trials run on `threads` threads (the calling thread is one of
+// them and the only one that reports progress); the result depends on the seed only.
+CurvePoint localMonteCarlo(const Prepared& p, const TradeoffConfig& c, double epsilon,
+                           const CurveOptions& o, const std::function<void(double)>& progress) {
+    ldp::ProtocolSpec spec = p.local;
+    spec.epsilon = epsilon;
+    const std::uint64_t blocks = (o.trials + kLocalBlock - 1) / kLocalBlock;
+    std::vector<Moments> results(blocks);
+    std::atomic<std::uint64_t> nextBlock{0};
+    std::atomic<std::uint64_t> blocksDone{0};
+    std::atomic<bool> failed{false};
+    std::mutex failureMutex;
+    std::string failure;  // guarded by failureMutex
+    const auto users = static_cast<double>(p.users);
+    const double total = p.truth.total();
+
+    auto worker = [&](bool reports) {
+        std::vector<double> release(p.counts.size());
+        std::vector<double> values(kLocalBlock);
+        auto fail = [&](const std::string& why) {
+            const std::lock_guard lock(failureMutex);
+            if (failure.empty()) {
+                failure = why;
+            }
+            failed = true;
+        };
+        for (;;) {
+            if (o.stop.stop_requested() || failed.load(std::memory_order_relaxed)) {
+                return;
+            }
+            const std::uint64_t b = nextBlock.fetch_add(1, std::memory_order_relaxed);
+            if (b >= blocks) {
+                return;
+            }
+            const std::uint64_t begin = b * kLocalBlock;
+            const std::uint64_t end = std::min(o.trials, begin + kLocalBlock);
+            for (std::uint64_t t = begin; t < end; ++t) {
+                auto est =
+                    ldp::simulateAggregate(spec, p.counts, splitmix(o.seed ^ splitmix(t)), o.stop);
+                if (!est) {
+                    fail(est.error().message);
+                    return;
+                }
+                if (est->cancelled) {
+                    return;
+                }
+                std::vector<double>& f = est->frequencies;
+                if (c.estimator == EstimatorKind::Clamp) {
+                    for (double& x : f) {
+                        x = std::max(x, 0.0);
+                    }
+                } else if (c.estimator == EstimatorKind::Resize) {
+                    auto projected =
+                        ldp::postProcessFrequencies(f, ldp::FrequencyPostProcess::Simplex);
+                    if (!projected) {
+                        fail(projected.error().message);
+                        return;
+                    }
+                    f = std::move(*projected);
+                }
+                for (std::size_t j = 0; j < f.size(); ++j) {
+                    release[j] = users * f[j];
+                }
+                values[t - begin] =
+                    evaluateMetric(c.metric, p.truth.counts, release, p.truth.positions, total);
+            }
+            results[b] = blockMoments(values.data(), static_cast<std::size_t>(end - begin));
+            const std::uint64_t done = blocksDone.fetch_add(1, std::memory_order_relaxed) + 1;
+            if (reports && progress) {
+                progress(static_cast<double>(done) / static_cast<double>(blocks));
+            }
+        }
+    };
+    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
+    const auto threads =
+        static_cast<unsigned>(std::min<std::uint64_t>(o.threads == 0 ? hw : o.threads, blocks));
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned i = 1; i < threads; ++i) {
+            pool.emplace_back(worker, false);
+        }
+        worker(true);
+    }  // joins
+    if (failed) {
+        return missing(epsilon, failure);
+    }
+    if (blocksDone.load() < blocks) {
+        return missing(epsilon, "cancelled");
+    }
+    Moments all;
+    for (const Moments& m : results) {
+        all.merge(m);
+    }
+    CurvePoint pt;
+    pt.epsilon = epsilon;
+    pt.value = all.mean;
+    const double half = 1.96 * std::sqrt(all.m2 / (all.count - 1) / all.count);
+    pt.ciLow = all.mean - half;
+    pt.ciHigh = all.mean + half;
+    pt.method = "Monte Carlo";
+    pt.trials = o.trials;
+    return pt;
+}
+
+CurvePoint localPoint(const Prepared& p, const TradeoffConfig& c, double epsilon,
+                      const CurveOptions& o, const std::function<void(double)>& progress) {
+    ldp::ProtocolSpec spec = p.local;
+    spec.epsilon = epsilon;
+    if (auto s = spec.validate(); !s) {
+        return missing(epsilon, s.error().message);  // e.g. ε beyond what the protocol accepts
+    }
+    if (!o.forceMonteCarlo && localExactAvailable(c)) {
+        auto v = localExactSse(p, c, epsilon);
+        return v ? exactPoint(epsilon, *v, kLocalExactMethod) : missing(epsilon, v.error().message);
+    }
+    return localMonteCarlo(p, c, epsilon, o, progress);
+}
+
 // The exact error at ε, or an error saying why there is none.
 Expected<double> exactErrorAt(const Prepared& p, const TradeoffConfig& c, double epsilon) {
+    if (isLocalTradeoffMechanism(c.mechanism)) {
+        if (!localExactAvailable(c)) {
+            return Error{"solving for ε needs an exact error, and " + c.name() +
+                         " has none (local protocols: identity with SSE; the others are Monte "
+                         "Carlo)"};
+        }
+        return localExactSse(p, c, epsilon);
+    }
     if (!isCountTradeoffMechanism(c.mechanism)) {
         auto mech = calibrateAt(c, epsilon);
         if (!mech) {
@@ -397,6 +641,166 @@ Expected<EpsilonSolution> bisectDecreasing(const F& f, double target, double lo,
     return s;
 }
 
+// OLH (Wang et al. 2017 §4.4) hashes to g = round(e^ε + 1) values, an integer. With g fixed,
+// x = e^ε and u = g − 1, its exact identity SSE on the frequency scale is, times N (Wang et al.
+// Thm 2 with Σ_j f_j = 1: D·q(1−q)/(p−q)² + (1−p−q)/(p−q), p = x/(x + u), q = 1/g),
+//   N·SSE = D(x + u)²/((x − 1)²u) + (u² − x)/(u(x − 1)),
+// whose two terms both decrease in x for u ≥ 1: the SSE decreases on each piece of constant g,
+// e^ε ∈ [g − 3/2, g − 1/2), and jumps at every switch of g — up wherever the second term's jump
+// exceeds the first's fall (e.g. for D < 7 at e^ε = 1.5). The infimum of piece g, its left limit
+// at x = g − ½, is R_g = D·A(x) + B(x) with A = (2x − ½)²/((x − 1)²(x − ½)) and
+// B = ((x − ½)² − x)/((x − ½)(x − 1)); A′ = −(4x − 1)(4x² + x − 2)/((x − 1)³(2x − 1)²) < 0 and
+// (2A + B)′ = −3(20x³ − 9x + 1)/(2(x − 1)³(2x − 1)²) < 0 for x ≥ 3/2, so R_g decreases with g
+// for every D ≥ 2. The smallest ε meeting a target therefore lies in the first piece whose R_g
+// meets it (bisection over g), where the SSE is decreasing (bisection in ε).
+double olhScaledSse(double x, double g, double domain) {
+    const double u = g - 1;
+    return domain * (x + u) * (x + u) / ((x - 1) * (x - 1) * u) + (u * u - x) / (u * (x - 1));
+}
+
+Expected<EpsilonSolution> smallestEpsilonOlh(const Prepared& p, const TradeoffConfig& c,
+                                             double target, double lo, double hi) {
+    if (!(std::isfinite(lo) && std::isfinite(hi) && lo > 0 && lo < hi)) {
+        return Error{"the ε range must satisfy 0 < lo < hi (finite), got [" + num(lo) + ", " +
+                     num(hi) + "]"};
+    }
+    int evaluations = 0;
+    auto f = [&](double e) {
+        ++evaluations;
+        return exactErrorAt(p, c, e);
+    };
+    auto hashAt = [&](double e) -> Expected<std::uint64_t> {
+        ldp::ProtocolSpec spec = p.local;
+        spec.epsilon = e;
+        auto k = ldp::oracleConstants(spec);
+        if (!k) {
+            return k.error();
+        }
+        return static_cast<std::uint64_t>(k->hashRange);
+    };
+    auto gLo = hashAt(lo);
+    auto gHi = hashAt(hi);
+    if (!gLo || !gHi) {
+        return (gLo ? gHi : gLo).error();
+    }
+    auto fLo = f(lo);
+    if (!fLo) {
+        return fLo.error();
+    }
+    if (*fLo <= target) {
+        return EpsilonSolution{lo, *fLo, evaluations, {}};
+    }
+    const auto users = static_cast<double>(p.users);
+    const double scale = c.metric.scale == Scale::Counts ? users : 1 / users;
+    const auto domain = static_cast<double>(p.local.domain);
+    auto infimum = [&](std::uint64_t g) {
+        const auto gd = static_cast<double>(g);
+        return scale * olhScaledSse(gd - 0.5, gd, domain);
+    };
+    // The first piece g in [gLo, gHi) whose infimum meets the target (gHi: none of them).
+    std::uint64_t a = *gLo, b = *gHi;
+    while (a < b) {
+        const std::uint64_t mid = a + (b - a) / 2;
+        if (infimum(mid) <= target) {
+            b = mid;
+        } else {
+            a = mid + 1;
+        }
+    }
+    // Piece g as [left, right] in doubles with hash range g: log(g − 3/2) and log(g − 1/2)
+    // moved by a few ulps where rounding put them in the neighbouring piece. Empty if no double
+    // has hash range g (only for e^ε beyond ~10^14, where a piece is narrower than an ulp of ε):
+    // then the next piece that has one. A piece whose right end misses the target by rounding
+    // passes to the next one too; kAttempts bounds both.
+    constexpr int kUlpSteps = 64;
+    constexpr int kAttempts = 256;
+    std::uint64_t g = a;
+    for (int attempt = 0; attempt < kAttempts && g <= *gHi; ++attempt) {
+        double left = lo;
+        double right = hi;
+        if (g > *gLo) {
+            left = std::log(static_cast<double>(g) - 1.5);
+            for (int k = 0; k < kUlpSteps; ++k) {
+                auto h = hashAt(left);
+                if (!h) {
+                    return h.error();
+                }
+                if (*h >= g) {
+                    break;
+                }
+                left = std::nextafter(left, hi);
+            }
+        }
+        if (g < *gHi) {
+            right = std::log(static_cast<double>(g) - 0.5);
+            for (int k = 0; k < kUlpSteps; ++k) {
+                auto h = hashAt(right);
+                if (!h) {
+                    return h.error();
+                }
+                if (*h <= g) {
+                    break;
+                }
+                right = std::nextafter(right, lo);
+            }
+        }
+        auto hl = hashAt(left);
+        auto hr = hashAt(right);
+        if (!hl || !hr) {
+            return (hl ? hr : hl).error();
+        }
+        if (*hl != g || *hr != g || left > right) {
+            // No double in this piece: on to the piece of the first double above it.
+            auto next = hashAt(std::nextafter(std::max(left, right), hi));
+            if (!next) {
+                return next.error();
+            }
+            g = std::max(g + 1, *next);
+            continue;
+        }
+        auto fRight = f(right);
+        if (!fRight) {
+            return fRight.error();
+        }
+        if (!(*fRight <= target)) {
+            // The target lies within rounding of this piece's infimum: the next piece (after
+            // the last one, g = gHi + 1 says the range is exhausted).
+            ++g;
+            continue;
+        }
+        if (left == right) {
+            return EpsilonSolution{right, *fRight, evaluations, {}};
+        }
+        auto show = [](double v) { return num(v); };
+        auto s = bisectDecreasing(f, target, left, right, show, "> " + num(target));
+        if (s) {
+            s->evaluations = evaluations;
+        }
+        return s;
+    }
+    if (g <= *gHi) {  // kAttempts pieces without a double or within rounding of the target
+        return Error{
+            "OLH's hash range g = round(e^ε + 1) changes faster than ε can be resolved "
+            "near ε = " +
+            num(std::log(static_cast<double>(g))) + ": no ε could be found for the target " +
+            num(target)};
+    }
+    // Unreachable: the least error in the range is the last piece's value at hi or the infimum
+    // of the piece before it.
+    auto fHi = f(hi);
+    if (!fHi) {
+        return fHi.error();
+    }
+    double bestE = hi;
+    double best = *fHi;
+    if (*gHi > *gLo && infimum(*gHi - 1) < best) {
+        best = infimum(*gHi - 1);
+        bestE = std::log(static_cast<double>(*gHi) - 1.5);
+    }
+    return Error{"the target is not reachable in the range: even ε = " + num(bestE) + " gives " +
+                 num(best) + " > " + num(target)};
+}
+
 struct SortedCurve {
     std::vector<std::pair<double, double>> pts;  // valid (ε, value), ε increasing
 };
@@ -464,6 +868,8 @@ const char* tradeoffMechanismName(TradeoffMechanism m) {
             return "em";
         case TradeoffMechanism::CountOptimal:
             return "optimal";
+        case TradeoffMechanism::Local:
+            return "local";
     }
     return "?";
 }
@@ -473,7 +879,54 @@ bool isCountTradeoffMechanism(TradeoffMechanism m) {
            m == TradeoffMechanism::CountOptimal;
 }
 
+bool isLocalTradeoffMechanism(TradeoffMechanism m) {
+    return m == TradeoffMechanism::Local;
+}
+
+std::string localProtocolConfigName(const ldp::ProtocolSpec& spec) {
+    std::string s = ldp::protocolName(spec.protocol);
+    if (spec.protocol == ldp::Protocol::DBitFlip) {
+        s += std::to_string(spec.bits);
+    }
+    return s;
+}
+
+Expected<ldp::ProtocolSpec> localProtocolFromConfigName(const std::string& name) {
+    ldp::ProtocolSpec spec;
+    const std::string dbit = "dbitflip";
+    if (name.rfind(dbit, 0) == 0) {
+        spec.protocol = ldp::Protocol::DBitFlip;
+        const std::string digits = name.substr(dbit.size());
+        if (digits.empty()) {
+            spec.bits = 1;
+            return spec;
+        }
+        // A whole number ≥ 1 without sign or leading zeros, at most 9 digits (d ≤ kMaxDomain).
+        const bool wellFormed = digits.size() <= 9 && digits.front() != '0' &&
+                                std::all_of(digits.begin(), digits.end(),
+                                            [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (!wellFormed) {
+            return Error{"local protocol '" + name +
+                         "': the bits of dbitflipD must be a whole number ≥ 1 (e.g. dbitflip2)"};
+        }
+        spec.bits = static_cast<std::size_t>(std::stoul(digits));
+        return spec;
+    }
+    for (const ldp::Protocol p : {ldp::Protocol::RR, ldp::Protocol::GRR, ldp::Protocol::OUE,
+                                  ldp::Protocol::SUE, ldp::Protocol::OLH, ldp::Protocol::HRR}) {
+        if (name == ldp::protocolName(p)) {
+            spec.protocol = p;
+            return spec;
+        }
+    }
+    return Error{"unknown local protocol '" + name +
+                 "' (use rr, grr, oue, sue, olh, hrr or dbitflipD, e.g. dbitflip2)"};
+}
+
 std::string TradeoffConfig::defaultLabel() const {
+    if (mechanism == TradeoffMechanism::Local) {
+        return localProtocolConfigName(local) + ":" + estimatorName(estimator);
+    }
     std::string s = tradeoffMechanismName(mechanism);
     if (mechanism == TradeoffMechanism::CountOptimal) {
         s += std::string("(") + lpObjectiveName(lp);
@@ -486,6 +939,24 @@ std::string TradeoffConfig::defaultLabel() const {
 }
 
 Status TradeoffConfig::validate() const {
+    if (mechanism == TradeoffMechanism::Local) {
+        // The domain and RR's 2 bins, dBitFlip's d ≤ D and D ≤ ldp::kMaxDomain depend on the
+        // histogram: checked by errorCurve and the solvers (prepareLocal).
+        const std::string name = localProtocolConfigName(local);
+        if (std::string_view(ldp::protocolName(local.protocol)) == "?") {
+            return Error{"unknown local protocol"};
+        }
+        if (estimator == EstimatorKind::NoiseFirst) {
+            return Error{"NoiseFirst is not applicable to local protocols (" + name +
+                         "): it assumes one noise variance in every bin, and an oracle's "
+                         "variance depends on the bin's frequency (use identity, clamp or "
+                         "resize)"};
+        }
+        if (local.protocol == ldp::Protocol::DBitFlip && local.bits < 1) {
+            return Error{"the bits d of dbitflip must be at least 1"};
+        }
+        return okStatus();
+    }
     if (mechanism == TradeoffMechanism::Gaussian) {
         if (auto s = validateDelta(delta); !s) {
             return s;
@@ -574,7 +1045,9 @@ Expected<ErrorCurve> errorCurve(const Histogram& truth, const TradeoffConfig& co
             }
         };
         CurvePoint pt;
-        if (!isCountTradeoffMechanism(config.mechanism)) {
+        if (isLocalTradeoffMechanism(config.mechanism)) {
+            pt = localPoint(*prep, config, e, options, sub);
+        } else if (!isCountTradeoffMechanism(config.mechanism)) {
             pt = noisePoint(*prep, config, e, options, sub);
         } else if (lp) {
             const CountLpResult& r = designs[k];
@@ -776,6 +1249,13 @@ Expected<std::vector<PopulationPoint>> errorVsPopulation(const Histogram& truth,
     if (auto st = config.validate(); !st) {
         return st.error();
     }
+    if (isLocalTradeoffMechanism(config.mechanism)) {
+        // A protocol's checks depend on the bins, not on N: an error, not missing points.
+        Prepared probe;
+        if (auto st = prepareLocal(truth, config, probe); !st) {
+            return st.error();
+        }
+    }
     for (std::int64_t n : populations) {
         if (n < 1) {
             return Error{"population sizes must be at least 1, got " + std::to_string(n)};
@@ -824,6 +1304,16 @@ Expected<EpsilonSolution> smallestEpsilonFor(double target, const TradeoffConfig
     if (!(std::isfinite(target) && target > 0)) {
         return Error{"the target error must be positive and finite, got " + num(target)};
     }
+    if (isLocalTradeoffMechanism(config.mechanism) && config.local.protocol == ldp::Protocol::OLH &&
+        localExactAvailable(config)) {
+        auto s = smallestEpsilonOlh(*prep, config, target, lo, hi);
+        if (s) {
+            s->method =
+                "bisection in log ε on the exact error, within the first piece of OLH's hash "
+                "range g that meets the target";
+        }
+        return s;
+    }
     auto f = [&](double e) { return exactErrorAt(*prep, config, e); };
     auto show = [](double v) { return num(v); };
     auto s = bisectDecreasing(f, target, lo, hi, show, "> " + num(target));
@@ -834,10 +1324,11 @@ Expected<EpsilonSolution> smallestEpsilonFor(double target, const TradeoffConfig
 }
 
 Expected<double> perBinWithinProbability(const TradeoffConfig& config, double epsilon, double k) {
-    if (isCountTradeoffMechanism(config.mechanism)) {
+    if (isCountTradeoffMechanism(config.mechanism) || isLocalTradeoffMechanism(config.mechanism)) {
         return Error{
             "the per-bin target is for noise-per-bin mechanisms (laplace, geometric, "
-            "gaussian); a count matrix's error law depends on the count"};
+            "gaussian); the error law of a count matrix or a local protocol depends on the "
+            "count"};
     }
     if (auto s = config.validate(); !s) {
         return s.error();

@@ -12,7 +12,34 @@
 //    clamping changes nothing) have exact SSE and L1 from the per-bin error laws
 //    (inputErrorDistribution: Σ_i E[e_i²], Σ_i E|e_i|) and exact L∞ as Σ_{t≥0} (1 − Π_i
 //    Pr[|e_i| ≤ t]); W1 and resize are Monte Carlo. LP matrices over the grid come from one
-//    warm-started designCountMechanismSweep.
+//    warm-started designCountMechanismSweep;
+//  * local frequency oracles (Local, issue #7; core/ldp.h): see "Local protocols" below.
+//
+// Local protocols. Every bin is a value of the domain {0, …, D−1} (D = the number of bins) and its
+// count the number of users holding that value, so N = the histogram's total. Each user sends one
+// ε-LDP report; the collector's unbiased estimate f̂ is released as the histogram N·f̂ (counts
+// scale; f̂ on the frequency scale, which the metrics' division by N gives), after the estimator:
+// identity (f̂ as is), clamp (negative frequencies → 0) or resize (the Euclidean projection onto
+// the simplex with the KNOWN total, Σ = 1, i.e. N on the counts scale:
+// ldp::FrequencyPostProcess::Simplex). NoiseFirst is refused (its noise model is one variance in
+// every bin; an oracle's variance depends on the bin's frequency). Identity with SSE is exact:
+// E[SSE] = Σ_j Var[f̂_j] (×N² on the counts scale) with ldp::estimatorVariance, the exact variance
+// of the estimator. Everything else is Monte Carlo over ldp::simulateAggregate (exact in law for
+// RR, GRR, OUE, SUE and HRR; OLH with an idealised random hash and dBitFlip with independent
+// buckets have exact per-bin laws but not the small correlations between bins — see ldp.h),
+// trial t with seed splitmix(seed ⊕ splitmix(t)) at every ε (common random numbers), trials
+// split into fixed blocks over `threads` so the result does not depend on the thread count.
+//
+// Privacy of a local point, stated precisely: the randomiser R of one user is ε-LDP, i.e.
+// Pr[R(v) ∈ S] ≤ e^ε·Pr[R(v′) ∈ S] for all values v, v′ and report sets S (Kasiviswanathan et al.
+// 2008; seed 002, "local DP"). With independent randomness per user, the reports of two datasets
+// of N users that differ in ONE user's value have likelihoods whose ratio is that one user's
+// factor, so the collection — and by post-processing the released estimate — is ε-DP for
+// replace-one neighbours (in histogram terms: one count moves from one bin to another, L1
+// distance 2). It does not hide participation (add/remove neighbours): the collector sees N
+// reports. So TradeoffConfig::sensitivity (the central model's neighbouring relation) is not used
+// by local configurations; the central mechanism that gives the same guarantee is the one
+// calibrated for replace-one neighbours (Δ1 = 2).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +55,7 @@
 #include "core/expected.h"
 #include "core/gaussian_mechanism.h"
 #include "core/histogram.h"
+#include "core/ldp.h"
 #include "core/metrics.h"
 #include "core/noise_distribution.h"
 #include "core/stop_token.h"
@@ -41,11 +69,22 @@ enum class TradeoffMechanism {
     CountGeometric,     // GM matrix, truncatedGeometric(n, ε)
     CountExplicitFair,  // EM matrix, explicitFair(n, ε)
     CountOptimal,       // LP-designed matrix (count_lp.h), objective in `lp`
+    Local,              // local-DP frequency oracle (core/ldp.h), protocol in `local`
 };
 
-// "laplace", "geometric", "gaussian", "gm", "em", "optimal".
+// "laplace", "geometric", "gaussian", "gm", "em", "optimal", "local".
 const char* tradeoffMechanismName(TradeoffMechanism m);
 bool isCountTradeoffMechanism(TradeoffMechanism m);
+bool isLocalTradeoffMechanism(TradeoffMechanism m);  // Local
+
+// The name of a local protocol in configuration names and labels: ldp::protocolName with
+// dBitFlip's number of bits d appended — "rr", "grr", "oue", "sue", "olh", "hrr", "dbitflip1",
+// "dbitflip2", … (only protocol and bits are used).
+std::string localProtocolConfigName(const ldp::ProtocolSpec& spec);
+// The inverse, lower case only: one of the names above, "dbitflipD" with D a whole number ≥ 1
+// ("dbitflip" alone is d = 1). Sets protocol and bits; ε and the domain are left at their
+// defaults (they are set per point and from the histogram). Errors name the accepted forms.
+Expected<ldp::ProtocolSpec> localProtocolFromConfigName(const std::string& name);
 
 struct TradeoffConfig {
     TradeoffMechanism mechanism = TradeoffMechanism::Laplace;
@@ -59,10 +98,16 @@ struct TradeoffConfig {
     // CountOptimal: the LP (n and epsilon are set per point; cost, aggregate, weights,
     // constraints, minDiagonal and the time limit are used as given).
     CountLpSpec lp;
+    // Local: the protocol, and d for dBitFlip (`bits`). Its `epsilon` is set per point and its
+    // `domain` to the histogram's number of bins, so the values stored there are ignored.
+    // `sensitivity`, `delta`, `calibration`, `countPeople` and `lp` do not apply (see the top of
+    // this file for the privacy guarantee of a local point).
+    ldp::ProtocolSpec local;
     EstimatorKind estimator = EstimatorKind::Identity;
     MetricSpec metric;
-    std::string label;                 // shown in results; empty: defaultLabel()
-    std::string defaultLabel() const;  // e.g. "laplace:clamp", "optimal(l1):identity"
+    std::string label;  // shown in results; empty: defaultLabel()
+    // e.g. "laplace:clamp", "optimal(l1):identity"; local: "oue:identity", "dbitflip2:clamp".
+    std::string defaultLabel() const;
     std::string name() const { return label.empty() ? defaultLabel() : label; }
     Status validate() const;
 };
@@ -87,7 +132,7 @@ struct ErrorCurve {
 struct CurveOptions {
     std::uint64_t trials = 20000;  // Monte Carlo trials per point
     std::uint64_t seed = 1;
-    unsigned threads = 0;       // noise-per-bin Monte Carlo (0: all cores)
+    unsigned threads = 0;       // noise-per-bin and local Monte Carlo (0: all cores)
     ProgressCallback progress;  // fraction of the points done
     std::stop_token stop;
     bool forceMonteCarlo = false;  // skip the exact methods (to compare the two)
@@ -166,7 +211,9 @@ struct PopulationPoint {
 };
 // Error at one ε against N: the truth scaled to every N (scaleToPopulation), then one point each.
 // Errors: bad configuration or ε, N < 1. A size the configuration cannot handle (a count
-// mechanism whose largest scaled bin exceeds kMaxCountPeople) gives a missing point with the reason.
+// mechanism whose largest scaled bin exceeds kMaxCountPeople) gives a missing point with the
+// reason. Local configurations: N is the number of users, so the frequency-scale error of an
+// unbiased oracle falls like 1/√N (identity SSE × N is constant: Σ_j Var[f̂_j] ∝ 1/N).
 Expected<std::vector<PopulationPoint>> errorVsPopulation(const Histogram& truth,
                                                          const TradeoffConfig& config,
                                                          double epsilon,
@@ -188,10 +235,15 @@ struct EpsilonSolution {
 // log-spaced points of the bracket and the call refused if it does not hold. Errors: no exact
 // method for the configuration, unreachable target ("even ε = 20 gives 3.1 > 2.5"), bad range.
 // If the error at lo already meets the target, lo is returned.
+// Local configurations: identity with SSE only (the others are Monte Carlo and refused like any
+// configuration without an exact method). OLH's hash range g = round(e^ε + 1) is an integer, so
+// its exact SSE is decreasing in ε only between the switches of g (e^ε = g − ½) and jumps up at
+// most of them: the smallest ε is found piece by piece (see tradeoff.cpp), not by one bisection.
 Expected<EpsilonSolution> smallestEpsilonFor(double target, const TradeoffConfig& config,
                                              const Histogram& truth, double lo, double hi);
 
-// Pr[|Z| ≤ k] for the per-bin noise of the configuration at ε (noise-per-bin mechanisms only):
+// Pr[|Z| ≤ k] for the per-bin noise of the configuration at ε (noise-per-bin mechanisms only;
+// count matrices and local protocols are refused):
 // Laplace 1 − e^(−k/b); geometric 1 − 2α^(⌊k⌋+1)/(1+α); Gaussian erf(k/(σ√2)).
 Expected<double> perBinWithinProbability(const TradeoffConfig& config, double epsilon, double k);
 
