@@ -131,7 +131,7 @@ Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text) {
     if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
         return Error{"configuration '" + text +
                      "' is not MECHANISM:ESTIMATOR (e.g. laplace:clamp, gm:identity, "
-                     "optimal-l1:identity)"};
+                     "optimal-l1:identity, oue:identity)"};
     }
     const std::string mech = text.substr(0, colon);
     const std::string est = text.substr(colon + 1);
@@ -154,9 +154,19 @@ Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text) {
                 return Error{"configuration '" + text + "': " + s.error().message};
             }
         }
+    } else if (mech == "rr" || mech == "grr" || mech == "oue" || mech == "sue" || mech == "olh" ||
+               mech == "hrr" || mech.rfind("dbitflip", 0) == 0) {
+        // A local protocol (core/tradeoff.h localProtocolFromConfigName): dbitflipD, D bits.
+        auto spec = localProtocolFromConfigName(mech);
+        if (!spec) {
+            return Error{"configuration '" + text + "': " + spec.error().message};
+        }
+        c.mechanism = TradeoffMechanism::Local;
+        c.local = *spec;
     } else {
         return Error{"configuration '" + text + "': unknown mechanism '" + mech +
-                     "' (use laplace, geometric, gaussian, gm, em or optimal[-OBJ])"};
+                     "' (use laplace, geometric, gaussian, gm, em, optimal[-OBJ], or a local "
+                     "protocol rr, grr, oue, sue, olh, hrr, dbitflipD)"};
     }
     auto kind = estimatorFromName(est);
     if (!kind) {
@@ -442,7 +452,8 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
         out << QJsonDocument(points).toJson(QJsonDocument::Indented).toStdString();
         return kOk;
     }
-    // Monte Carlo noise does not pick the winner: statistical ties go to the exact (or first) curve.
+    // Monte Carlo noise does not pick the winner: statistical ties go to the exact (or first)
+    // curve.
     const Frontier f = resolveStatisticalTies(curves, lowerEnvelope(curves));
     QJsonArray fp, segs;
     for (const auto& p : f.points) {

@@ -12,8 +12,10 @@
 namespace dpx::cli {
 
 // One configuration "MECHANISM:ESTIMATOR", MECHANISM one of laplace, geometric, gaussian, gm, em,
-// optimal[-OBJ] (OBJ: l0, l1 (default), l2, l0dD, minimax-l0|l1|l2|l0dD), ESTIMATOR one of
-// identity, clamp, resize, noisefirst. Metric, δ and calibration are set by the caller.
+// optimal[-OBJ] (OBJ: l0, l1 (default), l2, l0dD, minimax-l0|l1|l2|l0dD), or a local protocol
+// rr, grr, oue, sue, olh, hrr, dbitflipD (D bits per user, "dbitflip" = dbitflip1), ESTIMATOR one
+// of identity, clamp, resize, noisefirst (refused by validate() where it does not apply). Metric,
+// δ and calibration are set by the caller.
 Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text);
 
 // --epsilons: "LO:HI:COUNT" (COUNT log-spaced values) or "E1,E2,...".

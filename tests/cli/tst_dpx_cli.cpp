@@ -125,6 +125,7 @@ private Q_SLOTS:
     void tradeoffFrontierAndTarget();
     void tradeoffData();
     void tradeoffErrors();
+    void tradeoffLocal();
     void riskPureDp();
     void riskApproximateGroupAndSweep();
     void riskErrors();
@@ -1298,6 +1299,78 @@ void TestDpxCli::tradeoffErrors() {
                                "--epsilons 1"));
     QCOMPARE(zero.exitCode, 2);
     QVERIFY(zero.err.contains("total 0"));
+}
+
+// dpx tradeoff with local protocols (issue #7): identity SSE exact, N·Σ_j N·Var[f̂_j] with the
+// variances of Wang et al. 2017 Thm 2 — GRR: N[D(x+D−2)/(x−1)² + (D−2)/(x−1)], OUE:
+// N[4Dx/(x−1)² + 1] (x = e^ε, Σf = 1) —, post-processed estimators Monte Carlo, and the smallest ε
+// for an OUE target from the larger root of A(x−1)² = 4Dx, A = N·t − 1 (frequencies).
+void TestDpxCli::tradeoffLocal() {
+    const Run r =
+        dpx(split("tradeoff --counts 3,8,12,5,0,2 --configs grr:identity,oue:identity,"
+                  "dbitflip2:clamp,dbitflip:identity --metric sse --epsilons 0.7,2 "
+                  "--trials 500 --seed 2"));
+    QVERIFY2(r.exitCode == 0 && r.err.isEmpty(), describe(r).constData());
+    const QJsonArray a = QJsonDocument::fromJson(r.out).array();
+    QCOMPARE(a.size(), 8);
+    const double n = 30, d = 6;
+    for (int i = 0; i < 4; ++i) {
+        const QJsonObject p = a[i].toObject();
+        const double x = std::exp(p[QStringLiteral("epsilon")].toDouble());
+        const bool grr = i < 2;
+        QCOMPARE(p[QStringLiteral("config")].toString(),
+                 grr ? QStringLiteral("grr:identity") : QStringLiteral("oue:identity"));
+        const double expected =
+            grr ? n * (d * (x + d - 2) / ((x - 1) * (x - 1)) + (d - 2) / (x - 1))
+                : n * (4 * d * x / ((x - 1) * (x - 1)) + 1);
+        VERIFY_NEAR(p[QStringLiteral("value")].toDouble(), expected, 1e-10 * expected);
+        QVERIFY(p[QStringLiteral("method")].toString().startsWith(QStringLiteral("exact")));
+    }
+    const QJsonObject mc = a[4].toObject();
+    QCOMPARE(mc[QStringLiteral("config")].toString(), QStringLiteral("dbitflip2:clamp"));
+    QCOMPARE(mc[QStringLiteral("method")].toString(), QStringLiteral("Monte Carlo"));
+    QCOMPARE(mc[QStringLiteral("trials")].toInt(), 500);
+    const auto ci = numbers(mc[QStringLiteral("ci95")]);
+    QVERIFY(ci.size() == 2 && ci[0] < mc[QStringLiteral("value")].toDouble() &&
+            mc[QStringLiteral("value")].toDouble() < ci[1]);
+    QCOMPARE(a[6].toObject()[QStringLiteral("config")].toString(),
+             QStringLiteral("dbitflip1:identity"));
+
+    RUN_OK(t, split("tradeoff --counts 3,8,12,5 --configs oue:identity,oue:clamp --metric sse "
+                    "--scale frequencies --target 0.05"));
+    const QJsonArray sol = t.json[QStringLiteral("solutions")].toArray();
+    QCOMPARE(sol.size(), 2);
+    const double aa = 28 * 0.05 - 1, dd = 4;
+    const double root =
+        ((2 * aa + 4 * dd) + std::sqrt((2 * aa + 4 * dd) * (2 * aa + 4 * dd) - 4 * aa * aa)) /
+        (2 * aa);
+    VERIFY_NEAR(sol[0].toObject()[QStringLiteral("epsilon")].toDouble(), std::log(root),
+                2e-6 * std::log(root));
+    QVERIFY2(
+        sol[1].toObject()[QStringLiteral("error")].toString().contains(QStringLiteral("exact")),
+        describe(t).constData());
+
+    const QString base = QStringLiteral("tradeoff --counts 3,8,12 --metric sse ");
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {"--configs rr:identity --epsilons 1", "exactly 2 bins"},
+        {"--configs oue:noisefirst --epsilons 1", "noisefirst"},
+        {"--configs dbitflip4:identity --epsilons 1", "d = 4"},
+        {"--configs dbitflip0:identity --epsilons 1", "whole number"},
+        {"--configs dbitflipx:clamp --epsilons 1", "whole number"},
+        {"--configs local:identity --epsilons 1", "unknown mechanism 'local'"},
+        {"--configs grr:clamp --target 1", "exact"},
+        {"--configs grr:identity --target within:1:0.9", "per-bin"},
+    };
+    for (const auto& [args, needle] : cases) {
+        const Run e =
+            dpx((base + QString::fromUtf8(args)).split(QLatin1Char(' '), Qt::SkipEmptyParts));
+        QVERIFY2(e.exitCode == 2 && e.out.isEmpty(),
+                 (QByteArray(args) + "\n" + describe(e)).constData());
+        QVERIFY2(
+            e.err.startsWith("dpx: error: ") &&
+                QString::fromUtf8(e.err).toLower().contains(QString::fromUtf8(needle).toLower()),
+            (QByteArray("stderr does not mention ") + needle + "\n" + describe(e)).constData());
+    }
 }
 
 // dpx risk (issue #6): pure DP, closed form e^ε p/(e^ε p + 1 − p) (Dwork & Roth 2014 §2.3), and
