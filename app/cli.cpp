@@ -17,6 +17,7 @@
 #include "app/cli_args.h"
 #include "app/cli_histogram.h"
 #include "app/cli_budget.h"
+#include "app/cli_ldp.h"
 #include "app/cli_ldp_experiment.h"
 #include "app/cli_risk.h"
 #include "app/cli_tradeoff.h"
@@ -84,6 +85,15 @@ Usage:
   dpx budget --epsilon E [--delta D] [--composition basic|zcdp]
              --stat LABEL:BINS[:laplace|geometric|gaussian[:WEIGHT]] [--stat ...]
              [--hold-epsilon LABEL=E] [--hold-accuracy LABEL=A (±A per bin, 95%)] [--records N]
+  dpx ldp --protocol rr|grr|oue|sue|olh|hrr|dbitflip[:d]|hh:B[:consistent]|haar --epsilon E
+          (--shape normal|uniform|constant --domain D --users N | --counts LIST [--users N]
+           | --data FILE --column C --bins SPEC [--table T] [--users N])
+          [--oracle grr|oue|sue|olh|hrr|dbitflip[:d] (hh:B, default oue)]
+          [--queries ranges|prefixes [--range-samples K]] [--postprocess none|clamp|simplex]
+          [--trials T (10)] [--seed S] [--simulator aggregate|per-user] [--threads T]
+  dpx ldp --protocol inpht:K|onehot:K[:ORACLE] --attributes d --epsilon E
+          (--counts C0,...,C(2^d−1) [--users N] | --shape uniform|skewed --users N)
+          [--postprocess none|simplex] [--trials T] [--seed S] [--simulator ...] [--threads T]
   dpx ldp-experiment [--preset seed002] (seed 002's telemetry experiment; options override it)
              --protocols rr|grr|oue|sue|olh|hrr|dbitflip[:D],... --shapes normal|uniform|constant,...
              --users LO:HI:COUNT (log-spaced, whole) | N1,N2,... --epsilons LO:HI:COUNT | E1,E2,...
@@ -1068,6 +1078,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "tradeoff") {
             return cmdTradeoff(argv, out, err);
+        }
+        if (cmd == "ldp") {
+            return cmdLdp(argv, out, err);
         }
         if (cmd == "ldp-experiment") {
             return cmdLdpExperiment(argv, out, err);
