@@ -961,7 +961,7 @@ void TestTradeoff::localPopulation() {
 // N = 10 000): Laplace calibrated for replace-one neighbours (Δ1 = 2, the relation the local
 // guarantee covers; see core/tradeoff.h) has SSE = D·2(2/ε)², independent of N, while every
 // local report carries its own noise, so a local SSE in counts is N·(N·Σ Var) ∝ N (at ε = 5: GRR
-// 2.6·10³ against 10.2): the central model wins everywhere on [0.1, 5]. Not for every N and ε:
+// 4.7·10³ against 10.2): the central model wins everywhere on [0.1, 5]. Not for every N and ε:
 // with N = 20 at ε = 10 a report is truthful with probability e^ε/(e^ε+D−1) ≈ 0.9999 and GRR's SSE
 // falls like e^(−ε), below Laplace's 8D/ε². Between local protocols the frontier switches from
 // OUE to GRR where their SSE cross (D < 3e^ε + 2 for f → 0, seed 001 §2.4; exactly, with Σf = 1,
