@@ -153,6 +153,61 @@ void olhSupportKernel(const std::uint64_t* a, const std::uint64_t* b, const std:
     }
 }
 
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define DPX_OLH_AVX2 1
+// The same kernel for 32 users in eight 4 × 64-bit vectors (GNU vector extensions), compiled for
+// AVX2 (vpaddq, vpcmpgtq) and called only when the CPU has it; the build itself targets baseline
+// x86-64. Lane by lane the arithmetic is olhSupportKernel's, so the counts are identical. r < P <
+// 2^61, so signed comparisons are exact, and a step wraps iff r ≥ P − a beforehand. 3–4× faster
+// than the scalar kernel at D = 1024 (docs/performance.md); with SSE2 alone the vector form is
+// slower than scalar code, hence the dispatch instead of compiling it for the baseline.
+using I64x4 = std::int64_t __attribute__((vector_size(32)));
+constexpr int kOlhVectors = 8;
+constexpr int kOlhVectorUsers = 4 * kOlhVectors;
+
+__attribute__((target("avx2"))) void olhSupportKernelAvx2(const std::uint64_t* a,
+                                                          const std::uint64_t* b,
+                                                          const std::uint64_t* y, std::uint64_t g,
+                                                          std::uint64_t* counts, std::size_t n) {
+    const auto gs = static_cast<std::int64_t>(g);
+    const auto pg = static_cast<std::int64_t>(kOlhPrime % g);
+    const auto ps = static_cast<std::int64_t>(kOlhPrime);
+    I64x4 r[kOlhVectors], t[kOlhVectors], step[kOlhVectors], limit[kOlhVectors], ag[kOlhVectors],
+        ys[kOlhVectors];
+    for (int k = 0; k < kOlhVectors; ++k) {
+        for (int i = 0; i < 4; ++i) {
+            const int u = 4 * k + i;
+            r[k][i] = static_cast<std::int64_t>(b[u]);
+            t[k][i] = static_cast<std::int64_t>(b[u] % g);
+            step[k][i] = static_cast<std::int64_t>(a[u]);
+            limit[k][i] = ps - static_cast<std::int64_t>(a[u]);
+            ag[k][i] = static_cast<std::int64_t>(a[u] % g);
+            ys[k][i] = static_cast<std::int64_t>(y[u]);
+        }
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+        I64x4 hits = {0, 0, 0, 0};  // −1 per lane whose hash equals its report
+        for (int k = 0; k < kOlhVectors; ++k) {
+            hits += t[k] == ys[k];
+        }
+        counts[j] += static_cast<std::uint64_t>(-(hits[0] + hits[1] + hits[2] + hits[3]));
+        for (int k = 0; k < kOlhVectors; ++k) {
+            const I64x4 wrap = r[k] >= limit[k];  // all ones where r + a ≥ P
+            r[k] += step[k] - (ps & wrap);
+            I64x4 x = t[k] + ag[k] - (pg & wrap);  // in (−g, 2g)
+            x += gs & (x < 0);
+            x -= gs & (x >= gs);
+            t[k] = x;
+        }
+    }
+}
+
+bool cpuHasAvx2() {
+    static const bool has = __builtin_cpu_supports("avx2");
+    return has;
+}
+#endif
+
 // Per-thread tallies of the per-user simulator (integer sums, so merging in any order gives the
 // same result).
 struct Tally {
@@ -244,10 +299,12 @@ void runBlock(const Derived& c, std::span<const std::uint32_t> values, Simulatio
         }
         case Protocol::OLH: {
             // Per user: (a, b) of the universal family, h = h_{a,b}(v), y = GRR_g(h). Support of
-            // every j by the kernel, four users at a time.
+            // every j by the kernel, 32 users at a time with AVX2, else four. Users draw in order
+            // whatever the kernel, and counts are sums, so the result is the same either way.
             const Coin keep(c.p);
             constexpr int kLanes = 4;
-            std::uint64_t a[kLanes], b[kLanes], y[kLanes];
+            constexpr int kMaxLanes = 32;
+            std::uint64_t a[kMaxLanes], b[kMaxLanes], y[kMaxLanes];
             std::size_t u = 0;
             const auto draw = [&](std::uint32_t v, int lane) {
                 a[lane] = 1 + uniformInt(rng, kOlhPrime - 1);
@@ -255,6 +312,17 @@ void runBlock(const Derived& c, std::span<const std::uint32_t> values, Simulatio
                 const std::uint64_t h = olhHash(a[lane], b[lane], v, c.g);
                 y[lane] = keep(rng) ? h : uniformOther(rng, c.g, h);
             };
+#ifdef DPX_OLH_AVX2
+            static_assert(kOlhVectorUsers == kMaxLanes);
+            if (cpuHasAvx2()) {
+                for (; u + kOlhVectorUsers <= values.size(); u += kOlhVectorUsers) {
+                    for (int lane = 0; lane < kOlhVectorUsers; ++lane) {
+                        draw(values[u + static_cast<std::size_t>(lane)], lane);
+                    }
+                    olhSupportKernelAvx2(a, b, y, c.g, tally.support.data(), c.domain);
+                }
+            }
+#endif
             for (; u + kLanes <= values.size(); u += kLanes) {
                 for (int lane = 0; lane < kLanes; ++lane) {
                     draw(values[u + static_cast<std::size_t>(lane)], lane);
@@ -833,6 +901,28 @@ std::uint64_t olhHash(std::uint64_t a, std::uint64_t b, std::uint64_t x, std::ui
 void olhAddSupport(std::uint64_t a, std::uint64_t b, std::uint64_t g, std::uint64_t y,
                    std::span<std::uint64_t> counts) {
     olhSupportKernel<1>(&a, &b, &y, g, counts.data(), counts.size());
+}
+
+void olhAddSupportBatch(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                        std::span<const std::uint64_t> y, std::uint64_t g,
+                        std::span<std::uint64_t> counts) {
+    if (b.size() != a.size() || y.size() != a.size()) {
+        throw std::invalid_argument("dpx::ldp::olhAddSupportBatch: a, b and y differ in size");
+    }
+    std::size_t u = 0;
+#ifdef DPX_OLH_AVX2
+    if (cpuHasAvx2()) {
+        for (; u + kOlhVectorUsers <= a.size(); u += kOlhVectorUsers) {
+            olhSupportKernelAvx2(&a[u], &b[u], &y[u], g, counts.data(), counts.size());
+        }
+    }
+#endif
+    for (; u + 4 <= a.size(); u += 4) {
+        olhSupportKernel<4>(&a[u], &b[u], &y[u], g, counts.data(), counts.size());
+    }
+    for (; u < a.size(); ++u) {
+        olhSupportKernel<1>(&a[u], &b[u], &y[u], g, counts.data(), counts.size());
+    }
 }
 
 }  // namespace dpx::ldp

@@ -137,4 +137,12 @@ std::uint64_t olhHash(std::uint64_t a, std::uint64_t b, std::uint64_t x, std::ui
 void olhAddSupport(std::uint64_t a, std::uint64_t b, std::uint64_t g, std::uint64_t y,
                    std::span<std::uint64_t> counts);
 
+// The support of many reports (a[i], b[i], y[i]) at once, with the kernels simulatePerUser uses:
+// 32 reports at a time in AVX2 vectors where the CPU has AVX2 (x86-64 with GCC or Clang; chosen
+// at run time), then 4 and 1 at a time in scalar code. The counts equal olhAddSupport's per report.
+// Preconditions as olhAddSupport; a, b and y of equal size (std::invalid_argument otherwise).
+void olhAddSupportBatch(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                        std::span<const std::uint64_t> y, std::uint64_t g,
+                        std::span<std::uint64_t> counts);
+
 }  // namespace dpx::ldp

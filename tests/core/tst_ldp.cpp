@@ -140,6 +140,7 @@ private Q_SLOTS:
     void inputErrors();
     void hadamardTransform();
     void olhHashAndSupport();
+    void olhSupportBatchEqualsSingle();
 };
 
 void TestLdp::names() {
@@ -589,6 +590,53 @@ void TestLdp::olhHashAndSupport() {
                                 ? std::uint64_t{1}
                                 : std::uint64_t{0});
     }
+}
+
+void TestLdp::olhSupportBatchEqualsSingle() {
+    // The vector kernel (AVX2, 32 reports at a time) and the 4-lane scalar kernel against the
+    // 1-report kernel, including batches that are not multiples of 32 or 4 and the extreme
+    // parameters a = 1, a = P − 1, b = 0, b = P − 1 (wraps on every step or almost never).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    qInfo("AVX2 kernel %s", __builtin_cpu_supports("avx2") ? "exercised" : "not available");
+#endif
+    SimulationRng rng(4, 4);
+    for (const std::uint64_t g : {std::uint64_t{2}, std::uint64_t{4}, std::uint64_t{21},
+                                  (std::uint64_t{1} << 40) + 15, std::uint64_t{1} << 61}) {
+        for (const std::size_t reports : {std::size_t{1}, std::size_t{31}, std::size_t{32},
+                                          std::size_t{33}, std::size_t{77}, std::size_t{200}}) {
+            std::vector<std::uint64_t> a(reports), b(reports), y(reports);
+            for (std::size_t i = 0; i < reports; ++i) {
+                a[i] = 1 + rng.next() % (kOlhPrime - 1);
+                b[i] = rng.next() % kOlhPrime;
+                y[i] = rng.next() % std::min(g, std::uint64_t{16});
+            }
+            if (reports >= 32) {
+                a[0] = 1;
+                a[1] = kOlhPrime - 1;
+                b[2] = 0;
+                b[3] = kOlhPrime - 1;
+                a[31] = kOlhPrime - 1;
+                b[31] = kOlhPrime - 1;
+            }
+            for (std::size_t i = 0; i < reports; ++i) {
+                y[i] = i % 3 == 0 ? olhHash(a[i], b[i], i % 300, g) : y[i];  // some hits for sure
+            }
+            std::vector<std::uint64_t> batch(300, 7), single(300, 7);
+            olhAddSupportBatch(a, b, y, g, batch);
+            for (std::size_t i = 0; i < reports; ++i) {
+                olhAddSupport(a[i], b[i], g, y[i], single);
+            }
+            QCOMPARE(batch, single);
+        }
+    }
+    bool threw = false;
+    try {
+        std::vector<std::uint64_t> a(3, 1), b(2, 1), y(3, 0), counts(4);
+        olhAddSupportBatch(a, b, y, 4, counts);
+    } catch (const std::invalid_argument&) {
+        threw = true;
+    }
+    QVERIFY(threw);
 }
 
 QTEST_GUILESS_MAIN(TestLdp)
