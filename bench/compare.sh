@@ -2,15 +2,16 @@
 # Runs the C++ benchmarks next to their numpy baselines and prints a table of the performance
 # targets (see docs/performance.md). Builds nothing: build the bench targets first, e.g.
 #   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-#   cmake --build build-bench --target bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp
+#   cmake --build build-bench --target bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp bench_ldp
 #   bench/compare.sh build-bench
 #
-# usage: bench/compare.sh [BUILD_DIR] [--quick]
+# usage: bench/compare.sh [BUILD_DIR] [--quick] [--only STEP,...]
 #   BUILD_DIR  the CMake build directory (default: build-bench next to this repository's bench/)
-#   --quick    fewer repetitions, no n = 4096 flat case, no n = 200 / n = 400 LPs (about 2 min
-#              instead of 6)
-# Environment: PYTHON (interpreter with numpy and scipy; default: the first of python3,
-# /usr/bin/python3 that imports both), DPX_BENCH_MC_TRIALS (default 1e7).
+#   --quick    fewer repetitions, no n = 4096 flat case, no n = 200 / n = 400 LPs, no direct
+#              numpy OLH (about 2 min instead of 8)
+#   --only     run only these steps: mc, noisefirst, exact, lp, gui, csv, ldp (default: all)
+# Environment: PYTHON (interpreter with numpy, and scipy for the lp step; default: the first of
+# python3, /usr/bin/python3 that imports them), DPX_BENCH_MC_TRIALS (default 1e7).
 #
 # Times are measured inside the programs (std::chrono::steady_clock in C++, time.perf_counter in
 # Python) and are medians over repetitions; interpreter start-up and input generation are excluded.
@@ -20,35 +21,57 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 build=""
 quick=0
+all_steps=mc,noisefirst,exact,lp,gui,csv,ldp
+steps=$all_steps
+expect_only=0
 for arg in "$@"; do
+    if ((expect_only)); then steps=$arg; expect_only=0; continue; fi
     case "$arg" in
         --quick) quick=1 ;;
+        --only) expect_only=1 ;;
+        --only=*) steps=${arg#--only=} ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "compare.sh: unknown option $arg" >&2; exit 2 ;;
         *) build=$arg ;;
     esac
 done
+if ((expect_only)); then echo "compare.sh: --only needs a list of steps ($all_steps)" >&2; exit 2; fi
+for step in ${steps//,/ }; do
+    if [[ ,$all_steps, != *",$step,"* ]]; then
+        echo "compare.sh: unknown step '$step' (steps: $all_steps)" >&2
+        exit 2
+    fi
+done
+want() { [[ ,$steps, == *",$1,"* ]]; }  # want STEP: is STEP selected?
 build=${build:-$root/build-bench}
 bin=$build/bench
-for exe in bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp; do
+needed=()
+want mc && needed+=(bench_monte_carlo)
+want noisefirst && needed+=(bench_noisefirst)
+want exact && needed+=(bench_exact_error)
+want lp && needed+=(bench_count_lp)
+want ldp && needed+=(bench_ldp)
+for exe in "${needed[@]}"; do
     if [[ ! -x $bin/$exe ]]; then
         echo "compare.sh: $bin/$exe not found; build it first:" >&2
-        echo "  cmake --build $build --target bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp" >&2
+        echo "  cmake --build $build --target ${needed[*]}" >&2
         exit 2
     fi
 done
 
+modules=numpy
+want lp && modules="numpy, scipy"
 python=${PYTHON:-}
 if [[ -z $python ]]; then
     for candidate in python3 /usr/bin/python3; do
-        if command -v "$candidate" >/dev/null && "$candidate" -c 'import numpy, scipy' 2>/dev/null; then
+        if command -v "$candidate" >/dev/null && "$candidate" -c "import $modules" 2>/dev/null; then
             python=$candidate
             break
         fi
     done
 fi
 if [[ -z $python ]]; then
-    echo "compare.sh: no python3 with numpy and scipy found (set PYTHON)" >&2
+    echo "compare.sh: no python3 with $modules found (set PYTHON; Debian: python3-numpy, python3-scipy)" >&2
     exit 2
 fi
 
@@ -95,6 +118,7 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $("$python" -c 'import numpy; print("numpy", numpy.__version__)')" >&2
 
 # 1. Monte Carlo, identity + clamp + resize, H = [0, 16], ε = 0.1.
+if want mc; then
 run "$bin/bench_monte_carlo" --trials "$trials" --threads 2,1 --reps "$reps"
 run "$python" "$here/numpy_monte_carlo.py" --trials "$trials" --reps "$np_reps"
 np_mc=$(field "$(result 'case=mc-numpy')" median_s)
@@ -104,6 +128,7 @@ row "MC $trials trials, 3 estimators, 2 threads" "$mc2" "$np_mc" speedup 8
 row "MC $trials trials, 3 estimators, 1 thread" "$mc1" "$np_mc" info - "thread scaling $(awk -v a="$mc1" -v b="$mc2" 'BEGIN { printf "%.2fx", a / b }')"
 mcref=$(field "$(result 'case=mc-reference')" median_s)
 row "MC same, hand-written 2-bin loop, 1 thread" "$mcref" "$np_mc" info - "not the product: lower bound"
+fi
 
 # 2. NoiseFirst over all k.
 nf_case() {  # nf_case SHAPE EPSILON N RUN_NUMPY
@@ -139,12 +164,15 @@ nf_case() {  # nf_case SHAPE EPSILON N RUN_NUMPY
         fi
     done
 }
+if want noisefirst; then
 nf_case normal 1 1024 1
 nf_case flat 0.1 1024 1
 nf_case normal 1 4096 0
 ((quick)) || nf_case flat 0.1 4096 0
+fi
 
 # 3. Exact E[SSE] on 2 bins.
+if want exact; then
 run "$bin/bench_exact_error" --estimators clamp,resize,noisefirst --metrics sse --reps 7
 for est in clamp resize noisefirst; do
     line=$(result "case=exact estimator=$est metric=sse")
@@ -152,11 +180,13 @@ for est in clamp resize noisefirst; do
     row "Exact E[SSE] $est, H=[0,16] eps=0.1" "$(awk -v u="$us" 'BEGIN { printf "%.9f", u * 1e-6 }')" "-" \
         seconds 0.001 "value $(field "$line" value)"
 done
+fi
 
 # 4. Count-query mechanism LPs (WH + CM, uniform weights, ε = 0.5) against SciPy's HiGHS.
 #    HiGHS solves the full LP at its default tolerances (what a notebook would do) and, for a
 #    same-LP same-tolerance comparison, at CLP's tolerance of 1e-10 and with the same symmetry
 #    reduction dpx uses.
+if want lp; then
 if ((quick)); then lp_n=100; large=0; else lp_n=100,200; large=400; fi
 run "$bin/bench_count_lp" --n "$lp_n" --symmetry on,off --large-n "$large" --reps "$reps"
 run "$python" "$here/scipy_count_lp.py" --n "$lp_n" --symmetry off
@@ -184,6 +214,7 @@ fi
 for mech in geometric explicit-fair uniform; do
     row "Closed form $mech, n=1000" "$(field "$(result "case=closed mechanism=$mech")" median_s)" "-" seconds 0.01
 done
+fi
 
 # 5. GUI redraw latency (issue #4): ε change → all visible plots redrawn, measured in the real
 #    window driven offscreen (bench_gui_redraw; built only with the GUI: cmake --build BUILD
@@ -192,7 +223,9 @@ done
 #    user sees them (MC background); the other tabs, mc=quiet (long Monte Carlo pass cut to 100
 #    trials, every change on idle cores) and 4096 bins (Histogram tab, MC background; not with
 #    --quick) are information.
-if [[ -x $bin/bench_gui_redraw ]]; then
+if ! want gui; then
+    :
+elif [[ -x $bin/bench_gui_redraw ]]; then
     if ((quick)); then
         gui_tabs=histogram; gui_modes=background; gui_big=""
     else
@@ -243,7 +276,9 @@ fi
 #    (~200 MB, in the temporary directory, deleted at exit), against pandas.read_csv +
 #    numpy.histogram (the issue's baseline) and pandas reading only that column. Skipped without
 #    pandas (Debian python3-pandas) or bench_csv_histogram. --quick: 10⁶ rows, information only.
-if [[ -x $bin/bench_csv_histogram ]] && "$python" -c 'import pandas' 2>/dev/null; then
+if ! want csv; then
+    :
+elif [[ -x $bin/bench_csv_histogram ]] && "$python" -c 'import pandas' 2>/dev/null; then
     if ((quick)); then csv_rows=1000000; else csv_rows=10000000; fi
     csv=$tmp/bench.csv
     "$python" "$here/make_csv.py" "$csv" --rows "$csv_rows" >&2
@@ -265,6 +300,30 @@ if [[ -x $bin/bench_csv_histogram ]] && "$python" -c 'import pandas' 2>/dev/null
     done
 else
     echo "compare.sh: bench_csv_histogram or python pandas missing: skipping the CSV step" >&2
+fi
+
+# 7. Local DP (issue #7): the OUE aggregate simulator at N = 2^24 users, D = 2^10 (target ≤ 1 s),
+#    and per-user OLH at N = 10^6, D = 1024, ε = ln 3 (g = 4) on 1 and 2 threads against the
+#    vectorised numpy implementation of the same hash family and support counting
+#    (bench/numpy_olh.py, target ≥ 5× on 2 threads). The numpy "split" formulation at its best
+#    chunk size is the baseline; the "direct" one (the obvious vectorisation) is information.
+if want ldp; then
+    run "$bin/bench_ldp" --reps "$reps"
+    run "$python" "$here/numpy_olh.py" --reps "$np_reps" --method split
+    ((quick)) || run "$python" "$here/numpy_olh.py" --reps 1 --method direct
+    np_olh=$(field "$(result 'case=numpy-olh-per-user method=split')" median_s)
+    olh2=$(field "$(result 'case=olh-per-user users=1000000 domain=1024 threads=2')" median_s)
+    olh1=$(field "$(result 'case=olh-per-user users=1000000 domain=1024 threads=1')" median_s)
+    row "LDP OUE aggregate, N=2^24, D=2^10" \
+        "$(field "$(result 'case=oue-aggregate')" median_s)" "-" seconds 1
+    row "LDP OLH per-user, N=1e6, D=1024, 2 threads" "$olh2" "$np_olh" speedup 5
+    row "LDP OLH per-user, same, 1 thread" "$olh1" "$np_olh" info - \
+        "thread scaling $(awk -v a="$olh1" -v b="$olh2" 'BEGIN { printf "%.2fx", a / b }')"
+    if ((!quick)); then
+        row "LDP OLH numpy direct formulation (info)" "$olh2" \
+            "$(field "$(result 'case=numpy-olh-per-user method=direct')" median_s)" info - \
+            "the obvious vectorisation, not the baseline"
+    fi
 fi
 
 echo
