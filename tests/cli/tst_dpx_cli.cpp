@@ -131,12 +131,27 @@ private Q_SLOTS:
     void riskErrors();
     void budgetPlan();
     void budgetErrors();
+    void ldpProtocols_data();
+    void ldpProtocols();
+    void ldpMarginals_data();
+    void ldpMarginals();
+    void ldpMarginalCounts();
+    void ldpReproducible();
+    void ldpUnbiased_data();
+    void ldpUnbiased();
+    void ldpRanges_data();
+    void ldpRanges();
+    void ldpRangeWorkloads();
+    void ldpPostprocess();
+    void ldpDataSources();
+    void ldpSeed002();
+    void ldpErrors();
 };
 
 void TestDpxCli::help() {
     const Run r = dpx({QStringLiteral("--help")});
     QVERIFY2(r.exitCode == 0, describe(r).constData());
-    for (const char* word : {"estimate", "expected-error", "sigma", "matrix"}) {
+    for (const char* word : {"estimate", "expected-error", "sigma", "matrix", "ldp --protocol"}) {
         QVERIFY2(r.out.contains(word), describe(r).constData());
     }
 }
@@ -1581,6 +1596,687 @@ void TestDpxCli::budgetErrors() {
         }
         QVERIFY2(found, (QByteArray("stderr does not mention ") + c[1] + "\n" + describe(r))
                             .constData());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// dpx ldp (issue #7). Statistical checks use fixed seeds and tolerances from the analytic
+// variances the command prints (and, for GRR/OUE/SUE/OLH/dBitFlip, from closed forms written out
+// here), so they neither flake nor pass vacuously.
+
+namespace {
+
+Run ldp(const char* args) {
+    return dpx(split((std::string("ldp ") + args).c_str()));
+}
+
+// The standard error behind a {mean, ci95} summary: ci95 = mean ± 1.96·SE.
+double seOf(const QJsonObject& summary) {
+    const auto ci = numbers(summary[QStringLiteral("ci95")]);
+    return ci.size() == 2 ? (ci[1] - ci[0]) / (2 * 1.959963984540054) : std::nan("");
+}
+
+// A {mean, ci95} summary with mean inside its interval (or a null interval for one trial).
+bool isSummary(const QJsonValue& v, bool oneTrial = false) {
+    const QJsonObject o = v.toObject();
+    const double mean = o[QStringLiteral("mean")].toDouble(std::nan(""));
+    if (!std::isfinite(mean) || mean < 0) {
+        return false;
+    }
+    if (oneTrial) {
+        return o[QStringLiteral("ci95")].isNull();
+    }
+    const auto ci = numbers(o[QStringLiteral("ci95")]);
+    return ci.size() == 2 && ci[0] <= mean && mean <= ci[1];
+}
+
+// Var[f̂] = [q(1−q) + f(p(1−p) − q(1−q))]/(N(p−q)²) for pure-count estimators (seed 001 §2.4;
+// Wang et al. 2017), with the protocol's p and q.
+double countVariance(double p, double q, double f, double n) {
+    return (q * (1 - q) + f * (p * (1 - p) - q * (1 - q))) / (n * (p - q) * (p - q));
+}
+
+}  // namespace
+
+void TestDpxCli::ldpProtocols_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("protocol");
+    QTest::addColumn<int>("domain");
+    QTest::addColumn<bool>("hasExpected");
+    const char* shape = "--shape normal --users 20000 --epsilon 1 --trials 5 --queries ranges ";
+    auto row = [&](const char* name, const char* extra, const char* protocol, int domain,
+                   bool expected) {
+        QTest::newRow(name) << QString::fromUtf8(shape) + QStringLiteral("--domain ") +
+                                   QString::number(domain) + QLatin1Char(' ') +
+                                   QString::fromUtf8(extra)
+                            << QString::fromUtf8(protocol) << domain << expected;
+    };
+    row("rr", "--protocol rr", "rr", 2, true);
+    row("grr", "--protocol grr", "grr", 16, true);
+    row("oue", "--protocol oue", "oue", 16, true);
+    row("sue", "--protocol sue", "sue", 16, true);
+    row("olh", "--protocol olh", "olh", 16, true);
+    row("hrr", "--protocol hrr", "hrr", 16, true);
+    row("dbitflip", "--protocol dbitflip", "dbitflip", 16, true);
+    row("dbitflip:3", "--protocol dbitflip:3", "dbitflip", 16, true);
+    row("oue per-user", "--protocol oue --simulator per-user", "oue", 16, true);
+    row("olh per-user", "--protocol olh --simulator per-user", "olh", 16, true);
+    row("hh:2", "--protocol hh:2", "hh", 16, true);
+    row("hh:3 grr, D = 20", "--protocol hh:3 --oracle grr", "hh", 20, true);
+    row("hh:4:consistent", "--protocol hh:4:consistent", "hh", 16, false);
+    row("hh:2 dbitflip:2", "--protocol hh:2 --oracle dbitflip:2", "hh", 16, true);
+    row("haar, D = 20", "--protocol haar", "haar", 20, true);
+}
+
+void TestDpxCli::ldpProtocols() {
+    QFETCH(QString, args);
+    QFETCH(QString, protocol);
+    QFETCH(int, domain);
+    QFETCH(bool, hasExpected);
+    RUN_OK(r,
+           QStringList{QStringLiteral("ldp")} + args.split(QLatin1Char(' '), Qt::SkipEmptyParts));
+    const QJsonObject& o = r.json;
+    QCOMPARE(o[QStringLiteral("protocol")].toString(), protocol);
+    QCOMPARE(o[QStringLiteral("epsilon")].toDouble(), 1.0);
+    QCOMPARE(o[QStringLiteral("domain")].toInt(), domain);
+    QCOMPARE(o[QStringLiteral("users")].toInt(), 20000);
+    QCOMPARE(o[QStringLiteral("trials")].toInt(), 5);
+    QCOMPARE(o[QStringLiteral("seed")].toString(), QStringLiteral("1"));
+    QCOMPARE(o[QStringLiteral("postprocess")].toString(), QStringLiteral("none"));
+    QCOMPARE(o[QStringLiteral("data")].toString(), QStringLiteral("shape normal"));
+    const QString sim = o[QStringLiteral("simulator")].toString();
+    QVERIFY2(sim == (args.contains(QStringLiteral("per-user")) || protocol == QStringLiteral("haar")
+                         ? QStringLiteral("per-user")
+                         : QStringLiteral("aggregate")),
+             qPrintable(sim));
+    const auto truth = numbers(o[QStringLiteral("truth")]);
+    QCOMPARE(truth.size(), std::size_t(domain));
+    double total = 0;
+    for (double f : truth) {
+        total += f;
+    }
+    VERIFY_NEAR(total, 1.0, 1e-12);
+    QCOMPARE(numbers(o[QStringLiteral("mean_estimate")]).size(), std::size_t(domain));
+    for (const char* m : {"max_abs_error", "wasserstein", "mse"}) {
+        QVERIFY2(isSummary(o[QLatin1String(m)]), m);
+    }
+    QVERIFY(o[QStringLiteral("metrics_note")].toString().contains(QStringLiteral("clamping")));
+    if (hasExpected) {
+        const QJsonObject e = o[QStringLiteral("expected")].toObject();
+        QVERIFY(e[QStringLiteral("mse")].toDouble() > 0);
+        QVERIFY(!e[QStringLiteral("mse_method")].toString().isEmpty());
+        QVERIFY(!e[QStringLiteral("max_abs_error_method")].toString().isEmpty());
+        QCOMPARE(numbers(e[QStringLiteral("variance")]).size(), std::size_t(domain));
+        // The max error needs independent estimates; Haar leaves share coefficients.
+        QCOMPARE(e[QStringLiteral("max_abs_error")].isNull(), protocol == QStringLiteral("haar"));
+    } else {
+        QVERIFY(o[QStringLiteral("expected")].isNull());
+        QVERIFY(
+            o[QStringLiteral("expected_note")].toString().contains(QStringLiteral("consisten")));
+    }
+    if (protocol != QStringLiteral("hh") && protocol != QStringLiteral("haar")) {
+        const QJsonObject c = o[QStringLiteral("constants")].toObject();
+        QVERIFY(c[QStringLiteral("p")].toDouble() > c[QStringLiteral("q")].toDouble());
+    }
+    if (protocol == QStringLiteral("dbitflip")) {
+        QCOMPARE(o[QStringLiteral("bits")].toInt(), args.contains(QStringLiteral(":3")) ? 3 : 1);
+    }
+    // --queries ranges: all D(D+1)/2 ranges and the quartiles.
+    const QJsonObject q = o[QStringLiteral("ranges")].toObject();
+    QCOMPARE(q[QStringLiteral("workload")].toString(), QStringLiteral("all ranges"));
+    QCOMPARE(q[QStringLiteral("count")].toInt(), domain * (domain + 1) / 2);
+    QVERIFY(isSummary(q[QStringLiteral("mse")]));
+    QVERIFY(!q[QStringLiteral("answers")].toString().isEmpty());
+    if (protocol == QStringLiteral("hh") || protocol == QStringLiteral("haar")) {
+        QVERIFY(q[QStringLiteral("variance_bound")].toDouble() > 0);
+        QVERIFY(!q[QStringLiteral("variance_bound_method")].toString().isEmpty());
+    }
+    const QJsonArray quantiles = o[QStringLiteral("quantiles")].toArray();
+    QCOMPARE(quantiles.size(), 3);
+    for (int i = 0; i < 3; ++i) {
+        const QJsonObject qi = quantiles[i].toObject();
+        QCOMPARE(qi[QStringLiteral("q")].toDouble(), 0.25 * (i + 1));
+        const double t = qi[QStringLiteral("true")].toDouble(-1);
+        QVERIFY(t >= 0 && t < domain && t == std::floor(t));
+        QVERIFY(isSummary(qi[QStringLiteral("mean_abs_error")]));
+    }
+    QVERIFY(o[QStringLiteral("warnings")].isArray());
+}
+
+void TestDpxCli::ldpMarginals_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("protocol");
+    QTest::addColumn<int>("marginals");
+    QTest::newRow("inpht:2, d = 6")
+        << QStringLiteral("--protocol inpht:2 --attributes 6") << QStringLiteral("inpht") << 15;
+    QTest::newRow("inpht:3, d = 5")
+        << QStringLiteral("--protocol inpht:3 --attributes 5") << QStringLiteral("inpht") << 10;
+    QTest::newRow("onehot:2 (oue)")
+        << QStringLiteral("--protocol onehot:2 --attributes 6") << QStringLiteral("onehot") << 15;
+    QTest::newRow("onehot:1:grr") << QStringLiteral("--protocol onehot:1:grr --attributes 4")
+                                  << QStringLiteral("onehot") << 4;
+    QTest::newRow("onehot:2:dbitflip:4 per-user")
+        << QStringLiteral("--protocol onehot:2:dbitflip:4 --attributes 4 --simulator per-user")
+        << QStringLiteral("onehot") << 6;
+    QTest::newRow("onehot:2:olh simplex")
+        << QStringLiteral("--protocol onehot:2:olh --attributes 5 --postprocess simplex")
+        << QStringLiteral("onehot") << 10;
+}
+
+void TestDpxCli::ldpMarginals() {
+    QFETCH(QString, args);
+    QFETCH(QString, protocol);
+    QFETCH(int, marginals);
+    RUN_OK(r, split("ldp --shape skewed --users 50000 --epsilon 1.0986 --trials 4") +
+                  args.split(QLatin1Char(' ')));
+    const QJsonObject& o = r.json;
+    QCOMPARE(o[QStringLiteral("protocol")].toString(), protocol);
+    QCOMPARE(o[QStringLiteral("marginals")].toInt(), marginals);
+    const int d = o[QStringLiteral("attributes")].toInt();
+    QCOMPARE(o[QStringLiteral("cells")].toInt(), 1 << d);
+    QCOMPARE(o[QStringLiteral("users")].toInt(), 50000);
+    QCOMPARE(o[QStringLiteral("data")].toString(), QStringLiteral("shape skewed"));
+    QCOMPARE(o[QStringLiteral("simulator")].toString(),
+             protocol == QStringLiteral("inpht") || args.contains(QStringLiteral("per-user"))
+                 ? QStringLiteral("per-user")
+                 : QStringLiteral("aggregate"));
+    QVERIFY(isSummary(o[QStringLiteral("mean_tv")]));
+    QVERIFY(isSummary(o[QStringLiteral("max_tv")]));
+    QVERIFY(o[QStringLiteral("mean_tv")].toObject()[QStringLiteral("mean")].toDouble() <=
+            o[QStringLiteral("max_tv")].toObject()[QStringLiteral("mean")].toDouble());
+    // "skewed": independent attributes with P(attribute i = 1) = (i+1)/(d+2), counts by largest
+    // remainders (each cell within 1 of N·π_x, so each attribute within 2^d/N).
+    const auto ones = numbers(o[QStringLiteral("attribute_frequencies")]);
+    QCOMPARE(ones.size(), std::size_t(d));
+    for (int i = 0; i < d; ++i) {
+        VERIFY_NEAR(ones[std::size_t(i)], (i + 1.0) / (d + 2.0), (1 << d) / 50000.0);
+    }
+}
+
+void TestDpxCli::ldpMarginalCounts() {
+    // A 2-attribute table given as counts: cell x has bit i = attribute i. Attribute 0 is 1 in
+    // cells 1 and 3 (30 + 10 of 100), attribute 1 in cells 2 and 3 (20 + 10).
+    RUN_OK(r, split("ldp --protocol inpht:1 --attributes 2 --counts 40,30,20,10 --epsilon 2 "
+                    "--trials 3"));
+    const auto ones = numbers(r.json[QStringLiteral("attribute_frequencies")]);
+    QCOMPARE(ones.size(), std::size_t(2));
+    VERIFY_NEAR(ones[0], 0.4, 1e-15);
+    VERIFY_NEAR(ones[1], 0.3, 1e-15);
+    QCOMPARE(r.json[QStringLiteral("data")].toString(), QStringLiteral("counts"));
+    // --users rescales the table (largest remainders): 1000 users, same shape.
+    RUN_OK(s, split("ldp --protocol onehot:2 --attributes 2 --counts 40,30,20,10 --users 1000 "
+                    "--epsilon 2 --trials 3"));
+    QCOMPARE(s.json[QStringLiteral("users")].toInt(), 1000);
+    VERIFY_NEAR(numbers(s.json[QStringLiteral("attribute_frequencies")])[0], 0.4, 1e-15);
+    // The uniform table: every attribute ½.
+    RUN_OK(u, split("ldp --protocol inpht:2 --attributes 3 --shape uniform --users 800 "
+                    "--epsilon 2 --trials 2"));
+    for (double x : numbers(u.json[QStringLiteral("attribute_frequencies")])) {
+        VERIFY_NEAR(x, 0.5, 1e-15);
+    }
+}
+
+void TestDpxCli::ldpReproducible() {
+    // Same seed, same output; the thread count changes nothing (trial t always uses seed + t and
+    // results are folded in trial order); another seed gives other numbers.
+    for (const char* args :
+         {"--protocol olh --shape normal --domain 32 --users 5000 --epsilon 1 --trials 9",
+          "--protocol grr --shape uniform --domain 8 --users 3000 --epsilon 2 --trials 5 "
+          "--simulator per-user",
+          "--protocol hh:2 --oracle olh --shape normal --domain 40 --users 8000 --epsilon 1 "
+          "--trials 9 --queries ranges",
+          "--protocol haar --shape normal --domain 40 --users 8000 --epsilon 1 --trials 9 "
+          "--queries prefixes",
+          "--protocol inpht:2 --attributes 5 --shape skewed --users 4000 --epsilon 1 --trials 9"}) {
+        const QByteArray tag(args);
+        const Run one = ldp((tag + " --seed 42 --threads 1").constData());
+        const Run two = ldp((tag + " --seed 42 --threads 2").constData());
+        const Run again = ldp((tag + " --seed 42 --threads 3").constData());
+        const Run other = ldp((tag + " --seed 43 --threads 2").constData());
+        QVERIFY2(one.exitCode == 0 && one.jsonOk, (tag + "\n" + describe(one)).constData());
+        QVERIFY2(one.out == two.out, tag.constData());
+        QVERIFY2(one.out == again.out, tag.constData());
+        QVERIFY2(other.exitCode == 0 && other.out != one.out, tag.constData());
+        QCOMPARE(one.json[QStringLiteral("seed")].toString(), QStringLiteral("42"));
+    }
+}
+
+void TestDpxCli::ldpUnbiased_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("closedForm");  // "count", "dbitflip" or "" (use the JSON variance)
+    // D = 16, N = 10 000, ε = 1, T = 400 trials; constant data stresses the f-dependent term.
+    const QString common = QStringLiteral("--domain 16 --users 10000 --epsilon 1 --trials 400 ");
+    QTest::newRow("grr normal") << common + QStringLiteral("--protocol grr --shape normal")
+                                << QStringLiteral("count");
+    QTest::newRow("oue normal") << common + QStringLiteral("--protocol oue --shape normal")
+                                << QStringLiteral("count");
+    QTest::newRow("sue constant") << common + QStringLiteral("--protocol sue --shape constant")
+                                  << QStringLiteral("count");
+    QTest::newRow("olh normal") << common + QStringLiteral("--protocol olh --shape normal")
+                                << QStringLiteral("count");
+    QTest::newRow("oue per-user") << common +
+                                         QStringLiteral(
+                                             "--protocol oue --shape normal --simulator per-user")
+                                  << QStringLiteral("count");
+    QTest::newRow("hrr uniform") << common + QStringLiteral("--protocol hrr --shape uniform")
+                                 << QStringLiteral("count");
+    QTest::newRow("dbitflip:2 normal")
+        << common + QStringLiteral("--protocol dbitflip:2 --shape normal")
+        << QStringLiteral("dbitflip");
+    QTest::newRow("hh:2 normal") << common + QStringLiteral("--protocol hh:2 --shape normal")
+                                 << QString();
+    QTest::newRow("hh:4 grr constant")
+        << common + QStringLiteral("--protocol hh:4 --oracle grr --shape constant") << QString();
+    QTest::newRow("haar normal") << common + QStringLiteral("--protocol haar --shape normal")
+                                 << QString();
+    // HaarHRR at ε = 5 over D = 4: the level-split term −f(1 − f)/N is 30% of the leaf variance
+    // here, so the MSE check fails without it.
+    QTest::newRow("haar counts, ε = 5")
+        << QStringLiteral(
+               "--protocol haar --counts 1,2,3,4 --users 10000 --epsilon 5 --trials 2000")
+        << QString();
+}
+
+void TestDpxCli::ldpUnbiased() {
+    // Each mean estimate over T trials has standard error √(Var[f̂_j]/T): |mean − f_j| must be
+    // within 5 of them for all 16 values (a family-wise false-alarm rate of 16·5.7e−7 for a
+    // correct estimator; the seeds are fixed anyway). The mean MSE must match the expected MSE
+    // (mean Var) within 4 standard errors of the trial average, and where the command prints
+    // the expected max error (normal approximation) the mean max error must be within 4 SE
+    // plus 3% of it. For the plain oracles the printed variances are checked first against the
+    // closed form written out here.
+    QFETCH(QString, args);
+    QFETCH(QString, closedForm);
+    RUN_OK(r, QStringList{QStringLiteral("ldp")} + args.split(QLatin1Char(' ')));
+    const QJsonObject& o = r.json;
+    const auto truth = numbers(o[QStringLiteral("truth")]);
+    const auto mean = numbers(o[QStringLiteral("mean_estimate")]);
+    const QJsonObject e = o[QStringLiteral("expected")].toObject();
+    const auto variance = numbers(e[QStringLiteral("variance")]);
+    QCOMPARE(variance.size(), truth.size());
+    const double n = o[QStringLiteral("users")].toDouble();
+    const double eps = o[QStringLiteral("epsilon")].toDouble();
+    const double trials = o[QStringLiteral("trials")].toDouble();
+    if (closedForm == QStringLiteral("count")) {
+        const QJsonObject c = o[QStringLiteral("constants")].toObject();
+        double p = c[QStringLiteral("p")].toDouble();
+        double q = c[QStringLiteral("q")].toDouble();
+        const QString protocol = o[QStringLiteral("protocol")].toString();
+        // p and q as seed 001 §2.4 defines them (D = 16, ε = 1); HRR: support probabilities p and
+        // ½ of the per-coefficient RR with p = e^ε/(e^ε+1).
+        const double ee = std::exp(eps);
+        if (protocol == QStringLiteral("grr")) {
+            VERIFY_NEAR(p, ee / (ee + 15), 1e-15);
+            VERIFY_NEAR(q, 1 / (ee + 15), 1e-15);
+        } else if (protocol == QStringLiteral("oue")) {
+            VERIFY_NEAR(p, 0.5, 1e-15);
+            VERIFY_NEAR(q, 1 / (ee + 1), 1e-15);
+        } else if (protocol == QStringLiteral("sue")) {
+            VERIFY_NEAR(p, std::exp(eps / 2) / (std::exp(eps / 2) + 1), 1e-15);
+            VERIFY_NEAR(q, 1 - p, 1e-15);
+        } else if (protocol == QStringLiteral("olh")) {
+            const double g = std::round(ee + 1);  // g = 4
+            QCOMPARE(c[QStringLiteral("g")].toDouble(), g);
+            VERIFY_NEAR(p, ee / (ee + g - 1), 1e-15);
+            VERIFY_NEAR(q, 1 / g, 1e-15);
+        } else if (protocol == QStringLiteral("hrr")) {
+            p = ee / (ee + 1);
+            q = 0.5;
+        }
+        for (std::size_t j = 0; j < truth.size(); ++j) {
+            VERIFY_NEAR(variance[j], countVariance(p, q, truth[j], n), 1e-12 * variance[j]);
+        }
+    } else if (closedForm == QStringLiteral("dbitflip")) {
+        // Var = [pq/(p−q)² + f(1 − s)]/(N s), s = d/D, p = e^(ε/2)/(e^(ε/2)+1), q = 1 − p.
+        const double p = std::exp(eps / 2) / (std::exp(eps / 2) + 1);
+        const double q = 1 - p;
+        const double s = 2.0 / 16;
+        for (std::size_t j = 0; j < truth.size(); ++j) {
+            const double v = (p * q / ((p - q) * (p - q)) + truth[j] * (1 - s)) / (n * s);
+            VERIFY_NEAR(variance[j], v, 1e-12 * v);
+        }
+    }
+    double meanVariance = 0;
+    for (std::size_t j = 0; j < truth.size(); ++j) {
+        QVERIFY(variance[j] > 0);
+        VERIFY_NEAR(mean[j], truth[j], 5 * std::sqrt(variance[j] / trials));
+        meanVariance += variance[j] / double(truth.size());
+    }
+    VERIFY_NEAR(e[QStringLiteral("mse")].toDouble(), meanVariance, 1e-12 * meanVariance);
+    const QJsonObject mse = o[QStringLiteral("mse")].toObject();
+    VERIFY_NEAR(mse[QStringLiteral("mean")].toDouble(), meanVariance, 4 * seOf(mse));
+    if (!e[QStringLiteral("max_abs_error")].isNull()) {
+        const QJsonObject m = o[QStringLiteral("max_abs_error")].toObject();
+        const double expectedMax = e[QStringLiteral("max_abs_error")].toDouble();
+        VERIFY_NEAR(m[QStringLiteral("mean")].toDouble(), expectedMax,
+                    4 * seOf(m) + 0.03 * expectedMax);
+    }
+}
+
+void TestDpxCli::ldpRanges_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("workload");
+    QTest::addColumn<bool>("predicted");  // the command prints a prediction to compare with
+    QTest::addColumn<bool>("bound");      // and the seed's bound
+    const QString common = QStringLiteral("--shape normal --users 20000 --epsilon 1 --trials 60 ");
+    QTest::newRow("hh:2 all ranges") << common + QStringLiteral(
+                                                     "--protocol hh:2 --domain 32 "
+                                                     "--queries ranges")
+                                     << QStringLiteral("all ranges") << true << true;
+    QTest::newRow("hh:4 olh, D = 50")
+        << common + QStringLiteral("--protocol hh:4 --oracle olh --domain 50 --queries ranges")
+        << QStringLiteral("all ranges") << true << true;
+    QTest::newRow("hh:2:consistent")
+        << common + QStringLiteral("--protocol hh:2:consistent --domain 32 --queries ranges")
+        << QStringLiteral("all ranges") << false << true;
+    QTest::newRow("hh:2 prefixes") << common + QStringLiteral(
+                                                   "--protocol hh:2 --domain 32 "
+                                                   "--queries prefixes")
+                                   << QStringLiteral("prefixes") << true << true;
+    QTest::newRow("haar all ranges") << common + QStringLiteral(
+                                                     "--protocol haar --domain 32 "
+                                                     "--queries ranges")
+                                     << QStringLiteral("all ranges") << false << true;
+    QTest::newRow("haar sampled") << common + QStringLiteral(
+                                                  "--protocol haar --domain 32 "
+                                                  "--queries ranges --range-samples 300")
+                                  << QStringLiteral("sampled ranges") << false << true;
+    // The flat baseline: sums of OUE estimates, whose variances add exactly.
+    QTest::newRow("oue flat") << common + QStringLiteral(
+                                              "--protocol oue --domain 32 "
+                                              "--queries ranges")
+                              << QStringLiteral("all ranges") << true << false;
+    QTest::newRow("sue flat prefixes") << common + QStringLiteral(
+                                                       "--protocol sue --domain 32 "
+                                                       "--queries prefixes")
+                                       << QStringLiteral("prefixes") << true << false;
+}
+
+void TestDpxCli::ldpRanges() {
+    // The range MSE (mean over the workload, averaged over 60 trials) must lie below the seed's
+    // variance bound (its upper 95% limit, not just the mean), and match the printed prediction
+    // within 4 standard errors where the prediction is exact (HH without consistency: node
+    // variances plus the level split; OUE/SUE flat: the sum of the per-value variances).
+    QFETCH(QString, args);
+    QFETCH(QString, workload);
+    QFETCH(bool, predicted);
+    QFETCH(bool, bound);
+    RUN_OK(r, QStringList{QStringLiteral("ldp")} + args.split(QLatin1Char(' ')));
+    const QJsonObject q = r.json[QStringLiteral("ranges")].toObject();
+    QCOMPARE(q[QStringLiteral("workload")].toString(), workload);
+    const int d = r.json[QStringLiteral("domain")].toInt();
+    const int count = q[QStringLiteral("count")].toInt();
+    QCOMPARE(count, workload == QStringLiteral("all ranges") ? d * (d + 1) / 2
+                    : workload == QStringLiteral("prefixes") ? d
+                                                             : 300);
+    const QJsonObject mse = q[QStringLiteral("mse")].toObject();
+    QVERIFY(isSummary(mse));
+    const double m = mse[QStringLiteral("mean")].toDouble();
+    if (bound) {
+        const double b = q[QStringLiteral("variance_bound")].toDouble();
+        QVERIFY2(numbers(mse[QStringLiteral("ci95")])[1] < b,
+                 qPrintable(QStringLiteral("range MSE %1 (CI to %2) not below the bound %3")
+                                .arg(m)
+                                .arg(numbers(mse[QStringLiteral("ci95")])[1])
+                                .arg(b)));
+        QVERIFY(m > 0.05 * b);  // and not vacuously so
+    } else {
+        QVERIFY(!q.contains(QStringLiteral("variance_bound")));
+    }
+    if (predicted) {
+        VERIFY_NEAR(m, q[QStringLiteral("predicted_variance")].toDouble(), 4 * seOf(mse));
+        QVERIFY(!q[QStringLiteral("predicted_variance_method")].toString().isEmpty());
+    }
+}
+
+void TestDpxCli::ldpRangeWorkloads() {
+    // More than 2^24 ranges (D = 6000): sampled, 100 000 by default or --range-samples K.
+    RUN_OK(big, split("ldp --protocol hh:8 --shape uniform --domain 6000 --users 100000 "
+                      "--epsilon 2 --trials 2 --queries ranges"));
+    QCOMPARE(big.json[QStringLiteral("ranges")].toObject()[QStringLiteral("workload")].toString(),
+             QStringLiteral("sampled ranges"));
+    QCOMPARE(big.json[QStringLiteral("ranges")].toObject()[QStringLiteral("count")].toInt(),
+             100000);
+    RUN_OK(k, split("ldp --protocol oue --shape uniform --domain 6000 --users 100000 "
+                    "--epsilon 2 --trials 2 --queries ranges --range-samples 500"));
+    QCOMPARE(k.json[QStringLiteral("ranges")].toObject()[QStringLiteral("count")].toInt(), 500);
+    // Prefix quantiles of a constant distribution at 12 h (bucket 16 of 32) with a strong ε:
+    // every quartile is 16, and HH finds it in every trial.
+    RUN_OK(c, split("ldp --protocol hh:2 --shape constant --domain 32 --users 100000 --epsilon 8 "
+                    "--trials 5 --queries prefixes"));
+    for (const auto& v : c.json[QStringLiteral("quantiles")].toArray()) {
+        const QJsonObject qi = v.toObject();
+        QCOMPARE(qi[QStringLiteral("true")].toDouble(), 16.0);
+        QCOMPARE(qi[QStringLiteral("mean_estimate")].toDouble(), 16.0);
+    }
+}
+
+void TestDpxCli::ldpPostprocess() {
+    // Constant data with few users leaves many negative estimates.
+    const char* base =
+        "ldp --protocol oue --shape constant --domain 32 --users 2000 --epsilon 1 "
+        "--trials 20 --seed 5 --postprocess ";
+    RUN_OK(none, split((std::string(base) + "none").c_str()));
+    RUN_OK(clamp, split((std::string(base) + "clamp").c_str()));
+    RUN_OK(simplex, split((std::string(base) + "simplex").c_str()));
+    QCOMPARE(clamp.json[QStringLiteral("postprocess")].toString(), QStringLiteral("clamp"));
+    const auto rawMean = numbers(none.json[QStringLiteral("mean_estimate")]);
+    QVERIFY(*std::min_element(rawMean.begin(), rawMean.end()) < 0);
+    for (double x : numbers(clamp.json[QStringLiteral("mean_estimate")])) {
+        QVERIFY(x >= 0);
+    }
+    double total = 0;
+    for (double x : numbers(simplex.json[QStringLiteral("mean_estimate")])) {
+        QVERIFY(x >= 0);
+        total += x;
+    }
+    VERIFY_NEAR(total, 1.0, 1e-9);
+    // Clamping helps the max error here (the mass sits in one bucket) ...
+    const auto maxOf = [](const Run& r) {
+        return r.json[QStringLiteral("max_abs_error")]
+            .toObject()[QStringLiteral("mean")]
+            .toDouble();
+    };
+    QVERIFY(maxOf(clamp) <= maxOf(none));
+    // ... and W1 clamps negatives whatever --postprocess says: none and clamp give the same W1.
+    const auto w1Of = [](const Run& r) {
+        return r.json[QStringLiteral("wasserstein")].toObject()[QStringLiteral("mean")].toDouble();
+    };
+    VERIFY_NEAR(w1Of(clamp), w1Of(none), 1e-12);
+    QVERIFY(none.json[QStringLiteral("metrics_note")].toString().contains(
+        QStringLiteral("clamping negative estimates")));
+    // The expected values refer to the unbiased estimate and are the same in all three.
+    QVERIFY(clamp.json[QStringLiteral("expected")] == none.json[QStringLiteral("expected")]);
+    QVERIFY(none.json[QStringLiteral("expected")]
+                .toObject()[QStringLiteral("applies_to")]
+                .toString()
+                .contains(QStringLiteral("before --postprocess")));
+}
+
+void TestDpxCli::ldpDataSources() {
+    // --counts with --users rescales the shape; --data reads a column; positions for W1 are the
+    // bin centres.
+    RUN_OK(c, split("ldp --protocol grr --counts 1,2,3,4 --users 1000 --epsilon 2 --trials 3"));
+    QCOMPARE(c.json[QStringLiteral("users")].toInt(), 1000);
+    QCOMPARE(c.json[QStringLiteral("data")].toString(), QStringLiteral("counts"));
+    const auto truth = numbers(c.json[QStringLiteral("truth")]);
+    VERIFY_NEAR(truth[3], 0.4, 1e-15);
+    RUN_OK(same, split("ldp --protocol grr --counts 1,2,3,4 --domain 4 --epsilon 2 --trials 3"));
+    QCOMPARE(same.json[QStringLiteral("users")].toInt(), 10);
+    QTemporaryDir dir;
+    const QString csv = writeFile(dir, "hours.csv", "h\n1\n2\n2\n3\n3\n3\n");
+    RUN_OK(d,
+           (QStringList{QStringLiteral("ldp"), QStringLiteral("--protocol"), QStringLiteral("oue"),
+                        QStringLiteral("--data"), csv, QStringLiteral("--column"),
+                        QStringLiteral("h"), QStringLiteral("--bins"),
+                        QStringLiteral("integers:1:3"), QStringLiteral("--epsilon"),
+                        QStringLiteral("1"), QStringLiteral("--users"), QStringLiteral("6000")}));
+    QCOMPARE(d.json[QStringLiteral("data")].toString(), QStringLiteral("data"));
+    QCOMPARE(d.json[QStringLiteral("domain")].toInt(), 3);
+    QCOMPARE(d.json[QStringLiteral("trials")].toInt(), 10);  // the default
+    const auto f = numbers(d.json[QStringLiteral("truth")]);
+    VERIFY_NEAR(f[0], 1.0 / 6, 1e-15);
+    VERIFY_NEAR(f[2], 0.5, 1e-15);
+    // One trial: no interval.
+    RUN_OK(one, split("ldp --protocol oue --shape uniform --domain 8 --users 100 --epsilon 1 "
+                      "--trials 1"));
+    QVERIFY(isSummary(one.json[QStringLiteral("mse")], true));
+}
+
+void TestDpxCli::ldpSeed002() {
+    // Seed 002's reference point (dBitFlip d = 1, 32 buckets on [0, 24] h, truncated normal
+    // N(12, 4²), ε = 1, n = 10⁴): the mean histogram error over 400 trials matches the normal
+    // approximation of E max_j |f̂_j − f_j| within 4 SE + 2% (the seed reads ≈ 0.3 off a plot;
+    // see docs/cli.md for why ours is 0.26). At n = 3·10⁵ the error falls as 1/√n.
+    RUN_OK(small, split("ldp --protocol dbitflip:1 --shape normal --domain 32 --users 10000 "
+                        "--epsilon 1 --trials 400"));
+    RUN_OK(large, split("ldp --protocol dbitflip:1 --shape normal --domain 32 --users 300000 "
+                        "--epsilon 1 --trials 400"));
+    for (const Run* r : {&small, &large}) {
+        const QJsonObject m = r->json[QStringLiteral("max_abs_error")].toObject();
+        const double expected = r->json[QStringLiteral("expected")]
+                                    .toObject()[QStringLiteral("max_abs_error")]
+                                    .toDouble();
+        VERIFY_NEAR(m[QStringLiteral("mean")].toDouble(), expected, 4 * seOf(m) + 0.02 * expected);
+    }
+    const double ratio =
+        small.json[QStringLiteral("max_abs_error")].toObject()[QStringLiteral("mean")].toDouble() /
+        large.json[QStringLiteral("max_abs_error")].toObject()[QStringLiteral("mean")].toDouble();
+    VERIFY_NEAR(ratio, std::sqrt(30.0), 0.1 * std::sqrt(30.0));
+}
+
+void TestDpxCli::ldpErrors() {
+    const char* b = "--shape normal --domain 8 --users 1000 --epsilon 1 ";
+    const std::vector<std::pair<std::string, const char*>> cases = {
+        {std::string(b) + "--protocol foo", "unknown protocol 'foo'"},
+        {std::string(b), "--protocol"},
+        {"--protocol oue --shape normal --domain 8 --users 1000", "--epsilon"},
+        {"--protocol oue --shape normal --domain 8 --users 1000 --epsilon 0", "--epsilon"},
+        {"--protocol oue --shape normal --domain 8 --users 1000 --epsilon -1", "--epsilon"},
+        {"--protocol oue --shape normal --domain 8 --users 1000 --epsilon nan", "--epsilon"},
+        {"--protocol oue --shape normal --domain 8 --users 1000 --epsilon inf", "--epsilon"},
+        {"--protocol oue --shape normal --domain 8 --users 1000 --epsilon 1x", "--epsilon"},
+        {"--protocol oue --shape normal --domain 8 --users 1000 --epsilon 1e400", "--epsilon"},
+        {"--protocol oue --shape normal --domain 8 --users 1000 --epsilon 51", "at most 50"},
+        {"--protocol oue --shape normal --domain 1 --users 1000 --epsilon 1", "--domain"},
+        {"--protocol oue --shape normal --domain 0 --users 1000 --epsilon 1", "--domain"},
+        {"--protocol oue --shape normal --domain 5000000 --users 1000 --epsilon 1", "--domain"},
+        {"--protocol oue --shape normal --domain 8x --users 1000 --epsilon 1", "--domain"},
+        {"--protocol oue --shape normal --domain 8 --users 0 --epsilon 1", "--users"},
+        {"--protocol oue --shape normal --domain 8 --users -5 --epsilon 1", "--users"},
+        {"--protocol oue --shape normal --domain 8 --users 1.5 --epsilon 1", "--users"},
+        {"--protocol oue --shape normal --domain 8 --users 1e16 --epsilon 1", "--users"},
+        {"--protocol oue --shape normal --domain 8 --users inf --epsilon 1", "--users"},
+        {std::string(b) + "--protocol rr", "must be 2 for binary randomized response"},
+        {std::string(b) + "--protocol dbitflip:0", "dbitflip:d"},
+        {std::string(b) + "--protocol dbitflip:x", "dbitflip:d"},
+        {std::string(b) + "--protocol dbitflip:9", "bits d of dbitflip must be in [1, d] = [1, 8]"},
+        {std::string(b) + "--protocol dbitflip:1:2", "too many"},
+        {std::string(b) + "--protocol oue:3", "only dbitflip takes a parameter"},
+        {"--protocol olh --shape normal --domain 8 --users 1000 --epsilon 45", "at most 40"},
+        {std::string(b) + "--protocol hh:1", "branching factor b"},
+        {std::string(b) + "--protocol hh:0", "branching factor b"},
+        {std::string(b) + "--protocol hh:x", "branching factor b"},
+        {std::string(b) + "--protocol hh", "hh:b or hh:b:consistent"},
+        {std::string(b) + "--protocol hh:2:fast", "hh:b or hh:b:consistent"},
+        {std::string(b) + "--protocol hh:2 --oracle rr", "cannot be rr"},
+        {std::string(b) + "--protocol hh:2 --oracle dbitflip:3", "oracle of level 1"},
+        {std::string(b) + "--protocol hh:2 --oracle magic", "--oracle"},
+        {std::string(b) + "--protocol oue --oracle grr", "--oracle applies to hh"},
+        {std::string(b) + "--protocol haar:2", "haar takes no parameter"},
+        {"--protocol oue --shape normal --data x.csv --column a --bins 0:1:2 --epsilon 1",
+         "alternatives"},
+        {"--protocol oue --counts 1,2 --shape normal --epsilon 1", "alternatives"},
+        {"--protocol oue --epsilon 1", "give the true distribution"},
+        {"--protocol oue --counts 1,2,3 --domain 4 --epsilon 1", "does not match the 3 bins"},
+        {"--protocol oue --counts 5 --epsilon 1", "2 to"},
+        {"--protocol oue --counts 0,0 --epsilon 1", "total 0"},
+        {"--protocol oue --counts 1,-2 --epsilon 1", "true count 2"},
+        {"--protocol oue --counts 1,2 --users 0 --epsilon 1", "--users"},
+        {"--protocol oue --shape normal --users 5 --epsilon 1", "--domain"},
+        {"--protocol oue --shape normal --domain 8 --epsilon 1", "--users"},
+        {"--protocol oue --shape gauss --domain 8 --users 5 --epsilon 1", "gauss"},
+        {"--protocol oue --shape skewed --domain 8 --users 5 --epsilon 1", "skewed"},
+        {"--protocol oue --shape normal --domain 8 --users 5 --epsilon 1 --bins 0:1:2",
+         "goes with --data"},
+        {std::string(b) + "--protocol oue --postprocess resize", "resize"},
+        {std::string(b) + "--protocol oue --queries all", "ranges or prefixes"},
+        {std::string(b) + "--protocol oue --range-samples 10", "--queries ranges"},
+        {std::string(b) + "--protocol oue --queries prefixes --range-samples 10",
+         "--queries ranges"},
+        {std::string(b) + "--protocol oue --queries ranges --range-samples 0", "--range-samples"},
+        {std::string(b) + "--protocol oue --queries ranges --range-samples 20000000",
+         "--range-samples"},
+        {std::string(b) + "--protocol oue --trials 0", "--trials"},
+        {std::string(b) + "--protocol oue --trials 100001", "--trials"},
+        {std::string(b) + "--protocol oue --trials 2.5", "--trials"},
+        {std::string(b) + "--protocol oue --seed -1", "--seed"},
+        {std::string(b) + "--protocol oue --seed x", "--seed"},
+        {std::string(b) + "--protocol oue --threads 2000", "--threads"},
+        {std::string(b) + "--protocol oue --threads -1", "--threads"},
+        {std::string(b) + "--protocol oue --simulator magic", "aggregate or per-user"},
+        {std::string(b) + "--protocol hh:2 --simulator per-user", "level counts only"},
+        {std::string(b) + "--protocol haar --simulator aggregate", "per user only"},
+        {"--protocol oue --shape normal --domain 8 --users 200000000 --epsilon 1 "
+         "--simulator per-user",
+         "at most 100,000,000 users"},
+        {"--protocol haar --shape normal --domain 8 --users 200000000 --epsilon 1",
+         "at most 100,000,000 users"},
+        {std::string(b) + "--protocol oue --attributes 3", "--attributes applies"},
+        {std::string(b) + "--protocol oue --bogus 1", "bogus"},
+        // Marginals
+        {"--protocol inpht:2 --attributes 4 --shape skewed --users 100 --epsilon 1 --queries "
+         "ranges",
+         "--queries does not apply to marginals"},
+        {"--protocol inpht:2 --attributes 4 --shape skewed --users 100 --epsilon 1 "
+         "--range-samples 5",
+         "does not apply to marginals"},
+        {"--protocol inpht:2 --attributes 17 --shape skewed --users 100 --epsilon 1",
+         "--attributes must be a whole number in [1, 16]"},
+        {"--protocol inpht:2 --attributes 0 --shape skewed --users 100 --epsilon 1",
+         "--attributes"},
+        {"--protocol inpht:2 --shape skewed --users 100 --epsilon 1", "--attributes d"},
+        {"--protocol inpht:3 --attributes 2 --shape skewed --users 100 --epsilon 1",
+         "exceeds the number of attributes"},
+        {"--protocol inpht:0 --attributes 2 --shape skewed --users 100 --epsilon 1",
+         "marginal order k"},
+        {"--protocol inpht:17 --attributes 16 --shape skewed --users 100 --epsilon 1",
+         "marginal order k"},
+        {"--protocol inpht --attributes 2 --shape skewed --users 100 --epsilon 1", "inpht:k"},
+        {"--protocol inpht:2 --attributes 3 --counts 1,2,3 --epsilon 1", "8 cells, got 3"},
+        {"--protocol inpht:2 --attributes 3 --shape normal --users 100 --epsilon 1",
+         "uniform or skewed"},
+        {"--protocol inpht:2 --attributes 3 --shape uniform --epsilon 1", "--users"},
+        {"--protocol inpht:2 --attributes 3 --shape uniform --users 100 --epsilon 1 "
+         "--postprocess clamp",
+         "none or simplex"},
+        {"--protocol inpht:2 --attributes 3 --shape uniform --users 100 --epsilon 1 "
+         "--simulator aggregate",
+         "per user only"},
+        {"--protocol inpht:2 --attributes 3 --shape uniform --users 200000000 --epsilon 1",
+         "at most 100,000,000 users"},
+        {"--protocol inpht:2 --attributes 3 --data x.csv --epsilon 1", "--data does not apply"},
+        {"--protocol inpht:2 --attributes 3 --shape uniform --users 100 --domain 8 --epsilon 1",
+         "--domain does not apply"},
+        {"--protocol inpht:2 --attributes 3 --epsilon 1", "--counts"},
+        {"--protocol onehot:2:foo --attributes 3 --shape uniform --users 100 --epsilon 1", "foo"},
+        {"--protocol onehot:2:rr --attributes 3 --shape uniform --users 100 --epsilon 1",
+         "binary randomized response"},
+        {"--protocol onehot:2:dbitflip:9 --attributes 3 --shape uniform --users 100 --epsilon 1",
+         "bits d of dbitflip"},
+        {"--protocol onehot:2 --attributes 3 --shape uniform --users 100 --epsilon 1 --oracle "
+         "grr",
+         "--oracle does not apply"},
+        {"--protocol onehot:2 --attributes 3 --shape uniform --users 100 --epsilon 0", "--epsilon"},
+    };
+    for (const auto& [args, needle] : cases) {
+        const Run r = ldp(args.c_str());
+        const QByteArray info = QByteArray::fromStdString(args) + "\n" + describe(r);
+        QVERIFY2(r.exitCode == 2, info.constData());
+        QVERIFY2(r.out.isEmpty(), info.constData());
+        QVERIFY2(r.err.startsWith("dpx: error: "), info.constData());
+        QVERIFY2(QString::fromUtf8(r.err).toLower().contains(QString::fromUtf8(needle).toLower()),
+                 (QByteArray("stderr does not mention '") + needle + "'\n" + info).constData());
     }
 }
 
