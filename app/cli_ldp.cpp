@@ -1404,6 +1404,19 @@ int runMarginals(const Args& a, Plan plan, const Common& common, std::ostream& o
     o[QStringLiteral("seed")] = QString::number(common.seed);
     o[QStringLiteral("simulator")] = qs(common.simulator);
     o[QStringLiteral("postprocess")] = qs(postName);
+    // P(attribute i = 1) in the data: the 1-way marginals, a readable summary of the table.
+    std::vector<double> ones(attributes, 0.0);
+    for (std::size_t x = 0; x < truth->counts.size(); ++x) {
+        for (unsigned i = 0; i < attributes; ++i) {
+            if ((x >> i) & 1U) {
+                ones[i] += static_cast<double>(truth->counts[x]);
+            }
+        }
+    }
+    for (double& v : ones) {
+        v /= static_cast<double>(n);
+    }
+    o[QStringLiteral("attribute_frequencies")] = toArray(ones);
     o[QStringLiteral("mean_tv")] = meanTv.json();
     o[QStringLiteral("max_tv")] = maxTv.json();
     o[QStringLiteral("metrics_note")] = QStringLiteral(
