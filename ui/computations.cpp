@@ -10,6 +10,7 @@
 #include "core/data/sql_source.h"
 #include "core/example_datasets.h"
 #include "core/expected_error.h"
+#include "core/ldp_metrics.h"
 #include "core/mechanism.h"
 #include "core/simulation_rng.h"
 #include "core/validation.h"
@@ -534,6 +535,209 @@ const std::vector<Metric>& allMetrics() {
     return list;
 }
 
+Expected<std::vector<double>> localEstimate(EstimatorKind e, std::span<const double> noisy,
+                                            double users) {
+    if (!(users > 0)) {
+        return Error{"no reports"};
+    }
+    switch (e) {
+        case EstimatorKind::Identity:
+            return std::vector<double>(noisy.begin(), noisy.end());
+        case EstimatorKind::Clamp: {
+            std::vector<double> out(noisy.begin(), noisy.end());
+            for (double& v : out) {
+                v = std::max(v, 0.0);
+            }
+            return out;
+        }
+        case EstimatorKind::Resize: {
+            std::vector<double> f(noisy.begin(), noisy.end());
+            for (double& v : f) {
+                v /= users;
+            }
+            auto p = ldp::postProcessFrequencies(f, ldp::FrequencyPostProcess::Simplex);
+            if (!p) {
+                return p.error();
+            }
+            std::vector<double> out = std::move(p).value();
+            for (double& v : out) {
+                v *= users;
+            }
+            return out;
+        }
+        case EstimatorKind::NoiseFirst:
+            break;
+    }
+    return Error{"NoiseFirst does not apply to local protocols"};
+}
+
+namespace {
+
+// The local model's release: one report per person (record), simulated; the collector's unbiased
+// estimate N·f̂ of the counts with its exact per-bin variance.
+Status localRelease(const Histogram& h, const DatasetResult& data, const ExplorerState& s,
+                    ReleaseResult& r, const std::stop_token& stop) {
+    ldp::ProtocolSpec spec;
+    spec.protocol = localProtocolOf(s.mechanism);
+    spec.epsilon = s.epsilon;
+    spec.domain = h.size();
+    spec.bits = static_cast<std::size_t>(s.ldpBits);
+    if (spec.protocol == ldp::Protocol::RR && h.size() != 2) {
+        return Error{"Randomized response reports one bit: it needs exactly 2 bins, the data has " +
+                     std::to_string(h.size()) + ". Use generalized RR (direct encoding) for more."};
+    }
+    if (spec.protocol == ldp::Protocol::DBitFlip && spec.bits > h.size()) {
+        return Error{"dBitFlip: d = " + std::to_string(spec.bits) +
+                     " buckets per user, but there are only " + std::to_string(h.size()) +
+                     " bins (d must be at most the number of bins)"};
+    }
+    if (auto st = spec.validate(); !st) {
+        return st;
+    }
+    const std::int64_t total = h.total();
+    if (total <= 0) {
+        return Error{"No records were counted: the local model needs at least one person's "
+                     "report."};
+    }
+    const auto users = static_cast<std::uint64_t>(total);
+    Expected<ldp::FrequencyEstimate> est = Error{""};
+    if (s.ldpPerUser) {
+        if (users > kMaxPerUserReports) {
+            return Error{"Simulating every report holds one value per person: at most " +
+                         groupThousands(static_cast<long long>(kMaxPerUserReports)) + " people (the data has " +
+                         groupThousands(static_cast<long long>(users)) +
+                         "). Use the aggregate simulator, which has the same distribution."};
+        }
+        std::vector<std::uint32_t> values;
+        values.reserve(users);
+        for (std::size_t j = 0; j < h.size(); ++j) {
+            values.insert(values.end(), static_cast<std::size_t>(h.counts()[j]),
+                          static_cast<std::uint32_t>(j));
+        }
+        est = ldp::simulatePerUser(spec, values, s.seed, 0, stop);
+    } else {
+        est = ldp::simulateAggregate(spec, h.counts(), s.seed, stop);
+    }
+    if (!est) {
+        return est.error();
+    }
+    if (est->cancelled || stop.stop_requested()) {
+        return okStatus();  // r.noisy stays empty: the caller reports the cancellation
+    }
+    auto constants = ldp::oracleConstants(spec);
+    if (!constants) {
+        return constants.error();
+    }
+    const double n = static_cast<double>(users);
+    r.local = spec;
+    r.localUsers = users;
+    r.localPerUser = s.ldpPerUser;
+    r.noisy.resize(h.size());
+    r.localVariance.resize(h.size());
+    for (std::size_t j = 0; j < h.size(); ++j) {
+        r.noisy[j] = n * est->frequencies[j];
+        auto v = ldp::estimatorVariance(spec, users, static_cast<double>(h.counts()[j]) / n);
+        if (!v) {
+            return v.error();
+        }
+        r.localVariance[j] = n * n * *v;
+        const double half = 1.959963984540054 * std::sqrt(r.localVariance[j]);
+        r.bandLo.push_back(r.truth[j] - half);
+        r.bandHi.push_back(r.truth[j] + half);
+    }
+    r.bandText = QObject::tr("95% range of the estimate (normal approximation)");
+    if (auto m = ldp::reportMatrix(spec)) {
+        r.reportMatrix = std::move(m).value();
+    } else {
+        r.reportMatrixWhy = q(m.error().message);
+    }
+    QString detail;
+    switch (spec.protocol) {
+        case ldp::Protocol::OLH:
+            detail = QObject::tr("hash range g = %1, p = %2").arg(constants->hashRange).arg(
+                num(constants->p));
+            break;
+        case ldp::Protocol::DBitFlip:
+            detail = QObject::tr("d = %1 of %2 buckets per person").arg(spec.bits).arg(h.size());
+            break;
+        default:
+            detail = QObject::tr("p = %1, q = %2").arg(num(constants->p), num(constants->q));
+            break;
+    }
+    QString how;
+    switch (spec.protocol) {
+        case ldp::Protocol::RR:
+            how = QObject::tr("Each person keeps their bit with probability p and flips it "
+                              "otherwise.");
+            break;
+        case ldp::Protocol::GRR:
+            how = QObject::tr("Each person reports their own value with probability p, else one "
+                              "of the other %1 values uniformly (probability q each).")
+                      .arg(h.size() - 1);
+            break;
+        case ldp::Protocol::OUE:
+        case ldp::Protocol::SUE:
+            how = QObject::tr("Each person sends a %1-bit vector: their own bit is 1 with "
+                              "probability p, every other bit is 1 with probability q.")
+                      .arg(h.size());
+            break;
+        case ldp::Protocol::OLH:
+            how = QObject::tr("Each person draws a hash function h from a universal family onto "
+                              "g = %1 values and sends h and generalized RR of h(value) over g "
+                              "values.")
+                      .arg(constants->hashRange);
+            break;
+        case ldp::Protocol::HRR:
+            how = QObject::tr("Each person samples a row ℓ of the %1×%1 Hadamard matrix and sends "
+                              "ℓ with their value's ±1 entry in that row, kept with probability "
+                              "p.")
+                      .arg(ldp::hadamardSize(h.size()));
+            break;
+        case ldp::Protocol::DBitFlip:
+            how = QObject::tr("Each person samples %1 of the %2 buckets and sends one bit for "
+                              "each: 1 with probability p if it is their bucket, q otherwise "
+                              "(ε/2 per bit as in seed 002's formula; the report as a whole is "
+                              "ε-LDP).")
+                      .arg(spec.bits)
+                      .arg(h.size());
+            break;
+    }
+    double sse = 0;
+    for (double v : r.localVariance) {
+        sse += v;
+    }
+    r.localDetails =
+        how + QLatin1Char(' ') +
+        QObject::tr("p = %1, q = %2. The collector's estimate of every count is unbiased; its "
+                    "standard deviation here is %3 to %4 reports per bin (expected SSE %5, "
+                    "exact).")
+            .arg(num(constants->p), num(constants->q),
+                 num(std::sqrt(*std::min_element(r.localVariance.begin(), r.localVariance.end()))),
+                 num(std::sqrt(*std::max_element(r.localVariance.begin(), r.localVariance.end()))),
+                 num(sse));
+    r.mechanismTitle = mechanismChoiceTitle(s.mechanism) + QStringLiteral(" (") + detail +
+                       QObject::tr("), %L1 reports").arg(users);
+    const int rowsPerPerson = data.cap > 1 ? data.cap : 1;
+    r.guarantee =
+        QObject::tr("ε-local DP with ε = %1: each person randomises their own value before it "
+                    "leaves their device, so no collector needs to be trusted; the estimated "
+                    "histogram is also ε-DP when one person's value is changed (the number of "
+                    "people N is not hidden).")
+            .arg(num(s.epsilon));
+    if (rowsPerPerson > 1) {
+        r.warnings << QObject::tr("Up to %1 rows per person are counted: a person sends up to "
+                                  "%1 reports, so their protection is %1·ε = %2 in total.")
+                          .arg(rowsPerPerson)
+                          .arg(num(rowsPerPerson * s.epsilon));
+    }
+    if (est->users != users) {
+        return Error{"internal error: the simulation saw a different number of reports"};
+    }
+    return okStatus();
+}
+
+}  // namespace
+
 ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                              const std::stop_token& stop) {
     ReleaseResult r;
@@ -558,7 +762,7 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
     r.estimatorApplies.assign(ests.size(), true);
     SimulationRng rng(s.seed, 0);  // simulation only: not a release
 
-    if (!isCountMechanism(s.mechanism)) {
+    if (!isCountMechanism(s.mechanism) && !isLocalMechanism(s.mechanism)) {
         MechanismSpec spec;
         spec.kind = s.mechanism == MechanismChoice::Laplace     ? MechanismKind::Laplace
                     : s.mechanism == MechanismChoice::Geometric ? MechanismKind::Geometric
@@ -588,6 +792,16 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
             r.bandLo.push_back(t - band);
             r.bandHi.push_back(t + band);
         }
+    } else if (isLocalMechanism(s.mechanism)) {
+        if (auto st = localRelease(h, data, s, r, stop); !st) {
+            r.error = q(st.error().message);
+            return r;
+        }
+        if (r.noisy.empty()) {  // cancelled
+            r.error = QStringLiteral("cancelled");
+            return r;
+        }
+        r.estimatorApplies[3] = false;  // NoiseFirst's bucket rule assumes Laplace noise
     } else {
         std::int64_t largest = 0;
         for (std::int64_t c : h.counts()) {
@@ -655,12 +869,15 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
     for (std::size_t e = 0; e < ests.size(); ++e) {
         if (!r.estimatorApplies[e]) {
             for (auto& c : r.expected[e]) {
-                c.why = QObject::tr("NoiseFirst assumes the same noise variance in every bin; "
-                                    "count mechanisms do not have one");
+                c.why = r.local ? QObject::tr("NoiseFirst's bucket rule is derived for Laplace "
+                                              "noise; local estimates have a different law")
+                                : QObject::tr("NoiseFirst assumes the same noise variance in "
+                                              "every bin; count mechanisms do not have one");
             }
             continue;
         }
-        auto est = estimate({ests[e], r.noiseVariance}, r.noisy);
+        auto est = r.local ? localEstimate(ests[e], r.noisy, static_cast<double>(r.localUsers))
+                           : estimate({ests[e], r.noiseVariance}, r.noisy);
         r.estimates[e] = est ? *est : r.noisy;
         for (std::size_t m = 0; m < mets.size(); ++m) {
             r.realized[e][m] = evaluateMetric({mets[m], s.scale}, r.truth, r.estimates[e],
@@ -677,7 +894,23 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
             if (stop.stop_requested()) {
                 return r;
             }
-            if (r.calibrated) {
+            if (r.local) {
+                // Unbiased estimates: E[SSE] of the identity is the sum of the variances.
+                if (ests[e] == EstimatorKind::Identity && mets[m] == Metric::SSE) {
+                    double sum = 0;
+                    for (double v : r.localVariance) {
+                        sum += v;
+                    }
+                    if (s.scale == Scale::Frequencies) {
+                        const double n = static_cast<double>(r.localUsers);
+                        sum /= n * n;
+                    }
+                    c = {sum, 0, QObject::tr("exact (sum of the estimator's variances)"), true,
+                         true, {}};
+                } else {
+                    c.why = QObject::tr("Monte Carlo");
+                }
+            } else if (r.calibrated) {
                 auto x = exactExpectedError(truth, r.calibrated->noise, {ests[e], r.noiseVariance},
                                             {mets[m], s.scale});
                 if (x) {
@@ -710,6 +943,91 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
     }
     return r;
 }
+
+namespace {
+
+// Local protocols: each trial is one simulated collection (aggregate simulator, exact in
+// distribution), seeded per trial, through every estimator and metric.
+MonteCarloErrors localMonteCarlo(const ReleaseResult& release, Scale scale, std::uint64_t trials,
+                                 std::uint64_t seed, const std::stop_token& stop,
+                                 const std::function<void(double)>& progress) {
+    MonteCarloErrors out;
+    const auto& ests = allEstimators();
+    const auto& mets = allMetrics();
+    constexpr std::uint64_t kKeep = 20000;
+    out.expected.assign(ests.size(), std::vector<ExpectedCell>(mets.size()));
+    out.samples.assign(ests.size(), std::vector<std::vector<double>>(mets.size()));
+    std::vector<std::int64_t> counts;
+    for (double t : release.truth) {
+        counts.push_back(static_cast<std::int64_t>(t));
+    }
+    const double n = static_cast<double>(release.localUsers);
+    const double total = n > 0 ? n : 1;
+    std::vector<double> sum(ests.size() * mets.size(), 0), sumSq(sum.size(), 0);
+    std::vector<double> noisy(counts.size());
+    std::uint64_t done = 0;
+    for (; done < trials; ++done) {
+        if (stop.stop_requested()) {
+            out.cancelled = true;
+            break;
+        }
+        auto est = ldp::simulateAggregate(*release.local, counts,
+                                          seed ^ (0x9e3779b97f4a7c15ULL * (done + 1)), stop);
+        if (!est) {
+            out.error = q(est.error().message);
+            return out;
+        }
+        if (est->cancelled) {
+            out.cancelled = true;
+            break;
+        }
+        for (std::size_t j = 0; j < counts.size(); ++j) {
+            noisy[j] = n * est->frequencies[j];
+        }
+        for (std::size_t e = 0; e < ests.size(); ++e) {
+            if (!release.estimatorApplies[e]) {
+                continue;
+            }
+            auto work = localEstimate(ests[e], noisy, n);
+            if (!work) {
+                out.error = q(work.error().message);
+                return out;
+            }
+            for (std::size_t m = 0; m < mets.size(); ++m) {
+                const double v = evaluateMetric({mets[m], scale}, release.truth, *work,
+                                                release.positions, total);
+                sum[e * mets.size() + m] += v;
+                sumSq[e * mets.size() + m] += v * v;
+                if (done < kKeep) {
+                    out.samples[e][m].push_back(v);
+                }
+            }
+        }
+        if (progress && (done % 64 == 0)) {
+            progress(static_cast<double>(done) / static_cast<double>(trials));
+        }
+    }
+    out.trials = done;
+    for (std::size_t e = 0; e < ests.size(); ++e) {
+        for (std::size_t m = 0; m < mets.size(); ++m) {
+            ExpectedCell& c = out.expected[e][m];
+            if (!release.estimatorApplies[e] || done < 2) {
+                c.why = release.estimatorApplies[e] ? QObject::tr("too few trials")
+                                                     : release.expected[e][m].why;
+                continue;
+            }
+            const double t = static_cast<double>(done);
+            const double mean = sum[e * mets.size() + m] / t;
+            const double var =
+                std::max(0.0, (sumSq[e * mets.size() + m] - t * mean * mean) / (t - 1));
+            c = {mean, 1.96 * std::sqrt(var / t),
+                 QObject::tr("Monte Carlo, %L1 simulated collections").arg(done), false, true, {}};
+        }
+    }
+    return out;
+}
+
+}  // namespace
 
 MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
                                    std::uint64_t trials, std::uint64_t seed,
@@ -756,6 +1074,9 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
             }
         }
         return out;
+    }
+    if (release.local) {
+        return localMonteCarlo(release, scale, trials, seed, stop, progress);
     }
     if (!release.matrix) {
         out.error = QObject::tr("nothing to simulate");

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "core/dataset.h"
 #include "core/estimator.h"
 #include "core/histogram.h"
+#include "core/ldp.h"
 #include "core/metrics.h"
 #include "core/privacy_guarantee.h"
 #include "ui/explorer_state.h"
@@ -113,7 +115,29 @@ struct ReleaseResult {
     std::vector<std::vector<ExpectedCell>> expected;  // [estimator][metric], exact where possible
     std::vector<bool> estimatorApplies;               // e.g. NoiseFirst: not for count mechanisms
     double noiseVariance = 0;                         // per bin (histogram mechanisms)
+
+    // Local protocols: the protocol (ε and domain = bins set), the number of reports N (the
+    // histogram total), the variance of every estimated count N·f̂_j (exact, core/ldp.h), and
+    // the report matrix P[report | value] where the report space is small enough to enumerate
+    // (else the reason). `noisy` holds N·f̂, the collector's unbiased estimate of the counts.
+    std::optional<ldp::ProtocolSpec> local;
+    std::uint64_t localUsers = 0;
+    bool localPerUser = false;  // every report was simulated (else the aggregate simulator)
+    std::vector<double> localVariance;
+    std::optional<ldp::ReportMatrix> reportMatrix;
+    QString reportMatrixWhy;
+    QString bandText;      // what bandLo/bandHi are, for the histogram's legend
+    QString localDetails;  // how the protocol works, its constants and its variance
 };
+
+// The window's post-processing of a local estimate N·f̂ of the counts (free of privacy cost):
+// identity; clamp (negatives → 0); resize = Euclidean projection onto {x ≥ 0, Σx = N}, the known
+// total (core/ldp_metrics.h, Simplex). NoiseFirst does not apply (error).
+Expected<std::vector<double>> localEstimate(EstimatorKind e, std::span<const double> noisy,
+                                            double users);
+
+// Most people the window simulates report by report (one 32-bit value each in memory).
+inline constexpr std::uint64_t kMaxPerUserReports = 20'000'000;
 
 ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                              const std::stop_token& stop);

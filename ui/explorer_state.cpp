@@ -8,6 +8,7 @@
 #include <limits>
 #include <tuple>
 
+#include "core/tradeoff.h"
 #include "core/validation.h"
 
 namespace dpx::ui {
@@ -29,6 +30,13 @@ constexpr MechanismInfo kMechanisms[] = {
     {MechanismChoice::CountLaplace, "count-laplace", "Laplace, rounded and clamped"},
     {MechanismChoice::CountGaussian, "count-gaussian", "Gaussian, rounded and clamped"},
     {MechanismChoice::CountOptimal, "count-optimal", "Optimal (LP)"},
+    {MechanismChoice::LocalRR, "local-rr", "Randomized response (2 bins)"},
+    {MechanismChoice::LocalGRR, "local-grr", "Generalized RR (direct encoding)"},
+    {MechanismChoice::LocalOUE, "local-oue", "Optimal unary encoding (OUE)"},
+    {MechanismChoice::LocalSUE, "local-sue", "Symmetric unary encoding (RAPPOR)"},
+    {MechanismChoice::LocalOLH, "local-olh", "Optimal local hashing (OLH)"},
+    {MechanismChoice::LocalHRR, "local-hrr", "Hadamard randomized response (HRR)"},
+    {MechanismChoice::LocalDBitFlip, "local-dbitflip", "dBitFlip (telemetry, seed 002)"},
 };
 
 constexpr const char* kBinnings[] = {"auto", "equal-width", "integer", "categories", "edges"};
@@ -78,7 +86,34 @@ Expected<MechanismChoice> mechanismChoiceFromId(const QString& id) {
 
 bool isCountMechanism(MechanismChoice m) {
     return m != MechanismChoice::Laplace && m != MechanismChoice::Geometric &&
-           m != MechanismChoice::Gaussian;
+           m != MechanismChoice::Gaussian && !isLocalMechanism(m);
+}
+
+bool isLocalMechanism(MechanismChoice m) {
+    switch (m) {
+        case MechanismChoice::LocalRR:
+        case MechanismChoice::LocalGRR:
+        case MechanismChoice::LocalOUE:
+        case MechanismChoice::LocalSUE:
+        case MechanismChoice::LocalOLH:
+        case MechanismChoice::LocalHRR:
+        case MechanismChoice::LocalDBitFlip:
+            return true;
+        default:
+            return false;
+    }
+}
+
+ldp::Protocol localProtocolOf(MechanismChoice m) {
+    switch (m) {
+        case MechanismChoice::LocalRR: return ldp::Protocol::RR;
+        case MechanismChoice::LocalOUE: return ldp::Protocol::OUE;
+        case MechanismChoice::LocalSUE: return ldp::Protocol::SUE;
+        case MechanismChoice::LocalOLH: return ldp::Protocol::OLH;
+        case MechanismChoice::LocalHRR: return ldp::Protocol::HRR;
+        case MechanismChoice::LocalDBitFlip: return ldp::Protocol::DBitFlip;
+        default: return ldp::Protocol::GRR;
+    }
 }
 
 bool usesDelta(MechanismChoice m) {
@@ -210,6 +245,10 @@ Status ExplorerState::validate() const {
     if (countN < 0 || countN > 2000) {
         return Error{"the group size n must be in [0, 2000] (0: the largest bin count)"};
     }
+    if (ldpBits < 1 || ldpBits > kMaxLdpBits) {
+        return Error{"dBitFlip's d (buckets per user) must be in [1, " +
+                     std::to_string(kMaxLdpBits) + "]"};
+    }
     if (!(lpBinomialP < 0 || (lpBinomialP >= 0 && lpBinomialP <= 1))) {
         return Error{"the Binomial prior's p must be in [0, 1]"};
     }
@@ -236,7 +275,8 @@ Status ExplorerState::validate() const {
         if (!isTradeoffConfigId(id)) {
             return Error{"unknown trade-off configuration '" + id.toStdString() +
                          "' (laplace, geometric or gaussian with identity, clamp, resize or "
-                         "noisefirst; gm, em or optimal with identity or resize)"};
+                         "noisefirst; gm, em or optimal with identity or resize; rr, grr, oue, "
+                         "sue, olh, hrr or dbitflipD with identity, clamp or resize)"};
         }
     }
     if (!(tradeoffEpsLo >= kMinEpsilon && tradeoffEpsLo < tradeoffEpsHi &&
@@ -284,9 +324,10 @@ Status ExplorerState::validate() const {
     }
     if (tab != QLatin1String("histogram") && tab != QLatin1String("matrix") &&
         tab != QLatin1String("errors") && tab != QLatin1String("risk") &&
-        tab != QLatin1String("tradeoff") && tab != QLatin1String("budget")) {
+        tab != QLatin1String("tradeoff") && tab != QLatin1String("budget") &&
+        tab != QLatin1String("ldp-experiment")) {
         return Error{"unknown tab '" + tab.toStdString() +
-                     "' (histogram, matrix, errors, risk, tradeoff, budget)"};
+                     "' (histogram, matrix, errors, risk, tradeoff, budget, ldp-experiment)"};
     }
     return okStatus();
 }
@@ -300,6 +341,10 @@ bool isTradeoffConfigId(const QString& id) {
     if (m == QLatin1String("laplace") || m == QLatin1String("geometric") ||
         m == QLatin1String("gaussian")) {
         return true;
+    }
+    // Local protocols (core/tradeoff.h names: "grr", "oue", "dbitflip2", …): no NoiseFirst.
+    if (localProtocolFromConfigName(m.toStdString())) {
+        return parts[1] != QLatin1String("noisefirst");
     }
     return (m == QLatin1String("gm") || m == QLatin1String("em") ||
             m == QLatin1String("optimal")) &&
@@ -355,6 +400,9 @@ QJsonObject ExplorerState::toJson() const {
                      // A string: JSON numbers cannot hold every 64-bit seed exactly.
                      {QStringLiteral("seed"), QString::number(seed)},
                      {QStringLiteral("group_size"), countN},
+                     {QStringLiteral("ldp_bits"), ldpBits},
+                     {QStringLiteral("ldp_simulator"),
+                      ldpPerUser ? QStringLiteral("per-user") : QStringLiteral("aggregate")},
                      {QStringLiteral("lp"), lp}};
     QJsonObject view{{QStringLiteral("overlay"), overlay},
                      {QStringLiteral("matrix_log"), matrixLog},
@@ -642,6 +690,15 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     qint64 n = s.countN;
     DPX_TRY(integer(mech, "group_size", 0, 2000, n));
     s.countN = static_cast<int>(n);
+    qint64 bits = s.ldpBits;
+    DPX_TRY(integer(mech, "ldp_bits", 1, kMaxLdpBits, bits));
+    s.ldpBits = static_cast<int>(bits);
+    QString simulator = s.ldpPerUser ? str("per-user") : str("aggregate");
+    DPX_TRY(text(mech, "ldp_simulator", simulator));
+    if (simulator != QLatin1String("per-user") && simulator != QLatin1String("aggregate")) {
+        return keyError("ldp_simulator", QStringLiteral("expected aggregate or per-user"));
+    }
+    s.ldpPerUser = simulator == QLatin1String("per-user");
     DPX_TRY(text(lp, "objective", s.lpObjective));
     if (const QJsonValue v = lp.value(QStringLiteral("constraints")); !v.isUndefined()) {
         if (!v.isArray()) {
@@ -765,8 +822,8 @@ unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
         f |= DataChanged;
     }
     if (a.mechanism != b.mechanism || a.epsilon != b.epsilon || a.delta != b.delta ||
-        a.calibration != b.calibration || a.countN != b.countN ||
-        a.lpObjective != b.lpObjective || a.lpConstraints != b.lpConstraints ||
+        a.calibration != b.calibration || a.countN != b.countN || a.ldpBits != b.ldpBits ||
+        a.ldpPerUser != b.ldpPerUser || a.lpObjective != b.lpObjective || a.lpConstraints != b.lpConstraints ||
         a.lpBinomialP != b.lpBinomialP || a.lpMinDiagonal != b.lpMinDiagonal) {
         f |= MechanismChanged;
     }

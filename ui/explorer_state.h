@@ -17,6 +17,7 @@
 #include "core/expected.h"
 #include "core/gaussian_mechanism.h"
 #include "core/histogram.h"
+#include "core/ldp.h"
 #include "core/metrics.h"
 
 namespace dpx::ui {
@@ -34,18 +35,35 @@ enum class MechanismChoice {
     CountLaplace,       // Laplace rounded and clamped to {0..n}
     CountGaussian,      // Gaussian rounded and clamped to {0..n}: (ε, δ) only
     CountOptimal,       // LP design
+    // Local protocols (core/ldp.h): every record is one person who randomises their own value
+    // before it leaves their device; the collector estimates the histogram from the reports.
+    LocalRR,        // binary randomized response (2 bins)
+    LocalGRR,       // generalized RR / direct encoding
+    LocalOUE,       // optimal unary encoding
+    LocalSUE,       // symmetric unary encoding (basic RAPPOR)
+    LocalOLH,       // optimal local hashing
+    LocalHRR,       // Hadamard randomized response
+    LocalDBitFlip,  // Microsoft's dBitFlip (seed 002), ldpBits buckets per user
 };
 const char* mechanismChoiceId(MechanismChoice m);  // "laplace", ..., "count-optimal"
 QString mechanismChoiceTitle(MechanismChoice m);   // "Laplace", ..., "Optimal (LP)"
 Expected<MechanismChoice> mechanismChoiceFromId(const QString& id);
 bool isCountMechanism(MechanismChoice m);
 bool usesDelta(MechanismChoice m);  // Gaussian and CountGaussian
+bool isLocalMechanism(MechanismChoice m);
+// The core protocol of a local mechanism (precondition: isLocalMechanism(m)).
+ldp::Protocol localProtocolOf(MechanismChoice m);
 inline constexpr MechanismChoice kAllMechanismChoices[] = {
     MechanismChoice::Laplace,          MechanismChoice::Geometric,
     MechanismChoice::Gaussian,         MechanismChoice::CountGeometric,
     MechanismChoice::CountExplicitFair, MechanismChoice::CountUniform,
     MechanismChoice::CountLaplace,     MechanismChoice::CountGaussian,
-    MechanismChoice::CountOptimal};
+    MechanismChoice::CountOptimal,     MechanismChoice::LocalRR,
+    MechanismChoice::LocalGRR,         MechanismChoice::LocalOUE,
+    MechanismChoice::LocalSUE,         MechanismChoice::LocalOLH,
+    MechanismChoice::LocalHRR,         MechanismChoice::LocalDBitFlip};
+// Largest dBitFlip d the window accepts (it must also be at most the number of bins).
+inline constexpr int kMaxLdpBits = 1024;
 
 enum class BinningChoice { Auto, EqualWidth, Integer, Categories, Edges };
 // "auto", "equal-width", "integer", "categories", "edges"
@@ -123,6 +141,11 @@ struct ExplorerState {
     EstimatorKind estimator = EstimatorKind::Identity;
     std::uint64_t seed = 1;
     int countN = 0;  // group size n of count mechanisms; 0: the largest bin count
+    // Local protocols: dBitFlip's d (buckets reported per user), and whether every report is
+    // simulated (per user) instead of the collector's counts drawn directly (aggregate, exact in
+    // distribution; the default, fast for any N).
+    int ldpBits = 1;
+    bool ldpPerUser = false;
 
     // LP of CountOptimal.
     QString lpObjective = QStringLiteral("l0");  // l0, l1, l2, l0d:D, minimax-...
@@ -135,7 +158,7 @@ struct ExplorerState {
     bool matrixLog = false;  // heatmap colour scale: log10
     Scale scale = Scale::Counts;
     bool dark = false;
-    QString tab = QStringLiteral("histogram");  // histogram, matrix, errors, risk, tradeoff, budget
+    QString tab = QStringLiteral("histogram");  // histogram, …, budget, ldp-experiment
 
     // Trade-off tab: the curves drawn ("laplace:clamp", see ui/tradeoff_view.h), the metric, the
     // x axis (ε, or the population N at the current ε) and the grids (log-spaced).

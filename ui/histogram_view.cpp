@@ -144,7 +144,8 @@ void HistogramView::setRelease(const ReleaseResult& r, EstimatorKind estimator, 
     trueBars->setPen(Qt::NoPen);
     trueBars->setBrush(over(truthColour, 170, base));
     noisyBars_ = new QCPBars(plot_->xAxis, plot_->yAxis);
-    noisyBars_->setName(tr("noisy draw (seeded simulation)"));
+    noisyBars_->setName(r.local ? tr("collector's estimate from the simulated reports")
+                                : tr("noisy draw (seeded simulation)"));
     noisyBars_->setPen(QPen(noisyColour.darker(130)));
     // Overlay: lighter, and narrower than the true bars so their tops stay visible beside it.
     noisyBars_->setBrush(over(noisyColour, overlay ? 140 : 200, base));
@@ -168,7 +169,7 @@ void HistogramView::setRelease(const ReleaseResult& r, EstimatorKind estimator, 
     noisyBars_->setData(x, noisy, true);
     // 95% interval of the noisy value, around the truth.
     auto* band = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
-    band->setName(tr("95% range of a noisy bin"));
+    band->setName(r.bandText.isEmpty() ? tr("95% range of a noisy bin") : r.bandText);
     band->setDataPlottable(trueBars);
     band->setData(lo, hi);
     band->setPen(QPen(pal.color(QPalette::WindowText), 1));

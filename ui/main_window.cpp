@@ -34,6 +34,7 @@
 #include "ui/engine.h"
 #include "ui/errors_view.h"
 #include "ui/histogram_view.h"
+#include "ui/ldp_experiment_view.h"
 #include "ui/matrix_view.h"
 #include "ui/mechanism_panel.h"
 #include "ui/pg_dialog.h"
@@ -48,7 +49,8 @@ namespace dpx::ui {
 namespace {
 const QString kTabIds[] = {QStringLiteral("histogram"), QStringLiteral("matrix"),
                            QStringLiteral("errors"), QStringLiteral("risk"),
-                           QStringLiteral("tradeoff"), QStringLiteral("budget")};
+                           QStringLiteral("tradeoff"), QStringLiteral("budget"),
+                           QStringLiteral("ldp-experiment")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
 
@@ -99,6 +101,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     risk_ = new RiskView;
     tradeoff_ = new TradeoffView(engine_->runner());
     budget_ = new BudgetView;
+    ldpExperiment_ = new LdpExperimentView(engine_->runner());
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
@@ -107,6 +110,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(risk_, tr("&Risk"));
     tabs_->addTab(tradeoff_, tr("&Trade-off"));
     tabs_->addTab(budget_, tr("&Budget"));
+    tabs_->addTab(ldpExperiment_, tr("&Local DP experiment"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
@@ -118,6 +122,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                "meeting an accuracy target"));
     tabs_->setTabToolTip(5, tr("Split one total (ε, δ) across several histograms, with basic or "
                                "zCDP composition, and see each one's expected error"));
+    tabs_->setTabToolTip(6, tr("Seed 002's telemetry experiment: local protocols run by n users, "
+                               "histogram error and Wasserstein distance against n and ε"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -233,14 +239,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
     });
     connect(tradeoff_, &TradeoffView::configurationChosen, this,
-            [this](TradeoffMechanism m, EstimatorKind e, double epsilon) {
+            [this](MechanismChoice m, int bits, EstimatorKind e, double epsilon) {
                 ExplorerState s = doc_->state();
-                s.mechanism = mechanismChoiceOf(m);
+                s.mechanism = m;
+                if (m == MechanismChoice::LocalDBitFlip) {
+                    s.ldpBits = bits;
+                }
                 s.estimator = e;
                 s.epsilon = epsilon;
                 const Status st = doc_->apply(
                     s, tr("use %1:%2 at ε = %3")
-                           .arg(QString::fromLatin1(tradeoffMechanismName(m)),
+                           .arg(configIdOf(s).value_or(mechanismChoiceTitle(m)).section(QLatin1Char(':'), 0, 0),
                                 QString::fromLatin1(estimatorName(e)),
                                 QString::number(epsilon, 'g', 6)));
                 statusBar()->showMessage(
@@ -257,7 +266,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         (void)doc_->apply(s, tr("error scale"));
     });
     connect(tradeoff_, &TradeoffView::exportPlotRequested, this, &MainWindow::exportPlot);
+    connect(ldpExperiment_, &LdpExperimentView::exportPlotRequested, this,
+            &MainWindow::exportPlot);
     connect(tradeoff_, &TradeoffView::curvesUpdated, this, &MainWindow::tryScreenshot);
+    connect(ldpExperiment_, &LdpExperimentView::finished, this, &MainWindow::tryScreenshot);
     connect(tradeoff_, &TradeoffView::settingsEdited, this, [this] {
         ExplorerState s = doc_->state();
         tradeoff_->writeSettings(s);
@@ -450,7 +462,15 @@ void MainWindow::showRelease(const ReleaseResult& r) {
         errors_->setMessage(r.error);
         statusText_->setText(r.error);
     } else {
-        if (r.matrix) {
+        if (r.local) {
+            QStringList labels;
+            for (const QString& l : r.labels) {
+                labels << l;
+            }
+            matrix_->setLocalMechanism(r.reportMatrix ? &*r.reportMatrix : nullptr,
+                                       r.mechanismTitle, s.epsilon, labels, r.localDetails,
+                                       r.reportMatrixWhy);
+        } else if (r.matrix) {
             MatrixInfo info{r.mechanismTitle, s.epsilon,
                             usesDelta(s.mechanism) ? std::optional<double>(s.delta)
                                                    : std::nullopt};
@@ -507,6 +527,10 @@ void MainWindow::showErrors() {
     if (r.count) {
         d.note = tr("Count mechanisms: outputs already lie in 0…n, so Clamp equals Identity; "
                     "NoiseFirst does not apply.");
+    } else if (r.local) {
+        d.note = tr("Local protocol: Resize projects the estimate onto the known total N (the "
+                    "number of reports); NoiseFirst does not apply. Monte Carlo repeats the "
+                    "whole collection.");
     }
     errors_->setData(d);
 }
@@ -611,6 +635,8 @@ QCustomPlot* MainWindow::currentPlot() const {
             return tradeoff_->plot();
         case 5:
             return budget_->plot();
+        case 6:
+            return ldpExperiment_->plot();
     }
     return nullptr;
 }
@@ -886,6 +912,10 @@ void MainWindow::tryScreenshot() {
     if (tabs_->currentWidget() == tradeoff_ &&
         (!tradeoff_->firstPassDone() || tradeoff_->computing())) {
         return;  // wait for every curve, refined (curvesUpdated calls again)
+    }
+    if (tabs_->currentWidget() == ldpExperiment_ &&
+        (ldpExperiment_->isRunning() || ldpExperiment_->points().empty())) {
+        return;  // wait for the whole experiment (finished calls again)
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();

@@ -509,6 +509,8 @@ void MatrixView::buildUi() {
     stack_->addWidget(matrixPage_);
     stack_->addWidget(noise_);
     stack_->addWidget(messagePage);
+    setupLocalPage();
+    stack_->addWidget(localPage_);
 
     auto* mainColumn = new QVBoxLayout;
     mainColumn->addLayout(header);
@@ -791,19 +793,20 @@ QColor MatrixView::logZeroColor() const {
 }
 
 void MatrixView::applyPalette() {
-    for (QCustomPlot* plot : {heatmap_, profile_, noise_}) {
+    for (QCustomPlot* plot : {heatmap_, profile_, noise_, localPlot_}) {
         stylePlot(plot, palette());
     }
     QCPColorGradient g = colorMap_->gradient();
     g.setNanColor(logZeroColor());
     colorMap_->setGradient(g);
+    localMap_->setGradient(g);
     const QColor fg = palette().color(QPalette::WindowText);
     noiseTitle_->setTextColor(fg);
     profileTitle_->setTextColor(fg);
     lpWarning_->setStyleSheet(isDark(palette()) ? QStringLiteral("color:#ffb74d;")
                                                 : QStringLiteral("color:#a15c00;"));
     styleChip(l0Badge_, ChipStyle::Plain, palette());
-    for (QCustomPlot* plot : {heatmap_, profile_, noise_}) {
+    for (QCustomPlot* plot : {heatmap_, profile_, noise_, localPlot_}) {
         replotWhenVisible(plot, QCustomPlot::rpQueuedReplot);
     }
 }
@@ -824,7 +827,7 @@ void MatrixView::showPage(Page page) {
     const bool matrix = page == Page::Matrix;
     inputLabel_->setVisible(matrix);
     input_->setVisible(matrix);
-    logBox_->setVisible(page != Page::Message);
+    logBox_->setVisible(page != Page::Message && (page != Page::Local || report_.has_value()));
     if (page == Page::Noise) {
         logBox_->setText(tr("Log y axis"));
         logBox_->setToolTip(
@@ -850,6 +853,8 @@ QCustomPlot* MatrixView::currentPlot() const {
             return heatmap_;
         case Page::Noise:
             return noise_;
+        case Page::Local:
+            return report_ ? localPlot_ : nullptr;
         case Page::Message:
             break;
     }
@@ -859,6 +864,7 @@ QCustomPlot* MatrixView::currentPlot() const {
 void MatrixView::setMessage(const QString& text) {
     mech_.reset();
     noiseLaw_.reset();
+    report_.reset();
     selected_ = -1;
     message_->setText(text.isEmpty() ? tr("Nothing to show.") : text);
     title_->clear();
@@ -881,6 +887,7 @@ void MatrixView::setLpResult(const dpx::CountLpResult& lp, const MatrixInfo& inf
 void MatrixView::setCountMechanism(const dpx::CountMechanism& m, const MatrixInfo& info,
                                    const dpx::CountLpResult* lp) {
     noiseLaw_.reset();
+    report_.reset();
     title_->setText(info.title);
     if (lp && (lp->status != dpx::LpStatus::Optimal || !lp->mechanism)) {
         mech_.reset();
@@ -1035,6 +1042,8 @@ void MatrixView::setLogScale(bool on) {
         updateSelection();
     } else if (noiseLaw_) {
         drawNoise();
+    } else if (report_) {
+        fillLocalHeatmap();
     }
 }
 
@@ -1282,8 +1291,188 @@ void MatrixView::updateLpStatus(const dpx::CountLpResult* lp) {
 
 // ---- noise distributions ----------------------------------------------------------------------
 
+// ---- local protocols -------------------------------------------------------------------------
+
+void MatrixView::setupLocalPage() {
+    localPage_ = new QWidget;
+    localVerdict_ = makeChip(QStringLiteral("localPrivacyBadge"));
+    localPlot_ = new QCustomPlot;
+    localPlot_->setObjectName(QStringLiteral("localReportPlot"));
+    localPlot_->setMinimumSize(420, 260);
+    localPlot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    localPlot_->yAxis->setRangeReversed(true);
+    localPlot_->xAxis->grid()->setVisible(false);
+    localPlot_->yAxis->grid()->setVisible(false);
+    localPlot_->axisRect()->setupFullAxesBox(false);
+    localPlot_->xAxis2->setTicks(false);
+    localPlot_->yAxis2->setTicks(false);
+    localMap_ = new QCPColorMap(localPlot_->xAxis, localPlot_->yAxis);
+    localMap_->setInterpolate(false);
+    localMap_->setTightBoundary(false);
+    localScale_ = new QCPColorScale(localPlot_);
+    localScale_->setType(QCPAxis::atRight);
+    localScale_->setBarWidth(14);
+    localScale_->setRangeDrag(false);
+    localScale_->setRangeZoom(false);
+    localPlot_->plotLayout()->addElement(0, 1, localScale_);
+    localMap_->setColorScale(localScale_);
+    QCPColorGradient g = viridis();
+    g.setNanHandling(QCPColorGradient::nhNanColor);
+    g.setNanColor(logZeroColor());
+    localMap_->setGradient(g);
+    auto* margins = new QCPMarginGroup(localPlot_);
+    localPlot_->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    localScale_->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    localDetails_ = new QLabel;
+    localDetails_->setObjectName(QStringLiteral("localDetails"));
+    localDetails_->setWordWrap(true);
+    localDetails_->setTextFormat(Qt::PlainText);
+    localDetails_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* badgeRow = new QHBoxLayout;
+    badgeRow->addWidget(localVerdict_);
+    badgeRow->addStretch(1);
+    auto* layout = new QVBoxLayout(localPage_);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(badgeRow);
+    layout->addWidget(localPlot_, 1);
+    layout->addWidget(localDetails_);
+}
+
+void MatrixView::setLocalMechanism(const dpx::ldp::ReportMatrix* m, const QString& title,
+                                   double epsilon, const QStringList& valueLabels,
+                                   const QString& details, const QString& why) {
+    mech_.reset();
+    noiseLaw_.reset();
+    selected_ = -1;
+    updateLpStatus(nullptr);
+    title_->setText(title);
+    localEpsilon_ = epsilon;
+    QString text = details;
+    if (!m) {
+        report_.reset();
+        localPlot_->setVisible(false);
+        localVerdict_->setText(tr("ε-local DP by construction (report matrix not enumerated)"));
+        styleChip(localVerdict_, ChipStyle::Neutral);
+        localVerdict_->setToolTip(
+            tr("The report space of this protocol is too large to list as a matrix here (%1); "
+               "its privacy follows from the report probabilities below.")
+                .arg(why));
+        localDetails_->setText(text + QStringLiteral("\n\n") +
+                               tr("No report matrix to show: %1.").arg(why));
+        showPage(Page::Local);
+        return;
+    }
+    report_ = *m;
+    localPlot_->setVisible(true);
+    const double achieved = dpx::ldp::localEpsilonOf(*m);
+    const QString meaning =
+        tr("Achieved local ε is the largest ln(P[r | v] / P[r | v′]) over all reports r and "
+           "all pairs of values v, v′: every report is at most e^ε times more likely for one "
+           "person's value than for any other value.");
+    if (achieved <= epsilon * (1 + 1e-12)) {
+        localVerdict_->setText(tr("ε-local DP ✓ (achieved ε = %1)").arg(num(achieved, 4)));
+        styleChip(localVerdict_, ChipStyle::Good);
+    } else {
+        localVerdict_->setText(std::isinf(achieved)
+                                   ? tr("NOT ε-local DP: achieved ε = ∞")
+                                   : tr("NOT ε-local DP: achieved ε = %1 > %2")
+                                         .arg(num(achieved, 6), num(epsilon, 6)));
+        styleChip(localVerdict_, ChipStyle::Bad);
+    }
+    localVerdict_->setToolTip(meaning);
+    // Axes: values (the bins) across, reports down; labelled when few enough to read.
+    const int values = m->p.empty() ? 0 : static_cast<int>(m->p.front().size());
+    const int reports = static_cast<int>(m->p.size());
+    auto xt = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    const int xStep = std::max(1, values / 16);
+    for (int j = 0; j < values; j += xStep) {
+        xt->addTick(j, j < valueLabels.size() ? valueLabels[j] : QString::number(j));
+    }
+    localPlot_->xAxis->setTicker(xt);
+    localPlot_->xAxis->setLabel(tr("person's true value (bin)"));
+    auto yt = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    const int yStep = std::max(1, reports / 24);
+    for (int r = 0; r < reports; r += yStep) {
+        yt->addTick(r, QString::fromStdString(m->reportLabels[static_cast<std::size_t>(r)]));
+    }
+    localPlot_->yAxis->setTicker(yt);
+    localPlot_->yAxis->setLabel(tr("report sent to the collector"));
+    localPlot_->xAxis->setRange(-0.5, values - 0.5);
+    localPlot_->yAxis->setRange(-0.5, reports - 0.5);
+    localDetails_->setText(text);
+    fillLocalHeatmap();
+    showPage(Page::Local);
+}
+
+void MatrixView::fillLocalHeatmap() {
+    if (!report_ || report_->p.empty()) {
+        return;
+    }
+    const auto& p = report_->p;
+    const int reports = static_cast<int>(p.size());
+    const int values = static_cast<int>(p.front().size());
+    QCPColorMapData* cells = localMap_->data();
+    cells->setSize(values, reports);
+    cells->setRange(QCPRange(0, std::max(values - 1, 1)), QCPRange(0, std::max(reports - 1, 1)));
+    double hi = 0, minPositive = 1;
+    for (const auto& row : p) {
+        for (double v : row) {
+            hi = std::max(hi, v);
+            if (v > 0) {
+                minPositive = std::min(minPositive, v);
+            }
+        }
+    }
+    if (!log_) {
+        for (int r = 0; r < reports; ++r) {
+            for (int j = 0; j < values; ++j) {
+                cells->setCell(j, r, p[static_cast<std::size_t>(r)][static_cast<std::size_t>(j)]);
+            }
+        }
+        localMap_->setDataRange(QCPRange(0, hi > 0 ? hi : 1));
+        localScale_->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        localScale_->axis()->setLabel(tr("P[report | value]"));
+    } else {
+        const double lf = std::log10(std::max(minPositive, kLogFloor));
+        for (int r = 0; r < reports; ++r) {
+            for (int j = 0; j < values; ++j) {
+                const double v = p[static_cast<std::size_t>(r)][static_cast<std::size_t>(j)];
+                cells->setCell(j, r, v > 0 ? std::max(std::log10(v), lf) : kNaN);
+            }
+        }
+        double top = std::log10(std::max(hi, kLogFloor));
+        double lo = lf;
+        if (top - lo < 1) {
+            lo = top - 1;
+        }
+        localMap_->setDataRange(QCPRange(lo, top));
+        auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+        for (int k = static_cast<int>(std::floor(top + 1e-9));
+             k >= static_cast<int>(std::ceil(lo - 1e-9)); --k) {
+            ticker->addTick(k, decadeLabel(k));
+        }
+        ticker->setSubTickCount(0);
+        localScale_->axis()->setTicker(ticker);
+        localScale_->axis()->setLabel(tr("P[report | value] (log scale)"));
+    }
+    replotWhenVisible(localPlot_);
+}
+
+QString MatrixView::localVerdictText() const {
+    return localVerdict_->text();
+}
+
+double MatrixView::localCellValue(int j, int r) const {
+    if (!report_ || r < 0 || j < 0 || r >= static_cast<int>(report_->p.size()) ||
+        j >= static_cast<int>(report_->p.front().size())) {
+        return kNaN;
+    }
+    return localMap_->data()->cell(j, r);
+}
+
 void MatrixView::setNoiseDistribution(const dpx::NoiseDistribution& noise, const QString& title) {
     mech_.reset();
+    report_.reset();
     selected_ = -1;
     noiseLaw_ = noise;
     title_->setText(title);

@@ -18,6 +18,7 @@
 
 #include "core/count_lp.h"
 #include "core/count_mechanism.h"
+#include "core/ldp.h"
 #include "core/noise_distribution.h"
 
 class QCheckBox;
@@ -61,7 +62,7 @@ struct LpSettings {
 class MatrixView : public QWidget {
     Q_OBJECT
 public:
-    enum class Page { Matrix, Noise, Message };
+    enum class Page { Matrix, Noise, Message, Local };
 
     // Entries below this are drawn at this value on the log colour scale (exact zeros are drawn in
     // a separate grey, see logZeroColor()).
@@ -79,6 +80,12 @@ public:
     void setLpResult(const dpx::CountLpResult& lp, const MatrixInfo& info);
     // Histogram mechanisms: the law of the noise added to each bin (badges hidden).
     void setNoiseDistribution(const dpx::NoiseDistribution& noise, const QString& title);
+    // Local protocols: the report matrix P[report | value] as a heatmap with its verified local ε
+    // (core/ldp.h localEpsilonOf), or, when the report space is too large to enumerate (`m` null),
+    // the protocol's constants and `why`. `valueLabels` name the columns (the bins).
+    void setLocalMechanism(const dpx::ldp::ReportMatrix* m, const QString& title, double epsilon,
+                           const QStringList& valueLabels, const QString& details,
+                           const QString& why);
     // Empty or error state: a centred message replaces the plots.
     void setMessage(const QString& text);
 
@@ -129,6 +136,10 @@ public:
     QString lpStatusText() const;
     QString lpWarningText() const;
     QString messageText() const;
+    QCustomPlot* localPlot() const { return localPlot_; }
+    QString localVerdictText() const;
+    // The local heatmap's data value of cell (value j, report r) as drawn (log10 in log mode).
+    double localCellValue(int j, int r) const;
 
 Q_SIGNALS:
     void logScaleToggled(bool on);
@@ -161,6 +172,8 @@ private:
     // data
     std::optional<dpx::CountMechanism> mech_;
     std::optional<dpx::NoiseDistribution> noiseLaw_;
+    std::optional<dpx::ldp::ReportMatrix> report_;
+    double localEpsilon_ = 1;
     double logFloor_ = kLogFloor;
     double maxEntry_ = 1;
     int selected_ = -1;
@@ -199,6 +212,14 @@ private:
     QCPGraph* noiseCurve_ = nullptr;
     QLabel* message_ = nullptr;
     QPoint pressPos_;
+    QWidget* localPage_ = nullptr;
+    QCustomPlot* localPlot_ = nullptr;
+    QCPColorMap* localMap_ = nullptr;
+    QCPColorScale* localScale_ = nullptr;
+    QLabel* localVerdict_ = nullptr;
+    QLabel* localDetails_ = nullptr;
+    void setupLocalPage();
+    void fillLocalHeatmap();
 
     // LP panel
     QScrollArea* lpPanel_ = nullptr;

@@ -48,7 +48,13 @@ QString plainReading(const ExplorerState& s) {
     const QString post = posterior < 99.95 ? QString::number(posterior, 'f', 1)
                                            : QStringLiteral("99.9+");
     QString text;
-    if (withDelta) {
+    if (isLocalMechanism(s.mechanism)) {
+        text = QObject::tr("ε = %1, local: each person randomises their own value on their "
+                           "device, so any report is at most %2× more (or less) likely for one "
+                           "value than for any other. No one, not even the collector, sees the "
+                           "true value.")
+                   .arg(eps, times);
+    } else if (withDelta) {
         text = QObject::tr("(ε, δ) = (%1, %2): adding or changing one person's data makes any "
                            "set of outcomes at most %3× more likely, plus at most δ.")
                    .arg(eps, formatParameter(s.delta), times);
@@ -83,6 +89,8 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     for (MechanismChoice m : kAllMechanismChoices) {
         if (m == MechanismChoice::CountGeometric) {
             addHeading(mechanism_, tr("Count mechanisms (matrix)"));
+        } else if (m == MechanismChoice::LocalRR) {
+            addHeading(mechanism_, tr("Local protocols (each person randomises)"));
         }
         mechanism_->addItem(QStringLiteral("  ") + mechanismChoiceTitle(m),
                             QString::fromLatin1(mechanismChoiceId(m)));
@@ -119,6 +127,23 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     groupSize_->setToolTip(tr("n: the largest possible count of a bin (the group size). The "
                               "matrix is (n+1)×(n+1); every bin count must be ≤ n."));
     groupSizeLabel_ = new QLabel(tr("Group size n"));
+    ldpBits_ = new QSpinBox;
+    ldpBits_->setObjectName(QStringLiteral("ldpBitsBox"));
+    ldpBits_->setRange(1, kMaxLdpBits);
+    ldpBits_->setToolTip(tr("dBitFlip: each person reports one noisy bit for each of d buckets "
+                            "sampled at random (d ≤ the number of bins). More bits per person "
+                            "lower the error; seed 002 compares d = 1, 2 and 4."));
+    ldpBitsLabel_ = new QLabel(tr("Bits per person d"));
+    ldpSimulator_ = new QComboBox;
+    ldpSimulator_->setObjectName(QStringLiteral("ldpSimulatorBox"));
+    ldpSimulator_->addItem(tr("Collector's counts (fast, same distribution)"),
+                           QStringLiteral("aggregate"));
+    ldpSimulator_->addItem(tr("Every report, person by person"), QStringLiteral("per-user"));
+    ldpSimulator_->setToolTip(
+        tr("How the collection is simulated. Both give the same distribution of the estimate: "
+           "the first draws the collector's totals directly (binomial and multinomial draws), "
+           "the second generates every person's report (up to 20 million people)."));
+    ldpSimulatorLabel_ = new QLabel(tr("Simulation"));
     seed_ = new QLineEdit;
     seed_->setToolTip(tr("Seed of the simulated noisy draw: the same seed gives the same draw."));
     newDraw_ = new QPushButton(tr("New draw"));
@@ -144,6 +169,8 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     form->addRow(tr("δ"), delta_);
     form->addRow(tr("Calibration"), calibration_);
     form->addRow(groupSizeLabel_, groupSize_);
+    form->addRow(ldpBitsLabel_, ldpBits_);
+    form->addRow(ldpSimulatorLabel_, ldpSimulator_);
     form->addRow(tr("Estimator"), estimator_);
     form->addRow(tr("Seed"), seedRow);
     auto* layout = new QVBoxLayout(this);
@@ -184,6 +211,17 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
         s.countN = n;
         report(tr("Group size"), doc_->apply(s, tr("change group size"), QStringLiteral("n")));
     });
+    connect(ldpBits_, &QSpinBox::valueChanged, this, [this](int d) {
+        ExplorerState s = doc_->state();
+        s.ldpBits = d;
+        report(tr("Bits per person"), doc_->apply(s, tr("change bits per person"),
+                                                  QStringLiteral("ldpBits")));
+    });
+    connect(ldpSimulator_, &QComboBox::activated, this, [this](int index) {
+        ExplorerState s = doc_->state();
+        s.ldpPerUser = ldpSimulator_->itemData(index).toString() == QLatin1String("per-user");
+        report(tr("Simulation"), doc_->apply(s, tr("choose simulation")));
+    });
     connect(seed_, &QLineEdit::editingFinished, this, [this] {
         bool ok = false;
         const quint64 v = seed_->text().trimmed().toULongLong(&ok);
@@ -220,7 +258,8 @@ void MechanismPanel::report(const QString& field, const Status& st) {
 }
 
 void MechanismPanel::showState(const ExplorerState& s) {
-    const QSignalBlocker b1(mechanism_), b2(calibration_), b3(estimator_), b4(groupSize_);
+    const QSignalBlocker b1(mechanism_), b2(calibration_), b3(estimator_), b4(groupSize_),
+        b5(ldpBits_), b6(ldpSimulator_);
     mechanism_->setCurrentIndex(
         mechanism_->findData(QString::fromLatin1(mechanismChoiceId(s.mechanism))));
     epsilon_->setValue(s.epsilon);
@@ -233,6 +272,24 @@ void MechanismPanel::showState(const ExplorerState& s) {
     groupSize_->setValue(s.countN);
     groupSize_->setEnabled(isCountMechanism(s.mechanism));
     groupSizeLabel_->setEnabled(isCountMechanism(s.mechanism));
+    const bool local = isLocalMechanism(s.mechanism);
+    const bool dbitflip = s.mechanism == MechanismChoice::LocalDBitFlip;
+    ldpBits_->setValue(s.ldpBits);
+    ldpBits_->setVisible(dbitflip);
+    ldpBitsLabel_->setVisible(dbitflip);
+    ldpSimulator_->setCurrentIndex(s.ldpPerUser ? 1 : 0);
+    ldpSimulator_->setVisible(local);
+    ldpSimulatorLabel_->setVisible(local);
+    groupSize_->setVisible(!local);
+    groupSizeLabel_->setVisible(!local);
+    // NoiseFirst's rule is derived for Laplace noise: not offered for local estimates.
+    if (auto* model = qobject_cast<QStandardItemModel*>(estimator_->model())) {
+        const int nf = estimator_->findData(
+            QString::fromLatin1(estimatorName(EstimatorKind::NoiseFirst)));
+        if (QStandardItem* item = model->item(nf)) {
+            item->setEnabled(!local);
+        }
+    }
     if (!seed_->hasFocus()) {
         seed_->setText(QString::number(s.seed));
     }

@@ -29,6 +29,9 @@ public:
     QComboBox* mechanismBox() const { return mechanism_; }
     QLabel* messageLabel() const { return message_; }
     QLabel* readingLabel() const { return reading_; }
+    QSpinBox* ldpBitsBox() const { return ldpBits_; }
+    QComboBox* ldpSimulatorBox() const { return ldpSimulator_; }
+    QComboBox* estimatorBox() const { return estimator_; }
 
 private:
     void showState(const ExplorerState& s);
@@ -42,6 +45,10 @@ private:
     QComboBox* estimator_;
     QSpinBox* groupSize_;
     QLabel* groupSizeLabel_;
+    QSpinBox* ldpBits_;
+    QLabel* ldpBitsLabel_;
+    QComboBox* ldpSimulator_;
+    QLabel* ldpSimulatorLabel_;
     QLineEdit* seed_;
     QPushButton* newDraw_;
     QLabel* message_;

@@ -33,11 +33,43 @@ namespace dpx::ui {
 
 namespace {
 
-constexpr TradeoffMechanism kMechanisms[] = {
-    TradeoffMechanism::Laplace,        TradeoffMechanism::Geometric,
-    TradeoffMechanism::Gaussian,       TradeoffMechanism::CountGeometric,
-    TradeoffMechanism::CountExplicitFair, TradeoffMechanism::CountOptimal,
+// The rows of the configuration grid: the central mechanisms, then the local protocols (issue #7;
+// dBitFlip with one bit per user, seed 002's d = 1).
+struct Row {
+    TradeoffMechanism mechanism;
+    ldp::Protocol protocol = ldp::Protocol::GRR;  // Local rows
+    std::size_t bits = 1;
 };
+constexpr Row kMechanisms[] = {
+    {TradeoffMechanism::Laplace},
+    {TradeoffMechanism::Geometric},
+    {TradeoffMechanism::Gaussian},
+    {TradeoffMechanism::CountGeometric},
+    {TradeoffMechanism::CountExplicitFair},
+    {TradeoffMechanism::CountOptimal},
+    {TradeoffMechanism::Local, ldp::Protocol::RR},
+    {TradeoffMechanism::Local, ldp::Protocol::GRR},
+    {TradeoffMechanism::Local, ldp::Protocol::OUE},
+    {TradeoffMechanism::Local, ldp::Protocol::SUE},
+    {TradeoffMechanism::Local, ldp::Protocol::OLH},
+    {TradeoffMechanism::Local, ldp::Protocol::HRR},
+    {TradeoffMechanism::Local, ldp::Protocol::DBitFlip, 1},
+};
+
+ldp::ProtocolSpec protocolOf(const Row& r) {
+    ldp::ProtocolSpec p;
+    p.protocol = r.protocol;
+    p.bits = r.bits;
+    return p;
+}
+
+// "laplace", …, "optimal", or the local protocol's configuration name ("oue", "dbitflip1").
+QString rowName(const Row& r) {
+    return r.mechanism == TradeoffMechanism::Local
+               ? QString::fromStdString(localProtocolConfigName(protocolOf(r)))
+               : QString::fromLatin1(tradeoffMechanismName(r.mechanism));
+}
+
 constexpr EstimatorKind kEstimators[] = {EstimatorKind::Identity, EstimatorKind::Clamp,
                                          EstimatorKind::Resize, EstimatorKind::NoiseFirst};
 constexpr std::size_t kNoCurve = std::numeric_limits<std::size_t>::max();
@@ -56,6 +88,24 @@ QString mechanismTitle(TradeoffMechanism m) {
             return QObject::tr("EM matrix");
         case TradeoffMechanism::CountOptimal:
             return QObject::tr("Optimal (LP)");
+        case TradeoffMechanism::Local:
+            return QObject::tr("Local");
+    }
+    return {};
+}
+
+QString rowTitle(const Row& r) {
+    if (r.mechanism != TradeoffMechanism::Local) {
+        return mechanismTitle(r.mechanism);
+    }
+    switch (r.protocol) {
+        case ldp::Protocol::RR: return QObject::tr("Local RR");
+        case ldp::Protocol::GRR: return QObject::tr("Local GRR");
+        case ldp::Protocol::OUE: return QObject::tr("Local OUE");
+        case ldp::Protocol::SUE: return QObject::tr("Local SUE");
+        case ldp::Protocol::OLH: return QObject::tr("Local OLH");
+        case ldp::Protocol::HRR: return QObject::tr("Local HRR");
+        case ldp::Protocol::DBitFlip: return QObject::tr("Local dBitFlip");
     }
     return {};
 }
@@ -76,9 +126,18 @@ QString estimatorTitle(EstimatorKind e) {
 
 // The id of a configuration in the view ("laplace:clamp", "optimal:identity"): the LP objective
 // comes from the document, so it is not part of the id.
-QString configId(TradeoffMechanism m, EstimatorKind e) {
-    return QString::fromLatin1(tradeoffMechanismName(m)) + QLatin1Char(':') +
-           QString::fromLatin1(estimatorName(e));
+QString configId(const Row& r, EstimatorKind e) {
+    return rowName(r) + QLatin1Char(':') + QString::fromLatin1(estimatorName(e));
+}
+
+// The row of a configuration (its mechanism and, for local ones, protocol and bits).
+Row rowOf(const TradeoffConfig& c) {
+    Row r{c.mechanism};
+    if (c.mechanism == TradeoffMechanism::Local) {
+        r.protocol = c.local.protocol;
+        r.bits = c.local.bits;
+    }
+    return r;
 }
 
 // Colour = mechanism, dash pattern = estimator.
@@ -96,8 +155,22 @@ QColor mechanismColour(TradeoffMechanism m) {
             return QColor(255, 127, 14);
         case TradeoffMechanism::CountOptimal:
             return QColor(140, 86, 75);
+        case TradeoffMechanism::Local:
+            return QColor(23, 190, 207);
     }
     return Qt::gray;
+}
+
+// Central mechanisms by mechanism; local protocols in shades of teal and pink.
+QColor rowColour(const Row& r) {
+    if (r.mechanism != TradeoffMechanism::Local) {
+        return mechanismColour(r.mechanism);
+    }
+    static const QColor shades[] = {QColor(23, 190, 207), QColor(0, 128, 128),
+                                    QColor(188, 189, 34), QColor(227, 119, 194),
+                                    QColor(127, 127, 127), QColor(84, 39, 143),
+                                    QColor(0, 90, 50)};
+    return shades[static_cast<int>(r.protocol) % 7];
 }
 
 Qt::PenStyle estimatorDash(EstimatorKind e) {
@@ -185,8 +258,38 @@ MechanismChoice mechanismChoiceOf(TradeoffMechanism m) {
             return MechanismChoice::CountExplicitFair;
         case TradeoffMechanism::CountOptimal:
             return MechanismChoice::CountOptimal;
+        case TradeoffMechanism::Local:
+            return MechanismChoice::LocalGRR;  // the protocol decides: see configIdOf
     }
     return MechanismChoice::Laplace;
+}
+
+std::optional<QString> configIdOf(const ExplorerState& s) {
+    if (isLocalMechanism(s.mechanism)) {
+        const Row r{TradeoffMechanism::Local, localProtocolOf(s.mechanism),
+                    static_cast<std::size_t>(s.ldpBits)};
+        return configId(r, s.estimator);
+    }
+    if (auto m = tradeoffMechanismOf(s.mechanism)) {
+        return configId(Row{*m}, s.estimator);
+    }
+    return std::nullopt;
+}
+
+MechanismChoice mechanismChoiceOf(const TradeoffConfig& c) {
+    if (c.mechanism != TradeoffMechanism::Local) {
+        return mechanismChoiceOf(c.mechanism);
+    }
+    switch (c.local.protocol) {
+        case ldp::Protocol::RR: return MechanismChoice::LocalRR;
+        case ldp::Protocol::GRR: return MechanismChoice::LocalGRR;
+        case ldp::Protocol::OUE: return MechanismChoice::LocalOUE;
+        case ldp::Protocol::SUE: return MechanismChoice::LocalSUE;
+        case ldp::Protocol::OLH: return MechanismChoice::LocalOLH;
+        case ldp::Protocol::HRR: return MechanismChoice::LocalHRR;
+        case ldp::Protocol::DBitFlip: return MechanismChoice::LocalDBitFlip;
+    }
+    return MechanismChoice::LocalGRR;
 }
 
 struct TradeoffView::CurveResult {
@@ -261,18 +364,23 @@ void TradeoffView::buildControls() {
     }
     checks_.assign(std::size(kMechanisms), {});
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
-        const TradeoffMechanism m = kMechanisms[i];
-        auto* name = new QLabel(mechanismTitle(m));
+        const Row& m = kMechanisms[i];
+        auto* name = new QLabel(rowTitle(m));
         QPalette pal = name->palette();
-        pal.setColor(QPalette::WindowText, mechanismColour(m));
+        pal.setColor(QPalette::WindowText, rowColour(m));
         name->setPalette(pal);
         grid->addWidget(name, static_cast<int>(i) + 1, 0);
         for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
             const EstimatorKind e = kEstimators[j];
             auto* c = new QCheckBox;
             c->setObjectName(QStringLiteral("tradeoff_") + configId(m, e).replace(QLatin1Char(':'), QLatin1Char('_')));
-            c->setToolTip(tr("%1 with the %2 estimator").arg(mechanismTitle(m), estimatorTitle(e)));
-            if (isCountTradeoffMechanism(m) &&
+            c->setToolTip(tr("%1 with the %2 estimator").arg(rowTitle(m), estimatorTitle(e)));
+            if (m.mechanism == TradeoffMechanism::Local && e == EstimatorKind::NoiseFirst) {
+                c->setEnabled(false);
+                c->setToolTip(tr("NoiseFirst is derived for Laplace noise: not for local "
+                                 "protocols"));
+            }
+            if (isCountTradeoffMechanism(m.mechanism) &&
                 (e == EstimatorKind::Clamp || e == EstimatorKind::NoiseFirst)) {
                 c->setEnabled(false);
                 c->setToolTip(e == EstimatorKind::Clamp
@@ -405,7 +513,9 @@ void TradeoffView::buildControls() {
     connect(solve_, &QPushButton::clicked, this, &TradeoffView::solveTarget);
     connect(useSolution_, &QPushButton::clicked, this, [this] {
         if (solved_ && solvedConfig_) {
-            Q_EMIT configurationChosen(solvedConfig_->mechanism, solvedConfig_->estimator,
+            Q_EMIT configurationChosen(mechanismChoiceOf(*solvedConfig_),
+                                       static_cast<int>(solvedConfig_->local.bits),
+                                       solvedConfig_->estimator,
                                        *solved_);
         }
     });
@@ -467,7 +577,8 @@ void TradeoffView::setSelectedConfigs(const QStringList& ids) {
 QCheckBox* TradeoffView::configCheckBox(TradeoffMechanism m, EstimatorKind e) const {
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
         for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
-            if (kMechanisms[i] == m && kEstimators[j] == e) {
+            if (kMechanisms[i].mechanism == m && m != TradeoffMechanism::Local &&
+                kEstimators[j] == e) {
                 return checks_[i][j];
             }
         }
@@ -620,8 +731,8 @@ void TradeoffView::setInputs(const TradeoffInputs& inputs) {
     }
     // The accuracy-first target follows the document's configuration when that changes.
     if (configChanged) {
-        if (auto m = tradeoffMechanismOf(inputs.state.mechanism)) {
-            const int idx = targetConfig_->findData(configId(*m, inputs.state.estimator));
+        if (auto id = configIdOf(inputs.state)) {
+            const int idx = targetConfig_->findData(*id);
             if (idx >= 0) {
                 targetConfig_->setCurrentIndex(idx);
             }
@@ -638,9 +749,13 @@ void TradeoffView::showEvent(QShowEvent* event) {
     startIfNeeded();
 }
 
-TradeoffConfig TradeoffView::configFor(TradeoffMechanism m, EstimatorKind e) const {
+TradeoffConfig TradeoffView::configFor(TradeoffMechanism m, EstimatorKind e,
+                                       const ldp::ProtocolSpec& local) const {
     TradeoffConfig c;
     c.mechanism = m;
+    if (m == TradeoffMechanism::Local) {
+        c.local = local;
+    }
     c.estimator = e;
     c.delta = inputs_.state.delta;
     c.calibration = inputs_.state.calibration;
@@ -718,7 +833,7 @@ void TradeoffView::startIfNeeded() {
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
         for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
             if (checks_[i][j]->isEnabled() && checks_[i][j]->isChecked()) {
-                configs_.push_back(configFor(kMechanisms[i], kEstimators[j]));
+                configs_.push_back(configFor(kMechanisms[i].mechanism, kEstimators[j], protocolOf(kMechanisms[i])));
                 curveIds_ << configId(kMechanisms[i], kEstimators[j]);
             }
         }
@@ -1037,7 +1152,7 @@ void TradeoffView::draw() {
             continue;
         }
         const TradeoffConfig& cfg = configs_[i];
-        const QColor colour = mechanismColour(cfg.mechanism);
+        const QColor colour = rowColour(rowOf(cfg));
         QVector<double> x, y, lo, hi;
         bool anyMc = false;
         for (const CurvePoint& p : curves_[i].points) {
@@ -1167,9 +1282,9 @@ void TradeoffView::drawMarkers() {
         label->setColor(c);
     }
     // The document's configuration at its ε (or its N, against population).
-    const auto mech = tradeoffMechanismOf(inputs_.state.mechanism);
-    for (std::size_t i = 0; mech && i < curves_.size(); ++i) {
-        if (configs_[i].mechanism != *mech || configs_[i].estimator != inputs_.state.estimator ||
+    const auto docId = configIdOf(inputs_.state);
+    for (std::size_t i = 0; docId && i < curves_.size(); ++i) {
+        if (configId(rowOf(configs_[i]), configs_[i].estimator) != *docId ||
             !curveErrors_[i].isEmpty()) {
             continue;
         }
@@ -1240,7 +1355,9 @@ void TradeoffView::onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMou
         return;
     }
     const double epsilon = gridAxis_ == Axis::Epsilon ? x : inputs_.state.epsilon;
-    Q_EMIT configurationChosen(configs_[curve].mechanism, configs_[curve].estimator, epsilon);
+    Q_EMIT configurationChosen(mechanismChoiceOf(configs_[curve]),
+                               static_cast<int>(configs_[curve].local.bits),
+                               configs_[curve].estimator, epsilon);
 }
 
 void TradeoffView::onMouseMove(QMouseEvent* event) {
@@ -1322,8 +1439,8 @@ void TradeoffView::rebuildTargetConfigs() {
     }
     int idx = targetConfig_->findData(previous);
     if (idx < 0 && haveInputs_) {
-        if (auto m = tradeoffMechanismOf(inputs_.state.mechanism)) {
-            idx = targetConfig_->findData(configId(*m, inputs_.state.estimator));
+        if (auto id = configIdOf(inputs_.state)) {
+            idx = targetConfig_->findData(*id);
         }
     }
     targetConfig_->setCurrentIndex(std::max(idx, 0));
@@ -1362,7 +1479,7 @@ void TradeoffView::solveTarget() {
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
         for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
             if (configId(kMechanisms[i], kEstimators[j]) == id) {
-                config = configFor(kMechanisms[i], kEstimators[j]);
+                config = configFor(kMechanisms[i].mechanism, kEstimators[j], protocolOf(kMechanisms[i]));
             }
         }
     }

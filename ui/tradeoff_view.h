@@ -38,6 +38,11 @@ class JobRunner;
 // back.
 std::optional<TradeoffMechanism> tradeoffMechanismOf(MechanismChoice m);
 MechanismChoice mechanismChoiceOf(TradeoffMechanism m);
+// The window mechanism of a configuration (local ones by protocol).
+MechanismChoice mechanismChoiceOf(const TradeoffConfig& c);
+// The view's id of the document's configuration ("laplace:clamp", "oue:identity",
+// "dbitflip2:resize"); nullopt for a mechanism the trade-off tab does not draw.
+std::optional<QString> configIdOf(const ExplorerState& s);
 
 // What the curves depend on: the document's state (mechanism parameters δ, calibration, n, LP
 // settings, error scale; the current configuration and ε are highlighted) and the loaded
@@ -118,8 +123,9 @@ public:
 
 Q_SIGNALS:
     // The user clicked a point (or used a solved ε): switch the document.
-    void configurationChosen(dpx::TradeoffMechanism mechanism, dpx::EstimatorKind estimator,
-                             double epsilon);
+    // `bits`: dBitFlip's d of a local configuration (1 otherwise).
+    void configurationChosen(dpx::ui::MechanismChoice mechanism, int bits,
+                             dpx::EstimatorKind estimator, double epsilon);
     void scaleToggled(dpx::Scale scale);
     void settingsEdited();
     void exportPlotRequested();
@@ -137,7 +143,8 @@ private:
     void startIfNeeded();
     void startCurve(std::size_t index, std::uint64_t trials);
     void deliver(std::size_t index, std::uint64_t generation, const CurveResult& r);
-    TradeoffConfig configFor(TradeoffMechanism m, EstimatorKind e) const;
+    TradeoffConfig configFor(TradeoffMechanism m, EstimatorKind e,
+                             const ldp::ProtocolSpec& local = {}) const;
     Status gridFromControls(std::vector<double>& grid) const;
     void recomputeFrontier();
     QStringList statisticalTies(const FrontierSegment& segment) const;
