@@ -2278,6 +2278,29 @@ void TestDpxCli::ldpErrors() {
         QVERIFY2(QString::fromUtf8(r.err).toLower().contains(QString::fromUtf8(needle).toLower()),
                  (QByteArray("stderr does not mention '") + needle + "'\n" + info).constData());
     }
+    // Every numeric option: NaN, infinity, negative, fractional (whole-number options) and
+    // trailing text are refused with a message that names the option.
+    const std::vector<std::pair<std::string, std::string>> numeric = {
+        {"domain", "--protocol oue --shape normal --users 100 --epsilon 1"},
+        {"users", "--protocol oue --shape normal --domain 8 --epsilon 1"},
+        {"epsilon", "--protocol oue --shape normal --domain 8 --users 100"},
+        {"trials", std::string(b) + "--protocol oue"},
+        {"seed", std::string(b) + "--protocol oue"},
+        {"threads", std::string(b) + "--protocol oue"},
+        {"range-samples", std::string(b) + "--protocol oue --queries ranges"},
+        {"attributes", "--protocol inpht:1 --shape uniform --users 100 --epsilon 1"},
+    };
+    for (const auto& [option, rest] : numeric) {
+        for (const char* value : {"nan", "inf", "-1", "0.5", "3x"}) {
+            // ε = 0.5 is valid; ε = 0 is the boundary case instead.
+            const std::string v = option == "epsilon" && value == std::string("0.5") ? "0" : value;
+            const std::string args = rest + " --" + option + " " + v;
+            const Run r = ldp(args.c_str());
+            const QByteArray info = QByteArray::fromStdString(args) + "\n" + describe(r);
+            QVERIFY2(r.exitCode == 2 && r.out.isEmpty(), info.constData());
+            QVERIFY2(r.err.contains(QByteArray::fromStdString("--" + option)), info.constData());
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDpxCli)
