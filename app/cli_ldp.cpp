@@ -50,7 +50,7 @@ constexpr std::uint64_t kMaxRanges = std::uint64_t{1} << 24;
 constexpr std::uint64_t kDefaultRangeSamples = 100'000;
 // Ranges handled at once (generated on the fly: all 2^24 ranges of D = 5792 would take 268 MB).
 constexpr std::size_t kRangeChunk = std::size_t{1} << 20;
-// expectedMaxAbsNormal evaluates D error functions at 4 001 points: about 1 s at D = 2^16.
+// expectedMaxAbsNormal evaluates D error functions at 4 001 points: a few seconds at D = 2^16.
 constexpr std::size_t kMaxDomainExpectedMax = std::size_t{1} << 16;
 constexpr std::array<double, 3> kQuantiles{0.25, 0.5, 0.75};
 constexpr double kZ95 = 1.959963984540054;
@@ -417,7 +417,7 @@ Expected<Truth> marginalTruth(const Args& a, unsigned attributes) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Range workloads (seed 001 §5.1): all D(D+1)/2 ranges (in allRanges' order, lo then hi), K
+// Range workloads (seed 001 §5.3.1): all D(D+1)/2 ranges (in allRanges' order, lo then hi), K
 // ranges sampled uniformly with replacement (sampleRanges, seeded), or the D prefixes [0, x].
 
 struct Workload {
@@ -675,7 +675,7 @@ double trueRange(const FrequencyContext& c, ldp::Range r) {
     return c.truePrefix[r.hi + 1] - c.truePrefix[r.lo];
 }
 
-// Flat baseline (seed 001 ch. 5): ranges and quantiles from the sums of the raw estimates.
+// Flat baseline (seed 001 §5.3.2, Fact 1): ranges and quantiles from the sums of the raw estimates.
 Status flatQueries(const std::vector<double>& raw, const FrequencyContext& c, TrialResult& r) {
     std::vector<double> prefix(raw.size() + 1, 0.0);
     for (std::size_t j = 0; j < raw.size(); ++j) {
@@ -1247,7 +1247,7 @@ int runFrequency(const Args& a, Plan plan, const Common& common, std::ostream& o
         q[QStringLiteral("answers")] =
             plan.family == Family::Oracle
                 ? QStringLiteral(
-                      "flat baseline (seed 001 ch. 5): sums of the unbiased frequency "
+                      "flat baseline (seed 001 §5.3.2): sums of the unbiased frequency "
                       "estimates (before --postprocess)")
             : plan.family == Family::Haar
                 ? QStringLiteral("HaarHRR prefixes P(b) − P(a − 1) (seed 001 §5.4.3)")
