@@ -715,8 +715,8 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
                  num(std::sqrt(*std::min_element(r.localVariance.begin(), r.localVariance.end()))),
                  num(std::sqrt(*std::max_element(r.localVariance.begin(), r.localVariance.end()))),
                  num(sse));
-    r.mechanismTitle = mechanismChoiceTitle(s.mechanism) + QStringLiteral(" (") + detail +
-                       QObject::tr("), %L1 reports").arg(users);
+    r.mechanismTitle = mechanismChoiceTitle(s.mechanism) + QStringLiteral(": ") + detail +
+                       QObject::tr(", %L1 reports").arg(users);
     const int rowsPerPerson = data.cap > 1 ? data.cap : 1;
     r.guarantee =
         QObject::tr("ε-local DP with ε = %1: each person randomises their own value before it "
