@@ -161,15 +161,16 @@ QColor mechanismColour(TradeoffMechanism m) {
     return Qt::gray;
 }
 
-// Central mechanisms by mechanism; local protocols in shades of teal and pink.
+// Central mechanisms by mechanism; local protocols by protocol.
 QColor rowColour(const Row& r) {
     if (r.mechanism != TradeoffMechanism::Local) {
         return mechanismColour(r.mechanism);
     }
-    static const QColor shades[] = {QColor(23, 190, 207), QColor(0, 128, 128),
+    // Mid-lightness colours, readable on the light and the dark theme.
+    static const QColor shades[] = {QColor(23, 190, 207), QColor(0, 150, 150),
                                     QColor(188, 189, 34), QColor(227, 119, 194),
-                                    QColor(127, 127, 127), QColor(84, 39, 143),
-                                    QColor(0, 90, 50)};
+                                    QColor(140, 140, 140), QColor(158, 110, 220),
+                                    QColor(60, 170, 90)};
     return shades[static_cast<int>(r.protocol) % 7];
 }
 
@@ -1274,11 +1275,17 @@ void TradeoffView::drawMarkers() {
         line->point1->setCoords(eps, 1);
         line->point2->setCoords(eps, 2);
         auto* label = new QCPItemText(plot_);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        // Right of the line, or left of it when the line is in the right fifth of the axis
+        // (the label would be cut off at the plot's edge).
+        const QCPRange xr = plot_->xAxis->range();
+        const bool nearRight =
+            positive(xr.lower) && std::log(eps / xr.lower) > 0.8 * std::log(xr.upper / xr.lower);
+        label->setPositionAlignment((nearRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
         label->position->setTypeX(QCPItemPosition::ptPlotCoords);
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
         label->position->setCoords(eps, 0.01);
-        label->setText(tr(" current ε = %1").arg(num(eps)));
+        label->setText(nearRight ? tr("current ε = %1 ").arg(num(eps))
+                                 : tr(" current ε = %1").arg(num(eps)));
         label->setColor(c);
     }
     // The document's configuration at its ε (or its N, against population).
