@@ -47,8 +47,8 @@ constexpr SeedFigure kSeedFigures[] = {
     {false, 1, 1e4, 0.3}, {false, 1, 3e5, 0.045}, {true, 3, 1e4, 2}, {true, 3, 1e5, 1}};
 
 // Protocol colours (Tableau 10) and data-shape line styles.
-const QColor kColours[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-                           QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75),
+const QColor kColours[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
+                           QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
                            QColor(227, 119, 194), QColor(127, 127, 127)};
 const Qt::PenStyle kShapeStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
 const QCPScatterStyle::ScatterShape kShapeMarks[] = {
@@ -177,9 +177,10 @@ void LdpExperimentView::buildUi() {
     postProcess_->addItem(tr("none (unbiased estimate)"), QStringLiteral("none"));
     postProcess_->addItem(tr("clamp negatives to 0"), QStringLiteral("clamp"));
     postProcess_->addItem(tr("project onto the simplex"), QStringLiteral("simplex"));
-    postProcess_->setToolTip(tr("Applied to the estimate before both metrics (the Wasserstein "
-                                "distance clamps negative estimates to 0 in any case, as seed "
-                                "002 does)."));
+    postProcess_->setToolTip(
+        tr("Applied to the estimate before both metrics (the Wasserstein "
+           "distance clamps negative estimates to 0 in any case, as seed "
+           "002 does)."));
     auto* form = new QFormLayout;
     form->addRow(tr("Buckets k"), buckets_);
     form->addRow(tr("Users n"), users_);
@@ -189,9 +190,10 @@ void LdpExperimentView::buildUi() {
     form->addRow(tr("Post-processing"), postProcess_);
 
     preset_ = new QPushButton(tr("Seed 002 preset"));
-    preset_->setToolTip(tr("k = 32 buckets on [0, 24] h; truncated-normal, uniform and constant "
-                           "data; dBitFlip with d = 1, 2, 4; n from 1 000 to 300 000; ε from "
-                           "0.1 to 10; 10 repetitions."));
+    preset_->setToolTip(
+        tr("k = 32 buckets on [0, 24] h; truncated-normal, uniform and constant "
+           "data; dBitFlip with d = 1, 2, 4; n from 1 000 to 300 000; ε from "
+           "0.1 to 10; 10 repetitions."));
     run_ = new QPushButton(tr("Run"));
     run_->setObjectName(QStringLiteral("ldpRun"));
     cancel_ = new QPushButton(tr("Cancel"));
@@ -319,17 +321,15 @@ void LdpExperimentView::buildUi() {
 void LdpExperimentView::setSpec(const ldp::ExperimentSpec& spec) {
     for (std::size_t i = 0; i < protocolChoices_.size(); ++i) {
         const ldp::ProtocolSpec& c = protocolChoices_[i];
-        const bool on = std::any_of(spec.protocols.begin(), spec.protocols.end(),
-                                    [&](const ldp::ProtocolSpec& p) {
-                                        return p.protocol == c.protocol &&
-                                               (p.protocol != ldp::Protocol::DBitFlip ||
-                                                p.bits == c.bits);
-                                    });
+        const bool on = std::any_of(
+            spec.protocols.begin(), spec.protocols.end(), [&](const ldp::ProtocolSpec& p) {
+                return p.protocol == c.protocol &&
+                       (p.protocol != ldp::Protocol::DBitFlip || p.bits == c.bits);
+            });
         protocolBoxes_[i]->setChecked(on);
     }
     const ldp::TelemetryShape all[] = {ldp::TelemetryShape::TruncatedNormal,
-                                       ldp::TelemetryShape::Uniform,
-                                       ldp::TelemetryShape::Constant};
+                                       ldp::TelemetryShape::Uniform, ldp::TelemetryShape::Constant};
     for (std::size_t i = 0; i < shapeBoxes_.size(); ++i) {
         shapeBoxes_[i]->setChecked(std::find(spec.shapes.begin(), spec.shapes.end(), all[i]) !=
                                    spec.shapes.end());
@@ -351,8 +351,7 @@ Expected<ldp::ExperimentSpec> LdpExperimentView::spec() const {
         }
     }
     const ldp::TelemetryShape all[] = {ldp::TelemetryShape::TruncatedNormal,
-                                       ldp::TelemetryShape::Uniform,
-                                       ldp::TelemetryShape::Constant};
+                                       ldp::TelemetryShape::Uniform, ldp::TelemetryShape::Constant};
     for (std::size_t i = 0; i < shapeBoxes_.size(); ++i) {
         if (shapeBoxes_[i]->isChecked()) {
             s.shapes.push_back(all[i]);
@@ -580,9 +579,9 @@ void LdpExperimentView::draw() {
         const Qt::PenStyle style = kShapeStyles[key.second % 3];
         const QString name =
             QString::fromStdString(ldp::protocolLabel(resultSpec_.protocols[key.first])) +
-            (shapeWanted >= 0 ? QString()
-                              : QStringLiteral(", ") +
-                                    shapeTitle(static_cast<ldp::TelemetryShape>(key.second)));
+            (shapeWanted >= 0
+                 ? QString()
+                 : QStringLiteral(", ") + shapeTitle(static_cast<ldp::TelemetryShape>(key.second)));
         QVector<double> x, maxErr, maxCi, w1, w1Ci, expected;
         for (const auto* p : pts) {
             const double xv = againstN ? static_cast<double>(p->users) : p->epsilon;
@@ -598,7 +597,8 @@ void LdpExperimentView::draw() {
         }
         for (int panel = 0; panel < 2; ++panel) {
             QCPAxisRect* rect = panel == 0 ? top : bottom_;
-            QCPGraph* g = plot_->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            QCPGraph* g =
+                plot_->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
             g->setName(name);
             g->setPen(QPen(colour, 2, style));
             g->setScatterStyle(QCPScatterStyle(kShapeMarks[key.second % 3], colour, colour, 5));
@@ -606,7 +606,8 @@ void LdpExperimentView::draw() {
             if (panel == 1) {
                 g->removeFromLegend();
             }
-            auto* bars = new QCPErrorBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            auto* bars =
+                new QCPErrorBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
             bars->removeFromLegend();
             bars->setDataPlottable(g);
             bars->setData(panel == 0 ? maxCi : w1Ci);
@@ -648,12 +649,11 @@ void LdpExperimentView::draw() {
                        .arg(f.wasserstein ? tr("W1") : tr("max error"), num(f.epsilon))
                        .arg(static_cast<qulonglong>(f.users))
                        .arg(num(f.value))
-                       .arg(ours ? QStringLiteral("%1 ± %2")
-                                       .arg(num(f.wasserstein ? ours->wasserstein : ours->maxError,
-                                                3),
-                                            num(f.wasserstein ? ours->wassersteinCi95
-                                                              : ours->maxErrorCi95,
-                                                2))
+                       .arg(ours ? QStringLiteral("%1 ± %2").arg(
+                                       num(f.wasserstein ? ours->wasserstein : ours->maxError, 3),
+                                       num(f.wasserstein ? ours->wassersteinCi95
+                                                         : ours->maxErrorCi95,
+                                           2))
                                  : tr("not computed"));
         if (!againstN || f.epsilon != fixed || !normalShown) {
             continue;
@@ -675,9 +675,9 @@ void LdpExperimentView::draw() {
         seedMarks[panel]->addData(f.users, f.value);
         track(panel, f.value, f.users);
     }
-    comparison_->setText(QStringLiteral("<b>%1</b><br>%2")
-                             .arg(tr("Against seed 002's reported figures:"),
-                                  compare.join(QStringLiteral("<br>"))));
+    comparison_->setText(
+        QStringLiteral("<b>%1</b><br>%2")
+            .arg(tr("Against seed 002's reported figures:"), compare.join(QStringLiteral("<br>"))));
     for (int panel = 0; panel < 2; ++panel) {
         QCPAxisRect* rect = panel == 0 ? top : bottom_;
         if (hi[panel] > 0) {
@@ -704,28 +704,29 @@ QString LdpExperimentView::toCsv() const {
         "protocol,shape,buckets,users,epsilon,repetitions,postprocess,max_error,max_error_ci95,"
         "wasserstein_hours,wasserstein_ci95,expected_max_error,expected_mse\n");
     for (const ldp::ExperimentPoint& p : points_) {
-        out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13\n")
-                   .arg(QString::fromStdString(ldp::protocolLabel(resultSpec_.protocols[p.protocol])),
-                        QString::fromLatin1(ldp::telemetryShapeName(p.shape)))
-                   .arg(resultSpec_.buckets)
-                   .arg(p.users)
-                   .arg(num(p.epsilon, 12))
-                   .arg(resultSpec_.repetitions)
-                   .arg(QString::fromLatin1(ldp::frequencyPostProcessName(resultSpec_.postProcess)))
-                   .arg(num(p.maxError, 10), num(p.maxErrorCi95, 10), num(p.wasserstein, 10),
-                        num(p.wassersteinCi95, 10), num(p.expectedMaxError, 10),
-                        num(p.expectedMse, 10));
+        out +=
+            QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13\n")
+                .arg(QString::fromStdString(ldp::protocolLabel(resultSpec_.protocols[p.protocol])),
+                     QString::fromLatin1(ldp::telemetryShapeName(p.shape)))
+                .arg(resultSpec_.buckets)
+                .arg(p.users)
+                .arg(num(p.epsilon, 12))
+                .arg(resultSpec_.repetitions)
+                .arg(QString::fromLatin1(ldp::frequencyPostProcessName(resultSpec_.postProcess)))
+                .arg(num(p.maxError, 10), num(p.maxErrorCi95, 10), num(p.wasserstein, 10),
+                     num(p.wassersteinCi95, 10), num(p.expectedMaxError, 10),
+                     num(p.expectedMse, 10));
     }
     return out;
 }
 
 void LdpExperimentView::exportCsv() {
     QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export the experiment"),
-        settings.value(QStringLiteral("dir/export")).toString() +
-            QStringLiteral("/ldp-experiment.csv"),
-        tr("CSV (*.csv)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export the experiment"),
+                                     settings.value(QStringLiteral("dir/export")).toString() +
+                                         QStringLiteral("/ldp-experiment.csv"),
+                                     tr("CSV (*.csv)"));
     if (path.isEmpty()) {
         return;
     }

@@ -83,7 +83,8 @@ private Q_SLOTS:
         double sse = 0;
         for (std::size_t j = 0; j < 8; ++j) {
             const double f = r.truth[j] / n;
-            const double var = (q * (1 - q) + f * (p * (1 - p) - q * (1 - q))) / (n * (p - q) * (p - q));
+            const double var =
+                (q * (1 - q) + f * (p * (1 - p) - q * (1 - q))) / (n * (p - q) * (p - q));
             const double half = 1.959963984540054 * n * std::sqrt(var);
             QVERIFY(std::abs(r.bandHi[j] - (r.truth[j] + half)) < 1e-9 * (1 + half));
             QVERIFY(std::abs(r.bandLo[j] - (r.truth[j] - half)) < 1e-9 * (1 + half));
