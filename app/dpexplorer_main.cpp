@@ -1,7 +1,7 @@
 // dpexplorer: the DP Explorer GUI.
 //
 //   dpexplorer [--example ID] [--mechanism NAME] [--epsilon E] [--session FILE.json]
-//              [--tab histogram|matrix|errors] [--dark] [--screenshot OUT.png]
+//              [--tab NAME] [--dark] [--screenshot OUT.png]
 //
 // --screenshot renders the window (offscreen works: QT_QPA_PLATFORM=offscreen) once everything
 // is computed, saves it and exits: for the docs and tests.
@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
                                QStringLiteral("Open a saved session (JSON)."), QStringLiteral("file"));
     QCommandLineOption tab(QStringLiteral("tab"),
                            QStringLiteral("Show this tab: histogram, matrix, errors, risk, "
-                                          "tradeoff or budget."),
+                                          "tradeoff, budget, ldp-experiment (seed 002's "
+                                          "telemetry study), ldp-ranges or ldp-marginals."),
                            QStringLiteral("name"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption screenshot(

@@ -325,9 +325,11 @@ Status ExplorerState::validate() const {
     if (tab != QLatin1String("histogram") && tab != QLatin1String("matrix") &&
         tab != QLatin1String("errors") && tab != QLatin1String("risk") &&
         tab != QLatin1String("tradeoff") && tab != QLatin1String("budget") &&
-        tab != QLatin1String("ldp-experiment")) {
+        tab != QLatin1String("ldp-experiment") && tab != QLatin1String("ldp-ranges") &&
+        tab != QLatin1String("ldp-marginals")) {
         return Error{"unknown tab '" + tab.toStdString() +
-                     "' (histogram, matrix, errors, risk, tradeoff, budget, ldp-experiment)"};
+                     "' (histogram, matrix, errors, risk, tradeoff, budget, ldp-experiment, "
+                     "ldp-ranges, ldp-marginals)"};
     }
     return okStatus();
 }

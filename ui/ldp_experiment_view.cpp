@@ -100,7 +100,7 @@ void makeLogAxis(QCPAxis* axis) {
     ticker->setSubTickCount(8);
     axis->setTicker(ticker);
     axis->setNumberFormat(QStringLiteral("gb"));
-    axis->setNumberPrecision(0);
+    axis->setNumberPrecision(3);
 }
 
 }  // namespace

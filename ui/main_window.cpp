@@ -35,6 +35,7 @@
 #include "ui/errors_view.h"
 #include "ui/histogram_view.h"
 #include "ui/ldp_experiment_view.h"
+#include "ui/ldp_study_view.h"
 #include "ui/matrix_view.h"
 #include "ui/mechanism_panel.h"
 #include "ui/pg_dialog.h"
@@ -101,7 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     risk_ = new RiskView;
     tradeoff_ = new TradeoffView(engine_->runner());
     budget_ = new BudgetView;
-    ldpExperiment_ = new LdpExperimentView(engine_->runner());
+    ldpTab_ = new LdpExperimentTab(engine_->runner());
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
@@ -110,7 +111,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(risk_, tr("&Risk"));
     tabs_->addTab(tradeoff_, tr("&Trade-off"));
     tabs_->addTab(budget_, tr("&Budget"));
-    tabs_->addTab(ldpExperiment_, tr("&Local DP experiment"));
+    tabs_->addTab(ldpTab_, tr("&Local DP experiment"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
@@ -266,10 +267,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         (void)doc_->apply(s, tr("error scale"));
     });
     connect(tradeoff_, &TradeoffView::exportPlotRequested, this, &MainWindow::exportPlot);
-    connect(ldpExperiment_, &LdpExperimentView::exportPlotRequested, this,
+    connect(ldpTab_, &LdpExperimentTab::exportPlotRequested, this,
             &MainWindow::exportPlot);
     connect(tradeoff_, &TradeoffView::curvesUpdated, this, &MainWindow::tryScreenshot);
-    connect(ldpExperiment_, &LdpExperimentView::finished, this, &MainWindow::tryScreenshot);
+    connect(ldpTab_, &LdpExperimentTab::finished, this, &MainWindow::tryScreenshot);
     connect(tradeoff_, &TradeoffView::settingsEdited, this, [this] {
         ExplorerState s = doc_->state();
         tradeoff_->writeSettings(s);
@@ -611,7 +612,17 @@ void MainWindow::syncBudgetFromDocument() {
     syncingBudget_ = was;
 }
 
+LdpExperimentView* MainWindow::ldpExperimentView() const {
+    return ldpTab_->telemetry();
+}
+
 bool MainWindow::showTab(const QString& name) {
+    // The experiment tab's studies can be asked for by name (start options, sessions).
+    if (name == QLatin1String("ldp-ranges") || name == QLatin1String("ldp-marginals")) {
+        ldpTab_->showStudy(name == QLatin1String("ldp-ranges") ? 1 : 2);
+        tabs_->setCurrentWidget(ldpTab_);
+        return true;
+    }
     for (int i = 0; i < kTabCount; ++i) {
         if (kTabIds[i] == name) {
             tabs_->setCurrentIndex(i);
@@ -636,7 +647,7 @@ QCustomPlot* MainWindow::currentPlot() const {
         case 5:
             return budget_->plot();
         case 6:
-            return ldpExperiment_->plot();
+            return ldpTab_->currentPlot();
     }
     return nullptr;
 }
@@ -913,8 +924,7 @@ void MainWindow::tryScreenshot() {
         (!tradeoff_->firstPassDone() || tradeoff_->computing())) {
         return;  // wait for every curve, refined (curvesUpdated calls again)
     }
-    if (tabs_->currentWidget() == ldpExperiment_ &&
-        (ldpExperiment_->isRunning() || ldpExperiment_->points().empty())) {
+    if (tabs_->currentWidget() == ldpTab_ && ldpTab_->busy()) {
         return;  // wait for the whole experiment (finished calls again)
     }
     const QString path = screenshotPath_;

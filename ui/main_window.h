@@ -26,6 +26,7 @@ class ErrorsView;
 class ExplorerDocument;
 class ExplorerEngine;
 class HistogramView;
+class LdpExperimentTab;
 class LdpExperimentView;
 class MatrixView;
 class MechanismPanel;
@@ -45,7 +46,8 @@ public:
     ErrorsView* errorsView() const { return errors_; }
     RiskView* riskView() const { return risk_; }
     TradeoffView* tradeoffView() const { return tradeoff_; }
-    LdpExperimentView* ldpExperimentView() const { return ldpExperiment_; }
+    LdpExperimentView* ldpExperimentView() const;
+    LdpExperimentTab* ldpExperimentTab() const { return ldpTab_; }
     BudgetView* budgetView() const { return budget_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
@@ -102,7 +104,7 @@ private:
     ErrorsView* errors_;
     RiskView* risk_;
     TradeoffView* tradeoff_;
-    LdpExperimentView* ldpExperiment_;
+    LdpExperimentTab* ldpTab_;
     BudgetView* budget_;
     bool syncingBudget_ = false;  // the view is being set from the document or the data
     QTabWidget* tabs_;

@@ -20,6 +20,7 @@
 #include "ui/document.h"
 #include "ui/engine.h"
 #include "ui/ldp_experiment_view.h"
+#include "ui/ldp_study_view.h"
 #include "ui/main_window.h"
 #include "ui/matrix_view.h"
 #include "ui/tradeoff_view.h"
@@ -239,6 +240,62 @@ private Q_SLOTS:
         QVERIFY(!v->run());
         QVERIFY2(v->statusText().contains(QStringLiteral("Users n")), qPrintable(v->statusText()));
         QCOMPARE(v->points().size(), std::size_t(4));
+    }
+
+    // The range-query and marginal studies of the experiment tab run core's studies with the
+    // controls' settings, and are reachable by tab id.
+    void studiesMatchCore() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        LdpExperimentTab* tab = w.ldpExperimentTab();
+        LdpStudyView* ranges = tab->ranges();
+        ldp::RangeStudySpec rs = ldp::seed001RangePreset();
+        rs.domain = 64;
+        rs.users = 1 << 14;
+        rs.epsilons = {1, 2};
+        rs.repetitions = 3;
+        rs.rangeSamples = 0;
+        ranges->setRangeSpec(rs);
+        QSignalSpy rangesDone(ranges, &LdpStudyView::finished);
+        QVERIFY(ranges->run());
+        QVERIFY(rangesDone.wait(60000));
+        auto direct = ldp::runRangeStudy(rs);
+        QVERIFY(direct.hasValue());
+        QCOMPARE(ranges->rangeResult().points.size(), direct->points.size());
+        for (std::size_t i = 0; i < direct->points.size(); ++i) {
+            QCOMPARE(ranges->rangeResult().points[i].mse, direct->points[i].mse);
+            QCOMPARE(ranges->rangeResult().points[i].analytic, direct->points[i].analytic);
+        }
+        QCOMPARE(ranges->toCsv().count(QLatin1Char('\n')), 1 + 2 * 5);
+
+        LdpStudyView* marginals = tab->marginals();
+        ldp::MarginalStudySpec ms = ldp::seed001MarginalPreset();
+        ms.attributes = 4;
+        ms.users = 1 << 12;
+        ms.epsilons = {1};
+        ms.repetitions = 2;
+        marginals->setMarginalSpec(ms);
+        QSignalSpy marginalsDone(marginals, &LdpStudyView::finished);
+        QVERIFY(marginals->run());
+        QVERIFY(marginalsDone.wait(60000));
+        auto m = ldp::runMarginalStudy(ms);
+        QVERIFY(m.hasValue());
+        QCOMPARE(marginals->marginalResult().points.size(), m->points.size());
+        QCOMPARE(marginals->marginalResult().points[0].meanTv, m->points[0].meanTv);
+        // Bad input: refused with the field named, previous result kept.
+        marginals->findChild<QLineEdit*>(QStringLiteral("studyEpsilons"))
+            ->setText(QStringLiteral("1, -2"));
+        QVERIFY(!marginals->run());
+        QVERIFY2(marginals->statusText().contains(QStringLiteral("epsilons[1]")),
+                 qPrintable(marginals->statusText()));
+        QVERIFY(marginals->hasResult());
+        // Tab ids choose the study.
+        QVERIFY(w.showTab(QStringLiteral("ldp-marginals")));
+        QCOMPARE(tab->currentStudy(), 2);
+        QCOMPARE(w.currentPlot(), marginals->plot());
+        QVERIFY(w.showTab(QStringLiteral("ldp-ranges")));
+        QCOMPARE(tab->currentStudy(), 1);
     }
 
     // The trade-off tab has rows for the local protocols; clicking through to one switches the
