@@ -26,6 +26,7 @@
 #include "core/ldp_marginals.h"
 #include "core/ldp_metrics.h"
 #include "core/ldp_range.h"
+#include "core/ldp_study.h"
 #include "core/tradeoff.h"
 #include "core/validation.h"
 #include "core/wasserstein.h"
@@ -390,26 +391,9 @@ Expected<Truth> marginalTruth(const Args& a, unsigned attributes) {
     if (!users) {
         return users.error();
     }
-    // uniform: every cell 1/2^d. skewed: independent attributes with P(attribute i = 1) =
-    // (i+1)/(d+2), so π_x = Π_i p_i^{x_i}(1 − p_i)^{1−x_i}; weights π_x in units of 10^−18
-    // (the smallest cell at d = 16 is 1.2·10^−10, so ≥ 10^8 units), then largest remainders.
-    std::vector<std::int64_t> weights(cells, 1);
-    if (name == "skewed") {
-        const double d2 = static_cast<double>(attributes + 2);
-        for (std::size_t x = 0; x < cells; ++x) {
-            double pi = 1;
-            for (unsigned i = 0; i < attributes; ++i) {
-                const double p = static_cast<double>(i + 1) / d2;
-                pi *= ((x >> i) & 1U) ? p : 1 - p;
-            }
-            weights[x] = std::llround(pi * 1e18);
-        }
-    }
-    auto h = Histogram::create(std::move(weights));
-    if (!h) {
-        return h.error();
-    }
-    auto scaled = scaleToPopulation(*h, static_cast<std::int64_t>(*users));
+    // uniform: every cell 1/2^d; skewed: independent attributes with P(attribute i = 1) =
+    // (i+1)/(d+2) (core/ldp_study.h), scaled to N by largest remainders.
+    auto scaled = ldp::binaryAttributeTable(attributes, *users, name == "skewed");
     if (!scaled) {
         return scaled.error();
     }
