@@ -143,7 +143,7 @@ Expected<std::optional<ExperimentPoint>> computePoint(const ExperimentSpec& spec
         varianceSum += *v;
     }
     pt.expectedMse = varianceSum / static_cast<double>(spec.buckets);
-    pt.expectedMaxError = expectedMaxAbsNormal(variances);
+    pt.expectedMaxError = expectedMaxAbsError(protocol.protocol, variances);
 
     std::vector<double> maxErrors, distances;
     maxErrors.reserve(spec.repetitions);
@@ -297,7 +297,7 @@ Status ExperimentSpec::validate() const {
                      " repetitions at k = " + std::to_string(buckets) + " buckets is about " +
                      formatNumber(work) + " elementary steps, more than the limit of " +
                      formatNumber(kMaxExperimentWork) +
-                     " (1–2 minutes of one core); use fewer points, repetitions or buckets"};
+                     " (0.5–2 minutes of one core); use fewer points, repetitions or buckets"};
     }
     return okStatus();
 }

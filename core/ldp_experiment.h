@@ -28,9 +28,9 @@ namespace dpx::ldp {
 // Upper bounds checked by ExperimentSpec::validate().
 inline constexpr unsigned kMaxExperimentRepetitions = 100'000;
 inline constexpr std::uint64_t kMaxExperimentUsers = 1'000'000'000'000'000;  // telemetryCounts
-// The largest experimentWork() accepted: 1–2 minutes of one core (one unit, a binomial draw or
-// an erf evaluation, took 15–35 ns on the machine of docs/performance.md; seed002Preset() is
-// 1.2·10^8 units, 2 s).
+// The largest experimentWork() accepted: 0.5–2 minutes of one core (one unit, a binomial draw or
+// an erf evaluation, took 10–35 ns on the machine of docs/performance.md; seed002Preset() is
+// 1.2·10^8 units, 1.2 s on one core).
 inline constexpr double kMaxExperimentWork = 3e9;
 
 struct ExperimentSpec {
