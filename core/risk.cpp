@@ -5,6 +5,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/gaussian_mechanism.h"
 #include "core/simulation_rng.h"
@@ -381,19 +382,21 @@ Expected<TracingAttackResult> simulateTracingAttack(const TracingAttackParams& p
     const std::size_t d = params.d;
     const std::size_t c = params.candidatesPerTrial ? params.candidatesPerTrial : n;
     double sigma = 0;
+    std::optional<VectorMeanMechanism> mech;
     if (std::isfinite(params.epsilon)) {
-        // Replacing one record of {±1}^d moves the mean by at most 2√d/n in L2.
-        const double l2 = 2 * std::sqrt(static_cast<double>(d)) / static_cast<double>(n);
-        auto s = gaussianSigma({params.epsilon, params.delta, l2, GaussianCalibration::Analytic});
-        if (!s) {
-            return s.error();
+        // Replacing one record of {±1}^d moves the mean by at most 2√d/n in L2 (and 2d/n in L1);
+        // calibrateVectorMean uses these sensitivities.
+        auto m = calibrateVectorMean({n, d, params.epsilon, params.delta, params.mechanism});
+        if (!m) {
+            return m.error();
         }
-        sigma = *s;
+        mech = std::move(*m);
+        sigma = std::sqrt(mech->expectedSquaredNoise / static_cast<double>(d));
     }
     std::vector<double> members, nonMembers;
     members.reserve(params.trials * c);
     nonMembers.reserve(params.trials * c);
-    std::vector<double> mu(d), p1(d), sum(d), release(d);
+    std::vector<double> mu(d), p1(d), sum(d), release(d), noise(d, 0.0);
     std::vector<double> kept(c * d);  // the first c records (iid, so as good as any c)
     for (std::size_t trial = 0; trial < params.trials; ++trial) {
         SimulationRng rng(params.seed, trial);
@@ -411,8 +414,11 @@ Expected<TracingAttackResult> simulateTracingAttack(const TracingAttackParams& p
                 }
             }
         }
+        if (mech) {
+            sampleVectorNoise(*mech, rng, noise);  // Gaussian: the same draws as σ·rng.normal()
+        }
         for (std::size_t k = 0; k < d; ++k) {
-            release[k] = sum[k] / static_cast<double>(n) + (sigma > 0 ? sigma * rng.normal() : 0);
+            release[k] = sum[k] / static_cast<double>(n) + noise[k];
             release[k] -= mu[k];  // M(X) − μ
         }
         for (std::size_t i = 0; i < c; ++i) {
@@ -436,6 +442,10 @@ Expected<TracingAttackResult> simulateTracingAttack(const TracingAttackParams& p
         return r.error();
     }
     r->sigma = sigma;
+    if (mech) {
+        r->mechanism = vectorMechanismName(mech->spec.kind);
+        r->warnings = mech->warnings;
+    }
     if (c > 1) {
         r->warnings.push_back(
             "scores of candidates from the same dataset share μ and the noise, so they are not "

@@ -31,6 +31,7 @@
 
 #include "core/expected.h"
 #include "core/validation.h"
+#include "core/vector_mechanisms.h"
 
 namespace dpx {
 
@@ -170,11 +171,16 @@ struct TracingAttackParams {
     std::size_t trials = 20;             // independent datasets (fresh μ, X, noise)
     std::size_t candidatesPerTrial = 0;  // members (and as many non-members) per dataset; 0 = n
     std::uint64_t seed = 1;
+    // The noise of the release (issue #9, core/vector_mechanisms.h), calibrated to (ε, δ) with
+    // n and d. The default (Gaussian, analytic) is the release described above; Laplace and K-norm
+    // are pure ε-DP (δ is then still validated but unused).
+    VectorMechanismSpec mechanism{};
     Status validate() const;
 };
 
 struct TracingAttackResult {
-    double sigma = 0;                     // noise per coordinate (0 without noise)
+    double sigma = 0;  // noise sd per coordinate, √(E‖Z‖²/d) (the Gaussian σ; 0 without noise)
+    std::string mechanism;                // vectorMechanismName of the noise ("" without noise)
     std::vector<double> memberScores;     // Z for members
     std::vector<double> nonMemberScores;  // Z for non-members
     std::vector<XYPoint> roc;          // x = false-positive rate, y = false-negative rate
