@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/random_variates.h"
 #include "core/simulation_rng.h"
 
 namespace dpx {
@@ -16,6 +17,7 @@ namespace {
 constexpr std::uint64_t kTelemetrySeed = 2;  // seed 002
 constexpr std::uint64_t kAgesSeed = 1000;
 constexpr std::uint64_t kEdwardsSeed = 3;  // seed 003
+constexpr std::uint64_t kNltcsSeed = 30003;  // seed 003, second table
 
 constexpr double kTelemetryMean = 12;
 constexpr double kTelemetrySd = 4;
@@ -27,6 +29,14 @@ constexpr std::size_t kEdwardsCells = std::size_t{1} << kEdwardsVariables;  // p
 // The counts of the q = 22 occupied cells, n = 70 in all: mostly small, a few larger.
 constexpr std::array<std::int64_t, 22> kEdwardsCounts = {10, 8, 6, 5, 5, 4, 4, 3, 3, 3, 3,
                                                          2,  2, 2, 2, 2, 1, 1, 1, 1, 1, 1};
+
+// NLTCS-like: p = 2^16 cells (16 yes/no items), q = 3152 occupied, n = 21574, one dominant cell
+// (seed 003 Fig. 2.4: "one cell in particular contains the majority of the counts").
+constexpr int kNltcsVariables = 16;
+constexpr std::size_t kNltcsCells = std::size_t{1} << kNltcsVariables;
+constexpr std::size_t kNltcsOccupied = 3152;
+constexpr std::int64_t kNltcsRows = 21574;
+constexpr std::int64_t kNltcsDominant = 10800;  // 50.06% of the records, in cell 0 (all "no")
 
 // Uniform integer in [0, n) (n ≥ 1).
 std::size_t below(SimulationRng& rng, std::size_t n) {
@@ -166,6 +176,60 @@ Expected<DataTable> makeEdwardsLike() {
     return DataTable::create(std::move(cols));
 }
 
+// The NLTCS-like cell counts, indexed by cell (sum kNltcsRows, exactly kNltcsOccupied non-zero).
+// Cell 0 (all items "no") holds kNltcsDominant records; the other 3151 occupied cells are a
+// uniform random choice among cells 1..2^16−1 (partial Fisher–Yates); each gets 1 record plus a
+// share of the remaining 21574 − 10800 − 3151 = 7623 records, multinomial with Zipf weights
+// 1/r (r = 1, 2, … the cell's rank in the choice), so a few cells are large and most hold 1–3.
+std::vector<std::int64_t> nltcsCellCounts() {
+    SimulationRng rng(kNltcsSeed, 0);
+    std::vector<std::size_t> cells(kNltcsCells - 1);
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        cells[c] = c + 1;
+    }
+    const std::size_t others = kNltcsOccupied - 1;
+    for (std::size_t i = 0; i < others; ++i) {
+        std::swap(cells[i], cells[i + below(rng, cells.size() - i)]);
+    }
+    std::vector<double> weights(others);
+    for (std::size_t r = 0; r < others; ++r) {
+        weights[r] = 1.0 / static_cast<double>(r + 1);
+    }
+    std::vector<std::uint64_t> extra(others);
+    const auto spare = static_cast<std::uint64_t>(kNltcsRows - kNltcsDominant) - others;
+    multinomial(rng, spare, weights, extra);
+    std::vector<std::int64_t> counts(kNltcsCells, 0);
+    counts[0] = kNltcsDominant;
+    for (std::size_t r = 0; r < others; ++r) {
+        counts[cells[r]] = 1 + static_cast<std::int64_t>(extra[r]);
+    }
+    return counts;
+}
+
+Expected<DataTable> makeNltcsLike() {
+    // One row per record, in shuffled order: the 16 items D1–D16 (D1 is the cell's highest bit)
+    // and the cell index 0–65535.
+    const auto counts = nltcsCellCounts();
+    std::vector<double> records;
+    records.reserve(static_cast<std::size_t>(kNltcsRows));
+    for (std::size_t c = 0; c < counts.size(); ++c) {
+        records.insert(records.end(), static_cast<std::size_t>(counts[c]), static_cast<double>(c));
+    }
+    SimulationRng rng(kNltcsSeed, 1);
+    shuffle(records, rng);
+    std::vector<DataColumn> cols;
+    for (int b = 0; b < kNltcsVariables; ++b) {
+        std::vector<double> bit(records.size());
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            const auto cell = static_cast<std::size_t>(records[i]);
+            bit[i] = ((cell >> (kNltcsVariables - 1 - b)) & 1U) ? 1.0 : 0.0;
+        }
+        cols.push_back(DataColumn::numeric("D" + std::to_string(b + 1), std::move(bit)));
+    }
+    cols.push_back(DataColumn::numeric("cell", std::move(records)));
+    return DataTable::create(std::move(cols));
+}
+
 Expected<DataTable> makeSeed000() {
     std::vector<DataColumn> cols;
     cols.push_back(DataColumn::text("bin", std::vector<std::string>(16, "bin 2")));
@@ -199,6 +263,13 @@ const std::vector<ExampleDataset>& exampleDatasets() {
          "occupied, mostly with small counts. Synthetic: it has the size and sparsity of the "
          "“Edwards” table in seed 003 (whose counts are not available here), not its counts.",
          "", "cell", Binning::fixedCategories(allCellPatterns()), 70, 70, 70},
+        {"nltcs-like", "Very sparse 65,536-cell table (synthetic, NLTCS-like)",
+         "21,574 records classified by 16 yes/no items into 65,536 cells, of which only 3,152 "
+         "are occupied and one (all items “no”) holds just over half of the records. Synthetic: "
+         "it has the size and sparsity of the National Long Term Care Survey table in seed 003 "
+         "(Fig. 2.4), not its counts; generated with a fixed seed.",
+         "", "cell", Binning::integers(0, static_cast<double>(kNltcsCells - 1)), kNltcsRows,
+         kNltcsRows, kNltcsRows},
         {"seed000", "Two bins [0, 16] (seed 000)",
          "The two-bin histogram H = [0, 16] of Kerrigan 2019 §3.3: 16 records, all in the second "
          "bin. Here resizing is worse than clamping at ε = 0.1.",
@@ -240,6 +311,9 @@ Expected<DataTable> makeExampleTable(const std::string& id, std::int64_t rows) {
     }
     if (id == "edwards-like") {
         return makeEdwardsLike();
+    }
+    if (id == "nltcs-like") {
+        return makeNltcsLike();
     }
     if (id == "seed000") {
         return makeSeed000();

@@ -8,6 +8,10 @@
 //   "cell" with their 6-bit pattern, A first): 64 cells, 22 occupied, mostly small counts;
 //   synthetic, in the shape of the "Edwards" table of seed 003. Default: one bin per cell in
 //   binary order, empty cells included.
+// - nltcs-like: 21,574 records of 16 yes/no items (numeric 0/1 columns D1–D16 and the numeric
+//   column "cell", the 16-bit pattern as 0–65535, D1 the highest bit): 65,536 cells, 3,152
+//   occupied, one dominant cell (cell 0, 10,800 records); synthetic, in the shape of the NLTCS
+//   table of seed 003 (Fig. 2.4). Default: one bin per cell 0–65535, empty cells included.
 // - seed000: the two-bin histogram [0, 16] of seed 000: 16 records, all in "bin 2".
 //
 // Every example is deterministic: the same id and row count give the same table on every run
@@ -27,7 +31,7 @@
 namespace dpx {
 
 struct ExampleDataset {
-    std::string id;           // "telemetry", "ages", "edwards-like", "seed000"
+    std::string id;           // "telemetry", "ages", "edwards-like", "nltcs-like", "seed000"
     std::string title;        // shown to the user
     std::string description;  // one or two sentences: what it is and where it comes from
     std::string unit;         // unit of the default column ("" for categories)

@@ -1132,7 +1132,7 @@ void TestDataset::examplesList() {
         }
     }
     std::sort(ids.begin(), ids.end());
-    QCOMPARE(ids, strings({"ages", "edwards-like", "seed000", "telemetry"}));
+    QCOMPARE(ids, strings({"ages", "edwards-like", "nltcs-like", "seed000", "telemetry"}));
     QVERIFY(findExample("nope") == nullptr);
 }
 
