@@ -1,0 +1,99 @@
+// Differentially private kernel density estimate released as a function (seed 003 ch. 3, §3.3.1;
+// Hall, Rinaldo & Wasserman 2013): on a grid x_1 … x_m,
+//   f̃(x) = f_D(x) + (c(δ)·Δ/ε)·G(x),   f_D(x) = (1/n) Σ_i (2πh²)^(−1/2) exp(−(x − x_i)²/(2h²)),
+// with G a centred Gaussian process of covariance K(x, y) = exp(−(x − y)²/(2h²)),
+// Δ = √2/(n (2πh²)^(1/2)) the RKHS sensitivity of f_D for one record replaced, and
+// c(δ) = √(2 ln(2/δ)). Pointwise the noise sd is c(δ)Δ/ε (K(x, x) = 1).
+//
+// Misprint in the seed: the "batch method" of §3.2 prints the covariance of the released vector as
+// (c(δ)Δ/ε)·K, but it is the Gaussian mechanism of Prop 1.3.3 with Σ = K on the grid, whose
+// density exp{−½ (ε/(cΔ))² (x − θ)ᵀK⁻¹(x − θ)} has covariance (c(δ)Δ/ε)²·K: G is scaled by
+// c(δ)Δ/ε (the sd), as implemented. The Mahalanobis distance ‖f_D − f_D′‖_K on any finite grid is
+// at most the RKHS distance Δ (seed 003 §3.2), so the release is the scalar Gaussian mechanism with
+// sensitivity Δ and σ = c(δ)Δ/ε; Prop 1.3.3 proves (ε, δ) only for ε ≤ 1, so the σ is checked
+// against the exact privacy profile (core/gaussian_mechanism.h) and refused where it fails.
+//
+// Everything here uses SimulationRng: previews and teaching, not an exported release.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/expected.h"
+
+namespace dpx {
+
+inline constexpr std::size_t kMinKdeGridPoints = 2;
+inline constexpr std::size_t kMaxKdeGridPoints = 2000;
+inline constexpr std::size_t kMaxKdeSamples = 1000;
+
+struct FunctionalKdeParams {
+    double bandwidth = 0.1;         // h, finite > 0
+    double gridLo = 0;              // finite
+    double gridHi = 1;              // finite, > gridLo
+    std::size_t gridPoints = 1000;  // 2 … 2000, evenly spaced from gridLo to gridHi inclusive
+    double epsilon = 1;             // finite > 0
+    double delta = 0.1;             // (0, 1)
+    std::size_t samples = 3;        // sampled releases, 1 … 1000
+    std::uint64_t seed = 1;         // release k uses SimulationRng(seed, k)
+    Status validate() const;
+};
+
+// Δ = √2/(n·√(2π)·h) (seed 003 §3.3.1, d = 1). Unchecked kernel: n ≥ 1, h > 0.
+double kdeSensitivity(std::size_t n, double bandwidth);
+// c(δ) = √(2 ln(2/δ)) (seed 003 eq. 1.9). Unchecked kernel: δ ∈ (0, 1).
+double kdeCDelta(double delta);
+// The pointwise noise sd c(δ)·Δ/ε. Seed 003 Fig. 3.2: n = 100, h = 0.1, ε = 1, δ = 0.1 → 0.138099.
+Expected<double> kdeNoiseScale(std::size_t n, double bandwidth, double epsilon, double delta);
+
+// The true KDE on `grid`. Errors: data empty or not finite, h not finite > 0, grid not finite.
+Expected<std::vector<double>> kernelDensity(std::span<const double> data, double bandwidth,
+                                            std::span<const double> grid);
+
+// A factor L (m × rank, column-major) with L·Lᵀ ≈ K on the grid, by pivoted Cholesky stopped at
+// tolerance τ (Harbrecht, Peters & Schneider 2012, "On the low-rank approximation by the pivoted
+// Cholesky decomposition"): at each step the column of the largest remaining diagonal is
+// eliminated; it stops when that diagonal is ≤ τ. The residual R = K − L·Lᵀ is the Schur
+// complement, positive semidefinite, so |R_ij| ≤ √(R_ii R_jj) ≤ τ for every entry: the sampled
+// covariance differs from K by at most τ anywhere. Why not plain Cholesky: K on a fine grid is
+// numerically singular (its eigenvalues decay like exp(−c·j²h²)), so Cholesky fails without
+// jitter, and jitter changes the covariance by an unmeasured amount; the pivoted form needs none,
+// costs O(m·rank²) instead of O(m³), and rank is small (31 for Fig. 3.2: 1000 points of [0, 1], h =
+// 0.1).
+struct GaussianKernelFactor {
+    std::size_t points = 0;
+    std::size_t rank = 0;
+    std::vector<double> factor;  // points × rank, column-major
+    double maxResidual = 0;      // largest remaining diagonal at the stop (bound on every |R_ij|)
+};
+inline constexpr double kDefaultKernelTolerance = 1e-12;
+// Errors: grid empty or not finite, h not finite > 0, τ not finite or < 0.
+Expected<GaussianKernelFactor> factorGaussianKernel(std::span<const double> grid, double bandwidth,
+                                                    double tolerance = kDefaultKernelTolerance);
+
+struct FunctionalKdeResult {
+    std::vector<double> grid;
+    std::vector<double> trueKde;                // f_D on the grid
+    std::vector<std::vector<double>> releases;  // `samples` sampled f̃ on the grid
+    std::size_t n = 0;
+    double sensitivity = 0;  // Δ
+    double cDelta = 0;       // c(δ)
+    double noiseScale = 0;   // c(δ)Δ/ε, the pointwise sd
+    std::size_t factorRank = 0;
+    double covarianceError = 0;  // bound on |sampled covariance − (noiseScale)²·K| entries
+    std::vector<std::string> warnings;
+};
+
+// Errors: parameters invalid (message names the parameter), data empty or not finite.
+Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
+                                                   const FunctionalKdeParams& params);
+
+// Seed 003 Fig. 3.2's data: n points from an equal mixture of N(0.3, s²) and N(0.7, s²). The seed
+// does not give s; s = 0.1 by default. Errors: n < 1 or > 10⁷, s not finite > 0.
+Expected<std::vector<double>> fig32ExampleData(std::size_t n = 100, std::uint64_t seed = 1,
+                                               double spread = 0.1);
+
+}  // namespace dpx
