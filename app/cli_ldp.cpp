@@ -917,7 +917,7 @@ Status rangeExpectations(const FrequencyContext& c, const LeafVariances& lv, QJs
             o[QStringLiteral("predicted_variance_method")] = QStringLiteral(
                 "Σ of the decomposition's node variances plus the level split "
                 "(hierarchicalPredictedVariance): exact to first order in 1/N when a level's node "
-                "estimates are uncorrelated (OUE, SUE, OLH), an upper bound for GRR and HRR");
+                "estimates are uncorrelated (OUE, SUE, OLH, HRR), an upper bound for GRR");
         }
         return okStatus();
     }
@@ -934,15 +934,13 @@ Status rangeExpectations(const FrequencyContext& c, const LeafVariances& lv, QJs
     }
     // Flat: Var of a sum of estimates is the sum of their variances when they are uncorrelated.
     const auto p = c.plan.oracle.protocol;
-    const bool exact =
-        p == ldp::Protocol::OUE || p == ldp::Protocol::SUE || p == ldp::Protocol::OLH;
-    const bool upper = p == ldp::Protocol::RR || p == ldp::Protocol::GRR;
-    if (!exact && !upper) {
-        o[QStringLiteral("predicted_variance")] = QJsonValue(QJsonValue::Null);
-        o[QStringLiteral("predicted_variance_method")] =
-            QStringLiteral("not given: the estimates of hrr and dbitflip are correlated");
-        return okStatus();
-    }
+    // OUE, SUE: independent bits. HRR, dBitFlip: the per-value estimates are uncorrelated
+    // (covariance exactly 0; measured range MSE equals Σ Var within its CI). OLH: uncorrelated in
+    // the aggregate simulator; the per-user universal hash is pairwise but not three-wise
+    // independent, which correlates the estimates positively. RR, GRR: negative covariances.
+    const bool exact = p == ldp::Protocol::OUE || p == ldp::Protocol::SUE ||
+                       p == ldp::Protocol::OLH || p == ldp::Protocol::HRR ||
+                       p == ldp::Protocol::DBitFlip;
     std::vector<double> prefix(lv.variance.size() + 1, 0.0);
     for (std::size_t j = 0; j < lv.variance.size(); ++j) {
         prefix[j + 1] = prefix[j] + lv.variance[j];
@@ -960,9 +958,10 @@ Status rangeExpectations(const FrequencyContext& c, const LeafVariances& lv, QJs
     o[QStringLiteral("predicted_variance")] = sum / static_cast<double>(w.count());
     o[QStringLiteral("predicted_variance_method")] =
         exact ? QStringLiteral(
-                    "Σ_{j in range} Var[f̂_j]: exact (independent per-value estimates; "
-                    "OLH with the per-user universal hash: to within its 1/P "
-                    "dependence)")
+                    "Σ_{j in range} Var[f̂_j]: exact (uncorrelated per-value estimates; OLH "
+                    "with the per-user universal hash: its estimates are positively correlated, "
+                    "the family being pairwise but not three-wise independent, and the range "
+                    "MSE can exceed this by tens of percent)")
               : QStringLiteral(
                     "Σ_{j in range} Var[f̂_j]: an upper bound (multinomial counts, "
                     "negative covariances)");
@@ -1160,10 +1159,15 @@ int runFrequency(const Args& a, Plan plan, const Common& common, std::ostream& o
                 qs("not computed for D > " + std::to_string(kMaxDomainExpectedMax) +
                    " (the integral costs D error functions at 4 001 points)");
         } else {
-            e[QStringLiteral("max_abs_error")] = ldp::expectedMaxAbsNormal(lv->variance);
-            e[QStringLiteral("max_abs_error_method")] = QStringLiteral(
-                "normal approximation, buckets independent: ∫ 1 − Π_j (2Φ(t/σ_j) − 1) dt "
-                "(core/ldp_metrics.h expectedMaxAbsNormal)");
+            const bool rr = plan.family == Family::Oracle &&
+                            plan.oracle.protocol == ldp::Protocol::RR;
+            e[QStringLiteral("max_abs_error")] =
+                ldp::expectedMaxAbsError(plan.oracle.protocol, lv->variance);
+            e[QStringLiteral("max_abs_error_method")] =
+                rr ? QStringLiteral("normal approximation, σ·√(2/π): RR's two estimates sum to 1, "
+                                    "their errors mirror each other (core/ldp_metrics.h)")
+                   : QStringLiteral("normal approximation, buckets independent: ∫ 1 − Π_j "
+                                    "(2Φ(t/σ_j) − 1) dt (core/ldp_metrics.h expectedMaxAbsNormal)");
         }
         expected = e;
     }

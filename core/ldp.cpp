@@ -788,8 +788,10 @@ Expected<FrequencyEstimate> simulateAggregate(const ProtocolSpec& spec,
             // OLH: exact for an idealised fully random hash (q = 1/g, supports of different j
             // independent); for the universal family each C_j is still a sum of N independent
             // Bernoullis with these p and (to within 1/P ≈ 4e−19) q, so every marginal law of C_j
-            // is right, but the real protocol's weak correlation between C_j and C_k (one report
-            // supports about N/g values) is not reproduced.
+            // is right, but the real protocol's correlation between C_j and C_k is not
+            // reproduced (one report supports about D/g values, and the family is pairwise but
+            // not three-wise independent: sums over ranges of per-user estimates have measurably
+            // more variance than Σ Var, docs/mechanisms/local-olh.md).
             std::vector<std::uint64_t> support(dom);
             for (std::size_t j = 0; j < dom; ++j) {
                 if (cancelled(j)) {

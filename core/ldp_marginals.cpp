@@ -205,6 +205,9 @@ Status InphtConfig::validate() const {
     if (!std::isfinite(epsilon) || epsilon <= 0) {
         return fail("INPHT: epsilon must be finite and > 0");
     }
+    if (epsilon > 50) {
+        return fail("INPHT: epsilon must be at most 50 (the limit of every LDP protocol here)");
+    }
     return okStatus();
 }
 

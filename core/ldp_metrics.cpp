@@ -183,4 +183,12 @@ double expectedMaxAbsNormal(std::span<const double> variances) {
     return sum * h / 3;
 }
 
+double expectedMaxAbsError(Protocol protocol, std::span<const double> variances) {
+    if (protocol == Protocol::RR && variances.size() == 2) {
+        const double v = std::max(variances[0], 0.0);
+        return std::sqrt(v) * std::sqrt(2 / std::acos(-1.0));  // E|Z| = σ·√(2/π)
+    }
+    return expectedMaxAbsNormal(variances);
+}
+
 }  // namespace dpx::ldp

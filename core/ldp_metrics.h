@@ -14,6 +14,7 @@
 
 #include "core/expected.h"
 #include "core/histogram.h"
+#include "core/ldp.h"
 
 namespace dpx::ldp {
 
@@ -57,5 +58,11 @@ double maxAbsError(std::span<const double> a, std::span<const double> b);
 // are sums of many independent reports; correlations between buckets are ignored). 0 if every
 // variance is 0. Negative variances count as 0.
 double expectedMaxAbsNormal(std::span<const double> variances);
+
+// The expected histogram error E[max_j |f̂_j − f_j|] of an oracle's estimate under the normal
+// approximation: expectedMaxAbsNormal for protocols whose bucket estimates are uncorrelated or
+// nearly so, except binary randomized response, whose two estimates sum to 1 exactly (their
+// errors mirror each other, max = |error of one|): σ·√(2/π) with σ² = variances[0].
+double expectedMaxAbsError(Protocol protocol, std::span<const double> variances);
 
 }  // namespace dpx::ldp

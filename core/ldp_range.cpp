@@ -498,6 +498,9 @@ Status HaarConfig::validate() const {
     if (!std::isfinite(epsilon) || epsilon <= 0) {
         return fail("HaarHRR: epsilon must be finite and > 0");
     }
+    if (epsilon > 50) {
+        return fail("HaarHRR: epsilon must be at most 50 (the limit of every LDP protocol here)");
+    }
     if (domain < 2) {
         return fail("HaarHRR: domain D must be at least 2");
     }

@@ -229,7 +229,7 @@ Expected<double> hierarchicalVarianceFactor(const HierarchicalConfig& config);
 //                 by the delta method over the uniform level choice of every user; a single node
 //                 of fraction f gets f(1 − f)(h − 1)/N; the oracle part alone is 20% low at ε = 3).
 // Exact to first order in 1/N for protocols whose node estimates at a level are uncorrelated
-// (OUE, SUE, OLH aggregate); an upper bound for GRR and HRR (negative covariances).
+// (OUE, SUE, OLH aggregate, HRR: uncorrelated); an upper bound for GRR (negative covariances).
 Expected<double> hierarchicalPredictedVariance(const HierarchicalConfig& config,
                                                std::span<const std::int64_t> trueCounts,
                                                Range range);

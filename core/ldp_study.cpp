@@ -71,6 +71,14 @@ Status checkEpsilons(const std::vector<double>& epsilons) {
     return okStatus();
 }
 
+// "OUE", "GRR", …: the protocol's name in capitals, for labels.
+std::string upperName(Protocol p) {
+    std::string s = protocolName(p);
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return s;
+}
+
 std::uint64_t methodKey(const RangeMethodSpec& m) {
     return (static_cast<std::uint64_t>(m.method) << 48) ^
            (static_cast<std::uint64_t>(m.oracle) << 32) ^ m.branching;
@@ -307,10 +315,7 @@ std::string MarginalMethodSpec::label() const {
     if (method == MarginalMethod::Inpht) {
         return "INPHT";
     }
-    std::string s = protocolName(oracle);
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    return "one-hot " + s;
+    return "one-hot " + upperName(oracle);
 }
 
 Status MarginalStudySpec::validate() const {

@@ -646,7 +646,15 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
         r.bandHi.push_back(r.truth[j] + half);
     }
     r.bandText = QObject::tr("95% range of the estimate (normal approximation)");
-    if (auto m = ldp::reportMatrix(spec)) {
+    // The heatmap lists every report: at most kMaxReportRows rows (GRR over 100 000 bins would be
+    // an 80 GB matrix).
+    constexpr std::size_t kMaxReportRows = 1024;
+    if ((spec.protocol == ldp::Protocol::GRR || spec.protocol == ldp::Protocol::RR) &&
+        h.size() > kMaxReportRows) {
+        r.reportMatrixWhy = QObject::tr("%L1 reports: the heatmap shows at most %L2")
+                                .arg(h.size())
+                                .arg(kMaxReportRows);
+    } else if (auto m = ldp::reportMatrix(spec)) {
         r.reportMatrix = std::move(m).value();
     } else {
         r.reportMatrixWhy = q(m.error().message);
@@ -696,8 +704,8 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
         case ldp::Protocol::DBitFlip:
             how = QObject::tr("Each person samples %1 of the %2 buckets and sends one bit for "
                               "each: 1 with probability p if it is their bucket, q otherwise "
-                              "(ε/2 per bit as in seed 002's formula; the report as a whole is "
-                              "ε-LDP).")
+                              "(ε/2 per bit, Ding, Kulkarni & Yekhanin 2017, the protocol of seed "
+                              "002's experiment; the report as a whole is ε-LDP).")
                       .arg(spec.bits)
                       .arg(h.size());
             break;
@@ -946,6 +954,44 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
 
 namespace {
 
+// Running sums of every estimator × metric over Monte Carlo trials, the first kKeep values kept
+// for the error histogram; finish() turns them into means with 95% half-widths.
+struct TrialSums {
+    static constexpr std::uint64_t kKeep = 20000;
+    std::size_t metrics;
+    std::vector<double> sum, sumSq;
+    TrialSums(std::size_t estimators, std::size_t metricCount)
+        : metrics(metricCount),
+          sum(estimators * metricCount, 0),
+          sumSq(estimators * metricCount, 0) {}
+    void add(MonteCarloErrors& out, std::size_t e, std::size_t m, double v, std::uint64_t trial) {
+        sum[e * metrics + m] += v;
+        sumSq[e * metrics + m] += v * v;
+        if (trial < kKeep) {
+            out.samples[e][m].push_back(v);
+        }
+    }
+    void finish(MonteCarloErrors& out, const ReleaseResult& release, std::uint64_t done,
+                const QString& method) const {
+        out.trials = done;
+        for (std::size_t e = 0; e < out.expected.size(); ++e) {
+            for (std::size_t m = 0; m < metrics; ++m) {
+                ExpectedCell& c = out.expected[e][m];
+                if (!release.estimatorApplies[e] || done < 2) {
+                    c.why = release.estimatorApplies[e] ? QObject::tr("too few trials")
+                                                         : release.expected[e][m].why;
+                    continue;
+                }
+                const double t = static_cast<double>(done);
+                const double mean = sum[e * metrics + m] / t;
+                const double var =
+                    std::max(0.0, (sumSq[e * metrics + m] - t * mean * mean) / (t - 1));
+                c = {mean, 1.96 * std::sqrt(var / t), method, false, true, {}};
+            }
+        }
+    }
+};
+
 // Local protocols: each trial is one simulated collection (aggregate simulator, exact in
 // distribution), seeded per trial, through every estimator and metric.
 MonteCarloErrors localMonteCarlo(const ReleaseResult& release, Scale scale, std::uint64_t trials,
@@ -954,7 +1000,6 @@ MonteCarloErrors localMonteCarlo(const ReleaseResult& release, Scale scale, std:
     MonteCarloErrors out;
     const auto& ests = allEstimators();
     const auto& mets = allMetrics();
-    constexpr std::uint64_t kKeep = 20000;
     out.expected.assign(ests.size(), std::vector<ExpectedCell>(mets.size()));
     out.samples.assign(ests.size(), std::vector<std::vector<double>>(mets.size()));
     std::vector<std::int64_t> counts;
@@ -963,7 +1008,7 @@ MonteCarloErrors localMonteCarlo(const ReleaseResult& release, Scale scale, std:
     }
     const double n = static_cast<double>(release.localUsers);
     const double total = n > 0 ? n : 1;
-    std::vector<double> sum(ests.size() * mets.size(), 0), sumSq(sum.size(), 0);
+    TrialSums sums(ests.size(), mets.size());
     std::vector<double> noisy(counts.size());
     std::uint64_t done = 0;
     for (; done < trials; ++done) {
@@ -994,36 +1039,18 @@ MonteCarloErrors localMonteCarlo(const ReleaseResult& release, Scale scale, std:
                 return out;
             }
             for (std::size_t m = 0; m < mets.size(); ++m) {
-                const double v = evaluateMetric({mets[m], scale}, release.truth, *work,
-                                                release.positions, total);
-                sum[e * mets.size() + m] += v;
-                sumSq[e * mets.size() + m] += v * v;
-                if (done < kKeep) {
-                    out.samples[e][m].push_back(v);
-                }
+                sums.add(out, e, m,
+                         evaluateMetric({mets[m], scale}, release.truth, *work, release.positions,
+                                        total),
+                         done);
             }
         }
         if (progress && (done % 64 == 0)) {
             progress(static_cast<double>(done) / static_cast<double>(trials));
         }
     }
-    out.trials = done;
-    for (std::size_t e = 0; e < ests.size(); ++e) {
-        for (std::size_t m = 0; m < mets.size(); ++m) {
-            ExpectedCell& c = out.expected[e][m];
-            if (!release.estimatorApplies[e] || done < 2) {
-                c.why = release.estimatorApplies[e] ? QObject::tr("too few trials")
-                                                     : release.expected[e][m].why;
-                continue;
-            }
-            const double t = static_cast<double>(done);
-            const double mean = sum[e * mets.size() + m] / t;
-            const double var =
-                std::max(0.0, (sumSq[e * mets.size() + m] - t * mean * mean) / (t - 1));
-            c = {mean, 1.96 * std::sqrt(var / t),
-                 QObject::tr("Monte Carlo, %L1 simulated collections").arg(done), false, true, {}};
-        }
-    }
+    sums.finish(out, release, done,
+                QObject::tr("Monte Carlo, %L1 simulated collections").arg(done));
     return out;
 }
 
@@ -1039,7 +1066,7 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
     out.expected.assign(ests.size(), std::vector<ExpectedCell>(mets.size()));
     out.samples.assign(ests.size(), std::vector<std::vector<double>>(mets.size()));
     const TruthModel truth{release.truth, release.positions};
-    constexpr std::uint64_t kKeep = 20000;
+    constexpr std::uint64_t kKeep = TrialSums::kKeep;
     std::vector<MetricSpec> metricSpecs;
     for (Metric m : mets) {
         metricSpecs.push_back({m, scale});
@@ -1087,7 +1114,7 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
     for (double t : release.truth) {
         counts.push_back(static_cast<std::int64_t>(t));
     }
-    std::vector<double> sum(ests.size() * mets.size(), 0), sumSq(sum.size(), 0);
+    TrialSums sums(ests.size(), mets.size());
     std::uint64_t done = 0;
     EstimatorWorkspace ws;
     std::vector<double> noisy(counts.size()), work(counts.size());
@@ -1112,35 +1139,17 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
                 estimateInPlace({ests[e], 0}, work, ws);
             }
             for (std::size_t m = 0; m < mets.size(); ++m) {
-                const double v =
-                    evaluateMetric(metricSpecs[m], release.truth, work, release.positions, total);
-                sum[e * mets.size() + m] += v;
-                sumSq[e * mets.size() + m] += v * v;
-                if (done < kKeep) {
-                    out.samples[e][m].push_back(v);
-                }
+                sums.add(out, e, m,
+                         evaluateMetric(metricSpecs[m], release.truth, work, release.positions,
+                                        total),
+                         done);
             }
         }
         if (progress && (done % 256 == 0)) {
             progress(static_cast<double>(done) / static_cast<double>(trials));
         }
     }
-    out.trials = done;
-    for (std::size_t e = 0; e < ests.size(); ++e) {
-        for (std::size_t m = 0; m < mets.size(); ++m) {
-            ExpectedCell& c = out.expected[e][m];
-            if (!release.estimatorApplies[e] || done < 2) {
-                c.why = release.estimatorApplies[e] ? QObject::tr("too few trials")
-                                                     : release.expected[e][m].why;
-                continue;
-            }
-            const double n = static_cast<double>(done);
-            const double mean = sum[e * mets.size() + m] / n;
-            const double var = std::max(0.0, (sumSq[e * mets.size() + m] - n * mean * mean) / (n - 1));
-            c = {mean, 1.96 * std::sqrt(var / n), QObject::tr("Monte Carlo, %L1 trials").arg(done),
-                 false, true, {}};
-        }
-    }
+    sums.finish(out, release, done, QObject::tr("Monte Carlo, %L1 trials").arg(done));
     return out;
 }
 

@@ -4,7 +4,6 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QEvent>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -13,9 +12,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScrollArea>
-#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -24,6 +21,7 @@
 #include <set>
 
 #include "core/validation.h"
+#include "ui/file_export.h"
 #include "ui/job_runner.h"
 #include "ui/plot_refresh.h"
 #include "ui/plot_style.h"
@@ -76,22 +74,6 @@ QString listText(const std::vector<double>& xs) {
         parts << num(x, 6);
     }
     return parts.join(QStringLiteral(", "));
-}
-
-void styleAxisRect(QCPAxisRect* rect, const QPalette& pal) {
-    const QColor text = pal.color(QPalette::WindowText);
-    QColor grid = text;
-    grid.setAlpha(40);
-    for (QCPAxis* axis : rect->axes()) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-        axis->grid()->setSubGridPen(Qt::NoPen);
-        axis->grid()->setZeroLinePen(Qt::NoPen);
-    }
 }
 
 void makeLogAxis(QCPAxis* axis) {
@@ -315,7 +297,7 @@ void LdpExperimentView::buildUi() {
     connect(exportCsv, &QPushButton::clicked, this, &LdpExperimentView::exportCsv);
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
     applyPlotPalette(plot_, palette());
-    styleAxisRect(bottom_, palette());
+    applyAxisRectPalette(bottom_, palette());
 }
 
 void LdpExperimentView::setSpec(const ldp::ExperimentSpec& spec) {
@@ -721,21 +703,8 @@ QString LdpExperimentView::toCsv() const {
 }
 
 void LdpExperimentView::exportCsv() {
-    QSettings settings;
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export the experiment"),
-                                     settings.value(QStringLiteral("dir/export")).toString() +
-                                         QStringLiteral("/ldp-experiment.csv"),
-                                     tr("CSV (*.csv)"));
-    if (path.isEmpty()) {
-        return;
-    }
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text) || f.write(toCsv().toUtf8()) < 0 ||
-        !f.commit()) {
-        QMessageBox::warning(this, tr("Export failed"),
-                             tr("Cannot write %1: %2").arg(path, f.errorString()));
-    }
+    saveTextWithDialog(this, tr("Export the experiment"), QStringLiteral("ldp-experiment.csv"),
+                       toCsv());
 }
 
 void LdpExperimentView::showEvent(QShowEvent* event) {
@@ -749,7 +718,7 @@ void LdpExperimentView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange && plot_) {
         applyPlotPalette(plot_, palette());
-        styleAxisRect(bottom_, palette());
+        applyAxisRectPalette(bottom_, palette());
         topTitle_->setTextColor(palette().color(QPalette::WindowText));
         bottomTitle_->setTextColor(palette().color(QPalette::WindowText));
         draw();

@@ -3,7 +3,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -12,14 +11,13 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScrollArea>
-#include <QSettings>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "ui/file_export.h"
 #include "ui/job_runner.h"
 #include "ui/ldp_experiment_view.h"
 #include "ui/plot_refresh.h"
@@ -289,6 +287,27 @@ Expected<std::uint64_t> parseSeed(const QString& text) {
 
 }  // namespace
 
+Status LdpStudyView::readCommon(std::uint64_t& users, std::vector<double>& epsilons,
+                               unsigned& repetitions, std::uint64_t& seed) const {
+    auto n = parseUsers(users_->text());
+    if (!n) {
+        return n.error();
+    }
+    users = *n;
+    auto eps = parseNumberList(epsilons_->text(), tr("ε values"));
+    if (!eps) {
+        return eps.error();
+    }
+    epsilons = *eps;
+    repetitions = static_cast<unsigned>(repetitions_->value());
+    auto sd = parseSeed(seed_->text());
+    if (!sd) {
+        return sd.error();
+    }
+    seed = *sd;
+    return okStatus();
+}
+
 Expected<ldp::RangeStudySpec> LdpStudyView::rangeSpec() const {
     ldp::RangeStudySpec s;
     for (std::size_t i = 0; i < rangeMethods_.size(); ++i) {
@@ -298,23 +317,10 @@ Expected<ldp::RangeStudySpec> LdpStudyView::rangeSpec() const {
     }
     s.domain = static_cast<std::size_t>(size_->value());
     s.shape = static_cast<ldp::TelemetryShape>(shape_->currentData().toInt());
-    auto users = parseUsers(users_->text());
-    if (!users) {
-        return users.error();
-    }
-    s.users = *users;
     s.rangeSamples = static_cast<std::size_t>(samples_->value());
-    auto eps = parseNumberList(epsilons_->text(), tr("ε values"));
-    if (!eps) {
-        return eps.error();
+    if (auto st = readCommon(s.users, s.epsilons, s.repetitions, s.seed); !st) {
+        return st.error();
     }
-    s.epsilons = *eps;
-    s.repetitions = static_cast<unsigned>(repetitions_->value());
-    auto seed = parseSeed(seed_->text());
-    if (!seed) {
-        return seed.error();
-    }
-    s.seed = *seed;
     if (auto st = s.validate(); !st) {
         return st.error();
     }
@@ -331,24 +337,11 @@ Expected<ldp::MarginalStudySpec> LdpStudyView::marginalSpec() const {
     s.attributes = static_cast<unsigned>(size_->value());
     s.order = static_cast<unsigned>(order_->value());
     s.skewed = shape_->currentData().toInt() == 1;
-    auto users = parseUsers(users_->text());
-    if (!users) {
-        return users.error();
-    }
-    s.users = *users;
     s.negatives = negatives_->currentData().toInt() == 0 ? ldp::NegativeEstimates::Keep
                                                          : ldp::NegativeEstimates::ProjectToSimplex;
-    auto eps = parseNumberList(epsilons_->text(), tr("ε values"));
-    if (!eps) {
-        return eps.error();
+    if (auto st = readCommon(s.users, s.epsilons, s.repetitions, s.seed); !st) {
+        return st.error();
     }
-    s.epsilons = *eps;
-    s.repetitions = static_cast<unsigned>(repetitions_->value());
-    auto seed = parseSeed(seed_->text());
-    if (!seed) {
-        return seed.error();
-    }
-    s.seed = *seed;
     if (auto st = s.validate(); !st) {
         return st.error();
     }
@@ -568,22 +561,10 @@ QString LdpStudyView::toCsv() const {
 }
 
 void LdpStudyView::exportCsv() {
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export the study"),
-        settings.value(QStringLiteral("dir/export")).toString() +
-            (mode_ == Mode::Range ? QStringLiteral("/ldp-ranges.csv")
-                                  : QStringLiteral("/ldp-marginals.csv")),
-        tr("CSV (*.csv)"));
-    if (path.isEmpty()) {
-        return;
-    }
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text) || f.write(toCsv().toUtf8()) < 0 ||
-        !f.commit()) {
-        QMessageBox::warning(this, tr("Export failed"),
-                             tr("Cannot write %1: %2").arg(path, f.errorString()));
-    }
+    saveTextWithDialog(this, tr("Export the study"),
+                       mode_ == Mode::Range ? QStringLiteral("ldp-ranges.csv")
+                                            : QStringLiteral("ldp-marginals.csv"),
+                       toCsv());
 }
 
 void LdpStudyView::showEvent(QShowEvent* event) {

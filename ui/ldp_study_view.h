@@ -59,6 +59,9 @@ protected:
 
 private:
     void buildUi();
+    // Users, ε list, repetitions and seed from the controls both modes share.
+    Status readCommon(std::uint64_t& users, std::vector<double>& epsilons, unsigned& repetitions,
+                      std::uint64_t& seed) const;
     Expected<ldp::RangeStudySpec> rangeSpec() const;
     Expected<ldp::MarginalStudySpec> marginalSpec() const;
     void draw();

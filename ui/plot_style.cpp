@@ -2,13 +2,13 @@
 
 namespace dpx::ui {
 
-void applyPlotPalette(QCustomPlot* plot, const QPalette& pal) {
+namespace {
+
+void styleAxes(const QList<QCPAxis*>& axes, const QPalette& pal) {
     const QColor text = pal.color(QPalette::WindowText);
-    const QColor base = pal.color(QPalette::Base);
     QColor grid = text;
     grid.setAlpha(40);
-    plot->setBackground(base);
-    for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
+    for (QCPAxis* axis : axes) {
         axis->setBasePen(QPen(text));
         axis->setTickPen(QPen(text));
         axis->setSubTickPen(QPen(text));
@@ -18,6 +18,19 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& pal) {
         axis->grid()->setSubGridPen(Qt::NoPen);
         axis->grid()->setZeroLinePen(Qt::NoPen);
     }
+}
+
+}  // namespace
+
+void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal) {
+    styleAxes(rect->axes(), pal);
+}
+
+void applyPlotPalette(QCustomPlot* plot, const QPalette& pal) {
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor base = pal.color(QPalette::Base);
+    plot->setBackground(base);
+    styleAxes({plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}, pal);
     QColor legendBack = base;
     legendBack.setAlpha(220);
     plot->legend->setBrush(legendBack);

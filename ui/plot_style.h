@@ -9,5 +9,7 @@
 namespace dpx::ui {
 
 void applyPlotPalette(QCustomPlot* plot, const QPalette& pal);
+// The same axis and grid styling for the axes of a further axis rect (stacked plots).
+void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal);
 
 }  // namespace dpx::ui

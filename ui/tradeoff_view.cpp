@@ -24,6 +24,7 @@
 
 #include "core/validation.h"
 #include "ui/computations.h"
+#include "ui/file_export.h"
 #include "ui/job_runner.h"
 #include "ui/plot_refresh.h"
 #include "ui/plot_style.h"
@@ -1616,21 +1617,8 @@ QString TradeoffView::toCsv() const {
 }
 
 void TradeoffView::exportCsv() {
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export trade-off curves"),
-        settings.value(QStringLiteral("dir/export")).toString() +
-            QStringLiteral("/tradeoff.csv"),
-        tr("CSV (*.csv)"));
-    if (path.isEmpty()) {
-        return;
-    }
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text) || f.write(toCsv().toUtf8()) < 0 ||
-        !f.commit()) {
-        QMessageBox::warning(this, tr("Export failed"),
-                             tr("Cannot write %1: %2").arg(path, f.errorString()));
-    }
+    saveTextWithDialog(this, tr("Export trade-off curves"), QStringLiteral("tradeoff.csv"),
+                       toCsv());
 }
 
 void TradeoffView::changeEvent(QEvent* event) {

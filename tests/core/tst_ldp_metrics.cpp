@@ -42,8 +42,41 @@ private Q_SLOTS:
     void maxAbsError();
     void expectedMaxAbsClosedForms();
     void expectedMaxAbsMonteCarlo();
+    void expectedMaxAbsRandomizedResponse();
     void rejections();
 };
+
+// RR's two estimates sum to 1 exactly, so max_j |f̂_j − f_j| = |f̂_1 − f_1|: E = σ·√(2/π), not
+// the independent-bins value (which is larger). Checked against a seeded simulation of RR with
+// core's aggregate simulator (4 standard errors), and other protocols keep the general formula.
+void TestLdpMetrics::expectedMaxAbsRandomizedResponse() {
+    const ProtocolSpec rr{Protocol::RR, 1.0, 2, 1};
+    const std::uint64_t n = 10000;
+    const std::vector<std::int64_t> counts = {3000, 7000};
+    std::vector<double> var;
+    for (double f : {0.3, 0.7}) {
+        var.push_back(*estimatorVariance(rr, n, f));
+    }
+    QVERIFY(std::abs(var[0] - var[1]) < 1e-15);
+    const double expected = expectedMaxAbsError(Protocol::RR, var);
+    DPX_VERIFY_NEAR(expected, std::sqrt(var[0]) * std::sqrt(2 / std::numbers::pi), 1e-15);
+    QVERIFY(expected < expectedMaxAbsNormal(var));
+    double sum = 0, sumSq = 0;
+    const int trials = 20000;
+    for (int t = 0; t < trials; ++t) {
+        const auto est = simulateAggregate(rr, counts, 1000 + static_cast<std::uint64_t>(t));
+        QVERIFY(est.hasValue());
+        const double m = std::max(std::abs(est->frequencies[0] - 0.3),
+                                  std::abs(est->frequencies[1] - 0.7));
+        sum += m;
+        sumSq += m * m;
+    }
+    const double mean = sum / trials;
+    const double se = std::sqrt((sumSq / trials - mean * mean) / trials);
+    DPX_VERIFY_NEAR(mean, expected, 4 * se);
+    const std::vector<double> three = {0.01, 0.02, 0.03};
+    QCOMPARE(expectedMaxAbsError(Protocol::GRR, three), expectedMaxAbsNormal(three));
+}
 
 void TestLdpMetrics::shapeNames() {
     for (auto s :
