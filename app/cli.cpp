@@ -19,7 +19,10 @@
 #include "app/cli_budget.h"
 #include "app/cli_ldp.h"
 #include "app/cli_ldp_experiment.h"
+#include "app/cli_rdp.h"
 #include "app/cli_risk.h"
+#include "app/cli_select.h"
+#include "app/cli_sparse.h"
 #include "app/cli_tradeoff.h"
 #include "app/version.h"
 #include "core/count_analysis.h"
@@ -99,6 +102,15 @@ Usage:
              --users LO:HI:COUNT (log-spaced, whole) | N1,N2,... --epsilons LO:HI:COUNT | E1,E2,...
              [--buckets K (32)] [--repetitions R (10)] [--seed S] [--postprocess none|clamp|simplex]
              [--threads T]
+  dpx sparse (--counts LIST | --example edwards-like|nltcs-like | --data FILE --column C --bins SPEC)
+             --epsilon E [--threshold T (default (2/ε)·ln p)] [--trials N (1000; 0: none)]
+             [--seed S] [--threads T] [--per-trial yes|no]
+  dpx rdp (--counts LIST | --example ID | --data ...) --epsilon E --gamma G
+          [--trials N (1000; 0: none)] [--seed S] [--threads T]
+          (random DP: a WEAKER guarantee than DP, beside the ε-DP Laplace histogram)
+  dpx select (--counts LIST | --example ID | --data ...) --epsilon E [--task mode|quantile]
+             [--quantile Q (0.5)] [--neighbouring add-remove|replace] [--monotone yes|no]
+             [--path yes|no] [--path-steps N]
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
@@ -1072,6 +1084,15 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "risk") {
             return cmdRisk(argv, out, err);
+        }
+        if (cmd == "sparse") {
+            return cmdSparse(argv, out, err);
+        }
+        if (cmd == "rdp") {
+            return cmdRdp(argv, out, err);
+        }
+        if (cmd == "select") {
+            return cmdSelect(argv, out, err);
         }
         if (cmd == "budget") {
             return cmdBudget(argv, out, err);

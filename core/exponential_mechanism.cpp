@@ -16,6 +16,7 @@ constexpr std::size_t kMaxNoisyMaxCandidates = 100000;
 constexpr std::size_t kMaxNoisyMaxDistinct = 2000;
 constexpr double kWindow = 60;  // integrate over max u ± 60 s
 constexpr std::size_t kMaxPathSteps = 10000;
+constexpr double kMaxPathEntries = 1e7;  // bins × columns of the path matrix
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 Status validateCounts(std::span<const std::int64_t> counts) {
@@ -323,6 +324,10 @@ Expected<SelectionPathMatrix> selectionPathMatrix(std::span<const std::int64_t> 
     if (steps > kMaxPathSteps) {
         return Error{"steps: at most " + std::to_string(kMaxPathSteps) + " steps (got " +
                      std::to_string(steps) + ")"};
+    }
+    if (static_cast<double>(counts.size()) * static_cast<double>(steps + 1) > kMaxPathEntries) {
+        return Error{"steps: the matrix would have " + std::to_string(counts.size()) + " × " +
+                     std::to_string(steps + 1) + " entries, more than 10^7; use fewer steps"};
     }
     if (replace && static_cast<std::int64_t>(steps) > a) {
         return Error{"steps: replace-one can move at most the " + std::to_string(a) +

@@ -106,7 +106,8 @@ struct SelectionPathMatrix {
 // Path from `counts`: replace-one moves one record per step from the mode bin (first largest
 // count) to the runner-up (first largest of the others); add/remove adds one record per step to
 // the runner-up. steps = 0: until the runner-up leads by 2 (replace: min(c_a, ⌊(c_a−c_b)/2⌋ + 2),
-// add/remove: c_a − c_b + 2). At most 10 000 steps; needs ≥ 2 bins and a non-empty histogram.
+// add/remove: c_a − c_b + 2). At most 10 000 steps and 10^7 matrix entries; needs ≥ 2 bins and a
+// non-empty histogram.
 Expected<SelectionPathMatrix> selectionPathMatrix(std::span<const std::int64_t> counts,
                                                   const SelectionParams& params,
                                                   std::size_t steps = 0);

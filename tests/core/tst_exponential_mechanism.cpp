@@ -385,6 +385,9 @@ void TestExponentialMechanism::rejects() {
     DPX_VERIFY_ERROR(selectionPathMatrix(std::vector<std::int64_t>{5}, p), "2 bins");
     DPX_VERIFY_ERROR(selectionPathMatrix(std::vector<std::int64_t>{0, 0}, p), "empty");
     DPX_VERIFY_ERROR(selectionPathMatrix(ok, p, 20000), "steps");
+    std::vector<std::int64_t> wide(5000, 1);
+    wide[0] = 9000;
+    DPX_VERIFY_ERROR(selectionPathMatrix(wide, p, 2500), "10^7");
     p.neighbouring = Neighbouring::Replace;
     DPX_VERIFY_ERROR(selectionPathMatrix(ok, p, 4), "steps");
     const std::vector<double> u = {1, 2};
