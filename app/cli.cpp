@@ -17,8 +17,10 @@
 #include "app/cli_args.h"
 #include "app/cli_histogram.h"
 #include "app/cli_budget.h"
+#include "app/cli_kde.h"
 #include "app/cli_ldp.h"
 #include "app/cli_ldp_experiment.h"
+#include "app/cli_mean.h"
 #include "app/cli_rdp.h"
 #include "app/cli_risk.h"
 #include "app/cli_select.h"
@@ -111,6 +113,12 @@ Usage:
   dpx select (--counts LIST | --example ID | --data ...) --epsilon E [--task mode|quantile]
              [--quantile Q (0.5)] [--neighbouring add-remove|replace] [--monotone yes|no]
              [--path yes|no] [--path-steps N]
+  dpx mean --n N --d D --epsilon E --delta D
+           [--mechanism gaussian|gaussian-printed|laplace|knorm|all (default all)]
+           [--calibration analytic|seed|classic (gaussian)] [--population bias|uniform-prior]
+           [--bias B (each coordinate's mean, −1…1; default 0)] [--trials T (1000)] [--seed S]
+  dpx kde (--data FILE --column C --bandwidth H --epsilon E --delta D | --example fig32)
+          [--grid LO:HI:COUNT (2…2000 points)] [--samples K (3)] [--seed S]
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
@@ -1105,6 +1113,12 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "ldp-experiment") {
             return cmdLdpExperiment(argv, out, err);
+        }
+        if (cmd == "mean") {
+            return cmdMean(argv, out, err);
+        }
+        if (cmd == "kde") {
+            return cmdKde(argv, out, err);
         }
     } catch (const std::exception& e) {
         err << "dpx: internal error: " << e.what() << '\n';

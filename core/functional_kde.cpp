@@ -269,7 +269,7 @@ Expected<std::vector<double>> fig32ExampleData(std::size_t n, std::uint64_t seed
     if (auto s = validatePositiveFinite(spread, "the mixture spread s"); !s) {
         return s.error();
     }
-    SimulationRng rng(seed, 0);
+    SimulationRng rng(seed, kFig32Stream);
     std::vector<double> x(n);
     for (double& v : x) {
         const double centre = rng.uniform() < 0.5 ? 0.3 : 0.7;

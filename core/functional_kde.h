@@ -92,7 +92,10 @@ Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
                                                    const FunctionalKdeParams& params);
 
 // Seed 003 Fig. 3.2's data: n points from an equal mixture of N(0.3, s²) and N(0.7, s²). The seed
-// does not give s; s = 0.1 by default. Errors: n < 1 or > 10⁷, s not finite > 0.
+// does not give s; s = 0.1 by default. Draws from SimulationRng(seed, kFig32Stream), a stream no
+// release uses (releases use streams 0 … samples − 1), so one seed can drive both.
+// Errors: n < 1 or > 10⁷, s not finite > 0.
+inline constexpr std::uint64_t kFig32Stream = std::uint64_t{1} << 62;
 Expected<std::vector<double>> fig32ExampleData(std::size_t n = 100, std::uint64_t seed = 1,
                                                double spread = 0.1);
 

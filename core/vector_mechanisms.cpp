@@ -112,7 +112,9 @@ Expected<VectorMeanMechanism> calibrateVectorMean(const VectorMeanParams& p) {
             m.epsilon = g.epsilon;
             m.delta = p.delta;
             m.expectedSquaredNoise = d * m.scale * m.scale;
-            m.warnings = cal->warnings;
+            if (!printed) {
+                m.warnings = cal->warnings;  // (the printed form's notes would be about 2ε)
+            }
             if (printed) {
                 m.warnings.insert(
                     m.warnings.begin(),
