@@ -20,6 +20,7 @@
 #include "app/cli_kde.h"
 #include "app/cli_ldp.h"
 #include "app/cli_ldp_experiment.h"
+#include "app/cli_ldp_mean.h"
 #include "app/cli_mean.h"
 #include "app/cli_rdp.h"
 #include "app/cli_risk.h"
@@ -104,6 +105,9 @@ Usage:
              --users LO:HI:COUNT (log-spaced, whole) | N1,N2,... --epsilons LO:HI:COUNT | E1,E2,...
              [--buckets K (32)] [--repetitions R (10)] [--seed S] [--postprocess none|clamp|simplex]
              [--threads T]
+  dpx ldp-mean --epsilon E (--shape normal|uniform|constant --users N [--buckets K] |
+               --counts LIST | --data FILE --column C --bins SPEC) [--trials T] [--seed S]
+               (1BitMean: every user sends one ε-LDP bit; values at the bins' centres)
   dpx sparse (--counts LIST | --example edwards-like|nltcs-like | --data FILE --column C --bins SPEC)
              --epsilon E [--threshold T (default (2/ε)·ln p)] [--trials N (1000; 0: none)]
              [--seed S] [--threads T] [--per-trial yes|no]
@@ -1113,6 +1117,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "ldp-experiment") {
             return cmdLdpExperiment(argv, out, err);
+        }
+        if (cmd == "ldp-mean") {
+            return cmdLdpMean(argv, out, err);
         }
         if (cmd == "mean") {
             return cmdMean(argv, out, err);

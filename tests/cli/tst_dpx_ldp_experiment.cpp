@@ -89,6 +89,11 @@ private Q_SLOTS:
     void reproducibleAndThreadIndependent();
     void errors_data();
     void errors();
+    // dpx ldp-mean (1BitMean, core/ldp_mean.h), in this executable because it belongs to the same
+    // telemetry study.
+    void ldpMean();
+    void ldpMeanErrors_data();
+    void ldpMeanErrors();
 };
 
 void TestDpxLdpExperiment::help() {
@@ -334,6 +339,73 @@ void TestDpxLdpExperiment::errors() {
     QVERIFY2(r.out.isEmpty(), describe(r).constData());
     QVERIFY2(r.err.startsWith("dpx: error: "), describe(r).constData());
     QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(needle), describe(r).constData());
+}
+
+// The bit probabilities are 1/(e^ε+1) and e^ε/(e^ε+1) at the ends (ε-LDP); the mean absolute
+// error over 400 trials agrees with √(2/π)·σ from the exact variance (within 4 standard errors);
+// the constant shape's mean is the centre of the bucket holding 12 h; --counts uses bin indices.
+void TestDpxLdpExperiment::ldpMean() {
+    const Run r = dpx(words("ldp-mean --epsilon 1 --shape normal --users 20000 --trials 400 "
+                            "--seed 3"));
+    QVERIFY2(r.exitCode == 0 && r.jsonOk, describe(r).constData());
+    const QJsonObject& o = r.json;
+    const double e = std::exp(1.0);
+    const double pi = std::acos(-1.0);
+    const QJsonArray bits = o[QStringLiteral("bit_probability")].toArray();
+    QVERIFY(std::abs(bits[0].toDouble() - 1 / (e + 1)) < 1e-15);
+    QVERIFY(std::abs(bits[1].toDouble() - e / (e + 1)) < 1e-15);
+    QCOMPARE(o[QStringLiteral("range")].toDouble(), 24.0);
+    QVERIFY(std::abs(o[QStringLiteral("true_mean")].toDouble() - 12) < 1e-9);
+    const QJsonObject ex = o[QStringLiteral("expected")].toObject();
+    const double sigma = std::sqrt(ex[QStringLiteral("variance")].toDouble());
+    QVERIFY(std::abs(ex[QStringLiteral("abs_error")].toDouble() - sigma * std::sqrt(2 / pi)) <
+            1e-12);
+    // |N(0, σ²)| has standard deviation σ·√(1 − 2/π); the mean of 400 has that over 20.
+    const double measured =
+        o[QStringLiteral("abs_error")].toObject()[QStringLiteral("mean")].toDouble();
+    QVERIFY2(std::abs(measured - ex[QStringLiteral("abs_error")].toDouble()) <
+                 4 * sigma * std::sqrt(1 - 2 / pi) / 20,
+             describe(r).constData());
+    const Run again = dpx(words("ldp-mean --epsilon 1 --shape normal --users 20000 --trials 400 "
+                                "--seed 3"));
+    QCOMPARE(again.out, r.out);
+    const Run c = dpx(words("ldp-mean --epsilon 2 --shape constant --users 1000 --trials 2"));
+    QVERIFY2(c.exitCode == 0, describe(c).constData());
+    QVERIFY(std::abs(c.json[QStringLiteral("true_mean")].toDouble() - 12.375) < 1e-9);
+    const Run k = dpx(words("ldp-mean --epsilon 1 --counts 5,5,0 --trials 2"));
+    QVERIFY2(k.exitCode == 0, describe(k).constData());
+    QCOMPARE(k.json[QStringLiteral("range")].toDouble(), 2.0);
+    QVERIFY(std::abs(k.json[QStringLiteral("true_mean")].toDouble() - 0.5) < 1e-12);
+}
+
+void TestDpxLdpExperiment::ldpMeanErrors_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("needle");
+    auto row = [](const char* name, const char* args, const char* needle) {
+        QTest::newRow(name) << QString::fromUtf8(args) << QString::fromUtf8(needle);
+    };
+    row("no epsilon", "ldp-mean --shape normal --users 10", "--epsilon");
+    row("epsilon 0", "ldp-mean --epsilon 0 --shape normal --users 10", "epsilon");
+    row("epsilon nan", "ldp-mean --epsilon nan --shape normal --users 10", "epsilon");
+    row("epsilon 60", "ldp-mean --epsilon 60 --shape normal --users 10", "epsilon");
+    row("no data", "ldp-mean --epsilon 1", "--shape");
+    row("both", "ldp-mean --epsilon 1 --shape normal --users 10 --counts 1,2", "one of them");
+    row("bad shape", "ldp-mean --epsilon 1 --shape gamma --users 10", "shape");
+    row("no users", "ldp-mean --epsilon 1 --shape normal", "--users");
+    row("users 0", "ldp-mean --epsilon 1 --shape normal --users 0", "--users");
+    row("buckets 0", "ldp-mean --epsilon 1 --shape normal --users 9 --buckets 0", "--buckets");
+    row("trials 0", "ldp-mean --epsilon 1 --shape normal --users 9 --trials 0", "--trials");
+    row("one bin", "ldp-mean --epsilon 1 --counts 5", "2 bins");
+    row("unknown", "ldp-mean --epsilon 1 --shape normal --users 9 --bogus 1", "bogus");
+}
+
+void TestDpxLdpExperiment::ldpMeanErrors() {
+    QFETCH(QString, args);
+    QFETCH(QString, needle);
+    const Run r = dpx(args.split(QLatin1Char(' ')));
+    QVERIFY2(r.exitCode == 2, describe(r).constData());
+    QVERIFY2(r.out.isEmpty(), describe(r).constData());
     QVERIFY2(QString::fromUtf8(r.err).contains(needle), describe(r).constData());
 }
 
