@@ -183,7 +183,7 @@ struct TracingAttackResult {
     std::string mechanism;                // vectorMechanismName of the noise ("" without noise)
     std::vector<double> memberScores;     // Z for members
     std::vector<double> nonMemberScores;  // Z for non-members
-    std::vector<XYPoint> roc;          // x = false-positive rate, y = false-negative rate
+    std::vector<XYPoint> roc;             // x = false-positive rate, y = false-negative rate
     double auc = 0.5;                     // P(Z_member > Z_non-member) + ½ P(tie)
     std::vector<std::string> warnings;
 };
