@@ -23,6 +23,6 @@ for s in histogram tradeoff population risk budget; do
     shot "choosing-$s" --session "$here/sessions/choosing-$s.json"
 done
 # The local-DP page (local-dp.md): protocol in the window, report matrix, trade-off, seed 002.
-for s in histogram matrix tradeoff experiment ranges marginals; do
+for s in histogram matrix tradeoff experiment ranges marginals means; do
     shot "local-$s" --session "$here/sessions/local-$s.json"
 done

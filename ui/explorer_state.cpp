@@ -326,10 +326,10 @@ Status ExplorerState::validate() const {
         tab != QLatin1String("errors") && tab != QLatin1String("risk") &&
         tab != QLatin1String("tradeoff") && tab != QLatin1String("budget") &&
         tab != QLatin1String("ldp-experiment") && tab != QLatin1String("ldp-ranges") &&
-        tab != QLatin1String("ldp-marginals")) {
+        tab != QLatin1String("ldp-marginals") && tab != QLatin1String("ldp-means")) {
         return Error{"unknown tab '" + tab.toStdString() +
                      "' (histogram, matrix, errors, risk, tradeoff, budget, ldp-experiment, "
-                     "ldp-ranges, ldp-marginals)"};
+                     "ldp-ranges, ldp-marginals, ldp-means)"};
     }
     return okStatus();
 }

@@ -288,7 +288,7 @@ Expected<std::uint64_t> parseSeed(const QString& text) {
 }  // namespace
 
 Status LdpStudyView::readCommon(std::uint64_t& users, std::vector<double>& epsilons,
-                               unsigned& repetitions, std::uint64_t& seed) const {
+                                unsigned& repetitions, std::uint64_t& seed) const {
     auto n = parseUsers(users_->text());
     if (!n) {
         return n.error();
@@ -583,6 +583,291 @@ void LdpStudyView::changeEvent(QEvent* event) {
     }
 }
 
+// ---- means (1BitMean) -------------------------------------------------------------------------
+
+LdpMeanView::LdpMeanView(JobRunner* runner, QWidget* parent) : QWidget(parent), runner_(runner) {
+    setObjectName(QStringLiteral("ldpMeanStudy"));
+    shape_ = new QComboBox;
+    shape_->addItem(tr("truncated normal"), static_cast<int>(ldp::TelemetryShape::TruncatedNormal));
+    shape_->addItem(tr("uniform"), static_cast<int>(ldp::TelemetryShape::Uniform));
+    shape_->addItem(tr("constant"), static_cast<int>(ldp::TelemetryShape::Constant));
+    buckets_ = new QSpinBox;
+    buckets_->setRange(1, 4096);
+    buckets_->setToolTip(tr("Values are the centres of k equal buckets on [0, 24] h."));
+    users_ = new QLineEdit;
+    users_->setObjectName(QStringLiteral("meanUsers"));
+    users_->setToolTip(tr("Population sizes n, separated by commas."));
+    epsilons_ = new QLineEdit;
+    epsilons_->setObjectName(QStringLiteral("meanEpsilons"));
+    repetitions_ = new QSpinBox;
+    repetitions_->setRange(1, 100000);
+    seed_ = new QLineEdit;
+    auto* form = new QFormLayout;
+    form->addRow(tr("Data"), shape_);
+    form->addRow(tr("Buckets k"), buckets_);
+    form->addRow(tr("Users n"), users_);
+    form->addRow(tr("ε values"), epsilons_);
+    form->addRow(tr("Repetitions"), repetitions_);
+    form->addRow(tr("Seed"), seed_);
+    auto* preset = new QPushButton(tr("Seed 002 preset"));
+    run_ = new QPushButton(tr("Run"));
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->setEnabled(false);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(preset);
+    buttons->addWidget(run_);
+    buttons->addWidget(cancel_);
+    status_ = new QLabel;
+    status_->setWordWrap(true);
+    auto* notes = new QLabel(
+        tr("1BitMean (Ding, Kulkarni & Yekhanin 2017): each device holding x ∈ [0, 24] h sends one "
+           "bit, 1 with probability 1/(e^ε+1) + (x/24)·(e^ε−1)/(e^ε+1); the collector's unbiased "
+           "mean is (24/n)·Σ(b·(e^ε+1) − 1)/(e^ε−1). Dashed: √(2/π)·σ from the exact variance."));
+    notes->setWordWrap(true);
+    auto* exportCsv = new QPushButton(tr("Export CSV…"));
+    auto* exportPlot = new QPushButton(tr("Export plot…"));
+    auto* exportRow = new QHBoxLayout;
+    exportRow->addWidget(exportCsv);
+    exportRow->addWidget(exportPlot);
+    auto* side = new QWidget;
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->addLayout(form);
+    sideLayout->addLayout(buttons);
+    sideLayout->addWidget(status_);
+    sideLayout->addWidget(notes);
+    sideLayout->addLayout(exportRow);
+    sideLayout->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(side);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(side->minimumSizeHint().width() + 24);
+    scroll->setMaximumWidth(380);
+    plot_ = new QCustomPlot;
+    plot_->setObjectName(QStringLiteral("ldpMeanPlot"));
+    plot_->setMinimumSize(420, 360);
+    plot_->plotLayout()->insertRow(0);
+    title_ = new QCPTextElement(plot_, tr("Means under local DP (1BitMean): |μ̂ − μ| against n"),
+                                QFont(font().family(), font().pointSize() + 1, QFont::Bold));
+    plot_->plotLayout()->addElement(0, 0, title_);
+    makeLogAxis(plot_->xAxis);
+    makeLogAxis(plot_->yAxis);
+    plot_->axisRect()->setupFullAxesBox(true);
+    plot_->xAxis->setLabel(tr("users n (log scale)"));
+    plot_->yAxis->setLabel(tr("mean absolute error of the mean (hours, log)"));
+    plot_->legend->setVisible(true);
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(plot_, 1);
+    layout->addWidget(scroll);
+    connect(preset, &QPushButton::clicked, this, [this] { setSpec(ldp::seed002MeanPreset()); });
+    connect(run_, &QPushButton::clicked, this, [this] { run(); });
+    connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
+    connect(exportCsv, &QPushButton::clicked, this, [this] {
+        saveTextWithDialog(this, tr("Export the mean study"), QStringLiteral("ldp-means.csv"),
+                           toCsv());
+    });
+    connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
+    applyPlotPalette(plot_, palette());
+    setSpec(ldp::seed002MeanPreset());
+    draw();
+}
+
+void LdpMeanView::setSpec(const ldp::MeanStudySpec& s) {
+    shape_->setCurrentIndex(shape_->findData(static_cast<int>(s.shape)));
+    buckets_->setValue(static_cast<int>(s.buckets));
+    std::vector<double> n(s.populations.begin(), s.populations.end());
+    users_->setText(listText(n));
+    epsilons_->setText(listText(s.epsilons));
+    repetitions_->setValue(static_cast<int>(s.repetitions));
+    seed_->setText(QString::number(s.seed));
+}
+
+Expected<ldp::MeanStudySpec> LdpMeanView::spec() const {
+    ldp::MeanStudySpec s;
+    s.shape = static_cast<ldp::TelemetryShape>(shape_->currentData().toInt());
+    s.buckets = static_cast<std::size_t>(buckets_->value());
+    auto n = parseNumberList(users_->text(), tr("Users n"));
+    if (!n) {
+        return n.error();
+    }
+    for (double v : *n) {
+        if (!(v >= 1) || v != std::floor(v) || v > 1e12) {
+            return Error{"Users n: " + QString::number(v).toStdString() +
+                         " is not a whole number from 1 to 10^12"};
+        }
+        s.populations.push_back(static_cast<std::uint64_t>(v));
+    }
+    auto eps = parseNumberList(epsilons_->text(), tr("ε values"));
+    if (!eps) {
+        return eps.error();
+    }
+    s.epsilons = *eps;
+    s.repetitions = static_cast<unsigned>(repetitions_->value());
+    auto sd = parseSeed(seed_->text());
+    if (!sd) {
+        return sd.error();
+    }
+    s.seed = *sd;
+    if (auto st = s.validate(); !st) {
+        return st.error();
+    }
+    return s;
+}
+
+bool LdpMeanView::run() {
+    ranOnce_ = true;
+    auto s = spec();
+    if (!s) {
+        setStatus(QString::fromStdString(s.error().message), true);
+        return false;
+    }
+    const ldp::MeanStudySpec sp = *s;
+    using Result = Expected<ldp::MeanStudyResult>;
+    runner_->run<Result>(
+        QStringLiteral("ldp-means"),
+        [sp](std::stop_token stop, JobProgress& progress) -> Result {
+            return ldp::runMeanStudy(sp, stop, [&progress](double f) { progress.set(f); });
+        },
+        [this, sp](Result r) {
+            running_ = false;
+            run_->setEnabled(true);
+            cancel_->setEnabled(false);
+            if (!r) {
+                setStatus(QString::fromStdString(r.error().message), true);
+            } else {
+                ran_ = sp;
+                result_ = std::move(r).value();
+                hasResult_ = true;
+                setStatus(tr("%L1 points, %2 repetitions each; true mean %3 h.")
+                              .arg(result_.points.size())
+                              .arg(sp.repetitions)
+                              .arg(num(result_.trueMean, 5)));
+            }
+            draw();
+            Q_EMIT finished();
+        },
+        tr("Mean study"), JobRunner::Lane::Background);
+    running_ = true;
+    run_->setEnabled(false);
+    cancel_->setEnabled(true);
+    setStatus(tr("Running…"));
+    return true;
+}
+
+void LdpMeanView::cancel() {
+    if (!running_) {
+        return;
+    }
+    runner_->cancel(QStringLiteral("ldp-means"));
+    running_ = false;
+    run_->setEnabled(true);
+    cancel_->setEnabled(false);
+    setStatus(tr("Cancelled; the plot shows the previous run."));
+    Q_EMIT finished();
+}
+
+void LdpMeanView::setStatus(const QString& text, bool error) {
+    status_->setText(text);
+    status_->setStyleSheet(error ? QStringLiteral("color: #d62728;") : QString());
+}
+
+QString LdpMeanView::statusText() const {
+    return status_->text();
+}
+
+void LdpMeanView::draw() {
+    plot_->clearPlottables();
+    double lo = HUGE_VAL, hi = 0, xlo = HUGE_VAL, xhi = 0;
+    for (std::size_t k = 0; hasResult_ && k < ran_.epsilons.size(); ++k) {
+        const double eps = ran_.epsilons[k];
+        const QColor colour = kColours[k % std::size(kColours)];
+        QVector<double> x, y, ci, expected;
+        for (const auto& p : result_.points) {
+            if (p.epsilon == eps) {
+                x << static_cast<double>(p.users);
+                y << p.absError;
+                ci << p.absErrorCi95;
+                expected << p.expectedAbsError;
+                for (double v : {p.absError, p.expectedAbsError}) {
+                    if (v > 0) {
+                        lo = std::min(lo, v);
+                        hi = std::max(hi, v);
+                    }
+                }
+                xlo = std::min(xlo, x.back());
+                xhi = std::max(xhi, x.back());
+            }
+        }
+        QCPGraph* g = plot_->addGraph();
+        g->setName(QStringLiteral("ε = %1").arg(num(eps, 6)));
+        g->setPen(QPen(colour, 2));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 5));
+        g->setData(x, y, true);
+        auto* bars = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+        bars->removeFromLegend();
+        bars->setDataPlottable(g);
+        bars->setData(ci);
+        bars->setPen(QPen(colour, 1));
+        QCPGraph* e = plot_->addGraph();
+        QColor light = colour;
+        light.setAlpha(170);
+        e->setPen(QPen(light, 1.2, Qt::DashLine));
+        e->setData(x, expected, true);
+        e->removeFromLegend();
+    }
+    if (hasResult_) {
+        QCPGraph* key = plot_->addGraph();
+        key->setPen(QPen(palette().color(QPalette::WindowText), 1.2, Qt::DashLine));
+        key->setName(tr("√(2/π)·σ (exact variance)"));
+    }
+    if (hi > 0) {
+        plot_->yAxis->setRange(lo / 1.6, hi * 1.6);
+        plot_->xAxis->setRange(xlo / 1.3, xhi * 1.3);
+    } else {
+        plot_->yAxis->setRange(1e-3, 10);
+        plot_->xAxis->setRange(1e3, 3e5);
+        if (!running_ && !ranOnce_) {
+            setStatus(tr("Press Run (the preset runs when the study is first shown)."));
+        }
+    }
+    plot_->legend->setVisible(plot_->legend->itemCount() > 0);
+    replotWhenVisible(plot_);
+}
+
+QString LdpMeanView::toCsv() const {
+    QString out = QStringLiteral(
+        "shape,buckets,users,epsilon,repetitions,abs_error_hours,abs_error_ci95,"
+        "expected_abs_error,true_mean\n");
+    for (const auto& p : result_.points) {
+        out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n")
+                   .arg(QString::fromLatin1(ldp::telemetryShapeName(ran_.shape)))
+                   .arg(ran_.buckets)
+                   .arg(p.users)
+                   .arg(num(p.epsilon, 12))
+                   .arg(ran_.repetitions)
+                   .arg(num(p.absError, 10), num(p.absErrorCi95, 10), num(p.expectedAbsError, 10),
+                        num(result_.trueMean, 10));
+    }
+    return out;
+}
+
+void LdpMeanView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (!ranOnce_ && !running_) {
+        run();
+    }
+}
+
+void LdpMeanView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && plot_) {
+        applyPlotPalette(plot_, palette());
+        title_->setTextColor(palette().color(QPalette::WindowText));
+        draw();
+    }
+}
+
 // ---- the tab ----------------------------------------------------------------------------------
 
 LdpExperimentTab::LdpExperimentTab(JobRunner* runner, QWidget* parent) : QWidget(parent) {
@@ -592,13 +877,16 @@ LdpExperimentTab::LdpExperimentTab(JobRunner* runner, QWidget* parent) : QWidget
     chooser_->addItem(tr("Telemetry histograms (seed 002): dBitFlip and other oracles"));
     chooser_->addItem(tr("Range queries (seed 001, ch. 5): flat, hierarchical, Haar"));
     chooser_->addItem(tr("Marginals (seed 001, ch. 4): INPHT and one-hot"));
+    chooser_->addItem(tr("Means (seed 002): 1BitMean"));
     telemetry_ = new LdpExperimentView(runner);
     ranges_ = new LdpStudyView(LdpStudyView::Mode::Range, runner);
     marginals_ = new LdpStudyView(LdpStudyView::Mode::Marginal, runner);
+    means_ = new LdpMeanView(runner);
     stack_ = new QStackedWidget;
     stack_->addWidget(telemetry_);
     stack_->addWidget(ranges_);
     stack_->addWidget(marginals_);
+    stack_->addWidget(means_);
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Study:")));
     top->addWidget(chooser_, 1);
@@ -620,6 +908,9 @@ LdpExperimentTab::LdpExperimentTab(JobRunner* runner, QWidget* parent) : QWidget
             connect(s, &LdpStudyView::finished, this, &LdpExperimentTab::finished);
         }
     }
+    connect(means_, &LdpMeanView::exportPlotRequested, this,
+            &LdpExperimentTab::exportPlotRequested);
+    connect(means_, &LdpMeanView::finished, this, &LdpExperimentTab::finished);
 }
 
 void LdpExperimentTab::showStudy(int index) {
@@ -636,6 +927,8 @@ QCustomPlot* LdpExperimentTab::currentPlot() const {
             return ranges_->plot();
         case 2:
             return marginals_->plot();
+        case 3:
+            return means_->plot();
         default:
             return telemetry_->plot();
     }
@@ -647,6 +940,8 @@ bool LdpExperimentTab::busy() const {
             return ranges_->isRunning() || !ranges_->hasResult();
         case 2:
             return marginals_->isRunning() || !marginals_->hasResult();
+        case 3:
+            return means_->isRunning() || !means_->hasResult();
         default:
             return telemetry_->isRunning() || telemetry_->points().empty();
     }

@@ -12,6 +12,7 @@
 #include <QWidget>
 #include <optional>
 
+#include "core/ldp_mean.h"
 #include "core/ldp_study.h"
 
 class QCheckBox;
@@ -98,6 +99,54 @@ private:
     bool ranOnce_ = false;
 };
 
+// Means under local DP (Microsoft's 1BitMean, the mean mechanism of seed 002's telemetry study):
+// the mean absolute error of the estimated mean (hours) against n for each ε, next to the normal
+// approximation √(2/π)·σ of the exact variance (core/ldp_mean.h).
+class LdpMeanView : public QWidget {
+    Q_OBJECT
+public:
+    explicit LdpMeanView(JobRunner* runner, QWidget* parent = nullptr);
+    bool run();
+    void cancel();
+    bool isRunning() const { return running_; }
+    bool hasResult() const { return hasResult_; }
+    const ldp::MeanStudyResult& result() const { return result_; }
+    void setSpec(const ldp::MeanStudySpec& s);
+    Expected<ldp::MeanStudySpec> spec() const;
+    QCustomPlot* plot() const { return plot_; }
+    QString statusText() const;
+    QString toCsv() const;
+
+Q_SIGNALS:
+    void finished();
+    void exportPlotRequested();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void draw();
+    void setStatus(const QString& text, bool error = false);
+    JobRunner* runner_;
+    QComboBox* shape_ = nullptr;
+    QSpinBox* buckets_ = nullptr;
+    QLineEdit* users_ = nullptr;
+    QLineEdit* epsilons_ = nullptr;
+    QSpinBox* repetitions_ = nullptr;
+    QLineEdit* seed_ = nullptr;
+    QPushButton* run_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+    QLabel* status_ = nullptr;
+    QCustomPlot* plot_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    ldp::MeanStudySpec ran_;
+    ldp::MeanStudyResult result_;
+    bool running_ = false;
+    bool hasResult_ = false;
+    bool ranOnce_ = false;
+};
+
 // The "Local DP experiment" tab: a study chooser over seed 002's telemetry experiment and seed
 // 001's range-query and marginal studies.
 class LdpExperimentTab : public QWidget {
@@ -108,7 +157,8 @@ public:
     LdpExperimentView* telemetry() const { return telemetry_; }
     LdpStudyView* ranges() const { return ranges_; }
     LdpStudyView* marginals() const { return marginals_; }
-    void showStudy(int index);  // 0 telemetry, 1 ranges, 2 marginals
+    LdpMeanView* means() const { return means_; }
+    void showStudy(int index);  // 0 telemetry, 1 ranges, 2 marginals, 3 means
     int currentStudy() const;
     QCustomPlot* currentPlot() const;
     // True while the shown study computes or has nothing to show yet (screenshots wait).
@@ -124,6 +174,7 @@ private:
     LdpExperimentView* telemetry_;
     LdpStudyView* ranges_;
     LdpStudyView* marginals_;
+    LdpMeanView* means_;
 };
 
 }  // namespace dpx::ui

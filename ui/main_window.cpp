@@ -618,8 +618,11 @@ LdpExperimentView* MainWindow::ldpExperimentView() const {
 
 bool MainWindow::showTab(const QString& name) {
     // The experiment tab's studies can be asked for by name (start options, sessions).
-    if (name == QLatin1String("ldp-ranges") || name == QLatin1String("ldp-marginals")) {
-        ldpTab_->showStudy(name == QLatin1String("ldp-ranges") ? 1 : 2);
+    if (name == QLatin1String("ldp-ranges") || name == QLatin1String("ldp-marginals") ||
+        name == QLatin1String("ldp-means")) {
+        ldpTab_->showStudy(name == QLatin1String("ldp-ranges")      ? 1
+                           : name == QLatin1String("ldp-marginals") ? 2
+                                                                    : 3);
         tabs_->setCurrentWidget(ldpTab_);
         return true;
     }

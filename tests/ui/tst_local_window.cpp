@@ -290,6 +290,22 @@ private Q_SLOTS:
         QVERIFY2(marginals->statusText().contains(QStringLiteral("epsilons[1]")),
                  qPrintable(marginals->statusText()));
         QVERIFY(marginals->hasResult());
+        // Means (1BitMean): the view runs core's mean study.
+        LdpMeanView* means = tab->means();
+        ldp::MeanStudySpec mean = ldp::seed002MeanPreset();
+        mean.populations = {1000, 10000};
+        mean.epsilons = {1};
+        mean.repetitions = 5;
+        means->setSpec(mean);
+        QSignalSpy meansDone(means, &LdpMeanView::finished);
+        QVERIFY(means->run());
+        QVERIFY(meansDone.wait(60000));
+        auto meanDirect = ldp::runMeanStudy(mean);
+        QVERIFY(meanDirect.hasValue());
+        QCOMPARE(means->result().points.size(), std::size_t(2));
+        QCOMPARE(means->result().points[1].absError, meanDirect->points[1].absError);
+        QVERIFY(w.showTab(QStringLiteral("ldp-means")));
+        QCOMPARE(tab->currentStudy(), 3);
         // Tab ids choose the study.
         QVERIFY(w.showTab(QStringLiteral("ldp-marginals")));
         QCOMPARE(tab->currentStudy(), 2);
