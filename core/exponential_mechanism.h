@@ -1,12 +1,12 @@
-// The exponential mechanism (McSherry & Talwar 2007; seed 003 §1.3 lists it among the basic
-// mechanisms) selecting one bin of a histogram — the mode or the bin holding a quantile — and
-// report-noisy-max for comparison.
+// The exponential mechanism (McSherry & Talwar 2007; seed 003 §1.3.4, Prop. 1.3.5, there with a
+// distance g(ω, ω_D) in place of −u) selecting one bin of a histogram — the mode or the bin
+// holding a quantile — and report-noisy-max for comparison.
 //
 // P(j) ∝ exp(c·u(D, j)) with c = ε/(2Δu), Δu = max over neighbours D ~ D' and candidates j of
 // |u(D, j) − u(D', j)|: ε-DP for any utility. When the utility is monotone under the
 // neighbouring relation (for every neighbouring pair either u(D, j) ≤ u(D', j) for all j or ≥ for
 // all j) the normalising constant moves in the same direction as the numerator, so c = ε/Δu is
-// ε-DP too (McSherry & Talwar 2007, Thm 6 remark; Dwork & Roth 2014 §3.4).
+// ε-DP too (Dwork & Roth 2014, §3.4).
 //
 // Utilities and sensitivities (derived here; the seed does not give them):
 // - mode: u(D, j) = c_j (the count of bin j). Add/remove changes one count by 1: Δu = 1, and all
