@@ -15,7 +15,9 @@
 // the count-taking overloads read their draws from one continuous stream.
 //
 // Failure: if next64() returns an Error, the sampler stops at once and returns that Error (with a
-// sentence saying no output was produced); nothing drawn so far is returned.
+// sentence saying no output was produced); nothing drawn so far is returned. Integer draws are
+// returned as int64: a draw outside that range (probability below e^(−9·10^6) at the largest
+// accepted scale) is an Error too, never a wrapped value.
 //
 // The discrete Gaussian's (ε, δ) is analysis, not sampling: discreteGaussianDelta computes it in
 // long double and rounds up, see there.
@@ -29,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/count_mechanism.h"
