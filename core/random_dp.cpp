@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -162,7 +163,8 @@ Expected<RandomDpMonteCarloResult> randomDpMonteCarlo(std::span<const std::int64
     }
     std::vector<char> blockDone(blocks, 0);
     std::atomic<std::uint64_t> nextBlock{0};
-    std::atomic<std::uint64_t> blocksDone{0};
+    std::mutex progressMutex;
+    std::uint64_t blocksDone = 0;  // guarded by progressMutex
     auto worker = [&]() {
         for (;;) {
             if (options.stop.stop_requested()) {
@@ -192,9 +194,10 @@ Expected<RandomDpMonteCarloResult> randomDpMonteCarlo(std::span<const std::int64
                 r.dpL2[ti] = std::sqrt(d2);
             }
             blockDone[static_cast<std::size_t>(blk)] = 1;
-            const std::uint64_t done = blocksDone.fetch_add(1) + 1;
             if (options.progress) {
-                options.progress(static_cast<double>(done) / static_cast<double>(blocks));
+                // Under a lock, so the reported fractions increase.
+                const std::lock_guard lock(progressMutex);
+                options.progress(static_cast<double>(++blocksDone) / static_cast<double>(blocks));
             }
         }
     };

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void seedComparison_data();
     void seedComparison();
     void cancelled();
+    void progressIncreases();
 };
 
 void TestSparseHistogramMc::meanMatchesExact_data() {
@@ -121,6 +122,21 @@ void TestSparseHistogramMc::cancelled() {
     QVERIFY(r->cancelled);
     QCOMPARE(r->trials, std::uint64_t{0});
     QVERIFY(!r->warnings.empty());
+}
+
+void TestSparseHistogramMc::progressIncreases() {
+    auto h = makeExample("edwards-like");
+    DPX_VERIFY_OK(h);
+    std::vector<double> seen;  // the callback runs under the core's lock
+    MonteCarloOptions o;
+    o.trials = 500;
+    o.threads = 2;
+    o.progress = [&](double f) { seen.push_back(f); };
+    auto r = sparseMonteCarlo(h->counts(), {1.0, std::nullopt}, o);
+    DPX_VERIFY_OK(r);
+    QVERIFY(!seen.empty());
+    QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+    QCOMPARE(seen.back(), 1.0);
 }
 
 QTEST_APPLESS_MAIN(TestSparseHistogramMc)
