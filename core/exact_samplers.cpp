@@ -35,6 +35,26 @@ std::string quoted(std::string_view text) {
     return "'" + s + (text.size() > kShown ? "…'" : "'");
 }
 
+// A finite double as mantissa·2^exponent, exactly, read from its IEEE 754 binary64 bits (no libm):
+// normal numbers have the implicit leading 1, subnormals the exponent −1074.
+struct Dyadic {
+    std::int64_t mantissa;
+    int exponent;
+};
+
+Dyadic dyadic(double v) {
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    const auto biased = static_cast<int>((bits >> 52) & 0x7FFU);
+    std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
+    int exponent = -1074;
+    if (biased != 0) {
+        fraction |= std::uint64_t{1} << 52;
+        exponent = biased - 1075;
+    }
+    const auto magnitude = static_cast<std::int64_t>(fraction);
+    return {(bits >> 63) != 0 ? -magnitude : magnitude, exponent};
+}
+
 // p/q (q > 0) as a long double, keeping the top 128 bits of each so that any size converts.
 long double toLongDouble(const BigInt& p, const BigInt& q) {
     if (p == 0) {
@@ -79,19 +99,13 @@ Expected<Rational> Rational::fromDouble(double value) {
     if (value == 0) {
         return Rational();
     }
-    int exponent = 0;
-    const double f = std::frexp(std::fabs(value), &exponent);  // value = f·2^e, f ∈ [½, 1)
-    const auto mantissa = static_cast<std::int64_t>(std::ldexp(f, 53));  // exact
-    exponent -= 53;
-    BigInt num = mantissa;
+    const Dyadic d = dyadic(value);
+    BigInt num = d.mantissa;
     BigInt den = 1;
-    if (exponent >= 0) {
-        num <<= static_cast<unsigned>(exponent);
+    if (d.exponent >= 0) {
+        num <<= static_cast<unsigned>(d.exponent);
     } else {
-        den <<= static_cast<unsigned>(-exponent);
-    }
-    if (value < 0) {
-        num = -num;
+        den <<= static_cast<unsigned>(-d.exponent);
     }
     return fraction(num, den);
 }
@@ -640,10 +654,9 @@ ExactColumn exactColumn(const std::vector<double>& p, std::size_t size, std::siz
         if (v == 0) {
             continue;
         }
-        int e = 0;
-        const double f = std::frexp(v, &e);  // v = f·2^e exactly, f ∈ [½, 1)
-        mantissas[i] = static_cast<std::int64_t>(std::ldexp(f, 53));
-        exponents[i] = e - 53;
+        const Dyadic d = dyadic(v);  // v = m·2^e exactly
+        mantissas[i] = d.mantissa;
+        exponents[i] = d.exponent;
         minExponent = std::min(minExponent, exponents[i]);
     }
     ExactColumn col;
