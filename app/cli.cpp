@@ -112,7 +112,7 @@ Usage:
              --epsilon E [--threshold T (default (2/ε)·ln p)] [--trials N (1000; 0: none)]
              [--seed S] [--threads T] [--per-trial yes|no]
   dpx rdp (--counts LIST | --example ID | --data ...) --epsilon E --gamma G
-          [--trials N (1000; 0: none)] [--seed S] [--threads T]
+          [--trials N (1000; 0: none)] [--seed S] [--threads T] [--per-trial yes|no]
           (random DP: a WEAKER guarantee than DP, beside the ε-DP Laplace histogram)
   dpx select (--counts LIST | --example ID | --data ...) --epsilon E [--task mode|quantile]
              [--quantile Q (0.5)] [--neighbouring add-remove|replace] [--monotone yes|no]

@@ -24,6 +24,14 @@ int fail(std::ostream& err, const Error& e) {
     return kInvalid;
 }
 
+QJsonArray toArray(const std::vector<double>& v) {
+    QJsonArray a;
+    for (double x : v) {
+        a.append(x);
+    }
+    return a;
+}
+
 QJsonObject meanSe(double mean, double se) {
     QJsonObject o;
     o[QStringLiteral("mean")] = mean;
@@ -34,7 +42,8 @@ QJsonObject meanSe(double mean, double se) {
 }  // namespace
 
 int cmdRdp(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    std::set<std::string> known = {"example", "epsilon", "gamma", "trials", "seed", "threads"};
+    std::set<std::string> known = {"example", "epsilon", "gamma",    "trials",
+                                   "seed",    "threads", "per-trial"};
     for (const char* t : kTruthOptions) {
         known.insert(t);
     }
@@ -77,8 +86,12 @@ int cmdRdp(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     if (*threads > 1024) {
         return fail(err, Error{"--threads must be at most 1024"});
     }
+    const std::string perTrial = a.text("per-trial", "no");
+    if (perTrial != "yes" && perTrial != "no") {
+        return fail(err, Error{"--per-trial must be yes or no (got '" + perTrial + "')"});
+    }
     if (*trials == 0) {
-        for (const char* opt : {"seed", "threads"}) {
+        for (const char* opt : {"seed", "threads", "per-trial"}) {
             if (a.has(opt)) {
                 return fail(err, Error{std::string("--") + opt +
                                        " applies to the Monte Carlo only (--trials ≥ 2)"});
@@ -137,6 +150,12 @@ int cmdRdp(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         QJsonObject md;
         md[QStringLiteral("l1")] = meanSe(r->meanDpL1, r->seDpL1);
         md[QStringLiteral("l2")] = meanSe(r->meanDpL2, r->seDpL2);
+        if (perTrial == "yes") {
+            mr[QStringLiteral("l1_per_trial")] = toArray(r->rdpL1);
+            mr[QStringLiteral("l2_per_trial")] = toArray(r->rdpL2);
+            md[QStringLiteral("l1_per_trial")] = toArray(r->dpL1);
+            md[QStringLiteral("l2_per_trial")] = toArray(r->dpL2);
+        }
         m[QStringLiteral("rdp")] = mr;
         m[QStringLiteral("dp")] = md;
         o[QStringLiteral("monte_carlo")] = m;

@@ -250,6 +250,22 @@ void TestDpxCliSeed003::rdpWeakerLabel() {
     QVERIFY(g.contains(QStringLiteral("Not differential privacy")));
     QVERIFY(r.json[QStringLiteral("warnings")].toArray().size() >= 1);
     QVERIFY(!r.json.contains(QStringLiteral("monte_carlo")));
+    // Per-trial errors for the distribution plot of Fig. 5.1(b); the mean is their average.
+    RUN_OK(p, split("rdp --counts 300,0,0,0,0,0,0,0,0,0 --epsilon 1 --gamma 0.5 --trials 300 "
+                    "--per-trial yes"));
+    const QJsonObject mc = p.json[QStringLiteral("monte_carlo")].toObject();
+    for (const char* which : {"rdp", "dp"}) {
+        const QJsonObject w = mc[QLatin1String(which)].toObject();
+        const auto l1 = numbers(w[QStringLiteral("l1_per_trial")]);
+        QCOMPARE(l1.size(), std::size_t{300});
+        QCOMPARE(numbers(w[QStringLiteral("l2_per_trial")]).size(), std::size_t{300});
+        double sum = 0;
+        for (double x : l1) {
+            sum += x;
+        }
+        VERIFY_NEAR(w[QStringLiteral("l1")].toObject()[QStringLiteral("mean")].toDouble(),
+                    sum / 300, 1e-12);
+    }
 }
 
 void TestDpxCliSeed003::selectMode() {
@@ -363,6 +379,8 @@ void TestDpxCliSeed003::rejected_data() {
         {std::string("rdp --counts 1,0,2 --epsilon inf --gamma 0.1"), "--epsilon"},
         {rd + "--gamma 0.1 --trials 1", "--trials"},
         {rd + "--gamma 0.1 --trials 0 --threads 2", "--threads"},
+        {rd + "--gamma 0.1 --per-trial 1", "--per-trial"},
+        {rd + "--gamma 0.1 --trials 0 --per-trial yes", "--per-trial"},
         {se + "--epsilon 0", "--epsilon"},
         {se + "--epsilon nan", "--epsilon"},
         {se, "--epsilon"},
