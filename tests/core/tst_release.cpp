@@ -1,0 +1,338 @@
+// The release path (core/release.h): every declared bin gets noise from the OS source, the result
+// and its metadata never contain the true counts, post-processing comes after noise, the matrix
+// of geometric-matrix is verified exactly before sampling, the discrete Gaussian's σ² meets δ, and
+// every bad parameter is refused with a message naming it. The noise is real (getrandom), so the
+// statistical checks use bounds whose false-failure probability is stated and negligible.
+#include <QTest>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/release.h"
+#include "test_support.h"
+
+using namespace dpx;
+
+namespace {
+
+ReleaseSpec laplaceSpec(const std::string& eps) {
+    ReleaseSpec s;
+    s.mechanism = ReleaseMechanism::DiscreteLaplace;
+    s.epsilon = eps;
+    s.binsDeclared = true;
+    s.source = "test";
+    s.appVersion = "0.0-test";
+    s.timestamp = "2026-01-02T03:04:05Z";
+    return s;
+}
+
+std::vector<std::string> metadataStrings(const ReleaseMetadata& m) {
+    std::vector<std::string> all{m.mechanism,      m.samplerAlgorithm, m.samplerReference,
+                                 m.randomness,     m.epsilon,          m.epsilonExact,
+                                 m.delta,          m.deltaAchieved,    m.rho,
+                                 m.noiseParameter, m.neighbouring,     m.postProcessing,
+                                 m.source,         m.appVersion,       m.timestamp,
+                                 m.guarantee};
+    all.insert(all.end(), m.binLabels.begin(), m.binLabels.end());
+    all.insert(all.end(), m.notes.begin(), m.notes.end());
+    return all;
+}
+
+}  // namespace
+
+class TestRelease : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyBinGetsNoise() {
+        // 400 bins all 0 at ε = 0.1 (t = 10): Pr[noise = 0] = (1 − e^−0.1)/(1 + e^−0.1) ≈ 0.0500,
+        // so the number of unchanged bins is Binomial(400, 0.05), mean 20; ≥ 80 has probability
+        // < 1e-20 (Chernoff). Empty bins must be noised too.
+        auto truth = Histogram::create(std::vector<std::int64_t>(400, 0));
+        QVERIFY(truth);
+        ReleaseRandomness rng;
+        auto r = releaseHistogram(laplaceSpec("0.1"), *truth, rng);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->values.size(), std::size_t{400});
+        QCOMPARE(r->metadata.binLabels.size(), std::size_t{400});
+        int unchanged = 0;
+        for (double v : r->values) {
+            QCOMPARE(v, std::floor(v));  // integer counts
+            unchanged += v == 0 ? 1 : 0;
+        }
+        QVERIFY2(unchanged < 80, qPrintable(QString::number(unchanged)));
+    }
+
+    void noTrueCountsInOutput_data() {
+        QTest::addColumn<int>("mechanism");
+        QTest::newRow("discrete-laplace") << int(ReleaseMechanism::DiscreteLaplace);
+        QTest::newRow("discrete-gaussian") << int(ReleaseMechanism::DiscreteGaussian);
+    }
+    void noTrueCountsInOutput() {
+        QFETCH(int, mechanism);
+        // Distinctive true counts; at ε = 0.05 a value equals its true count with probability
+        // ≤ 0.025 (Laplace) / ≤ 0.02 (Gaussian σ ≈ 20); all 6 equal: < 1e-9.
+        const std::vector<std::int64_t> counts{987654, 876543, 765432, 654321, 543210, 432109};
+        auto truth = Histogram::create(counts, {"a", "b", "c", "d", "e", "f"});
+        QVERIFY(truth);
+        ReleaseSpec spec = laplaceSpec("0.05");
+        spec.mechanism = static_cast<ReleaseMechanism>(mechanism);
+        if (spec.mechanism == ReleaseMechanism::DiscreteGaussian) {
+            spec.delta = "1e-6";
+        }
+        ReleaseRandomness rng;
+        auto r = releaseHistogram(spec, *truth, rng);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        int equal = 0;
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+            equal += r->values[i] == static_cast<double>(counts[i]) ? 1 : 0;
+        }
+        QVERIFY(equal < 6);
+        for (const std::string& s : metadataStrings(r->metadata)) {
+            for (std::int64_t c : counts) {
+                QVERIFY2(s.find(std::to_string(c)) == std::string::npos, s.c_str());
+            }
+        }
+        QCOMPARE(r->metadata.binLabels, truth->labels());
+        QCOMPARE(r->metadata.timestamp, std::string("2026-01-02T03:04:05Z"));
+    }
+
+    void postProcessingAfterNoise() {
+        // All-zero truth at ε = 0.05: without clamping about half the bins are negative
+        // (probability that none of 100 is negative < 2^-90).
+        auto truth = Histogram::create(std::vector<std::int64_t>(100, 0));
+        QVERIFY(truth);
+        ReleaseRandomness rng;
+        auto raw = releaseHistogram(laplaceSpec("0.05"), *truth, rng);
+        QVERIFY(raw);
+        QVERIFY(
+            std::any_of(raw->values.begin(), raw->values.end(), [](double v) { return v < 0; }));
+        ReleaseSpec spec = laplaceSpec("0.05");
+        spec.postProcessing = EstimatorKind::Clamp;
+        auto clamped = releaseHistogram(spec, *truth, rng);
+        QVERIFY(clamped);
+        QCOMPARE(clamped->metadata.postProcessing, std::string("clamp"));
+        QVERIFY(std::all_of(clamped->values.begin(), clamped->values.end(),
+                            [](double v) { return v >= 0 && v == std::floor(v); }));
+        // Some bin is > 0: the clamp acted on noisy values, not on the all-zero truth.
+        QVERIFY(std::any_of(clamped->values.begin(), clamped->values.end(),
+                            [](double v) { return v > 0; }));
+        spec.postProcessing = EstimatorKind::NoiseFirst;
+        auto nf = releaseHistogram(spec, *truth, rng);
+        QVERIFY2(nf, nf ? "" : nf.error().message.c_str());
+        QCOMPARE(nf->values.size(), std::size_t{100});
+    }
+
+    void gaussianCalibrationMeetsDelta_data() {
+        QTest::addColumn<QByteArray>("eps");
+        QTest::addColumn<QByteArray>("delta");
+        QTest::newRow("1, 1e-6") << QByteArray("1") << QByteArray("1e-6");
+        QTest::newRow("0.5, 1e-9") << QByteArray("0.5") << QByteArray("1e-9");
+        QTest::newRow("2, 0.001") << QByteArray("2") << QByteArray("0.001");
+    }
+    void gaussianCalibrationMeetsDelta() {
+        QFETCH(QByteArray, eps);
+        QFETCH(QByteArray, delta);
+        ReleaseSpec spec = laplaceSpec(eps.toStdString());
+        spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+        spec.delta = delta.toStdString();
+        auto truth = Histogram::create({10, 20, 30});
+        ReleaseRandomness rng;
+        auto r = releaseHistogram(spec, *truth, rng);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        const std::string& p = r->metadata.noiseParameter;
+        QVERIFY(p.rfind("sigma^2 = ", 0) == 0);
+        const std::string s2 = p.substr(10);
+        const auto slash = s2.find('/');
+        auto sigma2 = slash == std::string::npos ? parseDecimal(s2)
+                                                 : Rational::fraction(BigInt(s2.substr(0, slash)),
+                                                                      BigInt(s2.substr(slash + 1)));
+        QVERIFY(sigma2);
+        // Recompute δ(ε) at the recorded σ² (independently of the calibration's search).
+        auto d = discreteGaussianDelta(*sigma2, 1, *parseDecimal(eps.toStdString()));
+        QVERIFY(d);
+        QVERIFY2(*d <= delta.toDouble(), qPrintable(QString::number(*d, 'g', 17)));
+        // ρ = 1/(2σ²) exactly.
+        QCOMPARE(r->metadata.rho,
+                 Rational::fraction(sigma2->denominator(), 2 * sigma2->numerator())->toString());
+        QVERIFY(r->metadata.guarantee.find("zCDP") != std::string::npos);
+    }
+
+    void geometricMatrixRelease() {
+        ReleaseSpec spec = laplaceSpec("1");
+        spec.mechanism = ReleaseMechanism::GeometricMatrix;
+        spec.groupSize = 10;
+        auto truth = Histogram::create({0, 3, 10, 25});
+        ReleaseRandomness rng;
+        auto r = releaseHistogram(spec, *truth, rng);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        for (double v : r->values) {
+            QVERIFY(v >= 0 && v <= 10 && v == std::floor(v));
+        }
+        QVERIFY(!r->metadata.notes.empty());  // counts above n clamped, said so
+    }
+
+    void matrixVerification() {
+        // GM built at ε passes the exact check against a slightly larger ε and fails against a
+        // smaller one; a matrix with one column perturbed fails.
+        auto gm = truncatedGeometric(8, 0.999999);
+        QVERIFY(gm);
+        QVERIFY(verifyMatrixEpsilon(*gm, Rational::integer(1)));
+        auto refused = verifyMatrixEpsilon(*gm, *parseDecimal("0.99"));
+        QVERIFY(!refused);
+        QVERIFY(dpxtest::mentions(refused.error().message, "matrix check"));
+        std::vector<std::vector<double>> rows(9, std::vector<double>(9));
+        for (std::size_t i = 0; i < 9; ++i) {
+            for (std::size_t j = 0; j < 9; ++j) {
+                rows[i][j] = gm->at(i, j);
+            }
+        }
+        // Move mass within column 4 (still sums to 1): the ratio to column 3 or 5 exceeds e^1.
+        rows[0][4] += 0.05;
+        rows[4][4] -= 0.05;
+        auto bad = CountMechanism::fromRows(rows);
+        QVERIFY(bad);
+        QVERIFY(!verifyMatrixEpsilon(*bad, Rational::integer(1)));
+        // A zero facing a non-zero fails.
+        rows[0][4] = 0;
+        rows[4][4] += gm->at(0, 4) + 0.05;
+        auto zero = CountMechanism::fromRows(rows);
+        QVERIFY(zero);
+        QVERIFY(!verifyMatrixEpsilon(*zero, Rational::integer(100)));
+    }
+
+    void expLowerBoundIsBelowAndClose_data() {
+        QTest::addColumn<QByteArray>("x");
+        QTest::newRow("0") << QByteArray("0");
+        QTest::newRow("0.1") << QByteArray("0.1");
+        QTest::newRow("1") << QByteArray("1");
+        QTest::newRow("7.25") << QByteArray("7.25");
+        QTest::newRow("100") << QByteArray("100");
+    }
+    void expLowerBoundIsBelowAndClose() {
+        QFETCH(QByteArray, x);
+        auto r = parseDecimal(x.toStdString());
+        QVERIFY(r);
+        const Rational lb = expLowerBound(*r);
+        const double want = std::exp(r->toDouble());  // libm, within 1 ulp
+        QVERIFY2(std::fabs(lb.toDouble() / want - 1) < 1e-14, x.constData());
+        // Below e^x: compare with the series carried far further (exact rationals): adding more
+        // positive terms only increases it, so lb must not exceed the double nearest e^x by more
+        // than rounding; and lb ≤ e^x exactly is the construction (partial sum).
+        QVERIFY(lb.toDouble() <= want * (1 + 4e-16));
+    }
+
+    void rejections_data() {
+        QTest::addColumn<QByteArray>("field");
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QByteArray>("mentions");
+        QTest::newRow("eps 0") << QByteArray("epsilon") << QByteArray("0") << QByteArray("epsilon");
+        QTest::newRow("eps negative")
+            << QByteArray("epsilon") << QByteArray("-1") << QByteArray("epsilon");
+        QTest::newRow("eps nan") << QByteArray("epsilon") << QByteArray("nan")
+                                 << QByteArray("epsilon");
+        QTest::newRow("eps inf") << QByteArray("epsilon") << QByteArray("inf")
+                                 << QByteArray("epsilon");
+        QTest::newRow("eps too big")
+            << QByteArray("epsilon") << QByteArray("101") << QByteArray("epsilon");
+        QTest::newRow("eps empty")
+            << QByteArray("epsilon") << QByteArray("") << QByteArray("epsilon");
+        QTest::newRow("eps comma")
+            << QByteArray("epsilon") << QByteArray("0,1") << QByteArray("epsilon");
+        QTest::newRow("delta on laplace")
+            << QByteArray("delta") << QByteArray("1e-6") << QByteArray("delta");
+        QTest::newRow("gauss delta missing")
+            << QByteArray("gdelta") << QByteArray("") << QByteArray("delta");
+        QTest::newRow("gauss delta 0")
+            << QByteArray("gdelta") << QByteArray("0") << QByteArray("delta");
+        QTest::newRow("gauss delta 1")
+            << QByteArray("gdelta") << QByteArray("1") << QByteArray("delta");
+        QTest::newRow("gauss delta nan")
+            << QByteArray("gdelta") << QByteArray("nan") << QByteArray("delta");
+        QTest::newRow("gauss replace")
+            << QByteArray("greplace") << QByteArray("") << QByteArray("discrete-gaussian");
+        QTest::newRow("n 0") << QByteArray("n") << QByteArray("0") << QByteArray("group size");
+        QTest::newRow("n too big")
+            << QByteArray("n") << QByteArray("2001") << QByteArray("group size");
+        QTest::newRow("n on laplace")
+            << QByteArray("n-laplace") << QByteArray("5") << QByteArray("group size");
+        QTest::newRow("matrix noisefirst")
+            << QByteArray("nf") << QByteArray("") << QByteArray("post-processing");
+        QTest::newRow("cap 0") << QByteArray("cap") << QByteArray("0") << QByteArray("cap");
+        QTest::newRow("cap too big")
+            << QByteArray("cap") << QByteArray("1001") << QByteArray("cap");
+        QTest::newRow("bins undeclared")
+            << QByteArray("bins") << QByteArray("") << QByteArray("bins");
+        QTest::newRow("no version")
+            << QByteArray("version") << QByteArray("") << QByteArray("version");
+        QTest::newRow("bad timestamp")
+            << QByteArray("time") << QByteArray("2026-01-02 03:04:05") << QByteArray("timestamp");
+    }
+    void rejections() {
+        QFETCH(QByteArray, field);
+        QFETCH(QByteArray, value);
+        QFETCH(QByteArray, mentions);
+        ReleaseSpec s = laplaceSpec("1");
+        const std::string v = value.toStdString();
+        if (field == "epsilon") {
+            s.epsilon = v;
+        } else if (field == "delta") {
+            s.delta = v;
+        } else if (field == "gdelta") {
+            s.mechanism = ReleaseMechanism::DiscreteGaussian;
+            s.delta = v;
+        } else if (field == "greplace") {
+            s.mechanism = ReleaseMechanism::DiscreteGaussian;
+            s.delta = "1e-6";
+            s.relation = Neighbouring::Replace;
+        } else if (field == "n") {
+            s.mechanism = ReleaseMechanism::GeometricMatrix;
+            s.groupSize = std::stoll(v);
+        } else if (field == "n-laplace") {
+            s.groupSize = std::stoll(v);
+        } else if (field == "nf") {
+            s.mechanism = ReleaseMechanism::GeometricMatrix;
+            s.groupSize = 5;
+            s.postProcessing = EstimatorKind::NoiseFirst;
+        } else if (field == "cap") {
+            s.contributionCap = std::stoll(v);
+        } else if (field == "bins") {
+            s.binsDeclared = false;
+        } else if (field == "version") {
+            s.appVersion.clear();
+        } else if (field == "time") {
+            s.timestamp = v;
+        }
+        auto st = s.validate();
+        QVERIFY(!st);
+        QVERIFY2(dpxtest::mentions(st.error().message, mentions.toStdString()),
+                 st.error().message.c_str());
+        auto truth = Histogram::create({1, 2});
+        ReleaseRandomness rng;
+        auto r = releaseHistogram(s, *truth, rng);
+        QVERIFY(!r);
+        QCOMPARE(r.error().message, st.error().message);
+    }
+
+    void mechanismNames() {
+        for (auto m : {ReleaseMechanism::DiscreteLaplace, ReleaseMechanism::DiscreteGaussian,
+                       ReleaseMechanism::GeometricMatrix}) {
+            auto back = releaseMechanismFromName(releaseMechanismName(m));
+            QVERIFY(back && *back == m);
+        }
+        auto bad = releaseMechanismFromName("laplace");
+        QVERIFY(!bad);
+        QVERIFY(dpxtest::mentions(bad.error().message, "mechanism"));
+    }
+
+    void timestampShape() {
+        const std::string t = utcTimestampNow();
+        ReleaseSpec s = laplaceSpec("1");
+        s.timestamp = t;
+        QVERIFY2(s.validate(), t.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestRelease)
+#include "tst_release.moc"
