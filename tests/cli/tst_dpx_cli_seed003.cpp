@@ -87,6 +87,11 @@ double cellL1(double h, double b, double tau) {
     QVERIFY2(r.jsonOk, ("stdout is not a JSON object\n" + describe(r)).constData()); \
     QVERIFY2(r.err.isEmpty(), describe(r).constData())
 
+#define RUN_OK_TEXT(r, args)                            \
+    const Run r = dpx(args);                            \
+    QVERIFY2(r.exitCode == 0, describe(r).constData()); \
+    QVERIFY2(r.err.isEmpty(), describe(r).constData())
+
 #define VERIFY_NEAR(a, e, tol)                                           \
     do {                                                                 \
         const double a_ = (a), e_ = (e), t_ = (tol);                     \
@@ -97,6 +102,7 @@ class TestDpxCliSeed003 : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void helpListsCommands();
     void sparseCounts();
     void sparseExamplesSeedShapes_data();
     void sparseExamplesSeedShapes();
@@ -109,6 +115,15 @@ private Q_SLOTS:
     void rejected_data();
     void rejected();
 };
+
+void TestDpxCliSeed003::helpListsCommands() {
+    RUN_OK_TEXT(r, split("--help"));
+    for (const char* word : {"dpx sparse", "dpx rdp", "dpx select", "WEAKER"}) {
+        QVERIFY2(r.out.contains(word), describe(r).constData());
+    }
+    RUN_OK_TEXT(s, split("sparse --help"));
+    QVERIFY(s.out.contains("dpx sparse"));
+}
 
 void TestDpxCliSeed003::sparseCounts() {
     RUN_OK(r, split("sparse --counts 0,0,5,0,1,30,0,0 --epsilon 0.5 --threshold 3 --trials 0"));
