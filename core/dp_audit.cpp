@@ -340,7 +340,7 @@ Expected<AuditResult> runDpAudit(const AuditMechanism& mechanism,
     // 2. Selection: the best-scoring event of each direction on the first half.
     Candidate best[2];
     std::size_t candidates = 0;
-    BoundCache selCache(half, kAuditSelectionAlpha);
+    BoundCache selCache(half, params.alpha / 4);
     auto consider = [&](const AuditEvent& e, std::uint64_t kA, std::uint64_t kB, BoundCache& c) {
         ++candidates;
         const std::uint64_t k[2] = {kA, kB};
@@ -399,7 +399,7 @@ Expected<AuditResult> runDpAudit(const AuditMechanism& mechanism,
         const std::span<const double> rB(ys[1].data() + quarter, half - quarter);
         onlySets[0] = onlyIn(qA, qB);
         onlySets[1] = onlyIn(qB, qA);
-        BoundCache quarterCache(half - quarter, kAuditSelectionAlpha);
+        BoundCache quarterCache(half - quarter, params.alpha / 4);
         for (int s = 0; s < 2; ++s) {
             if (onlySets[s].empty()) {
                 continue;

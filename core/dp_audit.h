@@ -6,8 +6,9 @@
 // Procedure (StatDP §4: pick the event on one half of the samples, test it on the other):
 //  1. Draw N outputs under D and N under D′ from seeded streams (reproducible for a seed).
 //  2. Selection half (the first N/2 of each): for every candidate event and both directions, score
-//     the event by the ε lower bound ln((p_lo − δ)/p′_hi) with Clopper–Pearson bounds at the
-//     loose confidence 1 − kAuditSelectionAlpha; keep the best event of each direction.
+//     the event by the ε lower bound ln((p_lo − δ)/p′_hi) that the test would report if the test
+//     half looked like the selection half (Clopper–Pearson at the test's confidence 1 − α/4, so
+//     lucky rare events do not win); keep the best event of each direction.
 //  3. Test half (the other N/2, independent of the choice): for each direction's event, the exact
 //     one-sided Clopper–Pearson lower bound p_lo of the left side and upper bound p′_hi of the
 //     right side, each at confidence 1 − α/4. A violation is proven when p_lo − δ > e^ε·p′_hi.
@@ -45,8 +46,6 @@
 
 namespace dpx {
 
-// Confidence of the selection-half scores (a heuristic: any value keeps the test valid).
-inline constexpr double kAuditSelectionAlpha = 0.05;
 // Threshold events are put at every distinct value up to this many distinct values.
 inline constexpr std::size_t kAuditMaxDistinctValues = 4096;
 
