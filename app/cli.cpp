@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "app/cli_args.h"
+#include "app/cli_audit.h"
 #include "app/cli_histogram.h"
 #include "app/cli_budget.h"
 #include "app/cli_kde.h"
@@ -123,6 +124,10 @@ Usage:
            [--bias B (each coordinate's mean, −1…1; default 0)] [--trials T (1000)] [--seed S]
   dpx kde (--data FILE --column C --bandwidth H --epsilon E --delta D | --example fig32)
           [--grid LO:HI:COUNT (2…2000 points)] [--samples K (3)] [--seed S]
+  dpx audit [--mechanism discrete-laplace|discrete-gaussian|gm|laplace|all (default all)]
+            [--epsilon E (1)] [--delta D (1e-5, discrete-gaussian)] [--samples N (10^6 per input)]
+            [--seed S] [--broken laplace-half-scale|naive-float-laplace|perturbed-matrix]
+            (statistical DP audit; exit 0: correct mechanisms pass / the broken one is caught)
   dpx --help | --version
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
@@ -1126,6 +1131,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "kde") {
             return cmdKde(argv, out, err);
+        }
+        if (cmd == "audit") {
+            return cmdAudit(argv, out, err);
         }
     } catch (const std::exception& e) {
         err << "dpx: internal error: " << e.what() << '\n';
