@@ -269,6 +269,11 @@ int cmdAudit(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     if (a.has("broken") && a.has("mechanism")) {
         return fail(err, "give --mechanism or --broken, not both");
     }
+    if (a.has("delta") &&
+        (a.has("broken") || (a.text("mechanism", "all") != "all" &&
+                             a.text("mechanism", "all") != "discrete-gaussian"))) {
+        return fail(err, "--delta applies only to --mechanism discrete-gaussian (or all)");
+    }
 
     std::vector<AuditCase> cases;
     if (a.has("broken")) {

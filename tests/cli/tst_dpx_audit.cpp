@@ -162,6 +162,11 @@ void TestDpxAudit::reproducibleBySeed() {
     QCOMPARE(withoutSeconds(a), withoutSeconds(b));
     QVERIFY(withoutSeconds(a) != withoutSeconds(c));
     QCOMPARE(audits(a)[0].toObject().value(QStringLiteral("claimed_epsilon")).toDouble(), 0.5);
+    // --delta reaches the discrete Gaussian's calibration.
+    const Run g = dpx(words("audit --mechanism discrete-gaussian --delta 1e-3 --samples 20000"));
+    QVERIFY2(g.exitCode == 0, describe(g).constData());
+    const double d = audits(g)[0].toObject().value(QStringLiteral("claimed_delta")).toDouble();
+    QVERIFY2(d > 1e-5 && d <= 1e-3, describe(g).constData());
 }
 
 void TestDpxAudit::helpListsAudit() {
@@ -200,6 +205,10 @@ void TestDpxAudit::badOptions_data() {
                              << "--delta";
     QTest::newRow("delta nan") << "audit --delta nan"
                                << "--delta";
+    QTest::newRow("delta without gaussian") << "audit --mechanism gm --delta 1e-6"
+                                            << "--delta";
+    QTest::newRow("delta with broken") << "audit --broken perturbed-matrix --delta 1e-6"
+                                       << "--delta";
     QTest::newRow("samples too few") << "audit --samples 998"
                                      << "--samples";
     QTest::newRow("samples odd") << "audit --samples 1001"
