@@ -17,6 +17,7 @@
 #include "app/cli_args.h"
 #include "app/cli_audit.h"
 #include "app/cli_histogram.h"
+#include "app/cli_release.h"
 #include "app/cli_budget.h"
 #include "app/cli_kde.h"
 #include "app/cli_ldp.h"
@@ -78,6 +79,15 @@ Usage:
                [--delimiter ,|;|tab|'|'] [--no-header] [--on-error stop|skip]
                [--type C=integer|float|categorical|date] [--id-column ID --cap K] [--threads T]
                [--max-record-bytes N] [--max-fields N] [--max-file-bytes N]
+  dpx release (--data FILE|sqlite:PATH|postgresql://... --column C --bins SPEC [--table T]
+               [--id-column ID --cap K] | --counts C1,C2,...)
+               --mechanism discrete-laplace|discrete-gaussian|geometric-matrix --epsilon E
+               [--delta D (discrete-gaussian)] [--n N (geometric-matrix group size)]
+               [--neighbouring add-remove|replace] [--postprocess none|clamp|resize|noisefirst]
+               --out release.csv --ledger ledger.json [--budget EPS[,DELTA] (new ledger)]
+               [--composition basic|zcdp] [--overwrite]
+               (exact samplers, OS randomness; writes release.csv + release.json, charges the
+               ledger; a refused release exits non-zero and writes nothing)
                --data also takes sqlite:PATH or postgresql://user@host:port/db, with --table T
   dpx tradeoff (--counts LIST | --data FILE --column C --bins SPEC [--table T])
                --configs MECH:EST,... (MECH laplace|geometric|gaussian|gm|em|optimal[-OBJ],
@@ -1098,6 +1108,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "histogram") {
             return cmdHistogram(argv, out, err);
+        }
+        if (cmd == "release") {
+            return cmdRelease(argv, out, err);
         }
         if (cmd == "risk") {
             return cmdRisk(argv, out, err);

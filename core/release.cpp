@@ -311,7 +311,9 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
         }
     }
     md.binEdges = declaredTruth.edges();
-    md.postProcessing = estimatorName(spec.postProcessing);
+    md.postProcessing = spec.postProcessing == EstimatorKind::Identity
+                            ? "none"
+                            : estimatorName(spec.postProcessing);
     md.source = spec.source;
     md.appVersion = spec.appVersion;
     md.timestamp = spec.timestamp.empty() ? utcTimestampNow() : spec.timestamp;

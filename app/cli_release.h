@@ -1,0 +1,17 @@
+// dpx release: a differentially private histogram written as CSV + JSON metadata and charged to a
+// privacy-budget ledger (issue #8). See docs/cli.md, "dpx release", and docs/security.md,
+// "Releasing a histogram".
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace dpx::cli {
+
+// argv[1] == "release". Exit codes: 0 released; 2 bad input (nothing written); 1 refused (over
+// budget, existing files, a foreign or damaged ledger, randomness or write failure; nothing
+// written). A JSON summary (files, ledger usage; no true counts) goes to `out`.
+int cmdRelease(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+}  // namespace dpx::cli

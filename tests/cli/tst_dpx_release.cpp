@@ -1,0 +1,323 @@
+// dpx release (issue #8) against its contract (docs/cli.md "dpx release"): the release CSV, its
+// JSON metadata and the ledger exist with the documented fields; the CSV holds one value per
+// declared bin and no true counts; a refused release (over budget, existing files, tampered
+// ledger, bad option, undeclared bins) exits non-zero and writes nothing; --overwrite replaces.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    QJsonObject json;
+};
+
+Run dpx(const QStringList& args) {
+    Run r;
+    QProcess p;
+    p.setProgram(QStringLiteral(DPX_EXECUTABLE));
+    p.setArguments(args);
+    p.start();
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    r.json = QJsonDocument::fromJson(r.out).object();
+    return r;
+}
+
+QByteArray describe(const Run& r) {
+    return "exit " + QByteArray::number(r.exitCode) + "\nstdout: " + r.out.left(2000) +
+           "\nstderr: " + r.err;
+}
+
+QStringList words(const QString& s) {
+    return s.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+QByteArray readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QStringList entries(const QTemporaryDir& dir) {
+    return QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+}
+
+}  // namespace
+
+class TestDpxRelease : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void releaseFromDataWritesDocumentedFiles() {
+        QTemporaryDir dir;
+        const QString data = dir.filePath(QStringLiteral("people.csv"));
+        {
+            QFile f(data);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QByteArray csv = "id,age\n";
+            for (int i = 0; i < 300; ++i) {
+                csv += QByteArray::number(i) + "," + QByteArray::number(20 + (i * 7) % 50) + "\n";
+            }
+            f.write(csv);
+        }
+        const QString out = dir.filePath(QStringLiteral("release.csv"));
+        const QString ledger = dir.filePath(QStringLiteral("ledger.json"));
+        const Run r = dpx(QStringList{
+            QStringLiteral("release"), QStringLiteral("--data"), data, QStringLiteral("--column"),
+            QStringLiteral("age"), QStringLiteral("--bins"), QStringLiteral("0:100:10"),
+            QStringLiteral("--mechanism"), QStringLiteral("discrete-laplace"),
+            QStringLiteral("--epsilon"), QStringLiteral("0.5"), QStringLiteral("--postprocess"),
+            QStringLiteral("clamp"), QStringLiteral("--out"), out, QStringLiteral("--ledger"),
+            ledger, QStringLiteral("--budget"), QStringLiteral("1")});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QCOMPARE(r.json.value(QStringLiteral("epsilon_spent")).toDouble(), 0.5);
+        QCOMPARE(r.json.value(QStringLiteral("epsilon_remaining")).toDouble(), 0.5);
+
+        const QList<QByteArray> lines = readFile(out).trimmed().split('\n');
+        QCOMPARE(lines.size(), 11);  // header + every declared bin, empty ones included
+        QCOMPARE(lines[0], QByteArray("bin,value"));
+        for (int i = 1; i < lines.size(); ++i) {
+            bool ok = false;
+            const QList<QByteArray> cells = lines[i].split(',');
+            const double v = cells.last().toDouble(&ok);
+            QVERIFY(ok && v >= 0);  // clamp applied
+        }
+
+        const QJsonObject md =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("release.json"))))
+                .object();
+        for (const char* key : {"mechanism", "sampler", "privacy", "sensitivity", "bins",
+                                "post_processing", "app_version", "timestamp", "source"}) {
+            QVERIFY2(md.contains(QLatin1String(key)), key);
+        }
+        QCOMPARE(md.value(QStringLiteral("post_processing")).toString(), QStringLiteral("clamp"));
+        QCOMPARE(md.value(QStringLiteral("app_version")).toString(),
+                 QStringLiteral(DPX_EXPECTED_VERSION));
+        const QJsonObject bins = md.value(QStringLiteral("bins")).toObject();
+        QCOMPARE(bins.value(QStringLiteral("labels")).toArray().size(), 10);
+        QCOMPARE(bins.value(QStringLiteral("edges")).toArray().size(), 11);
+        QCOMPARE(
+            md.value(QStringLiteral("sensitivity")).toObject().value(QStringLiteral("l1")).toInt(),
+            1);
+        QVERIFY(!md.value(QStringLiteral("privacy"))
+                     .toObject()
+                     .value(QStringLiteral("guarantee"))
+                     .toString()
+                     .isEmpty());
+
+        const QJsonObject l = QJsonDocument::fromJson(readFile(ledger)).object();
+        QCOMPARE(l.value(QStringLiteral("format")).toString(),
+                 QStringLiteral("dpx-privacy-ledger"));
+        const QJsonArray rel = l.value(QStringLiteral("releases")).toArray();
+        QCOMPARE(rel.size(), 1);
+        QCOMPARE(rel[0].toObject().value(QStringLiteral("files")).toArray().size(), 2);
+        QCOMPARE(
+            l.value(QStringLiteral("total")).toObject().value(QStringLiteral("epsilon")).toString(),
+            QStringLiteral("1"));
+    }
+
+    void budgetEdgeAndRefusalWritesNothing() {
+        QTemporaryDir dir;
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        auto release = [&](const QString& name, const QString& extra) {
+            return dpx(QStringList{QStringLiteral("release"), QStringLiteral("--counts"),
+                                   QStringLiteral("5,0,12"), QStringLiteral("--mechanism"),
+                                   QStringLiteral("discrete-laplace"), QStringLiteral("--epsilon"),
+                                   QStringLiteral("0.1"), QStringLiteral("--out"),
+                                   dir.filePath(name), QStringLiteral("--ledger"), ledger} +
+                       words(extra));
+        };
+        for (int i = 0; i < 10; ++i) {
+            const Run r = release(QStringLiteral("r%1.csv").arg(i),
+                                  i == 0 ? QStringLiteral("--budget 1") : QString());
+            QVERIFY2(r.exitCode == 0, describe(r));
+        }
+        const QByteArray ledgerBefore = readFile(ledger);
+        const QStringList before = entries(dir);
+        const Run over = release(QStringLiteral("r10.csv"), QString());
+        QVERIFY2(over.exitCode == 1, describe(over));
+        QVERIFY2(over.err.contains("refused") && over.err.contains("left"), describe(over));
+        QVERIFY(over.out.isEmpty());
+        QCOMPARE(entries(dir), before);  // no r10.csv, no r10.json, no temporary file
+        QCOMPARE(readFile(ledger), ledgerBefore);
+
+        // A different total for an existing ledger is refused.
+        const Run other = release(QStringLiteral("x.csv"), QStringLiteral("--budget 2"));
+        QVERIFY2(other.exitCode != 0 && other.err.contains("--budget"), describe(other));
+        QCOMPARE(entries(dir), before);
+    }
+
+    void tamperedLedgerRefused() {
+        QTemporaryDir dir;
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        const QStringList base{QStringLiteral("release"),
+                               QStringLiteral("--counts"),
+                               QStringLiteral("1,2"),
+                               QStringLiteral("--mechanism"),
+                               QStringLiteral("discrete-laplace"),
+                               QStringLiteral("--epsilon"),
+                               QStringLiteral("0.5"),
+                               QStringLiteral("--ledger"),
+                               ledger};
+        Run r =
+            dpx(base + QStringList{QStringLiteral("--out"), dir.filePath(QStringLiteral("a.csv")),
+                                   QStringLiteral("--budget"), QStringLiteral("1")});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QByteArray text = readFile(ledger);
+        text.replace("\"epsilon\": \"0.5\"", "\"epsilon\": \"0.05\"");
+        {
+            QFile f(ledger);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(text);
+        }
+        const QStringList before = entries(dir);
+        r = dpx(base + QStringList{QStringLiteral("--out"), dir.filePath(QStringLiteral("b.csv"))});
+        QVERIFY2(r.exitCode == 1 && r.err.contains("checksum"), describe(r));
+        QCOMPARE(entries(dir), before);
+        QCOMPARE(readFile(ledger), text);  // never reset
+    }
+
+    void overwrite() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("r.csv"));
+        const QStringList base{QStringLiteral("release"),
+                               QStringLiteral("--counts"),
+                               QStringLiteral("1,2,3"),
+                               QStringLiteral("--mechanism"),
+                               QStringLiteral("geometric-matrix"),
+                               QStringLiteral("--n"),
+                               QStringLiteral("10"),
+                               QStringLiteral("--epsilon"),
+                               QStringLiteral("0.25"),
+                               QStringLiteral("--out"),
+                               out,
+                               QStringLiteral("--ledger"),
+                               dir.filePath(QStringLiteral("l.json")),
+                               QStringLiteral("--budget"),
+                               QStringLiteral("1")};
+        Run r = dpx(base);
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const QByteArray ledgerAfterFirst = readFile(dir.filePath(QStringLiteral("l.json")));
+        r = dpx(base);
+        QVERIFY2(r.exitCode == 1 && r.err.contains("--overwrite"), describe(r));
+        QCOMPARE(readFile(dir.filePath(QStringLiteral("l.json"))), ledgerAfterFirst);
+        r = dpx(base + QStringList{QStringLiteral("--overwrite")});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QCOMPARE(r.json.value(QStringLiteral("releases_in_ledger")).toInt(), 2);
+        QCOMPARE(entries(dir).size(), 3);
+    }
+
+    void zcdpGaussian() {
+        QTemporaryDir dir;
+        const Run r = dpx(
+            words(QStringLiteral("release --counts 10,20,30 --mechanism discrete-gaussian "
+                                 "--epsilon 0.5 --delta 1e-6 --composition zcdp --budget 1,1e-5 "
+                                 "--out %1 --ledger %2"))
+                .replaceInStrings(QStringLiteral("%1"), dir.filePath(QStringLiteral("g.csv")))
+                .replaceInStrings(QStringLiteral("%2"), dir.filePath(QStringLiteral("l.json"))));
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QCOMPARE(r.json.value(QStringLiteral("composition")).toString(), QStringLiteral("zcdp"));
+        QVERIFY(r.json.value(QStringLiteral("rho_spent")).toDouble() > 0);
+        const QJsonObject md =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("g.json")))).object();
+        const QJsonObject privacy = md.value(QStringLiteral("privacy")).toObject();
+        QVERIFY(privacy.value(QStringLiteral("delta_achieved")).toString().toDouble() <= 1e-6);
+    }
+
+    void badInputExitsTwoAndWritesNothing_data() {
+        QTest::addColumn<QString>("args");
+        QTest::addColumn<QByteArray>("needle");
+        const QString tail = QStringLiteral(" --out OUT/r.csv --ledger OUT/l.json --budget 1");
+        QTest::newRow("no mechanism") << QStringLiteral("release --counts 1,2 --epsilon 1") + tail
+                                      << QByteArray("--mechanism");
+        QTest::newRow("bad mechanism")
+            << QStringLiteral("release --counts 1,2 --mechanism laplace --epsilon 1") + tail
+            << QByteArray("mechanism");
+        QTest::newRow("epsilon 0")
+            << QStringLiteral("release --counts 1,2 --mechanism discrete-laplace --epsilon 0") +
+                   tail
+            << QByteArray("epsilon");
+        QTest::newRow("epsilon nan")
+            << QStringLiteral("release --counts 1,2 --mechanism discrete-laplace --epsilon nan") +
+                   tail
+            << QByteArray("epsilon");
+        QTest::newRow("gaussian without delta")
+            << QStringLiteral("release --counts 1,2 --mechanism discrete-gaussian --epsilon 1") +
+                   tail
+            << QByteArray("delta");
+        QTest::newRow("matrix without n")
+            << QStringLiteral("release --counts 1,2 --mechanism geometric-matrix --epsilon 1") +
+                   tail
+            << QByteArray("--n");
+        QTest::newRow("n negative")
+            << QStringLiteral(
+                   "release --counts 1,2 --mechanism geometric-matrix --n -3 --epsilon 1") +
+                   tail
+            << QByteArray("--n");
+        QTest::newRow("bad postprocess")
+            << QStringLiteral(
+                   "release --counts 1,2 --mechanism discrete-laplace --epsilon 1 "
+                   "--postprocess smooth") +
+                   tail
+            << QByteArray("--postprocess");
+        QTest::newRow("new ledger without budget")
+            << QStringLiteral(
+                   "release --counts 1,2 --mechanism discrete-laplace --epsilon 1 "
+                   "--out OUT/r.csv --ledger OUT/l.json")
+            << QByteArray("--budget");
+        QTest::newRow("budget 0")
+            << QStringLiteral(
+                   "release --counts 1,2 --mechanism discrete-laplace --epsilon 1 "
+                   "--out OUT/r.csv --ledger OUT/l.json --budget 0")
+            << QByteArray("budget");
+        QTest::newRow("negative count")
+            << QStringLiteral("release --counts 1,-2 --mechanism discrete-laplace --epsilon 1") +
+                   tail
+            << QByteArray("--counts");
+        QTest::newRow("undeclared categories")
+            << QStringLiteral(
+                   "release --data OUT/none.csv --column a --bins categories "
+                   "--mechanism discrete-laplace --epsilon 1") +
+                   tail
+            << QByteArray("--bins");
+        QTest::newRow("bad composition")
+            << QStringLiteral(
+                   "release --counts 1,2 --mechanism discrete-laplace --epsilon 1 "
+                   "--composition rdp") +
+                   tail
+            << QByteArray("--composition");
+    }
+    void badInputExitsTwoAndWritesNothing() {
+        QFETCH(QString, args);
+        QFETCH(QByteArray, needle);
+        QTemporaryDir dir;
+        {
+            QFile f(dir.filePath(QStringLiteral("none.csv")));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("a\nx\ny\n");
+        }
+        const QStringList before = entries(dir);
+        const Run r = dpx(words(args).replaceInStrings(QStringLiteral("OUT"), dir.path()));
+        QVERIFY2(r.exitCode == 2, describe(r));
+        QVERIFY2(r.err.startsWith("dpx: error: ") && r.err.contains(needle), describe(r));
+        QCOMPARE(entries(dir), before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDpxRelease)
+#include "tst_dpx_release.moc"
