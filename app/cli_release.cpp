@@ -3,7 +3,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
 #include <cmath>
 #include <ostream>
 #include <set>
@@ -135,6 +139,44 @@ Expected<Truth> truthFromArgs(const Args& a) {
     return Truth{h->columns.at(0).histogram, declared, source, dataset, cap};
 }
 
+// An exclusive flock(2) on the directory of the ledger for the whole release, so that concurrent
+// `dpx release` runs on one ledger are serialised (the ledger file itself is replaced by rename,
+// so it cannot carry the lock; a directory can, and no lock file is left behind).
+class DirectoryLock {
+public:
+    static Expected<DirectoryLock> acquire(const std::string& filePath) {
+        const auto slash = filePath.rfind('/');
+        const std::string dir = slash == std::string::npos ? "."
+                                : slash == 0               ? "/"
+                                                           : filePath.substr(0, slash);
+        const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+            return Error{"--ledger: cannot open the directory " + dir + " of the ledger"};
+        }
+        int rc = 0;
+        while ((rc = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+        }
+        if (rc != 0) {
+            ::close(fd);
+            return Error{"--ledger: cannot lock the directory " + dir + " of the ledger"};
+        }
+        return DirectoryLock(fd);
+    }
+    DirectoryLock(DirectoryLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+    DirectoryLock(const DirectoryLock&) = delete;
+    DirectoryLock& operator=(const DirectoryLock&) = delete;
+    DirectoryLock& operator=(DirectoryLock&&) = delete;
+    ~DirectoryLock() {
+        if (fd_ >= 0) {
+            ::close(fd_);  // releases the lock
+        }
+    }
+
+private:
+    explicit DirectoryLock(int fd) : fd_(fd) {}
+    int fd_;
+};
+
 }  // namespace
 
 int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::ostream& err) {
@@ -222,6 +264,10 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         return fail(err, "--" + v.error().message, kInvalid);
     }
 
+    auto lock = DirectoryLock::acquire(ledgerPath);
+    if (!lock) {
+        return fail(err, lock.error().message, kRefused);
+    }
     // The ledger: an existing one must be intact and match --budget/--composition if given.
     Expected<data::PrivacyLedger> ledger = Error{""};
     std::string budgetEps, budgetDelta = "0";

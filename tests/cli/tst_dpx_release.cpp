@@ -12,6 +12,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
+#include <vector>
+
 namespace {
 
 struct Run {
@@ -220,6 +223,45 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, describe(r));
         QCOMPARE(r.json.value(QStringLiteral("releases_in_ledger")).toInt(), 2);
         QCOMPARE(entries(dir).size(), 3);
+    }
+
+    void concurrentReleasesAreSerialised() {
+        // Four processes each ask 0.4 of a total of 1 at once: with the ledger's directory locked
+        // for the whole release exactly two succeed and the ledger records both. (Without the lock
+        // several could read the same ledger, all fit, and the last write would drop entries.)
+        QTemporaryDir dir;
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        Run first = dpx(QStringList{
+            QStringLiteral("release"), QStringLiteral("--counts"), QStringLiteral("1,2"),
+            QStringLiteral("--mechanism"), QStringLiteral("discrete-laplace"),
+            QStringLiteral("--epsilon"), QStringLiteral("0.2"), QStringLiteral("--out"),
+            dir.filePath(QStringLiteral("first.csv")), QStringLiteral("--ledger"), ledger,
+            QStringLiteral("--budget"), QStringLiteral("1")});
+        QVERIFY2(first.exitCode == 0, describe(first));
+        std::vector<std::unique_ptr<QProcess>> procs;
+        for (int i = 0; i < 4; ++i) {
+            auto p = std::make_unique<QProcess>();
+            p->setProgram(QStringLiteral(DPX_EXECUTABLE));
+            p->setArguments(QStringList{
+                QStringLiteral("release"), QStringLiteral("--counts"), QStringLiteral("1,2"),
+                QStringLiteral("--mechanism"), QStringLiteral("discrete-laplace"),
+                QStringLiteral("--epsilon"), QStringLiteral("0.4"), QStringLiteral("--out"),
+                dir.filePath(QStringLiteral("c%1.csv").arg(i)), QStringLiteral("--ledger"),
+                ledger});
+            procs.push_back(std::move(p));
+        }
+        for (auto& p : procs) {
+            p->start();
+        }
+        int ok = 0;
+        for (auto& p : procs) {
+            QVERIFY(p->waitForFinished(120000));
+            ok += p->exitCode() == 0 ? 1 : 0;
+        }
+        QCOMPARE(ok, 2);  // 0.2 + 0.4 + 0.4 = 1
+        const QJsonObject l = QJsonDocument::fromJson(readFile(ledger)).object();
+        QCOMPARE(l.value(QStringLiteral("releases")).toArray().size(), 3);
+        QCOMPARE(entries(dir).size(), 1 + 2 + 2 * 2);  // ledger, first.*, two releases
     }
 
     void zcdpGaussian() {
