@@ -112,7 +112,7 @@ Expected<AuditCase> correctCase(const std::string& name, const Rational& eps, do
         };
         c.families = integerFamilies();
         c.delta = cal->delta;
-        c.note = "audited against the computed delta " + std::to_string(cal->delta);
+        c.note = "audited against the delta computed at sigma^2 (claimed_delta), at most --delta";
     } else if (name == "gm") {
         auto gm = truncatedGeometric(kGmPeople, epsD);
         if (!gm) {

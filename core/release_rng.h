@@ -5,11 +5,12 @@
 //
 // RandomBits is the one interface the exact samplers (core/exact_samplers.h) read bits through, so
 // their algorithm logic can be tested with scripted bit strings. ReleaseRandomness is its only
-// implementation in the core. It is final, has no constructor taking a seed, cannot be copied or
-// moved, and is unrelated to SimulationRng (core/simulation_rng.h): the release entry points take a
-// ReleaseRandomness&, so neither a seeded simulation generator nor a test double can reach them.
-// tests/core/tst_release_rng.cpp checks this at compile time. Deterministic sources (scripted bits,
-// a seeded generator wrapped as RandomBits) exist only under tests/ and are NOT differentially
+// implementation in the core for releases. It is final, has no constructor taking a seed, cannot
+// be copied or moved, and is unrelated to SimulationRng (core/simulation_rng.h): the release entry
+// points take a ReleaseRandomness&, so neither a seeded simulation generator nor a test double can
+// reach them. tests/core/tst_release_rng.cpp checks this at compile time. Deterministic sources
+// (scripted bits, a seeded generator wrapped as RandomBits) exist only under tests/, plus the
+// statistical audit's seeded AuditRandomness (core/dp_audit.h); they are NOT differentially
 // private.
 #pragma once
 
