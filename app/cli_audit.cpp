@@ -341,7 +341,7 @@ int cmdAudit(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         o[QStringLiteral("tightest_event")] =
             t.found ? QJsonValue(qs(t.event.describe())) : QJsonValue();
         o[QStringLiteral("epsilon_lower_bound")] = t.epsilonLowerBound;
-        o[QStringLiteral("epsilon_lower_bound_confidence")] = 1 - kAuditAlpha / 2;
+        o[QStringLiteral("epsilon_lower_bound_confidence")] = 1 - kAuditAlpha;
         o[QStringLiteral("violation_confidence")] = 1 - kAuditAlpha;
         o[QStringLiteral("samples_per_input")] = static_cast<double>(*samples);
         o[QStringLiteral("seconds")] = secs;

@@ -215,8 +215,8 @@ Status AuditParams::validate() const {
     if (!(delta >= 0 && delta < 1)) {
         return Error{"audit: delta must be in [0, 1)"};
     }
-    if (samplesPerInput < 1000 || samplesPerInput > 100000000 || samplesPerInput % 2 != 0) {
-        return Error{"audit: samples per input must be an even number from 1000 to 10^8"};
+    if (samplesPerInput < 1000 || samplesPerInput > kAuditMaxSamples || samplesPerInput % 2 != 0) {
+        return Error{"audit: samples per input must be an even number from 1000 to 2*10^7"};
     }
     if (!(alpha > 0 && alpha <= 0.5)) {
         return Error{"audit: alpha must be in (0, 0.5]"};

@@ -48,6 +48,9 @@ namespace dpx {
 
 // Threshold events are put at every distinct value up to this many distinct values.
 inline constexpr std::size_t kAuditMaxDistinctValues = 4096;
+// Largest N per input: the audit keeps 2N doubles plus sorted copies of half of them, about
+// 24·N bytes (480 MB at the limit).
+inline constexpr std::uint64_t kAuditMaxSamples = 20000000;
 
 // Exact one-sided Clopper–Pearson bounds for a binomial proportion from k successes in n trials:
 // lower = the (α)-quantile of Beta(k, n − k + 1) (0 when k = 0), upper = the (1 − α)-quantile of
@@ -89,7 +92,7 @@ struct AuditEventFamilies {
 struct AuditParams {
     double epsilon = 1;  // claimed ε > 0, finite
     double delta = 0;    // claimed δ in [0, 1)
-    // N outputs per input (half select, half test); 1000 ≤ N ≤ 10^8, even.
+    // N outputs per input (half select, half test); 1000 ≤ N ≤ kMaxAuditSamples, even.
     std::uint64_t samplesPerInput = 200000;
     // Probability bound of a false alarm for an (ε, δ)-DP mechanism, in (0, 0.5].
     double alpha = 1e-7;
@@ -127,7 +130,8 @@ struct AuditDirection {
     double leftLower = 0;  // Clopper–Pearson lower bound of Pr[M(left) ∈ S], confidence 1 − α/4
     double rightUpper = 1;      // upper bound of Pr[M(right) ∈ S], confidence 1 − α/4
     double selectionScore = 0;  // the ε lower bound the event had on the selection half
-    // ln((leftLower − δ)/rightUpper), a lower bound on the mechanism's ε at confidence 1 − α/2;
+    // ln((leftLower − δ)/rightUpper), a lower bound on the mechanism's ε at confidence 1 − α/2
+    // (the larger of the two directions' bounds, AuditResult::tightest(), at confidence 1 − α);
     // 0 when leftLower ≤ δ (no evidence).
     double epsilonLowerBound = 0;
     bool violation = false;  // leftLower − δ > e^ε·rightUpper

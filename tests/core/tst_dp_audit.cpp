@@ -11,6 +11,7 @@
 // are stated at each negative control.
 #include <QTest>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -221,7 +222,7 @@ void TestDpAudit::paramsRejected_data() {
     for (double v : {-0.1, 1.0, nan, inf}) {
         QTest::addRow("delta %g", v) << 1 << v;
     }
-    for (double v : {0.0, 998.0, 1001.0, 2e8}) {
+    for (double v : {0.0, 998.0, 1001.0, 20000002.0}) {
         QTest::addRow("samples %g", v) << 2 << v;
     }
     for (double v : {0.0, -0.1, 0.6, nan}) {
@@ -347,6 +348,14 @@ void TestDpAudit::mechanismErrorsStopTheAudit() {
     };
     QVERIFY(!runDpAudit(nanOut, {0}, {1}, p));
     QVERIFY(!runDpAudit(AuditMechanism{}, {0}, {1}, p));
+    // Progress: fractions of the samples drawn, non-decreasing, ending at 1.
+    std::vector<double> fractions;
+    QVERIFY(runDpAudit(discreteLaplace(Rational::integer(1)), {0}, {1}, params(1.0, 0.0, 20000), {},
+                       [&](double f) { fractions.push_back(f); }));
+    QVERIFY(fractions.size() >= 10);
+    QCOMPARE(fractions.front(), 0.0);
+    QCOMPARE(fractions.back(), 1.0);
+    QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
     std::stop_source stopped;
     stopped.request_stop();
     QVERIFY(!runDpAudit(discreteLaplace(Rational::integer(1)), {0}, {1}, p, stopped.get_token()));
