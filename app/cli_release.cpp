@@ -53,6 +53,24 @@ Expected<std::int64_t> wholeNumber(const Args& a, const std::string& name, std::
     return v;
 }
 
+// ReleaseSpec's messages start with the parameter's name; on the command line, the option's.
+std::string asOption(const std::string& message) {
+    static const std::pair<const char*, const char*> names[] = {
+        {"epsilon:", "--epsilon:"},
+        {"delta:", "--delta:"},
+        {"group size n:", "--n:"},
+        {"contribution cap:", "--cap:"},
+        {"post-processing:", "--postprocess:"},
+        {"mechanism:", "--mechanism:"},
+        {"bins:", "--bins:"}};
+    for (const auto& [from, to] : names) {
+        if (message.rfind(from, 0) == 0) {
+            return to + message.substr(std::string(from).size());
+        }
+    }
+    return message;
+}
+
 // The true histogram with declared bins, and where it came from.
 struct Truth {
     Histogram histogram;
@@ -261,7 +279,7 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         spec.contributionCap = *k;
     }
     if (auto v = spec.validate(); !v) {
-        return fail(err, "--" + v.error().message, kInvalid);
+        return fail(err, asOption(v.error().message), kInvalid);
     }
 
     auto lock = DirectoryLock::acquire(ledgerPath);
@@ -366,7 +384,7 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     ReleaseRandomness randomness;
     auto release = releaseHistogram(spec, truth->histogram, randomness);
     if (!release) {
-        return fail(err, release.error().message, kInvalid);
+        return fail(err, release.error().message, kRefused);
     }
     data::ReleaseWritePlan plan;
     plan.csvPath = csvPath;

@@ -10,8 +10,9 @@
 namespace dpx::cli {
 
 // argv[1] == "release". Exit codes: 0 released; 2 bad input (nothing written); 1 refused (over
-// budget, existing files, a foreign or damaged ledger, randomness or write failure; nothing
-// written). A JSON summary (files, ledger usage; no true counts) goes to `out`.
+// budget, existing files, a foreign or damaged ledger, a failed matrix check or calibration, a
+// randomness or write failure; nothing written). A JSON summary (files, ledger usage; no true
+// counts) goes to `out`.
 int cmdRelease(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 
 }  // namespace dpx::cli

@@ -337,6 +337,24 @@ private Q_SLOTS:
                    "--mechanism discrete-laplace --epsilon 1") +
                    tail
             << QByteArray("--bins");
+        QTest::newRow("n with laplace")
+            << QStringLiteral(
+                   "release --counts 1,2 --mechanism discrete-laplace --epsilon 1 --n 5") +
+                   tail
+            << QByteArray("--n:");
+        QTest::newRow("noisefirst with matrix")
+            << QStringLiteral(
+                   "release --counts 1,2 --mechanism geometric-matrix --n 5 --epsilon 1 "
+                   "--postprocess noisefirst") +
+                   tail
+            << QByteArray("--postprocess:");
+        QTest::newRow("gaussian with cap")
+            << QStringLiteral(
+                   "release --data OUT/none.csv --column a --bins categories:x,y "
+                   "--id-column a --cap 2 --mechanism discrete-gaussian --epsilon 1 "
+                   "--delta 1e-6") +
+                   tail
+            << QByteArray("--mechanism:");
         QTest::newRow("bad composition")
             << QStringLiteral(
                    "release --counts 1,2 --mechanism discrete-laplace --epsilon 1 "

@@ -223,6 +223,14 @@ private Q_SLOTS:
         QVERIFY(lb.toDouble() <= want * (1 + 4e-16));
     }
 
+    void expLowerBoundOfOneIsExact() {
+        // e = 2.718281828459045235360287471352… (OEIS A001113). The bound must lie below e and
+        // within the stated 2^-80 relative error (< 3e-24 absolute here), checked exactly.
+        const Rational lb = expLowerBound(Rational::integer(1));
+        QVERIFY(lb < *parseDecimal("2.718281828459045235360287471353"));
+        QVERIFY(lb > *parseDecimal("2.718281828459045235360284"));  // e − 3.5e-24
+    }
+
     void rejections_data() {
         QTest::addColumn<QByteArray>("field");
         QTest::addColumn<QByteArray>("value");
