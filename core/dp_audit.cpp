@@ -327,8 +327,9 @@ Expected<AuditResult> runDpAudit(const AuditMechanism& mechanism,
     const std::span<const double> testA(ys[0].data() + half, nn - half);
     const std::span<const double> testB(ys[1].data() + half, nn - half);
 
+    // Decided on the selection half only, so the choice of event never looks at the test half.
     result.integerValued = true;
-    for (const auto& v : ys) {
+    for (const auto& v : {selA, selB}) {
         for (double y : v) {
             if (!(std::fabs(y) < 0x1p53 && y == std::nearbyint(y))) {
                 result.integerValued = false;

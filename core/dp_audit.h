@@ -146,7 +146,7 @@ struct AuditResult {
     double alpha = 0;
     double epsilon = 0, delta = 0;
     std::size_t candidateEvents = 0;  // per direction
-    bool integerValued = false;       // every output an integer (then point events are used)
+    bool integerValued = false;       // every selection-half output an integer (then point events)
     std::vector<std::string> warnings;
 };
 
