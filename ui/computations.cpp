@@ -868,6 +868,12 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
         }
         r.estimatorApplies[3] = false;  // NoiseFirst needs a constant per-bin noise variance
     }
+    // NoiseFirst's dynamic programme over k-bucket histograms costs about a second per draw at
+    // 65 536 bins, so its Monte Carlo (thousands of draws) would never finish: not evaluated.
+    const bool noiseFirstTooLarge = bins > kMaxNoiseFirstBins;
+    if (noiseFirstTooLarge) {
+        r.estimatorApplies[3] = false;
+    }
 
     // Estimates and realized errors of this draw.
     const TruthModel truth{r.truth, r.positions};
@@ -877,7 +883,11 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
     for (std::size_t e = 0; e < ests.size(); ++e) {
         if (!r.estimatorApplies[e]) {
             for (auto& c : r.expected[e]) {
-                c.why = r.local ? QObject::tr("NoiseFirst's bucket rule is derived for Laplace "
+                c.why = noiseFirstTooLarge && !r.local && !r.count
+                            ? QObject::tr("NoiseFirst is not evaluated above %L1 bins (its "
+                                          "dynamic programme is too slow for a Monte Carlo)")
+                                  .arg(kMaxNoiseFirstBins)
+                        : r.local ? QObject::tr("NoiseFirst's bucket rule is derived for Laplace "
                                               "noise; local estimates have a different law")
                                 : QObject::tr("NoiseFirst assumes the same noise variance in "
                                               "every bin; count mechanisms do not have one");
@@ -1072,9 +1082,14 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
         metricSpecs.push_back({m, scale});
     }
     if (release.calibrated) {
+        // Only the estimators that apply (NoiseFirst is left out above kMaxNoiseFirstBins).
         std::vector<EstimatorSpec> specs;
-        for (EstimatorKind e : ests) {
-            specs.push_back({e, release.noiseVariance});
+        std::vector<std::size_t> index;  // row of specs → row of ests
+        for (std::size_t e = 0; e < ests.size(); ++e) {
+            if (release.estimatorApplies[e]) {
+                specs.push_back({ests[e], release.noiseVariance});
+                index.push_back(e);
+            }
         }
         MonteCarloOptions opt;
         opt.trials = trials;
@@ -1090,13 +1105,21 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
         out.trials = mc->trials;
         out.cancelled = mc->cancelled;
         for (std::size_t e = 0; e < ests.size(); ++e) {
+            if (!release.estimatorApplies[e]) {
+                for (std::size_t m = 0; m < mets.size(); ++m) {
+                    out.expected[e][m].why = release.expected[e][m].why;
+                }
+            }
+        }
+        for (std::size_t k = 0; k < index.size(); ++k) {
+            const std::size_t e = index[k];
             for (std::size_t m = 0; m < mets.size(); ++m) {
-                const ErrorEstimate& x = mc->values[e][m];
+                const ErrorEstimate& x = mc->values[k][m];
                 out.expected[e][m] = {x.value, 1.96 * x.stdError,
                                       QObject::tr("Monte Carlo, %L1 trials").arg(x.trials), false,
                                       x.trials > 1, {}};
                 if (!mc->samples.empty()) {
-                    out.samples[e][m] = std::move(mc->samples[e][m]);
+                    out.samples[e][m] = std::move(mc->samples[k][m]);
                 }
             }
         }

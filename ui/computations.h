@@ -136,6 +136,9 @@ struct ReleaseResult {
 Expected<std::vector<double>> localEstimate(EstimatorKind e, std::span<const double> noisy,
                                             double users);
 
+// Largest number of bins for which the window evaluates NoiseFirst (estimate and errors).
+inline constexpr std::size_t kMaxNoiseFirstBins = 8192;
+
 // Most people the window simulates report by report (one 32-bit value each in memory).
 inline constexpr std::uint64_t kMaxPerUserReports = 20'000'000;
 
