@@ -360,25 +360,19 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
                     kRefused);
     }
 
-    // Check the budget before drawing any noise: the ledger entry needs only the metadata.
+    // Check the budget before drawing any noise (the Gaussian's ρ comes from its calibration).
+    auto cost = releaseCost(spec);
+    if (!cost) {
+        return fail(err, cost.error().message, kRefused);
+    }
     HistogramRelease probe;
     probe.metadata.timestamp = spec.timestamp;
     probe.metadata.mechanism = releaseMechanismName(spec.mechanism);
-    probe.metadata.epsilon = spec.epsilon;
-    probe.metadata.delta = spec.delta.empty() ? "0" : spec.delta;
-    // ρ: ε²/2 for the pure mechanisms; the Gaussian's ρ is known after calibration, so its
-    // fit is checked again by writeRelease.
-    {
-        const Rational e = parseDecimal(spec.epsilon).value();
-        probe.metadata.rho =
-            Rational::fraction(e.numerator() * e.numerator(), 2 * e.denominator() * e.denominator())
-                ->toString();
-    }
-    if (spec.mechanism != ReleaseMechanism::DiscreteGaussian ||
-        ledger->composition() == Composition::Basic) {
-        if (auto f = ledger->fits(data::ledgerEntryFor(probe)); !f) {
-            return fail(err, f.error().message, kRefused);
-        }
+    probe.metadata.epsilon = cost->epsilon;
+    probe.metadata.delta = cost->delta;
+    probe.metadata.rho = cost->rho;
+    if (auto f = ledger->fits(data::ledgerEntryFor(probe)); !f) {
+        return fail(err, f.error().message, kRefused);
     }
 
     ReleaseRandomness randomness;

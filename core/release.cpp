@@ -214,6 +214,22 @@ Status ReleaseSpec::validate() const {
     return okStatus();
 }
 
+Expected<ReleaseCost> releaseCost(const ReleaseSpec& spec) {
+    if (auto v = spec.validate(); !v) {
+        return v.error();
+    }
+    const Rational eps = parseEpsilon(spec.epsilon).value();
+    if (spec.mechanism != ReleaseMechanism::DiscreteGaussian) {
+        return ReleaseCost{spec.epsilon, "0",
+                           divide(multiply(eps, eps), Rational::integer(2)).toString()};
+    }
+    auto cal = calibrateDiscreteGaussian(eps, doubleAtMost(parseDelta(spec.delta).value()), 1);
+    if (!cal) {
+        return Error{"discrete-gaussian calibration: " + cal.error().message};
+    }
+    return ReleaseCost{spec.epsilon, spec.delta, cal->rho.toString()};
+}
+
 std::string utcTimestampNow() {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
@@ -274,10 +290,17 @@ Status verifyMatrixEpsilon(const CountMechanism& mechanism, const Rational& epsi
                             lessEqualScaled(left0 * a.m, a.e, right0 * b.m, b.e) &&
                             lessEqualScaled(left1 * b.m, b.e, right1 * a.m, a.e);
             if (!ok) {
-                return Error{"matrix check: row " + std::to_string(i) + ", columns " +
-                             std::to_string(j) + " and " + std::to_string(j + 1) +
-                             " of the sampled matrix differ by more than e^ε (ε = " +
-                             epsilon.toString() + "); the release is refused"};
+                const double x = mechanism.at(i, j), y = mechanism.at(i, j + 1);
+                const bool tiny =
+                    std::fpclassify(x) != FP_NORMAL || std::fpclassify(y) != FP_NORMAL;
+                return Error{
+                    "matrix check: row " + std::to_string(i) + ", columns " + std::to_string(j) +
+                    " and " + std::to_string(j + 1) +
+                    " of the sampled matrix differ by more than e^ε (ε = " + epsilon.toString() +
+                    "); the release is refused" +
+                    (tiny ? " (these entries are below the normal double range, where they lose "
+                            "precision: use a smaller n or ε, e.g. n·ε per unit below 700)"
+                          : "")};
             }
         }
     }

@@ -102,6 +102,17 @@ struct HistogramRelease {
     ReleaseMetadata metadata;
 };
 
+// The privacy cost a spec asks — ε and δ as typed ("0" for pure DP), ρ as an exact fraction (ε²/2
+// for pure DP; Δ2²/(2σ²) at the calibrated σ² for the discrete Gaussian) — computed without data or
+// randomness, so that a budget can be checked before any noise is drawn. Equal to the epsilon,
+// delta and rho of the metadata releaseHistogram returns for the same spec.
+struct ReleaseCost {
+    std::string epsilon;
+    std::string delta;
+    std::string rho;
+};
+Expected<ReleaseCost> releaseCost(const ReleaseSpec& spec);
+
 // The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utcTimestampNow();
 

@@ -159,6 +159,42 @@ private Q_SLOTS:
         QVERIFY(r->metadata.guarantee.find("zCDP") != std::string::npos);
     }
 
+    void costMatchesMetadata_data() {
+        QTest::addColumn<int>("mechanism");
+        QTest::addColumn<QByteArray>("delta");
+        QTest::addColumn<QByteArray>("rho");
+        // ε = 0.3: pure DP ρ = ε²/2 = 9/200 (Bun & Steinke Prop 1.4).
+        QTest::newRow("laplace") << int(ReleaseMechanism::DiscreteLaplace) << QByteArray("")
+                                 << QByteArray("9/200");
+        QTest::newRow("matrix") << int(ReleaseMechanism::GeometricMatrix) << QByteArray("")
+                                << QByteArray("9/200");
+        QTest::newRow("gaussian") << int(ReleaseMechanism::DiscreteGaussian) << QByteArray("1e-6")
+                                  << QByteArray();
+    }
+    void costMatchesMetadata() {
+        QFETCH(int, mechanism);
+        QFETCH(QByteArray, delta);
+        QFETCH(QByteArray, rho);
+        ReleaseSpec spec = laplaceSpec("0.3");
+        spec.mechanism = static_cast<ReleaseMechanism>(mechanism);
+        spec.delta = delta.toStdString();
+        spec.groupSize = spec.mechanism == ReleaseMechanism::GeometricMatrix ? 20 : 0;
+        auto cost = releaseCost(spec);
+        QVERIFY2(cost, cost ? "" : cost.error().message.c_str());
+        auto truth = Histogram::create({4, 5});
+        ReleaseRandomness rng;
+        auto r = releaseHistogram(spec, *truth, rng);
+        QVERIFY(r);
+        QCOMPARE(cost->epsilon, r->metadata.epsilon);
+        QCOMPARE(cost->delta, r->metadata.delta);
+        QCOMPARE(cost->rho, r->metadata.rho);
+        if (!rho.isNull()) {
+            QCOMPARE(cost->rho, rho.toStdString());
+        }
+        spec.epsilon = "-1";
+        QVERIFY(!releaseCost(spec));
+    }
+
     void geometricMatrixRelease() {
         ReleaseSpec spec = laplaceSpec("1");
         spec.mechanism = ReleaseMechanism::GeometricMatrix;
@@ -194,6 +230,14 @@ private Q_SLOTS:
         auto bad = CountMechanism::fromRows(rows);
         QVERIFY(bad);
         QVERIFY(!verifyMatrixEpsilon(*bad, Rational::integer(1)));
+        // GM at n = 750, ε = 1: α^733 ≈ e^−733 is subnormal, its ratio to the next column is no
+        // longer e^ε, and the check refuses with a hint instead of sampling a non-DP matrix.
+        auto deep = truncatedGeometric(750, 0.999999);
+        QVERIFY(deep);
+        auto deepCheck = verifyMatrixEpsilon(*deep, Rational::integer(1));
+        QVERIFY(!deepCheck);
+        QVERIFY2(dpxtest::mentions(deepCheck.error().message, "smaller n"),
+                 deepCheck.error().message.c_str());
         // A zero facing a non-zero fails.
         rows[0][4] = 0;
         rows[4][4] += gm->at(0, 4) + 0.05;
