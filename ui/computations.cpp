@@ -668,6 +668,11 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
         case ldp::Protocol::DBitFlip:
             detail = QObject::tr("d = %1 of %2 buckets per person").arg(spec.bits).arg(h.size());
             break;
+        case ldp::Protocol::HRR:
+            detail = QObject::tr("Hadamard size %1, ±1 entry kept with p = %2")
+                         .arg(ldp::hadamardSize(h.size()))
+                         .arg(num(constants->p));
+            break;
         default:
             detail = QObject::tr("p = %1, q = %2").arg(num(constants->p), num(constants->q));
             break;

@@ -282,6 +282,11 @@ void MechanismPanel::showState(const ExplorerState& s) {
     ldpSimulatorLabel_->setVisible(local);
     groupSize_->setVisible(!local);
     groupSizeLabel_->setVisible(!local);
+    // Local estimates: resize projects onto the known total N (the number of reports).
+    const int resize =
+        estimator_->findData(QString::fromLatin1(estimatorName(EstimatorKind::Resize)));
+    estimator_->setItemText(resize, local ? tr("Resize to the known total N")
+                                          : tr("Resize to the noisy total"));
     // NoiseFirst's rule is derived for Laplace noise: not offered for local estimates.
     if (auto* model = qobject_cast<QStandardItemModel*>(estimator_->model())) {
         const int nf = estimator_->findData(
