@@ -68,24 +68,15 @@ QString shapeTitle(ldp::TelemetryShape s) {
     return {};
 }
 
-QString listText(const std::vector<double>& xs) {
+}  // namespace
+
+QString numberListText(const std::vector<double>& xs) {
     QStringList parts;
     for (double x : xs) {
         parts << num(x, 6);
     }
     return parts.join(QStringLiteral(", "));
 }
-
-void makeLogAxis(QCPAxis* axis) {
-    axis->setScaleType(QCPAxis::stLogarithmic);
-    auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
-    ticker->setSubTickCount(8);
-    axis->setTicker(ticker);
-    axis->setNumberFormat(QStringLiteral("gb"));
-    axis->setNumberPrecision(3);
-}
-
-}  // namespace
 
 Expected<std::vector<double>> parseNumberList(const QString& text, const QString& field) {
     std::vector<double> out;
@@ -318,8 +309,8 @@ void LdpExperimentView::setSpec(const ldp::ExperimentSpec& spec) {
     }
     buckets_->setValue(static_cast<int>(spec.buckets));
     std::vector<double> n(spec.populations.begin(), spec.populations.end());
-    users_->setText(listText(n));
-    epsilons_->setText(listText(spec.epsilons));
+    users_->setText(numberListText(n));
+    epsilons_->setText(numberListText(spec.epsilons));
     repetitions_->setValue(static_cast<int>(spec.repetitions));
     seed_->setText(QString::number(spec.seed));
     postProcess_->setCurrentIndex(static_cast<int>(spec.postProcess));

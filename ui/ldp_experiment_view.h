@@ -33,6 +33,8 @@ class JobRunner;
 
 // "1000, 2e3, 3000" → numbers; errors name the field and the bad entry.
 Expected<std::vector<double>> parseNumberList(const QString& text, const QString& field);
+// The inverse for the controls: "1000, 2000, 0.5" (6 significant digits).
+QString numberListText(const std::vector<double>& xs);
 
 class LdpExperimentView : public QWidget {
     Q_OBJECT

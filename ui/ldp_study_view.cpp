@@ -35,23 +35,6 @@ QString num(double v, int digits = 4) {
     return QString::number(v, 'g', digits);
 }
 
-QString listText(const std::vector<double>& xs) {
-    QStringList parts;
-    for (double x : xs) {
-        parts << num(x, 6);
-    }
-    return parts.join(QStringLiteral(", "));
-}
-
-void makeLogAxis(QCPAxis* axis) {
-    axis->setScaleType(QCPAxis::stLogarithmic);
-    auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
-    ticker->setSubTickCount(8);
-    axis->setTicker(ticker);
-    axis->setNumberFormat(QStringLiteral("gb"));
-    axis->setNumberPrecision(3);
-}
-
 }  // namespace
 
 LdpStudyView::LdpStudyView(Mode mode, JobRunner* runner, QWidget* parent)
@@ -240,7 +223,7 @@ void LdpStudyView::setRangeSpec(const ldp::RangeStudySpec& s) {
     shape_->setCurrentIndex(shape_->findData(static_cast<int>(s.shape)));
     users_->setText(QString::number(s.users));
     samples_->setValue(static_cast<int>(s.rangeSamples));
-    epsilons_->setText(listText(s.epsilons));
+    epsilons_->setText(numberListText(s.epsilons));
     repetitions_->setValue(static_cast<int>(s.repetitions));
     seed_->setText(QString::number(s.seed));
 }
@@ -260,7 +243,7 @@ void LdpStudyView::setMarginalSpec(const ldp::MarginalStudySpec& s) {
     shape_->setCurrentIndex(s.skewed ? 0 : 1);
     users_->setText(QString::number(s.users));
     negatives_->setCurrentIndex(s.negatives == ldp::NegativeEstimates::Keep ? 0 : 1);
-    epsilons_->setText(listText(s.epsilons));
+    epsilons_->setText(numberListText(s.epsilons));
     repetitions_->setValue(static_cast<int>(s.repetitions));
     seed_->setText(QString::number(s.seed));
 }
@@ -677,8 +660,8 @@ void LdpMeanView::setSpec(const ldp::MeanStudySpec& s) {
     shape_->setCurrentIndex(shape_->findData(static_cast<int>(s.shape)));
     buckets_->setValue(static_cast<int>(s.buckets));
     std::vector<double> n(s.populations.begin(), s.populations.end());
-    users_->setText(listText(n));
-    epsilons_->setText(listText(s.epsilons));
+    users_->setText(numberListText(n));
+    epsilons_->setText(numberListText(s.epsilons));
     repetitions_->setValue(static_cast<int>(s.repetitions));
     seed_->setText(QString::number(s.seed));
 }

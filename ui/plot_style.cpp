@@ -22,6 +22,15 @@ void styleAxes(const QList<QCPAxis*>& axes, const QPalette& pal) {
 
 }  // namespace
 
+void makeLogAxis(QCPAxis* axis) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+    ticker->setSubTickCount(8);
+    axis->setTicker(ticker);
+    axis->setNumberFormat(QStringLiteral("gb"));
+    axis->setNumberPrecision(3);
+}
+
 void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal) {
     styleAxes(rect->axes(), pal);
 }

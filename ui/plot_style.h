@@ -11,5 +11,7 @@ namespace dpx::ui {
 void applyPlotPalette(QCustomPlot* plot, const QPalette& pal);
 // The same axis and grid styling for the axes of a further axis rect (stacked plots).
 void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal);
+// A logarithmic axis with decade ticks, 8 sub-ticks and "1·10⁴"-style labels (3 digits).
+void makeLogAxis(QCPAxis* axis);
 
 }  // namespace dpx::ui
