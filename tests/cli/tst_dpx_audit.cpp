@@ -10,45 +10,18 @@
 #include <QStringList>
 #include <QTest>
 
+#include "dpx_process.h"
+
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QJsonObject json;
-    bool jsonOk = false;
-};
+using dpxtest::describe;
+using dpxtest::Run;
 
 Run dpx(const QStringList& args) {
-    Run r;
-    QProcess p;
-    p.setProgram(QStringLiteral(DPX_EXECUTABLE));
-    p.setArguments(args);
-    p.start();
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(r.out, &pe);
-    r.jsonOk = pe.error == QJsonParseError::NoError && doc.isObject();
-    r.json = doc.object();
-    return r;
+    return dpxtest::runDpx(args);
 }
 
-QStringList words(const char* s) {
-    return QString::fromUtf8(s).split(QLatin1Char(' '), Qt::SkipEmptyParts);
-}
-
-QByteArray describe(const Run& r) {
-    return "exit " + QByteArray::number(r.exitCode) + "\nstdout: " + r.out.left(3000) +
-           "\nstderr: " + r.err;
-}
+using dpxtest::words;
 
 QJsonArray audits(const Run& r) {
     return r.json.value(QStringLiteral("audits")).toArray();

@@ -10,47 +10,20 @@
 #include <QStringList>
 #include <QTest>
 
+#include "dpx_process.h"
+
 #include <cmath>
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QJsonObject json;
-    bool jsonOk = false;
-};
+using dpxtest::describe;
+using dpxtest::Run;
 
 Run dpx(const QStringList& args) {
-    Run r;
-    QProcess p;
-    p.setProgram(QStringLiteral(DPX_EXECUTABLE));
-    p.setArguments(args);
-    p.start();
-    if (!p.waitForFinished(240000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(r.out, &pe);
-    r.jsonOk = pe.error == QJsonParseError::NoError && doc.isObject();
-    r.json = doc.object();
-    return r;
+    return dpxtest::runDpx(args);
 }
 
-QStringList words(const char* s) {
-    return QString::fromUtf8(s).split(QLatin1Char(' '), Qt::SkipEmptyParts);
-}
-
-QByteArray describe(const Run& r) {
-    return "exit " + QByteArray::number(r.exitCode) + "\nstdout: " + r.out.left(2000) +
-           "\nstderr: " + r.err;
-}
+using dpxtest::words;
 
 QStringList strings(const QJsonValue& v) {
     QStringList out;
@@ -346,8 +319,9 @@ void TestDpxLdpExperiment::errors() {
 // error over 400 trials agrees with √(2/π)·σ from the exact variance (within 4 standard errors);
 // the constant shape's mean is the centre of the bucket holding 12 h; --counts uses bin indices.
 void TestDpxLdpExperiment::ldpMean() {
-    const Run r = dpx(words("ldp-mean --epsilon 1 --shape normal --users 20000 --trials 400 "
-                            "--seed 3"));
+    const Run r =
+        dpx(words("ldp-mean --epsilon 1 --shape normal --users 20000 --trials 400 "
+                  "--seed 3"));
     QVERIFY2(r.exitCode == 0 && r.jsonOk, describe(r).constData());
     const QJsonObject& o = r.json;
     const double e = std::exp(1.0);
@@ -367,8 +341,9 @@ void TestDpxLdpExperiment::ldpMean() {
     QVERIFY2(std::abs(measured - ex[QStringLiteral("abs_error")].toDouble()) <
                  4 * sigma * std::sqrt(1 - 2 / pi) / 20,
              describe(r).constData());
-    const Run again = dpx(words("ldp-mean --epsilon 1 --shape normal --users 20000 --trials 400 "
-                                "--seed 3"));
+    const Run again =
+        dpx(words("ldp-mean --epsilon 1 --shape normal --users 20000 --trials 400 "
+                  "--seed 3"));
     QCOMPARE(again.out, r.out);
     const Run c = dpx(words("ldp-mean --epsilon 2 --shape constant --users 1000 --trials 2"));
     QVERIFY2(c.exitCode == 0, describe(c).constData());

@@ -12,44 +12,21 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "dpx_process.h"
+
 #include <memory>
 #include <vector>
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QJsonObject json;
-};
+using dpxtest::describe;
+using dpxtest::Run;
 
 Run dpx(const QStringList& args) {
-    Run r;
-    QProcess p;
-    p.setProgram(QStringLiteral(DPX_EXECUTABLE));
-    p.setArguments(args);
-    p.start();
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    r.json = QJsonDocument::fromJson(r.out).object();
-    return r;
+    return dpxtest::runDpx(args);
 }
 
-QByteArray describe(const Run& r) {
-    return "exit " + QByteArray::number(r.exitCode) + "\nstdout: " + r.out.left(2000) +
-           "\nstderr: " + r.err;
-}
-
-QStringList words(const QString& s) {
-    return s.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-}
+using dpxtest::words;
 
 QByteArray readFile(const QString& path) {
     QFile f(path);
