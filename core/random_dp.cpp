@@ -1,12 +1,10 @@
 #include "core/random_dp.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <mutex>
-#include <thread>
 #include <tuple>
 
+#include "core/trial_blocks.h"
 #include "core/validation.h"
 
 namespace dpx {
@@ -20,23 +18,6 @@ double laplace(SimulationRng& rng, double b) {
     bool negative = false;
     const double e = rng.exponential(&negative);
     return negative ? -b * e : b * e;
-}
-
-std::pair<double, double> meanAndSe(const std::vector<double>& v) {
-    if (v.empty()) {
-        return {std::nan(""), std::nan("")};
-    }
-    const auto n = static_cast<double>(v.size());
-    double mean = 0;
-    for (double x : v) {
-        mean += x;
-    }
-    mean /= n;
-    double ss = 0;
-    for (double x : v) {
-        ss += (x - mean) * (x - mean);
-    }
-    return {mean, v.size() > 1 ? std::sqrt(ss / (n - 1) / n) : std::nan("")};
 }
 
 }  // namespace
@@ -154,77 +135,40 @@ Expected<RandomDpMonteCarloResult> randomDpMonteCarlo(std::span<const std::int64
                      std::to_string(options.trials) + ")"};
     }
     const std::uint64_t trials = options.trials;
-    const std::uint64_t blocks = (trials + kTrialBlock - 1) / kTrialBlock;
     const std::size_t k = plan->cells;
     const double b = plan->scale;
     RandomDpMonteCarloResult r;
     for (auto* v : {&r.rdpL1, &r.dpL1, &r.rdpL2, &r.dpL2}) {
         v->assign(trials, 0.0);
     }
-    std::vector<char> blockDone(blocks, 0);
-    std::atomic<std::uint64_t> nextBlock{0};
-    std::mutex progressMutex;
-    std::uint64_t blocksDone = 0;  // guarded by progressMutex
-    auto worker = [&]() {
-        for (;;) {
-            if (options.stop.stop_requested()) {
-                return;
-            }
-            const std::uint64_t blk = nextBlock.fetch_add(1, std::memory_order_relaxed);
-            if (blk >= blocks) {
-                return;
-            }
-            const std::uint64_t end = std::min(trials, (blk + 1) * kTrialBlock);
-            for (std::uint64_t t = blk * kTrialBlock; t < end; ++t) {
-                SimulationRng rng(options.seed, t);
-                double r1 = 0, d1 = 0, r2 = 0, d2 = 0;
-                for (std::size_t j = 0; j < k; ++j) {
-                    const double l = laplace(rng, b);
-                    d1 += std::abs(l);
-                    d2 += l * l;
-                    if (!plan->noiseFree[j]) {
-                        r1 += std::abs(l);
-                        r2 += l * l;
-                    }
+    const auto kept = static_cast<std::size_t>(runTrialBlocks(
+        trials, kTrialBlock, options.threads, options.stop, options.progress, [&](std::uint64_t t) {
+            SimulationRng rng(options.seed, t);
+            double r1 = 0, d1 = 0, r2 = 0, d2 = 0;
+            for (std::size_t j = 0; j < k; ++j) {
+                const double l = laplace(rng, b);
+                d1 += std::abs(l);
+                d2 += l * l;
+                if (!plan->noiseFree[j]) {
+                    r1 += std::abs(l);
+                    r2 += l * l;
                 }
-                const auto ti = static_cast<std::size_t>(t);
-                r.rdpL1[ti] = r1;
-                r.dpL1[ti] = d1;
-                r.rdpL2[ti] = std::sqrt(r2);
-                r.dpL2[ti] = std::sqrt(d2);
             }
-            blockDone[static_cast<std::size_t>(blk)] = 1;
-            if (options.progress) {
-                // Under a lock, so the reported fractions increase.
-                const std::lock_guard lock(progressMutex);
-                options.progress(static_cast<double>(++blocksDone) / static_cast<double>(blocks));
-            }
-        }
-    };
-    {
-        const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-        const auto threads = static_cast<unsigned>(
-            std::min<std::uint64_t>(options.threads == 0 ? hw : options.threads, blocks));
-        std::vector<std::jthread> pool;
-        for (unsigned i = 1; i < threads; ++i) {
-            pool.emplace_back(worker);
-        }
-        worker();
-    }
-    std::uint64_t prefix = 0;
-    while (prefix < blocks && blockDone[static_cast<std::size_t>(prefix)]) {
-        ++prefix;
-    }
-    const auto kept = static_cast<std::size_t>(std::min(trials, prefix * kTrialBlock));
+            const auto ti = static_cast<std::size_t>(t);
+            r.rdpL1[ti] = r1;
+            r.dpL1[ti] = d1;
+            r.rdpL2[ti] = std::sqrt(r2);
+            r.dpL2[ti] = std::sqrt(d2);
+        }));
     r.cancelled = kept < trials;
     r.trials = kept;
     for (auto* v : {&r.rdpL1, &r.dpL1, &r.rdpL2, &r.dpL2}) {
         v->resize(kept);
     }
-    std::tie(r.meanRdpL1, r.seRdpL1) = meanAndSe(r.rdpL1);
-    std::tie(r.meanDpL1, r.seDpL1) = meanAndSe(r.dpL1);
-    std::tie(r.meanRdpL2, r.seRdpL2) = meanAndSe(r.rdpL2);
-    std::tie(r.meanDpL2, r.seDpL2) = meanAndSe(r.dpL2);
+    std::tie(r.meanRdpL1, r.seRdpL1) = meanAndStandardError(r.rdpL1);
+    std::tie(r.meanDpL1, r.seDpL1) = meanAndStandardError(r.dpL1);
+    std::tie(r.meanRdpL2, r.seRdpL2) = meanAndStandardError(r.rdpL2);
+    std::tie(r.meanDpL2, r.seDpL2) = meanAndStandardError(r.dpL2);
     r.plan = std::move(plan).value();
     r.warnings = r.plan.warnings;
     if (r.cancelled) {

@@ -1,12 +1,10 @@
 #include "core/sparse_histogram.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <mutex>
-#include <thread>
 #include <tuple>
 
+#include "core/trial_blocks.h"
 #include "core/validation.h"
 
 namespace dpx {
@@ -26,24 +24,6 @@ double laplace(SimulationRng& rng, double b) {
 std::size_t occupiedCells(std::span<const std::int64_t> counts) {
     return static_cast<std::size_t>(
         std::count_if(counts.begin(), counts.end(), [](std::int64_t c) { return c > 0; }));
-}
-
-// Mean and standard error of the mean.
-std::pair<double, double> meanAndSe(const std::vector<double>& v) {
-    const auto n = static_cast<double>(v.size());
-    if (v.empty()) {
-        return {std::nan(""), std::nan("")};
-    }
-    double mean = 0;
-    for (double x : v) {
-        mean += x;
-    }
-    mean /= n;
-    double ss = 0;
-    for (double x : v) {
-        ss += (x - mean) * (x - mean);
-    }
-    return {mean, v.size() > 1 ? std::sqrt(ss / (n - 1) / n) : std::nan("")};
 }
 
 }  // namespace
@@ -188,86 +168,47 @@ Expected<SparseMonteCarloResult> sparseMonteCarlo(std::span<const std::int64_t> 
     const double b = params.noiseScale();
     const double tau = expected->threshold;
     const std::uint64_t trials = options.trials;
-    const std::uint64_t blocks = (trials + kTrialBlock - 1) / kTrialBlock;
 
     SparseMonteCarloResult r;
     r.thresholdedL1.assign(trials, 0.0);
     r.clampedL1.assign(trials, 0.0);
     std::vector<double> releasedT(trials, 0.0), releasedC(trials, 0.0);
-    std::vector<char> blockDone(blocks, 0);
-    std::atomic<std::uint64_t> nextBlock{0};
-    std::mutex progressMutex;
-    std::uint64_t blocksDone = 0;  // guarded by progressMutex
-
-    auto worker = [&]() {
-        for (;;) {
-            if (options.stop.stop_requested()) {
-                return;
-            }
-            const std::uint64_t blk = nextBlock.fetch_add(1, std::memory_order_relaxed);
-            if (blk >= blocks) {
-                return;
-            }
-            const std::uint64_t end = std::min(trials, (blk + 1) * kTrialBlock);
-            for (std::uint64_t t = blk * kTrialBlock; t < end; ++t) {
-                SimulationRng rng(options.seed, t);
-                double errT = 0, errC = 0, nT = 0, nC = 0;
-                for (std::size_t i = 0; i < p; ++i) {
-                    const auto h = static_cast<double>(counts[i]);
-                    const double y = h + laplace(rng, b);
-                    // Thresholded: out = y if y > τ else 0; clamped: y if y > 0 else 0.
-                    if (y > tau) {
-                        errT += std::abs(y - h);
-                        nT += 1;
-                    } else {
-                        errT += h;
-                    }
-                    if (y > 0) {
-                        errC += std::abs(y - h);
-                        nC += 1;
-                    } else {
-                        errC += h;
-                    }
+    const auto kept = static_cast<std::size_t>(runTrialBlocks(
+        trials, kTrialBlock, options.threads, options.stop, options.progress, [&](std::uint64_t t) {
+            SimulationRng rng(options.seed, t);
+            double errT = 0, errC = 0, nT = 0, nC = 0;
+            for (std::size_t i = 0; i < p; ++i) {
+                const auto h = static_cast<double>(counts[i]);
+                const double y = h + laplace(rng, b);
+                // Thresholded: out = y if y > τ else 0; clamped: y if y > 0 else 0.
+                if (y > tau) {
+                    errT += std::abs(y - h);
+                    nT += 1;
+                } else {
+                    errT += h;
                 }
-                const auto ti = static_cast<std::size_t>(t);
-                r.thresholdedL1[ti] = errT;
-                r.clampedL1[ti] = errC;
-                releasedT[ti] = nT;
-                releasedC[ti] = nC;
+                if (y > 0) {
+                    errC += std::abs(y - h);
+                    nC += 1;
+                } else {
+                    errC += h;
+                }
             }
-            blockDone[static_cast<std::size_t>(blk)] = 1;
-            if (options.progress) {
-                // Under a lock, so the reported fractions increase.
-                const std::lock_guard lock(progressMutex);
-                options.progress(static_cast<double>(++blocksDone) / static_cast<double>(blocks));
-            }
-        }
-    };
-    {
-        const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-        const auto threads = static_cast<unsigned>(
-            std::min<std::uint64_t>(options.threads == 0 ? hw : options.threads, blocks));
-        std::vector<std::jthread> pool;
-        for (unsigned i = 1; i < threads; ++i) {
-            pool.emplace_back(worker);
-        }
-        worker();
-    }
-    // Keep the finished prefix of blocks: a cancelled run equals a shorter complete run.
-    std::uint64_t prefix = 0;
-    while (prefix < blocks && blockDone[static_cast<std::size_t>(prefix)]) {
-        ++prefix;
-    }
-    const auto kept = static_cast<std::size_t>(std::min(trials, prefix * kTrialBlock));
+            const auto ti = static_cast<std::size_t>(t);
+            r.thresholdedL1[ti] = errT;
+            r.clampedL1[ti] = errC;
+            releasedT[ti] = nT;
+            releasedC[ti] = nC;
+        }));
     r.cancelled = kept < trials;
     r.trials = kept;
     for (auto* v : {&r.thresholdedL1, &r.clampedL1, &releasedT, &releasedC}) {
         v->resize(kept);
     }
-    std::tie(r.meanThresholded, r.seThresholded) = meanAndSe(r.thresholdedL1);
-    std::tie(r.meanClamped, r.seClamped) = meanAndSe(r.clampedL1);
-    r.meanReleasedThresholded = meanAndSe(releasedT).first;
-    r.meanReleasedClamped = meanAndSe(releasedC).first;
+    std::tie(r.meanThresholded, r.seThresholded) = meanAndStandardError(r.thresholdedL1);
+    std::tie(r.meanClamped, r.seClamped) = meanAndStandardError(r.clampedL1);
+    r.meanReleasedThresholded = meanAndStandardError(releasedT).first;
+    r.meanReleasedClamped = meanAndStandardError(releasedC).first;
     r.expected = std::move(expected).value();
     r.warnings = r.expected.warnings;
     if (r.cancelled) {
