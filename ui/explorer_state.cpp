@@ -326,10 +326,14 @@ Status ExplorerState::validate() const {
         tab != QLatin1String("errors") && tab != QLatin1String("risk") &&
         tab != QLatin1String("tradeoff") && tab != QLatin1String("budget") &&
         tab != QLatin1String("ldp-experiment") && tab != QLatin1String("ldp-ranges") &&
-        tab != QLatin1String("ldp-marginals") && tab != QLatin1String("ldp-means")) {
+        tab != QLatin1String("ldp-marginals") && tab != QLatin1String("ldp-means") &&
+        tab != QLatin1String("mechanisms") && tab != QLatin1String("sparse") &&
+        tab != QLatin1String("rdp") && tab != QLatin1String("select") &&
+        tab != QLatin1String("vector-mean") && tab != QLatin1String("kde")) {
         return Error{"unknown tab '" + tab.toStdString() +
                      "' (histogram, matrix, errors, risk, tradeoff, budget, ldp-experiment, "
-                     "ldp-ranges, ldp-marginals, ldp-means)"};
+                     "ldp-ranges, ldp-marginals, ldp-means, mechanisms, sparse, rdp, select, "
+                     "vector-mean, kde)"};
     }
     return okStatus();
 }

@@ -38,6 +38,7 @@
 #include "ui/ldp_study_view.h"
 #include "ui/matrix_view.h"
 #include "ui/mechanism_panel.h"
+#include "ui/more_mechanisms_tab.h"
 #include "ui/pg_dialog.h"
 #include "ui/qcustomplot_include.h"
 #include "ui/risk_view.h"
@@ -51,7 +52,7 @@ namespace {
 const QString kTabIds[] = {QStringLiteral("histogram"), QStringLiteral("matrix"),
                            QStringLiteral("errors"), QStringLiteral("risk"),
                            QStringLiteral("tradeoff"), QStringLiteral("budget"),
-                           QStringLiteral("ldp-experiment")};
+                           QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
 
@@ -103,6 +104,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tradeoff_ = new TradeoffView(engine_->runner());
     budget_ = new BudgetView;
     ldpTab_ = new LdpExperimentTab(engine_->runner());
+    moreTab_ = new MoreMechanismsTab(engine_->runner());
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
@@ -112,6 +114,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(tradeoff_, tr("&Trade-off"));
     tabs_->addTab(budget_, tr("&Budget"));
     tabs_->addTab(ldpTab_, tr("&Local DP experiment"));
+    tabs_->addTab(moreTab_, tr("More mechan&isms"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
@@ -125,6 +128,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                "zCDP composition, and see each one's expected error"));
     tabs_->setTabToolTip(6, tr("Seed 002's telemetry experiment: local protocols run by n users, "
                                "histogram error and Wasserstein distance against n and ε"));
+    tabs_->setTabToolTip(7, tr("Seeds 003 and 004: sparse histograms, random DP, the exponential "
+                               "mechanism, vector means and a private density estimate (KDE)"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -146,6 +151,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         updateTradeoff();
         updateBudgetDataset();
+        updateMoreMechanisms();
     });
     connect(engine_, &ExplorerEngine::releaseReady, this, &MainWindow::showRelease);
     connect(engine_, &ExplorerEngine::monteCarloReady, this,
@@ -180,6 +186,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         if (flags & MechanismChanged) {
             updateRisk();
+        }
+        if (flags & (MechanismChanged | SeedChanged)) {
+            updateMoreMechanisms();
         }
         if (flags & (MechanismChanged | EstimatorChanged | ViewChanged | TradeoffChanged)) {
             updateTradeoff();
@@ -271,6 +280,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             &MainWindow::exportPlot);
     connect(tradeoff_, &TradeoffView::curvesUpdated, this, &MainWindow::tryScreenshot);
     connect(ldpTab_, &LdpExperimentTab::finished, this, &MainWindow::tryScreenshot);
+    connect(moreTab_, &MoreMechanismsTab::exportPlotRequested, this, &MainWindow::exportPlot);
+    connect(moreTab_, &MoreMechanismsTab::finished, this, &MainWindow::tryScreenshot);
+    connect(moreTab_, &MoreMechanismsTab::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(tradeoff_, &TradeoffView::settingsEdited, this, [this] {
         ExplorerState s = doc_->state();
         tradeoff_->writeSettings(s);
@@ -612,6 +625,19 @@ void MainWindow::syncBudgetFromDocument() {
     syncingBudget_ = was;
 }
 
+// The pages of "More mechanisms" use the current dataset and the document's ε, δ, relation and
+// seed.
+void MainWindow::updateMoreMechanisms() {
+    const ExplorerState& s = doc_->state();
+    MechanismPageContext c;
+    c.dataset = std::make_shared<const DatasetResult>(engine_->dataset());
+    c.epsilon = s.epsilon;
+    c.delta = s.delta;
+    c.neighbouring = s.neighbouring;
+    c.seed = s.seed;
+    moreTab_->setContext(c);
+}
+
 LdpExperimentView* MainWindow::ldpExperimentView() const {
     return ldpTab_->telemetry();
 }
@@ -624,6 +650,11 @@ bool MainWindow::showTab(const QString& name) {
                            : name == QLatin1String("ldp-marginals") ? 2
                                                                     : 3);
         tabs_->setCurrentWidget(ldpTab_);
+        return true;
+    }
+    // So can the pages of "More mechanisms".
+    if (moreTab_->showPage(name)) {
+        tabs_->setCurrentWidget(moreTab_);
         return true;
     }
     for (int i = 0; i < kTabCount; ++i) {
@@ -651,6 +682,8 @@ QCustomPlot* MainWindow::currentPlot() const {
             return budget_->plot();
         case 6:
             return ldpTab_->currentPlot();
+        case 7:
+            return moreTab_->currentPlot();
     }
     return nullptr;
 }
@@ -929,6 +962,9 @@ void MainWindow::tryScreenshot() {
     }
     if (tabs_->currentWidget() == ldpTab_ && ldpTab_->busy()) {
         return;  // wait for the whole experiment (finished calls again)
+    }
+    if (tabs_->currentWidget() == moreTab_ && moreTab_->busy()) {
+        return;  // wait for the page's result (finished calls again)
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();

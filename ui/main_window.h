@@ -1,5 +1,6 @@
 // The DP Explorer window: data and mechanism panels on the left; tabs "Histogram", "Mechanism
-// matrix", "Errors", "Risk", "Trade-off" and "Budget" in the centre; long computations with progress and a cancel button in the
+// matrix", "Errors", "Risk", "Trade-off", "Budget", "Local DP experiment" and "More mechanisms"
+// in the centre; long computations with progress and a cancel button in the
 // status bar. Every control changes the ExplorerDocument; the ExplorerEngine recomputes on worker
 // threads; this class only routes results to the views and draws.
 #pragma once
@@ -30,6 +31,7 @@ class LdpExperimentTab;
 class LdpExperimentView;
 class MatrixView;
 class MechanismPanel;
+class MoreMechanismsTab;
 class RiskView;
 class TradeoffView;
 
@@ -49,6 +51,7 @@ public:
     LdpExperimentView* ldpExperimentView() const;
     LdpExperimentTab* ldpExperimentTab() const { return ldpTab_; }
     BudgetView* budgetView() const { return budget_; }
+    MoreMechanismsTab* moreMechanismsTab() const { return moreTab_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
     QTabWidget* tabs() const { return tabs_; }
@@ -80,6 +83,7 @@ private:
     void updateRisk();
     void updateTradeoff();
     void updateBudgetDataset();
+    void updateMoreMechanisms();
     void syncBudgetFromDocument();
     void applyTheme(bool dark);
     void addRecentFile(const QString& path);
@@ -105,6 +109,7 @@ private:
     RiskView* risk_;
     TradeoffView* tradeoff_;
     LdpExperimentTab* ldpTab_;
+    MoreMechanismsTab* moreTab_;
     BudgetView* budget_;
     bool syncingBudget_ = false;  // the view is being set from the document or the data
     QTabWidget* tabs_;
