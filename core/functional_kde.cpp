@@ -1,6 +1,7 @@
 #include "core/functional_kde.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -135,8 +136,44 @@ Expected<std::vector<double>> kernelDensity(std::span<const double> data, double
     return f;
 }
 
+Expected<double> silvermanBandwidth(std::span<const double> data) {
+    if (data.size() < 2) {
+        return Error{"Silverman's rule needs at least 2 values (got " +
+                     std::to_string(data.size()) + ")"};
+    }
+    if (auto s = validateData(data); !s) {
+        return s.error();
+    }
+    const auto n = static_cast<double>(data.size());
+    double mean = 0;
+    for (double x : data) {
+        mean += x;
+    }
+    mean /= n;
+    double ss = 0;
+    for (double x : data) {
+        ss += (x - mean) * (x - mean);
+    }
+    const double sd = std::sqrt(ss / (n - 1));
+    if (!(sd > 0)) {
+        return Error{"every value equals " + formatNumber(data[0]) +
+                     ": a constant column has no spread, so Silverman's rule gives h = 0"};
+    }
+    std::vector<double> sorted(data.begin(), data.end());
+    std::sort(sorted.begin(), sorted.end());
+    const auto quantile = [&sorted](double q) {
+        const double pos = q * static_cast<double>(sorted.size() - 1);
+        const auto i = static_cast<std::size_t>(std::floor(pos));
+        const double frac = pos - static_cast<double>(i);
+        return i + 1 < sorted.size() ? sorted[i] + frac * (sorted[i + 1] - sorted[i]) : sorted[i];
+    };
+    const double iqr = quantile(0.75) - quantile(0.25);
+    const double spread = iqr > 0 ? std::min(sd, iqr / 1.34) : sd;
+    return 0.9 * spread * std::pow(n, -0.2);
+}
+
 Expected<GaussianKernelFactor> factorGaussianKernel(std::span<const double> grid, double bandwidth,
-                                                    double tolerance) {
+                                                    double tolerance, const std::stop_token& stop) {
     if (auto s = validateGrid(grid); !s) {
         return s.error();
     }
@@ -169,6 +206,9 @@ Expected<GaussianKernelFactor> factorGaussianKernel(std::span<const double> grid
             residual = std::max(best, 0.0);
             break;
         }
+        if (stop.stop_requested()) {
+            return Error{"cancelled"};
+        }
         if (rank == L.cols()) {
             L.conservativeResize(Eigen::NoChange, std::min<Eigen::Index>(m, 2 * L.cols()));
         }
@@ -200,7 +240,9 @@ Expected<GaussianKernelFactor> factorGaussianKernel(std::span<const double> grid
 }
 
 Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
-                                                   const FunctionalKdeParams& p) {
+                                                   const FunctionalKdeParams& p,
+                                                   const std::stop_token& stop,
+                                                   const std::function<void(double)>& progress) {
     if (auto s = p.validate(); !s) {
         return s.error();
     }
@@ -227,15 +269,32 @@ Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
             " the noise was checked against the exact Gaussian privacy profile");
     }
     r.grid = makeGrid(p.gridLo, p.gridHi, p.gridPoints);
-    auto f = kernelDensity(data, p.bandwidth, r.grid);
-    if (!f) {
-        return f.error();
+    // The true KDE in blocks of grid points (about 2·10⁶ kernel terms each), so that a stop
+    // request is seen within a few milliseconds even for n = 10⁶.
+    const auto report = [&progress](double f) {
+        if (progress) {
+            progress(f);
+        }
+    };
+    const std::size_t block = std::max<std::size_t>(1, 2'000'000 / r.n);
+    r.trueKde.reserve(r.grid.size());
+    for (std::size_t j = 0; j < r.grid.size(); j += block) {
+        if (stop.stop_requested()) {
+            return Error{"cancelled"};
+        }
+        const std::size_t count = std::min(block, r.grid.size() - j);
+        auto f = kernelDensity(data, p.bandwidth, std::span<const double>(r.grid).subspan(j, count));
+        if (!f) {
+            return f.error();
+        }
+        r.trueKde.insert(r.trueKde.end(), f->begin(), f->end());
+        report(0.8 * static_cast<double>(j + count) / static_cast<double>(r.grid.size()));
     }
-    r.trueKde = std::move(*f);
-    auto factor = factorGaussianKernel(r.grid, p.bandwidth);
+    auto factor = factorGaussianKernel(r.grid, p.bandwidth, kDefaultKernelTolerance, stop);
     if (!factor) {
         return factor.error();
     }
+    report(0.95);
     r.factorRank = factor->rank;
     r.covarianceError = r.noiseScale * r.noiseScale * factor->maxResidual;
     const auto m = static_cast<Eigen::Index>(factor->points);
@@ -244,6 +303,9 @@ Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
     const Eigen::Map<const Eigen::VectorXd> truth(r.trueKde.data(), m);
     Eigen::VectorXd xi(k);
     for (std::size_t s = 0; s < p.samples; ++s) {
+        if (stop.stop_requested()) {
+            return Error{"cancelled"};
+        }
         SimulationRng rng(p.seed, s);
         for (Eigen::Index i = 0; i < k; ++i) {
             xi[i] = rng.normal();

@@ -18,7 +18,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,13 @@ Expected<double> kdeNoiseScale(std::size_t n, double bandwidth, double epsilon, 
 Expected<std::vector<double>> kernelDensity(std::span<const double> data, double bandwidth,
                                             std::span<const double> grid);
 
+// Silverman's rule of thumb h = 0.9·min(s, IQR/1.34)·n^(−1/5) (Silverman 1986, eq. 3.31), with
+// s the sample standard deviation (n − 1) and IQR the distance between the 25 % and 75 % sample
+// quantiles (linear interpolation); s alone when the IQR is 0. A hint for choosing h: it is
+// computed from the data, so a value chosen this way is not itself private.
+// Errors: fewer than 2 values, a value not finite, every value equal (h would be 0).
+Expected<double> silvermanBandwidth(std::span<const double> data);
+
 // A factor L (m × rank, column-major) with L·Lᵀ ≈ K on the grid, by pivoted Cholesky stopped at
 // tolerance τ (Harbrecht, Peters & Schneider 2012, "On the low-rank approximation by the pivoted
 // Cholesky decomposition"): at each step the column of the largest remaining diagonal is
@@ -70,9 +79,11 @@ struct GaussianKernelFactor {
     double maxResidual = 0;      // largest remaining diagonal at the stop (bound on every |R_ij|)
 };
 inline constexpr double kDefaultKernelTolerance = 1e-12;
-// Errors: grid empty or not finite, h not finite > 0, τ not finite or < 0.
+// Errors: grid empty or not finite, h not finite > 0, τ not finite or < 0; "cancelled" when
+// `stop` is requested (checked at every pivot).
 Expected<GaussianKernelFactor> factorGaussianKernel(std::span<const double> grid, double bandwidth,
-                                                    double tolerance = kDefaultKernelTolerance);
+                                                    double tolerance = kDefaultKernelTolerance,
+                                                    const std::stop_token& stop = {});
 
 struct FunctionalKdeResult {
     std::vector<double> grid;
@@ -87,9 +98,13 @@ struct FunctionalKdeResult {
     std::vector<std::string> warnings;
 };
 
-// Errors: parameters invalid (message names the parameter), data empty or not finite.
-Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
-                                                   const FunctionalKdeParams& params);
+// Errors: parameters invalid (message names the parameter), data empty or not finite; "cancelled"
+// when `stop` is requested (checked between blocks of grid points, at every pivot of the factor
+// and between releases). `progress` gets the fraction done in [0, 1] (the true KDE, O(n·m), is
+// most of the work for large n; the factor, O(m·rank²), for small h).
+Expected<FunctionalKdeResult> releaseFunctionalKde(
+    std::span<const double> data, const FunctionalKdeParams& params,
+    const std::stop_token& stop = {}, const std::function<void(double)>& progress = {});
 
 // Seed 003 Fig. 3.2's data: n points from an equal mixture of N(0.3, s²) and N(0.7, s²). The seed
 // does not give s; s = 0.1 by default. Draws from SimulationRng(seed, kFig32Stream), a stream no

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <stop_token>
 #include <vector>
 
 #include "core/functional_kde.h"
@@ -54,6 +55,8 @@ private Q_SLOTS:
     void releaseFig32();
     void sampledCovarianceMatchesK();
     void largeEpsilonRefusedOrWarned();
+    void blocksAndCancellation();
+    void silverman();
     void rejections();
 };
 
@@ -214,6 +217,51 @@ void TestFunctionalKde::largeEpsilonRefusedOrWarned() {
     p.epsilon = 20;
     p.delta = 1e-5;
     DPX_VERIFY_ERROR(releaseFunctionalKde(data, p), "not (ε, δ)-dp");
+}
+
+// The true KDE is computed in blocks of grid points (so that a stop request is seen): with
+// n = 30 000 the blocks hold 66 points, and the result must equal one kernelDensity call over
+// the whole grid exactly. Progress rises from 0 to at least 0.95; a requested stop gives
+// "cancelled" and no result.
+void TestFunctionalKde::blocksAndCancellation() {
+    const auto data = fig32ExampleData(30000, 3);
+    DPX_VERIFY_OK(data);
+    FunctionalKdeParams p;
+    p.gridPoints = 500;
+    p.samples = 1;
+    std::vector<double> seen;
+    const auto r = releaseFunctionalKde(*data, p, {}, [&seen](double f) { seen.push_back(f); });
+    DPX_VERIFY_OK(r);
+    const auto whole = kernelDensity(*data, p.bandwidth, r->grid);
+    DPX_VERIFY_OK(whole);
+    QCOMPARE(r->trueKde, *whole);
+    QVERIFY(seen.size() >= 8);
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        QVERIFY(seen[i] >= seen[i - 1]);
+    }
+    QVERIFY(seen.front() > 0 && seen.back() >= 0.95 && seen.back() <= 1);
+    std::stop_source stop;
+    stop.request_stop();
+    DPX_VERIFY_ERROR(releaseFunctionalKde(*data, p, stop.get_token()), "cancelled");
+    const auto x = grid(0, 1, 50);
+    DPX_VERIFY_ERROR(factorGaussianKernel(x, 0.1, kDefaultKernelTolerance, stop.get_token()),
+                     "cancelled");
+}
+
+// Silverman's rule 0.9·min(s, IQR/1.34)·n^(−1/5), worked by hand. {1, 2, 3, 4, 10}: mean 4,
+// s² = (9 + 4 + 1 + 0 + 36)/4 = 12.5, quartiles 2 and 4 (positions 1 and 3), IQR/1.34 = 1.4925 <
+// s = 3.5355, so h = 0.9·(2/1.34)·5^(−0.2). {0, 0, 0, 1}: IQR = 0.25 − 0 → min(s = 0.5, 0.1866).
+// {0, 0, 0, 0, 1}: IQR 0, so s = √0.2 is used.
+void TestFunctionalKde::silverman() {
+    DPX_VERIFY_NEAR(*silvermanBandwidth(std::vector<double>{1, 2, 3, 4, 10}),
+                    0.9 * (2 / 1.34) * std::pow(5.0, -0.2), 1e-14);
+    DPX_VERIFY_NEAR(*silvermanBandwidth(std::vector<double>{0, 0, 0, 1}),
+                    0.9 * (0.25 / 1.34) * std::pow(4.0, -0.2), 1e-14);
+    DPX_VERIFY_NEAR(*silvermanBandwidth(std::vector<double>{0, 0, 0, 0, 1}),
+                    0.9 * std::sqrt(0.2) * std::pow(5.0, -0.2), 1e-14);
+    DPX_VERIFY_ERROR(silvermanBandwidth(std::vector<double>{3}), "at least 2");
+    DPX_VERIFY_ERROR(silvermanBandwidth(std::vector<double>{3, 3, 3}), "constant");
+    DPX_VERIFY_ERROR(silvermanBandwidth(std::vector<double>{3, kNaN}), "finite");
 }
 
 void TestFunctionalKde::rejections() {
