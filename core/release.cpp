@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <span>
 
 #include "core/dataset.h"
@@ -82,6 +83,13 @@ Rational divide(const Rational& a, const Rational& b) {
 // (Δ1, Δ2 upper bound) of a histogram under the relation with rows-per-person cap k.
 std::int64_t l1Of(Neighbouring relation, std::int64_t cap) {
     return relation == Neighbouring::AddRemove ? cap : 2 * cap;
+}
+
+// Δ2² of a histogram: a person's rows form a non-negative integer vector a of L1 norm ≤ cap, so
+// ‖a‖2 ≤ cap (add/remove); replacing a by b moves the counts by a − b with
+// ‖a − b‖2² = ‖a‖2² + ‖b‖2² − 2⟨a, b⟩ ≤ 2·cap² (replace-one; ⟨a, b⟩ ≥ 0).
+std::int64_t l2SquaredOf(Neighbouring relation, std::int64_t cap) {
+    return relation == Neighbouring::AddRemove ? cap * cap : 2 * cap * cap;
 }
 
 // A double as an odd-or-zero integer mantissa and a binary exponent: d = m·2^e exactly.
@@ -183,13 +191,6 @@ Status ReleaseSpec::validate() const {
         return Error{"contribution cap: must be a whole number in [1, " +
                      formatCount(kMaxReleaseCap) + "] (got " + formatCount(contributionCap) + ")"};
     }
-    if (mechanism == ReleaseMechanism::DiscreteGaussian &&
-        (relation != Neighbouring::AddRemove || contributionCap != 1)) {
-        return Error{
-            "mechanism: discrete-gaussian is calibrated with the exact (ε, δ) of a change in one "
-            "bin, which holds only for add/remove neighbours with one row per person (cap 1); "
-            "use discrete-laplace for other relations or caps"};
-    }
     if (!binsDeclared) {
         return Error{
             "bins: a release needs bins declared before the data are read (fixed edges, integer "
@@ -223,11 +224,179 @@ Expected<ReleaseCost> releaseCost(const ReleaseSpec& spec) {
         return ReleaseCost{spec.epsilon, "0",
                            divide(multiply(eps, eps), Rational::integer(2)).toString()};
     }
-    auto cal = calibrateDiscreteGaussian(eps, doubleAtMost(parseDelta(spec.delta).value()), 1);
+    auto cal = calibrateReleaseGaussian(eps, parseDelta(spec.delta).value(), spec.relation,
+                                        spec.contributionCap);
     if (!cal) {
-        return Error{"discrete-gaussian calibration: " + cal.error().message};
+        return cal.error();
     }
     return ReleaseCost{spec.epsilon, spec.delta, cal->rho.toString()};
+}
+
+namespace {
+
+// ln of CKS Cor. 13's δ at α: (α−1)(αρ−ε) + α·ln(1 − 1/α) − ln(α−1), α = 1 + e^u.
+long double logZcdpDeltaAt(long double u, long double rho, long double eps) {
+    const long double am1 = std::exp(u);  // α − 1
+    const long double alpha = 1 + am1;
+    return am1 * (alpha * rho - eps) + alpha * std::log1p(-1 / alpha) - u;
+}
+
+}  // namespace
+
+Expected<double> zcdpDeltaUpperBound(const Rational& rho, const Rational& epsilon) {
+    if (rho.sign() <= 0) {
+        return Error{"zCDP conversion: ρ must be > 0"};
+    }
+    if (epsilon.sign() <= 0 || epsilon > maxEpsilon()) {
+        return Error{"zCDP conversion: ε must be in (0, 100]"};
+    }
+    const long double r = rho.toDouble();
+    const long double e = epsilon.toDouble();
+    if (!(r > 0) || !std::isfinite(static_cast<double>(r))) {
+        return Error{"zCDP conversion: ρ = " + rho.toString() + " is outside the double range"};
+    }
+    // Golden-section search for the minimum over u = ln(α − 1) in [−40, 40]. Any α is valid, so
+    // the search only decides how tight the bound is.
+    const long double phi = (std::sqrt(5.0L) - 1) / 2;
+    long double a = -40, b = 40;
+    long double c = b - phi * (b - a), d = a + phi * (b - a);
+    long double fc = logZcdpDeltaAt(c, r, e), fd = logZcdpDeltaAt(d, r, e);
+    for (int i = 0; i < 200; ++i) {
+        if (fc < fd) {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - phi * (b - a);
+            fc = logZcdpDeltaAt(c, r, e);
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + phi * (b - a);
+            fd = logZcdpDeltaAt(d, r, e);
+        }
+    }
+    // The bound is evaluated at one α (the conversion's argument is only valid for the α that is
+    // plugged in, so the value must come from that α): u = c. ρ, ε as long doubles are within an
+    // ulp of the exact values; the relative margin covers that and the evaluation's rounding.
+    const long double logDelta = logZcdpDeltaAt(c, r, e);
+    if (!std::isfinite(static_cast<double>(logDelta)) || logDelta >= 0) {
+        return 1.0;
+    }
+    const long double delta = std::exp(logDelta) * (1 + 1e-6L);
+    double out = static_cast<double>(delta);
+    if (static_cast<long double>(out) < delta) {
+        out = std::nextafter(out, 2.0);
+    }
+    if (out <= 0) {
+        out = std::numeric_limits<double>::denorm_min();
+    }
+    return std::min(out, 1.0);
+}
+
+Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& epsilon,
+                                                              const Rational& delta,
+                                                              Neighbouring relation,
+                                                              std::int64_t cap) {
+    if (cap < 1 || cap > kMaxReleaseCap) {
+        return Error{"contribution cap: must be a whole number in [1, " +
+                     formatCount(kMaxReleaseCap) + "] (got " + formatCount(cap) + ")"};
+    }
+    if (delta.sign() <= 0 || delta >= Rational::integer(1)) {
+        return Error{"delta: must be in (0, 1) for discrete-gaussian"};
+    }
+    if (epsilon.sign() <= 0 || epsilon > maxEpsilon()) {
+        return Error{"epsilon: must be in (0, 100]"};
+    }
+    const double target = doubleAtMost(delta);
+    ReleaseGaussianCalibration out;
+    out.l2Squared = l2SquaredOf(relation, cap);
+    if (relation == Neighbouring::AddRemove && cap == 1) {
+        auto cal = calibrateDiscreteGaussian(epsilon, target, 1);
+        if (!cal) {
+            return Error{"discrete-gaussian calibration: " + cal.error().message};
+        }
+        out.sigma2 = cal->sigma2;
+        out.rho = cal->rho;
+        out.delta = cal->delta;
+        out.warnings = cal->warnings;
+        out.method =
+            "delta_achieved is the exact delta(epsilon) of CKS 2020 Theorem 7 for a change of 1 "
+            "in one bin (add/remove, one row per person), rounded up";
+        return out;
+    }
+    const Rational l2sq = Rational::integer(out.l2Squared);
+    auto deltaAt = [&](const Rational& rho) { return zcdpDeltaUpperBound(rho, epsilon); };
+    // ρ* with δ(ρ*) ≤ target, by bracketing and bisection in log ρ (δ is increasing in ρ: for
+    // every α the expression is).
+    const double eps = epsilon.toDouble();
+    double lo = eps * eps / 2, hi = 0;
+    for (int i = 0;; ++i) {
+        auto d = deltaAt(Rational::fromDouble(lo).value());
+        if (!d) {
+            return d.error();
+        }
+        if (*d <= target) {
+            break;
+        }
+        if (i > 200) {
+            return Error{"discrete-gaussian calibration: no ρ meets δ = " + formatShortest(target)};
+        }
+        hi = lo;
+        lo /= 2;
+    }
+    if (hi == 0) {
+        hi = lo * 2;
+        while (*deltaAt(Rational::fromDouble(hi).value()) <= target) {
+            lo = hi;
+            hi *= 2;
+        }
+    }
+    for (int i = 0; i < 80; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        if (*deltaAt(Rational::fromDouble(mid).value()) <= target) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    // σ² = Δ2²/(2ρ*) rounded up to m·10^k with six significant digits, then checked exactly.
+    const double s2 = static_cast<double>(out.l2Squared) / (2 * lo);
+    int k = static_cast<int>(std::floor(std::log10(s2))) - 5;
+    auto m = static_cast<std::int64_t>(std::ceil(s2 / std::pow(10.0, k)));
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+        if (m >= 1000000) {
+            m = (m + 9) / 10;
+            ++k;
+        }
+        auto sigma2 = parseDecimal(std::to_string(m) + "e" + std::to_string(k), "sigma^2");
+        if (!sigma2) {
+            return sigma2.error();
+        }
+        DiscreteGaussianParams params{*sigma2, cap};
+        if (auto v = params.validate(); !v) {
+            return Error{"discrete-gaussian calibration: σ² = " + sigma2->toString() +
+                         " is out of range: " + v.error().message};
+        }
+        const Rational rho = divide(l2sq, multiply(Rational::integer(2), *sigma2));
+        auto d = deltaAt(rho);
+        if (!d) {
+            return d.error();
+        }
+        if (*d <= target) {
+            out.sigma2 = *sigma2;
+            out.rho = rho;
+            out.delta = *d;
+            out.method = "delta_achieved converts rho-zCDP (rho = Delta2^2/(2 sigma^2), Delta2^2 = " +
+                         std::to_string(out.l2Squared) +
+                         " for " + neighbouringName(relation) + " with cap " + formatCount(cap) +
+                         ") by CKS 2020 Corollary 13, rounded up";
+            return out;
+        }
+        ++m;
+    }
+    return Error{"discrete-gaussian calibration: no σ² on the grid meets δ = " +
+                 formatShortest(target)};
 }
 
 std::string utcTimestampNow() {
@@ -325,6 +494,7 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
     md.deltaAchieved = "0";
     md.l1Sensitivity = l1;
     md.l2Sensitivity = l1;
+    md.l2SensitivitySquared = l2SquaredOf(spec.relation, spec.contributionCap);
     md.neighbouring = neighbouringName(spec.relation);
     md.contributionCap = spec.contributionCap;
     md.binLabels = declaredTruth.labels();
@@ -375,11 +545,13 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
         }
         case ReleaseMechanism::DiscreteGaussian: {
             const Rational deltaTarget = parseDelta(spec.delta).value();
-            auto cal = calibrateDiscreteGaussian(eps, doubleAtMost(deltaTarget), 1);
+            auto cal =
+                calibrateReleaseGaussian(eps, deltaTarget, spec.relation, spec.contributionCap);
             if (!cal) {
-                return Error{"discrete-gaussian calibration: " + cal.error().message};
+                return cal.error();
             }
-            DiscreteGaussianParams params{cal->sigma2, 1};
+            // The sampler's Δ only has to pass validation: the privacy is cal's ρ and δ.
+            DiscreteGaussianParams params{cal->sigma2, spec.contributionCap};
             auto noise = releaseDiscreteGaussianNoise(params, bins, randomness);
             if (!noise) {
                 return noise.error();
@@ -394,6 +566,7 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
             md.deltaAchieved = formatShortest(cal->delta);
             md.rho = cal->rho.toString();
             md.notes = cal->warnings;
+            md.notes.push_back(cal->method);
             md.guarantee = who +
                            " changes the probability of any set of released tables by at "
                            "most a factor of e^" +

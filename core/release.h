@@ -12,7 +12,8 @@
 //  - discrete-gaussian: each bin + N_Z(0, σ²) with σ² calibrated so that the exact δ(ε) of
 //    CKS 2020 Thm 7 is ≤ δ (discreteGaussianDelta, rounded up). That formula is for a change of at
 //    most Δ in ONE coordinate, which holds for add/remove with cap 1 (Δ = 1); other relations and
-//    caps are refused. Also ρ-zCDP with ρ = Δ2²/(2σ²) (CKS 2020 §2), recorded exactly.
+//    caps use ρ-zCDP with ρ = Δ2²/(2σ²) and CKS Cor. 13's conversion (calibrateReleaseGaussian).
+//    Always ρ-zCDP with ρ = Δ2²/(2σ²) (CKS 2020 §2), recorded exactly.
 //  - geometric-matrix: the truncated geometric mechanism GM on {0, …, n} (Ghosh, Roughgarden &
 //    Sundararajan 2009) at ε/Δ1 per unit change, sampled with exact thresholds
 //    (CountMechanismSampler). A neighbour changes the bins by a vector of L1 norm ≤ Δ1, so the
@@ -83,6 +84,8 @@ struct ReleaseMetadata {
         noiseParameter;  // "scale t = 10" / "sigma^2 = 12.3456" / "GM, n = 50, ε/unit = 1/10"
     std::int64_t l1Sensitivity = 1;
     std::int64_t l2Sensitivity = 1;  // an upper bound (Δ2 ≤ Δ1)
+    // Δ2² exactly: cap² for add/remove, 2·cap² for replace (Δ2 = √2·cap).
+    std::int64_t l2SensitivitySquared = 1;
     std::string neighbouring;        // neighbouringName
     std::int64_t contributionCap = 1;
     std::vector<std::string> binLabels;
@@ -112,6 +115,37 @@ struct ReleaseCost {
     std::string rho;
 };
 Expected<ReleaseCost> releaseCost(const ReleaseSpec& spec);
+
+// δ of a ρ-zCDP mechanism at ε by the conversion of CKS 2020 Corollary 13 (Asoodeh et al.):
+// δ = inf_{α>1} exp((α−1)(αρ−ε))/(α−1)·(1−1/α)^α. Every α > 1 gives a valid δ (CKS Prop. 12), so
+// the infimum is approached by a golden-section search over ln(α−1) and the value at the α found
+// is evaluated in long double, multiplied by 1 + 10⁻⁶ (far above the evaluation's rounding) and
+// rounded up to a double: never below the conversion's δ at that α. At most 1. ρ > 0, ε in
+// (0, 100].
+Expected<double> zcdpDeltaUpperBound(const Rational& rho, const Rational& epsilon);
+
+// The calibration of a discrete-gaussian release of a histogram whose neighbours differ as
+// `relation` with at most `cap` rows per person (Δ2² = l2Squared).
+//  - add/remove with cap 1 (one bin changes by 1): σ² from calibrateDiscreteGaussian, δ the exact
+//    δ(ε) of CKS Thm 7;
+//  - otherwise (a change spread over several bins): the discrete Gaussian is ρ-zCDP with
+//    ρ = Δ2²/(2σ²) for L2 sensitivity Δ2 (CKS 2020 Thm 14, independent coordinates), and δ is
+//    zcdpDeltaUpperBound(ρ, ε). σ² is the largest ρ meeting the target turned into σ² and rounded
+//    UP to six significant digits (a larger σ² only lowers ρ and δ); the δ at that exact σ² is
+//    computed again and must be ≤ the target, so the guarantee never rests on the search.
+// The target δ is the largest double not above `delta`.
+struct ReleaseGaussianCalibration {
+    Rational sigma2;             // the exact σ² sampled
+    Rational rho;                // Δ2²/(2σ²), exact
+    std::int64_t l2Squared = 1;  // Δ2²
+    double delta = 0;            // δ at ε and σ², rounded up; ≤ the target
+    std::string method;          // how δ was obtained, one sentence for the metadata's notes
+    std::vector<std::string> warnings;
+};
+Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& epsilon,
+                                                              const Rational& delta,
+                                                              Neighbouring relation,
+                                                              std::int64_t cap);
 
 // The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utcTimestampNow();

@@ -121,6 +121,7 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
     QJsonObject sens;
     sens[QStringLiteral("l1")] = static_cast<qint64>(m.l1Sensitivity);
     sens[QStringLiteral("l2_bound")] = static_cast<qint64>(m.l2Sensitivity);
+    sens[QStringLiteral("l2_squared")] = static_cast<qint64>(m.l2SensitivitySquared);
     sens[QStringLiteral("neighbouring")] = qs(m.neighbouring);
     sens[QStringLiteral("contribution_cap")] = static_cast<qint64>(m.contributionCap);
     o[QStringLiteral("sensitivity")] = sens;

@@ -14,6 +14,8 @@
 
 #include "dpx_process.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -258,6 +260,67 @@ private Q_SLOTS:
         QVERIFY(privacy.value(QStringLiteral("delta_achieved")).toString().toDouble() <= 1e-6);
     }
 
+    // The discrete Gaussian for replace-one neighbours and a cap of 3 rows per person: accepted,
+    // with Δ2² = 2·3² = 18 recorded, ρ = 18/(2σ²) exactly at the recorded σ², δ achieved ≤ δ,
+    // and the ledger charged that ρ (zCDP).
+    void gaussianReplaceWithCap() {
+        QTemporaryDir dir;
+        const QString data = dir.filePath(QStringLiteral("visits.csv"));
+        {
+            QFile f(data);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QByteArray csv = "person,kind\n";
+            for (int i = 0; i < 200; ++i) {
+                csv += QByteArray::number(i % 60) + "," + (i % 3 == 0 ? "x" : "y") + "\n";
+            }
+            f.write(csv);
+        }
+        const Run r = dpx(
+            words(QStringLiteral("release --data %3 --column kind --bins categories:x,y "
+                                 "--id-column person --cap 3 --neighbouring replace "
+                                 "--mechanism discrete-gaussian --epsilon 0.5 --delta 1e-5 "
+                                 "--composition zcdp --budget 2,1e-5 --out %1 --ledger %2"))
+                .replaceInStrings(QStringLiteral("%1"), dir.filePath(QStringLiteral("g.csv")))
+                .replaceInStrings(QStringLiteral("%2"), dir.filePath(QStringLiteral("l.json")))
+                .replaceInStrings(QStringLiteral("%3"), data));
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const QJsonObject md =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("g.json")))).object();
+        const QJsonObject sens = md.value(QStringLiteral("sensitivity")).toObject();
+        QCOMPARE(sens.value(QStringLiteral("l2_squared")).toInt(), 18);
+        QCOMPARE(sens.value(QStringLiteral("contribution_cap")).toInt(), 3);
+        QCOMPARE(sens.value(QStringLiteral("neighbouring")).toString(), QStringLiteral("replace"));
+        const QJsonObject privacy = md.value(QStringLiteral("privacy")).toObject();
+        QVERIFY(privacy.value(QStringLiteral("delta_achieved")).toString().toDouble() <= 1e-5);
+        // σ² = a/b as recorded: ρ must be 18·b/(2a) in lowest terms.
+        const QString param = md.value(QStringLiteral("sampler"))
+                                  .toObject()
+                                  .value(QStringLiteral("noise_parameter"))
+                                  .toString();
+        QVERIFY2(param.startsWith(QStringLiteral("sigma^2 = ")), qPrintable(param));
+        const QStringList ab = param.mid(10).split(QLatin1Char('/'));
+        const qint64 a = ab[0].toLongLong();
+        const qint64 b = ab.size() > 1 ? ab[1].toLongLong() : 1;
+        QVERIFY(a > 0 && b > 0);
+        const QStringList rho =
+            privacy.value(QStringLiteral("rho")).toString().split(QLatin1Char('/'));
+        QCOMPARE(rho.size(), 2);
+        // ρ = p/q with p·2a = 18·b·q.
+        QCOMPARE(rho[0].toLongLong() * 2 * a, 18 * b * rho[1].toLongLong());
+        // ρ ≤ what (ε, δ) = (0.5, 1e-5) allows: the (ε, δ) of ρ-zCDP by CKS 2020 Cor. 13,
+        // δ = min over α > 1 of e^((α−1)(αρ−ε))/(α−1)·(1−1/α)^α, here on a grid of α, is ≤ 1e-5.
+        const double rhoValue = rho[0].toDouble() / rho[1].toDouble();
+        double best = 1;
+        for (int i = 1; i < 100000; ++i) {
+            const double alpha = 1 + i * 0.01;
+            best = std::min(best, std::exp((alpha - 1) * (alpha * rhoValue - 0.5)) /
+                                      (alpha - 1) * std::pow(1 - 1 / alpha, alpha));
+        }
+        QVERIFY2(best <= 1e-5, qPrintable(QString::number(best)));
+        QVERIFY(rhoValue > 0);
+        QCOMPARE(r.json.value(QStringLiteral("rho_spent")).toDouble(), rhoValue);
+    }
+
     void badInputExitsTwoAndWritesNothing_data() {
         QTest::addColumn<QString>("args");
         QTest::addColumn<QByteArray>("needle");
@@ -325,13 +388,13 @@ private Q_SLOTS:
                    "--postprocess noisefirst") +
                    tail
             << QByteArray("--postprocess:");
-        QTest::newRow("gaussian with cap")
+        QTest::newRow("gaussian cap 0")
             << QStringLiteral(
                    "release --data OUT/none.csv --column a --bins categories:x,y "
-                   "--id-column a --cap 2 --mechanism discrete-gaussian --epsilon 1 "
+                   "--id-column a --cap 0 --mechanism discrete-gaussian --epsilon 1 "
                    "--delta 1e-6") +
                    tail
-            << QByteArray("--mechanism:");
+            << QByteArray("--cap");
         QTest::newRow("bad composition")
             << QStringLiteral(
                    "release --counts 1,2 --mechanism discrete-laplace --epsilon 1 "
