@@ -3,11 +3,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <cerrno>
 #include <cmath>
 #include <ostream>
 #include <set>
@@ -17,6 +12,7 @@
 #include "app/version.h"
 #include "core/data/privacy_ledger.h"
 #include "core/data/release_files.h"
+#include "core/data/release_job.h"
 #include "core/dataset.h"
 #include "core/release.h"
 
@@ -33,11 +29,6 @@ constexpr const char* kCountsSource = "counts given on the command line";
 int fail(std::ostream& err, const std::string& message, int code) {
     err << "dpx: error: " << message << '\n';
     return code;
-}
-
-bool fileExists(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0;
 }
 
 Expected<std::int64_t> wholeNumber(const Args& a, const std::string& name, std::int64_t fallback,
@@ -157,44 +148,6 @@ Expected<Truth> truthFromArgs(const Args& a) {
     return Truth{h->columns.at(0).histogram, declared, source, dataset, cap};
 }
 
-// An exclusive flock(2) on the directory of the ledger for the whole release, so that concurrent
-// `dpx release` runs on one ledger are serialised (the ledger file itself is replaced by rename,
-// so it cannot carry the lock; a directory can, and no lock file is left behind).
-class DirectoryLock {
-public:
-    static Expected<DirectoryLock> acquire(const std::string& filePath) {
-        const auto slash = filePath.rfind('/');
-        const std::string dir = slash == std::string::npos ? "."
-                                : slash == 0               ? "/"
-                                                           : filePath.substr(0, slash);
-        const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) {
-            return Error{"--ledger: cannot open the directory " + dir + " of the ledger"};
-        }
-        int rc = 0;
-        while ((rc = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
-        }
-        if (rc != 0) {
-            ::close(fd);
-            return Error{"--ledger: cannot lock the directory " + dir + " of the ledger"};
-        }
-        return DirectoryLock(fd);
-    }
-    DirectoryLock(DirectoryLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-    DirectoryLock(const DirectoryLock&) = delete;
-    DirectoryLock& operator=(const DirectoryLock&) = delete;
-    DirectoryLock& operator=(DirectoryLock&&) = delete;
-    ~DirectoryLock() {
-        if (fd_ >= 0) {
-            ::close(fd_);  // releases the lock
-        }
-    }
-
-private:
-    explicit DirectoryLock(int fd) : fd_(fd) {}
-    int fd_;
-};
-
 }  // namespace
 
 int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::ostream& err) {
@@ -282,115 +235,56 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         return fail(err, asOption(v.error().message), kInvalid);
     }
 
-    auto lock = DirectoryLock::acquire(ledgerPath);
-    if (!lock) {
-        return fail(err, lock.error().message, kRefused);
-    }
-    // The ledger: an existing one must be intact and match --budget/--composition if given.
-    Expected<data::PrivacyLedger> ledger = Error{""};
-    std::string budgetEps, budgetDelta = "0";
+    data::ReleaseRequest request;
+    request.spec = spec;
+    request.csvPath = csvPath;
+    request.jsonPath = jsonPath;
+    request.ledgerPath = ledgerPath;
+    request.overwrite = overwrite;
+    request.dataset =
+        a.has("counts") ? std::string(kCountsSource)
+                        : a.text("data", "") +
+                              (a.text("table", "").empty() ? "" : " table " + a.text("table", ""));
     if (a.has("budget")) {
         const std::string b = *a.get("budget");
         const auto comma = b.find(',');
-        budgetEps = b.substr(0, comma);
+        data::LedgerBudgetText total;
+        total.epsilon = b.substr(0, comma);
         if (comma != std::string::npos) {
-            budgetDelta = b.substr(comma + 1);
+            total.delta = b.substr(comma + 1);
         }
+        request.newBudget = total;
     }
-    const bool ledgerExists = fileExists(ledgerPath);
-    if (ledgerExists) {
-        ledger = data::PrivacyLedger::load(ledgerPath);
-        if (!ledger) {
-            return fail(err, ledger.error().message, kRefused);
+    if (a.has("composition")) {
+        request.composition = *composition;
+    }
+    request.loadTruth = [&a]() -> Expected<data::ReleaseTruth> {
+        auto truth = truthFromArgs(a);
+        if (!truth) {
+            return truth.error();
         }
-        if (a.has("budget")) {
-            auto given = data::PrivacyLedger::create("x", budgetEps, budgetDelta, *composition);
-            if (!given) {
-                return fail(err, "--budget: " + given.error().message, kInvalid);
+        return data::ReleaseTruth{truth->histogram, truth->declared, truth->source};
+    };
+    data::ReleaseFailure failure;
+    auto outcome = data::runRelease(request, &failure);
+    if (!outcome) {
+        std::string message = outcome.error().message;
+        if (failure.field == "out") {
+            message += " (use --overwrite)";
+        } else if (failure.field == "budget" || failure.field == "composition" ||
+                   failure.field == "ledger") {
+            message = "--" + failure.field + ": " + message;
+            if (failure.field == "budget" && message.find("does not exist") != std::string::npos) {
+                message += " (--budget EPS or --budget EPS,DELTA)";
             }
-            auto same = [](const std::string& x, const std::string& y) {
-                auto rx = parseDecimal(x), ry = parseDecimal(y);
-                return rx && ry && *rx == *ry;
-            };
-            if (!same(budgetEps, ledger->totalEpsilon()) ||
-                !same(budgetDelta, ledger->totalDelta())) {
-                return fail(err,
-                            "--budget: the ledger " + ledgerPath + " already has the total (" +
-                                ledger->totalEpsilon() + ", " + ledger->totalDelta() +
-                                "); a total is set once, when the ledger is created",
-                            kRefused);
-            }
+        } else if (failure.field.empty()) {
+            message = asOption(message);
         }
-        if (a.has("composition") && *composition != ledger->composition()) {
-            return fail(err,
-                        "--composition: the ledger " + ledgerPath + " uses " +
-                            compositionName(ledger->composition()) + " composition",
-                        kRefused);
-        }
-    } else if (!a.has("budget")) {
-        return fail(err,
-                    "--budget: the ledger " + ledgerPath +
-                        " does not exist; give the total budget to create it "
-                        "(--budget EPS or --budget EPS,DELTA)",
-                    kInvalid);
+        return fail(err, message, failure.invalidInput ? kInvalid : kRefused);
     }
+    const HistogramRelease* release = &outcome->release;
 
-    // Everything that can be refused without the data is refused before reading it.
-    for (const auto& p : {csvPath, jsonPath}) {
-        if (!overwrite && fileExists(p)) {
-            return fail(err, p + ": exists; refusing to overwrite it (use --overwrite)", kRefused);
-        }
-    }
-
-    auto truth = truthFromArgs(a);
-    if (!truth) {
-        return fail(err, truth.error().message, kInvalid);
-    }
-    spec.source = truth->source;
-    spec.binsDeclared = truth->declared;
-    if (!ledgerExists) {
-        ledger = data::PrivacyLedger::create(truth->dataset, budgetEps, budgetDelta, *composition);
-        if (!ledger) {
-            return fail(err, "--budget: " + ledger.error().message, kInvalid);
-        }
-    } else if (ledger->dataset() != truth->dataset) {
-        return fail(err,
-                    "--ledger: " + ledgerPath + " is the ledger of '" + ledger->dataset() +
-                        "', not of '" + truth->dataset + "'",
-                    kRefused);
-    }
-
-    // Check the budget before drawing any noise (the Gaussian's ρ comes from its calibration).
-    auto cost = releaseCost(spec);
-    if (!cost) {
-        return fail(err, cost.error().message, kRefused);
-    }
-    HistogramRelease probe;
-    probe.metadata.timestamp = spec.timestamp;
-    probe.metadata.mechanism = releaseMechanismName(spec.mechanism);
-    probe.metadata.epsilon = cost->epsilon;
-    probe.metadata.delta = cost->delta;
-    probe.metadata.rho = cost->rho;
-    if (auto f = ledger->fits(data::ledgerEntryFor(probe)); !f) {
-        return fail(err, f.error().message, kRefused);
-    }
-
-    ReleaseRandomness randomness;
-    auto release = releaseHistogram(spec, truth->histogram, randomness);
-    if (!release) {
-        return fail(err, release.error().message, kRefused);
-    }
-    data::ReleaseWritePlan plan;
-    plan.csvPath = csvPath;
-    plan.jsonPath = jsonPath;
-    plan.ledgerPath = ledgerPath;
-    plan.overwrite = overwrite;
-    auto written = data::writeRelease(*release, ledger.value(), plan);
-    if (!written) {
-        return fail(err, written.error().message, kRefused);
-    }
-
-    const BudgetUsage u = ledger->usage();
+    const BudgetUsage u = outcome->usage;
     QJsonObject o;
     o[QStringLiteral("csv")] = QString::fromStdString(csvPath);
     o[QStringLiteral("metadata")] = QString::fromStdString(jsonPath);
@@ -401,7 +295,7 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     o[QStringLiteral("rho")] = QString::fromStdString(release->metadata.rho);
     o[QStringLiteral("bins")] = static_cast<qint64>(release->values.size());
     o[QStringLiteral("composition")] = QLatin1String(compositionName(u.composition));
-    o[QStringLiteral("releases_in_ledger")] = static_cast<qint64>(ledger->releases().size());
+    o[QStringLiteral("releases_in_ledger")] = static_cast<qint64>(outcome->releasesInLedger);
     o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
     o[QStringLiteral("epsilon_remaining")] = u.epsilonRemaining;
     o[QStringLiteral("delta_spent")] = u.deltaSpent;

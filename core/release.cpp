@@ -387,10 +387,10 @@ Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& ep
             out.sigma2 = *sigma2;
             out.rho = rho;
             out.delta = *d;
-            out.method = "delta_achieved converts rho-zCDP (rho = Delta2^2/(2 sigma^2), Delta2^2 = " +
-                         std::to_string(out.l2Squared) +
-                         " for " + neighbouringName(relation) + " with cap " + formatCount(cap) +
-                         ") by CKS 2020 Corollary 13, rounded up";
+            out.method =
+                "delta_achieved converts rho-zCDP (rho = Delta2^2/(2 sigma^2), Delta2^2 = " +
+                std::to_string(out.l2Squared) + " for " + neighbouringName(relation) +
+                " with cap " + formatCount(cap) + ") by CKS 2020 Corollary 13, rounded up";
             return out;
         }
         ++m;

@@ -275,14 +275,14 @@ private Q_SLOTS:
             }
             f.write(csv);
         }
-        const Run r = dpx(
-            words(QStringLiteral("release --data %3 --column kind --bins categories:x,y "
-                                 "--id-column person --cap 3 --neighbouring replace "
-                                 "--mechanism discrete-gaussian --epsilon 0.5 --delta 1e-5 "
-                                 "--composition zcdp --budget 2,1e-5 --out %1 --ledger %2"))
-                .replaceInStrings(QStringLiteral("%1"), dir.filePath(QStringLiteral("g.csv")))
-                .replaceInStrings(QStringLiteral("%2"), dir.filePath(QStringLiteral("l.json")))
-                .replaceInStrings(QStringLiteral("%3"), data));
+        const Run r =
+            dpx(words(QStringLiteral("release --data %3 --column kind --bins categories:x,y "
+                                     "--id-column person --cap 3 --neighbouring replace "
+                                     "--mechanism discrete-gaussian --epsilon 0.5 --delta 1e-5 "
+                                     "--composition zcdp --budget 2,1e-5 --out %1 --ledger %2"))
+                    .replaceInStrings(QStringLiteral("%1"), dir.filePath(QStringLiteral("g.csv")))
+                    .replaceInStrings(QStringLiteral("%2"), dir.filePath(QStringLiteral("l.json")))
+                    .replaceInStrings(QStringLiteral("%3"), data));
         QVERIFY2(r.exitCode == 0, describe(r));
         const QJsonObject md =
             QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("g.json")))).object();
@@ -313,8 +313,8 @@ private Q_SLOTS:
         double best = 1;
         for (int i = 1; i < 100000; ++i) {
             const double alpha = 1 + i * 0.01;
-            best = std::min(best, std::exp((alpha - 1) * (alpha * rhoValue - 0.5)) /
-                                      (alpha - 1) * std::pow(1 - 1 / alpha, alpha));
+            best = std::min(best, std::exp((alpha - 1) * (alpha * rhoValue - 0.5)) / (alpha - 1) *
+                                      std::pow(1 - 1 / alpha, alpha));
         }
         QVERIFY2(best <= 1e-5, qPrintable(QString::number(best)));
         QVERIFY(rhoValue > 0);

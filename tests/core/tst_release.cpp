@@ -178,10 +178,10 @@ private Q_SLOTS:
         QFETCH(QByteArray, eps);
         const std::string rs = rho.toStdString();
         const auto slash = rs.find('/');
-        const Rational r = slash == std::string::npos
-                               ? *parseDecimal(rs)
-                               : *Rational::fraction(BigInt(rs.substr(0, slash)),
-                                                     BigInt(rs.substr(slash + 1)));
+        const Rational r =
+            slash == std::string::npos
+                ? *parseDecimal(rs)
+                : *Rational::fraction(BigInt(rs.substr(0, slash)), BigInt(rs.substr(slash + 1)));
         const Rational e = *parseDecimal(eps.toStdString());
         auto d = zcdpDeltaUpperBound(r, e);
         QVERIFY2(d, d ? "" : d.error().message.c_str());
@@ -204,9 +204,9 @@ private Q_SLOTS:
         }
         const double reference = std::min(1.0, static_cast<double>(std::exp(best)));
         QVERIFY2(*d >= reference, qPrintable(QString::number(*d, 'g', 17)));
-        QVERIFY2(*d <= reference * (1 + 2e-6), qPrintable(QString::number(*d, 'g', 17) +
-                                                          QStringLiteral(" vs ") +
-                                                          QString::number(reference, 'g', 17)));
+        QVERIFY2(*d <= reference * (1 + 2e-6),
+                 qPrintable(QString::number(*d, 'g', 17) + QStringLiteral(" vs ") +
+                            QString::number(reference, 'g', 17)));
         const double ed = e.toDouble(), rd = r.toDouble();
         if (ed > rd) {
             QVERIFY(*d <= std::exp(-(ed - rd) * (ed - rd) / (4 * rd)));
@@ -224,12 +224,12 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("eps");
         QTest::addColumn<QByteArray>("delta");
         QTest::addColumn<int>("l2sq");
-        QTest::newRow("replace, cap 1") << int(Neighbouring::Replace) << 1 << QByteArray("1")
-                                        << QByteArray("1e-6") << 2;
-        QTest::newRow("replace, cap 3") << int(Neighbouring::Replace) << 3 << QByteArray("0.5")
-                                        << QByteArray("1e-5") << 18;
-        QTest::newRow("add/remove, cap 3") << int(Neighbouring::AddRemove) << 3 << QByteArray("2")
-                                           << QByteArray("1e-9") << 9;
+        QTest::newRow("replace, cap 1")
+            << int(Neighbouring::Replace) << 1 << QByteArray("1") << QByteArray("1e-6") << 2;
+        QTest::newRow("replace, cap 3")
+            << int(Neighbouring::Replace) << 3 << QByteArray("0.5") << QByteArray("1e-5") << 18;
+        QTest::newRow("add/remove, cap 3")
+            << int(Neighbouring::AddRemove) << 3 << QByteArray("2") << QByteArray("1e-9") << 9;
         QTest::newRow("replace, cap 1000") << int(Neighbouring::Replace) << 1000
                                            << QByteArray("0.1") << QByteArray("1e-6") << 2000000;
     }
@@ -257,8 +257,8 @@ private Q_SLOTS:
         const int k = static_cast<int>(std::floor(std::log10(sigma2))) - 5;
         const double m = std::round(sigma2 / std::pow(10.0, k));
         QVERIFY2(m >= 1e5 && m < 1e6, s2.c_str());
-        auto below = parseDecimal(std::to_string(static_cast<long long>(m) - 1) + "e" +
-                                  std::to_string(k));
+        auto below =
+            parseDecimal(std::to_string(static_cast<long long>(m) - 1) + "e" + std::to_string(k));
         QVERIFY(below);
         auto rhoBelow = Rational::fraction(BigInt(l2sq) * below->denominator(),
                                            two.numerator() * below->numerator());
