@@ -253,20 +253,31 @@ Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
     r.n = data.size();
     r.sensitivity = kdeSensitivity(r.n, p.bandwidth);
     r.cDelta = kdeCDelta(p.delta);
-    r.noiseScale = r.cDelta * r.sensitivity / p.epsilon;
-    // Privacy first: σ = c(δ)Δ/ε against the exact profile of the Gaussian mechanism (Balle & Wang
-    // 2018 Thm 8), since Prop 1.3.3 is proven only for ε ≤ 1.
-    const double exactDelta = gaussianExactDelta(r.noiseScale, p.epsilon, r.sensitivity);
-    if (exactDelta > p.delta * (1 + 1e-9)) {
-        return Error{"at ε = " + formatNumber(p.epsilon) + " the noise c(δ)Δ/ε = " +
-                     formatNumber(r.noiseScale) + " is NOT (ε, δ)-DP (its exact δ is " +
-                     formatNumber(exactDelta) + " > δ = " + formatNumber(p.delta) +
-                     "); seed 003 Prop 1.3.3 assumes ε ≤ 1: use a smaller ε"};
-    }
-    if (p.epsilon > 1) {
-        r.warnings.push_back(
-            "seed 003 Prop 1.3.3 is proven for ε ≤ 1; at ε = " + formatNumber(p.epsilon) +
-            " the noise was checked against the exact Gaussian privacy profile");
+    if (p.calibration != GaussianCalibration::Seed) {
+        // The release is the Gaussian mechanism with Mahalanobis sensitivity Δ (see the header),
+        // so any calibration of the scalar Gaussian mechanism applies; gaussianSigma checks it.
+        auto sigma = gaussianSigma({p.epsilon, p.delta, r.sensitivity, p.calibration});
+        if (!sigma) {
+            return sigma.error();
+        }
+        r.noiseScale = *sigma;
+    } else {
+        r.noiseScale = r.cDelta * r.sensitivity / p.epsilon;
+        // Privacy first: σ = c(δ)Δ/ε against the exact profile of the Gaussian mechanism (Balle
+        // & Wang 2018 Thm 8), since Prop 1.3.3 is proven only for ε ≤ 1.
+        const double exactDelta = gaussianExactDelta(r.noiseScale, p.epsilon, r.sensitivity);
+        if (exactDelta > p.delta * (1 + 1e-9)) {
+            return Error{"at ε = " + formatNumber(p.epsilon) + " the noise c(δ)Δ/ε = " +
+                         formatNumber(r.noiseScale) + " is NOT (ε, δ)-DP (its exact δ is " +
+                         formatNumber(exactDelta) + " > δ = " + formatNumber(p.delta) +
+                         "); seed 003 Prop 1.3.3 assumes ε ≤ 1: use a smaller ε or the "
+                         "analytic calibration"};
+        }
+        if (p.epsilon > 1) {
+            r.warnings.push_back(
+                "seed 003 Prop 1.3.3 is proven for ε ≤ 1; at ε = " + formatNumber(p.epsilon) +
+                " the noise was checked against the exact Gaussian privacy profile");
+        }
     }
     r.grid = makeGrid(p.gridLo, p.gridHi, p.gridPoints);
     // The true KDE in blocks of grid points (about 2·10⁶ kernel terms each), so that a stop

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "core/gaussian_mechanism.h"
 
 namespace dpx {
 
@@ -41,6 +42,10 @@ struct FunctionalKdeParams {
     double delta = 0.1;             // (0, 1)
     std::size_t samples = 3;        // sampled releases, 1 … 1000
     std::uint64_t seed = 1;         // release k uses SimulationRng(seed, k)
+    // How the scale of G is chosen: Seed (default) is seed 003's c(δ)Δ/ε; Analytic is the
+    // smallest σ whose exact profile reaches (ε, δ) for sensitivity Δ (Balle & Wang 2018 Thm 8),
+    // valid at any ε; Classic is Δ·√(2 ln(1.25/δ))/ε. Every σ is checked against the exact profile.
+    GaussianCalibration calibration = GaussianCalibration::Seed;
     Status validate() const;
 };
 
@@ -92,7 +97,7 @@ struct FunctionalKdeResult {
     std::size_t n = 0;
     double sensitivity = 0;  // Δ
     double cDelta = 0;       // c(δ)
-    double noiseScale = 0;   // c(δ)Δ/ε, the pointwise sd
+    double noiseScale = 0;   // the pointwise sd σ: c(δ)Δ/ε with the seed's calibration
     std::size_t factorRank = 0;
     double covarianceError = 0;  // bound on |sampled covariance − (noiseScale)²·K| entries
     std::vector<std::string> warnings;

@@ -57,6 +57,7 @@ private Q_SLOTS:
     void largeEpsilonRefusedOrWarned();
     void blocksAndCancellation();
     void silverman();
+    void analyticCalibration();
     void rejections();
 };
 
@@ -262,6 +263,34 @@ void TestFunctionalKde::silverman() {
     DPX_VERIFY_ERROR(silvermanBandwidth(std::vector<double>{3}), "at least 2");
     DPX_VERIFY_ERROR(silvermanBandwidth(std::vector<double>{3, 3, 3}), "constant");
     DPX_VERIFY_ERROR(silvermanBandwidth(std::vector<double>{3, kNaN}), "finite");
+}
+
+// The analytic calibration (Balle & Wang 2018 Thm 8) at ε = 10, δ = 10⁻⁶, where the seed's
+// c(δ)Δ/ε = 0.0303916 is refused (its exact δ is 1.15·10⁻⁶): σ is the smallest with exact
+// δ(σ) ≤ δ, so the profile is within 10⁻⁶ relative of δ there and σ exceeds 0.0303916; at
+// Fig. 3.2's ε = 1, δ = 0.1 it is below the seed's 0.138099.
+void TestFunctionalKde::analyticCalibration() {
+    const auto data = fig32ExampleData();
+    DPX_VERIFY_OK(data);
+    FunctionalKdeParams p;
+    p.epsilon = 10;
+    p.delta = 1e-6;
+    p.samples = 1;
+    DPX_VERIFY_ERROR(releaseFunctionalKde(*data, p), "analytic calibration");
+    p.calibration = GaussianCalibration::Analytic;
+    const auto r = releaseFunctionalKde(*data, p);
+    DPX_VERIFY_OK(r);
+    const double delta = gaussianExactDelta(r->noiseScale, 10, r->sensitivity);
+    QVERIFY(delta <= 1e-6 * (1 + 1e-9));
+    QVERIFY(delta >= 1e-6 * (1 - 1e-6));
+    QVERIFY(r->noiseScale > 0.0303916);  // above the refused c(δ)Δ/ε, which is too small
+    QVERIFY(r->warnings.empty());
+    p.epsilon = 1;
+    p.delta = 0.1;
+    const auto fig = releaseFunctionalKde(*data, p);
+    DPX_VERIFY_OK(fig);
+    QVERIFY(fig->noiseScale < 0.138099);
+    QVERIFY(gaussianExactDelta(fig->noiseScale, 1, fig->sensitivity) <= 0.1 * (1 + 1e-9));
 }
 
 void TestFunctionalKde::rejections() {
