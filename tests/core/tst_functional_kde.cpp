@@ -55,7 +55,9 @@ private Q_SLOTS:
     void releaseFig32();
     void sampledCovarianceMatchesK();
     void largeEpsilonRefusedOrWarned();
-    void blocksAndCancellation();
+    void gridKdeMatchesDirectSum_data();
+    void gridKdeMatchesDirectSum();
+    void progressAndCancellation();
     void silverman();
     void analyticCalibration();
     void rejections();
@@ -220,11 +222,55 @@ void TestFunctionalKde::largeEpsilonRefusedOrWarned() {
     DPX_VERIFY_ERROR(releaseFunctionalKde(data, p), "not (ε, δ)-dp");
 }
 
-// The true KDE is computed in blocks of grid points (so that a stop request is seen): with
-// n = 30 000 the blocks hold 66 points, and the result must equal one kernelDensity call over
-// the whole grid exactly. Progress rises from 0 to at least 0.95; a requested stop gives
-// "cancelled" and no result.
-void TestFunctionalKde::blocksAndCancellation() {
+// The fast KDE on an evenly spaced grid against the direct sum kernelDensity: within 10⁻¹²
+// relative plus the dropped tail terms (each < e^(−40.5) of the kernel's peak 1/(√(2π)h)), for
+// a bandwidth much larger than the grid step, about equal to it, much smaller, much larger than
+// the range, and with data outside the grid.
+void TestFunctionalKde::gridKdeMatchesDirectSum_data() {
+    QTest::addColumn<double>("h");
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    QTest::addColumn<int>("m");
+    QTest::newRow("fig32") << 0.1 << 0.0 << 1.0 << 1000;
+    QTest::newRow("h = step") << 0.001 << 0.0 << 1.0 << 1001;
+    QTest::newRow("h << step") << 1e-4 << 0.0 << 1.0 << 101;
+    QTest::newRow("h >> range") << 10.0 << 0.0 << 1.0 << 200;
+    QTest::newRow("data outside") << 0.05 << 0.4 << 0.6 << 2000;
+}
+
+void TestFunctionalKde::gridKdeMatchesDirectSum() {
+    QFETCH(double, h);
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    QFETCH(int, m);
+    const auto data = fig32ExampleData(3000, 7);
+    DPX_VERIFY_OK(data);
+    // The grid as the release builds it: lo + i·step, the last point exactly hi (a grid built as
+    // lo + (hi − lo)·i/(m − 1) differs in the last bit, which moves a kernel 9h away by 10⁻¹²
+    // relative when h = 10⁻⁴).
+    std::vector<double> x(static_cast<std::size_t>(m));
+    const double step = (hi - lo) / (m - 1);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        x[i] = lo + step * double(i);
+    }
+    x.back() = hi;
+    const auto direct = kernelDensity(*data, h, x);
+    DPX_VERIFY_OK(direct);
+    const auto fast = kernelDensityOnGrid(*data, h, lo, hi, static_cast<std::size_t>(m));
+    DPX_VERIFY_OK(fast);
+    QCOMPARE(fast->size(), direct->size());
+    const double floor = 3e-18 / (std::sqrt(2 * std::numbers::pi) * h);
+    double worst = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+        const double err = std::abs((*fast)[j] - (*direct)[j]);
+        worst = std::max(worst, err / (1e-12 * (*direct)[j] + floor));
+    }
+    QVERIFY2(worst <= 1, qPrintable(QString::number(worst)));
+}
+
+// The release uses the fast KDE with progress (rising to ≥ 0.95) and stops on request with
+// "cancelled" and no result; so does the factor.
+void TestFunctionalKde::progressAndCancellation() {
     const auto data = fig32ExampleData(30000, 3);
     DPX_VERIFY_OK(data);
     FunctionalKdeParams p;
@@ -233,9 +279,9 @@ void TestFunctionalKde::blocksAndCancellation() {
     std::vector<double> seen;
     const auto r = releaseFunctionalKde(*data, p, {}, [&seen](double f) { seen.push_back(f); });
     DPX_VERIFY_OK(r);
-    const auto whole = kernelDensity(*data, p.bandwidth, r->grid);
-    DPX_VERIFY_OK(whole);
-    QCOMPARE(r->trueKde, *whole);
+    const auto fast = kernelDensityOnGrid(*data, p.bandwidth, 0, 1, 500);
+    DPX_VERIFY_OK(fast);
+    QCOMPARE(r->trueKde, *fast);
     QVERIFY(seen.size() >= 8);
     for (std::size_t i = 1; i < seen.size(); ++i) {
         QVERIFY(seen[i] >= seen[i - 1]);
@@ -244,9 +290,13 @@ void TestFunctionalKde::blocksAndCancellation() {
     std::stop_source stop;
     stop.request_stop();
     DPX_VERIFY_ERROR(releaseFunctionalKde(*data, p, stop.get_token()), "cancelled");
+    DPX_VERIFY_ERROR(kernelDensityOnGrid(*data, 0.1, 0, 1, 10, stop.get_token()), "cancelled");
     const auto x = grid(0, 1, 50);
     DPX_VERIFY_ERROR(factorGaussianKernel(x, 0.1, kDefaultKernelTolerance, stop.get_token()),
                      "cancelled");
+    DPX_VERIFY_ERROR(kernelDensityOnGrid(*data, 0.1, 1, 1, 10), "lo < hi");
+    DPX_VERIFY_ERROR(kernelDensityOnGrid(*data, 0.1, 0, 1, 1), "at least 2");
+    DPX_VERIFY_ERROR(kernelDensityOnGrid(*data, 0, 0, 1, 10), "bandwidth");
 }
 
 // Silverman's rule 0.9·min(s, IQR/1.34)·n^(−1/5), worked by hand. {1, 2, 3, 4, 10}: mean 4,
