@@ -2,18 +2,29 @@
 //
 //   dpexplorer [--example ID] [--mechanism NAME] [--epsilon E] [--session FILE.json]
 //              [--tab NAME] [--dark] [--screenshot OUT.png]
+//              [--release-dialog [--release-mechanism M] [--release-epsilon E] [--release-delta D]
+//               [--release-out FILE.csv] [--release-ledger FILE.json] [--release-budget E[,D]]
+//               [--release-go]]
 //
 // --screenshot renders the window (offscreen works: QT_QPA_PLATFORM=offscreen) once everything
-// is computed, saves it and exits: for the docs and tests.
+// is computed, saves it and exits: for the docs and tests. --release-dialog opens File → Release
+// histogram… once the data are shown, fills it from the --release-* options, and then either
+// releases (--release-go, exit 0 on success) or, with --screenshot, saves the dialog instead of
+// the window (docs/render-screenshots.sh).
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
+#include <QLineEdit>
+#include <QPixmap>
 #include <QTimer>
 #include <cstdio>
+#include <memory>
 
 #include "app/version.h"
 #include "core/example_datasets.h"
 #include "ui/document.h"
 #include "ui/main_window.h"
+#include "ui/release_dialog.h"
 
 namespace {
 int fail(const QString& message) {
@@ -74,6 +85,30 @@ int main(int argc, char** argv) {
     for (const auto& o : {example, mechanism, epsilon, session, tab, dark, screenshot}) {
         parser.addOption(o);
     }
+    // The release dialog, for the docs' screenshots and scripted checks (not in --help).
+    QCommandLineOption releaseDialog(QStringLiteral("release-dialog"),
+                                     QStringLiteral("Open the release dialog once computed."));
+    QCommandLineOption releaseGo(QStringLiteral("release-go"),
+                                 QStringLiteral("Release with the dialog's settings, then quit."));
+    QCommandLineOption releaseMechanism(QStringLiteral("release-mechanism"),
+                                        QStringLiteral("Release mechanism."),
+                                        QStringLiteral("name"));
+    QCommandLineOption releaseEpsilon(QStringLiteral("release-epsilon"),
+                                      QStringLiteral("Release ε."), QStringLiteral("value"));
+    QCommandLineOption releaseDelta(QStringLiteral("release-delta"), QStringLiteral("Release δ."),
+                                    QStringLiteral("value"));
+    QCommandLineOption releaseOut(QStringLiteral("release-out"),
+                                  QStringLiteral("Release CSV path."), QStringLiteral("file"));
+    QCommandLineOption releaseLedger(QStringLiteral("release-ledger"),
+                                     QStringLiteral("Ledger path."), QStringLiteral("file"));
+    QCommandLineOption releaseBudget(QStringLiteral("release-budget"),
+                                     QStringLiteral("Total of a new ledger: EPS or EPS,DELTA."),
+                                     QStringLiteral("total"));
+    for (QCommandLineOption* o : {&releaseDialog, &releaseGo, &releaseMechanism, &releaseEpsilon,
+                                  &releaseDelta, &releaseOut, &releaseLedger, &releaseBudget}) {
+        o->setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOption(*o);
+    }
     parser.process(app);
 
     dpx::ui::MainWindow window;
@@ -115,7 +150,81 @@ int main(int argc, char** argv) {
         return fail(QString::fromStdString(st.error().message));
     }
     doc->undoStack()->clear();
-    if (parser.isSet(screenshot)) {
+    if (parser.isSet(releaseDialog)) {
+        // Once the first histogram is shown: open the dialog, fill it, and after its preview
+        // either release or save its picture.
+        auto opened = std::make_shared<bool>(false);
+        QObject::connect(&window, &dpx::ui::MainWindow::releaseShown, &app, [&, opened] {
+            if (*opened) {
+                return;
+            }
+            *opened = true;
+            dpx::ui::ReleaseDialog* d = window.releaseController()->open();
+            d->setReport([](bool ok, const QString& text) {
+                std::fprintf(ok ? stdout : stderr, "%s\n", qPrintable(text));
+            });
+            d->setConfirmOverwrite([](const QStringList&) { return false; });
+            auto setText = [d](const char* name, const QString& text) {
+                if (auto* e = d->findChild<QLineEdit*>(QLatin1String(name))) {
+                    e->setText(text);
+                }
+            };
+            if (parser.isSet(releaseMechanism)) {
+                auto* m = d->findChild<QComboBox*>(QStringLiteral("releaseMechanism"));
+                const int i = m->findData(parser.value(releaseMechanism));
+                if (i < 0) {
+                    std::fprintf(stderr, "dpexplorer: unknown release mechanism\n");
+                    QApplication::exit(2);
+                    return;
+                }
+                m->setCurrentIndex(i);
+            }
+            if (parser.isSet(releaseEpsilon)) {
+                setText("releaseEpsilon", parser.value(releaseEpsilon));
+            }
+            if (parser.isSet(releaseDelta)) {
+                setText("releaseDelta", parser.value(releaseDelta));
+            }
+            if (parser.isSet(releaseOut)) {
+                d->setOutputPath(parser.value(releaseOut));
+            }
+            if (parser.isSet(releaseLedger)) {
+                d->setLedgerPath(parser.value(releaseLedger));
+            }
+            if (parser.isSet(releaseBudget)) {
+                const QStringList b = parser.value(releaseBudget).split(QLatin1Char(','));
+                setText("releaseBudgetEpsilon", b.value(0));
+                setText("releaseBudgetDelta", b.value(1, QStringLiteral("0")));
+            }
+            auto done = std::make_shared<bool>(false);
+            QObject::connect(d, &dpx::ui::ReleaseDialog::previewUpdated, d, [&, d, done] {
+                if (*done || d->previewPending()) {
+                    return;
+                }
+                *done = true;
+                if (parser.isSet(releaseGo)) {
+                    QObject::connect(d, &dpx::ui::ReleaseDialog::releaseFinished, &app,
+                                     [](bool ok, const QString&) { QApplication::exit(ok ? 0 : 1); });
+                    if (!d->canRelease()) {
+                        std::fprintf(stderr, "dpexplorer: %s\n", qPrintable(d->statusText()));
+                        QApplication::exit(1);
+                        return;
+                    }
+                    d->startRelease();
+                } else if (parser.isSet(screenshot)) {
+                    // Let the label in the status bar and the layout settle first.
+                    QTimer::singleShot(300, d, [&, d] {
+                        const bool ok = d->grab().save(parser.value(screenshot));
+                        QApplication::exit(ok ? 0 : 1);
+                    });
+                }
+            });
+        });
+        QTimer::singleShot(120000, &app, [] {
+            std::fprintf(stderr, "dpexplorer: the release dialog did not finish in 2 minutes\n");
+            QApplication::exit(1);
+        });
+    } else if (parser.isSet(screenshot)) {
         QObject::connect(&window, &dpx::ui::MainWindow::screenshotSaved, &app,
                          [](const QString& path, bool ok) {
                              if (!ok) {

@@ -41,6 +41,7 @@
 #include "ui/more_mechanisms_tab.h"
 #include "ui/pg_dialog.h"
 #include "ui/qcustomplot_include.h"
+#include "ui/release_dialog.h"
 #include "ui/risk_view.h"
 #include "ui/tradeoff_view.h"
 
@@ -89,6 +90,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->addWidget(dataBox);
     sideLayout->addWidget(mechBox);
+    releaseCtl_ = new ReleaseController(
+        [this] { return releaseContextOf(doc_->state(), engine_->dataset()); }, engine_->runner(),
+        this);
+    auto* releaseButton = new QPushButton(tr("Release…"));
+    releaseButton->setObjectName(QStringLiteral("releaseButtonSide"));
+    releaseButton->setToolTip(releaseCtl_->action()->toolTip());
+    connect(releaseButton, &QPushButton::clicked, releaseCtl_->action(), &QAction::trigger);
+    sideLayout->addWidget(releaseButton);
     sideLayout->addStretch(1);
     auto* scroll = new QScrollArea;
     scroll->setWidget(side);
@@ -363,6 +372,8 @@ void MainWindow::buildMenus() {
         ->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
     file->addAction(tr("Export error &table as CSV…"), this, &MainWindow::exportTable);
     file->addSeparator();
+    file->addAction(releaseCtl_->action());
+    file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -437,6 +448,7 @@ void MainWindow::buildStatusBar() {
     cancel_->setToolTip(tr("Stop the long computation (the last complete results stay)."));
     cancel_->hide();
     statusBar()->addWidget(statusText_, 1);
+    statusBar()->addPermanentWidget(releaseCtl_->ledgerLabel());
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
     connect(cancel_, &QPushButton::clicked, this, [this] {

@@ -32,6 +32,7 @@ class LdpExperimentView;
 class MatrixView;
 class MechanismPanel;
 class MoreMechanismsTab;
+class ReleaseController;
 class RiskView;
 class TradeoffView;
 
@@ -54,6 +55,8 @@ public:
     MoreMechanismsTab* moreMechanismsTab() const { return moreTab_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
+    // File → Release histogram…, its button and the status bar's ledger label.
+    ReleaseController* releaseController() const { return releaseCtl_; }
     QTabWidget* tabs() const { return tabs_; }
 
     Status openCsv(const QString& path);
@@ -111,6 +114,7 @@ private:
     LdpExperimentTab* ldpTab_;
     MoreMechanismsTab* moreTab_;
     BudgetView* budget_;
+    ReleaseController* releaseCtl_ = nullptr;
     bool syncingBudget_ = false;  // the view is being set from the document or the data
     QTabWidget* tabs_;
     QLabel* statusText_;

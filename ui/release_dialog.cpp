@@ -1,0 +1,836 @@
+#include "ui/release_dialog.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "core/data/release_files.h"
+#include "core/dataset.h"
+#include "core/example_datasets.h"
+#include "core/validation.h"
+#include "ui/job_runner.h"
+
+namespace dpx::ui {
+
+namespace {
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+const QString kPreviewSlot = QStringLiteral("release-preview");
+const QString kReleaseSlot = QStringLiteral("release");
+const QString kLedgerSlot = QStringLiteral("release-ledger");
+
+// Results of the runner's jobs (Expected has no default state, so these carry an error text).
+struct PreviewRun {
+    std::optional<data::ReleasePreview> preview;
+    QString error;
+};
+struct ReleaseRun {
+    std::optional<data::ReleaseOutcome> outcome;
+    QString error;
+};
+struct LedgerRun {
+    QString text;
+    bool ok = false;
+};
+
+QString fileStem(const QString& s) {
+    QString out;
+    for (const QChar c : s) {
+        out += c.isLetterOrNumber() || c == QLatin1Char('-') || c == QLatin1Char('_')
+                   ? c
+                   : QLatin1Char('-');
+    }
+    return out.isEmpty() ? QStringLiteral("data") : out;
+}
+
+// A path in `dir` named stem + suffix that does not exist yet (stem-2…, stem-3… otherwise).
+QString freePath(const QString& dir, const QString& stem, const QString& suffix) {
+    QString path = QDir(dir).filePath(stem + suffix);
+    for (int i = 2; QFileInfo::exists(path) && i < 1000; ++i) {
+        path = QDir(dir).filePath(QStringLiteral("%1-%2%3").arg(stem).arg(i).arg(suffix));
+    }
+    return path;
+}
+
+QString documentsDir() {
+    QString d = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return d.isEmpty() ? QDir::homePath() : d;
+}
+
+// "1/200" → "0.005" (display only).
+QString fractionText(const std::string& fraction) {
+    const auto slash = fraction.find('/');
+    auto num = parseDecimal(fraction.substr(0, slash));
+    auto den = parseDecimal(slash == std::string::npos ? "1" : fraction.substr(slash + 1));
+    if (!num || !den || den->sign() == 0) {
+        return q(fraction);
+    }
+    return q(formatNumber(num->toDouble() / den->toDouble()));
+}
+
+// An exact rational as a decimal when its denominator divides a power of ten (σ² = 17.8995),
+// else as a fraction.
+QString exactText(const Rational& r) {
+    BigInt den = r.denominator();
+    int twos = 0, fives = 0;
+    while (den % 2 == 0) {
+        den /= 2;
+        ++twos;
+    }
+    while (den % 5 == 0) {
+        den /= 5;
+        ++fives;
+    }
+    if (den != 1) {
+        return q(r.toString());
+    }
+    const int digits = std::max(twos, fives);
+    BigInt scaled = r.numerator();
+    for (int i = 0; i < digits; ++i) {
+        scaled *= 10;
+    }
+    scaled /= r.denominator();
+    std::string s = scaled.str();
+    if (digits == 0) {
+        return q(s);
+    }
+    if (static_cast<int>(s.size()) <= digits) {
+        s.insert(0, static_cast<std::size_t>(digits) + 1 - s.size(), '0');
+    }
+    s.insert(s.size() - static_cast<std::size_t>(digits), 1, '.');
+    return q(s);
+}
+
+QString releasesText(std::size_t n) {
+    return n == 1 ? QObject::tr("1 release") : QObject::tr("%1 releases").arg(n);
+}
+
+QString ledgerLine(const data::PrivacyLedger& l) {
+    return q(data::budgetUsageText(l.usage(), l.totalEpsilon(), l.totalDelta()));
+}
+
+}  // namespace
+
+ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) {
+    ReleaseContext c;
+    if (!r.error.isEmpty() || !r.histogram) {
+        c.error = r.error.isEmpty() ? QObject::tr(
+                                          "The data are still loading; try again when "
+                                          "the histogram is shown.")
+                                    : r.error;
+    } else {
+        c.histogram = r.histogram;
+    }
+    c.column = r.column;
+    c.binsText = r.binningText;
+    c.relation = s.neighbouring;
+    c.cap = r.idColumn.isEmpty() ? 1 : std::max(1, r.cap);
+    c.epsilon = s.epsilon;
+    c.delta = s.delta;
+    c.budgetEpsilon = s.budgetEpsilon;
+    c.budgetDelta = s.budgetDelta;
+    c.budgetZcdp = s.budgetZcdp;
+    switch (s.mechanism) {
+        case MechanismChoice::Gaussian:
+        case MechanismChoice::CountGaussian:
+            c.mechanism = ReleaseMechanism::DiscreteGaussian;
+            break;
+        case MechanismChoice::CountGeometric:
+            c.mechanism = ReleaseMechanism::GeometricMatrix;
+            break;
+        default:
+            c.mechanism = ReleaseMechanism::DiscreteLaplace;
+    }
+    c.postProcessing = s.estimator;
+    if (c.histogram) {
+        std::int64_t largest = 1;
+        for (const std::int64_t v : c.histogram->counts()) {
+            largest = std::max(largest, v);
+        }
+        c.groupSize = s.countN > 0 ? s.countN : largest;
+        c.groupSize = std::clamp<qint64>(c.groupSize, 1, kMaxReleaseGroupSize);
+    }
+
+    // Bins taken from the data are refused (they reveal which values occur).
+    if (r.dataDependent) {
+        c.refusal = r.dataDependentText;
+    } else if (s.source == SourceKind::Example) {
+        const ExampleDataset* ex = findExample(s.exampleId.toStdString());
+        const bool defaultColumn =
+            ex && (s.column.isEmpty() || s.column.toStdString() == ex->defaultColumn);
+        const bool rangeFromData =
+            (s.binning == BinningChoice::EqualWidth || s.binning == BinningChoice::Integer) &&
+            s.rangeLo == s.rangeHi;
+        if (s.binning == BinningChoice::Auto && !defaultColumn) {
+            c.refusal = QObject::tr(
+                "Automatic bins for this column are chosen from its values: "
+                "declare the bins (a range, edges or categories).");
+        } else if (rangeFromData) {
+            c.refusal = QObject::tr(
+                "The range of the bins is the data's min and max: declare "
+                "it.");
+        } else if (s.binning == BinningChoice::Categories && s.categories.isEmpty()) {
+            c.refusal = QObject::tr(
+                "The categories are the values found in the data: declare "
+                "the list.");
+        }
+    }
+    if (!c.refusal.isEmpty()) {
+        c.refusal = QObject::tr(
+                        "Refused: the bins depend on the data. %1 Which bins exist would "
+                        "itself reveal values, so a release needs bins fixed before the "
+                        "data are read.")
+                        .arg(c.refusal);
+    }
+
+    switch (s.source) {
+        case SourceKind::Example: {
+            const ExampleDataset* ex = findExample(s.exampleId.toStdString());
+            const qint64 rows = s.exampleRows > 0 ? s.exampleRows : ex ? ex->defaultRows : r.rows;
+            c.dataset = QStringLiteral("built-in example %1 (%2 rows)").arg(s.exampleId).arg(rows);
+            c.defaultDir = documentsDir();
+            c.ledgerBase = fileStem(s.exampleId);
+            c.defaultBase = fileStem(s.exampleId + QLatin1Char('-') + r.column);
+            break;
+        }
+        case SourceKind::Csv:
+            c.dataset = QFileInfo(s.csvPath).absoluteFilePath();
+            c.defaultDir = QFileInfo(s.csvPath).absolutePath();
+            c.ledgerBase = fileStem(QFileInfo(s.csvPath).completeBaseName());
+            c.defaultBase =
+                fileStem(QFileInfo(s.csvPath).completeBaseName() + QLatin1Char('-') + r.column);
+            break;
+        case SourceKind::Sqlite:
+            c.dataset =
+                QFileInfo(s.sqlitePath).absoluteFilePath() + QStringLiteral(" table ") + r.sqlTable;
+            c.defaultDir = QFileInfo(s.sqlitePath).absolutePath();
+            c.ledgerBase = fileStem(QFileInfo(s.sqlitePath).completeBaseName() + QLatin1Char('-') +
+                                    r.sqlTable);
+            c.defaultBase =
+                fileStem(QFileInfo(s.sqlitePath).completeBaseName() + QLatin1Char('-') + r.column);
+            break;
+        case SourceKind::Postgres:
+            c.dataset = QStringLiteral("postgresql://%1@%2:%3/%4 table %5")
+                            .arg(s.pgUser, s.pgHost)
+                            .arg(s.pgPort)
+                            .arg(s.pgDatabase, r.sqlTable);
+            c.defaultDir = documentsDir();
+            c.ledgerBase = fileStem(s.pgDatabase + QLatin1Char('-') + r.sqlTable);
+            c.defaultBase = fileStem(s.pgDatabase + QLatin1Char('-') + r.column);
+            break;
+    }
+    c.source = QStringLiteral("column '%1' of %2").arg(r.column, c.dataset);
+    return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ReleaseDialog::ReleaseDialog(ReleaseContext context, JobRunner* runner, QWidget* parent)
+    : QDialog(parent), ctx_(std::move(context)), runner_(runner) {
+    setWindowTitle(tr("Release histogram"));
+    setObjectName(QStringLiteral("releaseDialog"));
+    confirmOverwrite_ = [this](const QStringList& existing) {
+        return QMessageBox::question(
+                   this, tr("Replace release files?"),
+                   tr("These files exist and would be replaced:\n%1\n\nThe ledger keeps the "
+                      "entry of the release that wrote them. Replace them?")
+                       .arg(existing.join(QLatin1Char('\n'))),
+                   QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes;
+    };
+    report_ = [this](bool ok, const QString& text) {
+        if (ok) {
+            QMessageBox::information(this, tr("Released"), text);
+        } else {
+            QMessageBox::warning(this, tr("Release refused"), text);
+        }
+    };
+    previewTimer_ = new QTimer(this);
+    previewTimer_->setSingleShot(true);
+    previewTimer_->setInterval(150);
+    connect(previewTimer_, &QTimer::timeout, this, &ReleaseDialog::runPreview);
+    buildUi();
+    schedulePreview();
+}
+
+void ReleaseDialog::buildUi() {
+    auto* layout = new QVBoxLayout(this);
+    auto* intro = new QLabel(
+        tr("Publishes the histogram of <b>%1</b> (%2 declared bins; %3) with exact integer noise "
+           "drawn from the operating system's random generator, writes it as CSV with a JSON "
+           "metadata file, and charges the privacy budget to a ledger. Floating-point Laplace "
+           "and Gaussian noise are not offered here: the doubles they produce can give the true "
+           "counts away (Mironov 2012), so releases use exact discrete samplers. The window's "
+           "seed is not used.")
+            .arg(ctx_.column.toHtmlEscaped())
+            .arg(ctx_.histogram ? static_cast<qlonglong>(ctx_.histogram->size()) : 0)
+            .arg(ctx_.binsText.toHtmlEscaped()));
+    intro->setWordWrap(true);
+    intro->setObjectName(QStringLiteral("releaseIntro"));
+    layout->addWidget(intro);
+
+    auto* refusal = new QLabel;
+    refusal->setObjectName(QStringLiteral("releaseRefusal"));
+    refusal->setWordWrap(true);
+    refusal->setStyleSheet(QStringLiteral("color: #b00020;"));
+    refusal->setText(!ctx_.error.isEmpty() ? ctx_.error : ctx_.refusal);
+    refusal->setVisible(!refusal->text().isEmpty());
+    layout->addWidget(refusal);
+
+    auto* mechBox = new QGroupBox(tr("Mechanism"));
+    auto* form = new QFormLayout(mechBox);
+    mechanism_ = new QComboBox;
+    mechanism_->setObjectName(QStringLiteral("releaseMechanism"));
+    mechanism_->addItem(tr("Discrete Laplace — ε-DP"), QStringLiteral("discrete-laplace"));
+    mechanism_->addItem(tr("Discrete Gaussian — (ε, δ)-DP and ρ-zCDP"),
+                        QStringLiteral("discrete-gaussian"));
+    mechanism_->addItem(tr("Geometric matrix GM on 0…n — ε-DP"),
+                        QStringLiteral("geometric-matrix"));
+    mechanism_->setCurrentIndex(mechanism_->findData(q(releaseMechanismName(ctx_.mechanism))));
+    form->addRow(tr("Mechanism:"), mechanism_);
+    epsilon_ = new QLineEdit(q(formatShortest(ctx_.epsilon)));
+    epsilon_->setObjectName(QStringLiteral("releaseEpsilon"));
+    epsilon_->setToolTip(tr("Read exactly as a decimal: 0.1 is 1/10."));
+    form->addRow(tr("ε:"), epsilon_);
+    delta_ = new QLineEdit(q(formatShortest(ctx_.delta)));
+    delta_->setObjectName(QStringLiteral("releaseDelta"));
+    deltaLabel_ = new QLabel(tr("δ:"));
+    form->addRow(deltaLabel_, delta_);
+    groupSize_ = new QSpinBox;
+    groupSize_->setObjectName(QStringLiteral("releaseGroupSize"));
+    groupSize_->setRange(1, static_cast<int>(kMaxReleaseGroupSize));
+    groupSize_->setValue(static_cast<int>(ctx_.groupSize));
+    groupSize_->setToolTip(tr("Outputs 0…n; true counts above n are released as n."));
+    groupSizeLabel_ = new QLabel(tr("Group size n:"));
+    form->addRow(groupSizeLabel_, groupSize_);
+    const QString l2 =
+        ctx_.relation == Neighbouring::AddRemove
+            ? QString::number(ctx_.cap)
+            : (ctx_.cap == 1 ? QStringLiteral("√2") : QStringLiteral("√2·%1").arg(ctx_.cap));
+    auto* neighbours = new QLabel(
+        tr("%1 (%2): Δ1 = %3, Δ2 = %4")
+            .arg(ctx_.relation == Neighbouring::AddRemove ? tr("Add or remove one person")
+                                                          : tr("Replace one person"))
+            .arg(ctx_.cap == 1 ? tr("one row per person")
+                               : tr("at most %1 rows per person").arg(ctx_.cap))
+            .arg(ctx_.relation == Neighbouring::AddRemove ? ctx_.cap : 2 * ctx_.cap)
+            .arg(l2));
+    neighbours->setObjectName(QStringLiteral("releaseNeighbours"));
+    neighbours->setWordWrap(true);
+    form->addRow(tr("Neighbours:"), neighbours);
+    gaussian_ = new QLabel;
+    gaussian_->setObjectName(QStringLiteral("releaseGaussian"));
+    gaussian_->setWordWrap(true);
+    form->addRow(QString(), gaussian_);
+    post_ = new QComboBox;
+    post_->setObjectName(QStringLiteral("releasePost"));
+    post_->addItem(tr("None (the noisy counts)"), QStringLiteral("identity"));
+    post_->addItem(tr("Clamp negatives to 0"), QStringLiteral("clamp"));
+    post_->addItem(tr("Resize (project onto the noisy total)"), QStringLiteral("resize"));
+    post_->addItem(tr("NoiseFirst (merge bins)"), QStringLiteral("noisefirst"));
+    post_->setCurrentIndex(std::max(0, post_->findData(q(estimatorName(ctx_.postProcessing)))));
+    post_->setToolTip(
+        tr("Applied to the noisy counts only, after the noise: free of privacy "
+           "cost."));
+    form->addRow(tr("Post-processing:"), post_);
+    layout->addWidget(mechBox);
+
+    auto* filesBox = new QGroupBox(tr("Files"));
+    auto* files = new QFormLayout(filesBox);
+    output_ = new QLineEdit(freePath(ctx_.defaultDir, ctx_.defaultBase + QStringLiteral("-release"),
+                                     QStringLiteral(".csv")));
+    output_->setObjectName(QStringLiteral("releaseOutput"));
+    auto* browseOut = new QPushButton(tr("Browse…"));
+    auto* outRow = new QHBoxLayout;
+    outRow->addWidget(output_, 1);
+    outRow->addWidget(browseOut);
+    files->addRow(tr("Release CSV:"), outRow);
+    metadataPath_ = new QLabel;
+    metadataPath_->setObjectName(QStringLiteral("releaseMetadataPath"));
+    metadataPath_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    files->addRow(tr("Metadata:"), metadataPath_);
+    ledger_ = new QLineEdit(
+        QDir(ctx_.defaultDir).filePath(ctx_.ledgerBase + QStringLiteral("-ledger.json")));
+    ledger_->setObjectName(QStringLiteral("releaseLedger"));
+    auto* browseLedger = new QPushButton(tr("Browse…"));
+    auto* ledgerRow = new QHBoxLayout;
+    ledgerRow->addWidget(ledger_, 1);
+    ledgerRow->addWidget(browseLedger);
+    files->addRow(tr("Ledger:"), ledgerRow);
+    layout->addWidget(filesBox);
+
+    auto* budgetBox = new QGroupBox(tr("Privacy budget"));
+    auto* budget = new QFormLayout(budgetBox);
+    budgetNote_ = new QLabel;
+    budgetNote_->setWordWrap(true);
+    budget->addRow(budgetNote_);
+    budgetEpsilon_ = new QLineEdit(q(formatShortest(ctx_.budgetEpsilon)));
+    budgetEpsilon_->setObjectName(QStringLiteral("releaseBudgetEpsilon"));
+    budgetDelta_ = new QLineEdit(q(formatShortest(ctx_.budgetDelta)));
+    budgetDelta_->setObjectName(QStringLiteral("releaseBudgetDelta"));
+    composition_ = new QComboBox;
+    composition_->setObjectName(QStringLiteral("releaseComposition"));
+    composition_->addItem(tr("Basic (ε and δ add up)"), QStringLiteral("basic"));
+    composition_->addItem(tr("zCDP (ρ adds up; needs δ > 0)"), QStringLiteral("zcdp"));
+    composition_->setCurrentIndex(ctx_.budgetZcdp ? 1 : 0);
+    budget->addRow(tr("Total ε:"), budgetEpsilon_);
+    budget->addRow(tr("Total δ:"), budgetDelta_);
+    budget->addRow(tr("Composition:"), composition_);
+    budget_ = new QLabel;
+    budget_->setObjectName(QStringLiteral("releaseBudget"));
+    budget_->setWordWrap(true);
+    budget->addRow(budget_);
+    layout->addWidget(budgetBox);
+
+    status_ = new QLabel;
+    status_->setObjectName(QStringLiteral("releaseStatus"));
+    status_->setWordWrap(true);
+    layout->addWidget(status_);
+
+    auto* buttons = new QDialogButtonBox;
+    release_ = buttons->addButton(tr("Release"), QDialogButtonBox::AcceptRole);
+    release_->setObjectName(QStringLiteral("releaseButton"));
+    release_->setDefault(true);
+    buttons->addButton(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(release_, &QPushButton::clicked, this, &ReleaseDialog::startRelease);
+    layout->addWidget(buttons);
+
+    connect(browseOut, &QPushButton::clicked, this, &ReleaseDialog::browseOutput);
+    connect(browseLedger, &QPushButton::clicked, this, &ReleaseDialog::browseLedger);
+    connect(mechanism_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
+    connect(post_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
+    connect(composition_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
+    connect(groupSize_, &QSpinBox::valueChanged, this, &ReleaseDialog::schedulePreview);
+    for (QLineEdit* e : {epsilon_, delta_, output_, ledger_, budgetEpsilon_, budgetDelta_}) {
+        connect(e, &QLineEdit::textChanged, this, &ReleaseDialog::schedulePreview);
+    }
+    setMinimumWidth(680);
+    resize(680, layout->totalHeightForWidth(680));
+}
+
+ReleaseMechanism ReleaseDialog::mechanism() const {
+    return releaseMechanismFromName(mechanism_->currentData().toString().toStdString()).value();
+}
+
+void ReleaseDialog::setLedgerPath(const QString& path) {
+    ledger_->setText(path);
+}
+
+void ReleaseDialog::setOutputPath(const QString& path) {
+    output_->setText(path);
+}
+
+Expected<data::ReleaseRequest> ReleaseDialog::request() const {
+    data::ReleaseRequest r;
+    const ReleaseMechanism m = mechanism();
+    r.spec.mechanism = m;
+    r.spec.epsilon = epsilon_->text().trimmed().toStdString();
+    r.spec.delta =
+        m == ReleaseMechanism::DiscreteGaussian ? delta_->text().trimmed().toStdString() : "";
+    r.spec.groupSize = m == ReleaseMechanism::GeometricMatrix ? groupSize_->value() : 0;
+    r.spec.relation = ctx_.relation;
+    r.spec.contributionCap = ctx_.cap;
+    auto post = estimatorFromName(post_->currentData().toString().toStdString());
+    if (!post) {
+        return post.error();
+    }
+    r.spec.postProcessing = *post;
+    const QString version = QCoreApplication::applicationVersion();
+    r.spec.appVersion = "dpexplorer " + (version.isEmpty() ? std::string("(version unknown)")
+                                                           : version.toStdString());
+    r.spec.source = ctx_.source.toStdString();
+    r.dataset = ctx_.dataset.toStdString();
+    r.csvPath = output_->text().trimmed().toStdString();
+    r.jsonPath = data::metadataPathFor(r.csvPath);
+    r.ledgerPath = ledger_->text().trimmed().toStdString();
+    if (!r.csvPath.empty() && !QFileInfo(output_->text().trimmed()).isAbsolute()) {
+        return Error{"the release CSV needs a full path (use Browse…)"};
+    }
+    if (!r.ledgerPath.empty() && !QFileInfo(ledger_->text().trimmed()).isAbsolute()) {
+        return Error{"the ledger needs a full path (use Browse…)"};
+    }
+    if (budgetEpsilon_->isEnabled()) {
+        data::LedgerBudgetText total;
+        total.epsilon = budgetEpsilon_->text().trimmed().toStdString();
+        total.delta = budgetDelta_->text().trimmed().toStdString();
+        r.newBudget = total;
+        r.composition = composition_->currentData().toString() == QStringLiteral("zcdp")
+                            ? Composition::Zcdp
+                            : Composition::Basic;
+    }
+    return r;
+}
+
+void ReleaseDialog::schedulePreview() {
+    const ReleaseMechanism m = mechanism();
+    const bool gaussian = m == ReleaseMechanism::DiscreteGaussian;
+    delta_->setEnabled(gaussian);
+    deltaLabel_->setEnabled(gaussian);
+    delta_->setToolTip(gaussian ? tr("Read exactly as a decimal.")
+                                : tr("Discrete Laplace and GM are pure ε-DP: no δ."));
+    groupSize_->setVisible(m == ReleaseMechanism::GeometricMatrix);
+    groupSizeLabel_->setVisible(m == ReleaseMechanism::GeometricMatrix);
+    gaussian_->setVisible(gaussian);
+    const std::string csv = output_->text().trimmed().toStdString();
+    metadataPath_->setText(csv.empty() ? QString() : q(data::metadataPathFor(csv)));
+    // The budget fields apply only while the ledger does not exist; enable them at once when the
+    // path changes to a new file (the preview confirms).
+    const bool exists = QFileInfo::exists(ledger_->text().trimmed());
+    ledgerExists_ = exists;
+    for (QWidget* w : std::initializer_list<QWidget*>{budgetEpsilon_, budgetDelta_, composition_}) {
+        w->setEnabled(!exists);
+    }
+    budgetNote_->setText(exists ? tr("The ledger exists: its total and composition were fixed "
+                                     "when it was created.")
+                                : tr("The ledger does not exist yet: it will be created with "
+                                     "this total."));
+    previewPending_ = true;
+    previewOk_ = false;
+    updateEnabled();
+    previewTimer_->start();
+}
+
+void ReleaseDialog::runPreview() {
+    if (!ctx_.error.isEmpty()) {
+        previewPending_ = false;
+        showPreview(std::nullopt, ctx_.error);
+        return;
+    }
+    auto req = request();
+    if (!req) {
+        previewPending_ = false;
+        showPreview(std::nullopt, q(req.error().message));
+        return;
+    }
+    data::ReleaseRequest r = std::move(req).value();
+    QPointer<ReleaseDialog> self(this);
+    runner_->run<PreviewRun>(
+        kPreviewSlot,
+        [r](std::stop_token, JobProgress&) {
+            PreviewRun out;
+            auto p = data::previewRelease(r);
+            if (p) {
+                out.preview = std::move(p).value();
+            } else {
+                out.error = q(p.error().message);
+            }
+            return out;
+        },
+        [self](PreviewRun run) {
+            if (!self || self->previewTimer_->isActive()) {
+                return;  // a newer preview is scheduled
+            }
+            self->previewPending_ = false;
+            self->showPreview(run.preview, run.error);
+        });
+}
+
+void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p,
+                                const QString& error) {
+    existing_.clear();
+    previewOk_ = false;
+    gaussian_->clear();
+    if (!p) {
+        budget_->clear();
+        status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+        status_->setText(tr("Cannot release: %1").arg(error));
+    } else {
+        if (p->gaussian) {
+            const auto& g = *p->gaussian;
+            gaussian_->setText(
+                tr("σ² = %1 (exact, noise sd %2), ρ = Δ2²/(2σ²) = %3, δ achieved = %4 at ε = %5 "
+                   "(%6)")
+                    .arg(exactText(g.sigma2))
+                    .arg(q(formatNumber(std::sqrt(g.sigma2.toDouble()))))
+                    .arg(q(formatNumber(g.rho.toDouble())))
+                    .arg(q(formatNumber(g.delta)))
+                    .arg(epsilon_->text().trimmed())
+                    .arg(ctx_.relation == Neighbouring::AddRemove && ctx_.cap == 1
+                             ? tr("exact, CKS 2020 Thm 7")
+                             : tr("from ρ-zCDP, CKS 2020 Cor. 13")));
+        }
+        const QString cost =
+            p->composition == Composition::Zcdp
+                ? tr("costs ρ = %1").arg(fractionText(p->cost.rho))
+                : (p->cost.delta == "0"
+                       ? tr("costs ε = %1").arg(q(p->cost.epsilon))
+                       : tr("costs ε = %1, δ = %2").arg(q(p->cost.epsilon), q(p->cost.delta)));
+        QString now;
+        if (p->ledgerExists) {
+            now = tr("Ledger (%1 composition, %2): %3 now.")
+                      .arg(q(compositionName(p->composition)), releasesText(p->releasesInLedger),
+                           q(data::budgetUsageText(p->before, p->totalEpsilon, p->totalDelta)));
+        } else {
+            now =
+                tr("New ledger (%1 composition), total ε = %2, δ = %3.")
+                    .arg(q(compositionName(p->composition)), q(p->totalEpsilon), q(p->totalDelta));
+        }
+        if (p->after) {
+            budget_->setText(
+                tr("%1 This release %2; after it: %3.")
+                    .arg(now, cost,
+                         q(data::budgetUsageText(*p->after, p->totalEpsilon, p->totalDelta))));
+            previewOk_ = true;
+            for (const std::string& f : p->existingFiles) {
+                existing_ << q(f);
+            }
+            status_->setStyleSheet(QString());
+            status_->setText(existing_.isEmpty()
+                                 ? tr("Ready to release.")
+                                 : tr("%1 exists: you will be asked before it is replaced.")
+                                       .arg(existing_.join(tr(" and "))));
+        } else {
+            budget_->setText(tr("%1 This release %2.").arg(now, cost));
+            status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+            std::string why = p->refusal;
+            const std::string prefix = "release refused: ";
+            if (why.rfind(prefix, 0) == 0) {
+                why = why.substr(prefix.size());
+            }
+            status_->setText(tr("Refused by the ledger: %1").arg(q(why)));
+        }
+        if (p->ledgerExists) {
+            // Show the ledger's own total (the fields are disabled: it was fixed at creation).
+            const QSignalBlocker b1(budgetEpsilon_), b2(budgetDelta_), b3(composition_);
+            budgetEpsilon_->setText(q(p->totalEpsilon));
+            budgetDelta_->setText(q(p->totalDelta));
+            composition_->setCurrentIndex(p->composition == Composition::Zcdp ? 1 : 0);
+        }
+    }
+    updateEnabled();
+    fitHeight();
+    Q_EMIT previewUpdated();
+}
+
+void ReleaseDialog::fitHeight() {
+    // Word-wrapped lines grow with their text: never cut them off.
+    layout()->activate();
+    const int needed = layout()->totalHeightForWidth(width());
+    if (needed > height()) {
+        resize(width(), needed);
+    }
+}
+
+void ReleaseDialog::updateEnabled() {
+    release_->setEnabled(canRelease());
+    release_->setText(releasing_ ? tr("Releasing…") : tr("Release"));
+}
+
+bool ReleaseDialog::canRelease() const {
+    return ctx_.error.isEmpty() && ctx_.refusal.isEmpty() && ctx_.histogram && previewOk_ &&
+           !previewPending_ && !releasing_;
+}
+
+bool ReleaseDialog::previewPending() const {
+    return previewPending_;
+}
+QString ReleaseDialog::budgetText() const {
+    return budget_->text();
+}
+QString ReleaseDialog::gaussianText() const {
+    return gaussian_->text();
+}
+QString ReleaseDialog::statusText() const {
+    return status_->text();
+}
+
+void ReleaseDialog::startRelease() {
+    if (!ctx_.refusal.isEmpty() || !ctx_.error.isEmpty() || !ctx_.histogram) {
+        report_(false, !ctx_.error.isEmpty() ? ctx_.error : ctx_.refusal);
+        return;
+    }
+    if (releasing_) {
+        return;
+    }
+    auto req = request();
+    if (!req) {
+        report_(false, q(req.error().message));
+        return;
+    }
+    data::ReleaseRequest r = std::move(req).value();
+    QStringList existing;
+    for (const std::string& f : {r.csvPath, r.jsonPath}) {
+        if (QFileInfo::exists(q(f))) {
+            existing << q(f);
+        }
+    }
+    if (!existing.isEmpty()) {
+        if (!confirmOverwrite_(existing)) {
+            status_->setText(tr("Not released: the existing files were kept."));
+            return;
+        }
+        r.overwrite = true;
+    }
+    // The truth is a copy of the histogram shown when the dialog opened, with its declared bins.
+    data::ReleaseTruth truth{*ctx_.histogram, true, ctx_.source.toStdString()};
+    r.loadTruth = [truth]() -> Expected<data::ReleaseTruth> { return truth; };
+    releasing_ = true;
+    updateEnabled();
+    status_->setStyleSheet(QString());
+    status_->setText(tr("Releasing…"));
+    QPointer<ReleaseDialog> self(this);
+    const QString ledger = q(r.ledgerPath);
+    // No label: the status bar's Cancel must not drop a release whose files are being written.
+    runner_->run<ReleaseRun>(
+        kReleaseSlot,
+        [r](std::stop_token, JobProgress&) {
+            ReleaseRun out;
+            auto o = data::runRelease(r);
+            if (o) {
+                out.outcome = std::move(o).value();
+            } else {
+                out.error = q(o.error().message);
+            }
+            return out;
+        },
+        [self, ledger](ReleaseRun run) {
+            if (!self) {
+                return;
+            }
+            self->releasing_ = false;
+            if (run.outcome) {
+                const auto& o = *run.outcome;
+                const QString text =
+                    tr("Released %1 bins with %2 (%3).\n\nWritten:\n%4\n%5\n\nLedger %6%7:\n%8")
+                        .arg(o.release.values.size())
+                        .arg(q(o.release.metadata.mechanism), q(o.release.metadata.noiseParameter),
+                             q(o.csvPath), q(o.jsonPath), q(o.ledgerPath),
+                             o.ledgerCreated ? tr(" (created)") : QString(),
+                             q(data::budgetUsageText(o.usage, o.totalEpsilon, o.totalDelta)));
+                self->status_->setText(tr("Released to %1.").arg(q(o.csvPath)));
+                Q_EMIT self->releaseFinished(true, ledger);
+                self->report_(true, text);
+            } else {
+                self->status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+                self->status_->setText(tr("Refused: %1 Nothing was written.").arg(run.error));
+                Q_EMIT self->releaseFinished(false, ledger);
+                self->report_(
+                    false,
+                    tr("The release was refused and nothing was written:\n\n%1").arg(run.error));
+            }
+            self->schedulePreview();
+        });
+}
+
+void ReleaseDialog::browseOutput() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Release CSV"), output_->text(), tr("CSV files (*.csv)"), nullptr,
+        QFileDialog::DontConfirmOverwrite);  // the dialog asks before replacing, once
+    if (!path.isEmpty()) {
+        output_->setText(path);
+    }
+}
+
+void ReleaseDialog::browseLedger() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Privacy-budget ledger (new or existing)"), ledger_->text(),
+        tr("Ledger files (*.json)"), nullptr, QFileDialog::DontConfirmOverwrite);
+    if (!path.isEmpty()) {
+        ledger_->setText(path);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ReleaseController::ReleaseController(std::function<ReleaseContext()> context, JobRunner* runner,
+                                     QWidget* window)
+    : QObject(window), context_(std::move(context)), runner_(runner), window_(window) {
+    action_ = new QAction(tr("&Release histogram…"), this);
+    action_->setObjectName(QStringLiteral("releaseAction"));
+    action_->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+R")));
+    action_->setToolTip(
+        tr("Publish the current histogram with exact noise from the OS random "
+           "generator, and charge it to a privacy-budget ledger"));
+    connect(action_, &QAction::triggered, this, [this] { (void)open(); });
+    label_ = new QLabel;
+    label_->setObjectName(QStringLiteral("ledgerStatus"));
+    label_->setText(tr("No ledger"));
+    label_->setToolTip(
+        tr("The privacy-budget ledger of the last release (File → Release "
+           "histogram…)"));
+}
+
+ReleaseDialog* ReleaseController::open() {
+    if (dialog_) {
+        dialog_->raise();
+        dialog_->activateWindow();
+        return dialog_;
+    }
+    dialog_ = new ReleaseDialog(context_(), runner_, window_);
+    dialog_->setAttribute(Qt::WA_DeleteOnClose);
+    if (!ledgerPath_.isEmpty()) {
+        dialog_->setLedgerPath(ledgerPath_);
+    }
+    connect(dialog_, &ReleaseDialog::releaseFinished, this,
+            [this](bool, const QString& ledger) { setLedgerPath(ledger); });
+    connect(dialog_, &QObject::destroyed, this, [this] { dialog_ = nullptr; });
+    dialog_->show();
+    return dialog_;
+}
+
+void ReleaseController::setLedgerPath(const QString& path) {
+    ledgerPath_ = path;
+    refreshLedger();
+}
+
+void ReleaseController::refreshLedger() {
+    if (ledgerPath_.isEmpty()) {
+        label_->setText(tr("No ledger"));
+        return;
+    }
+    const QString path = ledgerPath_;
+    QPointer<ReleaseController> self(this);
+    runner_->run<LedgerRun>(
+        kLedgerSlot,
+        [path](std::stop_token, JobProgress&) {
+            LedgerRun out;
+            if (!QFileInfo::exists(path)) {
+                out.text = QObject::tr("%1 does not exist yet").arg(path);
+                return out;
+            }
+            auto l = data::PrivacyLedger::load(path.toStdString());
+            if (!l) {
+                out.text = q(l.error().message);
+                return out;
+            }
+            out.ok = true;
+            out.text = ledgerLine(*l);
+            return out;
+        },
+        [self, path](LedgerRun run) {
+            if (!self) {
+                return;
+            }
+            const QString name = QFileInfo(path).fileName();
+            self->label_->setText(run.ok ? tr("Ledger %1: %2").arg(name, run.text)
+                                         : tr("Ledger %1: unreadable").arg(name));
+            self->label_->setStyleSheet(run.ok ? QString() : QStringLiteral("color: #b00020;"));
+            self->label_->setToolTip(run.ok ? path : run.text);
+            Q_EMIT self->ledgerShown(self->label_->text());
+        });
+}
+
+}  // namespace dpx::ui

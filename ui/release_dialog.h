@@ -1,0 +1,172 @@
+// The window's "Release…" action (issue #8): a dialog that publishes the current histogram with
+// one of the exact release mechanisms through core/data/release_job.h — the same code as
+// `dpx release` — and a status-bar label with what is left of the ledger last used.
+//
+// The dialog is pre-filled from the document (data, column, bins, relation, cap, ε, δ, the budget
+// tab's total) and shows, before the user clicks, what the release costs, what the ledger has left
+// and what would remain, or why the release would be refused. Previews and the release itself run
+// on the window's JobRunner (never on the GUI thread); the release draws its noise from
+// ReleaseRandomness (getrandom), never from the document's simulation seed.
+#pragma once
+
+#include <QDialog>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <optional>
+
+#include "core/data/release_job.h"
+#include "core/histogram.h"
+#include "ui/computations.h"
+#include "ui/explorer_state.h"
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+
+namespace dpx::ui {
+
+class JobRunner;
+
+// What the dialog releases, captured from the window when it opens.
+struct ReleaseContext {
+    QString error;    // non-empty: no data to release (the reason)
+    QString refusal;  // non-empty: the bins depend on the data (the explanation)
+    std::optional<Histogram> histogram;
+    QString dataset;  // the ledger's description of the data (a file path, "example …")
+    QString source;   // for the metadata: "column 'hours' of …"
+    QString column;
+    QString binsText;
+    QString defaultDir;   // where the output and ledger go by default
+    QString defaultBase;  // file name stem of the release, e.g. "telemetry-hours"
+    QString ledgerBase;   // file name stem of the ledger, e.g. "telemetry"
+    Neighbouring relation = Neighbouring::AddRemove;
+    int cap = 1;
+    double epsilon = 1, delta = 1e-6;
+    ReleaseMechanism mechanism = ReleaseMechanism::DiscreteLaplace;
+    EstimatorKind postProcessing = EstimatorKind::Identity;
+    qint64 groupSize = 1;  // n of geometric-matrix
+    double budgetEpsilon = 1, budgetDelta = 0;
+    bool budgetZcdp = false;
+};
+// The context of the document's state and the dataset the engine loaded from it. Refuses bins
+// taken from the data: DatasetResult::dataDependent, and for the built-in examples any binning
+// other than the example's own on its default column, or declared bins, edges or categories.
+ReleaseContext releaseContextOf(const ExplorerState& state, const DatasetResult& dataset);
+
+class ReleaseDialog : public QDialog {
+    Q_OBJECT
+public:
+    ReleaseDialog(ReleaseContext context, JobRunner* runner, QWidget* parent = nullptr);
+
+    // Asked before existing release files are replaced (default: a QMessageBox); false keeps
+    // them and cancels the release.
+    void setConfirmOverwrite(std::function<bool(const QStringList& existing)> confirm) {
+        confirmOverwrite_ = std::move(confirm);
+    }
+    // Shows the result of a release (default: a QMessageBox). `ok` false: the error.
+    void setReport(std::function<void(bool ok, const QString& text)> report) {
+        report_ = std::move(report);
+    }
+    // Uses the ledger at `path` (e.g. the one the window showed last).
+    void setLedgerPath(const QString& path);
+    void setOutputPath(const QString& path);
+
+    // The request the dialog would run now (without loadTruth), or an error for a bad field.
+    Expected<data::ReleaseRequest> request() const;
+    bool previewPending() const;
+    QString budgetText() const;    // the remaining-budget line
+    QString gaussianText() const;  // σ², ρ and δ achieved (discrete Gaussian)
+    QString statusText() const;    // the refusal, error or result line
+    bool canRelease() const;
+
+public Q_SLOTS:
+    // Checks the output files (asking before overwriting) and starts the release on the runner.
+    void startRelease();
+    void schedulePreview();
+
+Q_SIGNALS:
+    void previewUpdated();
+    // After a release: the ledger used, and whether the release succeeded.
+    void releaseFinished(bool ok, const QString& ledgerPath);
+
+private:
+    void buildUi();
+    void runPreview();
+    void showPreview(const std::optional<data::ReleasePreview>& preview, const QString& error);
+    void updateEnabled();
+    void fitHeight();
+    void browseOutput();
+    void browseLedger();
+    ReleaseMechanism mechanism() const;
+
+    ReleaseContext ctx_;
+    JobRunner* runner_;
+    std::function<bool(const QStringList&)> confirmOverwrite_;
+    std::function<void(bool, const QString&)> report_;
+    QComboBox* mechanism_ = nullptr;
+    QLineEdit* epsilon_ = nullptr;
+    QLineEdit* delta_ = nullptr;
+    QLabel* deltaLabel_ = nullptr;
+    QSpinBox* groupSize_ = nullptr;
+    QLabel* groupSizeLabel_ = nullptr;
+    QLabel* gaussian_ = nullptr;
+    QComboBox* post_ = nullptr;
+    QLineEdit* output_ = nullptr;
+    QLabel* metadataPath_ = nullptr;
+    QLineEdit* ledger_ = nullptr;
+    QLineEdit* budgetEpsilon_ = nullptr;
+    QLineEdit* budgetDelta_ = nullptr;
+    QComboBox* composition_ = nullptr;
+    QLabel* budgetNote_ = nullptr;
+    QLabel* budget_ = nullptr;
+    QLabel* status_ = nullptr;
+    QPushButton* release_ = nullptr;
+    QTimer* previewTimer_ = nullptr;
+    bool previewOk_ = false;
+    bool previewPending_ = false;
+    bool releasing_ = false;
+    bool ledgerExists_ = false;
+    QStringList existing_;
+};
+
+// The File menu's "Release…" action, the button beside the panels and the status bar's ledger
+// label: opens the dialog on the window's current data and shows what is left of the ledger last
+// used, re-read after every release.
+class ReleaseController : public QObject {
+    Q_OBJECT
+public:
+    // `context` gives the current ReleaseContext when the dialog opens.
+    ReleaseController(std::function<ReleaseContext()> context, JobRunner* runner, QWidget* window);
+
+    QAction* action() const { return action_; }
+    QLabel* ledgerLabel() const { return label_; }
+    QString ledgerPath() const { return ledgerPath_; }
+    // The dialog while it is open (tests fill it), else nullptr.
+    ReleaseDialog* dialog() const { return dialog_; }
+
+    // Opens the dialog (non-modal) and returns it.
+    ReleaseDialog* open();
+    // Shows the remaining budget of `path` in the label (read on the runner).
+    void setLedgerPath(const QString& path);
+    void refreshLedger();
+
+Q_SIGNALS:
+    void ledgerShown(const QString& text);
+
+private:
+    std::function<ReleaseContext()> context_;
+    JobRunner* runner_;
+    QWidget* window_;
+    QAction* action_;
+    QLabel* label_;
+    QString ledgerPath_;
+    ReleaseDialog* dialog_ = nullptr;
+};
+
+}  // namespace dpx::ui
