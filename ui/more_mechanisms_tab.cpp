@@ -6,6 +6,9 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include "ui/rdp_page.h"
+#include "ui/select_page.h"
+
 namespace dpx::ui {
 
 MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidget(parent) {
@@ -24,6 +27,12 @@ MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidg
     // One line per page (seed 003 §2.4.1 and ch. 5, the exponential mechanism, seed 003 §1.3 /
     // seed 004, seed 003 ch. 3).
     (void)runner;
+    addPage(QStringLiteral("rdp"),
+            tr("Random DP (seed 003 ch. 5): exact rare cells — WEAKER than DP"),
+            new RandomDpPage(runner));
+    addPage(QStringLiteral("select"),
+            tr("Selection (exponential mechanism): the mode or a quantile bin"),
+            new SelectionPage(runner));
 
     connect(chooser_, &QComboBox::currentIndexChanged, this, [this](int i) {
         stack_->setCurrentIndex(i);
