@@ -165,14 +165,9 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
             c.mechanism = ReleaseMechanism::DiscreteLaplace;
     }
     c.postProcessing = s.estimator;
-    if (c.histogram) {
-        std::int64_t largest = 1;
-        for (const std::int64_t v : c.histogram->counts()) {
-            largest = std::max(largest, v);
-        }
-        c.groupSize = s.countN > 0 ? s.countN : largest;
-        c.groupSize = std::clamp<qint64>(c.groupSize, 1, kMaxReleaseGroupSize);
-    }
+    // n is published in the metadata, so it is never taken from the data (the window's automatic
+    // n is the largest count): the document's declared n, else a fixed default to be edited.
+    c.groupSize = std::clamp<qint64>(s.countN > 0 ? s.countN : 100, 1, kMaxReleaseGroupSize);
 
     // Bins taken from the data are refused (they reveal which values occur).
     if (r.dataDependent) {
@@ -322,7 +317,10 @@ void ReleaseDialog::buildUi() {
     groupSize_->setObjectName(QStringLiteral("releaseGroupSize"));
     groupSize_->setRange(1, static_cast<int>(kMaxReleaseGroupSize));
     groupSize_->setValue(static_cast<int>(ctx_.groupSize));
-    groupSize_->setToolTip(tr("Outputs 0…n; true counts above n are released as n."));
+    groupSize_->setToolTip(
+        tr("Outputs 0…n; true counts above n are released as n. n is "
+           "written to the metadata: choose it without looking at the counts "
+           "(the window's automatic n, the largest count, is not used)."));
     groupSizeLabel_ = new QLabel(tr("Group size n:"));
     form->addRow(groupSizeLabel_, groupSize_);
     const QString l2 =

@@ -50,7 +50,7 @@ struct ReleaseContext {
     double epsilon = 1, delta = 1e-6;
     ReleaseMechanism mechanism = ReleaseMechanism::DiscreteLaplace;
     EstimatorKind postProcessing = EstimatorKind::Identity;
-    qint64 groupSize = 1;  // n of geometric-matrix
+    qint64 groupSize = 100;  // n of geometric-matrix: declared, never the data's largest count
     double budgetEpsilon = 1, budgetDelta = 0;
     bool budgetZcdp = false;
 };

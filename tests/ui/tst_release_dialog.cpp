@@ -12,9 +12,11 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 #include "core/data/privacy_ledger.h"
 #include "ui/document.h"
@@ -268,6 +270,32 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text().startsWith(
                                      QStringLiteral("Ledger z.json: ρ ")),
                                  10000);
+    }
+
+    // geometric-matrix: n is published in the metadata, so the dialog never pre-fills the
+    // window's automatic n (the largest count); a declared n is taken over.
+    void groupSizeIsNotTakenFromTheData() {
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        ExplorerState s = w.document()->state();
+        s.mechanism = MechanismChoice::CountGeometric;
+        s.countN = 0;
+        QVERIFY(applyAndWait(w, s));
+        const auto counts = w.engine()->dataset().histogram->counts();
+        const std::int64_t largest = *std::max_element(counts.begin(), counts.end());
+        QVERIFY(largest != 100);
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        QCOMPARE(field<QComboBox>(d, "releaseMechanism")->currentData().toString(),
+                 QStringLiteral("geometric-matrix"));
+        QCOMPARE(d->findChild<QSpinBox*>(QStringLiteral("releaseGroupSize"))->value(), 100);
+        d->close();
+        QTRY_VERIFY(w.releaseController()->dialog() == nullptr);
+        s.countN = 30;
+        QVERIFY(applyAndWait(w, s));
+        d = openDialog(w, reports);
+        QCOMPARE(d->findChild<QSpinBox*>(QStringLiteral("releaseGroupSize"))->value(), 30);
     }
 
     // Bins taken from the data are refused, with the explanation, and nothing is written:
