@@ -8,6 +8,7 @@
 
 #include "ui/rdp_page.h"
 #include "ui/select_page.h"
+#include "ui/vector_mean_page.h"
 
 namespace dpx::ui {
 
@@ -33,6 +34,9 @@ MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidg
     addPage(QStringLiteral("select"),
             tr("Selection (exponential mechanism): the mode or a quantile bin"),
             new SelectionPage(runner));
+    addPage(QStringLiteral("vector-mean"),
+            tr("Vector means (seed 004 §3, seed 003 §1.3): Gaussian, Laplace, K-norm"),
+            new VectorMeanPage(runner));
 
     connect(chooser_, &QComboBox::currentIndexChanged, this, [this](int i) {
         stack_->setCurrentIndex(i);

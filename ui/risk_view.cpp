@@ -1,5 +1,6 @@
 #include "ui/risk_view.h"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QGridLayout>
@@ -179,8 +180,21 @@ RiskView::RiskView(QWidget* parent) : QWidget(parent) {
     tracingButton_->setObjectName(QStringLiteral("riskTracingButton"));
     tracingButton_->setToolTip(
         tr("Simulate the tracing attack (seed 004 §3.2) on the mean of n records in d dimensions "
-           "released with Gaussian noise at the current ε, and draw the attacker's ROC (purple) "
+           "released with the chosen noise at the current ε, and draw the attacker's ROC (purple) "
            "next to the theoretical boundary. A seeded demonstration, never a release."));
+    tracingMech_ = new QComboBox;
+    tracingMech_->setObjectName(QStringLiteral("riskTracingMechanism"));
+    tracingMech_->addItem(tr("Gaussian, analytic: (ε, δ)-DP"),
+                          static_cast<int>(VectorMechanismKind::Gaussian));
+    tracingMech_->addItem(tr("Gaussian as printed in seed 004: only (2ε, δ)-DP"),
+                          static_cast<int>(VectorMechanismKind::GaussianPrinted));
+    tracingMech_->addItem(tr("Laplace: ε-DP"), static_cast<int>(VectorMechanismKind::Laplace));
+    tracingMech_->addItem(tr("K-norm (L2 ball): ε-DP"),
+                          static_cast<int>(VectorMechanismKind::KNorm));
+    tracingMech_->setToolTip(
+        tr("The noise added to the released mean (docs/mechanisms/vector-mean.md). Seed 004's "
+           "printed σ² = 2d ln(2/δ)/(ε²n²) is only (2ε, δ)-DP: its ROC may enter the region "
+           "that (ε, δ) forbids."));
     tracingText_ = new QLabel;
     tracingText_->setWordWrap(true);
     auto* tracing = new QHBoxLayout;
@@ -192,8 +206,9 @@ RiskView::RiskView(QWidget* parent) : QWidget(parent) {
     tracing->addWidget(tracingN_);
     tracing->addWidget(dLabel);
     tracing->addWidget(tracingD_);
+    tracing->addWidget(tracingMech_);
     tracing->addWidget(tracingButton_);
-    tracing->addWidget(tracingText_, 1);
+    tracing->addStretch(1);
 
     auto* left = new QVBoxLayout;
     left->addWidget(posterior_, 3);
@@ -207,6 +222,7 @@ RiskView::RiskView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(sentence_);
     layout->addLayout(plots, 1);
     layout->addLayout(tracing);
+    layout->addWidget(tracingText_);
     layout->addWidget(caption_);
 
     connect(prior_, &QDoubleSpinBox::valueChanged, this, [this] {
@@ -216,6 +232,13 @@ RiskView::RiskView(QWidget* parent) : QWidget(parent) {
     connect(group_, &QSpinBox::valueChanged, this, [this] { rebuild(); });
     connect(tracingButton_, &QPushButton::clicked, this,
             [this] { Q_EMIT tracingRequested(tracingParams()); });
+    connect(tracingMech_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!tracingRoc_.empty()) {
+            tracingRoc_.clear();
+            tracingText_->setText(tr("Mechanism changed: simulate again."));
+            drawRegion();
+        }
+    });
 
     applyPalette(posterior_, posteriorTitle_);
     applyPalette(overEpsilon_, epsilonTitle_);
@@ -241,29 +264,44 @@ dpx::TracingAttackParams RiskView::tracingParams() const {
     p.d = static_cast<std::size_t>(tracingD_->value());
     p.epsilon = level_.epsilon;
     p.delta = std::max(level_.delta, kTracingMinDelta);
+    p.mechanism.kind = static_cast<VectorMechanismKind>(tracingMech_->currentData().toInt());
+    p.mechanism.calibration = GaussianCalibration::Analytic;
     return p;
 }
 
 void RiskView::setTracingResult(const dpx::TracingAttackParams& params,
                                 const dpx::TracingAttackResult& result) {
     const TracingAttackParams now = tracingParams();
-    if (params.epsilon != now.epsilon || params.delta != now.delta) {
-        return;  // the level moved on while the simulation ran
+    if (params.epsilon != now.epsilon || params.delta != now.delta ||
+        params.mechanism.kind != now.mechanism.kind) {
+        return;  // the level or the mechanism moved on while the simulation ran
     }
     tracingRoc_ = result.roc;
     tracingAuc_ = result.auc;
-    tracingText_->setText(tr("n = %1, d = %2, σ = %3 per coordinate: attack AUC %4 (purple)%5")
-                              .arg(static_cast<qulonglong>(params.n))
-                              .arg(static_cast<qulonglong>(params.d))
-                              .arg(num(result.sigma), QString::number(result.auc, 'f', 3),
-                                   level_.delta > 0
-                                       ? QString()
-                                       : tr("; simulated at δ = %1").arg(num(params.delta))));
+    const bool printed = params.mechanism.kind == VectorMechanismKind::GaussianPrinted;
+    tracingLabel_ = tracingMech_->currentText().section(QLatin1Char(':'), 0, 0);
+    tracingText_->setText(
+        tr("%1, noise sd σ = %2 per coordinate; n = %3, d = %4: attack AUC %5 (purple)%6%7")
+            .arg(tracingLabel_, num(result.sigma))
+            .arg(static_cast<qulonglong>(params.n))
+            .arg(static_cast<qulonglong>(params.d))
+            .arg(QString::number(result.auc, 'f', 3),
+                 printed ? tr("; only (2ε, δ) = (%1, %2)-DP, so the ROC may cross the region")
+                               .arg(num(2 * params.epsilon), num(params.delta))
+                         : QString(),
+                 level_.delta > 0 || params.mechanism.kind == VectorMechanismKind::Laplace ||
+                         params.mechanism.kind == VectorMechanismKind::KNorm
+                     ? QString()
+                     : tr("; simulated at δ = %1").arg(num(params.delta))));
     drawRegion();
 }
 
 void RiskView::setTracingMessage(const QString& text) {
     tracingText_->setText(text);
+}
+
+QString RiskView::tracingText() const {
+    return tracingText_->text();
 }
 
 QString RiskView::posteriorText() const {
@@ -479,12 +517,11 @@ void RiskView::drawRegion() {
         }
     }
     if (!tracingRoc_.empty()) {
-        setCurve(
-            addGraph(
-                region_,
-                tr("tracing attack, simulated (AUC %1)").arg(QString::number(tracingAuc_, 'f', 3)),
-                QPen(kTracingColour, 2)),
-            tracingRoc_);
+        setCurve(addGraph(region_,
+                          tr("tracing attack (%1), AUC %2")
+                              .arg(tracingLabel_, QString::number(tracingAuc_, 'f', 3)),
+                          QPen(kTracingColour, 2)),
+                 tracingRoc_);
     }
     // Label the shaded region only where it is wide enough to hold the text.
     if (tradeoffEpsDelta(eps, delta, 0.25) > 0.1) {

@@ -14,6 +14,7 @@
 #include "core/risk.h"
 
 class QCPTextElement;
+class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
@@ -52,11 +53,15 @@ public:
     QCustomPlot* regionPlot() const { return region_; }
 
     // Membership-inference demonstration: the parameters the button asks for (the current ε;
-    // δ = max(δ, kTracingMinDelta), the simulation releases a Gaussian noisy mean).
+    // δ = max(δ, kTracingMinDelta), the noisy mean released with the chosen mechanism).
     static constexpr double kTracingMinDelta = 1e-6;
     QSpinBox* tracingRecordsSpin() const { return tracingN_; }
     QSpinBox* tracingDimensionsSpin() const { return tracingD_; }
     QPushButton* tracingButton() const { return tracingButton_; }
+    // The release's noise (issue #9): Gaussian analytic (default), Gaussian as printed in seed 004
+    // (only (2ε, δ)-DP), Laplace, K-norm (pure ε-DP), passed on in tracingParams().mechanism.
+    QComboBox* tracingMechanismCombo() const { return tracingMech_; }
+    QString tracingText() const;
     dpx::TracingAttackParams tracingParams() const;
     // The simulation's result for `params` (drawn only while they match the current level), or
     // an error / "running" text. clearTracing() removes the ROC.
@@ -94,6 +99,8 @@ private:
     QSpinBox* tracingN_;
     QSpinBox* tracingD_;
     QPushButton* tracingButton_;
+    QComboBox* tracingMech_;
+    QString tracingLabel_;  // the simulated mechanism, for the ROC's legend
     QLabel* tracingText_;
     std::vector<dpx::XYPoint> tracingRoc_;  // x = FPR, y = FNR
     double tracingAuc_ = 0.5;
