@@ -26,3 +26,19 @@ done
 for s in histogram matrix tradeoff experiment ranges marginals means; do
     shot "local-$s" --session "$here/sessions/local-$s.json"
 done
+# The release dialog (user-guide.md § Releasing a histogram): a first release at ε = 1 creates a
+# ledger with a total of 5 in a scratch home (so the dialog's default paths are short and the
+# same on every run), then the dialog at ε = 10 (refused: 4 left) and a discrete Gaussian on a new
+# ledger.
+home=/tmp/dpexplorer-screenshots
+rm -rf "$home" && mkdir -p "$home/Documents"
+HOME=$home "$app" --example telemetry --release-dialog --release-go --release-epsilon 1 \
+    --release-budget 5 > /dev/null
+HOME=$home "$app" --example telemetry --release-dialog --release-epsilon 10 \
+    --screenshot "$out/release-dialog-refused.png"
+echo "$out/release-dialog-refused.png"
+HOME=$home "$app" --example telemetry --release-dialog --release-mechanism discrete-gaussian \
+    --release-epsilon 0.5 --release-delta 1e-6 --release-ledger "$home/Documents/gaussian-ledger.json" \
+    --release-budget 2,1e-5 --screenshot "$out/release-dialog-gaussian.png"
+echo "$out/release-dialog-gaussian.png"
+rm -rf "$home"
