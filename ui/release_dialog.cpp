@@ -1,6 +1,7 @@
 #include "ui/release_dialog.h"
 
 #include <QAction>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDialogButtonBox>
@@ -620,7 +621,27 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p,
     }
     updateEnabled();
     fitHeight();
+    if (ledgerExists_) {
+        Q_EMIT ledgerChosen(ledger_->text().trimmed());
+    }
     Q_EMIT previewUpdated();
+}
+
+void ReleaseDialog::closeEvent(QCloseEvent* e) {
+    if (releasing_) {
+        status_->setText(tr("Releasing… the dialog can be closed when the files are written."));
+        e->ignore();
+        return;
+    }
+    QDialog::closeEvent(e);
+}
+
+void ReleaseDialog::reject() {
+    if (releasing_) {
+        status_->setText(tr("Releasing… the dialog can be closed when the files are written."));
+        return;
+    }
+    QDialog::reject();
 }
 
 void ReleaseDialog::fitHeight() {
@@ -784,6 +805,11 @@ ReleaseDialog* ReleaseController::open() {
     }
     connect(dialog_, &ReleaseDialog::releaseFinished, this,
             [this](bool, const QString& ledger) { setLedgerPath(ledger); });
+    connect(dialog_, &ReleaseDialog::ledgerChosen, this, [this](const QString& ledger) {
+        if (ledger != ledgerPath_) {
+            setLedgerPath(ledger);
+        }
+    });
     connect(dialog_, &QObject::destroyed, this, [this] { dialog_ = nullptr; });
     dialog_->show();
     return dialog_;

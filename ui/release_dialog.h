@@ -22,6 +22,7 @@
 #include "ui/explorer_state.h"
 
 class QAction;
+class QCloseEvent;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -94,6 +95,13 @@ Q_SIGNALS:
     void previewUpdated();
     // After a release: the ledger used, and whether the release succeeded.
     void releaseFinished(bool ok, const QString& ledgerPath);
+    // A preview read an existing ledger file (intact or not): the one the user chose.
+    void ledgerChosen(const QString& ledgerPath);
+
+protected:
+    // While a release is being written the dialog stays open (its result is shown in it).
+    void closeEvent(QCloseEvent* e) override;
+    void reject() override;
 
 private:
     void buildUi();
