@@ -142,6 +142,8 @@ Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text) {
         c.mechanism = TradeoffMechanism::Geometric;
     } else if (mech == "gaussian") {
         c.mechanism = TradeoffMechanism::Gaussian;
+    } else if (mech == "sparse") {
+        c.mechanism = TradeoffMechanism::SparseThreshold;
     } else if (mech == "gm") {
         c.mechanism = TradeoffMechanism::CountGeometric;
     } else if (mech == "em") {
@@ -165,8 +167,8 @@ Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text) {
         c.local = *spec;
     } else {
         return Error{"configuration '" + text + "': unknown mechanism '" + mech +
-                     "' (use laplace, geometric, gaussian, gm, em, optimal[-OBJ], or a local "
-                     "protocol rr, grr, oue, sue, olh, hrr, dbitflipD)"};
+                     "' (use laplace, geometric, gaussian, sparse, gm, em, optimal[-OBJ], or a "
+                     "local protocol rr, grr, oue, sue, olh, hrr, dbitflipD)"};
     }
     auto kind = estimatorFromName(est);
     if (!kind) {

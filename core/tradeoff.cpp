@@ -16,6 +16,9 @@
 #include "core/ldp_metrics.h"
 #include "core/mechanism.h"
 #include "core/random_variates.h"
+#include "core/simulation_rng.h"
+#include "core/sparse_histogram.h"
+#include "core/trial_blocks.h"
 #include "core/validation.h"
 
 namespace dpx {
@@ -350,6 +353,86 @@ CurvePoint countPoint(const CountMechanism& m, const Prepared& p, const Tradeoff
 }
 
 // ---------------------------------------------------------------------------------------------
+// Sparse histograms (see the header): Laplace(b = Δ1/ε), then 0 where h + L ≤ τ = b·ln p.
+
+double sparseScale(const TradeoffConfig& c, double epsilon) {
+    return c.sensitivity.l1 / epsilon;
+}
+
+double sparseThreshold(const Prepared& p, double scale) {
+    return scale * std::log(static_cast<double>(p.counts.size()));
+}
+
+bool sparseExactAvailable(const TradeoffConfig& c) {
+    return c.metric.metric == Metric::L1 &&
+           (c.estimator == EstimatorKind::Identity || c.estimator == EstimatorKind::Clamp);
+}
+
+constexpr const char* kSparseExactMethod = "per-bin closed form of thresholded Laplace";
+
+double sparseExactL1(const Prepared& p, const TradeoffConfig& c, double epsilon) {
+    const double b = sparseScale(c, epsilon);
+    const double tau = sparseThreshold(p, b);
+    double sum = 0;
+    for (std::int64_t h : p.counts) {
+        sum += sparseCellExpectedL1(static_cast<double>(h), b, tau);
+    }
+    return sum / scaleDivisor(c.metric, p.truth.total());
+}
+
+// Trial t draws L_1..L_p in bin order on SimulationRng(seed, t) (common random numbers along
+// the curve), blocks of trials over `threads` (core/trial_blocks.h): thread-count independent.
+CurvePoint sparseMonteCarlo(const Prepared& p, const TradeoffConfig& c, double epsilon,
+                            const CurveOptions& o, const std::function<void(double)>& progress) {
+    const double b = sparseScale(c, epsilon);
+    const double tau = sparseThreshold(p, b);
+    const std::size_t bins = p.counts.size();
+    const double total = p.truth.total();
+    std::vector<double> values(o.trials, 0.0);
+    const auto kept = runTrialBlocks(
+        o.trials, 256, o.threads, o.stop, progress, [&](std::uint64_t t) {
+            SimulationRng rng(o.seed, t);
+            std::vector<double> work(bins);
+            for (std::size_t i = 0; i < bins; ++i) {
+                bool negative = false;
+                const double l = b * rng.exponential(&negative);
+                const double y = p.truth.counts[i] + (negative ? -l : l);
+                work[i] = y > tau ? y : 0.0;
+            }
+            if (c.estimator != EstimatorKind::Identity) {
+                EstimatorWorkspace ws;
+                estimateInPlace({c.estimator, 2 * b * b}, work, ws);
+            }
+            values[static_cast<std::size_t>(t)] =
+                evaluateMetric(c.metric, p.truth.counts, work, p.truth.positions, total);
+        });
+    if (kept < o.trials && o.stop.stop_requested()) {
+        return missing(epsilon, "cancelled");
+    }
+    values.resize(static_cast<std::size_t>(kept));
+    if (kept < 2) {
+        return missing(epsilon, "fewer than 2 trials");
+    }
+    const auto [mean, se] = meanAndStandardError(values);
+    CurvePoint pt;
+    pt.epsilon = epsilon;
+    pt.value = mean;
+    pt.ciLow = mean - 1.96 * se;
+    pt.ciHigh = mean + 1.96 * se;
+    pt.method = "Monte Carlo";
+    pt.trials = kept;
+    return pt;
+}
+
+CurvePoint sparsePoint(const Prepared& p, const TradeoffConfig& c, double epsilon,
+                       const CurveOptions& o, const std::function<void(double)>& progress) {
+    if (!o.forceMonteCarlo && sparseExactAvailable(c)) {
+        return exactPoint(epsilon, sparseExactL1(p, c, epsilon), kSparseExactMethod);
+    }
+    return sparseMonteCarlo(p, c, epsilon, o, progress);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Local protocols (see the header).
 
 bool localExactAvailable(const TradeoffConfig& c) {
@@ -540,6 +623,14 @@ Expected<double> exactErrorAt(const Prepared& p, const TradeoffConfig& c, double
                          "Carlo)"};
         }
         return localExactSse(p, c, epsilon);
+    }
+    if (c.mechanism == TradeoffMechanism::SparseThreshold) {
+        if (!sparseExactAvailable(c)) {
+            return Error{"solving for ε needs an exact error, and " + c.name() +
+                         " has none (sparse: identity or clamp with L1; the others are Monte "
+                         "Carlo)"};
+        }
+        return sparseExactL1(p, c, epsilon);
     }
     if (!isCountTradeoffMechanism(c.mechanism)) {
         auto mech = calibrateAt(c, epsilon);
@@ -870,6 +961,8 @@ const char* tradeoffMechanismName(TradeoffMechanism m) {
             return "optimal";
         case TradeoffMechanism::Local:
             return "local";
+        case TradeoffMechanism::SparseThreshold:
+            return "sparse";
     }
     return "?";
 }
@@ -956,6 +1049,11 @@ Status TradeoffConfig::validate() const {
             return Error{"the bits d of dbitflip must be at least 1"};
         }
         return okStatus();
+    }
+    if (mechanism == TradeoffMechanism::SparseThreshold &&
+        estimator == EstimatorKind::NoiseFirst) {
+        return Error{"NoiseFirst is not applicable to the sparse (thresholded) release: it assumes "
+                     "untouched Laplace noise in every bin (use identity, clamp or resize)"};
     }
     if (mechanism == TradeoffMechanism::Gaussian) {
         if (auto s = validateDelta(delta); !s) {
@@ -1047,6 +1145,8 @@ Expected<ErrorCurve> errorCurve(const Histogram& truth, const TradeoffConfig& co
         CurvePoint pt;
         if (isLocalTradeoffMechanism(config.mechanism)) {
             pt = localPoint(*prep, config, e, options, sub);
+        } else if (config.mechanism == TradeoffMechanism::SparseThreshold) {
+            pt = sparsePoint(*prep, config, e, options, sub);
         } else if (!isCountTradeoffMechanism(config.mechanism)) {
             pt = noisePoint(*prep, config, e, options, sub);
         } else if (lp) {
@@ -1324,11 +1424,12 @@ Expected<EpsilonSolution> smallestEpsilonFor(double target, const TradeoffConfig
 }
 
 Expected<double> perBinWithinProbability(const TradeoffConfig& config, double epsilon, double k) {
-    if (isCountTradeoffMechanism(config.mechanism) || isLocalTradeoffMechanism(config.mechanism)) {
+    if (isCountTradeoffMechanism(config.mechanism) || isLocalTradeoffMechanism(config.mechanism) ||
+        config.mechanism == TradeoffMechanism::SparseThreshold) {
         return Error{
             "the per-bin target is for noise-per-bin mechanisms (laplace, geometric, "
-            "gaussian); the error law of a count matrix or a local protocol depends on the "
-            "count"};
+            "gaussian); the error law of a count matrix, a local protocol or a thresholded "
+            "(sparse) release depends on the count"};
     }
     if (auto s = config.validate(); !s) {
         return s.error();

@@ -13,7 +13,17 @@
 //    (inputErrorDistribution: Σ_i E[e_i²], Σ_i E|e_i|) and exact L∞ as Σ_{t≥0} (1 − Π_i
 //    Pr[|e_i| ≤ t]); W1 and resize are Monte Carlo. LP matrices over the grid come from one
 //    warm-started designCountMechanismSweep;
-//  * local frequency oracles (Local, issue #7; core/ldp.h): see "Local protocols" below.
+//  * local frequency oracles (Local, issue #7; core/ldp.h): see "Local protocols" below;
+//  * sparse histograms (SparseThreshold, issue #9; seed 003 §2.4.1, core/sparse_histogram.h):
+//    Laplace noise of scale b = Δ1/ε in every bin, then 0 released wherever h + L ≤ τ = b·ln p
+//    (p = the number of bins), then the estimator. Under replace-one neighbours (Δ1 = 2) this is
+//    exactly the seed's mechanism (b = 2/ε, τ = (2/ε)·ln p); under add/remove the noise is the
+//    Laplace row's, so the two rows compare at the same guarantee (ε-DP: thresholding at a τ
+//    fixed by ε, Δ1 and p is post-processing). The seed's comparison, Laplace with negatives
+//    clamped, is the Laplace row with the clamp estimator. L1 with identity (or clamp, which
+//    changes nothing: released values are > τ ≥ 0) is exact, the sum of
+//    sparseCellExpectedL1 over the bins; every other metric or estimator is Monte Carlo (trial t
+//    draws on SimulationRng(seed, t), the same at every ε). NoiseFirst is refused.
 //
 // Local protocols. Every bin is a value of the domain {0, …, D−1} (D = the number of bins) and its
 // count the number of users holding that value, so N = the histogram's total. Each user sends one
@@ -70,9 +80,10 @@ enum class TradeoffMechanism {
     CountExplicitFair,  // EM matrix, explicitFair(n, ε)
     CountOptimal,       // LP-designed matrix (count_lp.h), objective in `lp`
     Local,              // local-DP frequency oracle (core/ldp.h), protocol in `local`
+    SparseThreshold,    // Laplace(Δ1/ε) per bin, then 0 where h + L ≤ (Δ1/ε)·ln p (seed 003)
 };
 
-// "laplace", "geometric", "gaussian", "gm", "em", "optimal", "local".
+// "laplace", "geometric", "gaussian", "gm", "em", "optimal", "local", "sparse".
 const char* tradeoffMechanismName(TradeoffMechanism m);
 bool isCountTradeoffMechanism(TradeoffMechanism m);
 bool isLocalTradeoffMechanism(TradeoffMechanism m);  // Local

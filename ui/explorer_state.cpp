@@ -275,8 +275,8 @@ Status ExplorerState::validate() const {
         if (!isTradeoffConfigId(id)) {
             return Error{"unknown trade-off configuration '" + id.toStdString() +
                          "' (laplace, geometric or gaussian with identity, clamp, resize or "
-                         "noisefirst; gm, em or optimal with identity or resize; rr, grr, oue, "
-                         "sue, olh, hrr or dbitflipD with identity, clamp or resize)"};
+                         "noisefirst; sparse, gm, em or optimal with identity or resize; rr, "
+                         "grr, oue, sue, olh, hrr or dbitflipD with identity, clamp or resize)"};
         }
     }
     if (!(tradeoffEpsLo >= kMinEpsilon && tradeoffEpsLo < tradeoffEpsHi &&
@@ -347,6 +347,10 @@ bool isTradeoffConfigId(const QString& id) {
     if (m == QLatin1String("laplace") || m == QLatin1String("geometric") ||
         m == QLatin1String("gaussian")) {
         return true;
+    }
+    // The sparse (thresholded Laplace) release: identity or resize (clamp = identity there).
+    if (m == QLatin1String("sparse")) {
+        return parts[1] == QLatin1String("identity") || parts[1] == QLatin1String("resize");
     }
     // Local protocols (core/tradeoff.h names: "grr", "oue", "dbitflip2", …): no NoiseFirst.
     if (localProtocolFromConfigName(m.toStdString())) {

@@ -34,8 +34,9 @@ namespace dpx::ui {
 
 namespace {
 
-// The rows of the configuration grid: the central mechanisms, then the local protocols (issue #7;
-// dBitFlip with one bit per user, seed 002's d = 1).
+// The rows of the configuration grid: the central mechanisms (with the sparse, thresholded Laplace
+// release of seed 003 §2.4.1, issue #9), then the local protocols (issue #7; dBitFlip with one bit
+// per user, seed 002's d = 1).
 struct Row {
     TradeoffMechanism mechanism;
     ldp::Protocol protocol = ldp::Protocol::GRR;  // Local rows
@@ -45,6 +46,7 @@ constexpr Row kMechanisms[] = {
     {TradeoffMechanism::Laplace},
     {TradeoffMechanism::Geometric},
     {TradeoffMechanism::Gaussian},
+    {TradeoffMechanism::SparseThreshold},
     {TradeoffMechanism::CountGeometric},
     {TradeoffMechanism::CountExplicitFair},
     {TradeoffMechanism::CountOptimal},
@@ -91,6 +93,8 @@ QString mechanismTitle(TradeoffMechanism m) {
             return QObject::tr("Optimal (LP)");
         case TradeoffMechanism::Local:
             return QObject::tr("Local");
+        case TradeoffMechanism::SparseThreshold:
+            return QObject::tr("Sparse Laplace");
     }
     return {};
 }
@@ -158,6 +162,8 @@ QColor mechanismColour(TradeoffMechanism m) {
             return QColor(140, 86, 75);
         case TradeoffMechanism::Local:
             return QColor(23, 190, 207);
+        case TradeoffMechanism::SparseThreshold:
+            return QColor(230, 60, 130);
     }
     return Qt::gray;
 }
@@ -262,6 +268,8 @@ MechanismChoice mechanismChoiceOf(TradeoffMechanism m) {
             return MechanismChoice::CountOptimal;
         case TradeoffMechanism::Local:
             return MechanismChoice::LocalGRR;  // the protocol decides: see configIdOf
+        case TradeoffMechanism::SparseThreshold:
+            return MechanismChoice::Laplace;  // not a window mechanism: never chosen by a click
     }
     return MechanismChoice::Laplace;
 }
@@ -368,6 +376,10 @@ void TradeoffView::buildControls() {
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
         const Row& m = kMechanisms[i];
         auto* name = new QLabel(rowTitle(m));
+        if (m.mechanism == TradeoffMechanism::SparseThreshold) {
+            name->setToolTip(tr("Laplace + threshold: the sparse histogram of seed 003 §2.4.1 "
+                                "(see More mechanisms ▸ Sparse histograms)"));
+        }
         QPalette pal = name->palette();
         pal.setColor(QPalette::WindowText, rowColour(m));
         name->setPalette(pal);
@@ -381,6 +393,20 @@ void TradeoffView::buildControls() {
                 c->setEnabled(false);
                 c->setToolTip(tr("NoiseFirst is derived for Laplace noise: not for local "
                                  "protocols"));
+            }
+            if (m.mechanism == TradeoffMechanism::SparseThreshold &&
+                (e == EstimatorKind::Clamp || e == EstimatorKind::NoiseFirst)) {
+                c->setEnabled(false);
+                c->setToolTip(e == EstimatorKind::Clamp
+                                  ? tr("The thresholded release is ≥ 0 already: clamp = "
+                                       "identity. Laplace clamped at 0, the seed's comparison, "
+                                       "is the Laplace row's Clamp")
+                                  : tr("NoiseFirst assumes untouched Laplace noise in every "
+                                       "bin: not for the thresholded release"));
+            } else if (m.mechanism == TradeoffMechanism::SparseThreshold) {
+                c->setToolTip(tr("Laplace (Δ1/ε) in every bin, then 0 where the noisy count is "
+                                 "≤ τ = (Δ1/ε)·ln p (seed 003 §2.4.1), with the %1 estimator")
+                                  .arg(estimatorTitle(e)));
             }
             if (isCountTradeoffMechanism(m.mechanism) &&
                 (e == EstimatorKind::Clamp || e == EstimatorKind::NoiseFirst)) {
@@ -514,7 +540,8 @@ void TradeoffView::buildControls() {
             [this] { updateTargetControls(); });
     connect(solve_, &QPushButton::clicked, this, &TradeoffView::solveTarget);
     connect(useSolution_, &QPushButton::clicked, this, [this] {
-        if (solved_ && solvedConfig_) {
+        if (solved_ && solvedConfig_ &&
+            solvedConfig_->mechanism != TradeoffMechanism::SparseThreshold) {
             Q_EMIT configurationChosen(mechanismChoiceOf(*solvedConfig_),
                                        static_cast<int>(solvedConfig_->local.bits),
                                        solvedConfig_->estimator,
@@ -1359,8 +1386,9 @@ void TradeoffView::onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMou
             }
         }
     }
-    if (curve == kNoCurve || curve >= configs_.size()) {
-        return;
+    if (curve == kNoCurve || curve >= configs_.size() ||
+        configs_[curve].mechanism == TradeoffMechanism::SparseThreshold) {
+        return;  // the sparse release has its page under More mechanisms, not a window mechanism
     }
     const double epsilon = gridAxis_ == Axis::Epsilon ? x : inputs_.state.epsilon;
     Q_EMIT configurationChosen(mechanismChoiceOf(configs_[curve]),
@@ -1428,8 +1456,12 @@ void TradeoffView::onMouseMove(QMouseEvent* event) {
     } else {
         text += tr("<br>exact");
     }
-    text += tr("<br><i>click to use this configuration%1</i>")
-                .arg(gridAxis_ == Axis::Epsilon ? tr(" at this ε") : QString());
+    if (configs_[bestCurve].mechanism == TradeoffMechanism::SparseThreshold) {
+        text += tr("<br><i>the sparse release: see More mechanisms ▸ Sparse histograms</i>");
+    } else {
+        text += tr("<br><i>click to use this configuration%1</i>")
+                    .arg(gridAxis_ == Axis::Epsilon ? tr(" at this ε") : QString());
+    }
     QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
 }
 
@@ -1573,7 +1605,8 @@ void TradeoffView::showSolution(const TradeoffConfig& cfg, TargetKind kind, doub
                                         QString::fromStdString(solution.method)));
         }
         useSolution_->setText(tr("&Use %1 at ε = %2").arg(id, num(solution.epsilon)));
-        useSolution_->setVisible(true);
+        // The sparse release is not a window mechanism (its page is under More mechanisms).
+        useSolution_->setVisible(cfg.mechanism != TradeoffMechanism::SparseThreshold);
     }
     drawMarkers();
     replotWhenVisible(plot_);

@@ -22,7 +22,9 @@
 #include "core/gaussian_mechanism.h"
 #include "core/ldp.h"
 #include "core/ldp_metrics.h"
+#include "core/example_datasets.h"
 #include "core/metrics.h"
+#include "core/sparse_histogram.h"
 #include "core/tradeoff.h"
 #include "test_support.h"
 
@@ -125,6 +127,12 @@ private Q_SLOTS:
     void localSolveOlhSawtooth();
     void localRejections();
     void localCancellation();
+    void sparseSeedComparison();
+    void sparseAddRemoveIsSeedAtTwiceEpsilon();
+    void sparseEmptyHistogramClosedForm();
+    void sparseMonteCarloSse();
+    void sparseExactVsMonteCarloAndThreads();
+    void sparseSolveAndRefusals();
 };
 
 void TestTradeoff::logGrid() {
@@ -1156,6 +1164,183 @@ void TestTradeoff::localCancellation() {
     QCOMPARE(c->points.size(), std::size_t(2));
     QVERIFY(!c->points[0].valid());
     QVERIFY(dpxtest::mentions(c->points[0].method, "cancelled"));
+}
+
+// ---- sparse histograms (seed 003 §2.4.1, issue #9) -------------------------------------------
+
+namespace {
+
+TradeoffConfig sparseConfig(EstimatorKind e, Metric metric, double l1 = 2,
+                            Scale scale = Scale::Counts) {
+    TradeoffConfig c = config(TradeoffMechanism::SparseThreshold, e, metric, scale);
+    // Replace-one (Δ1 = 2, Δ2 = √2) or add/remove (Δ1 = Δ2 = 1); only Δ1 is used.
+    c.sensitivity = {l1, l1 == 2 ? std::sqrt(2.0) : l1, true};
+    return c;
+}
+
+// E[(out − h)²] of one cell, out = (h + L)·1[h + L > τ], L ~ Laplace(b), from the definition
+// (t = τ − h): h²·Pr[L ≤ t] + E[L²·1{L > t}], where ∫_t^∞ x² e^{−x/b}/(2b) dx =
+// ½e^{−t/b}(t² + 2bt + 2b²) for t ≥ 0 and, for t < 0, 2b² − ½e^{t/b}(t² − 2bt + 2b²).
+double sparseCellSse(double h, double b, double tau) {
+    const double t = tau - h;
+    const double cdf = t >= 0 ? 1 - 0.5 * std::exp(-t / b) : 0.5 * std::exp(t / b);
+    const double tail = t >= 0 ? 0.5 * std::exp(-t / b) * (t * t + 2 * b * t + 2 * b * b)
+                               : 2 * b * b - 0.5 * std::exp(t / b) * (t * t - 2 * b * t + 2 * b * b);
+    return h * h * cdf + tail;
+}
+
+}  // namespace
+
+// Under replace-one neighbours (Δ1 = 2) the sparse row is the seed's mechanism: its exact L1 is
+// sparseExpectedError's, and the seed's comparison (Laplace clamped at 0) is the Laplace row with
+// the clamp estimator. Reference: docs/mechanisms/sparse-histogram.md, ε = 1 on the Edwards-like
+// table: thresholded 66.30646392470464, clamped 79.11921697729657.
+void TestTradeoff::sparseSeedComparison() {
+    auto h = makeExample("edwards-like");
+    QVERIFY(h);
+    const std::vector<double> grid{0.1, 0.5, 1, 4};
+    auto sparse = errorCurve(*h, sparseConfig(EstimatorKind::Identity, Metric::L1), grid, {});
+    TradeoffConfig clampCfg = config(TradeoffMechanism::Laplace, EstimatorKind::Clamp, Metric::L1);
+    clampCfg.sensitivity = {2, std::sqrt(2.0), true};
+    auto clamped = errorCurve(*h, clampCfg, grid, {});
+    QVERIFY(sparse && clamped);
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+        auto ref = sparseExpectedError(h->counts(), SparseHistogramParams{grid[k], std::nullopt});
+        QVERIFY(ref);
+        QVERIFY(sparse->points[k].exact);
+        QVERIFY(clamped->points[k].exact);
+        QVERIFY(near(sparse->points[k].value, ref->thresholdedL1, 1e-12));
+        QVERIFY(near(clamped->points[k].value, ref->clampedL1, 1e-9));
+    }
+    QVERIFY(near(sparse->points[2].value, 66.30646392470464, 1e-12));
+    QVERIFY(near(clamped->points[2].value, 79.11921697729657, 1e-9));
+    // The clamp estimator changes nothing after thresholding (released values are > τ ≥ 0).
+    auto sparseClamp = errorCurve(*h, sparseConfig(EstimatorKind::Clamp, Metric::L1), grid, {});
+    QVERIFY(sparseClamp);
+    QCOMPARE(sparseClamp->points[2].value, sparse->points[2].value);
+    // Frequencies: ÷ N.
+    auto freq = errorCurve(*h, sparseConfig(EstimatorKind::Identity, Metric::L1, 2,
+                                            Scale::Frequencies), grid, {});
+    QVERIFY(freq);
+    QVERIFY(near(freq->points[2].value * 70, sparse->points[2].value, 1e-12));
+    QCOMPARE(std::string(tradeoffMechanismName(TradeoffMechanism::SparseThreshold)),
+             std::string("sparse"));
+    QCOMPARE(sparseConfig(EstimatorKind::Resize, Metric::L1).defaultLabel(),
+             std::string("sparse:resize"));
+}
+
+// Under add/remove (Δ1 = 1) the noise is Laplace(1/ε) and τ = (1/ε)·ln p: the seed's mechanism
+// at 2ε.
+void TestTradeoff::sparseAddRemoveIsSeedAtTwiceEpsilon() {
+    const Histogram h = hist({0, 5, 0, 0, 40, 1, 0, 2, 0, 0, 0, 9});
+    for (double e : {0.05, 0.7, 3.0}) {
+        const CurvePoint pt = pointAt(h, sparseConfig(EstimatorKind::Identity, Metric::L1, 1), e);
+        auto ref = sparseExpectedError(h.counts(), SparseHistogramParams{2 * e, std::nullopt});
+        QVERIFY(ref);
+        QVERIFY(pt.exact);
+        QVERIFY(near(pt.value, ref->thresholdedL1, 1e-12));
+    }
+}
+
+// An empty cell errs by L·1{L > τ}, mean ½e^{−τ/b}(τ + b) = (τ + b)/(2p) at τ = b ln p (seed 003
+// §2.4.1); a cell of 10^6 records is never zeroed and errs by E|L| = b (to double precision). So
+// 49 empty cells and one of 10^6 give 49(τ + b)/100 + b. (An all-empty histogram has N = 0, which
+// the trade-off refuses.)
+void TestTradeoff::sparseEmptyHistogramClosedForm() {
+    std::vector<std::int64_t> counts(50, 0);
+    counts[17] = 1'000'000;
+    const Histogram h = hist(counts);
+    for (double e : {0.2, 1.0, 8.0}) {
+        const double b = 2 / e;
+        const double tau = b * std::log(50.0);
+        const CurvePoint pt = pointAt(h, sparseConfig(EstimatorKind::Identity, Metric::L1), e);
+        QVERIFY(pt.exact);
+        QVERIFY2(near(pt.value, 49 * (tau + b) / 100 + b, 1e-12),
+                 dpxtest::nearMessage("L1", pt.value, 49 * (tau + b) / 100 + b, 0).constData());
+    }
+}
+
+// SSE has no exact method in the row: Monte Carlo, checked against the closed form above.
+void TestTradeoff::sparseMonteCarloSse() {
+    const Histogram h = hist({0, 3, 0, 12, 1, 0, 0, 25});
+    const std::vector<double> grid{0.3, 1, 5};
+    CurveOptions o;
+    o.trials = 40000;
+    o.seed = 11;
+    auto mc = errorCurve(h, sparseConfig(EstimatorKind::Identity, Metric::SSE), grid, o);
+    QVERIFY(mc);
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+        const CurvePoint& m = mc->points[k];
+        QVERIFY(!m.exact);
+        QCOMPARE(m.method, std::string("Monte Carlo"));
+        QCOMPARE(m.trials, o.trials);
+        const double b = 2 / grid[k];
+        const double tau = b * std::log(8.0);
+        double exact = 0;
+        for (auto c : h.counts()) {
+            exact += sparseCellSse(static_cast<double>(c), b, tau);
+        }
+        const double se = (m.ciHigh - m.ciLow) / (2 * 1.96);
+        QVERIFY(se > 0);
+        QVERIFY2(std::abs(m.value - exact) <= 4 * se,
+                 dpxtest::nearMessage("Monte Carlo vs closed form", m.value, exact, 4 * se)
+                     .constData());
+    }
+}
+
+// Forced Monte Carlo agrees with the exact L1; the result does not depend on the thread count;
+// resize runs (Monte Carlo); a stop request gives missing points.
+void TestTradeoff::sparseExactVsMonteCarloAndThreads() {
+    const Histogram h = hist({0, 3, 0, 12, 1, 0, 0, 25, 0, 0});
+    const std::vector<double> grid{0.5, 2};
+    const auto c = sparseConfig(EstimatorKind::Identity, Metric::L1);
+    auto exact = errorCurve(h, c, grid, {});
+    CurveOptions o;
+    o.trials = 30000;
+    o.seed = 3;
+    o.forceMonteCarlo = true;
+    o.threads = 1;
+    auto one = errorCurve(h, c, grid, o);
+    o.threads = 2;
+    auto two = errorCurve(h, c, grid, o);
+    QVERIFY(exact && one && two);
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+        const CurvePoint& m = one->points[k];
+        QCOMPARE(two->points[k].value, m.value);
+        const double se = (m.ciHigh - m.ciLow) / (2 * 1.96);
+        QVERIFY2(std::abs(m.value - exact->points[k].value) <= 4 * se,
+                 dpxtest::nearMessage("Monte Carlo vs exact", m.value, exact->points[k].value,
+                                      4 * se)
+                     .constData());
+    }
+    auto resize = errorCurve(h, sparseConfig(EstimatorKind::Resize, Metric::W1), grid, o);
+    QVERIFY(resize);
+    QVERIFY(resize->points[0].valid());
+    std::stop_source src;
+    src.request_stop();
+    o.stop = src.get_token();
+    auto stopped = errorCurve(h, c, grid, o);
+    QVERIFY(stopped);
+    QVERIFY(stopped->cancelled);
+    QVERIFY(!stopped->points[0].valid());
+}
+
+void TestTradeoff::sparseSolveAndRefusals() {
+    auto h = makeExample("edwards-like");
+    QVERIFY(h);
+    const auto c = sparseConfig(EstimatorKind::Identity, Metric::L1);
+    auto s = smallestEpsilonFor(100, c, *h, 0.01, 20);
+    QVERIFY2(s, s ? "" : s.error().message.c_str());
+    QVERIFY(s->value <= 100 * (1 + 1e-9));
+    const CurvePoint below = pointAt(*h, c, s->epsilon * 0.999);
+    QVERIFY(below.value > 100);
+    // Monte Carlo configurations cannot be solved for; NoiseFirst and the per-bin target are
+    // refused.
+    DPX_VERIFY_ERROR(smallestEpsilonFor(100, sparseConfig(EstimatorKind::Resize, Metric::L1), *h,
+                                        0.01, 20),
+                     "exact");
+    DPX_VERIFY_ERROR(sparseConfig(EstimatorKind::NoiseFirst, Metric::L1).validate(), "NoiseFirst");
+    DPX_VERIFY_ERROR(perBinWithinProbability(c, 1, 2), "sparse");
 }
 
 QTEST_GUILESS_MAIN(TestTradeoff)
