@@ -26,6 +26,10 @@ done
 for s in histogram matrix tradeoff experiment ranges marginals means; do
     shot "local-$s" --session "$here/sessions/local-$s.json"
 done
+# Vector means (mechanisms/vector-mean.md): the page at ε = 1, and at ε = 0.01 in the dark theme.
+for s in vector-mean vector-mean-eps001; do
+    shot "$s" --session "$here/sessions/$s.json"
+done
 # The release dialog (user-guide.md § Releasing a histogram): a first release at ε = 1 creates a
 # ledger with a total of 5 in a scratch home (so the dialog's default paths are short and the
 # same on every run), then the dialog at ε = 10 (refused: 4 left) and a discrete Gaussian on a new
