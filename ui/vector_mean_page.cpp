@@ -91,16 +91,16 @@ bool isPrinted(const VectorMechanismSpec& s) {
     return s.kind == VectorMechanismKind::GaussianPrinted;
 }
 
-// The guarantee in symbols and numbers: "(ε, δ) = (1, 1e-06)-DP", "(2ε, δ) = (2, 1e-06)-DP only",
-// "pure ε = 1-DP".
-QString guaranteeShort(const VectorMechanismSpec& s, double eps, double delta) {
+// The guarantee for the legend, in symbols (the title gives ε and δ; the table below the plot
+// the numbers).
+QString guaranteeShort(const VectorMechanismSpec& s) {
     switch (s.kind) {
         case VectorMechanismKind::Gaussian:
-            return QStringLiteral("(%1, %2)-DP").arg(num(eps), num(delta));
+            return QStringLiteral("(ε, δ)-DP");
         case VectorMechanismKind::GaussianPrinted:
-            return QStringLiteral("only (2ε, δ) = (%1, %2)-DP").arg(num(2 * eps), num(delta));
+            return QStringLiteral("only (2ε, δ)-DP");
         default:
-            return QStringLiteral("pure %1-DP").arg(num(eps));
+            return QStringLiteral("pure ε-DP");
     }
 }
 
@@ -233,7 +233,7 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     // ---- mechanisms
     auto* mechs = new QGroupBox(tr("Mechanisms to compare"));
     auto* mechLayout = new QVBoxLayout(mechs);
-    mechGaussian_ = new QCheckBox(tr("Gaussian (ε, δ)-DP:"));
+    mechGaussian_ = new QCheckBox(tr("Gaussian, (ε, δ)-DP"));
     mechGaussian_->setObjectName(QStringLiteral("vmGaussian"));
     mechGaussian_->setChecked(true);
     calibration_ = new QComboBox;
@@ -245,7 +245,8 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     calibration_->addItem(tr("classic: σ = √(2 ln(1.25/δ))·Δ₂/ε"),
                           static_cast<int>(GaussianCalibration::Classic));
     auto* gaussRow = new QHBoxLayout;
-    gaussRow->addWidget(mechGaussian_);
+    gaussRow->addSpacing(24);
+    gaussRow->addWidget(new QLabel(tr("calibration")));
     gaussRow->addWidget(calibration_, 1);
     mechPrinted_ = new QCheckBox(tr("Gaussian, seed 004 eq. (4) as printed"));
     mechPrinted_->setObjectName(QStringLiteral("vmPrinted"));
@@ -264,6 +265,7 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     mechLaplace_->setToolTip(tr("Laplace(b) per coordinate, b = Δ₁/ε = 2d/(nε): pure ε-DP"));
     mechKNorm_->setToolTip(
         tr("Density ∝ exp(−ε‖z‖₂/Δ₂) (the \"gamma\" mechanism of seed 003 §1.3): pure ε-DP"));
+    mechLayout->addWidget(mechGaussian_);
     mechLayout->addLayout(gaussRow);
     mechLayout->addWidget(mechPrinted_);
     mechLayout->addWidget(mechLaplace_);
@@ -346,7 +348,7 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setMinimumWidth(side->minimumSizeHint().width() + 24);
-    scroll->setMaximumWidth(340);
+    scroll->setMaximumWidth(330);
 
     // ---- plot column: the printed-calibration warning, the plot, the σ / guarantee table
     printedWarning_ = new QLabel(
@@ -702,8 +704,7 @@ void VectorMeanPage::draw() {
             continue;
         }
         QCPGraph* g = plot_->addGraph();
-        g->setName(
-            tr("%1: %2").arg(shortLabel(c.spec), guaranteeShort(c.spec, s.epsilon, s.delta)));
+        g->setName(tr("%1: %2").arg(shortLabel(c.spec), guaranteeShort(c.spec)));
         g->setPen(QPen(colour, 1.6));
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 6));
         g->setData(x, y, true);

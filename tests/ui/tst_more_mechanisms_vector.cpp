@@ -7,6 +7,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
@@ -121,7 +122,7 @@ private Q_SLOTS:
         QCustomPlot* plot = page->plot();
         // Laplace: the plotted points are simulateMeanError's for the same seed; the dashed
         // closed form is d(1 − b²)/n + d·2(2d/(nε))² written out here.
-        const int lap = graphIndex(plot, QStringLiteral("Laplace: pure 0.5-DP"));
+        const int lap = graphIndex(plot, QStringLiteral("Laplace: pure ε-DP"));
         QVERIFY2(lap >= 0, "no Laplace graph");
         const auto points = graphData(plot->graph(lap));
         const auto closed = graphData(plot->graph(lap + 1));
@@ -168,8 +169,9 @@ private Q_SLOTS:
         }
         // The printed Gaussian is labelled (2ε, δ) in the legend, its warning is shown, and the
         // text gives b = 2d/(nε) at the reference n = 1000: 0.02.
-        QVERIFY(graphIndex(plot, QStringLiteral(
-                                     "Gaussian as printed: only (2ε, δ) = (1, 1e-05)-DP")) >= 0);
+        QVERIFY(graphIndex(plot, QStringLiteral("Gaussian as printed: only (2ε, δ)-DP")) >= 0);
+        QVERIFY2(page->detailsText().contains(QStringLiteral("(1, 1e-05)-DP (2ε)")),
+                 qPrintable(page->detailsText()));
         QVERIFY(page->printedWarningVisible());
         QVERIFY2(page->detailsText().contains(QStringLiteral("b = 0.02")),
                  qPrintable(page->detailsText()));
@@ -207,6 +209,9 @@ private Q_SLOTS:
         if (const QByteArray shots = qgetenv("DPX_TEST_SCREENSHOTS"); !shots.isEmpty()) {
             QTest::qWait(200);
             w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/vector_over_d.png"));
+            page->findChild<QLabel*>(QStringLiteral("vmDetails"))
+                ->grab()
+                .save(QString::fromLocal8Bit(shots) + QStringLiteral("/vector_details.png"));
         }
     }
 
