@@ -67,9 +67,10 @@ Expected<std::vector<double>> kernelDensity(std::span<const double> data, double
 // (relative error ~10⁻¹⁴). O(n·min(m, 18h/s)) multiply-adds instead of n·m exponentials: 0.5 s
 // instead of 30 s for n = 10⁶, m = 2000. Same errors as kernelDensity, and "cancelled" when
 // `stop` is requested (checked every 4096 data points); `progress` gets the fraction done.
-Expected<std::vector<double>> kernelDensityOnGrid(
-    std::span<const double> data, double bandwidth, double lo, double hi, std::size_t m,
-    const std::stop_token& stop = {}, const std::function<void(double)>& progress = {});
+Expected<std::vector<double>> kernelDensityOnGrid(std::span<const double> data, double bandwidth,
+                                                  double lo, double hi, std::size_t m,
+                                                  const std::stop_token& stop = {},
+                                                  const std::function<void(double)>& progress = {});
 
 // Silverman's rule of thumb h = 0.9·min(s, IQR/1.34)·n^(−1/5) (Silverman 1986, eq. 3.31), with
 // s the sample standard deviation (n − 1) and IQR the distance between the 25 % and 75 % sample

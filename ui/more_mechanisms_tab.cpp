@@ -6,6 +6,7 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include "ui/kde_page.h"
 #include "ui/rdp_page.h"
 #include "ui/select_page.h"
 #include "ui/vector_mean_page.h"
@@ -37,6 +38,9 @@ MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidg
     addPage(QStringLiteral("vector-mean"),
             tr("Vector means (seed 004 §3, seed 003 §1.3): Gaussian, Laplace, K-norm"),
             new VectorMeanPage(runner));
+    addPage(QStringLiteral("kde"),
+            tr("Functional KDE (seed 003 ch. 3): a density released as a whole curve"),
+            new KdePage(runner));
 
     connect(chooser_, &QComboBox::currentIndexChanged, this, [this](int i) {
         stack_->setCurrentIndex(i);
