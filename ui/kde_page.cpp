@@ -380,8 +380,7 @@ void KdePage::buildUi() {
     plot_->plotLayout()->addElement(2, 0, legendRow);
     legendRow->setMargins(QMargins(5, 0, 5, 5));
     legendRow->addElement(0, 0, plot_->legend);
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot_->legend->setWrap(2);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
     plot_->plotLayout()->setRowStretchFactor(0, 0.01);
     plot_->plotLayout()->setRowStretchFactor(2, 0.01);
     auto* left = new QVBoxLayout;
@@ -957,7 +956,8 @@ void KdePage::draw() {
                 .arg(formatParameter(r.epsilon), formatParameter(r.delta))
                 .arg(static_cast<qulonglong>(rel.n));
     if (context_.neighbouring == Neighbouring::AddRemove) {
-        info += tr(" The window's add/remove relation is not what this Δ covers.");
+        info += tr(" (The window's add/remove relation does not apply: this Δ is for one "
+                   "record replaced.)");
     }
     info += QStringLiteral("</p>");
     const double seedSd = rel.cDelta * rel.sensitivity / r.epsilon;
