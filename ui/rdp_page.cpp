@@ -530,27 +530,34 @@ void RandomDpPage::draw() {
     }
 
     // Right column: the L1 error distributions on one x range, so that they compare.
-    double emax = 0;
+    // The x range spans both samples (and both expectations), padded: when no cell is un-noised
+    // the two distributions coincide and are not squeezed against 0.
+    double emin = std::min(pl.expectedL1Rdp, pl.expectedL1Dp);
+    double emax = std::max(pl.expectedL1Rdp, pl.expectedL1Dp);
     for (const auto* v : {&mc.dpL1, &mc.rdpL1}) {
         for (double e : *v) {
+            emin = std::min(emin, e);
             emax = std::max(emax, e);
         }
     }
-    if (!(emax > 0)) {
-        emax = 1;
+    if (!(emax > emin)) {
+        emax = emin + (emin > 0 ? emin : 1);
     }
+    const double span = emax - emin;
+    emin = std::max(0.0, emin - 0.04 * span);
+    emax += 0.04 * span;
     constexpr int kBins = 60;
-    const double width = emax * 1.02 / kBins;
+    const double width = (emax - emin) / kBins;
     double countMax = 0;
     for (QCPAxisRect* r : {dpErrRect_, rdpErrRect_}) {
         const bool isRdp = r == rdpErrRect_;
         const auto& samples = isRdp ? mc.rdpL1 : mc.dpL1;
         QVector<double> centres(kBins), counts(kBins, 0);
         for (int b = 0; b < kBins; ++b) {
-            centres[b] = (b + 0.5) * width;
+            centres[b] = emin + (b + 0.5) * width;
         }
         for (double e : samples) {
-            const int b = std::clamp(static_cast<int>(e / width), 0, kBins - 1);
+            const int b = std::clamp(static_cast<int>((e - emin) / width), 0, kBins - 1);
             counts[b] += 1;
         }
         countMax = std::max(countMax, *std::max_element(counts.begin(), counts.end()));
@@ -580,7 +587,7 @@ void RandomDpPage::draw() {
             line->point2->setCoords(v, 1);
             line->setPen(which == 0 ? QPen(fg, 1.5) : QPen(fg, 1.5, Qt::DashLine));
         }
-        xa->setRange(0, emax * 1.02);
+        xa->setRange(emin, emax);
         xa->ticker()->setTickCount(4);
     }
     for (QCPAxisRect* r : {dpErrRect_, rdpErrRect_}) {

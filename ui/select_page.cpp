@@ -34,6 +34,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kLogFloor = 1e-16;
 // More bins than this: the probabilities are drawn as step lines instead of grouped bars.
 constexpr std::size_t kMaxBarBins = 60;
+// The path heatmap has at most this many cells (bins × columns).
+constexpr std::size_t kMaxPathCells = 2'000'000;
 
 const QColor kMechColours[3] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44)};
 const QColor kTruthColour(148, 103, 189);
@@ -51,6 +53,9 @@ QString probabilityText(const SelectionPage::Outcome& o, int m) {
         // Report-noisy-max's quadrature is accurate to ~1e-12 absolute (core): say no more.
         if (m != 0 && o.wrong[m] < 1e-12) {
             return QStringLiteral("> 1 − 1e-12");
+        }
+        if (o.wrong[m] == 0 && o.selection.utility.best.size() < o.selection.exponential.size()) {
+            return QStringLiteral("> 1 − 1e-300");  // the others underflow
         }
         return QStringLiteral("= 1 − %1").arg(num(o.wrong[m], 3));
     }
@@ -97,7 +102,8 @@ void setBinTicks(QCPAxis* axis, const std::vector<std::string>& labels, const QS
             longest = std::max(longest, labels[j].size());
         }
         axis->setTicker(ticker);
-        axis->setTickLabelRotation(k * longest > 60 ? 60 : 0);
+        const bool vertical = axis->orientation() == Qt::Vertical;
+        axis->setTickLabelRotation(!vertical && k * longest > 60 ? 60 : 0);
         axis->setLabel(what);
     } else {
         auto ticker = QSharedPointer<QCPAxisTickerFixed>(new QCPAxisTickerFixed);
@@ -203,6 +209,10 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot_->legend->setWrap(2);
     plot_->legend->setVisible(true);
+    plot_->plotLayout()->insertRow(1);
+    subtitle_ = new QCPTextElement(plot_, QString(), QFont(font().family(), font().pointSize()));
+    plot_->plotLayout()->addElement(1, 0, subtitle_);
+    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
 
     // The path matrix.
     pathPlot_ = new QCustomPlot;
@@ -242,8 +252,10 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     pathLayout->setContentsMargins(0, 0, 0, 0);
     auto* badgeRow = new QHBoxLayout;
     badgeRow->addWidget(badge_);
-    badgeRow->addWidget(pathHint_, 1);
+    badgeRow->addStretch(1);
+    badge_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
     pathLayout->addLayout(badgeRow);
+    pathLayout->addWidget(pathHint_);
     pathLayout->addWidget(pathPlot_, 1);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(plot_);
@@ -467,11 +479,38 @@ SelectionPage::Outcome SelectionPage::compute(const Inputs& in) {
             o.loss[m] += p[j] * (top - u[j]);
         }
     }
-    auto path = selectionPathMatrix(in.counts, in.params);
+    // The path of core's default length (until the runner-up leads by 2), cut to at most
+    // kMaxPathCells heatmap cells so that a 65 536-bin histogram still gets its first columns.
+    const std::size_t k = in.counts.size();
+    std::size_t steps = 0;
+    if (k >= 2) {
+        std::size_t a = 0;
+        for (std::size_t j = 1; j < k; ++j) {
+            if (in.counts[j] > in.counts[a]) {
+                a = j;
+            }
+        }
+        std::size_t b = a == 0 ? 1 : 0;
+        for (std::size_t j = 0; j < k; ++j) {
+            if (j != a && in.counts[j] > in.counts[b]) {
+                b = j;
+            }
+        }
+        const std::int64_t ca = in.counts[a], cb = in.counts[b];
+        const std::int64_t full = in.params.neighbouring == Neighbouring::Replace
+                                      ? std::min(ca, (ca - cb) / 2 + 2)
+                                      : ca - cb + 2;
+        o.fullPathSteps = static_cast<std::size_t>(std::max<std::int64_t>(full, 0));
+        const std::size_t fit = std::max<std::size_t>(kMaxPathCells / k, 2) - 1;
+        steps = std::min(o.fullPathSteps, fit);
+    }
+    auto path = steps > 0 ? selectionPathMatrix(in.counts, in.params, steps)
+                          : selectionPathMatrix(in.counts, in.params);
     if (!path) {
         o.pathError = QString::fromStdString(path.error().message);
     } else {
         o.path = std::move(path).value();
+        o.pathSteps = o.path.datasets.size() - 1;
     }
     return o;
 }
@@ -504,6 +543,7 @@ void SelectionPage::drawBars() {
                             ? tr("Selecting a bin by the exponential mechanism")
                             : tr("Selection: no result — %1").arg(status_->text()));
         plot_->legend->setVisible(false);
+        subtitle_->setText(QString());
         replotWhenVisible(plot_);
         return;
     }
@@ -526,6 +566,10 @@ void SelectionPage::drawBars() {
             .arg(eps, relation, num(u.sensitivity, 6), factor));
     title_->setText(tr("Selecting %1, ε = %2-DP\n(%3 neighbours, Δu = %4, c = %5)")
                         .arg(task, eps, relation, num(u.sensitivity, 4), num(u.factor, 5)));
+    subtitle_->setText(tr("P(true answer): exponential %1 · noisy-max Laplace %2\n"
+                          "noisy-max exponential %3")
+                           .arg(probabilityText(outcome_, 0), probabilityText(outcome_, 1),
+                                probabilityText(outcome_, 2)));
 
     const std::vector<double>* probs[3] = {&s.exponential, &s.noisyMaxLaplace,
                                            &s.noisyMaxExponential};
@@ -551,8 +595,7 @@ void SelectionPage::drawBars() {
     QColor truthFill = kTruthColour;
     truthFill.setAlpha(isDark(palette()) ? 110 : 80);
     auto* truth = new QCPBars(plot_->xAxis, plot_->yAxis);
-    truth->setName(mode ? tr("true answer: the mode")
-                        : tr("true answer: the bin(s) holding rank q·n"));
+    truth->setName(mode ? tr("true answer (the mode)") : tr("true answer (holds rank q·n)"));
     truth->setData(bx, by, true);
     truth->setBaseValue(yLo);
     truth->setWidth(1);
@@ -568,7 +611,7 @@ void SelectionPage::drawBars() {
         cmax = std::max(cmax, counts[static_cast<int>(j)]);
     }
     auto* countsGraph = new QCPGraph(plot_->xAxis, plot_->yAxis2);
-    countsGraph->setName(tr("histogram counts (right axis)"));
+    countsGraph->setName(tr("counts (right axis)"));
     countsGraph->setLineStyle(QCPGraph::lsStepCenter);
     QColor dataColour = fg;
     dataColour.setAlpha(110);
@@ -591,9 +634,9 @@ void SelectionPage::drawBars() {
             y[static_cast<int>(j)] = logScale ? std::max(p[j], floor) : p[j];
         }
         const QString shortName = m == 0   ? tr("exponential mechanism")
-                                  : m == 1 ? tr("noisy-max, Laplace")
-                                           : tr("noisy-max, exponential");
-        const QString name = tr("%1: P(true) %2").arg(shortName, probabilityText(outcome_, m));
+                                  : m == 1 ? tr("noisy-max, Laplace noise")
+                                           : tr("noisy-max, exponential noise");
+        const QString& name = shortName;
         if (asBars) {
             auto* b = new QCPBars(plot_->xAxis, plot_->yAxis);
             b->setName(name);
@@ -661,7 +704,10 @@ void SelectionPage::drawBars() {
     for (int m = 0; m < 3; ++m) {
         QString loss;
         if (outcome_.available[m]) {
-            loss = m != 0 && outcome_.loss[m] < 1e-9 ? tr("≈ 0") : num(outcome_.loss[m], 4);
+            const bool allBest = u.best.size() == k;
+            loss = !allBest && ((m != 0 && outcome_.loss[m] < 1e-9) || outcome_.loss[m] == 0)
+                       ? tr("≈ 0")
+                       : num(outcome_.loss[m], 4);
         }
         QString pt = probabilityText(outcome_, m);
         if (pt.startsWith(QStringLiteral("= "))) {
@@ -723,13 +769,15 @@ void SelectionPage::drawPath() {
         pathTitle_->setText(tr("No path matrix: %1.").arg(why));
         styleBadge(tr("no path matrix"), neutral);
         pathHint_->clear();
-        pathPlot_->xAxis->setRange(0, 1);
-        pathPlot_->yAxis->setRange(0, 1);
+        pathPlot_->xAxis->setVisible(false);
+        pathPlot_->yAxis->setVisible(false);
         replotWhenVisible(pathPlot_);
         return;
     }
     colorMap_->setVisible(true);
     colorScale_->setVisible(true);
+    pathPlot_->xAxis->setVisible(true);
+    pathPlot_->yAxis->setVisible(true);
     const SelectionPathMatrix& p = outcome_.path;
     const int rows = static_cast<int>(p.probability.size());
     const int cols = rows > 0 ? static_cast<int>(p.probability.front().size()) : 0;
@@ -747,6 +795,7 @@ void SelectionPage::drawPath() {
         }
     }
     const double floor = std::max(kLogFloor, lo);
+    QStringList hints;
     for (int i = 0; i < rows; ++i) {
         for (int t = 0; t < cols; ++t) {
             const double v =
@@ -761,6 +810,9 @@ void SelectionPage::drawPath() {
         }
         colorMap_->setDataRange(QCPRange(l, h));
         colorScale_->axis()->setLabel(tr("log₁₀ P[output | dataset]"));
+        hints << (tr("Log colours: values below %1 take its colour; grey cells are "
+                     "below about 1e-308 (they underflow to 0).")
+                      .arg(num(floor, 3)));
     } else {
         colorMap_->setDataRange(QCPRange(0, hi > 0 ? hi : 1));
         colorScale_->axis()->setLabel(tr("P[output | dataset]"));
@@ -771,12 +823,8 @@ void SelectionPage::drawPath() {
         tr("Exponential mechanism as a matrix: rows = outputs,\ncolumns = neighbouring "
            "datasets along a path"));
     pathPlot_->xAxis->setLabel(
-        replace ? tr("dataset t: t records moved from the mode %1 to the runner-up %2 "
-                     "(adjacent columns are replace-one neighbours)")
-                      .arg(from, to)
-                : tr("dataset t: t records added to the runner-up %1 (adjacent columns are "
-                     "add/remove neighbours)")
-                      .arg(to));
+        replace ? tr("dataset t: t records moved from %1 to %2 (replace-one steps)").arg(from, to)
+                : tr("dataset t: t records added to %1 (add/remove steps)").arg(to));
     // Column ticks: t, with the two counts when there are few columns.
     if (cols <= 14) {
         auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
@@ -785,21 +833,21 @@ void SelectionPage::drawPath() {
             ticker->addTick(t, QStringLiteral("%1\n%2 | %3").arg(t).arg(d[p.from]).arg(d[p.to]));
         }
         pathPlot_->xAxis->setTicker(ticker);
-        pathHint_->setText(tr("Under each column: t, then the counts of %1 | %2.").arg(from, to));
+        hints.prepend(tr("Under each column: t, then the counts of %1 | %2.").arg(from, to));
     } else {
         auto ticker = QSharedPointer<QCPAxisTickerFixed>(new QCPAxisTickerFixed);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
         ticker->setTickStep(1);
         pathPlot_->xAxis->setTicker(ticker);
-        pathHint_->setText(replace ? tr("Column t: %1 has %L2 − t records, %3 has %L4 + t.")
-                                         .arg(from)
-                                         .arg(p.datasets.front()[p.from])
-                                         .arg(to)
-                                         .arg(p.datasets.front()[p.to])
-                                   : tr("Column t: %1 has %L2 + t records; the other bins as "
-                                        "in the data.")
-                                         .arg(to)
-                                         .arg(p.datasets.front()[p.to]));
+        hints.prepend(replace ? tr("Column t: %1 has %L2 − t records, %3 has %L4 + t.")
+                                    .arg(from)
+                                    .arg(p.datasets.front()[p.from])
+                                    .arg(to)
+                                    .arg(p.datasets.front()[p.to])
+                              : tr("Column t: %1 has %L2 + t records; the other bins as "
+                                   "in the data.")
+                                    .arg(to)
+                                    .arg(p.datasets.front()[p.to]));
     }
     setBinTicks(pathPlot_->yAxis, shown_.labels, tr("output bin"));
     pathPlot_->xAxis->setRange(-0.5, cols - 0.5);
@@ -808,9 +856,19 @@ void SelectionPage::drawPath() {
         tr("%4: max |ln P ratio| of adjacent columns = %1 %2 ε = %3")
             .arg(num(p.achievedEpsilon, 5), p.verified ? QStringLiteral("≤") : QStringLiteral(">"),
                  num(p.epsilon, 6), p.verified ? tr("✓ verified") : tr("✗ NOT ε-DP"));
-    pathHint_->setText(pathHint_->text() + QLatin1Char(' ') +
-                       tr("The badge checks every output row: ln P[i | t] − ln P[i | t+1] "
-                          "within ±ε."));
+    hints << (tr(
+        "The badge checks every output row: ln P[i | t] − ln P[i | t+1] "
+        "within ±ε."));
+    if (outcome_.pathSteps < outcome_.fullPathSteps) {
+        hints << (tr("Only the first %L1 of the path's %L2 steps are drawn (%L3 bins × "
+                     "%L4 columns would exceed %L5 cells).")
+                      .arg(outcome_.pathSteps)
+                      .arg(outcome_.fullPathSteps)
+                      .arg(rows)
+                      .arg(outcome_.fullPathSteps + 1)
+                      .arg(kMaxPathCells));
+    }
+    pathHint_->setText(hints.join(QLatin1Char(' ')));
     styleBadge(text, p.verified ? QStringLiteral("background:#2e7d32; color:#ffffff;")
                                 : QStringLiteral("background:#c62828; color:#ffffff;"));
     replotWhenVisible(pathPlot_);
@@ -819,6 +877,7 @@ void SelectionPage::drawPath() {
 void SelectionPage::styleTexts() {
     const QColor fg = palette().color(QPalette::WindowText);
     title_->setTextColor(fg);
+    subtitle_->setTextColor(fg);
     pathTitle_->setTextColor(fg);
     QCPAxis* a = colorScale_->axis();
     a->setBasePen(QPen(fg));

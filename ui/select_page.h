@@ -64,6 +64,9 @@ public:
         double loss[3] = {0, 0, 0};   // E[max u − u(output)]
         bool available[3] = {false, false, false};
         QString pathError;  // non-empty: no path matrix (why)
+        // The full path (core's default) has this many steps; the page draws at most
+        // kMaxPathCells / bins columns of it (pathSteps < fullPathSteps: truncated).
+        std::size_t fullPathSteps = 0, pathSteps = 0;
         SelectionPathMatrix path;
     };
     bool hasResult() const { return hasResult_; }
@@ -122,6 +125,7 @@ private:
     QLabel* pathHint_;
     QCustomPlot* plot_;
     QCPTextElement* title_;
+    QCPTextElement* subtitle_;  // P(true answer) of each mechanism
     QCustomPlot* pathPlot_;
     QCPTextElement* pathTitle_;
     QCPColorMap* colorMap_;
