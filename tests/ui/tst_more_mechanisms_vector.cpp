@@ -206,6 +206,36 @@ private Q_SLOTS:
             const double expected = dd * (1 - bias * bias) / 200 + dd * m->scale * m->scale;
             QVERIFY(std::abs(v - expected) <= 1e-12 * expected);
         }
+        // Seed 004's uniform prior: the bias field no longer applies, the K-norm points are core's
+        // for that population, and the closed form's sampling term is 2d/(3n) (E(1 − μ²) = 2/3).
+        auto* population = page->findChild<QComboBox*>(QStringLiteral("vmPopulation"));
+        population->setCurrentIndex(1);
+        QVERIFY(runPage(page));
+        QVERIFY(!field(page, "vmBias")->isEnabled());
+        QCOMPARE(page->result().spec.population, MeanPopulation::UniformPrior);
+        const int kn = graphIndex(plot, QStringLiteral("K-norm: pure ε-DP"));
+        QVERIFY(kn >= 0);
+        const auto kpoints = graphData(plot->graph(kn));
+        const auto kclosed = graphData(plot->graph(kn + 1));
+        QCOMPARE(kpoints.size(), std::size_t(10));
+        for (std::size_t i = 0; i < kpoints.size(); ++i) {
+            const double dd = kpoints[i].first;
+            MeanSimulationParams p;
+            p.release = {200,
+                         static_cast<std::size_t>(dd),
+                         eps,
+                         delta,
+                         {VectorMechanismKind::KNorm, GaussianCalibration::Analytic}};
+            p.population = MeanPopulation::UniformPrior;
+            p.trials = 300;
+            p.seed = w.document()->state().seed;
+            auto core = simulateMeanError(p);
+            QVERIFY(core);
+            QCOMPARE(kpoints[i].second, core->total.mean);
+            const double theta = 2 * std::sqrt(dd) / (200 * eps);
+            const double expected = 2 * dd / (3 * 200) + dd * (dd + 1) * theta * theta;
+            QVERIFY(std::abs(kclosed[i].second - expected) <= 1e-12 * expected);
+        }
         if (const QByteArray shots = qgetenv("DPX_TEST_SCREENSHOTS"); !shots.isEmpty()) {
             QTest::qWait(200);
             w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/vector_over_d.png"));
