@@ -49,6 +49,9 @@ QString probabilityText(const SelectionPage::Outcome& o, int m) {
     if (!o.available[m]) {
         return QObject::tr("not computed");
     }
+    if (o.selection.utility.best.size() == o.selection.exponential.size()) {
+        return QStringLiteral("= 1");  // every bin is a true answer
+    }
     if (o.exact[m] > 0.9999) {
         // Report-noisy-max's quadrature is accurate to ~1e-12 absolute (core): say no more.
         if (m != 0 && o.wrong[m] < 1e-12) {
@@ -253,7 +256,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     auto* badgeRow = new QHBoxLayout;
     badgeRow->addWidget(badge_);
     badgeRow->addStretch(1);
-    badge_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
+    badge_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     pathLayout->addLayout(badgeRow);
     pathLayout->addWidget(pathHint_);
     pathLayout->addWidget(pathPlot_, 1);
@@ -390,8 +393,10 @@ void SelectionPage::recompute() {
         return;
     }
     const Histogram& h = *d->histogram;
-    data_->setText(tr("Data: the window's histogram — %1, column “%2”: %L3 bins, n = %L4 "
-                      "records.")
+    data_->setText((h.size() == 1 ? tr("Data: the window's histogram — %1, column “%2”: %L3 bin, "
+                                       "n = %L4 records.")
+                                  : tr("Data: the window's histogram — %1, column “%2”: %L3 "
+                                       "bins, n = %L4 records."))
                        .arg(d->sourceTitle, d->column)
                        .arg(h.size())
                        .arg(h.total()));
