@@ -66,6 +66,8 @@ QString sci(double v, int digits = 3) {
 struct KdeInput {
     bool example = false;
     std::shared_ptr<const DataTable> table;
+    QString csvPath;  // no table: read the column from this CSV file (as dpx kde does)
+    QString csvKey;
     QString column;
     QString unit;
     std::uint64_t dataSeed = 1;
@@ -98,11 +100,24 @@ KdePageResult computeKde(const KdeInput& in, const std::stop_token& stop, JobPro
         }
         data = std::move(*x);
     } else {
-        if (!in.table) {  // compute() refuses sources without a table first
+        std::shared_ptr<const DataTable> table = in.table;
+        if (!table && !in.csvPath.isEmpty()) {
+            progress.setText(QObject::tr("reading %1").arg(in.csvPath));
+            auto t = readCsvFile(in.csvPath.toStdString());
+            if (!t) {
+                r.error = QObject::tr("Reading %1 for its raw values: %2")
+                              .arg(in.csvPath, QString::fromStdString(t.error().message));
+                return r;
+            }
+            table = std::make_shared<const DataTable>(std::move(*t));
+            r.csvTable = table;
+            r.csvKey = in.csvKey;
+        }
+        if (!table) {  // compute() refuses sources without raw values first
             r.error = QObject::tr("The window's data source keeps no raw values.");
             return r;
         }
-        const DataColumn* c = in.table->find(in.column.toStdString());
+        const DataColumn* c = table->find(in.column.toStdString());
         if (!c || !c->isNumeric()) {
             r.error = QObject::tr(
                           "The current dataset has no numeric column '%1': a kernel "
@@ -488,7 +503,10 @@ void KdePage::buildUi() {
 
 void KdePage::setContext(const MechanismPageContext& context) {
     const bool newTable = !haveContext_ || !context.dataset || !context_.dataset ||
-                          context.dataset->table != context_.dataset->table;
+                          context.dataset->table != context_.dataset->table ||
+                          context.csvPath != context_.csvPath ||
+                          context.dataset->columns != context_.dataset->columns ||
+                          context.dataset->rows != context_.dataset->rows;
     context_ = context;
     haveContext_ = true;
     {
@@ -527,6 +545,14 @@ void KdePage::refillColumns() {
         for (const auto& c : d->table->columns()) {
             if (c.isNumeric()) {
                 column_->addItem(QString::fromStdString(c.name()));
+            }
+        }
+    } else if (d && d->error.isEmpty() && !context_.csvPath.isEmpty()) {
+        // A CSV file: the window's inspection says which columns are numbers.
+        for (qsizetype i = 0; i < d->columns.size() && i < d->columnTypes.size(); ++i) {
+            if (d->columnTypes[i] == QLatin1String("integer") ||
+                d->columnTypes[i] == QLatin1String("float")) {
+                column_->addItem(d->columns[i]);
             }
         }
     }
@@ -673,21 +699,24 @@ void KdePage::compute() {
             error = d ? tr("The window has no data: %1").arg(d->error)
                       : tr("The window has no data loaded yet.");
         } else if (column_->count() == 0) {
-            error = d->table ? tr("The current dataset (%1) has no numeric column: a kernel "
-                                  "density estimate needs numbers. Choose the Fig. 3.2 example "
-                                  "data, or open a dataset with a numeric column.")
-                                   .arg(d->sourceTitle)
-                    : d->source == SourceKind::Csv
-                        ? tr("The window reads CSV files in one streaming pass and keeps only "
-                             "the histogram's counts, not the raw values a kernel density "
-                             "estimate needs. Use `dpx kde --data FILE --column C` for a CSV "
-                             "column, or choose an example dataset or the Fig. 3.2 example data.")
+            error = d->table || !context_.csvPath.isEmpty()
+                        ? tr("The current dataset (%1) has no numeric column: a kernel density "
+                             "estimate needs numbers. Choose the Fig. 3.2 example data, or open "
+                             "a dataset with a numeric column.")
+                              .arg(d->sourceTitle)
                         : tr("The window's database source computes the histogram in the "
                              "database and sends only counts, not the raw values a kernel "
-                             "density estimate needs. Choose an example dataset or the Fig. 3.2 "
-                             "example data.");
+                             "density estimate needs. Use `dpx kde --data FILE --column C` on an "
+                             "export, or choose an example dataset or the Fig. 3.2 example data.");
         } else {
             in.table = d->table;
+            if (!d->table) {
+                in.csvPath = context_.csvPath;
+                in.csvKey = context_.csvPath + QLatin1Char('#') + QString::number(d->rows);
+                if (csvKey_ == in.csvKey) {
+                    in.table = csvTable_;
+                }
+            }
             in.column = column_->currentText();
             in.unit = in.column == d->column ? d->unit : QString();
         }
@@ -736,6 +765,10 @@ void KdePage::deliver(KdePageResult r) {
     running_ = false;
     drawn_ = true;
     result_ = std::move(r);
+    if (result_.csvTable) {
+        csvTable_ = std::move(result_.csvTable);
+        csvKey_ = result_.csvKey;
+    }
     hasResult_ = result_.error.isEmpty();
     if (result_.dataMax > result_.dataMin || result_.example) {
         const double range = result_.example ? 1.0 : result_.dataMax - result_.dataMin;
@@ -809,6 +842,11 @@ void KdePage::draw() {
                 .arg(static_cast<qulonglong>(r.n))
                 .arg(r.missing > 0 ? tr(" (%L1 missing skipped)").arg(r.missing) : QString())
                 .arg(num(r.dataMin, 4), num(r.dataMax, 4), unitSuffix);
+        if (!context_.csvPath.isEmpty()) {
+            text +=
+                tr(" The values are read from the file as `dpx kde --data` reads them (the "
+                   "window itself keeps only the counts).");
+        }
         if (hasResult_ && r.gridAuto) {
             text +=
                 tr(" The grid [min − 3h, max + 3h] comes from the data, so it reveals the "
@@ -956,8 +994,9 @@ void KdePage::draw() {
                 .arg(formatParameter(r.epsilon), formatParameter(r.delta))
                 .arg(static_cast<qulonglong>(rel.n));
     if (context_.neighbouring == Neighbouring::AddRemove) {
-        info += tr(" (The window's add/remove relation does not apply: this Δ is for one "
-                   "record replaced.)");
+        info +=
+            tr(" (The window's add/remove relation does not apply: this Δ is for one "
+               "record replaced.)");
     }
     info += QStringLiteral("</p>");
     const double seedSd = rel.cDelta * rel.sensitivity / r.epsilon;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <QString>
+#include <memory>
 #include <optional>
 
 #include "core/functional_kde.h"
@@ -42,6 +43,10 @@ struct KdePageResult {
     double silverman = 0;  // Silverman's rule on the data (0 if it failed)
     double bandwidth = 0;  // h used
     bool gridAuto = true;  // the grid range came from the data (± 3h) or the example
+    // A CSV source's table, read by the worker (the window keeps only counts), for the page's
+    // cache.
+    std::shared_ptr<const DataTable> csvTable;
+    QString csvKey;
     double epsilon = 1, delta = 0.1;
     GaussianCalibration calibration = GaussianCalibration::Analytic;
     std::uint64_t seed = 1;  // release seed
@@ -133,6 +138,8 @@ private:
     bool drawn_ = false;  // a result or an error has been shown
     bool hasResult_ = false;
     KdePageResult result_;
+    std::shared_ptr<const DataTable> csvTable_;  // the last CSV file read, for csvKey_
+    QString csvKey_;                             // its path and row count
     std::size_t clipped_ = 0;
     bool updating_ = false;  // filling controls from code: no recompute
 };

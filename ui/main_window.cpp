@@ -647,6 +647,9 @@ void MainWindow::updateMoreMechanisms() {
     c.delta = s.delta;
     c.neighbouring = s.neighbouring;
     c.seed = s.seed;
+    if (s.source == SourceKind::Csv) {
+        c.csvPath = s.csvPath;
+    }
     moreTab_->setContext(c);
 }
 

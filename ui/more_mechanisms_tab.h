@@ -32,6 +32,8 @@ struct MechanismPageContext {
     double delta = 1e-6;
     Neighbouring neighbouring = Neighbouring::AddRemove;
     std::uint64_t seed = 1;
+    // CSV sources: the file (the dataset keeps only counts; pages that need raw values read it).
+    QString csvPath;
 };
 
 class MechanismPage : public QWidget {

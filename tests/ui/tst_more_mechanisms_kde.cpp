@@ -2,7 +2,8 @@
 // MainWindow: seed 003 Fig. 3.2's setting shows the pointwise sd 0.138099 on the page; the drawn
 // true KDE and releases equal core's, recomputed here from the same data; a column of the window's
 // dataset is used as it is with Silverman's h and the closed-form sd; the y axis keeps the true
-// KDE readable at ε = 0.01 and releases hug the curve at ε = 10; bad inputs give messages;
+// KDE readable at ε = 0.01 and releases hug the curve at ε = 10; a CSV column is read from the
+// file; bad inputs give messages;
 // "Draw again" and superseded runs behave.
 
 #include <QCheckBox>
@@ -321,16 +322,34 @@ private Q_SLOTS:
         QVERIFY(settle(page));
         QCOMPARE(page->result().release.grid.size(), std::size_t(50));
 
-        // A CSV file: the window keeps only its counts, and the page says so.
+        // A CSV file: the window keeps only its counts; the page reads the column's values from
+        // the file (as dpx kde does) and lists only the numeric columns.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString csv = dir.filePath(QStringLiteral("values.csv"));
-        QVERIFY(writeFile(csv, "name,value\na,3\nb,4\nc,5\n"));
+        QVERIFY(writeFile(csv, "name,value,other\na,3,1\nb,4.5,1\nc,,1\nd,8,1\n"));
         QVERIFY(openAndWait(w, csv));
         page->setSource(KdePage::Source::Column);
+        page->setColumn(QStringLiteral("value"));
+        QVERIFY(settle(page));
+        QVERIFY2(page->hasResult(), qPrintable(page->messageText()));
+        QCOMPARE(page->result().column, QStringLiteral("value"));
+        QCOMPARE(page->result().n, std::size_t(3));
+        QCOMPARE(page->result().missing, std::size_t(1));
+        const std::vector<double> values{3, 4.5, 8};
+        const auto f = kernelDensity(values, page->result().bandwidth, page->result().release.grid);
+        QVERIFY(f.hasValue());
+        QCustomPlot* plot = page->plot();
+        const double peak = *std::max_element(f->begin(), f->end());
+        QVERIFY(maxAbsDiff(graphValues(plot->graph(plot->graphCount() - 1)), *f) <= 1e-12 * peak);
+        auto* chooser = page->findChild<QComboBox*>(QStringLiteral("kdeColumn"));
+        QVERIFY(chooser);
+        QCOMPARE(chooser->findText(QStringLiteral("name")), -1);
+        // The constant column of the same file.
+        page->setColumn(QStringLiteral("other"));
         QVERIFY(settle(page));
         QVERIFY(!page->hasResult());
-        QVERIFY2(page->messageText().contains(QStringLiteral("dpx kde --data")),
+        QVERIFY2(page->messageText().contains(QStringLiteral("constant column")),
                  qPrintable(page->messageText()));
     }
 
