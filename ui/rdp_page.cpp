@@ -588,7 +588,7 @@ void RandomDpPage::draw() {
             line->setPen(which == 0 ? QPen(fg, 1.5) : QPen(fg, 1.5, Qt::DashLine));
         }
         xa->setRange(emin, emax);
-        xa->ticker()->setTickCount(4);
+        xa->ticker()->setTickCount(3);
     }
     for (QCPAxisRect* r : {dpErrRect_, rdpErrRect_}) {
         r->axis(QCPAxis::atLeft)->setRange(0, countMax * 1.1 + 1);

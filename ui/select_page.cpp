@@ -658,7 +658,9 @@ void SelectionPage::drawBars() {
             auto* g = new QCPGraph(plot_->xAxis, plot_->yAxis);
             g->setName(name);
             g->setLineStyle(QCPGraph::lsStepCenter);
-            g->setPen(QPen(kMechColours[m], 1.4));
+            // Overlapping lines stay apart: solid, dashed, dotted.
+            const Qt::PenStyle styles[3] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
+            g->setPen(QPen(kMechColours[m], m == 0 ? 2.2 : 1.6, styles[m]));
             g->setData(x, y, true);
             lines_[static_cast<std::size_t>(m)] = g;
         }
