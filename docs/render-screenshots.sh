@@ -26,6 +26,10 @@ done
 for s in histogram matrix tradeoff experiment ranges marginals means; do
     shot "local-$s" --session "$here/sessions/local-$s.json"
 done
+# Sparse histograms (mechanisms/sparse-histogram.md): the page on the NLTCS-like table at ε = 1
+# (the seed's 1,000 trials) and the sparse row in the trade-off tab.
+shot sparse-page --example nltcs-like --epsilon 1 --tab sparse
+shot sparse-tradeoff --session "$here/sessions/sparse-tradeoff.json"
 # Vector means (mechanisms/vector-mean.md): the page at ε = 1, and at ε = 0.01 in the dark theme.
 for s in vector-mean vector-mean-eps001; do
     shot "$s" --session "$here/sessions/$s.json"

@@ -9,6 +9,7 @@
 #include "ui/kde_page.h"
 #include "ui/rdp_page.h"
 #include "ui/select_page.h"
+#include "ui/sparse_page.h"
 #include "ui/vector_mean_page.h"
 
 namespace dpx::ui {
@@ -29,6 +30,9 @@ MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidg
     // One line per page (seed 003 §2.4.1 and ch. 5, the exponential mechanism, seed 003 §1.3 /
     // seed 004, seed 003 ch. 3).
     (void)runner;
+    addPage(QStringLiteral("sparse"),
+            tr("Sparse histograms (seed 003 §2.4.1): thresholded Laplace"),
+            new SparsePage(runner));
     addPage(QStringLiteral("rdp"),
             tr("Random DP (seed 003 ch. 5): exact rare cells — WEAKER than DP"),
             new RandomDpPage(runner));
