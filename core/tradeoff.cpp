@@ -389,8 +389,8 @@ CurvePoint sparseMonteCarlo(const Prepared& p, const TradeoffConfig& c, double e
     const std::size_t bins = p.counts.size();
     const double total = p.truth.total();
     std::vector<double> values(o.trials, 0.0);
-    const auto kept = runTrialBlocks(
-        o.trials, 256, o.threads, o.stop, progress, [&](std::uint64_t t) {
+    const auto kept =
+        runTrialBlocks(o.trials, 256, o.threads, o.stop, progress, [&](std::uint64_t t) {
             SimulationRng rng(o.seed, t);
             std::vector<double> work(bins);
             for (std::size_t i = 0; i < bins; ++i) {
@@ -1050,10 +1050,10 @@ Status TradeoffConfig::validate() const {
         }
         return okStatus();
     }
-    if (mechanism == TradeoffMechanism::SparseThreshold &&
-        estimator == EstimatorKind::NoiseFirst) {
-        return Error{"NoiseFirst is not applicable to the sparse (thresholded) release: it assumes "
-                     "untouched Laplace noise in every bin (use identity, clamp or resize)"};
+    if (mechanism == TradeoffMechanism::SparseThreshold && estimator == EstimatorKind::NoiseFirst) {
+        return Error{
+            "NoiseFirst is not applicable to the sparse (thresholded) release: it assumes "
+            "untouched Laplace noise in every bin (use identity, clamp or resize)"};
     }
     if (mechanism == TradeoffMechanism::Gaussian) {
         if (auto s = validateDelta(delta); !s) {

@@ -377,8 +377,9 @@ void TradeoffView::buildControls() {
         const Row& m = kMechanisms[i];
         auto* name = new QLabel(rowTitle(m));
         if (m.mechanism == TradeoffMechanism::SparseThreshold) {
-            name->setToolTip(tr("Laplace + threshold: the sparse histogram of seed 003 §2.4.1 "
-                                "(see More mechanisms ▸ Sparse histograms)"));
+            name->setToolTip(
+                tr("Laplace + threshold: the sparse histogram of seed 003 §2.4.1 "
+                   "(see More mechanisms ▸ Sparse histograms)"));
         }
         QPalette pal = name->palette();
         pal.setColor(QPalette::WindowText, rowColour(m));

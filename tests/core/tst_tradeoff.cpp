@@ -19,10 +19,10 @@
 
 #include "core/count_analysis.h"
 #include "core/count_mechanism.h"
+#include "core/example_datasets.h"
 #include "core/gaussian_mechanism.h"
 #include "core/ldp.h"
 #include "core/ldp_metrics.h"
-#include "core/example_datasets.h"
 #include "core/metrics.h"
 #include "core/sparse_histogram.h"
 #include "core/tradeoff.h"
@@ -1184,8 +1184,9 @@ TradeoffConfig sparseConfig(EstimatorKind e, Metric metric, double l1 = 2,
 double sparseCellSse(double h, double b, double tau) {
     const double t = tau - h;
     const double cdf = t >= 0 ? 1 - 0.5 * std::exp(-t / b) : 0.5 * std::exp(t / b);
-    const double tail = t >= 0 ? 0.5 * std::exp(-t / b) * (t * t + 2 * b * t + 2 * b * b)
-                               : 2 * b * b - 0.5 * std::exp(t / b) * (t * t - 2 * b * t + 2 * b * b);
+    const double tail = t >= 0
+                            ? 0.5 * std::exp(-t / b) * (t * t + 2 * b * t + 2 * b * b)
+                            : 2 * b * b - 0.5 * std::exp(t / b) * (t * t - 2 * b * t + 2 * b * b);
     return h * h * cdf + tail;
 }
 
@@ -1219,8 +1220,8 @@ void TestTradeoff::sparseSeedComparison() {
     QVERIFY(sparseClamp);
     QCOMPARE(sparseClamp->points[2].value, sparse->points[2].value);
     // Frequencies: ÷ N.
-    auto freq = errorCurve(*h, sparseConfig(EstimatorKind::Identity, Metric::L1, 2,
-                                            Scale::Frequencies), grid, {});
+    auto freq = errorCurve(
+        *h, sparseConfig(EstimatorKind::Identity, Metric::L1, 2, Scale::Frequencies), grid, {});
     QVERIFY(freq);
     QVERIFY(near(freq->points[2].value * 70, sparse->points[2].value, 1e-12));
     QCOMPARE(std::string(tradeoffMechanismName(TradeoffMechanism::SparseThreshold)),
@@ -1282,9 +1283,9 @@ void TestTradeoff::sparseMonteCarloSse() {
         }
         const double se = (m.ciHigh - m.ciLow) / (2 * 1.96);
         QVERIFY(se > 0);
-        QVERIFY2(std::abs(m.value - exact) <= 4 * se,
-                 dpxtest::nearMessage("Monte Carlo vs closed form", m.value, exact, 4 * se)
-                     .constData());
+        QVERIFY2(
+            std::abs(m.value - exact) <= 4 * se,
+            dpxtest::nearMessage("Monte Carlo vs closed form", m.value, exact, 4 * se).constData());
     }
 }
 
@@ -1308,10 +1309,10 @@ void TestTradeoff::sparseExactVsMonteCarloAndThreads() {
         const CurvePoint& m = one->points[k];
         QCOMPARE(two->points[k].value, m.value);
         const double se = (m.ciHigh - m.ciLow) / (2 * 1.96);
-        QVERIFY2(std::abs(m.value - exact->points[k].value) <= 4 * se,
-                 dpxtest::nearMessage("Monte Carlo vs exact", m.value, exact->points[k].value,
-                                      4 * se)
-                     .constData());
+        QVERIFY2(
+            std::abs(m.value - exact->points[k].value) <= 4 * se,
+            dpxtest::nearMessage("Monte Carlo vs exact", m.value, exact->points[k].value, 4 * se)
+                .constData());
     }
     auto resize = errorCurve(h, sparseConfig(EstimatorKind::Resize, Metric::W1), grid, o);
     QVERIFY(resize);
@@ -1336,9 +1337,9 @@ void TestTradeoff::sparseSolveAndRefusals() {
     QVERIFY(below.value > 100);
     // Monte Carlo configurations cannot be solved for; NoiseFirst and the per-bin target are
     // refused.
-    DPX_VERIFY_ERROR(smallestEpsilonFor(100, sparseConfig(EstimatorKind::Resize, Metric::L1), *h,
-                                        0.01, 20),
-                     "exact");
+    DPX_VERIFY_ERROR(
+        smallestEpsilonFor(100, sparseConfig(EstimatorKind::Resize, Metric::L1), *h, 0.01, 20),
+        "exact");
     DPX_VERIFY_ERROR(sparseConfig(EstimatorKind::NoiseFirst, Metric::L1).validate(), "NoiseFirst");
     DPX_VERIFY_ERROR(perBinWithinProbability(c, 1, 2), "sparse");
 }
