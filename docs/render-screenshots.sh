@@ -30,6 +30,14 @@ done
 # (the seed's 1,000 trials) and the sparse row in the trade-off tab.
 shot sparse-page --example nltcs-like --epsilon 1 --tab sparse
 shot sparse-tradeoff --session "$here/sessions/sparse-tradeoff.json"
+# Random DP (mechanisms/random-dp.md): the telemetry hours on [0, 48] h (half the table empty) at
+# ε = 1, and the default histogram at ε = 0.01 in the dark theme.
+shot random-dp-page --session "$here/sessions/random-dp-sparse.json"
+shot random-dp-page-eps001 --example telemetry --epsilon 0.01 --tab rdp --dark
+# Selection (mechanisms/exponential-mechanism.md): the telemetry mode at ε = 0.01, and the
+# Edwards-like table at ε = 1 in the dark theme.
+shot select-page-eps001 --example telemetry --epsilon 0.01 --tab select
+shot select-page-edwards --example edwards-like --epsilon 1 --tab select --dark
 # Vector means (mechanisms/vector-mean.md): the page at ε = 1, and at ε = 0.01 in the dark theme.
 for s in vector-mean vector-mean-eps001; do
     shot "$s" --session "$here/sessions/$s.json"

@@ -31,6 +31,7 @@ const QString kSlot = QStringLiteral("more-rdp");
 constexpr std::uint64_t kDrawStream = std::uint64_t{1} << 40;
 
 const QColor kDpColour(31, 119, 180);
+const QColor kDpColourDark(110, 175, 235);  // readable on the dark theme's grey bars
 const QColor kRdpColour(230, 85, 13);
 const QColor kFreeColour(214, 39, 40);
 
@@ -418,6 +419,8 @@ void RandomDpPage::draw() {
     plot_->clearPlottables();
     plot_->clearItems();
     const QColor fg = palette().color(QPalette::WindowText);
+    const QColor dpColour =
+        palette().color(QPalette::Base).lightness() < 128 ? kDpColourDark : kDpColour;
     if (!hasResult_) {
         title_->setText(status_->text().isEmpty()
                             ? tr("(ε, γ)-random DP (WEAKER than DP) against ε-DP")
@@ -501,7 +504,7 @@ void RandomDpPage::draw() {
             t->removeFromLegend();
         }
         auto* g = new QCPGraph(xa, ya);
-        const QColor c = isRdp ? kRdpColour : kDpColour;
+        const QColor c = isRdp ? kRdpColour : dpColour;
         g->setName(isRdp ? tr("(ε, γ)-RDP release (WEAKER than DP)") : tr("ε-DP release"));
         g->setData(x, isRdp ? rdp : dp, true);
         if (many) {
@@ -564,7 +567,7 @@ void RandomDpPage::draw() {
         QCPAxis* xa = r->axis(QCPAxis::atBottom);
         QCPAxis* ya = r->axis(QCPAxis::atLeft);
         auto* bars = new QCPBars(xa, ya);
-        const QColor c = isRdp ? kRdpColour : kDpColour;
+        const QColor c = isRdp ? kRdpColour : dpColour;
         QColor fill = c;
         fill.setAlpha(150);
         bars->setData(centres, counts, true);
@@ -588,7 +591,7 @@ void RandomDpPage::draw() {
             line->setPen(which == 0 ? QPen(fg, 1.5) : QPen(fg, 1.5, Qt::DashLine));
         }
         xa->setRange(emin, emax);
-        xa->ticker()->setTickCount(3);
+        xa->ticker()->setTickCount(2);
     }
     for (QCPAxisRect* r : {dpErrRect_, rdpErrRect_}) {
         r->axis(QCPAxis::atLeft)->setRange(0, countMax * 1.1 + 1);
