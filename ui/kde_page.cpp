@@ -900,7 +900,10 @@ void KdePage::draw() {
         allLo = std::min(allLo, -2 * sd);
         allHi = std::max(allHi, peak + 2 * sd);
     }
-    const bool keep = yRange_->currentData().toInt() == static_cast<int>(YRange::KeepTruthReadable);
+    // The true KDE is (numerically) 0 on a grid far from the data: nothing to keep readable.
+    const bool flat = !(peak > 1e-12 * sd);
+    const bool keep =
+        !flat && yRange_->currentData().toInt() == static_cast<int>(YRange::KeepTruthReadable);
     double lo = allLo, hi = allHi;
     if (keep) {
         lo = std::max(lo, -kClipBelow * peak);
@@ -966,8 +969,13 @@ void KdePage::draw() {
 
     // The note above the plot: what the y axis shows.
     const std::size_t total = m * rel.releases.size();
-    const double ratio = sd / peak;
-    if (keep && clipped_ > 0) {
+    const double ratio = flat ? HUGE_VAL : sd / peak;
+    if (flat) {
+        showMessage(tr("The true KDE is 0 on this grid (%1 to %2): the data lie outside it. The y "
+                       "axis fits the releases, which are pure noise here.")
+                        .arg(num(rel.grid.front(), 6), num(rel.grid.back(), 6)),
+                    false);
+    } else if (keep && clipped_ > 0) {
         showMessage(
             tr("The noise (sd %1) is %2× the KDE's peak %3: %4 % of the release values "
                "lie off the scale. The y axis is kept within −1 to 2.5 × the peak so the "

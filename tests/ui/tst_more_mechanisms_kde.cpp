@@ -9,6 +9,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QLineEdit>
 #include <QLocale>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -387,6 +388,37 @@ private Q_SLOTS:
         QVERIFY(settle(&page));
         QVERIFY2(page.hasResult(), qPrintable(page.messageText()));
         QCOMPARE(page.result().n, std::size_t(4));
+        // A declared grid far from the data: the true KDE is 0 there, and the page says so.
+        auto* gridLo = page.findChild<QLineEdit*>(QStringLiteral("kdeGridLo"));
+        auto* gridHi = page.findChild<QLineEdit*>(QStringLiteral("kdeGridHi"));
+        QVERIFY(gridLo && gridHi);
+        gridLo->setText(QStringLiteral("100"));
+        gridHi->setText(QStringLiteral("200"));
+        Q_EMIT gridHi->editingFinished();
+        QVERIFY(settle(&page));
+        QVERIFY(page.hasResult());
+        QCOMPARE(page.result().release.grid.front(), 100.0);
+        QVERIFY2(page.messageText().contains(QStringLiteral("lie outside it")),
+                 qPrintable(page.messageText()));
+        QVERIFY(page.yHi() > page.yLo());
+        gridLo->setText(QStringLiteral("abc"));
+        Q_EMIT gridLo->editingFinished();
+        QVERIFY(settle(&page));
+        QVERIFY(!page.hasResult());
+        QVERIFY2(page.messageText().contains(QStringLiteral("Grid start")),
+                 qPrintable(page.messageText()));
+        gridLo->setText(QStringLiteral("9"));
+        gridHi->setText(QStringLiteral("1"));
+        Q_EMIT gridHi->editingFinished();
+        QVERIFY(settle(&page));
+        QVERIFY(!page.hasResult());
+        QVERIFY2(page.messageText().contains(QStringLiteral("LO < HI")),
+                 qPrintable(page.messageText()));
+        gridLo->clear();
+        gridHi->clear();
+        Q_EMIT gridHi->editingFinished();
+        QVERIFY(settle(&page));
+        QVERIFY(page.hasResult());
         // The text column is not offered.
         auto* chooser = page.findChild<QComboBox*>(QStringLiteral("kdeColumn"));
         QVERIFY(chooser);
