@@ -231,7 +231,10 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
         if (slot == kSlot && running_) {
             running_ = false;
             drawn_ = true;
-            status_->setText(tr("Cancelled; press a control to compute again."));
+            pending_ = shown_;  // the same inputs as the drawn result are not computed again
+            status_->setText(hasResult_ ? tr("Cancelled; the plot shows the previous result. "
+                                             "Change a control to compute again.")
+                                        : tr("Cancelled; change a control to compute again."));
             Q_EMIT finished();
         }
     });
@@ -290,7 +293,13 @@ QString RandomDpPage::titleText() const {
     return title_->text();
 }
 
-void RandomDpPage::recompute(bool force) {
+void RandomDpPage::showResultStatus() {
+    status_->setStyleSheet(QString());
+    status_->setText(
+        tr("%L1 trials, seed %2 (the window's seed).").arg(outcome_.mc.trials).arg(shown_.seed));
+}
+
+void RandomDpPage::recompute() {
     stale_ = false;
     if (!haveContext_) {
         return;
@@ -342,8 +351,9 @@ void RandomDpPage::recompute(bool force) {
     in.gamma = gammaValue_;
     in.trials = static_cast<std::uint64_t>(trials_->value());
     in.seed = context_.seed;
-    if (!force && (hasResult_ || running_) && in == pending_) {
+    if ((hasResult_ || running_) && in == pending_) {
         if (!running_) {
+            showResultStatus();
             Q_EMIT finished();  // nothing changed; the drawn result stands
         }
         return;
@@ -367,10 +377,7 @@ void RandomDpPage::recompute(bool force) {
             shown_ = in;
             outcome_ = std::move(o);
             hasResult_ = true;
-            status_->setStyleSheet(QString());
-            status_->setText(tr("%L1 trials, seed %2 (the window's seed).")
-                                 .arg(outcome_.mc.trials)
-                                 .arg(in.seed));
+            showResultStatus();
             draw();
             Q_EMIT finished();
         },

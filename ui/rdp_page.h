@@ -70,7 +70,8 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    void recompute(bool force = false);
+    void recompute();
+    void showResultStatus();
     void showMessage(const QString& text);
     void draw();
     void styleTexts();

@@ -289,7 +289,10 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
         if (slot == kSlot && running_) {
             running_ = false;
             drawn_ = true;
-            status_->setText(tr("Cancelled; change a control to compute again."));
+            pending_ = shown_;  // the same inputs as the drawn result are not computed again
+            status_->setText(hasResult_ ? tr("Cancelled; the plots show the previous result. "
+                                             "Change a control to compute again.")
+                                        : tr("Cancelled; change a control to compute again."));
             Q_EMIT finished();
         }
     });
@@ -427,6 +430,8 @@ void SelectionPage::recompute() {
     }
     if ((hasResult_ || running_) && in == pending_) {
         if (!running_) {
+            status_->setStyleSheet(QString());
+            status_->clear();  // the drawn result stands
             Q_EMIT finished();
         }
         return;

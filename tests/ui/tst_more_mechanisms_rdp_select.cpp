@@ -214,6 +214,25 @@ private Q_SLOTS:
         QVERIFY(std::abs(page->outcome().plan.scale - 2 / (n * 0.01)) < 1e-15);
         QCOMPARE(w.document()->state().epsilon, 10.0);  // the window keeps its ε
 
+        // A negative ε typed on the page is refused on the field; nothing is recomputed.
+        field->lineEdit()->setText(QStringLiteral("-1"));
+        Q_EMIT field->lineEdit()->editingFinished();
+        QTest::qWait(50);
+        QCOMPARE(page->inputs().epsilon, 0.01);
+        QVERIFY(!field->lineEdit()->toolTip().isEmpty());
+
+        // The status bar's Cancel stops the Monte Carlo: the page says so and is not busy.
+        setTrials(page, 1'000'000);
+        QVERIFY(page->busy());
+        w.engine()->runner()->cancelLong();
+        QVERIFY(waitUntil([&] { return !page->busy(); }));
+        QVERIFY2(page->messageText().contains(QStringLiteral("Cancelled")),
+                 qPrintable(page->messageText()));
+        QCOMPARE(page->inputs().trials, std::uint64_t(400));  // the previous result stays
+        setTrials(page, 500);                                 // and a new value computes again
+        QVERIFY(waitUntil([&] { return !page->busy() && page->inputs().trials == 500; }));
+        QVERIFY(!page->messageText().contains(QStringLiteral("Cancelled")));
+
         // A γ outside (0, 1) is refused on the field and nothing is recomputed.
         page->gammaControl()->lineEdit()->setText(QStringLiteral("1.5"));
         Q_EMIT page->gammaControl()->lineEdit()->editingFinished();
