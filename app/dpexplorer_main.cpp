@@ -203,8 +203,9 @@ int main(int argc, char** argv) {
                 }
                 *done = true;
                 if (parser.isSet(releaseGo)) {
-                    QObject::connect(d, &dpx::ui::ReleaseDialog::releaseFinished, &app,
-                                     [](bool ok, const QString&) { QApplication::exit(ok ? 0 : 1); });
+                    QObject::connect(
+                        d, &dpx::ui::ReleaseDialog::releaseFinished, &app,
+                        [](bool ok, const QString&) { QApplication::exit(ok ? 0 : 1); });
                     if (!d->canRelease()) {
                         std::fprintf(stderr, "dpexplorer: %s\n", qPrintable(d->statusText()));
                         QApplication::exit(1);
