@@ -380,6 +380,7 @@ Expected<SparsePage::Spec> SparsePage::specFromControls() const {
         s.counts = ds->histogram->counts();
         s.labels = ds->histogram->labels();
         s.dataTitle = tr("the window's histogram (%1, “%2”)").arg(ds->sourceTitle, ds->column);
+        s.unit = ds->unit;
         if (auto st = validateSparseCounts(s.counts); !st) {
             return Error{"The window's histogram cannot be used: " + st.error().message};
         }
@@ -807,7 +808,9 @@ void SparsePage::drawCells() {
     tauKey->setName(tr("threshold τ = %1").arg(fmt(tau)));
     cellsPlot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new CellTicker(labels)));
     cellsPlot_->xAxis->setTickLabelRotation(cellIndex_.size() > 16 ? 90 : 0);
-    cellsPlot_->xAxis->setLabel(all ? tr("cell") : tr("cell (occupied or released non-zero only)"));
+    const QString cell = r.spec.unit.isEmpty() ? tr("cell") : tr("bin (%1)").arg(r.spec.unit);
+    cellsPlot_->xAxis->setLabel(all ? cell
+                                    : tr("%1, occupied or released non-zero only").arg(cell));
     cellsPlot_->legend->setVisible(true);
     const double shown = all ? static_cast<double>(cellIndex_.size()) : kCellWindow;
     {

@@ -47,6 +47,7 @@ public:
     struct Spec {
         Data data = Data::Window;
         QString dataTitle;                 // said on the page
+        QString unit;                      // the window column's unit ("" if none)
         std::vector<std::int64_t> counts;  // empty for the examples (made on the worker)
         std::vector<std::string> labels;   // cell labels (window data; examples: on the worker)
         SparseHistogramParams params;      // ε and τ (nullopt: the default (2/ε)·ln p)

@@ -261,6 +261,11 @@ private Q_SLOTS:
             },
             30000));
         QCOMPARE(page->result().mc.expected.scale, 8.0);  // b = 2/ε
+        if (qEnvironmentVariableIsSet("DPX_SPARSE_PNG")) {  // for looking at the plots
+            const QString dir = qEnvironmentVariable("DPX_SPARSE_PNG");
+            page->plot()->savePng(dir + QStringLiteral("/l1-window.png"), 900, 600);
+            page->cellsPlot()->savePng(dir + QStringLiteral("/cells-window.png"), 900, 600);
+        }
         QVERIFY(page->numbersText().contains(QStringLiteral("the window's ε")));
 
         // Its own ε overrides the window's.
