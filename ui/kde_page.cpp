@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -712,7 +713,12 @@ void KdePage::compute() {
             in.table = d->table;
             if (!d->table) {
                 in.csvPath = context_.csvPath;
-                in.csvKey = context_.csvPath + QLatin1Char('#') + QString::number(d->rows);
+                // The cache holds until the file changes (its time stamp) or the window counts
+                // another number of rows.
+                in.csvKey =
+                    context_.csvPath + QLatin1Char('#') + QString::number(d->rows) +
+                    QLatin1Char('#') +
+                    QString::number(QFileInfo(context_.csvPath).lastModified().toMSecsSinceEpoch());
                 if (csvKey_ == in.csvKey) {
                     in.table = csvTable_;
                 }

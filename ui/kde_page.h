@@ -139,7 +139,7 @@ private:
     bool hasResult_ = false;
     KdePageResult result_;
     std::shared_ptr<const DataTable> csvTable_;  // the last CSV file read, for csvKey_
-    QString csvKey_;                             // its path and row count
+    QString csvKey_;                             // its path, row count and time stamp
     std::size_t clipped_ = 0;
     bool updating_ = false;  // filling controls from code: no recompute
 };
