@@ -243,23 +243,23 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
             trials_->setValue(d == Data::EdwardsLike ? 15000 : 1000);
         }
         updateControls();
-        run(false);
+        edited();
     });
     connect(ownEpsilon_, &QCheckBox::toggled, this, [this] {
         updateControls();
-        run(false);
+        edited();
     });
     connect(ownThreshold_, &QCheckBox::toggled, this, [this] {
         updateControls();
-        run(false);
+        edited();
     });
     for (QLineEdit* e : {epsilon_, threshold_, seed_}) {
         connect(e, &QLineEdit::editingFinished, this, [this] {
             updateControls();
-            run(false);
+            edited();
         });
     }
-    connect(trials_, &QSpinBox::editingFinished, this, [this] { run(false); });
+    connect(trials_, &QSpinBox::editingFinished, this, [this] { edited(); });
     connect(zoom_, &QComboBox::currentIndexChanged, this, [this] { applyZoom(); });
     connect(run_, &QPushButton::clicked, this, [this] { run(true); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
@@ -427,6 +427,21 @@ Expected<SparsePage::Spec> SparsePage::specFromControls() const {
     return s;
 }
 
+// A control changed: compute unless the plots already show these inputs or they are computing
+// (so inputs whose run was cancelled compute again when asked, unlike a mere context update).
+void SparsePage::edited() {
+    auto spec = specFromControls();
+    if (spec && running_ && lastRun_ && sameInputs(*lastRun_, *spec)) {
+        return;
+    }
+    if (spec && !running_ && result_ && sameInputs(result_->spec, *spec)) {
+        lastRun_ = *spec;
+        setStatus(resultStatus_);
+        return;
+    }
+    run(true);
+}
+
 bool SparsePage::run(bool force) {
     // Waiting for the window (its first context, or its data still loading): not an error, and
     // the page stays busy so that a screenshot waits for the result.
@@ -510,9 +525,9 @@ bool SparsePage::run(bool force) {
             }
             result_ = std::move(r);
             const auto& mc = result_->mc;
-            done(mc.cancelled ? tr("Cancelled after %L1 trials.").arg(mc.trials)
-                              : tr("%L1 trials.").arg(mc.trials),
-                 false);
+            resultStatus_ = mc.cancelled ? tr("Cancelled after %L1 trials.").arg(mc.trials)
+                                         : tr("%L1 trials.").arg(mc.trials);
+            done(resultStatus_, false);
         },
         tr("Sparse histogram Monte Carlo"), JobRunner::Lane::Background);
     running_ = true;

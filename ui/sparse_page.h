@@ -98,6 +98,7 @@ private:
     void applyZoom();  // the L1 plot's x range: both distributions and the bound, or one of them
     void setStatus(const QString& text, bool error = false);
     void done(const QString& text, bool error);
+    void edited();  // a control changed (see the .cpp)
 
     JobRunner* runner_;
     MechanismPageContext context_;
@@ -121,6 +122,7 @@ private:
     QCPTextElement* title_ = nullptr;
     QCPTextElement* cellsTitle_ = nullptr;
     std::optional<Result> result_;
+    QString resultStatus_;  // the status line of the result drawn
     // The inputs of the last run started (to skip a context change that changes nothing here).
     std::optional<Spec> lastRun_;
     bool running_ = false;

@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTest>
 #include <algorithm>
@@ -260,7 +261,7 @@ private Q_SLOTS:
                        page->result().spec.params.epsilon == 0.25;
             },
             30000));
-        QCOMPARE(page->result().mc.expected.scale, 8.0);  // b = 2/ε
+        QCOMPARE(page->result().mc.expected.scale, 8.0);    // b = 2/ε
         if (qEnvironmentVariableIsSet("DPX_SPARSE_PNG")) {  // for looking at the plots
             const QString dir = qEnvironmentVariable("DPX_SPARSE_PNG");
             page->plot()->savePng(dir + QStringLiteral("/l1-window.png"), 900, 600);
@@ -415,6 +416,19 @@ private Q_SLOTS:
         QVERIFY(!page->busy());
         QVERIFY2(page->statusText().startsWith(QStringLiteral("Cancelled")),
                  qPrintable(page->statusText()));
+        // The plots keep the previous result (the window's histogram, 1 000 trials)…
+        QVERIFY(page->hasResult());
+        QCOMPARE(page->result().spec.data, SparsePage::Data::Window);
+        // …a context update does not restart the cancelled run, but asking again does.
+        w.showTab(QStringLiteral("histogram"));
+        QVERIFY(w.showTab(QStringLiteral("sparse")));
+        QVERIFY(!page->busy());
+        auto* trials = page->findChild<QSpinBox*>(QStringLiteral("sparseTrials"));
+        QVERIFY(trials);
+        Q_EMIT trials->editingFinished();
+        QVERIFY(page->busy());
+        page->cancel();
+        QVERIFY(!page->busy());
     }
 };
 
