@@ -1032,7 +1032,7 @@ void KdePage::draw() {
     }
     info += tr("<p><b>Factorisation:</b> G is sampled through a pivoted Cholesky factor of K on "
                "the %L1-point grid, rank %L2. <b>No jitter was needed</b> (none is added): every "
-               "entry of the sampled covariance is within %3 of (c(δ)Δ/ε)²·K.</p>")
+               "entry of the sampled covariance is within %3 of σ²·K.</p>")
                 .arg(static_cast<qulonglong>(m))
                 .arg(static_cast<qulonglong>(rel.factorRank))
                 .arg(sci(rel.covarianceError));
