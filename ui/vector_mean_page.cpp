@@ -426,9 +426,13 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     connect(runner_, &JobRunner::longJobCancelled, this, [this](const QString& slot) {
         if (slot == kSlot && running_) {
             running_ = false;
+            cancelledSpec_ = running_spec_;
             running_spec_.reset();
             shown_ = true;
-            setStatus(tr("Cancelled; the plot shows the previous result."), false);
+            setStatus(hasResult_ ? tr("Cancelled; the plot shows the previous result.")
+                                 : tr("Cancelled; nothing computed yet (change a control to "
+                                      "compute)."),
+                      false);
             Q_EMIT finished();
         }
     });
@@ -453,9 +457,11 @@ void VectorMeanPage::setContext(const MechanismPageContext& context) {
     haveContext_ = true;
     updateEpsilonFields();
     auto s = spec();
-    // Only what changes the result recomputes (the page is shown again, data changes).
+    // Only what changes the result recomputes (the page is shown again, data changes); a run the
+    // user cancelled is not restarted by a mere context update (a control edit restarts it).
     if (s && ((running_spec_ && *running_spec_ == *s) ||
-              (!running_ && hasResult_ && result_.spec == *s))) {
+              (!running_ && hasResult_ && result_.spec == *s) ||
+              (!running_ && cancelledSpec_ && *cancelledSpec_ == *s))) {
         return;
     }
     recompute();
@@ -573,6 +579,7 @@ Expected<VectorMeanSweepSpec> VectorMeanPage::spec() const {
 }
 
 bool VectorMeanPage::recompute() {
+    cancelledSpec_.reset();
     auto s = spec();
     if (!s) {
         runner_->cancel(kSlot);

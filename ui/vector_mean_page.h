@@ -132,6 +132,7 @@ private:
     QCPTextElement* title_;
     VectorMeanSweep result_;
     std::optional<VectorMeanSweepSpec> running_spec_;
+    std::optional<VectorMeanSweepSpec> cancelledSpec_;  // cancelled by the user (status bar)
     bool running_ = false;
     bool shown_ = false;  // a result or an error is on the page
     bool hasResult_ = false;

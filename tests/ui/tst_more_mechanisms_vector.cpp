@@ -20,6 +20,8 @@
 #include "core/risk.h"
 #include "core/vector_mechanisms.h"
 #include "ui/document.h"
+#include "ui/engine.h"
+#include "ui/job_runner.h"
 #include "ui/main_window.h"
 #include "ui/more_mechanisms_tab.h"
 #include "ui/qcustomplot_include.h"
@@ -331,6 +333,35 @@ private Q_SLOTS:
                  qPrintable(page->statusText()));
         QVERIFY(graphIndex(page->plot(), QStringLiteral("Gaussian, seed: refused")) >= 0);
         QVERIFY(page->detailsText().contains(QStringLiteral("NOT (ε, δ)-DP")));
+    }
+
+    // The status bar's Cancel stops the page's job: the previous result stays, the page is not
+    // busy, a context update does not restart the cancelled run, a new request does.
+    void cancel() {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.showTab(QStringLiteral("vector-mean")));
+        auto* page = qobject_cast<VectorMeanPage*>(
+            w.moreMechanismsTab()->page(QStringLiteral("vector-mean")));
+        QVERIFY(waitIdle(page));
+        const double before = page->result().curves.front().points.front().total.mean;
+        field(page, "vmTrials")->setText(QStringLiteral("25000"));  // 10^8 draws: the largest run
+        page->recompute();
+        QVERIFY(page->busy());
+        QSignalSpy done(page, &MechanismPage::finished);
+        w.engine()->runner()->cancelLong();
+        QCOMPARE(done.size(), 1);
+        QVERIFY(!page->busy());
+        QVERIFY2(page->statusText().startsWith(QStringLiteral("Cancelled")),
+                 qPrintable(page->statusText()));
+        QCOMPARE(page->result().curves.front().points.front().total.mean, before);
+        ExplorerState s = w.document()->state();
+        s.bins = s.bins + 1;  // a context update that does not change the page's inputs
+        QVERIFY(applyAndWait(w, s));
+        QVERIFY(!page->busy());
+        field(page, "vmTrials")->setText(QStringLiteral("50"));
+        QVERIFY(runPage(page));
+        QCOMPARE(page->result().spec.trials, std::size_t(50));
     }
 
     // Risk tab: the tracing attack's mechanism chooser reaches core; ROC and AUC are those of
