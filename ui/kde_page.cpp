@@ -502,9 +502,15 @@ void KdePage::buildUi() {
 
 // ---- context and controls ---------------------------------------------------------------------
 
+// Recomputes only when something the page uses changed (the table or file, the window's ε or δ
+// while followed, the seed), so that e.g. the window's bins changing neither redraws the releases
+// nor restarts a run the user cancelled.
 void KdePage::setContext(const MechanismPageContext& context) {
+    const bool hadContext = haveContext_;
+    const MechanismPageContext old = context_;
     const bool newTable = !haveContext_ || !context.dataset || !context_.dataset ||
                           context.dataset->table != context_.dataset->table ||
+                          context.dataset->error != context_.dataset->error ||
                           context.csvPath != context_.csvPath ||
                           context.dataset->columns != context_.dataset->columns ||
                           context.dataset->rows != context_.dataset->rows;
@@ -533,7 +539,14 @@ void KdePage::setContext(const MechanismPageContext& context) {
         source_->setCurrentIndex(column_->count() > 0 ? 0 : 1);
         column_->setEnabled(column_->count() > 0 && source_->currentIndex() == 0);
     }
-    schedule();
+    const bool relevant = !hadContext || newTable || context.seed != old.seed ||
+                          (followEpsilon_->isChecked() && context.epsilon != old.epsilon) ||
+                          (followDelta_->isChecked() && context.delta != old.delta);
+    if (relevant || (!drawn_ && !running_)) {
+        schedule();
+    } else if (context.neighbouring != old.neighbouring) {
+        draw();  // only the texts mention the relation
+    }
 }
 
 // The numeric columns of the window's table; the window's column first choice.

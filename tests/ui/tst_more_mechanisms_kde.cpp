@@ -456,6 +456,35 @@ private Q_SLOTS:
         QCOMPARE(page->result().bandwidth, 0.7);
         QCOMPARE(page->result().release.grid.size(), std::size_t(2000));
         QVERIFY(runner->dropped() > dropped);  // the h = 0.02 run never showed
+
+        // The status bar's Cancel stops a slow run; a window change the page does not use (the
+        // bins) neither restarts it nor redraws; the window's ε (followed) computes again.
+        page->setBandwidthText(QStringLiteral("0.02"));
+        QVERIFY(QTest::qWaitFor([runner] { return runner->isRunning(QStringLiteral("kde")); },
+                                kTimeoutMs));
+        runner->cancelLong();
+        QVERIFY(settle(page));
+        QVERIFY2(page->messageText().startsWith(QStringLiteral("Cancelled")),
+                 qPrintable(page->messageText()));
+        const auto started = runner->started();
+        ExplorerState s = w.document()->state();
+        s.binning = BinningChoice::EqualWidth;
+        s.bins = 16;
+        QSignalSpy ready(w.engine(), &ExplorerEngine::datasetReady);
+        QVERIFY(w.document()->apply(s, QStringLiteral("test")));
+        QVERIFY(ready.wait(kTimeoutMs) || !ready.isEmpty());
+        QTest::qWait(200);
+        QVERIFY(!page->busy());
+        QVERIFY(!runner->isRunning(QStringLiteral("kde")));
+        QVERIFY(page->messageText().startsWith(QStringLiteral("Cancelled")));
+        page->setBandwidthText(QStringLiteral("0.5"));
+        s.epsilon = 2;
+        QVERIFY(w.document()->apply(s, QStringLiteral("test")));
+        QVERIFY(settle(page));
+        QVERIFY2(page->hasResult(), qPrintable(page->messageText()));
+        QCOMPARE(page->result().epsilon, 2.0);
+        QCOMPARE(page->result().bandwidth, 0.5);
+        QVERIFY(runner->started() > started);
     }
 };
 
