@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
     QCommandLineOption tab(QStringLiteral("tab"),
                            QStringLiteral("Show this tab: histogram, matrix, errors, risk, "
                                           "tradeoff, budget, ldp-experiment (seed 002's "
-                                          "telemetry study), ldp-ranges or ldp-marginals."),
+                                          "telemetry study), ldp-ranges, ldp-marginals, "
+                                          "ldp-means, mechanisms, or a page of it: sparse, rdp, "
+                                          "select, vector-mean, kde."),
                            QStringLiteral("name"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption screenshot(
