@@ -13,7 +13,6 @@
 #include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
-#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -807,10 +806,8 @@ void KdePage::deliver(KdePageResult r) {
 // ---- drawing ----------------------------------------------------------------------------------
 
 void KdePage::showMessage(const QString& text, bool error) {
-    message_->setText(text);
+    setMessageText(message_, text, error);
     message_->setVisible(!text.isEmpty());
-    message_->setStyleSheet(error ? QStringLiteral("color: #d62728; font-weight: bold;")
-                                  : QString());
 }
 
 QString KdePage::messageText() const {
@@ -818,9 +815,7 @@ QString KdePage::messageText() const {
 }
 
 QString KdePage::infoText() const {
-    QTextDocument doc;
-    doc.setHtml(info_->text());
-    return doc.toPlainText();
+    return plainTextOf(info_);
 }
 
 double KdePage::yLo() const {

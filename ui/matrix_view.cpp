@@ -26,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include "ui/plot_refresh.h"
+#include "ui/plot_style.h"
 #include "ui/qcustomplot_include.h"
 
 #include "core/count_analysis.h"
@@ -174,25 +175,6 @@ protected:
     int getSubTickCount(double) override { return 0; }
 };
 
-// The standard viridis map (matplotlib's, sampled at 0, 0.1, …, 1).
-QCPColorGradient viridis() {
-    static constexpr std::array<QRgb, 11> stops = {0x440154, 0x482475, 0x414487, 0x355f8d,
-                                                   0x2a788e, 0x21918c, 0x22a884, 0x44bf70,
-                                                   0x7ad151, 0xbddf26, 0xfde725};
-    QCPColorGradient g;
-    g.clearColorStops();
-    for (std::size_t k = 0; k < stops.size(); ++k) {
-        g.setColorStopAt(static_cast<double>(k) / 10.0, QColor(stops[k]));
-    }
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setLevelCount(512);
-    g.setPeriodic(false);
-    return g;
-}
-
-bool isDark(const QPalette& pal) {
-    return pal.color(QPalette::Base).lightness() < 128;
-}
 
 void styleAxis(QCPAxis* a, const QColor& fg, const QColor& grid) {
     a->setBasePen(QPen(fg, 1));
@@ -565,7 +547,7 @@ void MatrixView::setupHeatmap() {
     colorScale_->axis()->setLabel(tr("P[output i | true count j]"));
     heatmap_->plotLayout()->addElement(0, 1, colorScale_);
     colorMap_->setColorScale(colorScale_);
-    QCPColorGradient g = viridis();
+    QCPColorGradient g = viridisGradient();
     g.setNanHandling(QCPColorGradient::nhNanColor);
     g.setNanColor(logZeroColor());
     colorMap_->setGradient(g);
@@ -789,7 +771,7 @@ QWidget* MatrixView::buildLpPanel() {
 // ---- palette ----------------------------------------------------------------------------------
 
 QColor MatrixView::logZeroColor() const {
-    return isDark(palette()) ? QColor(0x60, 0x60, 0x60) : QColor(0xc8, 0xc8, 0xc8);
+    return isDarkPalette(palette()) ? QColor(0x60, 0x60, 0x60) : QColor(0xc8, 0xc8, 0xc8);
 }
 
 void MatrixView::applyPalette() {
@@ -803,7 +785,7 @@ void MatrixView::applyPalette() {
     const QColor fg = palette().color(QPalette::WindowText);
     noiseTitle_->setTextColor(fg);
     profileTitle_->setTextColor(fg);
-    lpWarning_->setStyleSheet(isDark(palette()) ? QStringLiteral("color:#ffb74d;")
+    lpWarning_->setStyleSheet(isDarkPalette(palette()) ? QStringLiteral("color:#ffb74d;")
                                                 : QStringLiteral("color:#a15c00;"));
     styleChip(l0Badge_, ChipStyle::Plain, palette());
     for (QCustomPlot* plot : {heatmap_, profile_, noise_, localPlot_}) {
@@ -1316,7 +1298,7 @@ void MatrixView::setupLocalPage() {
     localScale_->setRangeZoom(false);
     localPlot_->plotLayout()->addElement(0, 1, localScale_);
     localMap_->setColorScale(localScale_);
-    QCPColorGradient g = viridis();
+    QCPColorGradient g = viridisGradient();
     g.setNanHandling(QCPColorGradient::nhNanColor);
     g.setNanColor(logZeroColor());
     localMap_->setGradient(g);

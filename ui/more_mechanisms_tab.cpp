@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStackedWidget>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include "ui/kde_page.h"
@@ -13,6 +14,17 @@
 #include "ui/vector_mean_page.h"
 
 namespace dpx::ui {
+
+void MechanismPage::setMessageText(QLabel* label, const QString& text, bool error) {
+    label->setText(text);
+    label->setStyleSheet(error ? QStringLiteral("color: #d62728; font-weight: bold;") : QString());
+}
+
+QString MechanismPage::plainTextOf(const QLabel* label) {
+    QTextDocument doc;
+    doc.setHtml(label->text());
+    return doc.toPlainText();
+}
 
 MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("moreMechanismsTab"));

@@ -18,6 +18,7 @@
 #include "ui/computations.h"
 
 class QComboBox;
+class QLabel;
 class QStackedWidget;
 class QCustomPlot;
 
@@ -46,6 +47,12 @@ public:
     virtual bool busy() const = 0;
     // The window's data and parameters changed (or the page is shown for the first time).
     virtual void setContext(const MechanismPageContext& context) = 0;
+
+protected:
+    // A page's message line: red and bold for an error, the palette's text colour otherwise.
+    static void setMessageText(QLabel* label, const QString& text, bool error);
+    // A rich-text label's text without markup (for tests and copying).
+    static QString plainTextOf(const QLabel* label);
 
 Q_SIGNALS:
     void finished();             // a computation's result has been drawn (or failed visibly)

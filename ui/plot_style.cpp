@@ -1,5 +1,7 @@
 #include "ui/plot_style.h"
 
+#include <array>
+
 namespace dpx::ui {
 
 namespace {
@@ -21,6 +23,25 @@ void styleAxes(const QList<QCPAxis*>& axes, const QPalette& pal) {
 }
 
 }  // namespace
+
+QCPColorGradient viridisGradient() {
+    static constexpr std::array<QRgb, 11> stops = {0x440154, 0x482475, 0x414487, 0x355f8d,
+                                                   0x2a788e, 0x21918c, 0x22a884, 0x44bf70,
+                                                   0x7ad151, 0xbddf26, 0xfde725};
+    QCPColorGradient g;
+    g.clearColorStops();
+    for (std::size_t k = 0; k < stops.size(); ++k) {
+        g.setColorStopAt(static_cast<double>(k) / 10.0, QColor(stops[k]));
+    }
+    g.setColorInterpolation(QCPColorGradient::ciRGB);
+    g.setLevelCount(512);
+    g.setPeriodic(false);
+    return g;
+}
+
+bool isDarkPalette(const QPalette& pal) {
+    return pal.color(QPalette::Base).lightness() < 128;
+}
 
 void makeLogAxis(QCPAxis* axis) {
     axis->setScaleType(QCPAxis::stLogarithmic);

@@ -11,6 +11,10 @@ namespace dpx::ui {
 void applyPlotPalette(QCustomPlot* plot, const QPalette& pal);
 // The same axis and grid styling for the axes of a further axis rect (stacked plots).
 void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal);
+// The standard viridis colour map (matplotlib's, sampled at 0, 0.1, …, 1) for heatmaps.
+QCPColorGradient viridisGradient();
+// True for a dark theme (the palette's base colour is dark).
+bool isDarkPalette(const QPalette& pal);
 // A logarithmic axis with decade ticks, 8 sub-ticks and "1·10⁴"-style labels (3 digits).
 void makeLogAxis(QCPAxis* axis);
 

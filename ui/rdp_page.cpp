@@ -9,7 +9,6 @@
 #include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
-#include <QTextDocument>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -266,8 +265,7 @@ void RandomDpPage::showMessage(const QString& text) {
     hasResult_ = false;
     drawn_ = true;
     outcome_ = Outcome{};
-    status_->setText(text);
-    status_->setStyleSheet(QStringLiteral("color: #d62728;"));
+    setMessageText(status_, text, true);
     guarantee_->clear();
     cells_->clear();
     errors_->clear();
@@ -284,9 +282,7 @@ QString RandomDpPage::cellsText() const {
 }
 
 QString RandomDpPage::errorsText() const {
-    QTextDocument d;
-    d.setHtml(errors_->text());
-    return d.toPlainText();
+    return plainTextOf(errors_);
 }
 
 QString RandomDpPage::titleText() const {
@@ -427,7 +423,7 @@ void RandomDpPage::draw() {
     plot_->clearItems();
     const QColor fg = palette().color(QPalette::WindowText);
     const QColor dpColour =
-        palette().color(QPalette::Base).lightness() < 128 ? kDpColourDark : kDpColour;
+        isDarkPalette(palette()) ? kDpColourDark : kDpColour;
     if (!hasResult_) {
         title_->setText(status_->text().isEmpty()
                             ? tr("(ε, γ)-random DP (WEAKER than DP) against ε-DP")

@@ -11,7 +11,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
-#include <QTextDocument>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <array>
@@ -69,25 +68,6 @@ QString relationWords(Neighbouring n) {
     return n == Neighbouring::Replace ? QObject::tr("replace-one") : QObject::tr("add/remove-one");
 }
 
-// The standard viridis map (matplotlib's, sampled at 0, 0.1, …, 1), as the matrix tab uses.
-QCPColorGradient viridis() {
-    static constexpr std::array<QRgb, 11> stops = {0x440154, 0x482475, 0x414487, 0x355f8d,
-                                                   0x2a788e, 0x21918c, 0x22a884, 0x44bf70,
-                                                   0x7ad151, 0xbddf26, 0xfde725};
-    QCPColorGradient g;
-    g.clearColorStops();
-    for (std::size_t k = 0; k < stops.size(); ++k) {
-        g.setColorStopAt(static_cast<double>(k) / 10.0, QColor(stops[k]));
-    }
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setLevelCount(512);
-    g.setPeriodic(false);
-    return g;
-}
-
-bool isDark(const QPalette& pal) {
-    return pal.color(QPalette::Base).lightness() < 128;
-}
 
 QString binName(const std::vector<std::string>& labels, std::size_t j) {
     return j < labels.size() ? QStringLiteral("“%1”").arg(QString::fromStdString(labels[j]))
@@ -238,7 +218,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     colorScale_->setRangeZoom(false);
     pathPlot_->plotLayout()->addElement(1, 1, colorScale_);
     colorMap_->setColorScale(colorScale_);
-    QCPColorGradient g = viridis();
+    QCPColorGradient g = viridisGradient();
     g.setNanHandling(QCPColorGradient::nhNanColor);
     colorMap_->setGradient(g);
     auto* margins = new QCPMarginGroup(pathPlot_);
@@ -326,8 +306,7 @@ void SelectionPage::showMessage(const QString& text) {
     hasResult_ = false;
     drawn_ = true;
     outcome_ = Outcome{};
-    status_->setText(text);
-    status_->setStyleSheet(QStringLiteral("color: #d62728;"));
+    setMessageText(status_, text, true);
     summary_->clear();
     rationale_->clear();
     draw();
@@ -339,9 +318,7 @@ QString SelectionPage::messageText() const {
 }
 
 QString SelectionPage::summaryText() const {
-    QTextDocument d;
-    d.setHtml(summary_->text());
-    return d.toPlainText();
+    return plainTextOf(summary_);
 }
 
 QString SelectionPage::guaranteeText() const {
@@ -603,7 +580,7 @@ void SelectionPage::drawBars() {
         by << yHi;
     }
     QColor truthFill = kTruthColour;
-    truthFill.setAlpha(isDark(palette()) ? 110 : 80);
+    truthFill.setAlpha(isDarkPalette(palette()) ? 110 : 80);
     auto* truth = new QCPBars(plot_->xAxis, plot_->yAxis);
     truth->setName(mode ? tr("true answer (the mode)") : tr("true answer (holds rank q·n)"));
     truth->setData(bx, by, true);
@@ -898,7 +875,7 @@ void SelectionPage::styleTexts() {
     a->setTickLabelColor(fg);
     a->setLabelColor(fg);
     QCPColorGradient g = colorMap_->gradient();
-    g.setNanColor(isDark(palette()) ? QColor(0x60, 0x60, 0x60) : QColor(0xc8, 0xc8, 0xc8));
+    g.setNanColor(isDarkPalette(palette()) ? QColor(0x60, 0x60, 0x60) : QColor(0xc8, 0xc8, 0xc8));
     colorMap_->setGradient(g);
 }
 

@@ -11,7 +11,6 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
-#include <QTextDocument>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -561,8 +560,7 @@ void SparsePage::cancel() {
 }
 
 void SparsePage::setStatus(const QString& text, bool error) {
-    status_->setText(text);
-    status_->setStyleSheet(error ? QStringLiteral("color: #d62728;") : QString());
+    setMessageText(status_, text, error);
 }
 
 QString SparsePage::statusText() const {
@@ -570,9 +568,7 @@ QString SparsePage::statusText() const {
 }
 
 QString SparsePage::numbersText() const {
-    QTextDocument doc;
-    doc.setHtml(numbers_->text());
-    return doc.toPlainText();
+    return plainTextOf(numbers_);
 }
 
 void SparsePage::draw() {

@@ -10,7 +10,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -635,9 +634,7 @@ bool VectorMeanPage::recompute() {
 }
 
 void VectorMeanPage::setStatus(const QString& text, bool error) {
-    status_->setText(text);
-    status_->setStyleSheet(error ? QStringLiteral("color: #d62728; font-weight: bold;")
-                                 : QString());
+    setMessageText(status_, text, error);
 }
 
 QString VectorMeanPage::statusText() const {
@@ -645,9 +642,7 @@ QString VectorMeanPage::statusText() const {
 }
 
 QString VectorMeanPage::detailsText() const {
-    QTextDocument doc;
-    doc.setHtml(details_->text());
-    return doc.toPlainText();
+    return plainTextOf(details_);
 }
 
 bool VectorMeanPage::printedWarningVisible() const {
