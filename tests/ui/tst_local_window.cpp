@@ -24,19 +24,13 @@
 #include "ui/main_window.h"
 #include "ui/matrix_view.h"
 #include "ui/tradeoff_view.h"
+#include "window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
+using dpx::ui::test::applyAndWait;
 
 namespace {
-
-bool applyAndWait(MainWindow& w, const ExplorerState& s) {
-    QSignalSpy shown(&w, &MainWindow::releaseShown);
-    if (!w.document()->apply(s, QStringLiteral("test"))) {
-        return false;
-    }
-    return shown.wait(30000) || !shown.isEmpty();
-}
 
 // The telemetry example in 8 equal bins on [0, 24] h.
 ExplorerState telemetry8(MechanismChoice m, double eps) {

@@ -32,21 +32,15 @@
 #include "ui/pg_dialog.h"
 #include "ui/plot_refresh.h"
 #include "ui/risk_view.h"
+#include "window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
+using dpx::ui::test::applyAndWait;
 
 namespace {
 
 // Applies a state and waits until its release is on screen.
-bool applyAndWait(MainWindow& w, const ExplorerState& s) {
-    QSignalSpy shown(&w, &MainWindow::releaseShown);
-    if (!w.document()->apply(s, QStringLiteral("test"))) {
-        return false;
-    }
-    return shown.wait(30000) || !shown.isEmpty();
-}
-
 ExplorerState seed000(double eps) {
     ExplorerState s;
     s.exampleId = QStringLiteral("seed000");

@@ -27,19 +27,13 @@
 #include "ui/qcustomplot_include.h"
 #include "ui/rdp_page.h"
 #include "ui/select_page.h"
+#include "window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
+using dpx::ui::test::applyAndWait;
 
 namespace {
-
-bool applyAndWait(MainWindow& w, const ExplorerState& s) {
-    QSignalSpy shown(&w, &MainWindow::releaseShown);
-    if (!w.document()->apply(s, QStringLiteral("test"))) {
-        return false;
-    }
-    return shown.wait(30000) || !shown.isEmpty();
-}
 
 // Waits (processing events) until `done` holds; false after `ms`.
 bool waitUntil(const std::function<bool()>& done, int ms = 20000) {

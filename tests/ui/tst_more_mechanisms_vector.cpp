@@ -27,19 +27,13 @@
 #include "ui/qcustomplot_include.h"
 #include "ui/risk_view.h"
 #include "ui/vector_mean_page.h"
+#include "window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
+using dpx::ui::test::applyAndWait;
 
 namespace {
-
-bool applyAndWait(MainWindow& w, const ExplorerState& s) {
-    QSignalSpy shown(&w, &MainWindow::releaseShown);
-    if (!w.document()->apply(s, QStringLiteral("test"))) {
-        return false;
-    }
-    return shown.wait(30000) || !shown.isEmpty();
-}
 
 QLineEdit* field(QWidget* page, const char* name) {
     auto* e = page->findChild<QLineEdit*>(QString::fromLatin1(name));

@@ -23,19 +23,13 @@
 #include "ui/engine.h"
 #include "ui/main_window.h"
 #include "ui/release_dialog.h"
+#include "window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
+using dpx::ui::test::applyAndWait;
 
 namespace {
-
-bool applyAndWait(MainWindow& w, const ExplorerState& s) {
-    QSignalSpy shown(&w, &MainWindow::releaseShown);
-    if (!w.document()->apply(s, QStringLiteral("test"))) {
-        return false;
-    }
-    return shown.wait(30000) || !shown.isEmpty();
-}
 
 // Waits for the window's first computation (the built-in example at start-up).
 bool waitForData(MainWindow& w) {

@@ -21,9 +21,11 @@
 #include "ui/main_window.h"
 #include "ui/qcustomplot_include.h"
 #include "ui/tradeoff_view.h"
+#include "window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
+using dpx::ui::test::applyAndWait;
 
 namespace {
 
@@ -44,14 +46,6 @@ std::size_t curveIndex(const TradeoffView& v, const QString& id) {
     return static_cast<std::size_t>(v.curveIds().indexOf(id));
 }
 
-bool applyAndWaitForData(MainWindow& w, const ExplorerState& s) {
-    QSignalSpy shown(&w, &MainWindow::releaseShown);
-    if (!w.document()->apply(s, QStringLiteral("test"))) {
-        return false;
-    }
-    return shown.wait(30000) || !shown.isEmpty();
-}
-
 }  // namespace
 
 class TestTradeoffView : public QObject {
@@ -69,7 +63,7 @@ private Q_SLOTS:
         w.resize(1520, 900);
         w.show();
         ExplorerState s = w.document()->state();
-        QVERIFY(applyAndWaitForData(w, s));
+        QVERIFY(applyAndWait(w, s));
         TradeoffView* v = w.tradeoffView();
         QVERIFY(v->curves().empty());  // never shown yet: nothing computed
         QVERIFY(w.showTab(QStringLiteral("tradeoff")));
@@ -103,7 +97,7 @@ private Q_SLOTS:
         MainWindow w;
         w.resize(1520, 900);
         w.show();
-        QVERIFY(applyAndWaitForData(w, w.document()->state()));
+        QVERIFY(applyAndWait(w, w.document()->state()));
         TradeoffView* v = w.tradeoffView();
         QVERIFY(w.showTab(QStringLiteral("tradeoff")));
         QTRY_VERIFY_WITH_TIMEOUT(curvesDone(*v), 30000);
@@ -111,7 +105,7 @@ private Q_SLOTS:
         QSignalSpy updates(v, &TradeoffView::curvesUpdated);
         ExplorerState s = w.document()->state();
         s.epsilon = 2;
-        QVERIFY(applyAndWaitForData(w, s));
+        QVERIFY(applyAndWait(w, s));
         QVERIFY(w.engine()->runner()->waitForIdle(30000));
         // Only the window's own release/Monte Carlo jobs ran: no curve was recomputed.
         QCOMPARE(updates.count(), 0);
@@ -119,7 +113,7 @@ private Q_SLOTS:
 
         s.binning = BinningChoice::EqualWidth;
         s.bins = 16;
-        QVERIFY(applyAndWaitForData(w, s));
+        QVERIFY(applyAndWait(w, s));
         QTRY_VERIFY_WITH_TIMEOUT(curvesDone(*v) &&
                                      std::abs(v->curves()[0].points[0].value - 16 / 0.01) < 1e-6,
                                  30000);
@@ -128,7 +122,7 @@ private Q_SLOTS:
         QVERIFY(w.showTab(QStringLiteral("histogram")));
         s = w.document()->state();
         s.bins = 8;
-        QVERIFY(applyAndWaitForData(w, s));
+        QVERIFY(applyAndWait(w, s));
         QVERIFY(w.engine()->runner()->waitForIdle(30000));
         QVERIFY(std::abs(v->curves()[0].points[0].value - 16 / 0.01) < 1e-6);  // not recomputed
         QVERIFY(w.showTab(QStringLiteral("tradeoff")));
@@ -143,7 +137,7 @@ private Q_SLOTS:
         MainWindow w;
         w.resize(1520, 900);
         w.show();
-        QVERIFY(applyAndWaitForData(w, w.document()->state()));
+        QVERIFY(applyAndWait(w, w.document()->state()));
         TradeoffView* v = w.tradeoffView();
         v->setSelectedConfigs({QStringLiteral("laplace:clamp"), QStringLiteral("gm:identity")});
         QVERIFY(w.showTab(QStringLiteral("tradeoff")));
@@ -170,7 +164,7 @@ private Q_SLOTS:
         MainWindow w;
         w.resize(1520, 900);
         w.show();
-        QVERIFY(applyAndWaitForData(w, w.document()->state()));
+        QVERIFY(applyAndWait(w, w.document()->state()));
         TradeoffView* v = w.tradeoffView();
         v->setSelectedConfigs({QStringLiteral("laplace:identity"),
                                QStringLiteral("laplace:resize")});
@@ -222,7 +216,7 @@ private Q_SLOTS:
         w.show();
         ExplorerState s = w.document()->state();
         s.scale = Scale::Frequencies;
-        QVERIFY(applyAndWaitForData(w, s));
+        QVERIFY(applyAndWait(w, s));
         TradeoffView* v = w.tradeoffView();
         v->setSelectedConfigs({QStringLiteral("laplace:identity"), QStringLiteral("gm:identity")});
         v->setAxis(TradeoffView::Axis::Population);
