@@ -2,14 +2,15 @@
 # Runs the C++ benchmarks next to their numpy baselines and prints a table of the performance
 # targets (see docs/performance.md). Builds nothing: build the bench targets first, e.g.
 #   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-#   cmake --build build-bench --target bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp bench_ldp
+#   cmake --build build-bench --target bench_monte_carlo bench_noisefirst bench_exact_error bench_count_lp bench_ldp \
+#       bench_seed_mechanisms
 #   bench/compare.sh build-bench
 #
 # usage: bench/compare.sh [BUILD_DIR] [--quick] [--only STEP,...]
 #   BUILD_DIR  the CMake build directory (default: build-bench next to this repository's bench/)
 #   --quick    fewer repetitions, no n = 4096 flat case, no n = 200 / n = 400 LPs, no direct
 #              numpy OLH (about 2 min instead of 8)
-#   --only     run only these steps: mc, noisefirst, exact, lp, gui, csv, ldp (default: all)
+#   --only     run only these steps: mc, noisefirst, exact, lp, gui, csv, ldp, seed (default: all)
 # Environment: PYTHON (interpreter with numpy, and scipy for the lp step; default: the first of
 # python3, /usr/bin/python3 that imports them), DPX_BENCH_MC_TRIALS (default 1e7).
 #
@@ -21,7 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 build=""
 quick=0
-all_steps=mc,noisefirst,exact,lp,gui,csv,ldp
+all_steps=mc,noisefirst,exact,lp,gui,csv,ldp,seed
 steps=$all_steps
 expect_only=0
 for arg in "$@"; do
@@ -51,6 +52,7 @@ want noisefirst && needed+=(bench_noisefirst)
 want exact && needed+=(bench_exact_error)
 want lp && needed+=(bench_count_lp)
 want ldp && needed+=(bench_ldp)
+want seed && needed+=(bench_seed_mechanisms)
 for exe in "${needed[@]}"; do
     if [[ ! -x $bin/$exe ]]; then
         echo "compare.sh: $bin/$exe not found; build it first:" >&2
@@ -324,6 +326,18 @@ if want ldp; then
             "$(field "$(result 'case=numpy-olh-per-user method=direct')" median_s)" info - \
             "the obvious vectorisation, not the baseline"
     fi
+fi
+
+# 8. The More mechanisms pages (issue #9, no target): the functional KDE release for n = 10^6 on
+#    2000 grid points (true KDE, kernel factor, 5 releases) against the notebook way in numpy
+#    (bench/numpy_kde.py: broadcast KDE, eigh of K), and the NLTCS-like sparse Monte Carlo.
+if want seed; then
+    run "$bin/bench_seed_mechanisms" --reps "$reps"
+    run "$python" "$here/numpy_kde.py" --reps 1
+    row "Functional KDE release, n=1e6, m=2000, h=0.02" \
+        "$(field "$(result 'kde_release')" median_s)" "$(field "$(result 'numpy_kde')" median_s)" \
+        info - "factor rank $(field "$(result 'kde_release')" rank)"
+    row "Sparse MC, 65 536 cells, 1000 trials" "$(field "$(result 'sparse_mc')" median_s)" "-" info -
 fi
 
 echo
