@@ -104,7 +104,7 @@ MechanismPage* MoreMechanismsTab::page(const QString& id) const {
 
 QCustomPlot* MoreMechanismsTab::currentPlot() const {
     const int i = chooser_->currentIndex();
-    return i >= 0 ? pages_[static_cast<std::size_t>(i)]->plot() : nullptr;
+    return i >= 0 ? pages_[static_cast<std::size_t>(i)]->plotToExport() : nullptr;
 }
 
 bool MoreMechanismsTab::busy() const {

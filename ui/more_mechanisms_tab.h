@@ -47,6 +47,9 @@ public:
     virtual bool busy() const = 0;
     // The window's data and parameters changed (or the page is shown for the first time).
     virtual void setContext(const MechanismPageContext& context) = 0;
+    // The plot File ▸ Export plot (and the page's export buttons) writes: plot() unless the page
+    // has several and one of its buttons asked for another.
+    virtual QCustomPlot* plotToExport() const { return plot(); }
 
 protected:
     // A page's message line: red and bold for an error, the palette's text colour otherwise.

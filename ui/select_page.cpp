@@ -153,6 +153,12 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     status_->setObjectName(QStringLiteral("selectStatus"));
     status_->setWordWrap(true);
     auto* exportPlot = new QPushButton(tr("Export plot…"));
+    auto* exportMatrix = new QPushButton(tr("Export matrix…"));
+    exportMatrix->setObjectName(QStringLiteral("selectExportMatrix"));
+    exportMatrix->setToolTip(tr("Save the path matrix (heatmap) as PNG, SVG or PDF"));
+    auto* exportRow = new QHBoxLayout;
+    exportRow->addWidget(exportPlot);
+    exportRow->addWidget(exportMatrix);
 
     auto* side = new QWidget;
     auto* sideLayout = new QVBoxLayout(side);
@@ -164,7 +170,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     sideLayout->addWidget(status_);
     sideLayout->addWidget(summary_);
     sideLayout->addWidget(rationale_);
-    sideLayout->addWidget(exportPlot);
+    sideLayout->addLayout(exportRow);
     sideLayout->addStretch(1);
     auto* scroll = new QScrollArea;
     scroll->setWidget(side);
@@ -265,6 +271,12 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
         Q_EMIT finished();
     });
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
+    // The window exports synchronously (direct connection): the heatmap only for this click.
+    connect(exportMatrix, &QPushButton::clicked, this, [this] {
+        exportPath_ = true;
+        Q_EMIT exportPlotRequested();
+        exportPath_ = false;
+    });
     connect(runner_, &JobRunner::longJobCancelled, this, [this](const QString& slot) {
         if (slot == kSlot && running_) {
             running_ = false;

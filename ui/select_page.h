@@ -39,6 +39,7 @@ public:
 
     QCustomPlot* plot() const override { return plot_; }
     QCustomPlot* pathPlot() const { return pathPlot_; }
+    QCustomPlot* plotToExport() const override { return exportPath_ ? pathPlot_ : plot_; }
     bool busy() const override { return running_ || !drawn_; }
     void setContext(const MechanismPageContext& context) override;
 
@@ -127,6 +128,7 @@ private:
     QCPTextElement* title_;
     QCPTextElement* subtitle_;  // P(true answer) of each mechanism
     QCustomPlot* pathPlot_;
+    bool exportPath_ = false;  // "Export matrix…" is being handled: export the path heatmap
     QCPTextElement* pathTitle_;
     QCPColorMap* colorMap_;
     QCPColorScale* colorScale_;

@@ -9,6 +9,7 @@
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -409,6 +410,32 @@ private Q_SLOTS:
         page.setContext(MechanismPageContext{});
         QVERIFY(page.messageText().contains(QStringLiteral("No data")));
         QVERIFY(page.titleText().contains(QStringLiteral("no result")));
+    }
+
+    // The page has two plots: "Export plot…" hands the window the bar chart, "Export matrix…"
+    // the path heatmap, and only for that click (File ▸ Export plot then gets the bars again).
+    void selectionExportsEitherPlot() {
+        JobRunner runner;
+        SelectionPage page(&runner);
+        QList<QCustomPlot*> asked;
+        connect(&page, &MechanismPage::exportPlotRequested, &page,
+                [&] { asked.push_back(page.plotToExport()); });
+        auto* matrixButton = page.findChild<QPushButton*>(QStringLiteral("selectExportMatrix"));
+        QVERIFY(matrixButton);
+        QPushButton* plotButton = nullptr;
+        for (QPushButton* b : page.findChildren<QPushButton*>()) {
+            if (b->text() == QStringLiteral("Export plot…")) {
+                plotButton = b;
+            }
+        }
+        QVERIFY(plotButton);
+        QVERIFY(page.plot() != page.pathPlot());
+        matrixButton->click();
+        plotButton->click();
+        QCOMPARE(asked.size(), 2);
+        QCOMPARE(asked[0], page.pathPlot());
+        QCOMPARE(asked[1], page.plot());
+        QCOMPARE(page.plotToExport(), page.plot());
     }
 };
 
