@@ -15,6 +15,21 @@
 
 namespace dpx::ui {
 
+void MechanismPage::recomputeWhenShown() {
+    stale_ = !isVisible();
+    if (!stale_) {
+        refreshPage();
+    }
+}
+
+void MechanismPage::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (stale_) {
+        stale_ = false;
+        refreshPage();
+    }
+}
+
 void MechanismPage::setMessageText(QLabel* label, const QString& text, bool error) {
     label->setText(text);
     label->setStyleSheet(error ? QStringLiteral("color: #d62728; font-weight: bold;") : QString());

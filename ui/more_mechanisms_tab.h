@@ -52,10 +52,19 @@ public:
     virtual QCustomPlot* plotToExport() const { return plot(); }
 
 protected:
+    // The page's inputs changed (e.g. in setContext): refreshPage() now if the page is shown, else
+    // when it is next shown, so hidden pages cost nothing.
+    void recomputeWhenShown();
+    // Called by recomputeWhenShown (pages that use it implement it).
+    virtual void refreshPage() {}
+    void showEvent(QShowEvent* event) override;
     // A page's message line: red and bold for an error, the palette's text colour otherwise.
     static void setMessageText(QLabel* label, const QString& text, bool error);
     // A rich-text label's text without markup (for tests and copying).
     static QString plainTextOf(const QLabel* label);
+
+private:
+    bool stale_ = false;  // recompute() is due when the page is next shown
 
 Q_SIGNALS:
     void finished();             // a computation's result has been drawn (or failed visibly)

@@ -246,17 +246,7 @@ void RandomDpPage::setContext(const MechanismPageContext& context) {
     context_ = context;
     haveContext_ = true;
     eps_->setWindowEpsilon(context.epsilon);
-    stale_ = true;
-    if (isVisible()) {
-        recompute();
-    }
-}
-
-void RandomDpPage::showEvent(QShowEvent* event) {
-    MechanismPage::showEvent(event);
-    if (stale_ && haveContext_) {
-        recompute();
-    }
+    recomputeWhenShown();
 }
 
 void RandomDpPage::showMessage(const QString& text) {
@@ -296,7 +286,6 @@ void RandomDpPage::showResultStatus() {
 }
 
 void RandomDpPage::recompute() {
-    stale_ = false;
     if (!haveContext_) {
         return;
     }

@@ -66,11 +66,11 @@ public:
                            const std::function<void(double)>& progress = {});
 
 protected:
-    void showEvent(QShowEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
     void recompute();
+    void refreshPage() override { recompute(); }
     void showResultStatus();
     void showMessage(const QString& text);
     void draw();
@@ -79,7 +79,6 @@ private:
     JobRunner* runner_;
     MechanismPageContext context_;
     bool haveContext_ = false;
-    bool stale_ = true;
     bool running_ = false;
     bool drawn_ = false;
     bool hasResult_ = false;

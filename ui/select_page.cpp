@@ -299,17 +299,7 @@ void SelectionPage::setContext(const MechanismPageContext& context) {
     haveContext_ = true;
     eps_->setWindowEpsilon(context.epsilon);
     relation_->setText(tr("%1 (the window's relation)").arg(relationWords(context.neighbouring)));
-    stale_ = true;
-    if (isVisible()) {
-        recompute();
-    }
-}
-
-void SelectionPage::showEvent(QShowEvent* event) {
-    MechanismPage::showEvent(event);
-    if (stale_ && haveContext_) {
-        recompute();
-    }
+    recomputeWhenShown();
 }
 
 void SelectionPage::showMessage(const QString& text) {
@@ -368,7 +358,6 @@ double SelectionPage::drawnPathCell(std::size_t output, std::size_t column) cons
 }
 
 void SelectionPage::recompute() {
-    stale_ = false;
     if (!haveContext_) {
         return;
     }

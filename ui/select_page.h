@@ -90,11 +90,11 @@ public:
     static Outcome compute(const Inputs& in);
 
 protected:
-    void showEvent(QShowEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
     void recompute();
+    void refreshPage() override { recompute(); }
     void showMessage(const QString& text);
     void draw();
     void drawBars();
@@ -104,7 +104,6 @@ private:
     JobRunner* runner_;
     MechanismPageContext context_;
     bool haveContext_ = false;
-    bool stale_ = true;
     bool running_ = false;
     bool drawn_ = false;
     bool hasResult_ = false;
