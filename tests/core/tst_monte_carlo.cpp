@@ -10,6 +10,7 @@
 #include <thread>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -347,26 +348,42 @@ void TestMonteCarlo::cancellation() {
     const auto t = truthOf({0, 16, 3, 9});
     const std::vector<EstimatorSpec> est{{EstimatorKind::NoiseFirst, 200}};
     const std::vector<MetricSpec> met{{Metric::SSE, Scale::Counts}};
-    std::stop_source source;
-    std::atomic<int> calls{0};
+    // Stopped after the third progress report. Only the merged prefix of whole blocks counts, so
+    // if one worker is still on block 0 when the other has finished three later blocks (possible
+    // when the machine is loaded), the kept prefix is empty: a correct outcome, but not one this
+    // test can compare. Such a run is checked for what it must satisfy and the run repeated; a
+    // non-empty prefix within 10 runs is required.
+    std::optional<Expected<MonteCarloResult>> kept;
     MonteCarloOptions opt;
-    opt.trials = 1ULL << 32;  // minutes of work if not stopped
-    opt.seed = 7;
-    opt.threads = 2;
-    opt.stop = source.get_token();
-    opt.progress = [&](double) {
-        if (++calls >= 3) {
-            source.request_stop();
+    for (int attempt = 0; attempt < 10 && !kept; ++attempt) {
+        std::stop_source source;
+        std::atomic<int> calls{0};
+        opt = MonteCarloOptions{};
+        opt.trials = 1ULL << 32;  // minutes of work if not stopped
+        opt.seed = 7;
+        opt.threads = 2;
+        opt.stop = source.get_token();
+        opt.progress = [&](double) {
+            if (++calls >= 3) {
+                source.request_stop();
+            }
+        };
+        const auto start = std::chrono::steady_clock::now();
+        auto run = monteCarloExpectedError(t, NoiseDistribution::laplace(10), est, met, opt);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        DPX_VERIFY_OK(run);
+        QVERIFY(run->cancelled);
+        QVERIFY(run->trials < opt.trials);
+        QCOMPARE(run->trials % kMonteCarloBlock, std::uint64_t(0));
+        QVERIFY2(seconds < 20, QByteArray::number(seconds).constData());
+        if (run->trials > 0) {
+            kept.emplace(std::move(run));
         }
-    };
-    const auto start = std::chrono::steady_clock::now();
-    const auto r = monteCarloExpectedError(t, NoiseDistribution::laplace(10), est, met, opt);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    DPX_VERIFY_OK(r);
-    QVERIFY(r->cancelled);
-    QVERIFY(r->trials > 0 && r->trials < opt.trials);
-    QVERIFY2(seconds < 20, QByteArray::number(seconds).constData());
+    }
+    QVERIFY2(kept, "ten cancelled runs all kept an empty prefix");
+    opt.progress = nullptr;  // it referred to the loop's stop source
+    const auto& r = *kept;
     QCOMPARE(r->values[0][0].trials, r->trials);
     QVERIFY(std::isfinite(r->values[0][0].value));
     // The kept trials form a prefix of whole blocks: the result equals an uncancelled run of that
