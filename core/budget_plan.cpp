@@ -386,6 +386,16 @@ Status BudgetPlan::validate() const {
             "zCDP accounting needs a total δ > 0 (ρ-zCDP gives (ε, δ)-DP only for δ > 0); "
             "use basic composition for a pure ε budget"};
     }
+    for (std::size_t i = 0; i < spent.size(); ++i) {
+        if (auto s = spent[i].validate(); !s) {
+            return Error{"release " + std::to_string(i + 1) +
+                         " already spent: " + s.error().message};
+        }
+        if (composition == Composition::Zcdp && !spent[i].rho) {
+            return Error{"release " + std::to_string(i + 1) +
+                         " already spent has no ρ, which zCDP accounting needs"};
+        }
+    }
     for (const auto& st : statistics) {
         if (auto s = st.validate(); !s) {
             return s;
@@ -515,7 +525,21 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
     const std::size_t n = stats.size();
     const bool zcdp = plan.composition == Composition::Zcdp;
 
-    // Basic: the total δ in equal shares to the Gaussian statistics (exact split, fits the total).
+    // What the ledger the plan starts from has spent already.
+    double spentEpsilon = 0;
+    for (const BudgetCharge& c : plan.spent) {
+        if (auto s = ledger.charge(c); !s) {
+            return Error{"the releases already charged exceed the total budget: " +
+                         s.error().message};
+        }
+        spentEpsilon += c.epsilon;
+    }
+    const BudgetUsage before = ledger.usage();
+    const bool fromLedger = !plan.spent.empty();
+    const std::string whatIsLeft =
+        fromLedger ? "what the releases already charged leave" : "the total budget";
+
+    // Basic: the δ left in equal shares to the Gaussian statistics (exact split, fits the total).
     std::vector<double> deltas(n, 0.0);
     std::vector<double> gaussianWeights(n, 0.0);
     bool anyGaussian = false;
@@ -526,7 +550,14 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
         }
     }
     if (!zcdp && anyGaussian) {
-        auto d = splitBudget(plan.total.delta, gaussianWeights);
+        const double deltaLeft = fromLedger ? before.deltaRemaining : plan.total.delta;
+        if (!(deltaLeft > 0)) {
+            const auto g = std::find(gaussianWeights.begin(), gaussianWeights.end(), 1.0);
+            return about(stats[static_cast<std::size_t>(g - gaussianWeights.begin())],
+                         "the releases already charged leave no δ for the Gaussian mechanism; "
+                         "choose Laplace or geometric");
+        }
+        auto d = splitBudget(deltaLeft, gaussianWeights);
         if (!d) {
             return d.error();
         }
@@ -544,7 +575,7 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
             return a.error();
         }
         if (auto s = ledger.charge(a->charge); !s) {
-            return Error{"the held statistics exceed the total budget: " + s.error().message};
+            return Error{"the held statistics exceed " + whatIsLeft + ": " + s.error().message};
         }
         done[i] = *a;
     }
@@ -582,13 +613,19 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
             for (const auto& d : done) {
                 held += d ? d->result.epsilon : 0.0;
             }
-            start = std::max(u.epsilonRemaining, plan.total.epsilon - held);
+            // The ledger's remainder is rounded down in binary; one ulp up lets largestFitting
+            // find the largest double whose decimal reading still fits (0.0004, not 0.0004 − ulp).
+            start = std::nextafter(
+                std::max(u.epsilonRemaining, plan.total.epsilon - spentEpsilon - held), kInf);
         }
         Expected<double> rest =
             start > 0 ? largestFitting(ledger, start) : Expected<double>(Error{});
         if (!rest || !(*rest > 0)) {
             return about(stats[free.front()],
-                         "the held statistics use the whole budget; nothing is left for it");
+                         fromLedger ? "the releases already charged and the held statistics use "
+                                      "the whole budget; nothing is left for it"
+                                    : "the held statistics use the whole budget; nothing is left "
+                                      "for it");
         }
         auto shares = splitBudget(*rest, weights);
         if (!shares) {
@@ -621,6 +658,8 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
     r.total = plan.total;
     r.composition = plan.composition;
     r.usage = ledger.usage();
+    r.start = before;
+    r.spentCharges = plan.spent.size();
     r.rhoBudget = zcdp ? r.usage.rhoBudget : 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         StatisticAllocation a = done[i]->result;

@@ -15,6 +15,9 @@
 //     ledger's own margin unused, so that even the ledger's rounded-up spent ε fits the total.
 //  3. Every statistic is charged to a BudgetLedger of the chosen composition; a plan whose charges
 //     do not all fit is an error, never a result.
+// A plan may start from a privacy ledger's releases (BudgetPlan::spent): they are charged first,
+// so holds and the split get only what they leave (δ of the Gaussian statistics too), and "fits"
+// means "fits what the ledger has left".
 //
 // Per-bin error of the noise Z added to each of the k bins (95% half-width: smallest a with
 // Pr[|Z| ≤ a] ≥ 0.95):
@@ -78,6 +81,10 @@ struct BudgetPlan {
     BudgetTotal total;
     Composition composition = Composition::Basic;
     std::vector<PlanStatistic> statistics;
+    // Releases already charged to the ledger the plan starts from (its total and composition are
+    // then the ledger's): charged before any statistic, which share only what they leave. Each
+    // needs a ρ under zCDP. Empty: a fresh budget.
+    std::vector<BudgetCharge> spent;
     Status validate() const;
 };
 
@@ -136,14 +143,17 @@ struct PlanResult {
     Composition composition = Composition::Basic;
     double rhoBudget = 0;  // zCDP: the ρ budget with the ledger's safety margin; basic: 0
     std::vector<StatisticAllocation> statistics;
-    BudgetUsage usage;      // from the ledger that accepted every charge
-    OtherAccounting other;  // the same noise under the other accountant
+    BudgetUsage usage;  // from the ledger that accepted every charge
+    BudgetUsage start;  // after the plan's `spent` charges only: what the plan started from
+    std::size_t spentCharges = 0;  // plan.spent.size()
+    OtherAccounting other;         // the same noise under the other accountant
     std::vector<std::string> warnings;
 };
 
 // The allocation described at the top of this file. Errors (each naming the statistic): invalid
 // totals, statistics, weights or holds; δ = 0 with a Gaussian statistic or zCDP; all weights of the
-// un-held statistics 0; held amounts beyond the total; an unreachable accuracy target.
+// un-held statistics 0; held amounts beyond the total (or beyond what `spent` leaves); spent
+// charges beyond the total; no δ left for a Gaussian statistic; an unreachable accuracy target.
 Expected<PlanResult> allocatePlan(const BudgetPlan& plan);
 
 }  // namespace dpx

@@ -82,6 +82,7 @@ private Q_SLOTS:
     void neverOverruns();
     void rejections();
     void noiseRejections();
+    void startsFromLedger();
 };
 
 void TestBudgetPlan::normalQuantile() {
@@ -547,3 +548,60 @@ void TestBudgetPlan::noiseRejections() {
 
 QTEST_APPLESS_MAIN(TestBudgetPlan)
 #include "tst_budget_plan.moc"
+
+void TestBudgetPlan::startsFromLedger() {
+    // Issue #17 item 8: a ledger that has spent 0.9996 of 1 leaves 0.0004; a plan starting from it
+    // shares only that (and "fits" only within it), its start is the ledger's usage, and a hold
+    // of the whole total no longer fits.
+    auto p = plan(1, 0, Composition::Basic,
+                  {stat("a", 4, PlanMechanism::Laplace), stat("b", 4, PlanMechanism::Laplace)});
+    p.spent = {*pureDpCharge("r1", 0.5), *pureDpCharge("r2", 0.4996)};
+    auto r = allocatePlan(p);
+    DPX_VERIFY_OK(r);
+    QCOMPARE(r->spentCharges, std::size_t(2));
+    QCOMPARE(r->start.epsilonSpentExact, std::string("2499/2500"));
+    QCOMPARE(r->statistics[0].epsilon, 0.0002);
+    QCOMPARE(r->statistics[1].epsilon, 0.0002);
+    QCOMPARE(r->usage.epsilonSpentExact, std::string("1"));
+    QCOMPARE(r->usage.epsilonRemaining, 0.0);
+    // A held ε of 0.001 does not fit what is left; the message says so.
+    p.statistics[0].hold = {HoldKind::Epsilon, 0.001};
+    auto held = allocatePlan(p);
+    QVERIFY(!held);
+    QVERIFY2(held.error().message.find("already charged") != std::string::npos,
+             held.error().message.c_str());
+    // Nothing left at all: refused, naming the statistic.
+    p.statistics[0].hold = {};
+    p.spent.push_back(*pureDpCharge("r3", 0.0004));
+    auto none = allocatePlan(p);
+    QVERIFY(!none);
+    QVERIFY2(none.error().message.find("'a'") != std::string::npos, none.error().message.c_str());
+    // Charges beyond the total are an error, never a plan.
+    p.spent.push_back(*pureDpCharge("r4", 0.1));
+    QVERIFY(!allocatePlan(p));
+
+    // δ: a Gaussian statistic gets only the δ the ledger has left, and none is an error.
+    auto g = plan(1, 1e-6, Composition::Basic, {stat("g", 4, PlanMechanism::Gaussian)});
+    g.spent = {*gaussianCharge("r", 0.5, 4e-7, 1, 3.0)};
+    auto rg = allocatePlan(g);
+    DPX_VERIFY_OK(rg);
+    QCOMPARE(rg->statistics[0].delta, 6e-7);
+    QCOMPARE(rg->statistics[0].epsilon, 0.5);
+    g.spent = {*gaussianCharge("r", 0.5, 1e-6, 1, 3.0)};
+    auto nd = allocatePlan(g);
+    QVERIFY(!nd);
+    QVERIFY2(nd.error().message.find("no δ") != std::string::npos, nd.error().message.c_str());
+
+    // zCDP: the ρ already charged comes off ρ_budget; the plan's ε stays within the total.
+    auto z = plan(1, 1e-6, Composition::Zcdp, {stat("z", 4, PlanMechanism::Laplace)});
+    const double fresh = allocatePlan(z)->statistics[0].rho;
+    z.spent = {*pureDpCharge("r", 0.1)};
+    auto rz = allocatePlan(z);
+    DPX_VERIFY_OK(rz);
+    QVERIFY(rz->statistics[0].rho < fresh - 0.004);
+    QVERIFY(rz->statistics[0].rho + 0.005 <= rz->rhoBudget);
+    QVERIFY(rz->usage.epsilonSpent <= 1);
+    // A charge without ρ cannot be accounted under zCDP.
+    z.spent = {BudgetCharge{"r", 0.1, 0, std::nullopt}};
+    QVERIFY(!allocatePlan(z));
+}
