@@ -128,7 +128,7 @@ private Q_SLOTS:
         if (edit == "foreign") {
             replace("dpx-privacy-ledger", "something-else");
         } else if (edit == "version") {
-            replace("\"version\": 1", "\"version\": 2");
+            replace("\"version\": 2", "\"version\": 3");
         } else if (edit == "tamper") {
             replace("\"epsilon\": \"0.5\"", "\"epsilon\": \"0.05\"");
         } else if (edit == "drop") {
