@@ -87,7 +87,12 @@ Usage:
                --out release.csv --ledger ledger.json [--budget EPS[,DELTA] (new ledger)]
                [--composition basic|zcdp] [--overwrite]
                (exact samplers, OS randomness; writes release.csv + release.json, charges the
-               ledger; a refused release exits non-zero and writes nothing)
+               ledger; a refused release exits non-zero and writes nothing; the budget is
+               charged before the files appear, and a later run resolves a release that was
+               interrupted)
+  dpx ledger --ledger ledger.json
+               (a ledger's state as JSON; completes or marks "charged, not published" the
+               releases an interrupted run left pending, removes its stale temporary files)
                --data also takes sqlite:PATH or postgresql://user@host:port/db, with --table T
   dpx tradeoff (--counts LIST | --data FILE --column C --bins SPEC [--table T])
                --configs MECH:EST,... (MECH laplace|geometric|gaussian|gm|em|optimal[-OBJ],
@@ -1111,6 +1116,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
         }
         if (cmd == "release") {
             return cmdRelease(argv, out, err);
+        }
+        if (cmd == "ledger") {
+            return cmdLedger(argv, out, err);
         }
         if (cmd == "risk") {
             return cmdRisk(argv, out, err);

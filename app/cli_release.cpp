@@ -1,5 +1,6 @@
 #include "app/cli_release.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -14,6 +15,7 @@
 #include "core/data/release_files.h"
 #include "core/data/release_job.h"
 #include "core/dataset.h"
+#include "core/exact_samplers.h"
 #include "core/release.h"
 
 namespace dpx::cli {
@@ -42,6 +44,26 @@ Expected<std::int64_t> wholeNumber(const Args& a, const std::string& name, std::
                      std::to_string(hi) + "] (got " + std::to_string(*v) + ")"};
     }
     return v;
+}
+
+// A sum the ledger holds exactly ("1/1000000", "3/10") as a JSON number: the double nearest it
+// when that double reads back as the same decimal (1e-06, not the rounded-up
+// 1.0000000000000002e-06), else `roundedUp` (the ledger's conservative double).
+double exactSum(const std::string& fraction, double roundedUp) {
+    const auto slash = fraction.find('/');
+    auto p = parseDecimal(fraction.substr(0, slash));
+    auto q =
+        slash == std::string::npos ? parseDecimal("1") : parseDecimal(fraction.substr(slash + 1));
+    if (!p || !q || !p->isInteger() || !q->isInteger() || q->sign() <= 0) {
+        return roundedUp;
+    }
+    auto exact = Rational::fraction(p->numerator(), q->numerator());
+    if (!exact) {
+        return roundedUp;
+    }
+    const double nearest = exact->toDouble();
+    auto back = parseDecimal(formatShortest(nearest));
+    return back && *back == *exact ? nearest : roundedUp;
 }
 
 // ReleaseSpec's messages start with the parameter's name; on the command line, the option's.
@@ -296,15 +318,65 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     o[QStringLiteral("bins")] = static_cast<qint64>(release->values.size());
     o[QStringLiteral("composition")] = QLatin1String(compositionName(u.composition));
     o[QStringLiteral("releases_in_ledger")] = static_cast<qint64>(outcome->releasesInLedger);
-    o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
+    const bool basic = u.composition == Composition::Basic;
+    o[QStringLiteral("epsilon_spent")] =
+        basic ? exactSum(u.epsilonSpentExact, u.epsilonSpent) : u.epsilonSpent;
     o[QStringLiteral("epsilon_remaining")] = u.epsilonRemaining;
-    o[QStringLiteral("delta_spent")] = u.deltaSpent;
+    o[QStringLiteral("delta_spent")] =
+        basic ? exactSum(u.deltaSpentExact, u.deltaSpent) : u.deltaSpent;
     o[QStringLiteral("delta_remaining")] = u.deltaRemaining;
     if (u.composition == Composition::Zcdp) {
         o[QStringLiteral("rho_spent")] = u.rhoSpent;
         o[QStringLiteral("rho_remaining")] = u.rhoRemaining;
     }
     o[QStringLiteral("guarantee")] = QString::fromStdString(release->metadata.guarantee);
+    if (!outcome->recoveryNotes.empty()) {
+        QJsonArray notes;
+        for (const auto& n : outcome->recoveryNotes) {
+            notes.append(QString::fromStdString(n));
+            err << "dpx: note: " << n << '\n';
+        }
+        o[QStringLiteral("recovered")] = notes;
+    }
+    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    return kOk;
+}
+
+int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    auto args = Args::parse(argv, 2, {"ledger"});
+    if (!args) {
+        return fail(err, args.error().message, kInvalid);
+    }
+    if (!args->has("ledger")) {
+        return fail(err, "--ledger is required", kInvalid);
+    }
+    auto c = data::checkLedger(*args->get("ledger"));
+    if (!c) {
+        return fail(err, "--ledger: " + c.error().message, kRefused);
+    }
+    const BudgetUsage& u = c->usage;
+    QJsonObject o;
+    o[QStringLiteral("ledger")] = QString::fromStdString(c->path);
+    o[QStringLiteral("dataset")] = QString::fromStdString(c->dataset);
+    o[QStringLiteral("composition")] = QLatin1String(compositionName(c->composition));
+    o[QStringLiteral("total_epsilon")] = QString::fromStdString(c->totalEpsilon);
+    o[QStringLiteral("total_delta")] = QString::fromStdString(c->totalDelta);
+    o[QStringLiteral("releases")] = static_cast<qint64>(c->releases);
+    o[QStringLiteral("not_published")] = static_cast<qint64>(c->notPublished);
+    o[QStringLiteral("read_only")] = c->readOnly;
+    const bool basic = u.composition == Composition::Basic;
+    o[QStringLiteral("epsilon_spent")] =
+        basic ? exactSum(u.epsilonSpentExact, u.epsilonSpent) : u.epsilonSpent;
+    o[QStringLiteral("delta_spent")] =
+        basic ? exactSum(u.deltaSpentExact, u.deltaSpent) : u.deltaSpent;
+    o[QStringLiteral("left")] =
+        QString::fromStdString(data::budgetUsageText(u, c->totalEpsilon, c->totalDelta));
+    QJsonArray notes;
+    for (const auto& n : c->recoveryNotes) {
+        notes.append(QString::fromStdString(n));
+        err << "dpx: note: " << n << '\n';
+    }
+    o[QStringLiteral("recovered")] = notes;
     out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
     return kOk;
 }

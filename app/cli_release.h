@@ -15,4 +15,9 @@ namespace dpx::cli {
 // counts) goes to `out`.
 int cmdRelease(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 
+// argv[1] == "ledger": `dpx ledger --ledger FILE` resolves the ledger's interrupted releases under
+// its lock (completing or marking them "charged, not published", removing stale temporaries) and
+// prints its state as JSON. Exit codes: 0; 2 bad arguments; 1 not a usable ledger.
+int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
 }  // namespace dpx::cli

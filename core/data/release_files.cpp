@@ -5,9 +5,12 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -51,12 +54,118 @@ std::optional<std::string> readAll(const std::string& path) {
     return ss.str();
 }
 
+std::string baseNameOf(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 void syncDirectory(const std::string& dir) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
         ::fsync(fd);  // best effort: some file systems refuse fsync on directories
         ::close(fd);
     }
+}
+
+void step(const StepHook& hook, const std::string& name) {
+    if (hook) {
+        hook(name);
+    }
+}
+
+// The permission bits of an existing file (to keep a ledger's), or `fallback`.
+unsigned modeOf(const std::string& path, unsigned fallback) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? static_cast<unsigned>(st.st_mode & 07777) : fallback;
+}
+
+// A fresh name ".NAME.dpx-pending-<16 hex digits>" beside `path` for a release file's bytes
+// before publication (random, so two releases never pick the same; created with O_EXCL).
+std::string pendingNameFor(const std::string& path) {
+    unsigned char bytes[8] = {};
+    std::size_t got = 0;
+    while (got < sizeof bytes) {
+        const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;  // the O_EXCL create below still refuses a clash
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    static const char* hex = "0123456789abcdef";
+    std::string suffix;
+    for (unsigned char b : bytes) {
+        suffix += hex[b >> 4];
+        suffix += hex[b & 15];
+    }
+    return directoryOf(path) + "/." + baseNameOf(path) + ".dpx-pending-" + suffix;
+}
+
+// Writes `bytes` to a new file `path` (O_EXCL, mode 0600: not readable by others before it is
+// published) and fsyncs it and its directory.
+Status writeNewPrivateFile(const std::string& path, std::string_view bytes) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return Error{path + ": cannot create (" + errnoText(errno) + ")"};
+    }
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            const int e = errno;
+            ::close(fd);
+            return Error{path + ": write failed (" + errnoText(e) + ")"};
+        }
+        done += static_cast<std::size_t>(w);
+    }
+    if (::fsync(fd) != 0) {
+        const int e = errno;
+        ::close(fd);
+        return Error{path + ": fsync failed (" + errnoText(e) + ")"};
+    }
+    if (::close(fd) != 0) {
+        return Error{path + ": close failed (" + errnoText(errno) + ")"};
+    }
+    syncDirectory(directoryOf(path));
+    return okStatus();
+}
+
+// Moves a complete temporary file to its final name: chmod 0644, then link (target must not
+// exist) or rename (overwrite), then the directory is synced.
+Status publishFile(const std::string& temp, const std::string& path, bool overwrite) {
+    if (::chmod(temp.c_str(), 0644) != 0) {
+        return Error{path + ": cannot set the permissions of " + temp + " (" + errnoText(errno) +
+                     ")"};
+    }
+    if (overwrite) {
+        if (::rename(temp.c_str(), path.c_str()) != 0) {
+            return Error{path + ": rename failed (" + errnoText(errno) + ")"};
+        }
+    } else {
+        if (::link(temp.c_str(), path.c_str()) != 0) {
+            const int e = errno;
+            return Error{path + (e == EEXIST
+                                     ? std::string(": exists; refusing to overwrite it")
+                                     : ": cannot move the file into place (" + errnoText(e) + ")")};
+        }
+        ::unlink(temp.c_str());
+    }
+    syncDirectory(directoryOf(path));
+    return okStatus();
+}
+
+bool removeFile(const std::string& path) {
+    return ::unlink(path.c_str()) == 0 || errno == ENOENT;
+}
+
+bool hashMatches(const std::string& path, const std::string& sha) {
+    auto bytes = readAll(path);
+    return bytes && sha256Hex(*bytes) == sha;
 }
 
 }  // namespace
@@ -176,7 +285,8 @@ Status writeFileAtomically(const std::string& path, std::string_view bytes,
         return Error{path + ": exists; refusing to overwrite it (use --overwrite to replace it)"};
     }
     const std::string dir = directoryOf(path);
-    std::string temp = dir + "/.dpx-tmp-XXXXXX";
+    const std::string name = baseNameOf(path);
+    std::string temp = dir + "/." + name + ".dpx-tmp-XXXXXX";
     const int fd = ::mkstemp(temp.data());
     if (fd < 0) {
         return Error{path + ": cannot create a temporary file in " + dir + " (" + errnoText(errno) +
@@ -200,7 +310,7 @@ Status writeFileAtomically(const std::string& path, std::string_view bytes,
         }
         done += static_cast<std::size_t>(w);
     }
-    ::fchmod(fd, 0644);
+    ::fchmod(fd, static_cast<mode_t>(options.mode));
     if (::fsync(fd) != 0) {
         const int e = errno;
         ::close(fd);
@@ -209,6 +319,7 @@ Status writeFileAtomically(const std::string& path, std::string_view bytes,
     if (::close(fd) != 0) {
         return fail("close failed", errno);
     }
+    step(options.onStep, name + " temp written");
     if (options.beforeCommit) {
         if (auto s = options.beforeCommit(temp); !s) {
             return fail(s.error().message, 0);
@@ -230,7 +341,19 @@ Status writeFileAtomically(const std::string& path, std::string_view bytes,
         ::unlink(temp.c_str());
     }
     syncDirectory(dir);
+    step(options.onStep, name + " written");
     return okStatus();
+}
+
+Status writeLedgerFile(const std::string& ledgerPath, const PrivacyLedger& ledger,
+                       const std::function<Status(const std::string&)>& beforeCommit,
+                       const StepHook& onStep) {
+    AtomicWriteOptions opt;
+    opt.overwrite = true;
+    opt.beforeCommit = beforeCommit;
+    opt.mode = modeOf(ledgerPath, 0644);
+    opt.onStep = onStep;
+    return writeFileAtomically(ledgerPath, ledger.toJson(), opt);
 }
 
 LedgerRelease ledgerEntryFor(const HistogramRelease& release) {
@@ -261,52 +384,226 @@ Expected<LedgerRelease> writeRelease(const HistogramRelease& release, PrivacyLed
         if (!plan.overwrite && exists(p)) {
             return Error{p + ": exists; refusing to overwrite it (use --overwrite to replace it)"};
         }
+        // A directory that cannot take the files is found before anything is charged.
+        if (::access(directoryOf(p).c_str(), W_OK | X_OK) != 0) {
+            return Error{p + ": cannot write in " + directoryOf(p) + " (" + errnoText(errno) +
+                         "); nothing was written"};
+        }
     }
     const std::string csv = releaseCsvText(release);
     const std::string json = releaseMetadataJson(release);
+    struct Target {
+        std::string path;
+        const std::string* bytes;
+        std::string temp;
+        std::optional<std::string> previous;  // overwrite: the content replaced
+        bool published = false;
+    };
+    std::vector<Target> targets{{csvPath, &csv, pendingNameFor(csvPath), std::nullopt, false},
+                                {jsonPath, &json, pendingNameFor(jsonPath), std::nullopt, false}};
+    if (plan.overwrite) {
+        for (auto& t : targets) {
+            if (exists(t.path)) {
+                t.previous = readAll(t.path);
+                if (!t.previous) {
+                    return Error{t.path + ": exists but cannot be read; nothing was written"};
+                }
+            }
+        }
+    }
     entry.files = {csvPath, jsonPath};
     entry.sha256 = {sha256Hex(csv), sha256Hex(json)};
+    entry.temps = {targets[0].temp, targets[1].temp};
+    entry.state = ReleaseState::Pending;
+    entry.overwrite = plan.overwrite;
+
+    // 1. The charge, durable before any released value is written anywhere.
     PrivacyLedger updated = ledger;
     if (auto s = updated.append(entry); !s) {
         return s.error();
     }
-    const std::string ledgerText = updated.toJson();
-
-    // Previous contents, to put back if a later write fails.
-    struct Target {
-        std::string path;
-        const std::string* bytes;
-        bool overwrite;
-        std::optional<std::string> previous;
-    };
-    std::vector<Target> targets{{csvPath, &csv, plan.overwrite, std::nullopt},
-                                {jsonPath, &json, plan.overwrite, std::nullopt},
-                                {plan.ledgerPath, &ledgerText, true, std::nullopt}};
-    for (auto& t : targets) {
-        if (exists(t.path)) {
-            t.previous = readAll(t.path);
-            if (!t.previous) {
-                return Error{t.path + ": exists but cannot be read; nothing was written"};
-            }
-        }
+    const std::size_t index = updated.releases().size() - 1;
+    if (auto s = writeLedgerFile(plan.ledgerPath, updated, plan.beforeCommit, plan.onStep); !s) {
+        return Error{s.error().message + " (the release was not charged and nothing was written)"};
     }
-    for (std::size_t i = 0; i < targets.size(); ++i) {
-        AtomicWriteOptions opt{targets[i].overwrite, plan.beforeCommit};
-        if (auto s = writeFileAtomically(targets[i].path, *targets[i].bytes, opt); !s) {
-            for (std::size_t k = 0; k < i; ++k) {  // undo the files written so far
-                if (targets[k].previous) {
-                    (void)writeFileAtomically(targets[k].path, *targets[k].previous, {true, {}});
+    ledger = updated;
+    step(plan.onStep, "charged");
+
+    // A failure after the charge: remove what this call wrote; withdraw the charge only if no
+    // released value ever reached a final name, else keep it as "not published".
+    auto failAfterCharge = [&](const std::string& why) -> Error {
+        bool visible = false;
+        bool cleaned = true;
+        for (auto& t : targets) {
+            cleaned = removeFile(t.temp) && cleaned;
+            if (t.published) {
+                visible = true;
+                if (t.previous) {
+                    AtomicWriteOptions restore;
+                    restore.overwrite = true;
+                    cleaned = writeFileAtomically(t.path, *t.previous, restore) && cleaned;
                 } else {
-                    ::unlink(targets[k].path.c_str());
+                    cleaned = removeFile(t.path) && cleaned;
                 }
             }
-            return Error{s.error().message +
-                         " (the release was not recorded and no release file "
-                         "was left behind)"};
+        }
+        PrivacyLedger settled = ledger;
+        std::string outcome;
+        if (!visible && cleaned) {
+            (void)settled.withdrawPending(index);
+            outcome = "nothing was published and the charge was withdrawn";
+        } else {
+            (void)settled.settle(index, ReleaseState::NotPublished, "publication failed: " + why);
+            outcome = "the budget stays charged (charged, not published)" +
+                      std::string(cleaned ? "; the files written were removed"
+                                          : "; some files could not be removed");
+        }
+        if (writeLedgerFile(plan.ledgerPath, settled)) {
+            ledger = settled;
+        } else {
+            outcome =
+                "the budget stays charged; the ledger records the release as pending and "
+                "the next run resolves it";
+        }
+        return Error{why + "; " + outcome};
+    };
+
+    // 2. The bytes, in private temporaries named by the ledger.
+    for (auto& t : targets) {
+        if (auto s = writeNewPrivateFile(t.temp, *t.bytes); !s) {
+            return failAfterCharge(s.error().message);
+        }
+        step(plan.onStep, "temp written: " + baseNameOf(t.path));
+    }
+    // 3. Publication.
+    for (auto& t : targets) {
+        if (plan.beforeCommit) {
+            if (auto s = plan.beforeCommit(t.temp); !s) {
+                return failAfterCharge(t.path + ": " + s.error().message);
+            }
+        }
+        if (auto s = publishFile(t.temp, t.path, plan.overwrite); !s) {
+            return failAfterCharge(s.error().message);
+        }
+        t.published = true;
+        step(plan.onStep, "published: " + baseNameOf(t.path));
+    }
+    // 4. Settled. If this last write fails the release is published and charged; the ledger file
+    // still says pending and the next run marks it published (its files match).
+    PrivacyLedger settled = ledger;
+    (void)settled.settle(index, ReleaseState::Published, "");
+    if (writeLedgerFile(plan.ledgerPath, settled, {}, plan.onStep)) {
+        ledger = settled;
+    }
+    step(plan.onStep, "done");
+    LedgerRelease recorded = ledger.releases()[index];
+    return recorded;
+}
+
+Expected<RecoveryResult> recoverPendingReleases(PrivacyLedger& ledger,
+                                                const std::string& ledgerPath,
+                                                const StepHook& onStep) {
+    RecoveryResult result;
+    PrivacyLedger updated = ledger;
+    std::vector<std::string> toRemove;  // temporaries, removed once the ledger is written
+    for (std::size_t i = 0; i < updated.releases().size(); ++i) {
+        const LedgerRelease r = updated.releases()[i];
+        if (r.state != ReleaseState::Pending) {
+            continue;
+        }
+        const std::string what = "release of " + r.time + " (" + r.mechanism +
+                                 ", ε = " + r.epsilon + ", files " +
+                                 (r.files.empty() ? std::string("none") : r.files.front()) + ")";
+        bool allInPlace = true;
+        bool canComplete = true;
+        for (std::size_t f = 0; f < r.files.size(); ++f) {
+            const bool inPlace = hashMatches(r.files[f], r.sha256[f]);
+            allInPlace = allInPlace && inPlace;
+            if (!inPlace) {
+                const bool tempComplete = hashMatches(r.temps[f], r.sha256[f]);
+                const bool nameFree = r.overwrite || !exists(r.files[f]);
+                canComplete = canComplete && tempComplete && nameFree;
+            }
+        }
+        if (allInPlace) {
+            (void)updated.settle(i, ReleaseState::Published, "");
+            result.notes.push_back(what +
+                                   ": interrupted after its files were published; now "
+                                   "recorded as published");
+        } else if (canComplete) {
+            bool ok = true;
+            for (std::size_t f = 0; f < r.files.size() && ok; ++f) {
+                if (!hashMatches(r.files[f], r.sha256[f])) {
+                    ok = static_cast<bool>(publishFile(r.temps[f], r.files[f], r.overwrite));
+                }
+            }
+            if (ok) {
+                (void)updated.settle(i, ReleaseState::Published,
+                                     "publication completed by a later run after an interruption");
+                result.notes.push_back(what +
+                                       ": interrupted before its files were published; the "
+                                       "charged release has now been published");
+            } else {
+                (void)updated.settle(i, ReleaseState::NotPublished,
+                                     "interrupted; its files could not be published later");
+                result.notes.push_back(what +
+                                       ": charged, not published (interrupted, and its "
+                                       "files could not be moved into place); the budget "
+                                       "stays spent");
+            }
+        } else {
+            (void)updated.settle(i, ReleaseState::NotPublished,
+                                 "interrupted before its files were complete");
+            result.notes.push_back(what +
+                                   ": charged, not published (interrupted before its files "
+                                   "were complete); the budget stays spent");
+        }
+        for (const auto& t : r.temps) {
+            toRemove.push_back(t);
         }
     }
-    ledger = std::move(updated);
-    return entry;
+    if (updated.pendingCount() != ledger.pendingCount()) {
+        if (auto s = writeLedgerFile(ledgerPath, updated, {}, onStep); !s) {
+            return Error{"recovering the interrupted releases of the ledger: " + s.error().message};
+        }
+        ledger = updated;
+        result.ledgerChanged = true;
+    }
+    for (const auto& t : toRemove) {
+        removeFile(t);
+    }
+    for (auto& n : removeStaleLedgerTemporaries(ledgerPath)) {
+        result.notes.push_back(std::move(n));
+    }
+    return result;
+}
+
+std::vector<std::string> removeStaleLedgerTemporaries(const std::string& ledgerPath) {
+    // The ledger's own temporaries (".NAME.dpx-tmp-*" beside it) are left by a run killed while
+    // writing the ledger; they hold no released value. Only this ledger's, only under its lock.
+    const std::string dir = directoryOf(ledgerPath);
+    const std::string prefix = "." + baseNameOf(ledgerPath) + ".dpx-tmp-";
+    std::vector<std::string> stale;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string name = e->d_name;
+            if (name.rfind(prefix, 0) == 0) {
+                stale.push_back(dir + "/" + name);
+            }
+        }
+        ::closedir(d);
+    }
+    std::vector<std::string> notes;
+    for (const auto& t : stale) {
+        if (removeFile(t)) {
+            notes.push_back("removed a temporary copy of the ledger left by an interrupted run (" +
+                            t + ")");
+        }
+    }
+    if (!stale.empty()) {
+        syncDirectory(dir);
+    }
+    return notes;
 }
 
 }  // namespace dpx::data

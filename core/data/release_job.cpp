@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <utility>
 
 #include "core/data/release_files.h"
@@ -26,13 +28,15 @@ std::string directoryOf(const std::string& filePath) {
     return slash == std::string::npos ? "." : slash == 0 ? "/" : filePath.substr(0, slash);
 }
 
-// An exclusive flock(2) on the directory of the ledger for the whole release, so that concurrent
-// releases on one ledger are serialised (the ledger file itself is replaced by rename, so it
-// cannot carry the lock; a directory can, and no lock file is left behind). Advisory, local only.
+// An exclusive flock(2) on the directory of the resolved ledger while it is read and written, so
+// that concurrent releases on one ledger are serialised (the ledger file itself is replaced by
+// rename, so it cannot carry the lock; a directory can, and no lock file is left behind). The
+// path is the resolved one (resolveLedgerPath), so every link to a ledger takes the same lock.
+// Advisory, local only.
 class DirectoryLock {
 public:
-    static Expected<DirectoryLock> acquire(const std::string& filePath) {
-        const std::string dir = directoryOf(filePath);
+    static Expected<DirectoryLock> acquire(const std::string& resolvedPath) {
+        const std::string dir = directoryOf(resolvedPath);
         const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
             return Error{"cannot open the directory " + dir + " of the ledger"};
@@ -74,10 +78,11 @@ bool sameDecimal(const std::string& x, const std::string& y) {
     return rx && ry && *rx == *ry;
 }
 
-// The ledger of a request: loaded (and checked against the request) or created from the new
-// total. `exists` says which.
-Expected<PrivacyLedger> ledgerFor(const ReleaseRequest& r, bool& exists, ReleaseFailure* failure) {
-    exists = fileExists(r.ledgerPath);
+// The ledger of a request: loaded from the resolved `where` (and checked against the request)
+// or created from the new total. `exists` says which.
+Expected<PrivacyLedger> ledgerFor(const ReleaseRequest& r, const LedgerLocation& where,
+                                  bool& exists, ReleaseFailure* failure) {
+    exists = where.exists;
     const Composition composition = r.composition.value_or(Composition::Basic);
     if (!exists) {
         if (!r.newBudget) {
@@ -93,7 +98,7 @@ Expected<PrivacyLedger> ledgerFor(const ReleaseRequest& r, bool& exists, Release
         }
         return created;
     }
-    auto ledger = PrivacyLedger::load(r.ledgerPath);
+    auto ledger = PrivacyLedger::load(where.path);
     if (!ledger) {
         return failWith(failure, false, "ledger", ledger.error().message);
     }
@@ -120,6 +125,41 @@ Expected<PrivacyLedger> ledgerFor(const ReleaseRequest& r, bool& exists, Release
         return failWith(failure, false, "ledger",
                         r.ledgerPath + " is the ledger of '" + ledger->dataset() + "', not of '" +
                             r.dataset + "'");
+    }
+    return ledger;
+}
+
+// The resolved ledger path of a request, refused (field "ledger") when it is not a regular file
+// or, for a release (`forWriting`), read-only.
+Expected<LedgerLocation> locate(const ReleaseRequest& r, bool forWriting, ReleaseFailure* failure) {
+    auto where = resolveLedgerPath(r.ledgerPath);
+    if (!where) {
+        return failWith(failure, false, "ledger", where.error().message);
+    }
+    if (forWriting && where->readOnly) {
+        return failWith(failure, false, "ledger",
+                        r.ledgerPath +
+                            ": the ledger is read-only; refusing to write it (a read-only "
+                            "ledger closes the budget: make it writable to spend more)");
+    }
+    return where;
+}
+
+// The checks of steps 3 and 5 (see the header): the ledger, existing files, the budget.
+Expected<PrivacyLedger> checkedLedger(const ReleaseRequest& r, const LedgerLocation& where,
+                                      const std::string& jsonPath, const LedgerRelease& probe,
+                                      bool& exists, ReleaseFailure* failure) {
+    auto ledger = ledgerFor(r, where, exists, failure);
+    if (!ledger) {
+        return ledger.error();
+    }
+    for (const auto& p : {r.csvPath, jsonPath}) {
+        if (!r.overwrite && fileExists(p)) {
+            return failWith(failure, false, "out", p + ": exists; refusing to overwrite it");
+        }
+    }
+    if (auto f = ledger->fits(probe); !f) {
+        return failWith(failure, false, "", f.error().message);
     }
     return ledger;
 }
@@ -172,29 +212,20 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
         return failWith(failure, true, "data", "no data to release");
     }
     const std::string jsonPath = jsonPathOf(request);
-
-    auto lock = DirectoryLock::acquire(request.ledgerPath);
-    if (!lock) {
-        return failWith(failure, false, "ledger", lock.error().message);
+    auto where = locate(request, true, failure);
+    if (!where) {
+        return where.error();
     }
-    bool exists = false;
-    auto ledger = ledgerFor(request, exists, failure);
-    if (!ledger) {
-        return ledger.error();
-    }
-    for (const auto& p : {request.csvPath, jsonPath}) {
-        if (!request.overwrite && fileExists(p)) {
-            return failWith(failure, false, "out", p + ": exists; refusing to overwrite it");
-        }
-    }
-    // The budget is checked before the data are read and before any noise is drawn (the
-    // discrete Gaussian's ρ comes from its calibration).
+    // The cost (the discrete Gaussian's calibration) before any lock is taken.
     auto cost = releaseCost(spec);
     if (!cost) {
         return failWith(failure, false, "", cost.error().message);
     }
-    if (auto f = ledger->fits(probeEntry(spec, *cost)); !f) {
-        return failWith(failure, false, "", f.error().message);
+    const LedgerRelease probe = probeEntry(spec, *cost);
+    bool exists = false;
+    // A first look without the lock, so that a refused release never reads the data.
+    if (auto first = checkedLedger(request, *where, jsonPath, probe, exists, failure); !first) {
+        return first.error();
     }
 
     auto truth = request.loadTruth();
@@ -208,18 +239,48 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
                         "which values occur");
     }
     spec.source = truth->source;
-
     ReleaseRandomness randomness;
     auto release = releaseHistogram(spec, truth->histogram, randomness);
     if (!release) {
         return failWith(failure, false, "", release.error().message);
     }
+
+    // Under the lock: the ledger as it is now, interrupted releases resolved, the checks again,
+    // then the charge and the files.
+    auto lock = DirectoryLock::acquire(where->path);
+    if (!lock) {
+        return failWith(failure, false, "ledger", lock.error().message);
+    }
+    where = locate(request, true, failure);  // it may have been created or changed meanwhile
+    if (!where) {
+        return where.error();
+    }
+    auto ledger = ledgerFor(request, *where, exists, failure);
+    if (!ledger) {
+        return ledger.error();
+    }
+    std::vector<std::string> notes;
+    if (exists) {
+        auto recovered = recoverPendingReleases(ledger.value(), where->path, request.onStep);
+        if (!recovered) {
+            return failWith(failure, false, "ledger", recovered.error().message);
+        }
+        notes = recovered->notes;
+    } else {
+        notes = removeStaleLedgerTemporaries(where->path);
+    }
+    // The checks again on the ledger as it is now (read back after any recovery).
+    ledger = checkedLedger(request, *where, jsonPath, probe, exists, failure);
+    if (!ledger) {
+        return ledger.error();
+    }
     ReleaseWritePlan plan;
     plan.csvPath = request.csvPath;
     plan.jsonPath = jsonPath;
-    plan.ledgerPath = request.ledgerPath;
+    plan.ledgerPath = where->path;
     plan.overwrite = request.overwrite;
     plan.beforeCommit = request.beforeCommit;
+    plan.onStep = request.onStep;
     auto written = writeRelease(*release, ledger.value(), plan);
     if (!written) {
         return failWith(failure, false, "", written.error().message);
@@ -234,6 +295,7 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     out.totalDelta = ledger->totalDelta();
     out.releasesInLedger = ledger->releases().size();
     out.ledgerCreated = !exists;
+    out.recoveryNotes = std::move(notes);
     return out;
 }
 
@@ -246,8 +308,12 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
     if (auto p = checkPaths(request, nullptr); !p) {
         return p.error();
     }
+    auto where = locate(request, false, nullptr);
+    if (!where) {
+        return where.error();
+    }
     bool exists = false;
-    auto ledger = ledgerFor(request, exists, nullptr);
+    auto ledger = ledgerFor(request, *where, exists, nullptr);
     if (!ledger) {
         return ledger.error();
     }
@@ -278,7 +344,11 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
         }
     }
     PrivacyLedger copy = *ledger;
-    if (auto a = copy.append(probeEntry(spec, *cost)); !a) {
+    if (where->readOnly) {
+        p.refusal = request.ledgerPath +
+                    ": the ledger is read-only; refusing to write it (a read-only ledger closes "
+                    "the budget: make it writable to spend more)";
+    } else if (auto a = copy.append(probeEntry(spec, *cost)); !a) {
         p.refusal = a.error().message;
     } else {
         p.after = copy.usage();
@@ -286,18 +356,140 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
     return p;
 }
 
+Expected<std::string> spendableEpsilon(const ReleaseRequest& request, int digits) {
+    auto where = locate(request, false, nullptr);
+    if (!where) {
+        return where.error();
+    }
+    bool exists = false;
+    auto ledger = ledgerFor(request, *where, exists, nullptr);
+    if (!ledger) {
+        return ledger.error();
+    }
+    ReleaseSpec spec = request.spec;
+    spec.binsDeclared = true;
+    if (spec.timestamp.empty()) {
+        spec.timestamp = utcTimestampNow();
+    }
+    auto fitsAt = [&](const std::string& eps) -> bool {
+        spec.epsilon = eps;
+        if (!spec.validate()) {
+            return false;
+        }
+        auto cost = releaseCost(spec);
+        return cost && ledger->fits(probeEntry(spec, *cost));
+    };
+    // Basic composition: ε adds, so the rest is total − Σε, rounded down. zCDP: a pure mechanism
+    // spends ρ = ε²/2, so ε = √(2ρ left); a discrete Gaussian spends less ρ at the same ε, so its
+    // ε is searched below the largest ε a release accepts.
+    Rational upper = ledger->epsilonRemainingExact();
+    if (ledger->composition() == Composition::Zcdp) {
+        const double rhoLeft = std::max(0.0, ledger->usage().rhoRemaining);
+        upper = spec.mechanism == ReleaseMechanism::DiscreteGaussian
+                    ? Rational::integer(100)
+                    : *Rational::fromDouble(std::min(100.0, std::sqrt(2 * rhoLeft)));
+        if (rhoLeft <= 0) {
+            upper = Rational{};
+        }
+    }
+    std::string candidate = decimalAtMost(upper, digits);
+    if (fitsAt(candidate)) {
+        return candidate;
+    }
+    // Bisection on the exact decimal values between 0 and the candidate, then rounded down to
+    // `digits` digits and checked again; fits() is monotone in ε for every mechanism here.
+    Rational lo, hi = parseDecimal(candidate).value();
+    for (int i = 0; i < 80; ++i) {
+        Rational mid = Rational::fraction(
+                           lo.numerator() * hi.denominator() + hi.numerator() * lo.denominator(),
+                           lo.denominator() * hi.denominator() * 2)
+                           .value();
+        const std::string m = decimalAtMost(mid, digits + 2);
+        if (m == "0") {
+            lo = mid;
+            continue;
+        }
+        if (fitsAt(m)) {
+            lo = parseDecimal(m).value();
+        } else {
+            hi = mid;
+        }
+        if (decimalAtMost(lo, digits) == decimalAtMost(hi, digits)) {
+            break;
+        }
+    }
+    const std::string best = decimalAtMost(lo, digits);
+    if (best != "0" && fitsAt(best)) {
+        return best;
+    }
+    return Error{"no ε fits what is left of the ledger " + request.ledgerPath +
+                 (ledger->composition() == Composition::Basic &&
+                          spec.mechanism == ReleaseMechanism::DiscreteGaussian
+                      ? " (its δ alone may exceed the δ left)"
+                      : "")};
+}
+
+Expected<LedgerCheck> checkLedger(const std::string& path, const StepHook& onStep) {
+    auto where = resolveLedgerPath(path);
+    if (!where) {
+        return where.error();
+    }
+    auto lock = DirectoryLock::acquire(where->path);
+    if (!lock) {
+        return lock.error();
+    }
+    if (!where->exists) {
+        removeStaleLedgerTemporaries(where->path);
+        return Error{path + ": no such ledger"};
+    }
+    auto ledger = PrivacyLedger::load(where->path);
+    if (!ledger) {
+        return ledger.error();
+    }
+    LedgerCheck c;
+    c.path = where->path;
+    c.readOnly = where->readOnly;
+    if (ledger->pendingCount() > 0 && where->readOnly) {
+        c.recoveryNotes.push_back(std::to_string(ledger->pendingCount()) +
+                                  " interrupted release(s) pending; the ledger is read-only, so "
+                                  "they were not resolved (each is charged in full)");
+    } else {
+        auto recovered = recoverPendingReleases(ledger.value(), where->path, onStep);
+        if (!recovered) {
+            return recovered.error();
+        }
+        c.recoveryNotes = recovered->notes;
+    }
+    c.dataset = ledger->dataset();
+    c.totalEpsilon = ledger->totalEpsilon();
+    c.totalDelta = ledger->totalDelta();
+    c.composition = ledger->composition();
+    c.releases = ledger->releases().size();
+    for (const auto& r : ledger->releases()) {
+        c.notPublished += r.state == ReleaseState::NotPublished ? 1 : 0;
+    }
+    c.usage = ledger->usage();
+    return c;
+}
+
 std::string budgetUsageText(const BudgetUsage& u, const std::string& totalEpsilon,
                             const std::string& totalDelta) {
+    // The remaining figures are doubles rounded down from the exact values; read as the decimal
+    // they stand for (as the ledger reads every double) and rounded down again to six digits.
+    auto down = [](double x) {
+        auto exact = parseDecimal(formatShortest(std::max(0.0, x)));
+        return exact ? decimalAtMost(*exact) : std::string("0");
+    };
     const bool pure = sameDecimal(totalDelta, "0");
-    const std::string eps = "ε " + formatNumber(u.epsilonRemaining) + " of " + totalEpsilon;
+    const std::string eps = "ε " + down(u.epsilonRemaining) + " of " + totalEpsilon;
     if (u.composition == Composition::Zcdp) {
-        return "ρ " + formatNumber(u.rhoRemaining) + " of " + formatNumber(u.rhoBudget) +
-               " left (" + eps + " at δ " + totalDelta + ")";
+        return "ρ " + down(u.rhoRemaining) + " of " + formatNumber(u.rhoBudget) + " left (" + eps +
+               " at δ " + totalDelta + ")";
     }
     if (pure) {
         return eps + " left";
     }
-    return eps + " and δ " + formatNumber(u.deltaRemaining) + " of " + totalDelta + " left";
+    return eps + " and δ " + down(u.deltaRemaining) + " of " + totalDelta + " left";
 }
 
 }  // namespace dpx::data

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -113,7 +115,9 @@ private Q_SLOTS:
         QVERIFY(!again);
         QVERIFY(again.error().message.find("overwrite") != std::string::npos);
         QCOMPARE(slurp(path), std::string("first\n"));
-        QVERIFY(writeFileAtomically(path, "second\n", {true, {}}));
+        AtomicWriteOptions overwrite;
+        overwrite.overwrite = true;
+        QVERIFY(writeFileAtomically(path, "second\n", overwrite));
         QCOMPARE(slurp(path), std::string("second\n"));
         QCOMPARE(entries(dir), QStringList{QStringLiteral("a.csv")});
     }
@@ -157,21 +161,61 @@ private Q_SLOTS:
         auto ledger = PrivacyLedger::create("test", "0.25", "0", Composition::Basic);
         QVERIFY(ledger);
 
-        // A failure while writing the ledger (the third file) removes the CSV and metadata.
+        // Commits happen in the order: ledger (the charge), CSV, metadata (issue #17: the budget
+        // is on disk before any released value appears under its final name).
+        // A failure writing the charge: nothing is written at all.
         int calls = 0;
         plan.beforeCommit = [&](const std::string&) -> Status {
-            return ++calls == 3 ? Status(Error{"simulated failure"}) : okStatus();
+            return ++calls == 1 ? Status(Error{"simulated failure"}) : okStatus();
         };
         auto failed = writeRelease(sampleRelease(), ledger.value(), plan);
         QVERIFY(!failed);
+        QVERIFY2(failed.error().message.find("not charged") != std::string::npos,
+                 failed.error().message.c_str());
         QVERIFY(entries(dir).isEmpty());
         QVERIFY(ledger->releases().empty());
+
+        // A failure publishing the CSV (nothing visible yet): the temporaries are removed and the
+        // charge is withdrawn; the ledger file is left with no release.
+        calls = 0;
+        plan.beforeCommit = [&](const std::string&) -> Status {
+            return ++calls == 2 ? Status(Error{"simulated failure"}) : okStatus();
+        };
+        failed = writeRelease(sampleRelease(), ledger.value(), plan);
+        QVERIFY(!failed);
+        QVERIFY2(failed.error().message.find("charge was withdrawn") != std::string::npos,
+                 failed.error().message.c_str());
+        QCOMPARE(entries(dir), QStringList{QStringLiteral("ledger.json")});
+        QVERIFY(ledger->releases().empty());
+        QVERIFY(PrivacyLedger::load(plan.ledgerPath)->releases().empty());
+
+        // A failure publishing the metadata after the CSV appeared: the CSV is removed, but the
+        // charge stays ("charged, not published"), in memory and on disk.
+        calls = 0;
+        plan.beforeCommit = [&](const std::string&) -> Status {
+            return ++calls == 3 ? Status(Error{"simulated failure"}) : okStatus();
+        };
+        failed = writeRelease(sampleRelease(), ledger.value(), plan);
+        QVERIFY(!failed);
+        QVERIFY2(failed.error().message.find("charged, not published") != std::string::npos,
+                 failed.error().message.c_str());
+        QCOMPARE(entries(dir), QStringList{QStringLiteral("ledger.json")});
+        QCOMPARE(ledger->releases().size(), std::size_t{1});
+        QCOMPARE(ledger->releases()[0].state, ReleaseState::NotPublished);
+        auto kept = PrivacyLedger::load(plan.ledgerPath);
+        QVERIFY(kept);
+        QCOMPARE(kept->releases().size(), std::size_t{1});
+        QCOMPARE(kept->releases()[0].state, ReleaseState::NotPublished);
+        ledger = PrivacyLedger::create("test", "0.25", "0", Composition::Basic);
+        QVERIFY(::unlink(plan.ledgerPath.c_str()) == 0);
 
         plan.beforeCommit = {};
         auto ok = writeRelease(sampleRelease(), ledger.value(), plan);
         QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
         const std::string jsonPath = metadataPathFor(plan.csvPath);
         QVERIFY(fileExists(plan.csvPath) && fileExists(jsonPath) && fileExists(plan.ledgerPath));
+        QCOMPARE(ok->state, ReleaseState::Published);
+        QCOMPARE(entries(dir).size(), 3);  // no temporaries left
         QCOMPARE(ok->sha256.at(0), sha256Hex(slurp(plan.csvPath)));
         QCOMPARE(ok->sha256.at(1), sha256Hex(slurp(jsonPath)));
         auto onDisk = PrivacyLedger::load(plan.ledgerPath);
