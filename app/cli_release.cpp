@@ -332,9 +332,9 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     o[QStringLiteral("guarantee")] = QString::fromStdString(release->metadata.guarantee);
     if (!outcome->recoveryNotes.empty()) {
         QJsonArray notes;
-        for (const auto& n : outcome->recoveryNotes) {
-            notes.append(QString::fromStdString(n));
-            err << "dpx: note: " << n << '\n';
+        for (const auto& note : outcome->recoveryNotes) {
+            notes.append(QString::fromStdString(note));
+            err << "dpx: note: " << note << '\n';
         }
         o[QStringLiteral("recovered")] = notes;
     }

@@ -392,6 +392,9 @@ Expected<std::string> spendableEpsilon(const ReleaseRequest& request, int digits
             upper = Rational{};
         }
     }
+    if (upper.sign() <= 0) {
+        return Error{"no budget is left in the ledger " + request.ledgerPath};
+    }
     std::string candidate = decimalAtMost(upper, digits);
     if (fitsAt(candidate)) {
         return candidate;

@@ -9,8 +9,18 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <optional>
+#include <thread>
+
 #include "core/data/privacy_ledger.h"
 #include "core/data/release_job.h"
+#include "core/dataset.h"
 
 using namespace dpx;
 using namespace dpx::data;
@@ -275,6 +285,101 @@ private Q_SLOTS:
         const std::string line = budgetUsageText(p->before, p->totalEpsilon, p->totalDelta);
         QVERIFY2(line.rfind("ρ ", 0) == 0 && line.find("at δ 1e-5") != std::string::npos,
                  line.c_str());
+    }
+
+    // Issue #17 item 4: the data are read and the noise drawn before the ledger's lock is taken,
+    // so a slow data source or calibration never blocks other releases. The test holds the lock
+    // (flock on the ledger's directory) while a release runs on another thread: its data are
+    // loaded while the lock is held elsewhere; it completes once the lock is released.
+    void dataReadBeforeTheLock() {
+        QTemporaryDir dir;
+        QVERIFY(runRelease(requestIn(dir, "0.25", nullptr)));
+        const int fd = ::open(dir.path().toLocal8Bit().constData(), O_RDONLY | O_DIRECTORY);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::flock(fd, LOCK_EX), 0);
+        std::atomic<bool> loaded{false};
+        ReleaseRequest r = requestIn(dir, "0.25", nullptr, "second");
+        r.loadTruth = [&loaded]() -> Expected<ReleaseTruth> {
+            loaded = true;
+            return ReleaseTruth{*Histogram::create({5, 0, 7}), true, "three counts"};
+        };
+        std::optional<Expected<ReleaseOutcome>> outcome;
+        std::thread worker([&] { outcome.emplace(runRelease(r)); });
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.load(), 20000);
+        QTest::qWait(100);
+        QVERIFY(!outcome);  // waiting for the lock, nothing written yet
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("second.csv"))));
+        ::close(fd);  // releases the lock
+        worker.join();
+        QVERIFY(outcome && *outcome);
+        QCOMPARE((*outcome)->releasesInLedger, std::size_t(2));
+    }
+
+    // Issue #17 item 6: what is left is shown rounded down, so the figure shown can be spent;
+    // spendableEpsilon finds it and the ledger accepts it; messages carry decimals.
+    void remainingIsSpendable() {
+        QTemporaryDir dir;
+        ReleaseRequest first = requestIn(dir, "0.299573227355399", nullptr, "a");
+        auto o = runRelease(first);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        const std::string line = budgetUsageText(o->usage, o->totalEpsilon, o->totalDelta);
+        QCOMPARE(line, std::string("ε 0.700426 of 1 left"));  // 0.700426772644601, not 0.700427
+        ReleaseRequest next = requestIn(dir, "0.700427", nullptr, "b");
+        auto refused = runRelease(next);
+        QVERIFY(!refused);
+        const std::string& m = refused.error().message;
+        QVERIFY2(m.find("left ε = 0.700426") != std::string::npos, m.c_str());
+        QVERIFY2(m.find('/') == std::string::npos ||
+                     m.find(dir.path().toStdString()) != std::string::npos,
+                 m.c_str());  // no fractions
+        auto rest = spendableEpsilon(next);
+        QVERIFY2(rest, rest ? "" : rest.error().message.c_str());
+        QCOMPARE(*rest, std::string("0.700426"));
+        next.spec.epsilon = *rest;
+        auto spent = runRelease(next);
+        QVERIFY2(spent, spent ? "" : spent.error().message.c_str());
+        // 1 − 0.299573227355399 − 0.700426 = 7.72644601e-7 is left: shown and offered rounded
+        // down.
+        auto tiny = spendableEpsilon(requestIn(dir, "0.1", nullptr, "c"));
+        QVERIFY2(tiny, tiny ? "" : tiny.error().message.c_str());
+        QCOMPARE(*tiny, std::string("7.72644e-07"));
+        // A ledger with nothing left offers nothing.
+        QTemporaryDir full;
+        QVERIFY(runRelease(requestIn(full, "1", nullptr, "all")));
+        auto none = spendableEpsilon(requestIn(full, "0.1", nullptr, "c"));
+        QVERIFY(!none);
+        QVERIFY2(none.error().message.find("no budget is left") != std::string::npos,
+                 none.error().message.c_str());
+    }
+
+    // zCDP: "use the rest" for a pure and a Gaussian release, each accepted by the ledger, and
+    // one digit more is refused.
+    void spendableUnderZcdp() {
+        for (auto mech : {ReleaseMechanism::DiscreteLaplace, ReleaseMechanism::DiscreteGaussian}) {
+            QTemporaryDir dir;
+            ReleaseRequest r = requestIn(dir, "0.3", nullptr, "a");
+            r.newBudget = LedgerBudgetText{"4", "1e-5"};  // ρ = 0.298; the first takes 0.045
+            r.composition = Composition::Zcdp;
+            QVERIFY(runRelease(r));
+            r.csvPath = dir.filePath(QStringLiteral("b.csv")).toStdString();
+            r.spec.mechanism = mech;
+            if (mech == ReleaseMechanism::DiscreteGaussian) {
+                r.spec.delta = "1e-6";
+            }
+            auto rest = spendableEpsilon(r, 4);
+            QVERIFY2(rest, rest ? "" : rest.error().message.c_str());
+            auto bigger = parseDecimal(*rest).value();
+            // The next 4-digit decimal up does not fit.
+            ReleaseRequest up = r;
+            const double step = std::pow(10.0, std::floor(std::log10(bigger.toDouble())) - 3);
+            up.spec.epsilon = formatShortest(bigger.toDouble() + step);
+            auto preview = previewRelease(up);
+            QVERIFY(preview);
+            QVERIFY2(!preview->refusal.empty(), up.spec.epsilon.c_str());
+            r.spec.epsilon = *rest;
+            auto done = runRelease(r);
+            QVERIFY2(done, done ? "" : done.error().message.c_str());
+        }
     }
 
     void budgetLines() {
