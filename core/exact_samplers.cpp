@@ -3,6 +3,7 @@
 #include <boost/multiprecision/integer.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -880,10 +881,297 @@ std::string formatDelta(double d) {
     return buf;
 }
 
+// δ for large σ by the Euler–Maclaurin formula. With f(x) = e^(−x²/(2σ²)) and
+// h(x) = f(x) − e^ε·f(x + Δ) = f(x)·(1 − e^(ε − L(x))), δ·Z = Σ_{y ≥ y0} h(y) (CKS Thm 7), and
+// for the integer y0 (Euler–Maclaurin, e.g. Abramowitz & Stegun 23.1.30, with the remainder of
+// DLMF 2.10.1–2.10.2, |B̃_2p(x)| ≤ |B_2p|):
+//   Σ_{y ≥ y0} h(y) = ∫_{y0}^∞ h + h(y0)/2 − Σ_{k=1..p} B_2k/(2k)!·h^(2k−1)(y0) + R_p,
+//   |R_p| ≤ |B_2p|/(2p)!·∫_{y0}^∞ |h^(2p)|, |B_2p|/(2p)! = 2ζ(2p)/(2π)^(2p).
+// Closed forms (u = x/σ, μ = Δ/σ, x0 = ε − L(y0) ≤ 0, e^ε·f(y0 + Δ) = e^(x0)·f(y0)):
+//   ∫_{y0}^∞ h = ∫_{y0}^{y0+Δ} f − (e^ε − 1)·∫_{y0+Δ}^∞ f   (the first by Gauss–Legendre
+//     quadrature when Δ ≪ σ, else by erf/erfc; the second by erfc; the split keeps the
+//     cancellation to a factor of about (εσ/Δ)² where δ is small);
+//   h^(j)(y0) = (−1/σ)^j·f(y0)·(He_j(u0) − e^(x0)·He_j(u0 + μ))   (Hermite polynomials He_j);
+//   |h^(2p)(x)| ≤ 2σ^(−2p)·f(x)·(|x/σ| + μ + √(2p))^(2p) for x ≥ y0, since |He_n(t)| ≤
+//     (|t| + √n)^n (its coefficients are C(n,2k)·(2k−1)!! ≤ C(n,2k)·n^k) and e^(ε − L(x)) ≤ 1;
+//   ∫_{u0}^∞ (|u| + b)^n e^(−u²/2) du ≤ e^(−u0²/2)·Σ_j C(n,j)(u0 + b)^(n−j)·M_j for u0 ≥ 0
+//     (u = u0 + t, e^(−u0·t) ≤ 1), and ≤ 2·Σ_j C(n,j)·b^(n−j)·M_j on the whole line,
+//     M_j = ∫_0^∞ t^j e^(−t²/2) dt (M_0 = √(π/2), M_1 = 1, M_j = (j − 1)·M_{j−2}).
+// With p = 8 and σ > 10³ the remainder is below 10⁻²⁰ of δ·Z in the cases that matter. The
+// remainder bound and a running bound on the rounding error (every libm call assumed within 16
+// ulp, argument errors propagated by the functions' condition numbers) are ADDED to the sum, and
+// Z ≥ σ√(2π) (Poisson summation: Z = σ√(2π)·(1 + 2Σ_k e^(−2π²σ²k²))), so the result is an upper
+// bound on δ, within about 10⁻¹⁰ relative of it at σ² ≤ 10¹². Cost: about 50 libm calls,
+// independent of σ. Representable in long double while μ ≤ 100 (e^ε < e^9000 there).
+constexpr int kEulerMaclaurinOrder = 8;  // p
+// Automatic evaluation uses Euler–Maclaurin above this σ² when its error bounds are below
+// kEulerMaclaurinSlack of the value.
+constexpr std::int64_t kEulerMaclaurinSigma2 = 10000;
+constexpr LD kEulerMaclaurinSlack = 1e-6L;
+// B_2k for k = 1..8.
+constexpr std::array<long double, kEulerMaclaurinOrder> kBernoulli = {
+    1.0L / 6,  -1.0L / 30,     1.0L / 42, -1.0L / 30,
+    5.0L / 66, -691.0L / 2730, 7.0L / 6,  -3617.0L / 510};
+
+struct DeltaProblem {
+    std::int64_t y0;  // ⌊a⌋ + 1, |y0| < 4·10^7
+    LD frac;          // y0 − a ∈ (0, 1]
+    LD s2;            // σ²
+    LD sensitivity;   // Δ
+    LD epsilon;       // ε
+};
+
+// e^(u²)·erfc(u) for u ≥ 26 by its asymptotic series (A&S 7.1.23), 1/(u√π)·Σ_{k<8}
+// (−1)^k (2k−1)!!/(2u²)^k: for real u > 0 the series is enveloping (the error is below the first
+// omitted term, here < 2·10^−19 relative). Returns the value and an absolute error bound.
+std::pair<LD, LD> erfcxLarge(LD u) {
+    constexpr LD ulp = std::numeric_limits<LD>::epsilon();
+    const LD w = 1 / (2 * u * u);
+    LD term = 1, sum = 1, magnitude = 1;
+    for (int k = 1; k < 8; ++k) {
+        term *= -(2 * k - 1) * w;
+        sum += term;
+        magnitude += std::fabs(term);
+    }
+    const LD omitted = std::fabs(term) * 15 * w;
+    const LD front = 1 / (u * std::sqrt(std::numbers::pi_v<LD>));
+    return {front * sum, front * (omitted + 32 * ulp * magnitude)};
+}
+
+// 8-point Gauss–Legendre nodes and weights on [−1, 1]: Newton's method on P_8 in long double
+// (w_i = 2/((1 − x_i²)·P_8'(x_i)²)), computed once.
+struct GaussLegendre8 {
+    std::array<LD, 8> x{}, w{};
+};
+
+const GaussLegendre8& gaussLegendre8() {
+    static const GaussLegendre8 rule = [] {
+        GaussLegendre8 r;
+        constexpr int n = 8;
+        for (int i = 0; i < n; ++i) {
+            LD x = std::cos(std::numbers::pi_v<LD> * (i + 0.75L) / (n + 0.5L));
+            LD derivative = 1;
+            for (int iteration = 0; iteration < 100; ++iteration) {
+                LD p0 = 1, p1 = x;  // P_0, P_1
+                for (int k = 2; k <= n; ++k) {
+                    const LD p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
+                    p0 = p1;
+                    p1 = p2;
+                }
+                derivative = n * (x * p1 - p0) / (x * x - 1);
+                const LD step = p1 / derivative;
+                x -= step;
+                if (std::fabs(step) <= 4 * std::numeric_limits<LD>::epsilon()) {
+                    break;
+                }
+            }
+            r.x[static_cast<std::size_t>(i)] = x;
+            r.w[static_cast<std::size_t>(i)] = 2 / ((1 - x * x) * derivative * derivative);
+        }
+        return r;
+    }();
+    return rule;
+}
+
+struct EulerMaclaurinDelta {
+    LD upper = 0;  // upper bound on δ
+    LD slack = 0;  // (rounding bound + remainder bound) / the sum
+};
+
+EulerMaclaurinDelta eulerMaclaurinDelta(const DeltaProblem& p) {
+    constexpr LD ulp = std::numeric_limits<LD>::epsilon();
+    const LD pi = std::numbers::pi_v<LD>;
+    const LD sqrt2 = std::numbers::sqrt2_v<LD>;
+    const LD sigma = std::sqrt(p.s2);
+    const LD y0 = static_cast<LD>(p.y0);
+    const LD u0 = y0 / sigma;
+    const LD mu = p.sensitivity / sigma;
+    const LD x0 = -p.sensitivity * p.frac / p.s2;  // ε − L(y0) ∈ [−Δ/σ², 0)
+    const LD z0 = y0 * y0 / (2 * p.s2);
+    const LD f0 = std::exp(-z0);
+    const LD f0Rel = (8 + 8 * z0) * ulp;     // argument within 4 ulp, exp within 16 ulp (generous)
+    const LD c = sigma * std::sqrt(pi / 2);  // ∫_R f = 2c
+    // Relative error allowance of erfc at a computed argument u (argument within 8 ulp): the
+    // function's own 16 ulp plus 8 ulp·|u|·|erfc'(u)/erfc(u)|, |erfc'/erfc| ≤ 2|u| + 2.
+    const auto erfcRel = [&](LD u) {
+        return (16 + 8 * std::fabs(u) * (2 * std::fabs(u) + 2)) * ulp;
+    };
+    const LD w = 1 / (sigma * sqrt2);  // shared by every argument below (within 4 ulp)
+    const LD u1 = y0 * w;
+    const LD u2 = (y0 + p.sensitivity) * w;
+    const LD width = p.sensitivity * w;  // u2 − u1
+    const LD uMax = std::max(std::fabs(u1), std::fabs(u2));
+    // A = ∫_{y0}^{y0+Δ} f. A narrow interval (width·(2|u|max + width + 4) ≤ 1, so e^(−t²) changes
+    // little across it) by 8-point Gauss–Legendre: no cancellation, and the quadrature error
+    // (n!)^4·h^(2n+1)/((2n+1)((2n)!)^3)·max|F^(2n)|, F = e^(−t²), |F^(2n)(t)| = |H_2n(t)|·e^(−t²)
+    // ≤ 2^n(√2|t| + √(2n))^(2n)·e^(−t²), is below 10^−20 of A. Otherwise (a wide interval, where
+    // the two values differ enough that the subtraction loses at most a few digits) as a
+    // difference of two same-sign erfc values or a sum of two erf. An erfc that underflows
+    // (u > 106) only makes A larger, by less than the smallest long double.
+    LD a = 0, aErr = 0;
+    if (width * (2 * uMax + width + 4) <= 1) {
+        const GaussLegendre8& gl = gaussLegendre8();
+        const LD half = width / 2, mid = u1 + half;
+        LD sum = 0;
+        for (std::size_t i = 0; i < gl.x.size(); ++i) {
+            const LD t = mid + half * gl.x[i];
+            sum += gl.w[i] * std::exp(-t * t);
+        }
+        a = sigma * sqrt2 * half * sum;
+        const LD tMin = u1 >= 0 ? u1 : (u2 <= 0 ? -u2 : 0);
+        const LD truncation = 1.7e-23L * std::pow(width, 17.0L) * 256 *
+                              std::pow(sqrt2 * uMax + 4, 16.0L) * std::exp(-tMin * tMin) * sigma *
+                              sqrt2;
+        // Each e^(−t²): t within 8 ulp, so t² within 16 ulp·t² of exact; exp within 16 ulp.
+        aErr = a * (64 + 32 * uMax * uMax) * ulp + truncation;
+    } else if (u1 >= 0 || u2 <= 0) {
+        const LD lo = u1 >= 0 ? u1 : -u2, hi = u1 >= 0 ? u2 : -u1;
+        const LD e1 = std::erfc(lo), e2 = std::erfc(hi);
+        a = c * (e1 - e2);
+        aErr =
+            c * (e1 * erfcRel(lo) + e2 * erfcRel(hi) + 4 * std::numeric_limits<LD>::denorm_min());
+    } else {
+        const LD e1 = std::erf(u2), e2 = std::erf(-u1);  // both > 0; |erf'(u)·u/erf(u)| ≤ 1
+        a = c * (e1 + e2);
+        aErr = c * (e1 + e2) * 32 * ulp;
+    }
+    aErr += std::fabs(a) * 8 * ulp;
+    // B = (e^ε − 1)·∫_{y0+Δ}^∞ f = (e^ε − 1)·c·erfc(u2); for u2 ≥ 26 (where e^ε may overflow and
+    // erfc underflow) as (1 − e^(−ε))·e^(x0)·f0·c·erfcx(u2), since e^(ε − u2²) = e^(x0)·f0.
+    const LD ex0 = std::exp(x0);
+    LD b = 0, bErr = 0;
+    if (u2 < 26) {
+        b = std::expm1(p.epsilon) * c * std::erfc(u2);
+        bErr = b * (erfcRel(u2) + (24 + 4 * (p.epsilon + 1)) * ulp);
+    } else {
+        const auto [x, xErr] = erfcxLarge(u2);
+        const LD scale = -std::expm1(-p.epsilon) * ex0 * f0 * c;
+        b = scale * x;
+        bErr = scale * (xErr + x * (f0Rel + (64 + 8 * std::fabs(x0)) * ulp));
+    }
+    // h(y0)/2.
+    const LD em0 = -std::expm1(x0);  // 1 − e^(x0) ∈ (0, 1)
+    const LD half = f0 * em0 / 2;
+    const LD halfErr = half * (f0Rel + (24 + 8 * (1 - x0)) * ulp);
+    // −Σ B_2k/(2k)!·h^(2k−1)(y0) = Σ B_2k/(2k)!·σ^(1−2k)·f0·D_{2k−1},
+    // D_j = He_j(u0) − e^(x0)·He_j(u0 + μ).
+    const LD v0 = u0 + mu;
+    LD hPrev = 1, hCur = u0, gPrev = 1, gCur = v0;  // He_0, He_1 at u0 and at u0 + μ
+    LD corrections = 0, correctionsErr = 0;
+    LD factorial = 1;   // (2k)!
+    LD sigmaPower = 1;  // σ^(2 − 2k)
+    for (int j = 1; j <= 2 * kEulerMaclaurinOrder - 1; ++j) {
+        if (j > 1) {  // He_j = t·He_{j−1} − (j − 1)·He_{j−2}
+            const LD hNext = u0 * hCur - (j - 1) * hPrev;
+            const LD gNext = v0 * gCur - (j - 1) * gPrev;
+            hPrev = hCur;
+            hCur = hNext;
+            gPrev = gCur;
+            gCur = gNext;
+        }
+        if (j % 2 == 0) {
+            continue;
+        }
+        const int k = (j + 1) / 2;
+        factorial *= static_cast<LD>((2 * k - 1) * (2 * k));
+        sigmaPower = k == 1 ? 1 : sigmaPower / p.s2;
+        const LD d = hCur - ex0 * gCur;
+        const LD coefficient =
+            kBernoulli[static_cast<std::size_t>(k - 1)] / factorial * sigmaPower / sigma * f0;
+        const auto jl = static_cast<LD>(j);
+        // |He_j(t)| ≤ (|t| + √j)^j bounds the magnitudes whose rounding errors accumulate.
+        const LD scale = std::pow(std::fabs(u0) + std::sqrt(jl), jl) +
+                         std::pow(std::fabs(v0) + std::sqrt(jl), jl);
+        corrections += coefficient * d;
+        correctionsErr += std::fabs(coefficient) * (std::fabs(d) * f0Rel + 64 * jl * scale * ulp);
+    }
+    // Remainder bound, n = 2p: |R_p| ≤ 2ζ(n)/(2π)^n·2σ^(1−n)·G.
+    constexpr int n = 2 * kEulerMaclaurinOrder;
+    const LD bShift = mu + std::sqrt(static_cast<LD>(n)) + (u0 >= 0 ? u0 : 0);
+    std::array<LD, n + 1> moment{};
+    moment[0] = std::sqrt(pi / 2);
+    moment[1] = 1;
+    for (std::size_t j = 2; j <= n; ++j) {
+        moment[j] = static_cast<LD>(j - 1) * moment[j - 2];
+    }
+    // G ≤ Σ_j C(n, j)·bShift^(n−j)·M_j, times f0 (u0 ≥ 0) or 2 (whole line); each power is
+    // divided by (2πσ)^n term by term so that nothing overflows.
+    const LD unit = 2 * pi * sigma;
+    LD g = 0, binomial = 1;
+    for (std::size_t j = 0; j <= n; ++j) {
+        g += binomial * std::pow(bShift / unit, static_cast<LD>(n - j)) * moment[j] /
+             std::pow(unit, static_cast<LD>(j));
+        binomial = binomial * static_cast<LD>(n - j) / static_cast<LD>(j + 1);
+    }
+    g *= u0 >= 0 ? f0 : 2;
+    const LD zeta = 1.0001L;  // ζ(16) = 1.0000153…
+    const LD remainder = 2 * zeta * 2 * sigma * g * (1 + 1e-6L);
+    const LD sum = a - b + half + corrections;
+    const LD err = aErr + bErr + halfErr + correctionsErr +
+                   16 * ulp * (std::fabs(a) + std::fabs(b) + half + std::fabs(corrections));
+    EulerMaclaurinDelta out;
+    out.upper = std::max<LD>(sum + err + remainder, 0) / (2 * c) * (1 + 64 * ulp);
+    out.slack = sum > 0 ? (err + remainder) / sum : std::numeric_limits<LD>::infinity();
+    return out;
+}
+
+// δ by summation (CKS Thm 7's positive terms; see discreteGaussianDelta in the header).
+Expected<LD> summedDelta(const DeltaProblem& p, const Rational& sigma2) {
+    const LD s2 = p.s2;
+    const LD twoS2 = 2 * s2;
+    const LD logZ = logNormaliser(s2);
+    const LD dl = p.sensitivity;
+    const std::int64_t yRef = std::max<std::int64_t>(p.y0, 0);  // the mode of p over y ≥ y0
+    const LD yRefL = static_cast<LD>(yRef);
+    // Neumaier-compensated sum of T_k = e^(−(y² − yRef²)/(2σ²))·(1 − e^(ε − L(y))), y = y0 + k.
+    LD sum = 0;
+    LD compensation = 0;
+    const auto add = [&](LD term) {
+        const LD t = sum + term;
+        compensation += std::fabs(sum) >= std::fabs(term) ? (sum - t) + term : (term - t) + sum;
+        sum = t;
+    };
+    // Far left (y0 < −40σ − 1, only when Δ > 80σ): the terms with y < −m, m = ⌈40σ⌉, are each at
+    // most e^(−y²/(2σ²)) (yRef = 0 here), so their sum is at most the geometric bound
+    // e^(−m1²/(2σ²))/(1 − e^(−(2m1 + 1)/(2σ²))), m1 = m + 1 < e^(−800)·…; it is added and the sum
+    // starts at y = −m.
+    std::uint64_t kStart = 0;
+    if (const auto m = static_cast<std::int64_t>(std::ceil(40 * std::sqrt(s2))); p.y0 < -m - 1) {
+        const auto m1 = static_cast<LD>(m + 1);
+        add(std::exp(-m1 * m1 / twoS2) / -std::expm1(-(2 * m1 + 1) / twoS2));
+        kStart = static_cast<std::uint64_t>(-m - p.y0);
+    }
+    for (std::uint64_t k = kStart;; ++k) {
+        if (k >= kMaxDeltaTerms) {
+            return Error{"the exact δ of the discrete Gaussian needs more than " +
+                         std::to_string(kMaxDeltaTerms) + " terms at sigma^2 = " +
+                         sigma2.toString() + "; use a smaller σ² or convert ρ instead"};
+        }
+        const LD y = static_cast<LD>(p.y0) + static_cast<LD>(k);
+        const LD exponent = -((y - yRefL) * (y + yRefL)) / twoS2;
+        const LD x = -2 * dl * (p.frac + static_cast<LD>(k)) / twoS2;  // ε − L(y) < 0
+        add(std::exp(exponent) * -std::expm1(x));
+        if (y + 1 >= std::max<LD>(1, yRefL)) {
+            // Rest: Σ_{y' > y} e^(−(y'² − yRef²)/(2σ²)) ≤ e^(−(y1² − yRef²)/(2σ²))/(1 − r),
+            // y1 = y + 1, r = e^(−(2y1 + 1)/(2σ²)) (consecutive ratios decrease for y' ≥ 1).
+            const LD y1 = y + 1;
+            const LD rest = std::exp(-((y1 - yRefL) * (y1 + yRefL)) / twoS2) /
+                            -std::expm1(-(2 * y1 + 1) / twoS2);
+            if (rest <= (sum + compensation) * std::numeric_limits<LD>::epsilon()) {
+                add(rest);
+                break;
+            }
+        }
+    }
+    const LD total = sum + compensation;
+    const LD logDelta = std::log(total) - yRefL * yRefL / twoS2 - logZ;
+    return std::exp(logDelta) * (1 + kDeltaMargin);
+}
+
 }  // namespace
 
 Expected<double> discreteGaussianDelta(const Rational& sigma2, std::int64_t sensitivity,
-                                       const Rational& epsilon) {
+                                       const Rational& epsilon, DeltaEvaluation evaluation) {
     if (Status s = validateSigma2(sigma2); !s) {
         return s.error();
     }
@@ -912,7 +1200,6 @@ Expected<double> discreteGaussianDelta(const Rational& sigma2, std::int64_t sens
     const LD s2 = toLongDouble(sn, sd);
     const LD twoS2 = 2 * s2;
     const LD logZ = logNormaliser(s2);
-    const LD dl = static_cast<LD>(sensitivity);
 
     // Underflow: δ ≤ Pr[Y ≥ y0] ≤ e^(−y0²/(2σ²))/(Z(1 − r)), r = e^(−(2y0+1)/(2σ²)), for y0 > 0.
     if (y0 > 0) {
@@ -923,43 +1210,69 @@ Expected<double> discreteGaussianDelta(const Rational& sigma2, std::int64_t sens
         }
     }
     // Here |y0| < 4·10^7 (the bound above failed, or −Δ/2 < y0 ≤ 0).
-    const auto y0i = static_cast<std::int64_t>(y0);
-    const std::int64_t yRef = std::max<std::int64_t>(y0i, 0);  // the mode of p over y ≥ y0
-    const LD yRefL = static_cast<LD>(yRef);
-    // Neumaier-compensated sum of T_k = e^(−(y² − yRef²)/(2σ²))·(1 − e^(ε − L(y))), y = y0 + k.
-    LD sum = 0;
-    LD compensation = 0;
-    const auto add = [&](LD term) {
-        const LD t = sum + term;
-        compensation += std::fabs(sum) >= std::fabs(term) ? (sum - t) + term : (term - t) + sum;
-        sum = t;
-    };
-    for (std::uint64_t k = 0;; ++k) {
-        if (k >= kMaxDeltaTerms) {
-            return Error{"the exact δ of the discrete Gaussian needs more than " +
-                         std::to_string(kMaxDeltaTerms) + " terms at sigma^2 = " +
-                         sigma2.toString() + "; use a smaller σ² or convert ρ instead"};
+    const DeltaProblem problem{static_cast<std::int64_t>(y0), frac, s2,
+                               static_cast<LD>(sensitivity), toLongDouble(en, ed)};
+    // Euler–Maclaurin where σ is large (σ² > kEulerMaclaurinSigma2 = 10^4) and Δ ≤ σ², provided
+    // its error bounds stay below kEulerMaclaurinSlack of the value (they are far below it there);
+    // the sum elsewhere, which then has at most about 50σ < 5·10^4 terms (σ ≤ 100 or σ² < Δ).
+    if (evaluation == DeltaEvaluation::EulerMaclaurin) {
+        if (!(sigma2 > Rational::integer(100))) {
+            return Error{"the Euler–Maclaurin evaluation of δ needs σ² > 100"};
         }
-        const LD y = static_cast<LD>(y0i) + static_cast<LD>(k);
-        const LD exponent = -((y - yRefL) * (y + yRefL)) / twoS2;
-        const LD x = -2 * dl * (frac + static_cast<LD>(k)) / twoS2;  // ε − L(y) < 0
-        add(std::exp(exponent) * -std::expm1(x));
-        if (y + 1 >= std::max<LD>(1, yRefL)) {
-            // Rest: Σ_{y' > y} e^(−(y'² − yRef²)/(2σ²)) ≤ e^(−(y1² − yRef²)/(2σ²))/(1 − r),
-            // y1 = y + 1, r = e^(−(2y1 + 1)/(2σ²)) (consecutive ratios decrease for y' ≥ 1).
-            const LD y1 = y + 1;
-            const LD rest = std::exp(-((y1 - yRefL) * (y1 + yRefL)) / twoS2) /
-                            -std::expm1(-(2 * y1 + 1) / twoS2);
-            if (rest <= (sum + compensation) * std::numeric_limits<LD>::epsilon()) {
-                add(rest);
-                break;
-            }
+        return roundUpToDouble(eulerMaclaurinDelta(problem).upper);
+    }
+    if (evaluation == DeltaEvaluation::Automatic &&
+        sigma2 > Rational::integer(kEulerMaclaurinSigma2) && Rational::integer(delta) <= sigma2) {
+        const EulerMaclaurinDelta em = eulerMaclaurinDelta(problem);
+        if (em.slack <= kEulerMaclaurinSlack) {
+            return roundUpToDouble(em.upper);
         }
     }
-    const LD total = sum + compensation;
-    const LD logDelta = std::log(total) - yRefL * yRefL / twoS2 - logZ;
-    return roundUpToDouble(std::exp(logDelta) * (1 + kDeltaMargin));
+    auto summed = summedDelta(problem, sigma2);
+    if (!summed) {
+        return summed.error();
+    }
+    return roundUpToDouble(*summed);
 }
+
+namespace {
+
+// "; that δ needs ε ≥ 3.2e-05 (…)": the smallest ε with two significant digits for which
+// σ² = 10^12 meets δ (δ decreases with ε at fixed σ²), checked at that ε; empty if none is
+// found up to 10^6.
+std::string smallestEpsilonHint(double delta, std::int64_t sensitivity) {
+    const Rational maxSigma2 = Rational::integer(BigInt(1000000000000LL));
+    const auto meets = [&](const Rational& e) {
+        const Expected<double> d = discreteGaussianDelta(maxSigma2, sensitivity, e);
+        return d && *d <= delta;
+    };
+    double lo = 1e-12, hi = 1e6;  // δ(lo) > target assumed; hi checked
+    if (!meets(Rational::integer(1000000))) {
+        return "";
+    }
+    for (int i = 0; i < 60 && hi / lo > 1.001; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        (meets(*Rational::fromDouble(mid)) ? hi : lo) = mid;
+    }
+    // Round hi up to two significant digits, m·10^k with 10 ≤ m ≤ 99, and confirm.
+    int k = static_cast<int>(std::floor(std::log10(hi))) - 1;
+    auto m = static_cast<long>(std::ceil(hi / std::pow(10.0, k) - 1e-9));
+    for (int attempt = 0; attempt < 20; ++attempt, ++m) {
+        if (m > 99) {
+            m = 10;
+            ++k;
+        }
+        const std::string text =
+            std::to_string(m / 10) + "." + std::to_string(m % 10) + "e" + std::to_string(k + 1);
+        const Expected<Rational> e = parseDecimal(text);
+        if (e && meets(*e)) {
+            return "; at this δ the exact discrete Gaussian needs ε ≥ " + text + " (or a larger δ)";
+        }
+    }
+    return "";
+}
+
+}  // namespace
 
 Expected<DiscreteGaussianCalibration> calibrateDiscreteGaussian(const Rational& epsilon,
                                                                 double delta,
@@ -1010,9 +1323,12 @@ Expected<DiscreteGaussianCalibration> calibrateDiscreteGaussian(const Rational& 
     } else {
         for (;;) {
             if (hi == maxSigma2) {
-                return Error{"no discrete Gaussian with sigma^2 (σ²) ≤ 10^12 reaches (ε = " +
-                             epsilon.toString() + ", δ = " + formatDelta(delta) +
-                             ") at sensitivity " + std::to_string(sensitivity)};
+                return Error{
+                    "no discrete Gaussian with sigma^2 (σ²) ≤ 10^12 (the largest the exact "
+                    "sampler accepts) reaches (ε = " +
+                    formatDelta(epsilon.toDouble()) + ", δ = " + formatDelta(delta) +
+                    ") at sensitivity " + std::to_string(sensitivity) +
+                    smallestEpsilonHint(delta, sensitivity)};
             }
             lo = hi;
             loValid = true;

@@ -187,17 +187,29 @@ struct DiscreteGaussianParams {
 // The exact δ(ε) of adding N_Z(0, σ²) to an integer-valued query whose neighbouring values differ
 // by at most Δ (a count, or a histogram whose neighbours differ in one bin): CKS Thm 7,
 // δ = Pr[Y > εσ²/Δ − Δ/2] − e^ε·Pr[Y > εσ²/Δ + Δ/2] = Σ_{y > a} Pr[Y = y]·(1 − e^(ε − L(y))),
-// Y ~ N_Z(0, σ²), a = εσ²/Δ − Δ/2, L(y) = (2yΔ + Δ²)/(2σ²) the privacy loss. The second form
-// (positive terms only, no cancellation) is summed in long double from y = ⌊a⌋ + 1 until the
-// geometric bound on the rest falls below one unit in the last place; the normaliser comes from
-// Poisson summation, Σ_y e^(−y²/(2σ²)) = σ√(2π)·Σ_k e^(−2π²σ²k²), for σ² > 1. Rounding: the
-// result is an upper bound on the exact δ — the tail bound is added, the sum is multiplied by
-// 1 + 2·10^7·ε_ld (ε_ld = 2^−63 on x86-64, so 2.2e-12 relative; every step's rounding error is
-// below 10^4·ε_ld) and rounded up to a double; when the exact δ is below the smallest positive
-// double, the smallest positive double is returned. For other neighbouring relations (vectors
-// with L2 sensitivity Δ) convert ρ instead. Errors: invalid σ² or Δ, ε ≤ 0, ε > 10^6.
+// Y ~ N_Z(0, σ²), a = εσ²/Δ − Δ/2, L(y) = (2yΔ + Δ²)/(2σ²) the privacy loss. Always an upper
+// bound on the exact δ, rounded up to a double (the smallest positive double when the exact δ is
+// below it), within 10^-11 above 45-digit values. The cost does not grow with σ: at most about
+// 50·max(100, √Δ) terms or about 60 libm calls. Two evaluations:
+//  - summation (σ² ≤ 10^4, or Δ > σ²): the second form (positive terms only, no cancellation)
+//    summed in long double from y = max(⌊a⌋ + 1, −⌈40σ⌉) (a bound on the terms left of −40σ is
+//    added) until the geometric bound on the rest falls below one unit in the last place; the
+//    normaliser comes from Poisson summation, Σ_y e^(−y²/(2σ²)) = σ√(2π)·Σ_k e^(−2π²σ²k²), for
+//    σ² > 1. The tail bound is added, the sum is multiplied by 1 + 2·10^7·ε_ld (ε_ld = 2^−63 on
+//    x86-64, so 2.2e-12 relative; every step's rounding error is below 10^4·ε_ld).
+//  - Euler–Maclaurin (σ² > 10^4 and Δ ≤ σ²): the sum over y ≥ ⌊a⌋ + 1 as an integral (closed
+//    form in erf/erfc, or Gauss–Legendre quadrature with its error bound when Δ ≪ σ), boundary
+//    terms up to the 15th derivative (Hermite polynomials) and a rigorous bound on the remainder,
+//    which is added together with a running bound on the rounding error (the summation is used
+//    instead if those bounds exceed 10^-6 of the value, which they do not in this range). The
+//    derivation is in exact_samplers.cpp.
+// For other neighbouring relations (vectors with L2 sensitivity Δ) convert ρ instead. Errors:
+// invalid σ² or Δ, ε ≤ 0, ε > 10^6. `evaluation` forces one method (for tests; forced
+// Euler–Maclaurin needs σ² > 100, forced summation may take up to 10^8 terms at σ² = 10^12).
+enum class DeltaEvaluation { Automatic, Summation, EulerMaclaurin };
 Expected<double> discreteGaussianDelta(const Rational& sigma2, std::int64_t sensitivity,
-                                       const Rational& epsilon);
+                                       const Rational& epsilon,
+                                       DeltaEvaluation evaluation = DeltaEvaluation::Automatic);
 
 // σ² for a target (ε, δ): a value with six significant decimal digits (m·10^k, 10^5 ≤ m < 10^6)
 // whose discreteGaussianDelta(σ², Δ, ε) ≤ δ while the grid point below it exceeds δ, found by
@@ -207,7 +219,11 @@ Expected<double> discreteGaussianDelta(const Rational& sigma2, std::int64_t sens
 // δ is not monotone when σ² is small against Δ² (tst_exact_samplers shows a rise at ε = 4,
 // σ² ≈ 0.14, Δ = 1; scans found rises up to σ² ≈ 15Δ² at ε = 2, none above 0.6Δ² for ε ≤ 1);
 // below 16Δ² the result carries a warning that a smaller σ² may also meet the target.
-// ε in (0, 10^6], δ in (0, 1), Δ as above; Error if σ² would exceed kMaxDiscreteGaussianSigma2.
+// ε in (0, 10^6], δ in (0, 1), Δ as above; Error if σ² would exceed kMaxDiscreteGaussianSigma2,
+// naming the smallest ε (two significant digits) that σ² = 10^12 reaches at that δ. As ε → 0, δ
+// tends to the total variation distance ≈ Δ/(σ√(2π)), so small ε need not mean a huge σ²: ε =
+// 10^-8, δ = 10^-6 calibrates to σ² ≈ 1.6·10^11. Every evaluation is bounded (see
+// discreteGaussianDelta), so the calibration takes milliseconds at any ε.
 struct DiscreteGaussianCalibration {
     Rational sigma2;
     double delta = 0;  // discreteGaussianDelta at sigma2

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "core/dataset.h"
+#include "core/validation.h"
 
 namespace dpx {
 
@@ -375,6 +376,14 @@ Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& ep
         }
         DiscreteGaussianParams params{*sigma2, cap};
         if (auto v = params.validate(); !v) {
+            if (*sigma2 > Rational::integer(1)) {  // σ² above 10^12: ε or δ too small
+                return Error{"discrete-gaussian calibration: (ε = " + formatNumber(eps) +
+                             ", δ = " + formatShortest(target) + ") with " +
+                             neighbouringName(relation) + " neighbours and contribution cap " +
+                             formatCount(cap) + " needs σ² ≈ " + formatNumber(s2) +
+                             ", above 10^12, the largest the exact sampler accepts; use a "
+                             "larger ε or δ, or a smaller contribution cap"};
+            }
             return Error{"discrete-gaussian calibration: σ² = " + sigma2->toString() +
                          " is out of range: " + v.error().message};
         }

@@ -132,9 +132,14 @@ private Q_SLOTS:
     void deltaNearContinuousGaussian();
     void deltaMonotoneInSigma2();
     void deltaUnderflowAndValidation();
+    void deltaLargeSigmaAgainstMpmath_data();
+    void deltaLargeSigmaAgainstMpmath();
+    void deltaEulerMaclaurinAgainstSummation();
+    void deltaLargeSigmaMonotone();
     void calibration_data();
     void calibration();
     void calibrationRejects();
+    void calibrationAcrossEpsilon();
 };
 
 // ---- Rationals and parsing -----------------------------------------------------------------
@@ -889,6 +894,121 @@ void TestExactSamplers::deltaUnderflowAndValidation() {
     DPX_VERIFY_ERROR(discreteGaussianDelta(q("1"), 1, q("2e6")), "10^6");
 }
 
+void TestExactSamplers::deltaLargeSigmaAgainstMpmath_data() {
+    QTest::addColumn<QString>("sigma2");
+    QTest::addColumn<int>("sensitivity");
+    QTest::addColumn<QString>("epsilon");
+    QTest::addColumn<QString>("reference");
+    QTest::addColumn<double>("tolerance");  // relative, above the reference
+    // mpmath 1.3.0 at 45 digits: Σ_{y > a} f(y)(1 − e^(ε − L(y))) by direct summation from
+    // ⌊a⌋ + 1 (f(y) = e^(−y²/(2σ²)) and e^(ε − L(y)) by exact-ratio recurrences, re-anchored with
+    // exp every 2·10^6 terms) until f < 1e-42 of the sum, divided by σ√(2π)·θ (Poisson summation).
+    // Up to 1.4·10^7 terms per row; these σ² take the Euler–Maclaurin evaluation.
+    QTest::newRow("s2=4e6 d=1 e=1e-7 (y0=0)") << "4e6" << 1 << "1e-7"
+                                              << "0.0001994211501717738476003238" << 1e-11;
+    QTest::newRow("s2=1e7 d=100 e=1e-5") << "1e7" << 100 << "1e-5"
+                                         << "0.01261020055379314807868785" << 1e-11;
+    QTest::newRow("s2=1e8 d=1 e=0.001") << "1e8" << 1 << "0.001"
+                                        << "7.478298780788135364273955e-29" << 1e-11;
+    QTest::newRow("s2=1e8 d=1 e=0.003") << "1e8" << 1 << "0.003"
+                                        << "1.634407118964139429244756e-203" << 1e-11;
+    QTest::newRow("s2=1e9 d=1 e=0.001") << "1e9" << 1 << "0.001"
+                                        << "8.965776870891059434471256e-226" << 1e-11;
+    QTest::newRow("s2=1e10 d=1 e=1e-4") << "1e10" << 1 << "0.0001"
+                                        << "7.474933995059969370319677e-30" << 1e-11;
+    QTest::newRow("s2=1e10 d=3 e=3e-4") << "1e10" << 3 << "0.0003"
+                                        << "2.242704457530545978379414e-29" << 1e-11;
+    QTest::newRow("s2=2.8e11 d=1 e=1e-5") << "2.8e11" << 1 << "1e-5"
+                                          << "2.033733117232186681403862e-14" << 1e-11;
+    QTest::newRow("s2=1e12 d=1000 e=0.001") << "1e12" << 1000 << "0.001"
+                                            << "0.00008335713212518831750279301" << 1e-11;
+}
+
+// Large σ (Euler–Maclaurin with a bounded remainder): never below 45-digit values, and at most
+// 10^-11 above them (the library's own bounds on rounding and remainder are added).
+void TestExactSamplers::deltaLargeSigmaAgainstMpmath() {
+    QFETCH(QString, sigma2);
+    QFETCH(int, sensitivity);
+    QFETCH(QString, epsilon);
+    QFETCH(QString, reference);
+    QFETCH(double, tolerance);
+    const auto d =
+        discreteGaussianDelta(q(sigma2.toStdString()), sensitivity, q(epsilon.toStdString()));
+    DPX_VERIFY_OK(d);
+    const long double ref = std::strtold(reference.toLatin1().constData(), nullptr);
+    QVERIFY2(static_cast<long double>(*d) >= ref * (1 - 1e-18L),
+             (QByteArray("δ under-stated: ") + QByteArray::number(*d, 'g', 17) + " < " +
+              reference.toLatin1())
+                 .constData());
+    QVERIFY2(static_cast<long double>(*d) <= ref * (1 + static_cast<long double>(tolerance)),
+             (QByteArray("δ ") + QByteArray::number(*d, 'g', 17) + " more than " +
+              QByteArray::number(tolerance) + " above " + reference.toLatin1())
+                 .constData());
+}
+
+// Where both are feasible the Euler–Maclaurin evaluation and the summation agree: the summation
+// is an upper bound at most 2.2e-12 above the exact δ, so Euler–Maclaurin (also an upper bound)
+// is never more than that below it, and at most 10^-11 above it. The automatic choice takes
+// Euler–Maclaurin for σ² > 10^4 with Δ ≤ σ².
+void TestExactSamplers::deltaEulerMaclaurinAgainstSummation() {
+    int compared = 0;
+    for (const char* s2 : {"10001", "123456.7", "1e6", "2e7", "3e8"}) {
+        for (const char* e : {"1e-7", "1e-4", "0.003", "0.02", "0.1"}) {
+            for (const int sens : {1, 3, 100}) {
+                const Rational sigma2 = q(s2), eps = q(e);
+                const auto sum =
+                    discreteGaussianDelta(sigma2, sens, eps, DeltaEvaluation::Summation);
+                const auto em =
+                    discreteGaussianDelta(sigma2, sens, eps, DeltaEvaluation::EulerMaclaurin);
+                const auto automatic = discreteGaussianDelta(sigma2, sens, eps);
+                DPX_VERIFY_OK(sum);
+                DPX_VERIFY_OK(em);
+                DPX_VERIFY_OK(automatic);
+                QCOMPARE(*automatic, *em);
+                const QByteArray where = QByteArray("σ² = ") + s2 + ", ε = " + e +
+                                         ", Δ = " + QByteArray::number(sens) + ": " +
+                                         QByteArray::number(*em, 'g', 17) + " vs summed " +
+                                         QByteArray::number(*sum, 'g', 17);
+                if (*sum <= std::numeric_limits<double>::min()) {
+                    QVERIFY2(*em <= 1e-290, where.constData());
+                    continue;
+                }
+                QVERIFY2(*em >= *sum * (1 - 2.5e-12), where.constData());
+                QVERIFY2(*em <= *sum * (1 + 1e-11), where.constData());
+                ++compared;
+            }
+        }
+    }
+    QVERIFY(compared >= 60);
+    // Forced outside its range it refuses instead of answering.
+    DPX_VERIFY_ERROR(discreteGaussianDelta(q("50"), 1, q("1"), DeltaEvaluation::EulerMaclaurin),
+                     "σ² > 100");
+}
+
+// δ does not rise with σ² (geometric grid 10^4 … 10^12) nor with ε (at σ² = 10^10) in the
+// Euler–Maclaurin range, and is at most 1.
+void TestExactSamplers::deltaLargeSigmaMonotone() {
+    for (const char* e : {"1e-8", "1e-6", "1e-3", "0.05"}) {
+        double previous = 2;
+        for (double s2 = 1e4; s2 <= 1e12; s2 *= 1.5) {
+            const auto d = discreteGaussianDelta(*Rational::fromDouble(s2), 1, q(e));
+            DPX_VERIFY_OK(d);
+            QVERIFY2(*d <= previous && *d <= 1,
+                     (QByteArray("ε = ") + e + ", σ² = " + QByteArray::number(s2) + ": δ rose")
+                         .constData());
+            previous = *d;
+        }
+    }
+    double previous = 2;
+    for (double e = 1e-9; e <= 1e-3; e *= 1.3) {
+        const auto d = discreteGaussianDelta(q("1e10"), 1, *Rational::fromDouble(e));
+        DPX_VERIFY_OK(d);
+        QVERIFY2(*d <= previous,
+                 (QByteArray("σ² = 1e10, ε = ") + QByteArray::number(e) + ": δ rose").constData());
+        previous = *d;
+    }
+}
+
 void TestExactSamplers::calibration_data() {
     QTest::addColumn<QString>("epsilon");
     QTest::addColumn<double>("delta");
@@ -958,6 +1078,66 @@ void TestExactSamplers::calibrationRejects() {
     DPX_VERIFY_ERROR(calibrateDiscreteGaussian(q("1"), 1e-6, 0), "sensitivity");
     // ε so small that σ² would exceed 10^12.
     DPX_VERIFY_ERROR(calibrateDiscreteGaussian(q("1e-7"), 1e-10, 1), "10^12");
+}
+
+// Every ε from 10^-8 to 10 either calibrates (δ met, the grid point below not, σ within 2% of the
+// continuous analytic Gaussian's where σ² ≥ 16) or is refused with the smallest ε that σ² ≤ 10^12
+// reaches, and that ε does calibrate. At δ = 10^-6 even ε = 10^-8 works: as ε → 0 the discrete
+// Gaussian's δ tends to its total variation distance ≈ Δ/(σ√(2π)), so σ ≈ 4·10^5 suffices.
+void TestExactSamplers::calibrationAcrossEpsilon() {
+    int calibrated = 0, refused = 0;
+    for (const char* e :
+         {"1e-8", "1e-7", "1e-6", "1e-5", "1e-4", "1e-3", "0.01", "0.1", "1", "10"}) {
+        for (const double delta : {1e-6, 1e-9, 1e-12}) {
+            const Rational eps = q(e);
+            const QByteArray where = QByteArray("ε = ") + e + ", δ = " + QByteArray::number(delta);
+            const auto c = calibrateDiscreteGaussian(eps, delta, 1);
+            if (!c) {
+                const std::string& m = c.error().message;
+                const std::string key = "needs ε ≥ ";
+                const auto at = m.find(key);
+                QVERIFY2(at != std::string::npos && m.find("10^12") != std::string::npos,
+                         (where + ": " + QByteArray::fromStdString(m)).constData());
+                const std::size_t start = at + key.size();
+                const std::string hinted = m.substr(start, m.find(' ', start) - start);
+                QVERIFY2(calibrateDiscreteGaussian(q(hinted), delta, 1),
+                         (where + ": the hinted ε " + QByteArray::fromStdString(hinted) +
+                          " does not calibrate")
+                             .constData());
+                // Two significant digits "d.de±k": one step lower does not.
+                const int mantissa = (hinted[0] - '0') * 10 + (hinted[2] - '0');
+                const int exponent = std::stoi(hinted.substr(4));
+                const std::string lower = mantissa == 10
+                                              ? "9.9e" + std::to_string(exponent - 1)
+                                              : std::to_string((mantissa - 1) / 10) + "." +
+                                                    std::to_string((mantissa - 1) % 10) + "e" +
+                                                    std::to_string(exponent);
+                QVERIFY2(!calibrateDiscreteGaussian(q(lower), delta, 1),
+                         (where + ": ε " + QByteArray::fromStdString(lower) + " calibrates too")
+                             .constData());
+                ++refused;
+                continue;
+            }
+            ++calibrated;
+            QVERIFY2(c->delta <= delta, where.constData());
+            QCOMPARE(*discreteGaussianDelta(c->sigma2, 1, eps), c->delta);
+            QVERIFY(!(c->sigma2 > Rational::integer(BigInt(1000000000000LL))));
+            if (c->sigma2 < Rational::integer(16)) {
+                continue;
+            }
+            GaussianParams gp;
+            gp.epsilon = eps.toDouble();
+            gp.delta = delta;
+            gp.l2Sensitivity = 1;
+            const auto sigma = gaussianSigma(gp);
+            DPX_VERIFY_OK(sigma);
+            DPX_VERIFY_REL(std::sqrt(c->sigma2.toDouble()), *sigma, 0.02);
+        }
+    }
+    QVERIFY(calibrated >= 20);
+    QVERIFY(refused >= 3);  // e.g. ε = 10^-8 at δ = 10^-9 (needs σ² ≈ 1.6·10^17)
+    const auto tiny = calibrateDiscreteGaussian(q("1e-8"), 1e-6, 1);
+    DPX_VERIFY_OK(tiny);
 }
 
 QTEST_APPLESS_MAIN(TestExactSamplers)

@@ -300,6 +300,48 @@ private Q_SLOTS:
         QVERIFY(!calibrateReleaseGaussian(e, Rational::integer(1), Neighbouring::Replace, 1));
     }
 
+    // Issue #17 item 4: the release's calibration (what `dpx release` and the release dialog's
+    // preview both run, through releaseCost) answers at every ε from 10^-8 to 10, for add/remove
+    // with cap 1 (exact δ, CKS Thm 7) and replace with cap 3 (zCDP, CKS Cor. 13): σ² meeting δ,
+    // or a refusal that says σ² would exceed 10^12 and what to change. At ε = 10^-8, δ = 10^-6
+    // add/remove calibrates (σ² ≈ 1.6e11: δ tends to the total variation distance as ε → 0);
+    // replace with cap 3 (Δ2 = √18) needs σ² ≈ 6.5e12 and is refused.
+    void gaussianCalibrationAcrossEpsilon() {
+        int answered = 0;
+        for (const char* e : {"1e-8", "1e-6", "1e-4", "1e-2", "1", "10"}) {
+            for (const auto& [relation, cap] :
+                 {std::pair{Neighbouring::AddRemove, 1}, std::pair{Neighbouring::Replace, 3}}) {
+                ReleaseSpec spec = laplaceSpec(e);
+                spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+                spec.delta = "1e-6";
+                spec.relation = relation;
+                spec.contributionCap = cap;
+                const auto cost = releaseCost(spec);
+                const auto cal = calibrateReleaseGaussian(*parseDecimal(e), *parseDecimal("1e-6"),
+                                                          relation, cap);
+                QCOMPARE(bool(cost), bool(cal));
+                const QByteArray where =
+                    QByteArray("ε = ") + e + ", cap " + QByteArray::number(cap);
+                if (!cal) {
+                    const std::string& m = cal.error().message;
+                    QVERIFY2(m.find("above 10^12") != std::string::npos &&
+                                 m.find("larger ε or δ") != std::string::npos,
+                             (where + ": " + QByteArray::fromStdString(m)).constData());
+                    continue;
+                }
+                ++answered;
+                QVERIFY2(cal->delta <= 1e-6, where.constData());
+                QVERIFY(!(cal->sigma2 > Rational::integer(BigInt(1000000000000LL))));
+                QCOMPARE(cost->rho, cal->rho.toString());
+            }
+        }
+        QVERIFY(answered >= 10);
+        QVERIFY(calibrateReleaseGaussian(*parseDecimal("1e-8"), *parseDecimal("1e-6"),
+                                         Neighbouring::AddRemove, 1));
+        QVERIFY(!calibrateReleaseGaussian(*parseDecimal("1e-8"), *parseDecimal("1e-6"),
+                                          Neighbouring::Replace, 3));
+    }
+
     void costMatchesMetadata_data() {
         QTest::addColumn<int>("mechanism");
         QTest::addColumn<QByteArray>("delta");
