@@ -73,6 +73,23 @@ double roundDownDecimal(const Rational& r) {
     return d;
 }
 
+// The smallest double whose decimal reading is ≥ r (r ≥ 0 and below DBL_MAX): the spent amounts
+// as the ledger reads doubles, so an exact sum of 1/10^6 gives 1e-06.
+double roundUpDecimal(const Rational& r) {
+    double d = r.convert_to<double>();
+    if (!std::isfinite(d)) {
+        return d;  // beyond the double range: nothing finer to say
+    }
+    while (decimalValue(d) < r) {
+        d = std::nextafter(d, std::numeric_limits<double>::infinity());
+    }
+    for (double below = std::nextafter(d, 0.0); d > 0 && decimalValue(below) >= r;
+         below = std::nextafter(d, 0.0)) {
+        d = below;
+    }
+    return d;
+}
+
 // The smallest double ≥ r in binary value (for reporting spent amounts: never understated).
 double roundUp(const Rational& r) {
     double d = r.convert_to<double>();
@@ -106,25 +123,6 @@ Status validateRho(double rho) {
         return Error{"ρ must be finite and ≥ 0 (got " + formatNumber(rho) + ")"};
     }
     return okStatus();
-}
-
-struct Sums {
-    Rational epsilon, delta, rho;
-    bool allHaveRho = true;
-};
-
-Sums sumCharges(const std::vector<BudgetCharge>& charges) {
-    Sums s;
-    for (const auto& c : charges) {
-        s.epsilon += decimalValue(c.epsilon);
-        s.delta += decimalValue(c.delta);
-        if (c.rho) {
-            s.rho += decimalValue(*c.rho);
-        } else {
-            s.allHaveRho = false;
-        }
-    }
-    return s;
 }
 
 // ρ_budget·(1 − margin) as an exact rational of the double (the safe side of the conversion).
@@ -242,6 +240,16 @@ Status BudgetTotal::validate() const {
     return okStatus();
 }
 
+BudgetLedger::BudgetLedger(BudgetTotal total, Composition composition)
+    : total_(total),
+      composition_(composition),
+      totalEpsilon_(decimalValue(total.epsilon)),
+      totalDelta_(decimalValue(total.delta)) {
+    if (composition == Composition::Zcdp) {
+        rhoAllowance_ = rhoAllowance(total);
+    }
+}
+
 Expected<BudgetLedger> BudgetLedger::create(BudgetTotal total, Composition composition) {
     if (auto s = total.validate(); !s) {
         return s.error();
@@ -258,25 +266,22 @@ Status BudgetLedger::fits(const BudgetCharge& next) const {
     if (auto s = next.validate(); !s) {
         return s;
     }
-    const Sums s = sumCharges(charges_);
     if (composition_ == Composition::Basic) {
         if (next.epsilon == 0 && next.delta == 0) {
             return Error{"'" + next.label +
                          "' has only a zCDP ρ; basic composition needs its (ε, δ)"};
         }
-        const Rational eps = s.epsilon + decimalValue(next.epsilon);
-        const Rational delta = s.delta + decimalValue(next.delta);
-        const Rational totalEps = decimalValue(total_.epsilon);
-        const Rational totalDelta = decimalValue(total_.delta);
-        if (eps > totalEps) {
+        const Rational eps = epsilonSum_ + decimalValue(next.epsilon);
+        const Rational delta = deltaSum_ + decimalValue(next.delta);
+        if (eps > totalEpsilon_) {
             return Error{"'" + next.label + "' does not fit: ε would total " +
                          formatNumber(roundUp(eps)) + " > budget " + formatNumber(total_.epsilon) +
-                         " (left: " + formatNumber(roundDown(totalEps - s.epsilon)) + ")"};
+                         " (left: " + formatNumber(roundDown(totalEpsilon_ - epsilonSum_)) + ")"};
         }
-        if (delta > totalDelta) {
+        if (delta > totalDelta_) {
             return Error{"'" + next.label + "' does not fit: δ would total " +
                          formatNumber(roundUp(delta)) + " > budget " + formatNumber(total_.delta) +
-                         " (left: " + formatNumber(roundDown(totalDelta - s.delta)) + ")"};
+                         " (left: " + formatNumber(roundDown(totalDelta_ - deltaSum_)) + ")"};
         }
         return okStatus();
     }
@@ -285,11 +290,10 @@ Status BudgetLedger::fits(const BudgetCharge& next) const {
                      "' has no zCDP ρ (only pure-DP and Gaussian releases can be accounted with "
                      "zCDP); use basic composition"};
     }
-    const Rational rho = s.rho + decimalValue(*next.rho);
-    const Rational allowance = rhoAllowance(total_);
-    if (rho > allowance) {
+    const Rational rho = rhoSum_ + decimalValue(*next.rho);
+    if (rho > rhoAllowance_) {
         return Error{"'" + next.label + "' does not fit: ρ would total " +
-                     formatNumber(roundUp(rho)) + " > " + formatNumber(roundDown(allowance)) +
+                     formatNumber(roundUp(rho)) + " > " + formatNumber(roundDown(rhoAllowance_)) +
                      ", the ρ whose conversion stays within (ε, δ) = (" +
                      formatNumber(total_.epsilon) + ", " + formatNumber(total_.delta) +
                      ") with a relative safety margin of 1e-12"};
@@ -301,6 +305,11 @@ Status BudgetLedger::charge(BudgetCharge next) {
     if (auto s = fits(next); !s) {
         return s;
     }
+    epsilonSum_ += decimalValue(next.epsilon);
+    deltaSum_ += decimalValue(next.delta);
+    if (next.rho) {
+        rhoSum_ += decimalValue(*next.rho);
+    }
     charges_.push_back(std::move(next));
     return okStatus();
 }
@@ -310,6 +319,13 @@ Status BudgetLedger::remove(std::size_t index) {
         return Error{"no release number " + std::to_string(index + 1) + " in the ledger (" +
                      std::to_string(charges_.size()) + " releases)"};
     }
+    // Exact subtraction: the sums stay exactly the sums of the remaining charges.
+    const BudgetCharge& c = charges_[index];
+    epsilonSum_ -= decimalValue(c.epsilon);
+    deltaSum_ -= decimalValue(c.delta);
+    if (c.rho) {
+        rhoSum_ -= decimalValue(*c.rho);
+    }
     charges_.erase(charges_.begin() + static_cast<std::ptrdiff_t>(index));
     return okStatus();
 }
@@ -317,20 +333,18 @@ Status BudgetLedger::remove(std::size_t index) {
 BudgetUsage BudgetLedger::usage() const {
     BudgetUsage u;
     u.composition = composition_;
-    const Sums s = sumCharges(charges_);
     if (composition_ == Composition::Basic) {
-        u.epsilonSpent = roundUp(s.epsilon);
-        u.deltaSpent = roundUp(s.delta);
-        u.epsilonRemaining = roundDown(decimalValue(total_.epsilon) - s.epsilon);
-        u.deltaRemaining = roundDown(decimalValue(total_.delta) - s.delta);
-        u.epsilonSpentExact = fraction(s.epsilon);
-        u.deltaSpentExact = fraction(s.delta);
+        u.epsilonSpent = roundUpDecimal(epsilonSum_);
+        u.deltaSpent = roundUpDecimal(deltaSum_);
+        u.epsilonRemaining = roundDown(totalEpsilon_ - epsilonSum_);
+        u.deltaRemaining = roundDown(totalDelta_ - deltaSum_);
+        u.epsilonSpentExact = fraction(epsilonSum_);
+        u.deltaSpentExact = fraction(deltaSum_);
         return u;
     }
-    const Rational allowance = rhoAllowance(total_);
-    u.rhoBudget = roundDown(allowance);
-    u.rhoSpent = roundUp(s.rho);
-    u.rhoRemaining = roundDown(allowance - s.rho);
+    u.rhoBudget = roundDown(rhoAllowance_);
+    u.rhoSpent = roundUp(rhoSum_);
+    u.rhoRemaining = roundDown(rhoAllowance_ - rhoSum_);
     const double eps = u.rhoSpent == 0 ? 0.0 : *zcdpToEpsilon(u.rhoSpent, total_.delta);
     // Conversion error is a few ulps; state the spent ε on the high side.
     u.epsilonSpent = eps * (1 + kZcdpRelativeMargin);

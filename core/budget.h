@@ -20,6 +20,8 @@
 // the conversion, so the ledger refuses when in doubt.
 #pragma once
 
+#include <boost/multiprecision/cpp_int.hpp>
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -67,7 +69,9 @@ struct BudgetTotal {
 
 struct BudgetUsage {
     Composition composition = Composition::Basic;
-    // Basic: Σε, Σδ rounded up to a double; zCDP: the (ε, δ) of Σρ at the total δ (ε rounded up).
+    // Basic: Σε, Σδ as the smallest double whose shortest decimal (the reading above) is ≥ the
+    // exact sum, so ten charges of 1e-7 show 1e-06, not 1.0000000000000002e-06; zCDP: the (ε, δ)
+    // of Σρ at the total δ (ε rounded up).
     double epsilonSpent = 0;
     double deltaSpent = 0;
     // Basic: total − spent, exact, rounded down; zCDP: ε left = total ε − epsilonSpent (down).
@@ -103,11 +107,16 @@ public:
     BudgetUsage usage() const;
 
 private:
-    BudgetLedger(BudgetTotal total, Composition composition)
-        : total_(total), composition_(composition) {}
+    using Exact = boost::multiprecision::cpp_rational;
+    BudgetLedger(BudgetTotal total, Composition composition);
     BudgetTotal total_;
     Composition composition_;
     std::vector<BudgetCharge> charges_;
+    // Running exact sums of the charges' decimal readings, kept by charge() and remove(), and the
+    // total's exact readings, so that fits() and usage() cost the same whatever the number of
+    // charges (issue #17: re-summing every charge made a plan of 10^4 statistics take minutes).
+    Exact epsilonSum_, deltaSum_, rhoSum_;
+    Exact totalEpsilon_, totalDelta_, rhoAllowance_;
 };
 
 // Shares of `total` in proportion to `weights` (finite ≥ 0, not all 0): share_i = total·w_i/Σw

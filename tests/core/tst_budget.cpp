@@ -35,6 +35,9 @@ private Q_SLOTS:
     void exactInBothDirections();
     void deltaSums();
     void removeAndUsage();
+    void runningSumsSurviveRemovals();
+    void hundredThousandCharges();
+    void spentReadsAsTheExactDecimal();
     void zcdpConversions();
     void zcdpBudgetInverse_data();
     void zcdpBudgetInverse();
@@ -136,6 +139,120 @@ void TestBudget::removeAndUsage() {
     QCOMPARE(u.epsilonRemaining, 0.5);
     QCOMPARE(u.deltaRemaining, 1e-6);
     QCOMPARE(u.rhoSpent, 0.0);
+}
+
+// The running sums (issue #17 item 5) stay exactly the sums of the charges left after removals in
+// any order: a ledger built afresh from the same charges agrees on every exact figure, and both
+// accept and refuse the same next charge at the edge.
+void TestBudget::runningSumsSurviveRemovals() {
+    for (const Composition composition : {Composition::Basic, Composition::Zcdp}) {
+        auto ledger = BudgetLedger::create({1000.0, 0.5}, composition);
+        DPX_VERIFY_OK(ledger);
+        std::uint64_t state = 12345;
+        const auto next = [&state](std::uint64_t n) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            return (state >> 33) % n;
+        };
+        for (int i = 0; i < 2000; ++i) {
+            const double eps = static_cast<double>(next(1000) + 1) / 1000;  // 0.001 … 1
+            const double delta = static_cast<double>(next(100)) * 1e-9;
+            const double rho = static_cast<double>(next(10000) + 1) * 1e-7;
+            DPX_VERIFY_OK(ledger->charge({"c" + std::to_string(i), eps, delta, rho}));
+        }
+        for (int i = 0; i < 700; ++i) {
+            DPX_VERIFY_OK(ledger->remove(next(ledger->charges().size())));
+        }
+        auto fresh = BudgetLedger::create({1000.0, 0.5}, composition);
+        for (const auto& c : ledger->charges()) {
+            DPX_VERIFY_OK(fresh->charge(c));
+        }
+        const BudgetUsage a = ledger->usage(), b = fresh->usage();
+        QCOMPARE(a.epsilonSpentExact, b.epsilonSpentExact);
+        QCOMPARE(a.deltaSpentExact, b.deltaSpentExact);
+        QVERIFY2(a.epsilonSpent == b.epsilonSpent,
+                 QByteArray::number(a.epsilonSpent, 'g', 17).constData());
+        QVERIFY2(a.deltaSpent == b.deltaSpent,
+                 QByteArray::number(a.deltaSpent, 'g', 17).constData());
+        QVERIFY2(a.epsilonRemaining == b.epsilonRemaining,
+                 QByteArray::number(a.epsilonRemaining, 'g', 17).constData());
+        QVERIFY2(a.deltaRemaining == b.deltaRemaining,
+                 QByteArray::number(a.deltaRemaining, 'g', 17).constData());
+        QVERIFY2(a.rhoSpent == b.rhoSpent, QByteArray::number(a.rhoSpent, 'g', 17).constData());
+        QVERIFY2(a.rhoRemaining == b.rhoRemaining,
+                 QByteArray::number(a.rhoRemaining, 'g', 17).constData());
+        if (composition == Composition::Basic) {
+            // At the edge (what is left, and one ulp more) both ledgers decide alike.
+            const BudgetCharge edge{"edge", a.epsilonRemaining, 0, std::nullopt};
+            QCOMPARE(bool(ledger->fits(edge)), bool(fresh->fits(edge)));
+            const BudgetCharge over{"over", std::nextafter(a.epsilonRemaining, 1e9), 0,
+                                    std::nullopt};
+            QCOMPARE(bool(ledger->fits(over)), bool(fresh->fits(over)));
+        } else {
+            const BudgetCharge edge{"edge", 0, 0, a.rhoRemaining};
+            QCOMPARE(bool(ledger->fits(edge)), bool(fresh->fits(edge)));
+            DPX_VERIFY_OK(ledger->fits(edge));
+        }
+    }
+}
+
+// 10^5 charges (a session or plan of 10^5 statistics): the sums stay exact — 10^5 × 1e-5 fits a
+// total of 1 exactly and nothing more does — and removing them one by one empties the ledger.
+// Before issue #17 every charge re-summed all earlier ones (10^10 rational additions here).
+void TestBudget::hundredThousandCharges() {
+    constexpr int n = 100000;
+    auto ledger = BudgetLedger::create({1.0, 1e-5}, Composition::Basic);
+    DPX_VERIFY_OK(ledger);
+    for (int i = 0; i < n; ++i) {
+        DPX_VERIFY_OK(ledger->charge({"s", 1e-5, 1e-10, std::nullopt}));
+    }
+    BudgetUsage u = ledger->usage();
+    QCOMPARE(u.epsilonSpentExact, std::string("1"));
+    QCOMPARE(u.deltaSpentExact, std::string("1/100000"));
+    QVERIFY2(u.epsilonSpent == 1.0, QByteArray::number(u.epsilonSpent, 'g', 17).constData());
+    QVERIFY2(u.deltaSpent == 1e-5, QByteArray::number(u.deltaSpent, 'g', 17).constData());
+    DPX_VERIFY_ERROR(ledger->fits(pure(std::numeric_limits<double>::denorm_min())), "does not fit");
+    for (int i = 0; i < n; ++i) {
+        DPX_VERIFY_OK(ledger->remove(ledger->charges().size() - 1));
+    }
+    u = ledger->usage();
+    QCOMPARE(u.epsilonSpentExact, std::string("0"));
+    QVERIFY2(u.epsilonRemaining == 1.0,
+             QByteArray::number(u.epsilonRemaining, 'g', 17).constData());
+    auto zcdp = BudgetLedger::create({1.0, 1e-6}, Composition::Zcdp);
+    const double rho = zcdp->usage().rhoBudget / (2 * n);
+    for (int i = 0; i < n; ++i) {
+        DPX_VERIFY_OK(zcdp->charge({"s", 0, 0, rho}));
+    }
+    DPX_VERIFY_REL(zcdp->usage().rhoSpent, rho * n, 1e-12);
+}
+
+// Issue #17 item 11: the spent amounts are the exact decimal sums as the ledger reads doubles —
+// ten charges of δ = 1e-7 spend 1e-06 (the binary double above the sum was
+// 1.0000000000000002e-06), three of ε = 0.1 spend 0.3 (not 0.30000000000000004).
+void TestBudget::spentReadsAsTheExactDecimal() {
+    auto ledger = BudgetLedger::create({10.0, 1e-6}, Composition::Basic);
+    for (int i = 0; i < 10; ++i) {
+        DPX_VERIFY_OK(ledger->charge({"g", 0.1, 1e-7, std::nullopt}));
+    }
+    QVERIFY2(ledger->usage().deltaSpent == 1e-6,
+             QByteArray::number(ledger->usage().deltaSpent, 'g', 17).constData());
+    QCOMPARE(ledger->usage().deltaSpentExact, std::string("1/1000000"));
+    auto three = BudgetLedger::create({1.0, 0}, Composition::Basic);
+    for (int i = 0; i < 3; ++i) {
+        DPX_VERIFY_OK(three->charge(pure(0.1)));
+    }
+    QVERIFY2(three->usage().epsilonSpent == 0.3,
+             QByteArray::number(three->usage().epsilonSpent, 'g', 17).constData());
+    // A sum no short decimal matches is still never under-stated: its double reads ≥ the sum.
+    auto thirds = BudgetLedger::create({1.0, 0}, Composition::Basic);
+    DPX_VERIFY_OK(thirds->charge(pure(1.0 / 3)));
+    DPX_VERIFY_OK(thirds->charge(pure(1e-17)));
+    const double spent = thirds->usage().epsilonSpent;
+    QCOMPARE(thirds->usage().epsilonSpentExact,
+             std::string("33333333333333331/100000000000000000"));
+    // 1/3 reads as 0.3333333333333333 (below the sum); the next double up reads
+    // 0.33333333333333337.
+    QVERIFY2(spent == std::nextafter(1.0 / 3, 1.0), QByteArray::number(spent, 'g', 17).constData());
 }
 
 void TestBudget::zcdpConversions() {
