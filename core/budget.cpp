@@ -3,8 +3,11 @@
 #include <boost/multiprecision/cpp_int.hpp>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <system_error>
+#include <vector>
 
 #include "core/validation.h"
 
@@ -15,39 +18,51 @@ namespace {
 using Rational = boost::multiprecision::cpp_rational;
 using BigInt = boost::multiprecision::cpp_int;
 
+// 10^k for k < 400 (every shortest decimal of a double has |exponent| < 400), computed once.
+const BigInt& powerOfTen(unsigned k) {
+    static const std::vector<BigInt> table = [] {
+        std::vector<BigInt> t(400);
+        t[0] = 1;
+        for (std::size_t i = 1; i < t.size(); ++i) {
+            t[i] = t[i - 1] * 10;
+        }
+        return t;
+    }();
+    return table.at(k);
+}
+
 // The shortest decimal that rounds to x (std::to_chars), as an exact rational. Precondition: x
 // finite.
 Rational decimalValue(double x) {
     char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, x);  // shortest round-trip form
-    const std::string s(buf, res.ptr);
-    // Forms: [-]digits[.digits][e[+-]digits]
-    std::size_t i = 0;
-    const bool negative = s[0] == '-';
+    const auto res = std::to_chars(buf, buf + sizeof buf - 1, x);  // shortest round-trip form
+    *res.ptr = '\0';                                               // for strtol below
+    // Forms: [-]digits[.digits][e[+-]digits], at most 17 significant digits.
+    const char* p = buf;
+    const bool negative = *p == '-';
     if (negative) {
-        ++i;
+        ++p;
     }
-    BigInt mantissa = 0;
+    std::uint64_t mantissa = 0;
     long exponent = 0;
     bool afterPoint = false;
-    for (; i < s.size() && s[i] != 'e'; ++i) {
-        if (s[i] == '.') {
+    for (; p < res.ptr && *p != 'e'; ++p) {
+        if (*p == '.') {
             afterPoint = true;
             continue;
         }
-        mantissa = mantissa * 10 + (s[i] - '0');
+        mantissa = mantissa * 10 + static_cast<std::uint64_t>(*p - '0');
         if (afterPoint) {
             --exponent;
         }
     }
-    if (i < s.size()) {
-        exponent += std::stol(s.substr(i + 1));
+    if (p < res.ptr) {
+        exponent += std::strtol(p + 1, nullptr, 10);
     }
-    Rational r(mantissa);
-    const BigInt scale =
-        boost::multiprecision::pow(BigInt(10), static_cast<unsigned>(std::labs(exponent)));
-    r = exponent >= 0 ? r * Rational(scale) : r / Rational(scale);
-    return negative ? -r : r;
+    const BigInt& scale = powerOfTen(static_cast<unsigned>(std::labs(exponent)));
+    Rational r =
+        exponent >= 0 ? Rational(BigInt(mantissa) * scale) : Rational(BigInt(mantissa), scale);
+    return negative ? Rational(-r) : r;
 }
 
 // The exact binary value of x (finite).
@@ -266,21 +281,28 @@ Status BudgetLedger::fits(const BudgetCharge& next) const {
     if (auto s = next.validate(); !s) {
         return s;
     }
+    return fitsExact(next, decimalValue(next.epsilon), decimalValue(next.delta),
+                     next.rho ? decimalValue(*next.rho) : Rational(0));
+}
+
+// fits() with the charge's decimal readings already made (charge() makes them once).
+Status BudgetLedger::fitsExact(const BudgetCharge& next, const Exact& epsilon, const Exact& delta,
+                               const Exact& rho) const {
     if (composition_ == Composition::Basic) {
         if (next.epsilon == 0 && next.delta == 0) {
             return Error{"'" + next.label +
                          "' has only a zCDP ρ; basic composition needs its (ε, δ)"};
         }
-        const Rational eps = epsilonSum_ + decimalValue(next.epsilon);
-        const Rational delta = deltaSum_ + decimalValue(next.delta);
+        const Rational eps = epsilonSum_ + epsilon;
+        const Rational del = deltaSum_ + delta;
         if (eps > totalEpsilon_) {
             return Error{"'" + next.label + "' does not fit: ε would total " +
                          formatNumber(roundUp(eps)) + " > budget " + formatNumber(total_.epsilon) +
                          " (left: " + formatNumber(roundDown(totalEpsilon_ - epsilonSum_)) + ")"};
         }
-        if (delta > totalDelta_) {
+        if (del > totalDelta_) {
             return Error{"'" + next.label + "' does not fit: δ would total " +
-                         formatNumber(roundUp(delta)) + " > budget " + formatNumber(total_.delta) +
+                         formatNumber(roundUp(del)) + " > budget " + formatNumber(total_.delta) +
                          " (left: " + formatNumber(roundDown(totalDelta_ - deltaSum_)) + ")"};
         }
         return okStatus();
@@ -290,10 +312,10 @@ Status BudgetLedger::fits(const BudgetCharge& next) const {
                      "' has no zCDP ρ (only pure-DP and Gaussian releases can be accounted with "
                      "zCDP); use basic composition"};
     }
-    const Rational rho = rhoSum_ + decimalValue(*next.rho);
-    if (rho > rhoAllowance_) {
+    const Rational sum = rhoSum_ + rho;
+    if (sum > rhoAllowance_) {
         return Error{"'" + next.label + "' does not fit: ρ would total " +
-                     formatNumber(roundUp(rho)) + " > " + formatNumber(roundDown(rhoAllowance_)) +
+                     formatNumber(roundUp(sum)) + " > " + formatNumber(roundDown(rhoAllowance_)) +
                      ", the ρ whose conversion stays within (ε, δ) = (" +
                      formatNumber(total_.epsilon) + ", " + formatNumber(total_.delta) +
                      ") with a relative safety margin of 1e-12"};
@@ -302,14 +324,18 @@ Status BudgetLedger::fits(const BudgetCharge& next) const {
 }
 
 Status BudgetLedger::charge(BudgetCharge next) {
-    if (auto s = fits(next); !s) {
+    if (auto s = next.validate(); !s) {
         return s;
     }
-    epsilonSum_ += decimalValue(next.epsilon);
-    deltaSum_ += decimalValue(next.delta);
-    if (next.rho) {
-        rhoSum_ += decimalValue(*next.rho);
+    const Rational epsilon = decimalValue(next.epsilon);
+    const Rational delta = decimalValue(next.delta);
+    const Rational rho = next.rho ? decimalValue(*next.rho) : Rational(0);
+    if (auto s = fitsExact(next, epsilon, delta, rho); !s) {
+        return s;
     }
+    epsilonSum_ += epsilon;
+    deltaSum_ += delta;
+    rhoSum_ += rho;
     charges_.push_back(std::move(next));
     return okStatus();
 }

@@ -109,6 +109,8 @@ public:
 private:
     using Exact = boost::multiprecision::cpp_rational;
     BudgetLedger(BudgetTotal total, Composition composition);
+    Status fitsExact(const BudgetCharge& next, const Exact& epsilon, const Exact& delta,
+                     const Exact& rho) const;
     BudgetTotal total_;
     Composition composition_;
     std::vector<BudgetCharge> charges_;
