@@ -89,8 +89,11 @@ void ExplorerEngine::startRelease() {
     Q_EMIT computing(lp ? tr("Solving LP") : tr("Computing release"));
     runner_.run<ReleaseResult>(
         QStringLiteral("release"),
-        [data, s](std::stop_token stop, JobProgress& p) {
+        [data, s, lp](std::stop_token stop, JobProgress& p) {
             p.setText(QString());
+            if (lp) {
+                p.setIndeterminate();  // CLP reports no fraction done: a busy bar, not 0 %
+            }
             return computeRelease(data, s, stop);
         },
         [this, s](ReleaseResult r) {

@@ -118,11 +118,15 @@ void JobRunner::updateProgress() {
     QStringList labels;
     double sum = 0;
     int count = 0;
+    int measured = 0;  // jobs that report a fraction
     for (const Slot& s : slots_) {
         if (s.running && !s.label.isEmpty()) {
             const QString text = s.progress ? s.progress->text() : QString();
             labels << (text.isEmpty() ? s.label : s.label + QStringLiteral(" (") + text + QLatin1Char(')'));
-            sum += s.progress ? std::clamp(s.progress->get(), 0.0, 1.0) : 0.0;
+            if (!s.progress || !s.progress->indeterminate()) {
+                sum += s.progress ? std::clamp(s.progress->get(), 0.0, 1.0) : 0.0;
+                ++measured;
+            }
             ++count;
         }
     }
@@ -132,7 +136,10 @@ void JobRunner::updateProgress() {
         poll_.stop();
     }
     labels.removeDuplicates();  // e.g. several curves of the trade-off tab
-    Q_EMIT progressChanged(labels.join(QStringLiteral(", ")), count > 0 ? sum / count : 0.0,
+    Q_EMIT progressChanged(labels.join(QStringLiteral(", ")),
+                           measured > 0 ? sum / measured
+                           : count > 0  ? -1.0
+                                        : 0.0,
                            count > 0);
 }
 

@@ -29,12 +29,17 @@ class JobProgress {
 public:
     void set(double fraction) { fraction_.store(fraction, std::memory_order_relaxed); }
     double get() const { return fraction_.load(std::memory_order_relaxed); }
+    // The job cannot tell how far it is (one LP solve: the simplex does not know how many
+    // iterations remain). The progress bar then shows a busy indicator instead of a frozen 0 %.
+    void setIndeterminate() { indeterminate_.store(true, std::memory_order_relaxed); }
+    bool indeterminate() const { return indeterminate_.load(std::memory_order_relaxed); }
     // A short status text (e.g. "20 000 trials"); set before or between phases only.
     void setText(const QString& text);
     QString text() const;
 
 private:
     std::atomic<double> fraction_{0};
+    std::atomic<bool> indeterminate_{false};
     mutable std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
     QString text_;
 };
@@ -102,8 +107,9 @@ public:
     bool waitForIdle(int timeoutMs);
 
 Q_SIGNALS:
-    // The long jobs currently running: their labels joined, and the mean progress in [0, 1].
-    // active false: no long job runs (hide the progress bar).
+    // The long jobs currently running: their labels joined, and the mean progress in [0, 1] of
+    // those that report one; -1 when none does (JobProgress::setIndeterminate: show a busy
+    // indicator). active false: no long job runs (hide the progress bar).
     void progressChanged(const QString& label, double fraction, bool active);
     void idle();
     // cancelLong() stopped the long job of `slot` (the user pressed Cancel): its result never

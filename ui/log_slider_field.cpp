@@ -45,7 +45,7 @@ LogSliderField::LogSliderField(double min, double max, QWidget* parent)
             Q_EMIT textRejected(edit_->text());
             return;
         }
-        if (v == value_) {
+        if (v == value_ && error_.isEmpty()) {
             return;
         }
         Q_EMIT valueEdited(v, false);
@@ -72,9 +72,14 @@ void LogSliderField::setValue(double v) {
     if (!edit_->hasFocus() || edit_->text().toDouble() != v) {
         edit_->setText(formatParameter(v));
     }
+    bool ok = false;
+    if (!error_.isEmpty() && edit_->text().trimmed().toDouble(&ok) == v && ok) {
+        setError({});
+    }
 }
 
 void LogSliderField::setError(const QString& message) {
+    error_ = message;
     edit_->setProperty("invalid", !message.isEmpty());
     edit_->setStyleSheet(message.isEmpty() ? QString()
                                            : QStringLiteral("QLineEdit { border: 2px solid #d62728; }"));

@@ -18,16 +18,21 @@ public:
     LogSliderField(double min, double max, QWidget* parent = nullptr);
 
     // Shows `v` (no signal). The slider goes to the nearest step, the field shows v exactly.
+    // When the field's text is replaced by v, a rejection shown on it is cleared: the field then
+    // shows an accepted value, which the message no longer describes.
     void setValue(double v);
     double value() const { return value_; }
     // Non-empty: the field is marked invalid and the message is shown as its tooltip.
     void setError(const QString& message);
+    QString error() const { return error_; }
     QLineEdit* lineEdit() const { return edit_; }
     QSlider* slider() const { return slider_; }
 
 Q_SIGNALS:
     // The user moved the slider (dragging true while the handle is held) or typed a value
-    // (parsed: ok false with the text if it is not a number).
+    // (parsed: ok false with the text if it is not a number). Typing the value already shown
+    // emits too while the field is marked invalid, so that the owner can clear the mark (typing
+    // 25, refused, then 1 again must not leave "got 25" on the field).
     void valueEdited(double value, bool dragging);
     void textRejected(const QString& text);
 
@@ -37,6 +42,7 @@ private:
 
     double min_, max_;
     double value_ = 0;
+    QString error_;
     QSlider* slider_;
     QLineEdit* edit_;
 };

@@ -157,6 +157,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             histogram_->setMessage(r.error);
             matrix_->setMessage(r.error);
             errors_->setMessage(r.error);
+            viewsShowError_ = true;
+            viewsShowPending_ = false;
         }
         updateTradeoff();
         updateBudgetDataset();
@@ -169,8 +171,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 mcDrawn_ = true;
                 tryScreenshot();
             });
-    connect(engine_, &ExplorerEngine::computing, this,
-            [this](const QString& what) { statusText_->setText(what + QStringLiteral("…")); });
+    connect(engine_, &ExplorerEngine::computing, this, &MainWindow::showComputing);
     connect(doc_, &ExplorerDocument::changed, this, [this](unsigned flags, const ExplorerState& s) {
         if (flags & ViewChanged) {
             if (s.dark != appliedDark_) {
@@ -255,6 +256,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(engine_->runner(), &JobRunner::longJobCancelled, this, [this](const QString& slot) {
         if (slot == QLatin1String("risk")) {
             risk_->setTracingMessage(tr("Simulation cancelled."));
+        }
+        if (slot == QLatin1String("mc")) {
+            showErrors();  // the Errors tab no longer says "refining…"
+        }
+        if (slot == QLatin1String("release")) {
+            // No result comes: the views must not go on saying that one is being computed.
+            const QString what =
+                pendingWhat_.isEmpty() ? tr("Computing the release") : pendingWhat_;
+            matrix_->setCancelled(what);
+            if (viewsShowPending_) {
+                const QString text =
+                    tr("%1: cancelled. Change a setting to compute again.").arg(what);
+                histogram_->setMessage(text);
+                errors_->setMessage(text);
+            }
         }
     });
     connect(tradeoff_, &TradeoffView::configurationChosen, this,
@@ -440,6 +456,7 @@ void MainWindow::buildStatusBar() {
     statusText_ = new QLabel;
     statusText_->setObjectName(QStringLiteral("statusText"));
     progress_ = new QProgressBar;
+    progress_->setObjectName(QStringLiteral("jobProgress"));
     progress_->setRange(0, 1000);
     progress_->setMinimumWidth(320);
     progress_->setTextVisible(true);
@@ -452,16 +469,24 @@ void MainWindow::buildStatusBar() {
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
     connect(cancel_, &QPushButton::clicked, this, [this] {
+        const QString what = progress_->toolTip();  // the long jobs running, by name
         engine_->runner()->cancelLong();
-        statusText_->setText(tr("Cancelled."));
+        statusText_->setText(what.isEmpty() ? tr("Cancelled.") : tr("Cancelled: %1.").arg(what));
     });
     connect(engine_->runner(), &JobRunner::progressChanged, this,
             [this](const QString& label, double fraction, bool active) {
                 progress_->setVisible(active);
                 cancel_->setVisible(active);
-                if (active) {
+                if (active && fraction < 0) {
+                    // Nothing running can say how far it is (an LP solve): a busy bar, with
+                    // what runs in its tooltip and in the status text, never a frozen 0 %.
+                    progress_->setRange(0, 0);
+                    progress_->setToolTip(label);
+                } else if (active) {
+                    progress_->setRange(0, 1000);
                     progress_->setValue(static_cast<int>(fraction * 1000));
                     progress_->setFormat(label + QStringLiteral(" %p%"));
+                    progress_->setToolTip(label);
                 }
             });
 }
@@ -474,8 +499,40 @@ QString MainWindow::xTitle() const {
     return d.unit.isEmpty() ? d.column : QStringLiteral("%1 (%2)").arg(d.column, d.unit);
 }
 
+// A computation for the document's new state started (engine: "Loading data", "Solving LP",
+// "Computing release"). The status text says so; views that show an error of the previous state
+// say so too at once (the error no longer describes what is being computed), and the matrix tab
+// marks its plot as the previous result while an LP is solved (seconds to minutes).
+void MainWindow::showComputing(const QString& what) {
+    const ExplorerState& s = doc_->state();
+    QString text = what;
+    const bool lp =
+        what == ExplorerEngine::tr("Solving LP") && s.mechanism == MechanismChoice::CountOptimal;
+    if (lp) {
+        text = s.countN > 0 ? tr("Solving the LP for n = %L1 at ε = %2")
+                                  .arg(s.countN)
+                                  .arg(QString::number(s.epsilon, 'g', 6))
+                            : tr("Solving the LP at ε = %1 (n = the largest count)")
+                                  .arg(QString::number(s.epsilon, 'g', 6));
+    }
+    statusText_->setText(text + QStringLiteral("…"));
+    pendingWhat_ = text;
+    if (viewsShowError_) {
+        histogram_->setMessage(text + QStringLiteral("…"));
+        errors_->setMessage(text + QStringLiteral("…"));
+        viewsShowError_ = false;
+        viewsShowPending_ = true;
+    }
+    if (lp || matrix_->currentPage() == MatrixView::Page::Message) {
+        matrix_->setPending(text);
+    }
+}
+
 void MainWindow::showRelease(const ReleaseResult& r) {
     const ExplorerState& s = doc_->state();
+    viewsShowError_ = !r.error.isEmpty();
+    viewsShowPending_ = false;
+    pendingWhat_.clear();
     updateRisk();
     histogram_->setRelease(r, s.estimator, s.overlay, xTitle());
     if (!r.error.isEmpty()) {

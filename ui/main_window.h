@@ -80,6 +80,7 @@ protected:
 private:
     void buildMenus();
     void buildStatusBar();
+    void showComputing(const QString& what);
     void showRelease(const ReleaseResult& r);
     void showErrors();
     void redrawViews();
@@ -128,6 +129,11 @@ private:
     bool releaseDrawn_ = false;
     bool mcDrawn_ = false;
     bool appliedDark_ = false;
+    // The histogram and errors views show an error of the last result, or (pending) the text of
+    // the computation that replaced it; pendingWhat_: what is being computed.
+    bool viewsShowError_ = false;
+    bool viewsShowPending_ = false;
+    QString pendingWhat_;
 };
 
 }  // namespace dpx::ui

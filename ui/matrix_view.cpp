@@ -409,6 +409,12 @@ void MatrixView::buildUi() {
         tr("How the optimal mechanism was computed: solver status, time and "
            "simplex iterations, and how much of the uniform mechanism had to "
            "be mixed in so that the stored matrix verifies as ε-DP exactly."));
+    pending_ = new QLabel;
+    pending_->setObjectName(QStringLiteral("matrixPending"));
+    pending_->setWordWrap(true);
+    pending_->setTextFormat(Qt::PlainText);
+    pending_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    pending_->hide();
     lpWarning_ = new QLabel;
     lpWarning_->setObjectName(QStringLiteral("lpWarning"));
     lpWarning_->setWordWrap(true);
@@ -496,6 +502,7 @@ void MatrixView::buildUi() {
 
     auto* mainColumn = new QVBoxLayout;
     mainColumn->addLayout(header);
+    mainColumn->addWidget(pending_);
     mainColumn->addWidget(badgeBar_);
     mainColumn->addWidget(lpStatus_);
     mainColumn->addWidget(lpWarning_);
@@ -787,6 +794,8 @@ void MatrixView::applyPalette() {
     profileTitle_->setTextColor(fg);
     lpWarning_->setStyleSheet(isDarkPalette(palette()) ? QStringLiteral("color:#ffb74d;")
                                                 : QStringLiteral("color:#a15c00;"));
+    pending_->setStyleSheet(isDarkPalette(palette()) ? QStringLiteral("color:#ffb74d;")
+                                                     : QStringLiteral("color:#a15c00;"));
     styleChip(l0Badge_, ChipStyle::Plain, palette());
     for (QCustomPlot* plot : {heatmap_, profile_, noise_, localPlot_}) {
         replotWhenVisible(plot, QCustomPlot::rpQueuedReplot);
@@ -843,7 +852,47 @@ QCustomPlot* MatrixView::currentPlot() const {
     return nullptr;
 }
 
+void MatrixView::clearPending() {
+    pending_->clear();
+    pending_->hide();
+}
+
+void MatrixView::setPending(const QString& what) {
+    if (currentPage() == Page::Message) {
+        // The message described the previous state (an error, "No mechanism yet."): it goes at
+        // once, as does the LP status of the previous solve.
+        setMessage(what + QStringLiteral("…"));
+        return;
+    }
+    const QString shown = currentPage() == Page::Noise   ? tr("noise law")
+                          : currentPage() == Page::Local ? tr("report matrix")
+                                                         : tr("matrix");
+    pending_->setText(
+        tr("%1… The %2 below is the previous result (%3).").arg(what, shown, title_->text()));
+    pending_->show();
+}
+
+void MatrixView::setCancelled(const QString& what) {
+    if (currentPage() == Page::Message) {
+        setMessage(
+            tr("%1: cancelled. Nothing to show; change a setting to compute again.").arg(what));
+        return;
+    }
+    const QString shown = currentPage() == Page::Noise   ? tr("noise law")
+                          : currentPage() == Page::Local ? tr("report matrix")
+                                                         : tr("matrix");
+    pending_->setText(tr("%1: cancelled. The %2 below is the previous result (%3); change a "
+                         "setting to compute again.")
+                          .arg(what, shown, title_->text()));
+    pending_->show();
+}
+
+QString MatrixView::pendingText() const {
+    return pending_->isVisibleTo(this) ? pending_->text() : QString();
+}
+
 void MatrixView::setMessage(const QString& text) {
+    clearPending();
     mech_.reset();
     noiseLaw_.reset();
     report_.reset();
@@ -868,6 +917,7 @@ void MatrixView::setLpResult(const dpx::CountLpResult& lp, const MatrixInfo& inf
 
 void MatrixView::setCountMechanism(const dpx::CountMechanism& m, const MatrixInfo& info,
                                    const dpx::CountLpResult* lp) {
+    clearPending();
     noiseLaw_.reset();
     report_.reset();
     title_->setText(info.title);
@@ -1323,6 +1373,7 @@ void MatrixView::setupLocalPage() {
 void MatrixView::setLocalMechanism(const dpx::ldp::ReportMatrix* m, const QString& title,
                                    double epsilon, const QStringList& valueLabels,
                                    const QString& details, const QString& why) {
+    clearPending();
     mech_.reset();
     noiseLaw_.reset();
     selected_ = -1;
@@ -1453,6 +1504,7 @@ double MatrixView::localCellValue(int j, int r) const {
 }
 
 void MatrixView::setNoiseDistribution(const dpx::NoiseDistribution& noise, const QString& title) {
+    clearPending();
     mech_.reset();
     report_.reset();
     selected_ = -1;

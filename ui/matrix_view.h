@@ -88,6 +88,17 @@ public:
                            const QString& why);
     // Empty or error state: a centred message replaces the plots.
     void setMessage(const QString& text);
+    // A new result is being computed (`what`, e.g. "Solving the LP for n = 400 at ε = 0.01"). A
+    // message on show (an error of the previous state) is replaced by `what` at once; a matrix,
+    // noise law or report matrix on show stays, with a line above it saying that it is the
+    // previous result, until the new one arrives (any of the setters above).
+    void setPending(const QString& what);
+    // The computation of the new result was cancelled (the status bar's Cancel): says so, and
+    // that the plot on show, if any, is the previous result.
+    void setCancelled(const QString& what);
+    // The pending or cancelled note over a previous result ("" when the view is up to date or
+    // shows the note as its message).
+    QString pendingText() const;
 
     // Log colour scale (log10 P, entries below kLogFloor or the smallest positive entry drawn at
     // that floor, exact zeros in logZeroColor()). Does not emit logScaleToggled.
@@ -191,6 +202,8 @@ private:
     std::vector<QLabel*> propertyBadges_;
     QLabel* lpStatus_ = nullptr;
     QLabel* lpWarning_ = nullptr;
+    QLabel* pending_ = nullptr;  // "Solving …: the matrix below is the previous result"
+    void clearPending();
 
     // pages
     QStackedWidget* stack_ = nullptr;

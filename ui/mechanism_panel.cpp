@@ -242,6 +242,7 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
 void MechanismPanel::report(const QString& field, const Status& st) {
     if (st) {
         message_->hide();
+        messageField_.clear();
         epsilon_->setError({});
         delta_->setError({});
         showState(doc_->state());
@@ -250,6 +251,7 @@ void MechanismPanel::report(const QString& field, const Status& st) {
     const QString text = field + QStringLiteral(": ") + QString::fromStdString(st.error().message);
     message_->setText(text);
     message_->show();
+    messageField_ = field;
     if (field == tr("ε")) {
         epsilon_->setError(text);
     } else if (field == tr("δ")) {
@@ -299,6 +301,20 @@ void MechanismPanel::showState(const ExplorerState& s) {
         seed_->setText(QString::number(s.seed));
     }
     reading_->setText(plainReading(s));
+    // A refusal describes the value the user typed. Once the control shows the document's value
+    // again (every change of the document redraws the controls: undo, a session, a click on the
+    // trade-off tab), the message describes nothing on screen and goes.
+    if (!messageField_.isEmpty()) {
+        const bool stillShown = messageField_ == tr("ε")   ? !epsilon_->error().isEmpty()
+                                : messageField_ == tr("δ") ? !delta_->error().isEmpty()
+                                : messageField_ == tr("Seed")
+                                    ? seed_->text().trimmed() != QString::number(s.seed)
+                                    : false;
+        if (!stillShown) {
+            message_->hide();
+            messageField_.clear();
+        }
+    }
 }
 
 }  // namespace dpx::ui

@@ -52,6 +52,7 @@ private:
     QLineEdit* seed_;
     QPushButton* newDraw_;
     QLabel* message_;
+    QString messageField_;  // the control whose refused value message_ describes
     QLabel* reading_;
 };
 

@@ -310,6 +310,7 @@ struct TradeoffView::CurveResult {
 };
 
 TradeoffView::TradeoffView(JobRunner* runner, QWidget* parent) : QWidget(parent), runner_(runner) {
+    connect(runner_, &JobRunner::longJobCancelled, this, &TradeoffView::jobCancelled);
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("tradeoffPlot"));
     plot_->setMinimumSize(480, 360);
@@ -746,6 +747,9 @@ void TradeoffView::setInputs(const TradeoffInputs& inputs) {
     }
     if (changed) {
         markStale();
+        // A smallest-ε search still running was asked for the previous inputs: its answer
+        // would describe curves no longer shown.
+        runner_->cancel(QStringLiteral("tradeoff-solve"));
         rebuildTargetConfigs();
         solved_.reset();
         solvedTarget_.reset();
@@ -848,6 +852,7 @@ void TradeoffView::startIfNeeded() {
     curveErrors_.clear();
     curveTrials_.clear();
     curveRunning_.clear();
+    curveCancelled_.clear();
     curveHasMc_.clear();
     frontier_ = {};
     grid_.clear();
@@ -873,6 +878,7 @@ void TradeoffView::startIfNeeded() {
     curveErrors_.assign(n, QString());
     curveTrials_.assign(n, 0);
     curveRunning_.assign(n, false);
+    curveCancelled_.assign(n, false);
     curveHasMc_.assign(n, false);
     for (std::size_t i = 0; i < n; ++i) {
         curves_[i].label = curveIds_[static_cast<qsizetype>(i)].toStdString();
@@ -984,6 +990,22 @@ void TradeoffView::deliver(std::size_t index, std::uint64_t generation, const Cu
         }
     }
     recomputeFrontier();
+    updateStatus();
+    draw();
+    Q_EMIT curvesUpdated();
+}
+
+void TradeoffView::jobCancelled(const QString& slot) {
+    const QString prefix = QStringLiteral("tradeoff:");
+    if (!slot.startsWith(prefix)) {
+        return;
+    }
+    const qsizetype index = curveIds_.indexOf(slot.mid(prefix.size()));
+    if (index < 0 || !curveRunning_[static_cast<std::size_t>(index)]) {
+        return;
+    }
+    curveRunning_[static_cast<std::size_t>(index)] = false;
+    curveCancelled_[static_cast<std::size_t>(index)] = true;
     updateStatus();
     draw();
     Q_EMIT curvesUpdated();
@@ -1120,6 +1142,14 @@ void TradeoffView::updateStatus() {
                            QString::fromStdString(groupThousands(curveTrials_[i])));
         }
     }
+    // Curves the status bar's Cancel stopped: not computed at all, or kept at their quick pass.
+    QStringList notComputed, notRefined;
+    for (std::size_t i = 0; i < curves_.size(); ++i) {
+        if (curveCancelled_[i] && !curveRunning_[i]) {
+            (curves_[i].points.empty() ? notComputed : notRefined)
+                << curveIds_[static_cast<qsizetype>(i)];
+        }
+    }
     QString head;
     if (curves_.empty()) {
         head = tr("Tick at least one configuration on the right.");
@@ -1127,6 +1157,18 @@ void TradeoffView::updateStatus() {
         head = tr("Computing %1 of %2 curves in the background…").arg(running).arg(curves_.size());
     } else {
         head = tr("Solid lines without band: exact. Bands: Monte Carlo means with 95% intervals.");
+    }
+    if (!notComputed.isEmpty()) {
+        head = tr("Cancelled: %1 of %2 curves not computed (%3); change a setting to compute "
+                  "them.")
+                   .arg(notComputed.size())
+                   .arg(curves_.size())
+                   .arg(notComputed.join(QStringLiteral(", "))) +
+               (running > 0 ? QLatin1Char(' ') + head : QString());
+    }
+    if (!notRefined.isEmpty()) {
+        head += QLatin1Char(' ') + tr("Refinement cancelled for %1: the quick pass is shown.")
+                                       .arg(notRefined.join(QStringLiteral(", ")));
     }
     if (!mc.isEmpty()) {
         head += QLatin1Char(' ') + tr("Monte Carlo: %1%2.")

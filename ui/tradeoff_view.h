@@ -143,6 +143,8 @@ private:
     void startIfNeeded();
     void startCurve(std::size_t index, std::uint64_t trials);
     void deliver(std::size_t index, std::uint64_t generation, const CurveResult& r);
+    // The status bar's Cancel stopped the job of `slot`: its curve no longer counts as computing.
+    void jobCancelled(const QString& slot);
     TradeoffConfig configFor(TradeoffMechanism m, EstimatorKind e,
                              const ldp::ProtocolSpec& local = {}) const;
     Status gridFromControls(std::vector<double>& grid) const;
@@ -209,6 +211,7 @@ private:
     std::vector<QString> curveErrors_;
     std::vector<std::uint64_t> curveTrials_;  // Monte Carlo trials of the drawn curve (0: exact)
     std::vector<bool> curveRunning_;
+    std::vector<bool> curveCancelled_;  // stopped by the status bar's Cancel
     std::vector<bool> curveHasMc_;
     std::vector<double> grid_;
     Axis gridAxis_ = Axis::Epsilon;

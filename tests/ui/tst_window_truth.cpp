@@ -1,0 +1,275 @@
+// One truth for the window (issue #17, item 9): every status line, error and badge describes the
+// state on show. Each test drives a sequence that used to leave a stale message behind: an
+// invalid ε followed by a valid one (the field stayed red with "got 25"), an LP solve started
+// after an error (the error stayed, the progress bar sat at 0 %), the status bar's Cancel during
+// the LP solve and during the trade-off curves ("Computing 5 of 15 curves…" stayed).
+#include <QCheckBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTest>
+
+#include "ui/document.h"
+#include "ui/engine.h"
+#include "ui/epsilon_override.h"
+#include "ui/log_slider_field.h"
+#include "ui/main_window.h"
+#include "ui/matrix_view.h"
+#include "ui/mechanism_panel.h"
+#include "ui/tradeoff_view.h"
+#include "window_test_support.h"
+
+using namespace dpx;
+using namespace dpx::ui;
+using dpx::ui::test::applyAndWait;
+
+namespace {
+
+ExplorerState seed000(double eps) {
+    ExplorerState s;
+    s.exampleId = QStringLiteral("seed000");
+    s.epsilon = eps;
+    return s;
+}
+
+void type(QLineEdit* edit, const QString& text) {
+    edit->setText(text);
+    Q_EMIT edit->editingFinished();
+}
+
+QString statusText(const MainWindow& w) {
+    auto* label = w.findChild<QLabel*>(QStringLiteral("statusText"));
+    return label ? label->text() : QString();
+}
+
+QString histogramMessage(const MainWindow& w) {
+    auto* label = w.findChild<QLabel*>(QStringLiteral("histogramMessage"));
+    // The histogram's message page, whether or not its tab is the current one.
+    return label && label->isVisibleTo(label->parentWidget()) ? label->text() : QString();
+}
+
+}  // namespace
+
+class TestWindowTruth : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QLocale::setDefault(QLocale::c());
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    // ε = 25 is refused (red field, "got 25" in the message and the field's tooltip); typing the
+    // shown value 1 again clears both, as does any later change of the document that redraws the
+    // field (here a new seed).
+    void refusedEpsilonClearsWhenAValidOneIsTyped() {
+        MainWindow w;
+        w.show();
+        QVERIFY(applyAndWait(w, seed000(1)));
+        LogSliderField* field = w.mechanismPanel()->epsilonField();
+        QLabel* message = w.mechanismPanel()->messageLabel();
+        type(field->lineEdit(), QStringLiteral("25"));
+        QVERIFY(!message->isHidden());
+        QVERIFY2(message->text().contains(QStringLiteral("got 25")), qPrintable(message->text()));
+        QVERIFY(field->lineEdit()->property("invalid").toBool());
+        QVERIFY(field->lineEdit()->toolTip().contains(QStringLiteral("got 25")));
+        QCOMPARE(w.document()->state().epsilon, 1.0);
+
+        type(field->lineEdit(), QStringLiteral("1"));  // the value already in force
+        QVERIFY2(message->isHidden(), qPrintable(message->text()));
+        QVERIFY(!field->lineEdit()->property("invalid").toBool());
+        QVERIFY(field->error().isEmpty());
+        QVERIFY(!field->lineEdit()->toolTip().contains(QStringLiteral("25")));
+        QCOMPARE(field->lineEdit()->text(), QStringLiteral("1"));
+
+        // Refused again, then the document changes elsewhere: the field shows the document's ε
+        // again, so neither the mark nor the message may stay.
+        type(field->lineEdit(), QStringLiteral("25"));
+        QVERIFY(!message->isHidden());
+        QVERIFY(w.document()->setSeed(12345).hasValue());
+        QCOMPARE(field->lineEdit()->text(), QStringLiteral("1"));
+        QVERIFY(field->error().isEmpty());
+        QVERIFY2(message->isHidden(), qPrintable(message->text()));
+
+        // δ the same way (Gaussian): 0.5 refused, then the δ in force typed again.
+        QVERIFY(w.document()->setMechanism(MechanismChoice::Gaussian).hasValue());
+        LogSliderField* delta = w.mechanismPanel()->deltaField();
+        type(delta->lineEdit(), QStringLiteral("0.5"));
+        QVERIFY(message->text().contains(QStringLiteral("got 0.5")));
+        type(delta->lineEdit(), QStringLiteral("1e-06"));
+        QVERIFY(message->isHidden());
+        QVERIFY(delta->error().isEmpty());
+    }
+
+    // A page's own ε (More mechanisms): a non-positive ε is refused on the field; typing the
+    // page's ε again clears the mark (the field used to ignore a value equal to the one in force).
+    void pageEpsilonClearsWhenItsValueIsTypedAgain() {
+        EpsilonOverride o;
+        o.setWindowEpsilon(1);
+        o.setOverride(0.5);
+        o.show();
+        auto* field = o.findChild<LogSliderField*>(QStringLiteral("pageEpsilon"));
+        QVERIFY(field);
+        type(field->lineEdit(), QStringLiteral("-1"));
+        QVERIFY(!field->error().isEmpty());
+        QCOMPARE(o.epsilon(), 0.5);
+        type(field->lineEdit(), QStringLiteral("0.5"));
+        QVERIFY2(field->error().isEmpty(), qPrintable(field->error()));
+        QVERIFY(!field->lineEdit()->property("invalid").toBool());
+        type(field->lineEdit(), QStringLiteral("abc"));
+        QVERIFY(field->error().contains(QStringLiteral("not a number")));
+        type(field->lineEdit(), QStringLiteral("0.5"));
+        QVERIFY(field->error().isEmpty());
+    }
+
+    // An infeasible LP's message is on the matrix tab (and the histogram's); a long solve
+    // (n = 400 at ε = 0.01, seconds) then replaces it at once with what is being solved, and the
+    // progress bar is a busy indicator (CLP reports no fraction), not 0 %. Cancel says the solve
+    // was cancelled instead of leaving "Solving…".
+    void lpSolveReplacesThePreviousErrorAndIsBusy() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        ExplorerState s = seed000(0.01);
+        s.mechanism = MechanismChoice::CountOptimal;
+        s.lpMinDiagonal = 0.9;  // P[j][j] ≥ 0.9 with ε = 0.01: two entries of 0.9 in a column
+        s.tab = QStringLiteral("matrix");
+        QVERIFY(applyAndWait(w, s));
+        QVERIFY(!w.engine()->release().error.isEmpty());
+        QVERIFY2(w.matrixView()->messageText().contains(QStringLiteral("infeasible")),
+                 qPrintable(w.matrixView()->messageText()));
+        QVERIFY(!histogramMessage(w).isEmpty());
+
+        s.lpMinDiagonal = 0;
+        s.countN = 400;
+        s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        QVERIFY(w.document()->apply(s, QStringLiteral("test")).hasValue());
+        QTRY_VERIFY_WITH_TIMEOUT(w.engine()->runner()->isRunning(QStringLiteral("release")), 20000);
+        const QString shown = w.matrixView()->messageText();
+        QVERIFY2(!shown.contains(QStringLiteral("infeasible")), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("Solving the LP for n = 400")), qPrintable(shown));
+        QVERIFY(w.matrixView()->lpStatusText().isEmpty());
+        QVERIFY2(!histogramMessage(w).contains(QStringLiteral("infeasible")),
+                 qPrintable(histogramMessage(w)));
+        QVERIFY2(statusText(w).contains(QStringLiteral("Solving the LP for n = 400")),
+                 qPrintable(statusText(w)));
+        auto* bar = w.findChild<QProgressBar*>(QStringLiteral("jobProgress"));
+        QVERIFY(bar);
+        QTRY_VERIFY_WITH_TIMEOUT(bar->isVisible(), 5000);
+        // Busy (minimum = maximum = 0), not a frozen 0 %: the worker marks its progress
+        // indeterminate as it starts, the status bar polls it every 100 ms.
+        QTRY_COMPARE_WITH_TIMEOUT(bar->maximum(), 0, 2000);
+        QCOMPARE(bar->minimum(), 0);
+
+        w.engine()->runner()->cancelLong();  // the status bar's Cancel
+        QVERIFY2(w.matrixView()->messageText().contains(QStringLiteral("cancelled")),
+                 qPrintable(w.matrixView()->messageText()));
+        QVERIFY(!w.matrixView()->messageText().contains(QStringLiteral("Solving the LP…")));
+        QVERIFY2(histogramMessage(w).contains(QStringLiteral("cancelled")),
+                 qPrintable(histogramMessage(w)));
+        QVERIFY(w.engine()->runner()->waitForIdle(20000));
+        QVERIFY(!bar->isVisible());
+    }
+
+    // A matrix on show stays during a long solve, marked as the previous result; the mark goes
+    // when Cancel is pressed (it then says so) and when a new result arrives.
+    void matrixOnShowIsMarkedPreviousDuringASolve() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        ExplorerState s = seed000(0.01);
+        s.mechanism = MechanismChoice::CountGeometric;
+        s.tab = QStringLiteral("matrix");
+        QVERIFY(applyAndWait(w, s));
+        QCOMPARE(w.matrixView()->currentPage(), MatrixView::Page::Matrix);
+        QVERIFY(w.matrixView()->pendingText().isEmpty());
+        s.mechanism = MechanismChoice::CountOptimal;
+        s.countN = 400;
+        s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        QVERIFY(w.document()->apply(s, QStringLiteral("test")).hasValue());
+        QTRY_VERIFY_WITH_TIMEOUT(w.engine()->runner()->isRunning(QStringLiteral("release")), 20000);
+        QCOMPARE(w.matrixView()->currentPage(), MatrixView::Page::Matrix);
+        QVERIFY2(w.matrixView()->pendingText().contains(QStringLiteral("previous result")),
+                 qPrintable(w.matrixView()->pendingText()));
+        QVERIFY(w.matrixView()->pendingText().contains(QStringLiteral("Truncated geometric")));
+        w.engine()->runner()->cancelLong();
+        QVERIFY2(w.matrixView()->pendingText().contains(QStringLiteral("cancelled")),
+                 qPrintable(w.matrixView()->pendingText()));
+        QVERIFY(w.engine()->runner()->waitForIdle(20000));
+        s.mechanism = MechanismChoice::CountExplicitFair;
+        s.countN = 0;
+        QVERIFY(applyAndWait(w, s));
+        QVERIFY(w.matrixView()->pendingText().isEmpty());
+    }
+
+    // The long Monte Carlo pass is cancelled: the Errors tab no longer says "refining…", and the
+    // status line says what was cancelled.
+    void errorsStopRefiningOnCancel() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        w.engine()->setLongTrials(2'000'000'000ULL);  // runs until cancelled
+        QSignalSpy mc(w.engine(), &ExplorerEngine::monteCarloReady);
+        QVERIFY(applyAndWait(w, seed000(0.5)));
+        QTRY_VERIFY_WITH_TIMEOUT(!mc.isEmpty(), 30000);  // the quick pass
+        QTRY_VERIFY_WITH_TIMEOUT(w.engine()->runner()->isRunning(QStringLiteral("mc")), 10000);
+        // A redraw while the long pass runs (here the estimator) shows it refining.
+        QVERIFY(w.document()->setEstimator(EstimatorKind::Clamp).hasValue());
+        auto* status = w.findChild<QLabel*>(QStringLiteral("errorsStatus"));
+        QVERIFY(status);
+        QVERIFY2(status->text().contains(QStringLiteral("refining")), qPrintable(status->text()));
+        auto* cancel = [&]() -> QPushButton* {
+            for (QPushButton* b : w.statusBar()->findChildren<QPushButton*>()) {
+                if (b->text() == QStringLiteral("Cancel")) {
+                    return b;
+                }
+            }
+            return nullptr;
+        }();
+        QVERIFY(cancel);
+        QTRY_VERIFY_WITH_TIMEOUT(cancel->isVisible(), 5000);
+        cancel->click();
+        QVERIFY2(!status->text().contains(QStringLiteral("refining")), qPrintable(status->text()));
+        QVERIFY2(statusText(w).contains(QStringLiteral("Cancelled: Monte Carlo")),
+                 qPrintable(statusText(w)));
+    }
+
+    // The status bar's Cancel while the trade-off curves compute: the tab no longer says that
+    // curves are being computed; it says which were cancelled. A change computes them again.
+    void tradeoffCancelLeavesNoComputingLine() {
+        MainWindow w;
+        w.resize(1520, 900);
+        w.show();
+        ExplorerState s = seed000(1);
+        s.countN = 100;  // one LP per point at n = 100: a second or so each
+        s.tradeoffConfigs = {QStringLiteral("laplace:identity"),
+                             QStringLiteral("optimal:identity")};
+        s.tradeoffPoints = 200;  // 200 LPs: seconds at least
+        s.tab = QStringLiteral("tradeoff");
+        QVERIFY(applyAndWait(w, s));
+        TradeoffView* v = w.tradeoffView();
+        QTRY_VERIFY_WITH_TIMEOUT(v->computing(), 10000);
+        QVERIFY(v->statusLabel()->text().contains(QStringLiteral("Computing")));
+        w.engine()->runner()->cancelLong();
+        QVERIFY(!v->computing());
+        const QString text = v->statusLabel()->text();
+        QVERIFY2(!text.contains(QStringLiteral("Computing")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Cancelled")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("optimal:identity")), qPrintable(text));
+        // A setting changes: the curves are computed again, and the cancel note goes.
+        s.tradeoffConfigs = {QStringLiteral("laplace:identity")};
+        s.tradeoffPoints = 25;
+        QVERIFY(w.document()->apply(s, QStringLiteral("test")).hasValue());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !v->computing() && !v->curves().empty() && !v->curves().front().points.empty(), 30000);
+        QVERIFY2(!v->statusLabel()->text().contains(QStringLiteral("Cancelled")),
+                 qPrintable(v->statusLabel()->text()));
+    }
+};
+
+QTEST_MAIN(TestWindowTruth)
+#include "tst_window_truth.moc"
