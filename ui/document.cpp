@@ -92,7 +92,7 @@ Status ExplorerDocument::setExample(const QString& id) {
     ExplorerState s = state_;
     s.source = SourceKind::Example;
     s.exampleId = id;
-    s.forgetSourceChoices();
+    s.enterSource(state_);  // the example's column and binning of earlier come back
     return apply(s, tr("open example"));
 }
 

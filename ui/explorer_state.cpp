@@ -52,6 +52,63 @@ Error keyError(const char* key, const QString& what) {
     return Error{std::string("session key '") + key + "': " + what.toStdString()};
 }
 
+Error keyError(const QString& key, const QString& what) {
+    return Error{"session key '" + key.toStdString() + "': " + what.toStdString()};
+}
+
+// "a string", "an array", …: what a session value is, for messages about the wrong type.
+QString jsonTypeName(const QJsonValue& v) {
+    switch (v.type()) {
+        case QJsonValue::Null:
+            return QStringLiteral("null");
+        case QJsonValue::Bool:
+            return QStringLiteral("true or false");
+        case QJsonValue::Double:
+            return QStringLiteral("a number");
+        case QJsonValue::String:
+            return QStringLiteral("a string");
+        case QJsonValue::Array:
+            return QStringLiteral("an array");
+        case QJsonValue::Object:
+            return QStringLiteral("an object");
+        case QJsonValue::Undefined:
+            break;
+    }
+    return QStringLiteral("nothing");
+}
+
+// A remembered column binning (ExplorerState::ColumnChoice): the same rules as the state's own.
+Status validateColumnChoice(const ExplorerState::ColumnChoice& c) {
+    if (c.bins < 1 || c.bins > 100000) {
+        return Error{"the number of bins must be in [1, 100000], got " + std::to_string(c.bins)};
+    }
+    if (!std::isfinite(c.rangeLo) || !std::isfinite(c.rangeHi) || c.rangeLo > c.rangeHi) {
+        return Error{"the bin range must be two finite numbers, low ≤ high"};
+    }
+    if (c.binning == BinningChoice::Edges) {
+        if (c.edges.size() < 2) {
+            return Error{"edges: give at least two increasing numbers"};
+        }
+        for (std::size_t i = 0; i < c.edges.size(); ++i) {
+            if (!std::isfinite(c.edges[i]) || (i > 0 && !(c.edges[i] > c.edges[i - 1]))) {
+                return Error{"edges: give finite, strictly increasing numbers"};
+            }
+        }
+    }
+    for (const QString& x : c.categories) {
+        if (x.isEmpty()) {
+            return Error{"categories: an entry is empty"};
+        }
+    }
+    if (c.categories.size() != QSet<QString>(c.categories.begin(), c.categories.end()).size()) {
+        return Error{"categories: an entry appears twice"};
+    }
+    if (c.source.isEmpty()) {
+        return Error{"no source"};
+    }
+    return okStatus();
+}
+
 }  // namespace
 
 const char* mechanismChoiceId(MechanismChoice m) {
@@ -239,6 +296,16 @@ Status ExplorerState::validate() const {
     if (categories.size() != QSet<QString>(categories.begin(), categories.end()).size()) {
         return Error{"categories: an entry appears twice"};
     }
+    if (otherColumns.size() > kMaxColumnChoices) {
+        return Error{"at most " + std::to_string(kMaxColumnChoices) +
+                     " remembered column binnings are kept"};
+    }
+    for (const ColumnChoice& c : otherColumns) {
+        if (auto st = validateColumnChoice(c); !st) {
+            return Error{"the remembered binning of column '" + c.column.toStdString() + "' of " +
+                         c.source.toStdString() + ": " + st.error().message};
+        }
+    }
     if (exampleRows < 0 || exampleRows > 10'000'000) {
         return Error{"the example's number of rows must be in [0, 10 000 000]"};
     }
@@ -361,6 +428,33 @@ bool isTradeoffConfigId(const QString& id) {
            (parts[1] == QLatin1String("identity") || parts[1] == QLatin1String("resize"));
 }
 
+namespace {
+
+QJsonArray columnChoicesJson(const std::vector<ExplorerState::ColumnChoice>& choices) {
+    QJsonArray out;
+    for (const ExplorerState::ColumnChoice& c : choices) {
+        QJsonArray edges;
+        for (double e : c.edges) {
+            edges.append(e);
+        }
+        out.append(QJsonObject{
+            {QStringLiteral("source"), c.source},
+            {QStringLiteral("table"), c.table},
+            {QStringLiteral("column"), c.column},
+            {QStringLiteral("binning"), str(binningChoiceId(c.binning))},
+            {QStringLiteral("bins"), c.bins},
+            {QStringLiteral("range"), QJsonArray{c.rangeLo, c.rangeHi}},
+            {QStringLiteral("closed"), c.closedHi},
+            {QStringLiteral("edges"), edges},
+            {QStringLiteral("categories"), QJsonArray::fromStringList(c.categories)},
+            {QStringLiteral("unknown_category"),
+             str(kUnknown[static_cast<int>(c.unknownCategory)])}});
+    }
+    return out;
+}
+
+}  // namespace
+
 QJsonObject ExplorerState::toJson() const {
     QJsonArray edgeArray;
     for (double e : edges) {
@@ -397,7 +491,8 @@ QJsonObject ExplorerState::toJson() const {
                       str(kUnknown[static_cast<int>(unknownCategory)])},
                      {QStringLiteral("id_column"), idColumn},
                      {QStringLiteral("cap"), cap},
-                     {QStringLiteral("neighbouring"), str(neighbouringName(neighbouring))}};
+                     {QStringLiteral("neighbouring"), str(neighbouringName(neighbouring))},
+                     {QStringLiteral("other_columns"), columnChoicesJson(otherColumns)}};
     QJsonObject lp{{QStringLiteral("objective"), lpObjective},
                    {QStringLiteral("constraints"), QJsonArray::fromStringList(lpConstraints)},
                    {QStringLiteral("binomial_p"), lpBinomialP},
@@ -461,6 +556,16 @@ void collectUnknown(const QJsonObject& given, const QJsonObject& known, const QS
             out << path;
         } else if (it->isObject() && k->isObject()) {
             collectUnknown(it->toObject(), k->toObject(), path, out);
+        } else if (it->isArray() && k->isArray()) {
+            // Arrays of objects (budget statistics, remembered binnings): element by element.
+            const QJsonArray g = it->toArray();
+            const QJsonArray kn = k->toArray();
+            for (qsizetype i = 0; i < g.size() && i < kn.size(); ++i) {
+                if (g[i].isObject() && kn[i].isObject()) {
+                    collectUnknown(g[i].toObject(), kn[i].toObject(),
+                                   path + QStringLiteral("[%1]").arg(i), out);
+                }
+            }
         }
     }
 }
@@ -472,8 +577,115 @@ void ExplorerState::forgetSourceChoices() {
     column.clear();
     idColumn.clear();
     categories.clear();
+    edges.clear();
     binning = BinningChoice::Auto;
     rangeLo = rangeHi = 0;
+}
+
+QString dataSourceKey(const ExplorerState& s) {
+    switch (s.source) {
+        case SourceKind::Example:
+            return QStringLiteral("example:") + s.exampleId;
+        case SourceKind::Csv:
+            return QStringLiteral("csv:") + s.csvPath;
+        case SourceKind::Sqlite:
+            return QStringLiteral("sqlite:") + s.sqlitePath;
+        case SourceKind::Postgres:
+            return QStringLiteral("postgresql://%1@%2:%3/%4")
+                .arg(s.pgUser, s.pgHost)
+                .arg(s.pgPort)
+                .arg(s.pgDatabase);
+    }
+    return {};
+}
+
+namespace {
+
+// The binning fields of `c` into `s` (the column too).
+void restoreChoice(ExplorerState& s, const ExplorerState::ColumnChoice& c) {
+    s.column = c.column;
+    s.binning = c.binning;
+    s.bins = c.bins;
+    s.rangeLo = c.rangeLo;
+    s.rangeHi = c.rangeHi;
+    s.closedHi = c.closedHi;
+    s.edges = c.edges;
+    s.categories = c.categories;
+    s.unknownCategory = c.unknownCategory;
+}
+
+// A column without a remembered binning: automatic bins (the equal-width count and the closed
+// upper end stay as the user's defaults).
+void automaticBinning(ExplorerState& s) {
+    s.binning = BinningChoice::Auto;
+    s.rangeLo = s.rangeHi = 0;
+    s.edges.clear();
+    s.categories.clear();
+    s.unknownCategory = UnknownCategory::Drop;
+}
+
+}  // namespace
+
+void ExplorerState::rememberColumnChoice(const QString& columnInForce) {
+    ColumnChoice c;
+    c.source = dataSourceKey(*this);
+    c.table = sqlTable;
+    c.column = column.isEmpty() ? columnInForce : column;
+    c.binning = binning;
+    c.bins = bins;
+    c.rangeLo = rangeLo;
+    c.rangeHi = rangeHi;
+    c.closedHi = closedHi;
+    c.edges = edges;
+    c.categories = categories;
+    c.unknownCategory = unknownCategory;
+    std::erase_if(otherColumns, [&](const ColumnChoice& o) {
+        return o.source == c.source && o.table == c.table && o.column == c.column;
+    });
+    otherColumns.push_back(std::move(c));
+    while (otherColumns.size() > kMaxColumnChoices) {
+        otherColumns.erase(otherColumns.begin());
+    }
+}
+
+bool ExplorerState::recallColumnChoice(const QString& next) {
+    const QString key = dataSourceKey(*this);
+    for (auto it = otherColumns.rbegin(); it != otherColumns.rend(); ++it) {
+        if (it->source == key && it->table == sqlTable && it->column == next) {
+            restoreChoice(*this, *it);
+            otherColumns.erase(std::next(it).base());
+            return true;
+        }
+    }
+    column = next;
+    automaticBinning(*this);
+    return false;
+}
+
+void ExplorerState::enterSource(const ExplorerState& left, const QString& columnInForce) {
+    ExplorerState before = left;
+    before.otherColumns = otherColumns;
+    before.rememberColumnChoice(columnInForce);
+    otherColumns = std::move(before.otherColumns);
+    const QString table = sqlTable;
+    const bool sameSource = dataSourceKey(left) == dataSourceKey(*this);
+    const QString id = idColumn;
+    forgetSourceChoices();
+    if (sameSource) {
+        idColumn = id;  // the person id column belongs to the source, not to a column
+    }
+    automaticBinning(*this);
+    // The newest choice made with this source (and table, when one is named).
+    const QString key = dataSourceKey(*this);
+    for (auto it = otherColumns.rbegin(); it != otherColumns.rend(); ++it) {
+        if (it->source == key && (table.isEmpty() || it->table == table)) {
+            sqlTable = it->table;
+            restoreChoice(*this, *it);
+            otherColumns.erase(std::next(it).base());
+            return;
+        }
+    }
+    sqlTable = table;
 }
 
 QStringList ExplorerState::unknownKeys(const QJsonObject& root) {
@@ -493,32 +705,40 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
         return Error{"unsupported session version (this DP Explorer reads version 1)"};
     }
     ExplorerState s;
-    const QJsonObject data = root.value(QStringLiteral("data")).toObject();
-    const QJsonObject mech = root.value(QStringLiteral("mechanism")).toObject();
-    const QJsonObject lp = mech.value(QStringLiteral("lp")).toObject();
-    const QJsonObject view = root.value(QStringLiteral("view")).toObject();
-    const QJsonObject tradeoff = root.value(QStringLiteral("tradeoff")).toObject();
-    const QJsonObject budget = root.value(QStringLiteral("budget")).toObject();
+    // The objects of the session; `where` says where each one sits so that every message names
+    // the whole key ("mechanism.epsilon", not "epsilon", which the budget has too).
+    QJsonObject data, mech, lp, view, tradeoff, budget, csvOptions, pg;
+    std::vector<std::pair<const QJsonObject*, QString>> where;
+    auto pathOf = [&where](const QJsonObject& o, const char* key) -> QString {
+        for (const auto& [object, path] : where) {
+            if (object == &o) {
+                return path + QLatin1Char('.') + QLatin1String(key);
+            }
+        }
+        return QString::fromLatin1(key);
+    };
 
     // Typed readers: absent keeps the default, wrong type is an error.
-    auto text = [](const QJsonObject& o, const char* key, QString& out) -> Status {
+    auto text = [&](const QJsonObject& o, const char* key, QString& out) -> Status {
         const QJsonValue v = o.value(QLatin1String(key));
         if (v.isUndefined()) {
             return okStatus();
         }
         if (!v.isString()) {
-            return keyError(key, QStringLiteral("expected a string"));
+            return keyError(pathOf(o, key),
+                            QStringLiteral("expected a string, got %1").arg(jsonTypeName(v)));
         }
         out = v.toString();
         return okStatus();
     };
-    auto number = [](const QJsonObject& o, const char* key, double& out) -> Status {
+    auto number = [&](const QJsonObject& o, const char* key, double& out) -> Status {
         const QJsonValue v = o.value(QLatin1String(key));
         if (v.isUndefined()) {
             return okStatus();
         }
         if (!v.isDouble() || !std::isfinite(v.toDouble())) {
-            return keyError(key, QStringLiteral("expected a finite number"));
+            return keyError(pathOf(o, key), QStringLiteral("expected a finite number, got %1")
+                                                .arg(jsonTypeName(v)));
         }
         out = v.toDouble();
         return okStatus();
@@ -530,18 +750,20 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
             return st;
         }
         if (d != std::floor(d) || d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
-            return keyError(key, QStringLiteral("expected an integer in [%1, %2]").arg(lo).arg(hi));
+            return keyError(pathOf(o, key),
+                            QStringLiteral("expected an integer in [%1, %2]").arg(lo).arg(hi));
         }
         out = static_cast<qint64>(d);
         return okStatus();
     };
-    auto boolean = [](const QJsonObject& o, const char* key, bool& out) -> Status {
+    auto boolean = [&](const QJsonObject& o, const char* key, bool& out) -> Status {
         const QJsonValue v = o.value(QLatin1String(key));
         if (v.isUndefined()) {
             return okStatus();
         }
         if (!v.isBool()) {
-            return keyError(key, QStringLiteral("expected true or false"));
+            return keyError(pathOf(o, key),
+                            QStringLiteral("expected true or false, got %1").arg(jsonTypeName(v)));
         }
         out = v.toBool();
         return okStatus();
@@ -552,6 +774,31 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
             return st_.error();    \
         }                          \
     } while (false)
+
+    // An object of the session: absent keeps the defaults; anything else but an object is an
+    // error (a "data": [1, 2] must not be ignored silently).
+    auto section = [&](const QJsonObject& parent, const char* key, QJsonObject& out) -> Status {
+        const QString path = pathOf(parent, key);
+        where.emplace_back(&out, path);
+        const QJsonValue v = parent.value(QLatin1String(key));
+        if (v.isUndefined()) {
+            return okStatus();
+        }
+        if (!v.isObject()) {
+            return keyError(path,
+                            QStringLiteral("expected an object, got %1").arg(jsonTypeName(v)));
+        }
+        out = v.toObject();
+        return okStatus();
+    };
+    DPX_TRY(section(root, "data", data));
+    DPX_TRY(section(data, "csv_options", csvOptions));
+    DPX_TRY(section(data, "postgresql", pg));
+    DPX_TRY(section(root, "mechanism", mech));
+    DPX_TRY(section(mech, "lp", lp));
+    DPX_TRY(section(root, "view", view));
+    DPX_TRY(section(root, "tradeoff", tradeoff));
+    DPX_TRY(section(root, "budget", budget));
 
     DPX_TRY(text(data, "example", s.exampleId));
     qint64 rows = s.exampleRows;
@@ -564,38 +811,39 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(data, "source", name));
     auto source = sourceKindFromId(name);
     if (!source) {
-        return keyError("source", QString::fromStdString(source.error().message));
+        return keyError(QStringLiteral("data.source"), QString::fromStdString(source.error().message));
     }
     s.source = *source;
-    auto stringList = [](const QJsonObject& o, const char* key, QStringList& out) -> Status {
+    auto stringList = [&](const QJsonObject& o, const char* key, QStringList& out) -> Status {
         const QJsonValue v = o.value(QLatin1String(key));
         if (v.isUndefined()) {
             return okStatus();
         }
         if (!v.isArray()) {
-            return keyError(key, QStringLiteral("expected an array of strings"));
+            return keyError(pathOf(o, key), QStringLiteral("expected an array of strings, got %1")
+                                                .arg(jsonTypeName(v)));
         }
         out.clear();
         for (const QJsonValue& e : v.toArray()) {
             if (!e.isString()) {
-                return keyError(key, QStringLiteral("expected an array of strings"));
+                return keyError(pathOf(o, key),
+                                QStringLiteral("expected an array of strings, found %1 in it")
+                                    .arg(jsonTypeName(e)));
             }
             out << e.toString();
         }
         return okStatus();
     };
-    const QJsonObject csvOptions = data.value(QStringLiteral("csv_options")).toObject();
     DPX_TRY(text(csvOptions, "delimiter", s.csvDelimiter));
     DPX_TRY(boolean(csvOptions, "header", s.csvHeader));
     name = s.csvSkipBadRows ? str("skip") : str("stop");
     DPX_TRY(text(csvOptions, "bad_rows", name));
     if (name != QLatin1String("skip") && name != QLatin1String("stop")) {
-        return keyError("bad_rows", QStringLiteral("expected \"skip\" or \"stop\""));
+        return keyError(QStringLiteral("data.csv_options.bad_rows"), QStringLiteral("expected \"skip\" or \"stop\""));
     }
     s.csvSkipBadRows = name == QLatin1String("skip");
     DPX_TRY(stringList(csvOptions, "types", s.csvTypes));
     DPX_TRY(text(data, "sqlite", s.sqlitePath));
-    const QJsonObject pg = data.value(QStringLiteral("postgresql")).toObject();
     DPX_TRY(text(pg, "host", s.pgHost));
     qint64 port = s.pgPort;
     DPX_TRY(integer(pg, "port", 1, 65535, port));
@@ -612,12 +860,13 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(boolean(data, "closed", s.closedHi));
     if (const QJsonValue v = data.value(QStringLiteral("edges")); !v.isUndefined()) {
         if (!v.isArray()) {
-            return keyError("edges", QStringLiteral("expected an array of numbers"));
+            return keyError(QStringLiteral("data.edges"),
+                            QStringLiteral("expected an array of numbers"));
         }
         s.edges.clear();
         for (const QJsonValue& e : v.toArray()) {
             if (!e.isDouble()) {
-                return keyError("edges", QStringLiteral("expected an array of numbers"));
+                return keyError(QStringLiteral("data.edges"), QStringLiteral("expected an array of numbers"));
             }
             s.edges.push_back(e.toDouble());
         }
@@ -633,7 +882,8 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
         }
     }
     if (!unknownOk) {
-        return keyError("unknown_category", QStringLiteral("expected drop, other or error"));
+        return keyError(QStringLiteral("data.unknown_category"),
+                        QStringLiteral("expected drop, other or error"));
     }
     DPX_TRY(text(data, "id_column", s.idColumn));
     qint64 cap = s.cap;
@@ -644,7 +894,8 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(data, "binning", name));
     auto binning = binningChoiceFromId(name);
     if (!binning) {
-        return keyError("binning", QString::fromStdString(binning.error().message));
+        return keyError(QStringLiteral("data.binning"),
+                        QString::fromStdString(binning.error().message));
     }
     s.binning = *binning;
     qint64 bins = s.bins;
@@ -653,7 +904,7 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     if (const QJsonValue r = data.value(QStringLiteral("range")); !r.isUndefined()) {
         const QJsonArray a = r.toArray();
         if (!r.isArray() || a.size() != 2 || !a[0].isDouble() || !a[1].isDouble()) {
-            return keyError("range", QStringLiteral("expected [low, high]"));
+            return keyError(QStringLiteral("data.range"), QStringLiteral("expected [low, high]"));
         }
         s.rangeLo = a[0].toDouble();
         s.rangeHi = a[1].toDouble();
@@ -662,15 +913,89 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(data, "neighbouring", name));
     auto nb = neighbouringFromName(name.toStdString());
     if (!nb) {
-        return keyError("neighbouring", QString::fromStdString(nb.error().message));
+        return keyError(QStringLiteral("data.neighbouring"),
+                        QString::fromStdString(nb.error().message));
     }
     s.neighbouring = *nb;
+    // The binnings remembered for other columns (sessions from before they were kept have none).
+    if (const QJsonValue v = data.value(QStringLiteral("other_columns")); !v.isUndefined()) {
+        if (!v.isArray()) {
+            return keyError(
+                QStringLiteral("data.other_columns"),
+                QStringLiteral("expected an array of objects, got %1").arg(jsonTypeName(v)));
+        }
+        const QJsonArray entries = v.toArray();
+        for (qsizetype i = 0; i < entries.size(); ++i) {
+            const QString path = QStringLiteral("data.other_columns[%1]").arg(i);
+            if (!entries[i].isObject()) {
+                return keyError(
+                    path,
+                    QStringLiteral("expected an object, got %1").arg(jsonTypeName(entries[i])));
+            }
+            const QJsonObject o = entries[i].toObject();
+            where.emplace_back(&o, path);
+            ColumnChoice c;
+            DPX_TRY(text(o, "source", c.source));
+            DPX_TRY(text(o, "table", c.table));
+            DPX_TRY(text(o, "column", c.column));
+            QString kind = str(binningChoiceId(c.binning));
+            DPX_TRY(text(o, "binning", kind));
+            auto b = binningChoiceFromId(kind);
+            if (!b) {
+                return keyError(path + QStringLiteral(".binning"),
+                                QString::fromStdString(b.error().message));
+            }
+            c.binning = *b;
+            qint64 k = c.bins;
+            DPX_TRY(integer(o, "bins", 1, 100000, k));
+            c.bins = static_cast<int>(k);
+            if (const QJsonValue r = o.value(QStringLiteral("range")); !r.isUndefined()) {
+                const QJsonArray a = r.toArray();
+                if (!r.isArray() || a.size() != 2 || !a[0].isDouble() || !a[1].isDouble()) {
+                    return keyError(path + QStringLiteral(".range"),
+                                    QStringLiteral("expected [low, high]"));
+                }
+                c.rangeLo = a[0].toDouble();
+                c.rangeHi = a[1].toDouble();
+            }
+            DPX_TRY(boolean(o, "closed", c.closedHi));
+            if (const QJsonValue e = o.value(QStringLiteral("edges")); !e.isUndefined()) {
+                if (!e.isArray()) {
+                    return keyError(path + QStringLiteral(".edges"),
+                                    QStringLiteral("expected an array of numbers"));
+                }
+                for (const QJsonValue& x : e.toArray()) {
+                    if (!x.isDouble()) {
+                        return keyError(path + QStringLiteral(".edges"),
+                                        QStringLiteral("expected an array of numbers"));
+                    }
+                    c.edges.push_back(x.toDouble());
+                }
+            }
+            DPX_TRY(stringList(o, "categories", c.categories));
+            QString unknown = str(kUnknown[static_cast<int>(c.unknownCategory)]);
+            DPX_TRY(text(o, "unknown_category", unknown));
+            bool known = false;
+            for (int u = 0; u < 3; ++u) {
+                if (unknown == str(kUnknown[u])) {
+                    c.unknownCategory = static_cast<UnknownCategory>(u);
+                    known = true;
+                }
+            }
+            if (!known) {
+                return keyError(path + QStringLiteral(".unknown_category"),
+                                QStringLiteral("expected drop, other or error"));
+            }
+            where.pop_back();
+            s.otherColumns.push_back(std::move(c));
+        }
+    }
 
     name = str(mechanismChoiceId(s.mechanism));
     DPX_TRY(text(mech, "name", name));
     auto mc = mechanismChoiceFromId(name);
     if (!mc) {
-        return keyError("name", QString::fromStdString(mc.error().message));
+        return keyError(QStringLiteral("mechanism.name"), QString::fromStdString(mc.error().message));
     }
     s.mechanism = *mc;
     DPX_TRY(number(mech, "epsilon", s.epsilon));
@@ -679,21 +1004,21 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(mech, "calibration", name));
     auto cal = gaussianCalibrationFromName(name.toStdString());
     if (!cal) {
-        return keyError("calibration", QString::fromStdString(cal.error().message));
+        return keyError(QStringLiteral("mechanism.calibration"), QString::fromStdString(cal.error().message));
     }
     s.calibration = *cal;
     name = str(estimatorName(s.estimator));
     DPX_TRY(text(mech, "estimator", name));
     auto est = estimatorFromName(name.toStdString());
     if (!est) {
-        return keyError("estimator", QString::fromStdString(est.error().message));
+        return keyError(QStringLiteral("mechanism.estimator"), QString::fromStdString(est.error().message));
     }
     s.estimator = *est;
     if (const QJsonValue v = mech.value(QStringLiteral("seed")); !v.isUndefined()) {
         bool ok = false;
         const quint64 seed = v.toString().toULongLong(&ok);
         if (!v.isString() || !ok) {
-            return keyError("seed", QStringLiteral("expected an unsigned integer as a string"));
+            return keyError(QStringLiteral("mechanism.seed"), QStringLiteral("expected an unsigned integer as a string"));
         }
         s.seed = seed;
     }
@@ -706,18 +1031,18 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     QString simulator = s.ldpPerUser ? str("per-user") : str("aggregate");
     DPX_TRY(text(mech, "ldp_simulator", simulator));
     if (simulator != QLatin1String("per-user") && simulator != QLatin1String("aggregate")) {
-        return keyError("ldp_simulator", QStringLiteral("expected aggregate or per-user"));
+        return keyError(QStringLiteral("mechanism.ldp_simulator"), QStringLiteral("expected aggregate or per-user"));
     }
     s.ldpPerUser = simulator == QLatin1String("per-user");
     DPX_TRY(text(lp, "objective", s.lpObjective));
     if (const QJsonValue v = lp.value(QStringLiteral("constraints")); !v.isUndefined()) {
         if (!v.isArray()) {
-            return keyError("constraints", QStringLiteral("expected an array of names"));
+            return keyError(QStringLiteral("mechanism.lp.constraints"), QStringLiteral("expected an array of names"));
         }
         s.lpConstraints.clear();
         for (const QJsonValue& c : v.toArray()) {
             if (!c.isString()) {
-                return keyError("constraints", QStringLiteral("expected an array of names"));
+                return keyError(QStringLiteral("mechanism.lp.constraints"), QStringLiteral("expected an array of names"));
             }
             s.lpConstraints << c.toString();
         }
@@ -731,7 +1056,7 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(view, "scale", name));
     auto sc = scaleFromName(name.toStdString());
     if (!sc) {
-        return keyError("scale", QString::fromStdString(sc.error().message));
+        return keyError(QStringLiteral("view.scale"), QString::fromStdString(sc.error().message));
     }
     s.scale = *sc;
     DPX_TRY(boolean(view, "dark", s.dark));
@@ -739,12 +1064,12 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
 
     if (const QJsonValue v = tradeoff.value(QStringLiteral("configs")); !v.isUndefined()) {
         if (!v.isArray()) {
-            return keyError("configs", QStringLiteral("expected an array of MECHANISM:ESTIMATOR"));
+            return keyError(QStringLiteral("tradeoff.configs"), QStringLiteral("expected an array of MECHANISM:ESTIMATOR"));
         }
         s.tradeoffConfigs.clear();
         for (const QJsonValue& c : v.toArray()) {
             if (!c.isString()) {
-                return keyError("configs",
+                return keyError(QStringLiteral("tradeoff.configs"),
                                 QStringLiteral("expected an array of MECHANISM:ESTIMATOR"));
             }
             s.tradeoffConfigs << c.toString();
@@ -754,13 +1079,13 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(tradeoff, "metric", name));
     auto metric = metricFromName(name.toStdString());
     if (!metric) {
-        return keyError("metric", QString::fromStdString(metric.error().message));
+        return keyError(QStringLiteral("tradeoff.metric"), QString::fromStdString(metric.error().message));
     }
     s.tradeoffMetric = *metric;
     name = s.tradeoffAgainstPopulation ? QStringLiteral("population") : QStringLiteral("epsilon");
     DPX_TRY(text(tradeoff, "against", name));
     if (name != QLatin1String("epsilon") && name != QLatin1String("population")) {
-        return keyError("against", QStringLiteral("expected epsilon or population"));
+        return keyError(QStringLiteral("tradeoff.against"), QStringLiteral("expected epsilon or population"));
     }
     s.tradeoffAgainstPopulation = name == QLatin1String("population");
     for (const auto& [key, lo, hi] :
@@ -769,7 +1094,8 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
         if (const QJsonValue r = tradeoff.value(QLatin1String(key)); !r.isUndefined()) {
             const QJsonArray a = r.toArray();
             if (!r.isArray() || a.size() != 2 || !a[0].isDouble() || !a[1].isDouble()) {
-                return keyError(key, QStringLiteral("expected [from, to]"));
+                return keyError(QStringLiteral("tradeoff.") + QLatin1String(key),
+                                QStringLiteral("expected [from, to]"));
             }
             *lo = a[0].toDouble();
             *hi = a[1].toDouble();

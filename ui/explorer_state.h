@@ -132,6 +132,23 @@ struct ExplorerState {
     QString idColumn;  // empty: one row per person
     int cap = 1;
     Neighbouring neighbouring = Neighbouring::AddRemove;
+    // The binning chosen for the other columns and sources of this session: a column's binning
+    // comes back when it is chosen again (rememberColumnChoice, recallColumnChoice, enterSource).
+    // Newest last, at most kMaxColumnChoices; the current column's binning is the fields above.
+    struct ColumnChoice {
+        QString source;  // dataSourceKey(): the file, database or example (without the table)
+        QString table;   // SQL sources: the table
+        QString column;  // "" = the source's default column
+        BinningChoice binning = BinningChoice::Auto;
+        int bins = 32;
+        double rangeLo = 0, rangeHi = 0;
+        bool closedHi = true;
+        std::vector<double> edges;
+        QStringList categories;
+        UnknownCategory unknownCategory = UnknownCategory::Drop;
+        bool operator==(const ColumnChoice&) const = default;
+    };
+    std::vector<ColumnChoice> otherColumns;
 
     // Mechanism.
     MechanismChoice mechanism = MechanismChoice::Laplace;
@@ -192,6 +209,19 @@ struct ExplorerState {
     // A new source (file, database, example) makes the previous table, column, id column,
     // category list and declared bins meaningless: clear them and go back to automatic bins.
     void forgetSourceChoices();
+    // Leaving the current column (or source): its binning joins otherColumns, under
+    // `columnInForce` when the state's column is "" (the default column, as loaded) and it is
+    // known.
+    void rememberColumnChoice(const QString& columnInForce = {});
+    // Choosing `column` of the current source and table: the binning remembered for it comes back
+    // (true), or automatic bins (false).
+    bool recallColumnChoice(const QString& column);
+    // The state holds a new source's fields (kind, path, example, connection, table or none)
+    // and `left` is the state before: left's column and binning are remembered, the table, column
+    // and binning last used with the new source come back (or its default column, automatic
+    // bins), and the previous source's id column and categories are cleared. Choosing the same
+    // source again keeps its column and binning.
+    void enterSource(const ExplorerState& left, const QString& columnInForce = {});
     QJsonObject toJson() const;
     // Missing keys keep their defaults; unknown keys are ignored; a present but invalid value is
     // an error naming the key.
@@ -215,6 +245,12 @@ enum ChangeFlag : unsigned {
     BudgetChanged = 1u << 7,     // the budget tab's plan
 };
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
+
+// Remembered column choices kept in a state (and its sessions).
+inline constexpr std::size_t kMaxColumnChoices = 200;
+// The source of a state without its table: "example:telemetry", "csv:/abs/path",
+// "sqlite:/abs/path", "postgresql://user@host:port/db".
+QString dataSourceKey(const ExplorerState& s);
 
 // The budget plan of a state (sensitivities 1 and N unknown: the dataset fills them in) and back.
 BudgetPlan budgetPlanOf(const ExplorerState& s);
