@@ -443,6 +443,7 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
                              .arg(s.idColumn);
     }
     r.binningText = q(binning->describe());
+    r.binning = *binning;
     r.reportText = q(binned.report.describe());
     auto sens = cappedSensitivity(binned.histogram.size(), s.neighbouring,
                                   cap.enabled() ? s.cap : 1);
@@ -512,6 +513,7 @@ DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTabl
         return r;
     }
     r.binningText = q(binning->describe());
+    r.binning = *binning;
     r.reportText = q(binned->report.describe());
     auto sens = histogramSensitivity(binned->histogram.size(), s.neighbouring, {});
     if (!sens) {

@@ -38,6 +38,7 @@ struct DatasetResult {
     QString column;         // the column binned
     QString unit;           // unit of the column ("" if none)
     QString binningText;    // Binning::describe()
+    std::optional<Binning> binning;  // the binning in force (automatic bins resolved)
     QString reportText;     // BinningReport::describe(): rows used, missing, clamped, dropped
     std::optional<Histogram> histogram;
     Sensitivity sensitivity;

@@ -44,6 +44,26 @@ QWidget* row(std::initializer_list<QWidget*> widgets, int stretchFirst = 0) {
 QString numberText(double v) {
     return QString::number(v, 'g', 10);
 }
+
+// Whether two states ask for the same bins of the same column (the load of one shows the bins
+// in force for the other). `loadedColumn`: the column the load binned, for a state naming none.
+bool sameBinningInputs(const ExplorerState& a, const ExplorerState& b,
+                       const QString& loadedColumn) {
+    const QString ca = a.column.isEmpty() ? loadedColumn : a.column;
+    const QString cb = b.column.isEmpty() ? loadedColumn : b.column;
+    return dataSourceKey(a) == dataSourceKey(b) && a.sqlTable == b.sqlTable && ca == cb &&
+           a.exampleRows == b.exampleRows && a.csvDelimiter == b.csvDelimiter &&
+           a.csvHeader == b.csvHeader && a.csvSkipBadRows == b.csvSkipBadRows &&
+           a.csvTypes == b.csvTypes && a.binning == b.binning && a.bins == b.bins &&
+           a.rangeLo == b.rangeLo && a.rangeHi == b.rangeHi && a.closedHi == b.closedHi &&
+           a.edges == b.edges && a.categories == b.categories &&
+           a.unknownCategory == b.unknownCategory;
+}
+
+bool numericKind(const Binning& b) {
+    return b.kind == BinningKind::EqualWidth || b.kind == BinningKind::Integer ||
+           b.kind == BinningKind::Edges;
+}
 }  // namespace
 
 DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
@@ -214,11 +234,11 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     connect(example_, &QComboBox::activated, this, [this](int i) {
         const QVariant itemData = example_->itemData(i);
         if (itemData.typeId() == QMetaType::QString) {
-            const QString id = itemData.toString();
-            const Status st = doc_->setExample(id);
-            if (!st) {
-                showError(QString::fromStdString(st.error().message));
-            }
+            ExplorerState s = doc_->state();
+            s.source = SourceKind::Example;
+            s.exampleId = itemData.toString();
+            s.enterSource(doc_->state(), columnInForce());
+            apply(s, tr("open example"));
             return;
         }
         const QStringList item = itemData.toStringList();
@@ -234,10 +254,8 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
             s.sqlitePath = item.value(1);
         }
         s.sqlTable.clear();
-        s.column.clear();
-        s.idColumn.clear();
-        s.binning = BinningChoice::Auto;
-        s.rangeLo = s.rangeHi = 0;
+        // The column and binning last used with that source come back.
+        s.enterSource(doc_->state(), columnInForce());
         apply(s, tr("open %1").arg(example_->itemText(i)));
     });
     connect(openCsv_, &QPushButton::clicked, this, &DataPanel::openCsvRequested);
@@ -265,11 +283,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     connect(table_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = doc_->state();
         s.sqlTable = table_->itemText(i);
-        s.column.clear();
-        s.idColumn.clear();
-        s.binning = BinningChoice::Auto;
-        s.rangeLo = s.rangeHi = 0;
-        s.categories.clear();
+        s.enterSource(doc_->state(), columnInForce());
         apply(s, tr("choose table"));
     });
     connect(rows_, &QSpinBox::valueChanged, this, [this](int v) {
@@ -278,11 +292,11 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         apply(s, tr("change rows"));
     });
     connect(column_, &QComboBox::activated, this, [this](int i) {
+        // The binning of the column left is remembered; the one chosen for this column before
+        // comes back (automatic bins for a column not binned yet).
         ExplorerState s = doc_->state();
-        s.column = column_->itemText(i);
-        s.binning = BinningChoice::Auto;
-        s.rangeLo = s.rangeHi = 0;
-        s.categories.clear();
+        s.rememberColumnChoice(columnInForce());
+        s.recallColumnChoice(column_->itemText(i));
         apply(s, tr("choose column"));
     });
     connect(type_, &QComboBox::activated, this, [this](int i) {
@@ -305,17 +319,21 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         apply(s, tr("column type"));
     });
     connect(binning_, &QComboBox::activated, this, [this](int i) {
-        ExplorerState s = doc_->state();
+        ExplorerState s = binningEditState();
         s.binning = *binningChoiceFromId(binning_->itemData(i).toString());
         if (s.binning == BinningChoice::Edges && s.edges.size() < 2) {
-            // A start to edit: the range if one is declared, else [0, 1].
-            s.edges = s.rangeLo < s.rangeHi ? std::vector<double>{s.rangeLo, s.rangeHi}
-                                            : std::vector<double>{0, 1};
+            // A start to edit: the edges of the bins in force (what the histogram shows now),
+            // else the declared range, else [0, 1] (nothing loaded to start from).
+            s.edges = edgesInForce(doc_->state());
+            if (s.edges.size() < 2) {
+                s.edges = s.rangeLo < s.rangeHi ? std::vector<double>{s.rangeLo, s.rangeHi}
+                                                : std::vector<double>{0, 1};
+            }
         }
         apply(s, tr("change binning"));
     });
     connect(bins_, &QSpinBox::valueChanged, this, [this](int v) {
-        ExplorerState s = doc_->state();
+        ExplorerState s = binningEditState();
         s.bins = v;
         if (s.binning == BinningChoice::Auto) {
             s.binning = BinningChoice::EqualWidth;
@@ -323,7 +341,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         apply(s, tr("change bins"));
     });
     auto rangeEdited = [this] {
-        ExplorerState s = doc_->state();
+        ExplorerState s = binningEditState();
         const QString lo = rangeLo_->text().trimmed();
         const QString hi = rangeHi_->text().trimmed();
         if (lo.isEmpty() && hi.isEmpty()) {
@@ -350,12 +368,12 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     connect(rangeLo_, &QLineEdit::editingFinished, this, rangeEdited);
     connect(rangeHi_, &QLineEdit::editingFinished, this, rangeEdited);
     connect(closed_, &QCheckBox::toggled, this, [this](bool on) {
-        ExplorerState s = doc_->state();
+        ExplorerState s = binningEditState();
         s.closedHi = on;
         apply(s, tr("upper end"));
     });
     connect(edges_, &QLineEdit::editingFinished, this, [this] {
-        ExplorerState s = doc_->state();
+        ExplorerState s = binningEditState();
         std::vector<double> edges;
         const QStringList parts = edges_->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")),
                                                        Qt::SkipEmptyParts);
@@ -372,7 +390,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         apply(s, tr("change edges"));
     });
     connect(categories_, &QLineEdit::editingFinished, this, [this] {
-        ExplorerState s = doc_->state();
+        ExplorerState s = binningEditState();
         s.categories.clear();
         for (const QString& c : categories_->text().split(QLatin1Char(','))) {
             if (!c.trimmed().isEmpty()) {
@@ -383,7 +401,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         apply(s, tr("change categories"));
     });
     connect(unknown_, &QComboBox::activated, this, [this](int i) {
-        ExplorerState s = doc_->state();
+        ExplorerState s = binningEditState();
         s.unknownCategory = static_cast<UnknownCategory>(unknown_->itemData(i).toInt());
         apply(s, tr("other categories"));
     });
@@ -402,25 +420,83 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         s.neighbouring = *neighbouringFromName(neighbouring_->itemData(i).toString().toStdString());
         apply(s, tr("change neighbouring relation"));
     });
-    connect(doc_, &ExplorerDocument::changed, this,
-            [this](unsigned, const ExplorerState& s) { showState(s); });
+    connect(doc_, &ExplorerDocument::changed, this, [this](unsigned flags, const ExplorerState& s) {
+        // The controls are redrawn from the document: a refused value typed before is no longer
+        // on show, so its message goes; a load error describes the data before a data change
+        // (the next load says whether it still holds).
+        if (flags & DataChanged) {
+            loadError_.clear();
+        }
+        if (editError_ || (flags & DataChanged)) {
+            editError_ = false;
+            message_->setText(loadError_);
+            message_->setVisible(!loadError_.isEmpty());
+        }
+        showState(s);
+    });
     showState(doc_->state());
 }
 
 void DataPanel::showError(const QString& text) {
     message_->setText(text);
     message_->show();
+    editError_ = true;
 }
 
 void DataPanel::apply(ExplorerState s, const QString& what) {
     const Status st = doc_->apply(s, what);
+    // A refused change leaves the controls showing the state, not the refused value.
+    showState(doc_->state());
     if (st) {
-        message_->hide();
+        editError_ = false;
+        message_->setText(loadError_);
+        message_->setVisible(!loadError_.isEmpty());
     } else {
         showError(QString::fromStdString(st.error().message));
     }
-    // A refused change leaves the controls showing the state, not the refused value.
-    showState(doc_->state());
+}
+
+QString DataPanel::columnInForce() const {
+    const ExplorerState& s = doc_->state();
+    if (loadedColumn_.isEmpty() || dataSourceKey(loadedFor_) != dataSourceKey(s) ||
+        loadedFor_.sqlTable != s.sqlTable) {
+        return {};
+    }
+    return s.column.isEmpty() ? loadedColumn_ : s.column;
+}
+
+ExplorerState DataPanel::binningEditState() const {
+    ExplorerState s = doc_->state();
+    if (s.column.isEmpty()) {
+        s.column = columnInForce();
+    }
+    return s;
+}
+
+const Binning* DataPanel::binningInForce(const ExplorerState& s) const {
+    if (!loadedBinning_ || !sameBinningInputs(loadedFor_, s, loadedColumn_)) {
+        return nullptr;
+    }
+    return &*loadedBinning_;
+}
+
+std::vector<double> DataPanel::edgesInForce(const ExplorerState& s) const {
+    const Binning* b = binningInForce(s);
+    if (!b || !numericKind(*b) || loadedEdges_.size() < 2) {
+        return {};
+    }
+    // Every edge while the list stays readable; beyond 100 bins every k-th (and the last).
+    constexpr std::size_t kMaxEdges = 101;
+    if (loadedEdges_.size() <= kMaxEdges) {
+        return loadedEdges_;
+    }
+    const std::size_t step = (loadedEdges_.size() - 1 + kMaxEdges - 2) / (kMaxEdges - 1);
+    std::vector<double> out;
+    for (std::size_t i = 0; i + 1 < loadedEdges_.size(); i += step) {
+        out.push_back(loadedEdges_[i]);
+    }
+    out.push_back(loadedEdges_.back());
+    return out;
 }
 
 void DataPanel::showState(const ExplorerState& s) {
@@ -475,15 +551,53 @@ void DataPanel::showState(const ExplorerState& s) {
         rows_->setValue(static_cast<int>(s.exampleRows > 0 ? s.exampleRows : ex->defaultRows));
     }
     binning_->setCurrentIndex(binning_->findData(QString::fromLatin1(binningChoiceId(s.binning))));
-    bins_->setValue(s.bins);
-    bins_->setEnabled(s.binning == BinningChoice::EqualWidth || s.binning == BinningChoice::Auto);
-    form_->setRowVisible(bins_, s.binning == BinningChoice::EqualWidth ||
-                                    s.binning == BinningChoice::Auto);
+    // The bins box shows the number of bins in force: the declared one, or what automatic
+    // binning chose for the loaded column ("auto" until it is loaded).
+    const Binning* inForce = binningInForce(s);
+    const bool autoBins = s.binning == BinningChoice::Auto;
+    const bool autoNumeric =
+        autoBins && inForce &&
+        (inForce->kind == BinningKind::EqualWidth || inForce->kind == BinningKind::Integer);
+    bins_->setSpecialValueText(tr("auto"));
+    if (!autoBins) {
+        bins_->setMinimum(1);
+        bins_->setValue(s.bins);
+        bins_->setEnabled(s.binning == BinningChoice::EqualWidth);
+        bins_->setToolTip(tr("Number of equal-width bins."));
+    } else if (inForce) {
+        bins_->setMinimum(1);
+        bins_->setValue(static_cast<int>(std::clamp<std::size_t>(loadedBins_, 1, 100000)));
+        bins_->setEnabled(autoNumeric);
+        bins_->setToolTip(
+            autoNumeric ? tr("Automatic binning: %1 (%L2 bins). Change the number for that many "
+                             "equal-width bins.")
+                              .arg(QString::fromStdString(inForce->describe()))
+                              .arg(static_cast<qulonglong>(loadedBins_))
+                        : tr("Automatic binning: %1 (%L2 bins).")
+                              .arg(QString::fromStdString(inForce->describe()))
+                              .arg(static_cast<qulonglong>(loadedBins_)));
+    } else {
+        bins_->setMinimum(0);  // shows "auto": the number is known once the column is loaded
+        bins_->setValue(0);
+        bins_->setEnabled(false);
+        bins_->setToolTip(
+            tr("Automatic binning: the number of bins is chosen when the column "
+               "is loaded."));
+    }
+    form_->setRowVisible(bins_, s.binning == BinningChoice::EqualWidth || autoBins);
     const bool numericRange = s.binning == BinningChoice::EqualWidth ||
                               s.binning == BinningChoice::Integer;
-    form_->setRowVisible(rangeRow_, numericRange || s.binning == BinningChoice::Auto);
-    rangeLo_->setEnabled(numericRange || s.binning == BinningChoice::Auto);
-    rangeHi_->setEnabled(numericRange || s.binning == BinningChoice::Auto);
+    const bool autoRange = autoBins && (!inForce || autoNumeric);
+    form_->setRowVisible(rangeRow_, numericRange || autoRange);
+    rangeLo_->setEnabled(numericRange || autoRange);
+    rangeHi_->setEnabled(numericRange || autoRange);
+    // A range not declared shows the one in force, greyed (the data's, or the example's own).
+    const bool rangeInForce =
+        inForce &&
+        (inForce->kind == BinningKind::EqualWidth || inForce->kind == BinningKind::Integer) &&
+        (autoBins || (numericRange && s.rangeLo == s.rangeHi));
+    rangeLo_->setPlaceholderText(rangeInForce ? numberText(inForce->lo) : tr("data min"));
+    rangeHi_->setPlaceholderText(rangeInForce ? numberText(inForce->hi) : tr("data max"));
     closed_->setEnabled(s.binning == BinningChoice::EqualWidth && s.rangeLo < s.rangeHi);
     closed_->setChecked(s.closedHi || s.rangeLo == s.rangeHi);
     if (s.rangeLo == s.rangeHi) {
@@ -541,6 +655,12 @@ void DataPanel::showState(const ExplorerState& s) {
 }
 
 void DataPanel::showDataset(const DatasetResult& r) {
+    loadedFor_ = doc_->state();
+    loadedColumn_ = r.error.isEmpty() ? r.column : QString();
+    loadedBinning_ = r.error.isEmpty() && r.histogram ? r.binning : std::nullopt;
+    loadedEdges_ = r.histogram ? r.histogram->edges() : std::vector<double>{};
+    loadedBins_ = r.histogram ? r.histogram->size() : 0;
+    loadError_ = r.error;
     {
         const QSignalBlocker b(table_);
         table_->clear();
@@ -572,15 +692,18 @@ void DataPanel::showDataset(const DatasetResult& r) {
             type_->setItemText(0, tr("detected type"));
         }
     }
+    showState(doc_->state());  // the bins box and the range show the bins in force
     dataRange_->setVisible(r.error.isEmpty() && r.dataDependent);
     dataRange_->setText(r.dataDependentText);
     if (!r.error.isEmpty()) {
         showError(r.error);
+        editError_ = false;
         summary_->setText(QStringLiteral("<b>%1</b><br><span style='color:gray'>%2</span>")
                               .arg(r.sourceTitle.toHtmlEscaped(), r.description.toHtmlEscaped()));
         return;
     }
     message_->hide();
+    editError_ = false;
     if (!r.histogram) {
         return;
     }

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <QWidget>
+#include <optional>
+#include <vector>
 
 #include "ui/computations.h"
 
@@ -37,6 +39,14 @@ public:
     QComboBox* idColumnBox() const { return idColumn_; }
     QSpinBox* capBox() const { return cap_; }
     QComboBox* neighbouringBox() const { return neighbouring_; }
+    QComboBox* binningBox() const { return binning_; }
+    QSpinBox* binsBox() const { return bins_; }
+    QLineEdit* rangeLowEdit() const { return rangeLo_; }
+    QLineEdit* rangeHighEdit() const { return rangeHi_; }
+    QLineEdit* edgesEdit() const { return edges_; }
+    // The column the last load binned, when it was loaded from the document's current source
+    // and table ("" otherwise): the default column's name while the document names none.
+    QString columnInForce() const;
 
 Q_SIGNALS:
     void openCsvRequested();
@@ -48,6 +58,13 @@ private:
     void showState(const ExplorerState& s);
     void apply(ExplorerState s, const QString& what);
     void showError(const QString& text);
+    // The document's state for a binning edit: the column named even when it is the default one,
+    // so that the binning is remembered under its name.
+    ExplorerState binningEditState() const;
+    // The binning of the last load, if it was loaded for the binning `s` asks for.
+    const Binning* binningInForce(const ExplorerState& s) const;
+    // Edges that reproduce the binning in force (the start of "Bins with my edges").
+    std::vector<double> edgesInForce(const ExplorerState& s) const;
 
     ExplorerDocument* doc_;
     QFormLayout* form_;
@@ -82,6 +99,15 @@ private:
     QLabel* summary_;
     QLabel* message_;
     QStringList typesOfColumns_;  // detected types of the loaded columns (CSV)
+    // The last load: the state it was shown for, the column it binned, its bins and histogram
+    // edges; an edit error shown in message_ (a rejected range or edge list) and the load error.
+    ExplorerState loadedFor_;
+    QString loadedColumn_;
+    std::optional<Binning> loadedBinning_;
+    std::vector<double> loadedEdges_;
+    std::size_t loadedBins_ = 0;
+    bool editError_ = false;
+    QString loadError_;
 };
 
 }  // namespace dpx::ui

@@ -768,10 +768,17 @@ Status MainWindow::openCsv(const QString& path) {
     ExplorerState s = doc_->state();
     s.source = SourceKind::Csv;
     s.csvPath = info.absoluteFilePath();
-    s.forgetSourceChoices();
+    s.sqlTable.clear();
+    // The column and binning last used with this file come back (the same file again keeps them).
+    s.enterSource(doc_->state(), dataPanel_->columnInForce());
+    const bool same = s == doc_->state();
     auto st = doc_->apply(s, tr("open %1").arg(info.fileName()));
     if (st) {
         addRecentFile(s.csvPath);
+        if (same) {
+            releaseDrawn_ = mcDrawn_ = false;
+            engine_->refreshAll();  // the same file again: read it again
+        }
     }
     return st;
 }
@@ -784,8 +791,15 @@ Status MainWindow::openSqlite(const QString& path) {
     ExplorerState s = doc_->state();
     s.source = SourceKind::Sqlite;
     s.sqlitePath = info.absoluteFilePath();
-    s.forgetSourceChoices();
-    return doc_->apply(s, tr("open %1").arg(info.fileName()));
+    s.sqlTable.clear();
+    s.enterSource(doc_->state(), dataPanel_->columnInForce());
+    const bool same = s == doc_->state();
+    auto st = doc_->apply(s, tr("open %1").arg(info.fileName()));
+    if (st && same) {
+        releaseDrawn_ = mcDrawn_ = false;
+        engine_->refreshAll();  // the same database again: read it again
+    }
+    return st;
 }
 
 Status MainWindow::openSession(const QString& path) {
@@ -832,7 +846,8 @@ void MainWindow::connectPostgres() {
     storePgPassword(s, dialog.rememberPassword());
     if (!same || s.pgHost != before.pgHost || s.pgPort != before.pgPort ||
         s.pgDatabase != before.pgDatabase) {
-        s.forgetSourceChoices();
+        s.sqlTable.clear();
+        s.enterSource(before, dataPanel_->columnInForce());
     }
     if (auto st = doc_->apply(s, tr("connect to %1").arg(s.pgDatabase)); !st) {
         QMessageBox::warning(this, tr("Cannot connect"), QString::fromStdString(st.error().message));
