@@ -81,7 +81,7 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv) {
             continue;
         }
         static const char* const kKnown[] = {
-            "data", "column", "bins",    "delimiter", "on-error",         "id-column",  "cap",
+            "data", "column",  "bins",  "delimiter",        "on-error",   "id-column",     "cap",
             "type", "threads", "table", "max-record-bytes", "max-fields", "max-file-bytes"};
         if (std::find_if(std::begin(kKnown), std::end(kKnown),
                          [&](const char* k) { return name == k; }) == std::end(kKnown)) {
@@ -197,7 +197,9 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv) {
     return q;
 }
 
-QJsonObject columnJson(const data::ColumnRequest& rq, const BinnedColumn& c) {
+QJsonObject columnJson(const data::ColumnRequest& rq, const data::SourceHistograms& h,
+                       std::size_t index) {
+    const BinnedColumn& c = h.columns[index];
     QJsonObject o;
     o[QStringLiteral("column")] = qs(rq.column);
     o[QStringLiteral("bins")] = qs(rq.binning.describe());
@@ -230,7 +232,9 @@ QJsonObject columnJson(const data::ColumnRequest& rq, const BinnedColumn& c) {
     o[QStringLiteral("clipped_counted")] = rq.binning.outOfRange == OutOfRange::Clamp;
     o[QStringLiteral("unknown_categories")] = static_cast<qint64>(r.unknownCategories);
     o[QStringLiteral("other_categories")] = static_cast<qint64>(r.otherCategories);
-    o[QStringLiteral("report")] = qs(r.describe());
+    // Against every row read: rows skipped as bad or over the cap are in the total (issue #17:
+    // "2 of 2 rows counted" when 2 of 4 rows were skipped).
+    o[QStringLiteral("report")] = qs(data::describeColumnReport(h, index, rq.column));
     return o;
 }
 
@@ -245,7 +249,8 @@ Expected<data::SourceHistograms> histogramsFromSource(const HistogramQuery& q) {
                 "--table is required for a database source (sqlite:PATH, "
                 "postgresql://...)"};
         }
-        return data::histogramsFromUri(q.data, q.table, q.requests, q.cap);
+        // The same bad-value policy as a CSV file (--on-error, default stop).
+        return data::histogramsFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
     }
     if (!q.table.empty()) {
         return Error{
@@ -272,11 +277,11 @@ int cmdHistogram(const std::vector<std::string>& argv, std::ostream& out, std::o
     }
     QJsonObject o;
     if (h->columns.size() == 1) {
-        o = columnJson(q->requests[0], h->columns[0]);
+        o = columnJson(q->requests[0], *h, 0);
     } else {
         QJsonArray cols;
         for (std::size_t c = 0; c < h->columns.size(); ++c) {
-            cols.append(columnJson(q->requests[c], h->columns[c]));
+            cols.append(columnJson(q->requests[c], *h, c));
         }
         o[QStringLiteral("columns")] = cols;
     }

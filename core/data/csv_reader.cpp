@@ -4,12 +4,14 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -329,8 +331,7 @@ Scanner::Scan Scanner::scanRecord() {
         if (fields_.size() > limits_.maxFields) {
             fatal_ = {line_, static_cast<std::int64_t>(fields_.size()),
                       "the record has more than " + groupThousands(limits_.maxFields) +
-                          (limits_.maxFields == 1 ? " field" : " fields") +
-                          ", the limit"};
+                          (limits_.maxFields == 1 ? " field" : " fields") + ", the limit"};
             return Scan::Fatal;
         }
         if (p < len_ && cls[static_cast<unsigned char>(b[p])] == kDelim) {
@@ -567,6 +568,29 @@ char detectDelimiter(std::string_view head) {
     return best ? kCand[*best] : ',';
 }
 
+// Text that reads as a number but not as a finite one: ±inf, ±infinity, nan (any case, as
+// std::from_chars reads them) or a decimal beyond the double range (1e400; also one that
+// underflows to 0, 1e-400), trimmed and with an optional '+' as parseNumber allows.
+bool numberButNotFinite(std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
+        text.remove_prefix(1);
+    }
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
+        text.remove_suffix(1);
+    }
+    if (!text.empty() && text.front() == '+') {
+        text.remove_prefix(1);
+    }
+    if (text.empty() || text.front() == '+') {
+        return false;
+    }
+    double v = 0;
+    const char* end = text.data() + text.size();
+    const auto r = std::from_chars(text.data(), end, v, std::chars_format::general);
+    return r.ptr == end &&
+           ((r.ec == std::errc() && !std::isfinite(v)) || r.ec == std::errc::result_out_of_range);
+}
+
 // parseNumber with a fast path for plain decimals ("-123", "4.56"): with at most 15 significant
 // digits the digits are an exact double m and 10^f (f ≤ 15) is exact too, so m / 10^f is one
 // correctly rounded division — the same double std::from_chars gives (Clinger's fast path,
@@ -749,6 +773,7 @@ Expected<CsvSchema> inspectCsv(const std::string& path, const CsvOptions& o) {
     }
     // Type inference on the sample: bad rows of the sample are left to the pass.
     std::vector<int> integer(n, 1), number(n, 1), date(n, 1);
+    std::vector<std::int64_t> finite(n, 0);  // values that are finite numbers
     std::vector<std::int64_t>& values = schema.sampleValues;
     values.assign(n, 0);
     schema.overridden.assign(n, false);
@@ -763,8 +788,14 @@ Expected<CsvSchema> inspectCsv(const std::string& path, const CsvOptions& o) {
                 double x = 0;
                 std::int64_t d = 0;
                 const bool num = parseNumber(v, x);
-                number[j] &= num ? 1 : 0;
-                integer[j] &= num && std::floor(x) == x && std::abs(x) <= kMaxWholeNumber ? 1 : 0;
+                // inf, nan, 1e400: numbers, but not finite ones — they leave the column numeric
+                // and are bad values ("not a number") when it is binned, as in the SQL sources.
+                const bool nonFinite = !num && numberButNotFinite(v);
+                finite[j] += num ? 1 : 0;
+                number[j] &= num || nonFinite ? 1 : 0;
+                integer[j] &=
+                    nonFinite || (num && std::floor(x) == x && std::abs(x) <= kMaxWholeNumber) ? 1
+                                                                                               : 0;
                 date[j] &= parseIsoDate(v, d) ? 1 : 0;
             }
         }
@@ -775,11 +806,12 @@ Expected<CsvSchema> inspectCsv(const std::string& path, const CsvOptions& o) {
     }
     for (std::size_t j = 0; j < n; ++j) {
         ValueType& t = schema.columns[j].type;
-        t = !values[j]   ? ValueType::Categorical
-            : integer[j] ? ValueType::Integer
-            : number[j]  ? ValueType::Float
-            : date[j]    ? ValueType::Date
-                         : ValueType::Categorical;
+        t = !values[j]                ? ValueType::Categorical
+            : !finite[j] && !date[j]  ? ValueType::Categorical  // only inf/nan: text
+            : integer[j] && finite[j] ? ValueType::Integer
+            : number[j] && finite[j]  ? ValueType::Float
+            : date[j]                 ? ValueType::Date
+                                      : ValueType::Categorical;
     }
     for (const auto& [name, type] : o.types) {
         // (clang 14 cannot capture a structured binding in a lambda: compare through a reference)
@@ -959,6 +991,7 @@ ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
             }
             if (!why.empty()) {
                 const char* expected = plan.types[j] == ValueType::Date      ? "a date yyyy-mm-dd"
+                                       : numberButNotFinite(v)               ? "a finite number"
                                        : plan.types[j] == ValueType::Integer ? "a whole number"
                                                                              : "a number";
                 ok = false;

@@ -56,11 +56,6 @@
 
 namespace dpx::data {
 
-enum class BadRowPolicy {
-    Stop,  // the first bad row is the error
-    Skip,  // bad rows are not counted; SourceHistograms::skipped counts them by reason
-};
-
 struct CsvLimits {
     std::uint64_t maxFileBytes = std::uint64_t{1} << 40;  // 1 TiB
     std::size_t maxRecordBytes = std::size_t{1} << 20;    // 1 MiB, quoted line breaks included

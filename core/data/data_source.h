@@ -50,12 +50,34 @@ struct ContributionCap {
     bool enabled() const { return !idColumn.empty(); }
 };
 
+// What a bad value does, in every source: a value that cannot be read as the column's type —
+// in a numeric column anything that is not a finite number (text that is not a number, ±infinity,
+// NaN, a number beyond the double range), in a date column anything that is not a date — and a
+// row without an id under a contribution cap.
+//  - Stop: the first one (CSV: with its line and column; SQL: with the number of such values) is
+//    the error;
+//  - Skip: it is not counted, and SourceHistograms::skipped counts it by reason ("not a number",
+//    "not a date", ...). The CSV reader skips the whole row; the SQL sources skip the value (the
+//    database counts each column on its own), reported as "<column>: not a number".
+enum class BadRowPolicy {
+    Stop,  // the first bad row is the error
+    Skip,  // bad rows are not counted; SourceHistograms::skipped counts them by reason
+};
+
 struct SourceHistograms {
-    std::int64_t rows = 0;             // data rows read (skipped and capped rows included)
+    std::int64_t rows = 0;              // data rows read (skipped and capped rows included)
     std::vector<BinnedColumn> columns;  // in request order; each with its BinningReport
     // Rows not counted at all, by reason ("ragged row", "invalid UTF-8", ...), in first-seen order.
     std::vector<std::pair<std::string, std::int64_t>> skipped;
     std::int64_t cappedRows = 0;  // rows dropped by the contribution cap
 };
+
+// One sentence about column `index` of `h`, counting against every row read (so rows skipped as
+// bad and rows over the contribution cap are part of the total, unlike BinningReport::describe,
+// which counts against the rows that reached the column): "2 of 4 rows counted; 2 rows skipped
+// (not a number: 2); 1 missing value skipped." Skip reasons of the SQL sources that name another
+// column ("<other>: not a number") are left out. Precondition: index < h.columns.size().
+std::string describeColumnReport(const SourceHistograms& h, std::size_t index,
+                                 const std::string& column);
 
 }  // namespace dpx::data

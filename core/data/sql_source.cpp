@@ -81,7 +81,7 @@ enum Code : int {
     kLow = -2,
     kHigh = -3,
     kUnknown = -4,
-    kInvalid = -5,     // not a number (text, blob, NaN-like) in a numeric binning
+    kInvalid = -5,     // not a finite number (text, blob, ±Infinity, NaN) in a numeric column
     kCapped = -6,      // over the contribution cap
     kNotWhole = -7,    // integer bins, value not whole
     kMissingId = -8,   // id column NULL
@@ -601,9 +601,22 @@ Expected<Plan> buildPlan(SqlDriver driver, const std::string& tableSql, const Co
             cs += " WHEN NOT isfinite(dpx_v) THEN " + std::to_string(kInvalid);
             num = "(dpx_v - DATE '1970-01-01')::float8";
         } else if (pg) {
-            // NaN is a missing value, as in core's numeric columns.
-            cs += " WHEN dpx_v IS NULL OR dpx_v::float8 = 'NaN'::float8 THEN " +
-                  std::to_string(kMissing);
+            // A value that is not a finite double is not a number, as in the CSV reader
+            // (core's parseNumber): ±Infinity and NaN (float4, float8, numeric), and a numeric
+            // beyond the double range (checked as numeric, before the float8 cast would fail),
+            // with the same bounds as the text path above.
+            cs += " WHEN dpx_v IS NULL THEN " + std::to_string(kMissing);
+            if (lower(column.declaredType) == "numeric") {
+                cs +=
+                    " WHEN dpx_v = 'NaN'::numeric OR abs(dpx_v) >= "
+                    "1.797693134862315807937289714053e308 OR (dpx_v <> 0 AND abs(dpx_v) <= "
+                    "2.470328229206232720882778e-324) THEN " +
+                    std::to_string(kInvalid);
+            }
+            cs +=
+                " WHEN dpx_v::float8 IN ('Infinity'::float8, '-Infinity'::float8, "
+                "'NaN'::float8) THEN " +
+                std::to_string(kInvalid);
             num = "dpx_v::float8";
         } else {
             // SQLite stores any value in any column: text goes to the client (parsed there with
@@ -615,8 +628,11 @@ Expected<Plan> buildPlan(SqlDriver driver, const std::string& tableSql, const Co
             cs += " WHEN typeof(dpx_v) = 'text' THEN " + std::to_string(kClientText);
             // SQLite has no date type: a date column holds text yyyy-mm-dd (parsed by the
             // client); a number there is not a date.
+            // ±Infinity in a REAL column (9e999 is SQLite's infinity; SQLite stores NaN as NULL)
+            // is not a finite number: not a number, as in the CSV reader.
             cs += p.dates ? " WHEN typeof(dpx_v) <> 'text' THEN "
-                          : " WHEN typeof(dpx_v) = 'blob' THEN ";
+                          : " WHEN typeof(dpx_v) = 'blob' OR (typeof(dpx_v) = 'real' AND "
+                            "abs(dpx_v) = 9e999) THEN ";
             cs += std::to_string(kInvalid);
             num = "dpx_v";
         }
@@ -1270,7 +1286,8 @@ Expected<std::string> sqlHistogramQuery(SqlDriver driver, const std::string& tab
 
 Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const std::string& table,
                                          const std::vector<ColumnRequest>& columns,
-                                         const ContributionCap& cap, std::stop_token stop) {
+                                         const ContributionCap& cap, std::stop_token stop,
+                                         BadRowPolicy onBadValue) {
     if (columns.empty()) {
         return Error{"no column to count"};
     }
@@ -1425,12 +1442,31 @@ Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const st
         }
         out.columns.push_back(std::move(*r->binned));
     }
+    if (onBadValue == BadRowPolicy::Stop && !out.skipped.empty()) {
+        // The database counts, so there is no first bad row to name: say how many.
+        const auto& [reason, n] = out.skipped.front();
+        const auto colon = reason.rfind(": ");
+        const std::string where = colon == std::string::npos
+                                      ? ""
+                                      : "column " + quotedName(reason.substr(0, colon)) + ": ";
+        const std::string kind = colon == std::string::npos ? reason : reason.substr(colon + 2);
+        const std::string detail =
+            kind == "not a number"
+                ? " (text or a blob that is not a number, ±infinity, NaN or a number beyond the "
+                  "double range)"
+            : kind == "missing id" ? " (rows without an id under the contribution cap)"
+                                   : "";
+        return Error{"table " + quotedName(table) + ", " + where + groupThousands(n) +
+                     (n == 1 ? " value is " : " values are ") + kind + detail +
+                     "; the bad-row policy is stop (skip them to count the rest)"};
+    }
     return out;
 }
 
 Expected<SourceHistograms> histogramsFromUri(std::string_view uri, const std::string& table,
                                              const std::vector<ColumnRequest>& columns,
-                                             const ContributionCap& cap, std::stop_token stop) {
+                                             const ContributionCap& cap, std::stop_token stop,
+                                             BadRowPolicy onBadValue) {
     auto spec = parseSqlUri(uri);
     if (!spec) {
         return spec.error();
@@ -1439,7 +1475,7 @@ Expected<SourceHistograms> histogramsFromUri(std::string_view uri, const std::st
         return Error{std::string("a ") + sqlDriverName(spec->driver) +
                      " source needs a table (--table T)"};
     }
-    return sqlHistograms(*spec, table, columns, cap, std::move(stop));
+    return sqlHistograms(*spec, table, columns, cap, std::move(stop), onBadValue);
 }
 
 }  // namespace dpx::data

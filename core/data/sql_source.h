@@ -85,10 +85,13 @@ Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
 // Histograms of the requested columns of a table, counted by the database.
 // - Date columns (PostgreSQL `date`; SQLite columns declared DATE/TIME holding text yyyy-mm-dd)
 //   bin as days since 1970-01-01, as in the CSV reader; other values there are "not a date".
-// - Missing values (NULL; in text columns also ''; in float columns also NaN) are counted in the
-//   report's `missing`. Values that are not numbers in a numeric binning (text that is not a
-//   number in core's parseNumber sense, blobs) are not counted: they are listed in `skipped` as
-//   "<column>: not a number" — the row still counts for the other columns.
+// - Missing values (NULL; in text columns also '') are counted in the report's `missing`. Values
+//   that are not finite numbers in a numeric column (text that is not a number in core's
+//   parseNumber sense, blobs, ±Infinity, NaN, a numeric beyond the double range — the same rule
+//   as the CSV reader, issue #17) are bad values under `onBadValue` (data_source.h): with Skip
+//   (the default here) they are not counted and are listed in `skipped` as
+//   "<column>: not a number" — the row still counts for the other columns; with Stop the first
+//   reason is the error, with the number of such values.
 // - Contribution cap: at most cap.maxRowsPerPerson rows per value of the id column are kept, in
 //   a deterministic order — PostgreSQL: by md5 of the row's text (identical rows are
 //   interchangeable, so the result does not depend on the physical order); SQLite: by rowid.
@@ -97,8 +100,7 @@ Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
 // - Each column's BinningReport counts the rows that reached it (capped rows, rows without id
 //   and its values that are not numbers not); SourceHistograms::rows counts every row of the
 //   table. Unlike the CSV reader, a value that is not a number leaves the row counted in the
-//   other columns (the database reports per column; there is no skip/stop policy: always skip
-//   and report).
+//   other columns (the database reports per column).
 // - Integer bins and a value that is not whole, or UnknownCategory::Error and a value not in the
 //   list: an error, as in dpx::binColumn (with the number of such values).
 // - Categories taken from the data: FirstSeen keeps rowid order in SQLite; PostgreSQL tables have
@@ -108,8 +110,8 @@ Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
 // Qt Sql, so SQLite stops between columns.
 Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const std::string& table,
                                          const std::vector<ColumnRequest>& columns,
-                                         const ContributionCap& cap = {},
-                                         std::stop_token stop = {});
+                                         const ContributionCap& cap = {}, std::stop_token stop = {},
+                                         BadRowPolicy onBadValue = BadRowPolicy::Skip);
 
 // The count, smallest and largest of the numeric values of a numeric column (integer, float or
 // date type; dates as days since 1970-01-01 on PostgreSQL): one aggregate query, for choosing
@@ -126,7 +128,8 @@ Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std
 Expected<SourceHistograms> histogramsFromUri(std::string_view uri, const std::string& table,
                                              const std::vector<ColumnRequest>& columns,
                                              const ContributionCap& cap = {},
-                                             std::stop_token stop = {});
+                                             std::stop_token stop = {},
+                                             BadRowPolicy onBadValue = BadRowPolicy::Skip);
 
 // The SQL that sqlHistograms runs for one column, with its parameters shown as `?` (for the docs
 // and the tests). `column` and `id` must be columns of the table as sqlListColumns gives them.

@@ -98,6 +98,7 @@ private Q_SLOTS:
     void dates();
     void numbersAsFromChars();
     void skipPolicyCountsReasons();
+    void nonFiniteIsNotANumber();
     void nulByteLaterIsBadRow();
     void multithreadedEqualsSingleThreaded();
     void multithreadedErrorLine();
@@ -363,6 +364,47 @@ void TestCsvReader::skipPolicyCountsReasons() {
     auto s = csvHistograms(f, o, {request("a", "integers:1:6")});
     QVERIFY(!s);
     QVERIFY2(s.error().message.rfind("line 4, column 2: ", 0) == 0, msg(s.error()).constData());
+}
+
+// Issue #17 item 11, the rule every source follows: a value that is not a finite number (inf,
+// -Infinity, nan, 1e400) in a numeric column is a bad value "not a number" under the policy. The
+// sample's inf and nan leave the column numeric (before, they made it a text column, so the same
+// data was refused as "holds text" in a CSV file and counted or dropped in a database); a column
+// of nothing but such words stays text. The report counts against every row read.
+void TestCsvReader::nonFiniteIsNotANumber() {
+    QTemporaryDir dir;
+    const std::string f = dir.path().toStdString() + "/inf.csv";
+    // Lines 2, 3 and 8 good; 4–7 not finite; 9 missing.
+    write(f, "x,words\n1,inf\n2.5,nan\ninf,NaN\n-Infinity,-inf\nnan,inf\n1e400,nan\n2,inf\n,nan\n");
+    CsvOptions o;
+    auto schema = inspectCsv(f, o);
+    QVERIFY2(schema, schema ? "" : msg(schema.error()).constData());
+    QCOMPARE(schema->columns[0].type, ValueType::Float);
+    QCOMPARE(schema->columns[1].type, ValueType::Categorical);
+    o.onBadRow = BadRowPolicy::Skip;
+    for (const char* spec : {"0:10:2", "0:10:2;clamp", "categories", "categories:1,2,2.5;other"}) {
+        auto r = csvHistograms(f, o, {request("x", spec)});
+        QVERIFY2(r, r ? "" : msg(r.error()).constData());
+        QCOMPARE(r->rows, std::int64_t(8));
+        QCOMPARE(skipped(*r, "not a number"), std::int64_t(4));
+        QCOMPARE(r->columns[0].report.used, std::int64_t(3));
+        QCOMPARE(r->columns[0].report.missing, std::int64_t(1));
+        QCOMPARE(describeColumnReport(*r, 0, "x"),
+                 std::string("3 of 8 rows counted; 4 rows skipped (not a number: 4); 1 missing "
+                             "value skipped."));
+    }
+    // Stop: the first one is the error, with its line and column.
+    o.onBadRow = BadRowPolicy::Stop;
+    auto s = csvHistograms(f, o, {request("x", "0:10:2")});
+    QVERIFY(!s);
+    QVERIFY2(s.error().message.rfind("line 4, column 1: 'inf' in the float column 'x' is not a "
+                                     "finite number",
+                                     0) == 0,
+             msg(s.error()).constData());
+    // The words column is text: its values are categories.
+    auto w = csvHistograms(f, o, {request("words", "categories")});
+    QVERIFY2(w, w ? "" : msg(w.error()).constData());
+    QCOMPARE(w->columns[0].histogram.size(), std::size_t(4));  // inf, nan, NaN, -inf
 }
 
 void TestCsvReader::nulByteLaterIsBadRow() {
