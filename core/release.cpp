@@ -192,6 +192,29 @@ Status ReleaseSpec::validate() const {
         return Error{"contribution cap: must be a whole number in [1, " +
                      formatCount(kMaxReleaseCap) + "] (got " + formatCount(contributionCap) + ")"};
     }
+    // The smallest ε each pure mechanism can run (issue #17: below it the release was refused
+    // late, as if the data or the budget were at fault). Discrete Laplace: the exact sampler's
+    // scale Δ1/ε is at most 10^12. Geometric matrix: ε/Δ1 per unit ≥ 10^-9 — below about 10^-10
+    // the matrix in doubles cannot be verified against e^(ε/Δ1) exactly (its ratios round), and
+    // α = e^(−ε/Δ1) stops being representable near 10^-16.
+    const std::int64_t l1 = l1Of(relation, contributionCap);
+    const std::string sensitivity = "L1 sensitivity Δ1 = " + formatCount(l1) + " (" +
+                                    neighbouringName(relation) + ", contribution cap " +
+                                    formatCount(contributionCap) + ")";
+    if (mechanism == ReleaseMechanism::DiscreteLaplace &&
+        *eps < Rational::fraction(l1, BigInt(1000000000000LL)).value()) {
+        return Error{"epsilon: " + epsilon + " is below " +
+                     formatNumber(static_cast<double>(l1) * 1e-12) +
+                     ", the smallest ε discrete-laplace accepts at " + sensitivity +
+                     " (its scale Δ1/ε is at most 10^12)"};
+    }
+    if (mechanism == ReleaseMechanism::GeometricMatrix &&
+        *eps < Rational::fraction(l1, BigInt(1000000000)).value()) {
+        return Error{"epsilon: " + epsilon + " is below " +
+                     formatNumber(static_cast<double>(l1) * 1e-9) +
+                     ", the smallest ε geometric-matrix accepts at " + sensitivity +
+                     " (ε/Δ1 ≥ 10^-9 per unit, where its matrix can be verified exactly)"};
+    }
     if (!binsDeclared) {
         return Error{
             "bins: a release needs bins declared before the data are read (fixed edges, integer "

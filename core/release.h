@@ -48,7 +48,8 @@ inline constexpr std::int64_t kMaxReleaseGroupSize = kMaxCountPeople;  // 2000
 
 struct ReleaseSpec {
     ReleaseMechanism mechanism = ReleaseMechanism::DiscreteLaplace;
-    // ε and δ as the user typed them (decimal text, read exactly by parseDecimal). ε in (0, 100];
+    // ε and δ as the user typed them (decimal text, read exactly by parseDecimal). ε in (0, 100],
+    // and at least Δ1·10^-12 for discrete-laplace and Δ1·10^-9 for geometric-matrix (validate());
     // δ in (0, 1) for discrete-gaussian, empty (or "0") for the two pure mechanisms.
     std::string epsilon;
     std::string delta;
@@ -86,7 +87,7 @@ struct ReleaseMetadata {
     std::int64_t l2Sensitivity = 1;  // an upper bound (Δ2 ≤ Δ1)
     // Δ2² exactly: cap² for add/remove, 2·cap² for replace (Δ2 = √2·cap).
     std::int64_t l2SensitivitySquared = 1;
-    std::string neighbouring;        // neighbouringName
+    std::string neighbouring;  // neighbouringName
     std::int64_t contributionCap = 1;
     std::vector<std::string> binLabels;
     std::vector<double> binEdges;  // empty for categories

@@ -219,7 +219,8 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     // The cost (the discrete Gaussian's calibration) before any lock is taken.
     auto cost = releaseCost(spec);
     if (!cost) {
-        return failWith(failure, false, "", cost.error().message);
+        // Only the parameters can fail here (e.g. σ² would exceed 10^12): invalid input.
+        return failWith(failure, true, "", cost.error().message);
     }
     const LedgerRelease probe = probeEntry(spec, *cost);
     bool exists = false;

@@ -8,6 +8,8 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QTest>
@@ -119,6 +121,8 @@ private Q_SLOTS:
     void histogramCsv();
     void histogramOptions();
     void histogramErrors();
+    void sourcesAgreeOnNonFiniteValues();
+    void releaseEpsilonOutOfRangeIsInvalid();
     void invalid_data();
     void invalid();
     void tradeoffSmallRun();
@@ -131,6 +135,7 @@ private Q_SLOTS:
     void riskErrors();
     void budgetPlan();
     void budgetErrors();
+    void budgetDeltaSpentIsTheExactDecimal();
     void ldpProtocols_data();
     void ldpProtocols();
     void ldpMarginals_data();
@@ -659,21 +664,21 @@ void TestDpxCli::matrixOptimalSweepAndFloor() {
                       "binomial:0.5"));
     VERIFY_NEAR(w.json.value(QStringLiteral("objective")).toDouble(),
                 bin.json.value(QStringLiteral("objective")).toDouble(), 1e-12);
-    const Run shape = dpx(QStringList{QStringLiteral("matrix"), QStringLiteral("--mechanism"),
-                                      QStringLiteral("optimal"), QStringLiteral("--n"),
-                                      QStringLiteral("3"), QStringLiteral("--epsilon"),
-                                      QStringLiteral("1"), QStringLiteral("--objective"),
-                                      QStringLiteral("custom:") + costs});
+    const Run shape = dpx(QStringList{
+        QStringLiteral("matrix"), QStringLiteral("--mechanism"), QStringLiteral("optimal"),
+        QStringLiteral("--n"), QStringLiteral("3"), QStringLiteral("--epsilon"),
+        QStringLiteral("1"), QStringLiteral("--objective"), QStringLiteral("custom:") + costs});
     QVERIFY2(shape.exitCode == 2 && shape.err.contains("4×4"), describe(shape).constData());
-    for (const char* bad : {"matrix --mechanism optimal --n 5 --sweep 0.5,0,1",
-                            "matrix --mechanism optimal --n 2 --epsilon 1 --weights 0.5,0.5",
-                            "matrix --mechanism optimal --n 2 --epsilon 1 --weights 0.5,0.6,-0.1",
-                            "matrix --mechanism optimal --n 2 --epsilon 1 --objective custom:/no/such",
-                            "matrix --mechanism optimal --n 5 --sweep 0.5,x",
-                            "matrix --mechanism optimal --n 5 --sweep 0.5 --epsilon 1",
-                            "matrix --mechanism geometric --n 5 --sweep 0.5,1",
-                            "matrix --mechanism optimal --n 5 --epsilon 1 --min-diagonal 1.2",
-                            "matrix --mechanism uniform --n 5 --epsilon 1 --min-diagonal 0.2"}) {
+    for (const char* bad :
+         {"matrix --mechanism optimal --n 5 --sweep 0.5,0,1",
+          "matrix --mechanism optimal --n 2 --epsilon 1 --weights 0.5,0.5",
+          "matrix --mechanism optimal --n 2 --epsilon 1 --weights 0.5,0.6,-0.1",
+          "matrix --mechanism optimal --n 2 --epsilon 1 --objective custom:/no/such",
+          "matrix --mechanism optimal --n 5 --sweep 0.5,x",
+          "matrix --mechanism optimal --n 5 --sweep 0.5 --epsilon 1",
+          "matrix --mechanism geometric --n 5 --sweep 0.5,1",
+          "matrix --mechanism optimal --n 5 --epsilon 1 --min-diagonal 1.2",
+          "matrix --mechanism uniform --n 5 --epsilon 1 --min-diagonal 0.2"}) {
         const Run b = dpx(split(bad));
         QVERIFY2(b.exitCode == 2 && b.out.isEmpty() && b.err.startsWith("dpx: error:"),
                  describe(b).constData());
@@ -721,13 +726,14 @@ void TestDpxCli::matrixCentralAndSampling() {
     }
     RUN_OK(id, split("matrix --mechanism geometric --n 5 --epsilon 40 --sample 0,3,5,2"));
     QCOMPARE(numbers(id.json.value(QStringLiteral("samples"))), (std::vector<double>{0, 3, 5, 2}));
-    for (const char* bad : {"matrix --mechanism gaussian --n 5 --epsilon 1",
-                            "matrix --mechanism laplace --n 5 --epsilon 1 --delta 1e-6",
-                            "matrix --mechanism laplace --n 5 --epsilon 1 --sample 0,6",
-                            "matrix --mechanism laplace --n 5 --epsilon 1 --sample 0,1.5",
-                            "matrix --mechanism laplace --n 5 --epsilon 1 --sample -1",
-                            "matrix --mechanism laplace --n 5 --epsilon 1 --seed 4",
-                            "matrix --mechanism laplace --n 5 --epsilon 1 --sample 1 --format csv"}) {
+    for (const char* bad :
+         {"matrix --mechanism gaussian --n 5 --epsilon 1",
+          "matrix --mechanism laplace --n 5 --epsilon 1 --delta 1e-6",
+          "matrix --mechanism laplace --n 5 --epsilon 1 --sample 0,6",
+          "matrix --mechanism laplace --n 5 --epsilon 1 --sample 0,1.5",
+          "matrix --mechanism laplace --n 5 --epsilon 1 --sample -1",
+          "matrix --mechanism laplace --n 5 --epsilon 1 --seed 4",
+          "matrix --mechanism laplace --n 5 --epsilon 1 --sample 1 --format csv"}) {
         const Run b = dpx(split(bad));
         QVERIFY2(b.exitCode == 2 && b.out.isEmpty() && b.err.startsWith("dpx: error:"),
                  describe(b).constData());
@@ -889,6 +895,113 @@ void TestDpxCli::histogramCsv() {
              QStringLiteral("other"));
 }
 
+// Issue #17 item 11: one rule for every source — ±infinity (and NaN) in a numeric column is a bad
+// value "not a number" under --on-error: the first one is the error by default (exit 2), skipped
+// and reported with skip. A CSV column with "inf" is numeric; a SQLite REAL column with ±infinity
+// used to drop or clamp them as out of range (or make categories "inf", "-inf"), silently. The
+// report counts against every row read ("2 of 4 rows counted; 2 rows skipped ..." — it said
+// "2 of 2 rows counted").
+void TestDpxCli::sourcesAgreeOnNonFiniteValues() {
+    QTemporaryDir dir;
+    const QString csv = writeFile(dir, "inf.csv", "x\n1\n2\ninf\n-inf\n");
+    const QString db = dir.filePath(QStringLiteral("inf.db"));
+    {
+        QSqlDatabase d = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("mk"));
+        d.setDatabaseName(db);
+        QVERIFY(d.open());
+        QSqlQuery q(d);
+        QVERIFY(q.exec(QStringLiteral("CREATE TABLE t (x REAL)")));
+        QVERIFY(q.exec(QStringLiteral("INSERT INTO t VALUES (1), (2), (9e999), (-9e999)")));
+        d.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("mk"));
+    const QString sqlite = QStringLiteral("sqlite:") + db;
+    for (const QString& bins :
+         {QStringLiteral("0:10:2"), QStringLiteral("0:10:2;clamp"), QStringLiteral("categories")}) {
+        const QStringList csvArgs{
+            QStringLiteral("histogram"), QStringLiteral("--data"), csv, QStringLiteral("--column"),
+            QStringLiteral("x"),         QStringLiteral("--bins"), bins};
+        const QStringList sqlArgs = QStringList{
+            QStringLiteral("histogram"), QStringLiteral("--data"), sqlite,
+            QStringLiteral("--table"),   QStringLiteral("t"),      QStringLiteral("--column"),
+            QStringLiteral("x"),         QStringLiteral("--bins"), bins};
+        // Default (stop): the bad value is the error.
+        const Run cs = dpx(csvArgs);
+        QVERIFY2(cs.exitCode == 2 && cs.err.contains("'inf'") && cs.err.contains("not a finite"),
+                 describe(cs).constData());
+        const Run ss = dpx(sqlArgs);
+        QVERIFY2(ss.exitCode == 2 && ss.err.contains("2 values are not a number"),
+                 describe(ss).constData());
+        // Skip: counted the same, reported.
+        const QStringList skip{QStringLiteral("--on-error"), QStringLiteral("skip")};
+        RUN_OK(c, (csvArgs + skip));
+        RUN_OK(q, (sqlArgs + skip));
+        QCOMPARE(integers(c.json[QStringLiteral("counts")]),
+                 integers(q.json[QStringLiteral("counts")]));
+        QCOMPARE(c.json[QStringLiteral("counted")].toInteger(), qint64(2));
+        QCOMPARE(q.json[QStringLiteral("counted")].toInteger(), qint64(2));
+        QCOMPARE(c.json[QStringLiteral("skipped")]
+                     .toObject()[QStringLiteral("not a number")]
+                     .toInteger(),
+                 qint64(2));
+        QCOMPARE(q.json[QStringLiteral("skipped")]
+                     .toObject()[QStringLiteral("x: not a number")]
+                     .toInteger(),
+                 qint64(2));
+        QCOMPARE(c.json[QStringLiteral("report")].toString(),
+                 QStringLiteral("2 of 4 rows counted; 2 rows skipped (not a number: 2)."));
+        QCOMPARE(q.json[QStringLiteral("report")].toString(),
+                 QStringLiteral("2 of 4 rows counted; 2 values skipped (not a number: 2)."));
+    }
+}
+
+// Issue #17 item 11: an ε a mechanism cannot run is a bad argument (exit 2, nothing written),
+// not a refusal (exit 1) found after the data were read: below Δ1·10^-12 for discrete-laplace
+// (scale ≤ 10^12), Δ1·10^-9 for geometric-matrix, and where the discrete Gaussian would need
+// σ² > 10^12. (0, −1, 1e400, nan and inf were already exit 2 in every subcommand.)
+void TestDpxCli::releaseEpsilonOutOfRangeIsInvalid() {
+    QTemporaryDir dir;
+    const QString data = writeFile(dir, "d.csv", "id,x\n1,1\n2,2\n");
+    const QString out = dir.filePath(QStringLiteral("r.csv"));
+    const QString ledger = dir.filePath(QStringLiteral("l.json"));
+    const QStringList common{QStringLiteral("--out"),    out,
+                             QStringLiteral("--ledger"), ledger,
+                             QStringLiteral("--budget"), QStringLiteral("1e9,0.5")};
+    struct Case {
+        QStringList args;
+        const char* needle;
+    };
+    const std::vector<Case> cases = {
+        {{QStringLiteral("--counts"), QStringLiteral("1,2"), QStringLiteral("--mechanism"),
+          QStringLiteral("discrete-laplace"), QStringLiteral("--epsilon"), QStringLiteral("1e-13")},
+         "smallest ε discrete-laplace accepts"},
+        {{QStringLiteral("--counts"), QStringLiteral("1,2"), QStringLiteral("--mechanism"),
+          QStringLiteral("geometric-matrix"), QStringLiteral("--n"), QStringLiteral("5"),
+          QStringLiteral("--epsilon"), QStringLiteral("1e-12")},
+         "smallest ε geometric-matrix accepts"},
+        {{QStringLiteral("--data"), data, QStringLiteral("--column"), QStringLiteral("x"),
+          QStringLiteral("--bins"), QStringLiteral("integers:0:3"), QStringLiteral("--id-column"),
+          QStringLiteral("id"), QStringLiteral("--cap"), QStringLiteral("3"),
+          QStringLiteral("--neighbouring"), QStringLiteral("replace"),
+          QStringLiteral("--mechanism"), QStringLiteral("discrete-gaussian"),
+          QStringLiteral("--delta"), QStringLiteral("1e-6"), QStringLiteral("--epsilon"),
+          QStringLiteral("1e-8")},
+         "above 10^12"},
+    };
+    for (const Case& c : cases) {
+        const Run r = dpx(QStringList{QStringLiteral("release")} + c.args + common);
+        QVERIFY2(r.exitCode == 2 && r.err.contains(c.needle), describe(r).constData());
+        QVERIFY(!QFile::exists(out));
+        QVERIFY(!QFile::exists(ledger));
+    }
+    // At the floors they run.
+    RUN_OK(ok, (QStringList{QStringLiteral("release"), QStringLiteral("--counts"),
+                            QStringLiteral("1,2"), QStringLiteral("--mechanism"),
+                            QStringLiteral("discrete-laplace"), QStringLiteral("--epsilon"),
+                            QStringLiteral("1e-12")} +
+                common));
+}
+
 void TestDpxCli::histogramOptions() {
     QTemporaryDir dir;
     // No header, ';', a ragged row (line 3) skipped, ids capped at 1 row each.
@@ -946,8 +1059,8 @@ void TestDpxCli::histogramErrors() {
         {{h, d, good, b, QStringLiteral("0:1:2")}, "--column is required"},
         {{h, d, good, c, QStringLiteral("x")}, "--bins is required"},
         {{h, c, QStringLiteral("x"), b, QStringLiteral("0:1:2")}, "--data is required"},
-        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"),
-          QStringLiteral("--table"), QStringLiteral("t")},
+        {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"), QStringLiteral("--table"),
+          QStringLiteral("t")},
          "--table applies to database sources"},
         {{h, d, good, c, QStringLiteral("x"), b, QStringLiteral("0:1:2"), QStringLiteral("--bogus"),
           QStringLiteral("1")},
@@ -1162,8 +1275,9 @@ void TestDpxCli::invalid() {
 
 void TestDpxCli::tradeoffSmallRun() {
     // laplace:identity SSE = bins·2/ε² exactly; laplace:resize is Monte Carlo with a 95% interval.
-    const Run r = dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity,laplace:resize "
-                            "--metric sse --epsilons 0.5,1,2 --trials 2000 --seed 3"));
+    const Run r =
+        dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity,laplace:resize "
+                  "--metric sse --epsilons 0.5,1,2 --trials 2000 --seed 3"));
     QVERIFY2(r.exitCode == 0 && r.err.isEmpty(), describe(r).constData());
     const QJsonDocument doc = QJsonDocument::fromJson(r.out);
     QVERIFY2(doc.isArray(), describe(r).constData());
@@ -1185,12 +1299,14 @@ void TestDpxCli::tradeoffSmallRun() {
     QVERIFY(ci[0] < mc[QStringLiteral("value")].toDouble() &&
             mc[QStringLiteral("value")].toDouble() < ci[1]);
     // Same seed, same output.
-    const Run again = dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity,laplace:resize "
-                                "--metric sse --epsilons 0.5,1,2 --trials 2000 --seed 3"));
+    const Run again =
+        dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity,laplace:resize "
+                  "--metric sse --epsilons 0.5,1,2 --trials 2000 --seed 3"));
     QCOMPARE(again.out, r.out);
     // Count mechanisms: GM exact from the matrix, log-spaced grid.
-    const Run g = dpx(split("tradeoff --counts 1,4,2 --configs gm:clamp,em:identity --metric l1 "
-                            "--epsilons 0.1:10:5"));
+    const Run g =
+        dpx(split("tradeoff --counts 1,4,2 --configs gm:clamp,em:identity --metric l1 "
+                  "--epsilons 0.1:10:5"));
     QVERIFY2(g.exitCode == 0, describe(g).constData());
     const QJsonArray ga = QJsonDocument::fromJson(g.out).array();
     QCOMPARE(ga.size(), 10);
@@ -1219,12 +1335,15 @@ void TestDpxCli::tradeoffFrontierAndTarget() {
     // Per bin: Laplace Pr[|Z| ≤ 2] ≥ 0.95 ⇔ ε ≥ ln(20)/2.
     RUN_OK(w, split("tradeoff --counts 3,8 --configs laplace:identity --metric l1 "
                     "--target within:2:0.95"));
-    VERIFY_NEAR(w.json[QStringLiteral("solutions")].toArray()[0].toObject()[QStringLiteral("epsilon")]
+    VERIFY_NEAR(w.json[QStringLiteral("solutions")]
+                    .toArray()[0]
+                    .toObject()[QStringLiteral("epsilon")]
                     .toDouble(),
                 std::log(20.0) / 2, 1e-12);
     // Unreachable: says how close the top of the range gets.
-    const Run u = dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity --metric sse "
-                            "--target 0.01 --range 0.1:20"));
+    const Run u =
+        dpx(split("tradeoff --counts 3,8,12,5 --configs laplace:identity --metric sse "
+                  "--target 0.01 --range 0.1:20"));
     QVERIFY2(u.exitCode == 2 && u.out.isEmpty(), describe(u).constData());
     QVERIFY2(u.err.contains("even ε = 20 gives 0.02 > 0.01"), describe(u).constData());
 }
@@ -1293,8 +1412,8 @@ void TestDpxCli::tradeoffErrors() {
         {"--configs laplace:clamp --epsilons 1 --bins 0:1:2", "goes with --data"},
     };
     for (const auto& c : cases) {
-        const Run r = dpx((base + QString::fromUtf8(c.args)).split(QLatin1Char(' '),
-                                                                    Qt::SkipEmptyParts));
+        const Run r =
+            dpx((base + QString::fromUtf8(c.args)).split(QLatin1Char(' '), Qt::SkipEmptyParts));
         QVERIFY2(r.exitCode == 2, (QByteArray(c.args) + "\n" + describe(r)).constData());
         QVERIFY2(r.out.isEmpty(), describe(r).constData());
         QVERIFY2(r.err.startsWith("dpx: error: "), describe(r).constData());
@@ -1303,15 +1422,17 @@ void TestDpxCli::tradeoffErrors() {
         for (const QString& m : QString::fromUtf8(c.needle).split(QLatin1Char('|'))) {
             found = found || err.contains(m.toLower());
         }
-        QVERIFY2(found, (QByteArray("stderr does not mention ") + c.needle + "\n" + describe(r))
-                            .constData());
+        QVERIFY2(
+            found,
+            (QByteArray("stderr does not mention ") + c.needle + "\n" + describe(r)).constData());
     }
     // Neither or both sources.
     const Run none = dpx(split("tradeoff --configs laplace:clamp --metric l1 --epsilons 1"));
     QCOMPARE(none.exitCode, 2);
     QVERIFY(none.err.contains("--counts"));
-    const Run zero = dpx(split("tradeoff --counts 0,0 --configs laplace:clamp --metric l1 "
-                               "--epsilons 1"));
+    const Run zero =
+        dpx(split("tradeoff --counts 0,0 --configs laplace:clamp --metric l1 "
+                  "--epsilons 1"));
     QCOMPARE(zero.exitCode, 2);
     QVERIFY(zero.err.contains("total 0"));
 }
@@ -1493,8 +1614,8 @@ void TestDpxCli::riskErrors() {
         for (const QString& m : QString::fromUtf8(c[1]).split(QLatin1Char('|'))) {
             found = found || err.contains(m.toLower());
         }
-        QVERIFY2(found, (QByteArray("stderr does not mention ") + c[1] + "\n" + describe(r))
-                            .constData());
+        QVERIFY2(found,
+                 (QByteArray("stderr does not mention ") + c[1] + "\n" + describe(r)).constData());
     }
 }
 
@@ -1502,6 +1623,21 @@ void TestDpxCli::riskErrors() {
 // (Laplace quantile: Pr[|Z| > a] = e^{−a/b}); the rest is split 1 : 2 by weight, δ goes to the only
 // Gaussian statistic, E[L1] = kΔ1/ε (Dwork & Roth 2014 Thm 3.6); zCDP: Σρ within the ρ budget
 // (Bun & Steinke 2016 Prop 1.3).
+// Issue #17 item 11: ten Gaussian statistics share δ = 1e-6 in shares of exactly 1e-7; the spent
+// δ is printed as the decimal it is, 1e-06 (it was the binary double
+// above, 1.0000000000000002e-06).
+void TestDpxCli::budgetDeltaSpentIsTheExactDecimal() {
+    QStringList args = split("budget --epsilon 1 --delta 1e-6");
+    for (int i = 0; i < 10; ++i) {
+        args << QStringLiteral("--stat") << QStringLiteral("s%1:5:gaussian").arg(i);
+    }
+    RUN_OK(r, args);
+    const QJsonObject usage = r.json[QStringLiteral("usage")].toObject();
+    QCOMPARE(usage[QStringLiteral("delta_spent_exact")].toString(), QStringLiteral("1/1000000"));
+    QVERIFY2(r.out.contains("\"delta_spent\": 1e-06,"), r.out.constData());
+    QVERIFY2(usage[QStringLiteral("delta_spent")].toDouble() == 1e-6, r.out.constData());
+}
+
 void TestDpxCli::budgetPlan() {
     RUN_OK(r, split("budget --epsilon 2 --delta 1e-6 --stat age:10 --stat income:20:gaussian "
                     "--stat zip:50:laplace:2 --hold-accuracy age=10 --records 1000"));
@@ -1546,14 +1682,16 @@ void TestDpxCli::budgetPlan() {
     RUN_OK(z, split("budget --epsilon 1 --delta 1e-5 --composition zcdp --stat a:5:gaussian "
                     "--stat b:5:gaussian --stat c:5:geometric"));
     QCOMPARE(z.json[QStringLiteral("composition")].toString(), QStringLiteral("zcdp"));
-    const double budget = z.json[QStringLiteral("total")].toObject()[QStringLiteral("rho")].toDouble();
+    const double budget =
+        z.json[QStringLiteral("total")].toObject()[QStringLiteral("rho")].toDouble();
     double zrho = 0;
     for (const auto& s : z.json[QStringLiteral("statistics")].toArray()) {
         zrho += s.toObject()[QStringLiteral("rho")].toDouble();
     }
     QVERIFY(zrho <= budget);
     QVERIFY(zrho + 2 * std::sqrt(zrho * std::log(1e5)) <= 1);
-    QCOMPARE(z.json[QStringLiteral("other_accountant")].toObject()[QStringLiteral("composition")]
+    QCOMPARE(z.json[QStringLiteral("other_accountant")]
+                 .toObject()[QStringLiteral("composition")]
                  .toString(),
              QStringLiteral("basic"));
 }
@@ -1594,8 +1732,8 @@ void TestDpxCli::budgetErrors() {
         for (const QString& m : QString::fromUtf8(c[1]).split(QLatin1Char('|'))) {
             found = found || err.contains(m.toLower());
         }
-        QVERIFY2(found, (QByteArray("stderr does not mention ") + c[1] + "\n" + describe(r))
-                            .constData());
+        QVERIFY2(found,
+                 (QByteArray("stderr does not mention ") + c[1] + "\n" + describe(r)).constData());
     }
 }
 

@@ -342,6 +342,42 @@ private Q_SLOTS:
                                           Neighbouring::Replace, 3));
     }
 
+    // Issue #17 item 11: the smallest ε each pure mechanism can run is checked with the spec
+    // (so dpx reports a bad argument before reading data), not found when sampling: discrete
+    // Laplace ε ≥ Δ1·10^-12, geometric matrix ε ≥ Δ1·10^-9; at the floors the release runs.
+    void epsilonFloors() {
+        struct Case {
+            ReleaseMechanism mechanism;
+            Neighbouring relation;
+            std::int64_t cap;
+            const char* below;
+            const char* at;
+        };
+        for (const Case& c : {Case{ReleaseMechanism::DiscreteLaplace, Neighbouring::AddRemove, 1,
+                                   "9.99e-13", "1e-12"},
+                              Case{ReleaseMechanism::DiscreteLaplace, Neighbouring::Replace, 5,
+                                   "9.99e-12", "1e-11"},
+                              Case{ReleaseMechanism::GeometricMatrix, Neighbouring::AddRemove, 1,
+                                   "9.99e-10", "1e-9"},
+                              Case{ReleaseMechanism::GeometricMatrix, Neighbouring::Replace, 3,
+                                   "5.99e-9", "6e-9"}}) {
+            ReleaseSpec spec = laplaceSpec(c.below);
+            spec.mechanism = c.mechanism;
+            spec.relation = c.relation;
+            spec.contributionCap = c.cap;
+            spec.groupSize = c.mechanism == ReleaseMechanism::GeometricMatrix ? 20 : 0;
+            const Status v = spec.validate();
+            QVERIFY2(!v && v.error().message.find("smallest ε") != std::string::npos,
+                     v ? c.below : v.error().message.c_str());
+            spec.epsilon = c.at;
+            QVERIFY2(spec.validate(), c.at);
+            auto truth = Histogram::create({3, 4});
+            ReleaseRandomness rng;
+            auto r = releaseHistogram(spec, *truth, rng);
+            QVERIFY2(r, r ? "" : r.error().message.c_str());
+        }
+    }
+
     void costMatchesMetadata_data() {
         QTest::addColumn<int>("mechanism");
         QTest::addColumn<QByteArray>("delta");
