@@ -612,7 +612,10 @@ void DataPanel::showState(const ExplorerState& s) {
     for (double e : s.edges) {
         edgeText << numberText(e);
     }
-    edges_->setText(edgeText.join(QStringLiteral(", ")));
+    if (!edges_->hasFocus()) {
+        edges_->setText(edgeText.join(QStringLiteral(", ")));
+        edges_->setCursorPosition(0);  // a long list reads from its first edge
+    }
     if (s.binning == BinningChoice::Edges) {
         closed_->setEnabled(true);
         closed_->setChecked(s.closedHi);

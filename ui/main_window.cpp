@@ -196,6 +196,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         if (flags & MechanismChanged) {
             updateRisk();
+            // The LP panel shows the settings being solved at once (not those of the last
+            // result, which may take minutes to replace), and appears with Optimal (LP).
+            matrix_->setLpControlsVisible(s.mechanism == MechanismChoice::CountOptimal);
+            matrix_->setLpSettings(s.lpObjective, s.lpConstraints, s.lpBinomialP, s.lpMinDiagonal);
         }
         if (flags & (MechanismChanged | SeedChanged)) {
             updateMoreMechanisms();
@@ -265,6 +269,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             const QString what =
                 pendingWhat_.isEmpty() ? tr("Computing the release") : pendingWhat_;
             matrix_->setCancelled(what);
+            statusText_->setText(tr("%1: cancelled.").arg(what));
             if (viewsShowPending_) {
                 const QString text =
                     tr("%1: cancelled. Change a setting to compute again.").arg(what);

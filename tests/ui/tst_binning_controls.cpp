@@ -12,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWidget>
 
 #include "ui/data_panel.h"
 #include "ui/document.h"
@@ -70,6 +71,14 @@ void typeEdges(QLineEdit* edit, const QString& text) {
     Q_EMIT edit->editingFinished();
 }
 
+// DPX_TEST_SCREENSHOTS=dir: the window as the test sees it, for looking at it.
+void shot(QWidget& w, const char* name) {
+    if (const QByteArray dir = qgetenv("DPX_TEST_SCREENSHOTS"); !dir.isEmpty()) {
+        QTest::qWait(200);  // let the layout settle
+        w.grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + QLatin1String(name));
+    }
+}
+
 }  // namespace
 
 class TestBinningControls : public QObject {
@@ -99,6 +108,7 @@ private Q_SLOTS:
         QVERIFY(panel->binsBox()->toolTip().contains(QStringLiteral("whole number")));
         QCOMPARE(panel->rangeLowEdit()->placeholderText(), QStringLiteral("0"));
         QCOMPARE(panel->rangeHighEdit()->placeholderText(), QStringLiteral("73"));
+        shot(w, "binning_auto.png");
 
         // "Bins with my edges" starts from the bins in force: the same 74 bins, every record.
         QVERIFY(andWait(w, [&] { activateData(panel->binningBox(), QStringLiteral("edges")); }));
@@ -109,6 +119,7 @@ private Q_SLOTS:
         QVERIFY(panel->edgesEdit()->text().startsWith(QStringLiteral("0, 1, 2, 3")));
         QCOMPARE(w.engine()->dataset().histogram->size(), std::size_t{74});
         QCOMPARE(w.engine()->dataset().histogram->total(), std::int64_t{kRows});
+        shot(w, "binning_edges_start.png");
 
         // Equal-width on the automatic column: the Bins box shows the declared number.
         QVERIFY(andWait(w, [&] { activate(panel->columnBox(), QStringLiteral("score")); }));

@@ -53,6 +53,14 @@ QString histogramMessage(const MainWindow& w) {
     return label && label->isVisibleTo(label->parentWidget()) ? label->text() : QString();
 }
 
+// DPX_TEST_SCREENSHOTS=dir: the window as the test sees it, for looking at it.
+void shot(QWidget& w, const char* name) {
+    if (const QByteArray dir = qgetenv("DPX_TEST_SCREENSHOTS"); !dir.isEmpty()) {
+        QTest::qWait(200);  // let the layout settle
+        w.grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + QLatin1String(name));
+    }
+}
+
 }  // namespace
 
 class TestWindowTruth : public QObject {
@@ -78,6 +86,7 @@ private Q_SLOTS:
         QVERIFY(field->lineEdit()->property("invalid").toBool());
         QVERIFY(field->lineEdit()->toolTip().contains(QStringLiteral("got 25")));
         QCOMPARE(w.document()->state().epsilon, 1.0);
+        shot(w, "truth_epsilon_refused.png");
 
         type(field->lineEdit(), QStringLiteral("1"));  // the value already in force
         QVERIFY2(message->isHidden(), qPrintable(message->text()));
@@ -85,6 +94,7 @@ private Q_SLOTS:
         QVERIFY(field->error().isEmpty());
         QVERIFY(!field->lineEdit()->toolTip().contains(QStringLiteral("25")));
         QCOMPARE(field->lineEdit()->text(), QStringLiteral("1"));
+        shot(w, "truth_epsilon_cleared.png");
 
         // Refused again, then the document changes elsewhere: the field shows the document's ε
         // again, so neither the mark nor the message may stay.
@@ -153,6 +163,10 @@ private Q_SLOTS:
         QVERIFY2(!shown.contains(QStringLiteral("infeasible")), qPrintable(shown));
         QVERIFY2(shown.contains(QStringLiteral("Solving the LP for n = 400")), qPrintable(shown));
         QVERIFY(w.matrixView()->lpStatusText().isEmpty());
+        // The LP panel shows the settings being solved, not those of the infeasible result.
+        QVERIFY(w.matrixView()->lpControlsVisible());
+        QCOMPARE(w.matrixView()->lpSettings().minDiagonal, 0.0);
+        QVERIFY(w.matrixView()->lpSettings().constraints.contains(QStringLiteral("cm")));
         QVERIFY2(!histogramMessage(w).contains(QStringLiteral("infeasible")),
                  qPrintable(histogramMessage(w)));
         QVERIFY2(statusText(w).contains(QStringLiteral("Solving the LP for n = 400")),
@@ -164,6 +178,7 @@ private Q_SLOTS:
         // indeterminate as it starts, the status bar polls it every 100 ms.
         QTRY_COMPARE_WITH_TIMEOUT(bar->maximum(), 0, 2000);
         QCOMPARE(bar->minimum(), 0);
+        shot(w, "truth_lp_solving.png");
 
         w.engine()->runner()->cancelLong();  // the status bar's Cancel
         QVERIFY2(w.matrixView()->messageText().contains(QStringLiteral("cancelled")),
@@ -171,6 +186,8 @@ private Q_SLOTS:
         QVERIFY(!w.matrixView()->messageText().contains(QStringLiteral("Solving the LP…")));
         QVERIFY2(histogramMessage(w).contains(QStringLiteral("cancelled")),
                  qPrintable(histogramMessage(w)));
+        QVERIFY2(statusText(w).contains(QStringLiteral("cancelled")), qPrintable(statusText(w)));
+        shot(w, "truth_lp_cancelled.png");
         QVERIFY(w.engine()->runner()->waitForIdle(20000));
         QVERIFY(!bar->isVisible());
     }
@@ -190,12 +207,15 @@ private Q_SLOTS:
         s.mechanism = MechanismChoice::CountOptimal;
         s.countN = 400;
         s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        QVERIFY(!w.matrixView()->lpControlsVisible());
         QVERIFY(w.document()->apply(s, QStringLiteral("test")).hasValue());
+        QVERIFY(w.matrixView()->lpControlsVisible());  // at once, not after the solve
         QTRY_VERIFY_WITH_TIMEOUT(w.engine()->runner()->isRunning(QStringLiteral("release")), 20000);
         QCOMPARE(w.matrixView()->currentPage(), MatrixView::Page::Matrix);
         QVERIFY2(w.matrixView()->pendingText().contains(QStringLiteral("previous result")),
                  qPrintable(w.matrixView()->pendingText()));
         QVERIFY(w.matrixView()->pendingText().contains(QStringLiteral("Truncated geometric")));
+        shot(w, "truth_matrix_previous.png");
         w.engine()->runner()->cancelLong();
         QVERIFY2(w.matrixView()->pendingText().contains(QStringLiteral("cancelled")),
                  qPrintable(w.matrixView()->pendingText()));
@@ -260,6 +280,7 @@ private Q_SLOTS:
         QVERIFY2(!text.contains(QStringLiteral("Computing")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("Cancelled")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("optimal:identity")), qPrintable(text));
+        shot(w, "truth_tradeoff_cancelled.png");
         // A setting changes: the curves are computed again, and the cancel note goes.
         s.tradeoffConfigs = {QStringLiteral("laplace:identity")};
         s.tradeoffPoints = 25;
