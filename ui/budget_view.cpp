@@ -2,6 +2,8 @@
 
 #include <QComboBox>
 #include <QEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -11,10 +13,13 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
+#include "core/data/release_job.h"
+#include "ui/job_runner.h"
 #include "ui/plot_refresh.h"
 #include "ui/plot_style.h"
 #include "ui/qcustomplot_include.h"
@@ -26,6 +31,14 @@ namespace {
 const QColor kSplitColour(66, 133, 244);
 const QColor kHeldColour(230, 97, 0);
 const QColor kErrorColour(200, 30, 30);
+// More bars than this: no share labels above them and no column names under them (unreadable).
+constexpr int kMaxLabelledBars = 40;
+
+// What a plan computation gives back (PlanResult has no empty state).
+struct PlanRun {
+    std::optional<PlanResult> result;
+    QString error;
+};
 
 QString num(double v) {
     return QString::number(v, 'g', 4);
@@ -98,7 +111,10 @@ QTableWidgetItem* editableItem(const QString& tip) {
 
 }  // namespace
 
-BudgetView::BudgetView(QWidget* parent) : QWidget(parent) {
+BudgetView::BudgetView(JobRunner* runner, QWidget* parent)
+    : QWidget(parent),
+      runner_(runner),
+      slot_(QStringLiteral("budget-plan-%1").arg(reinterpret_cast<quintptr>(this), 0, 16)) {
     plan_.total = {1, 0};
 
     totalEpsilon_ = new QLineEdit;
@@ -149,6 +165,27 @@ BudgetView::BudgetView(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setSectionResizeMode(ColStatistic, QHeaderView::Stretch);
     table_->horizontalHeader()->setStretchLastSection(false);
 
+    note_ = new QLabel;
+    note_->setObjectName(QStringLiteral("budgetNote"));
+    note_->setWordWrap(true);
+    note_->hide();
+    ledgerLine_ = new QLabel;
+    ledgerLine_->setObjectName(QStringLiteral("budgetLedger"));
+    ledgerLine_->setWordWrap(true);
+    ledgerLine_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    chooseLedger_ = new QPushButton(tr("&Ledger…"));
+    chooseLedger_->setObjectName(QStringLiteral("budgetChooseLedger"));
+    chooseLedger_->setToolTip(
+        tr("Choose the dataset's privacy-budget ledger: the plan then starts from what its "
+           "releases have already spent"));
+    busyTimer_ = new QTimer(this);
+    busyTimer_->setSingleShot(true);
+    busyTimer_->setInterval(250);
+    connect(busyTimer_, &QTimer::timeout, this, [this] {
+        if (busy()) {
+            summary_->setText(tr("Computing the plan…"));
+        }
+    });
     summary_ = new QLabel;
     summary_->setObjectName(QStringLiteral("budgetSummary"));
     summary_->setWordWrap(true);
@@ -199,8 +236,14 @@ BudgetView::BudgetView(QWidget* parent) : QWidget(parent) {
     top->addWidget(add_);
     top->addWidget(remove_);
 
+    auto* ledgerRow = new QHBoxLayout;
+    ledgerRow->addWidget(ledgerLine_, 1);
+    ledgerRow->addWidget(chooseLedger_);
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addLayout(ledgerRow);
+    layout->addWidget(note_);
     layout->addWidget(table_, 1);
     layout->addWidget(summary_);
     layout->addWidget(error_);
@@ -212,27 +255,32 @@ BudgetView::BudgetView(QWidget* parent) : QWidget(parent) {
         if (updating_) {
             return;
         }
-        BudgetPlan c = plan_;
+        BudgetPlan c = base();
         c.composition = index == 1 ? Composition::Zcdp : Composition::Basic;
-        apply(c);
+        apply(c, Origin::Edit);
     });
     connect(add_, &QPushButton::clicked, this, [this] { addStatistic(addColumn_->currentText()); });
     connect(remove_, &QPushButton::clicked, this, [this] {
         const int row = table_->currentRow();
-        removeStatistic(row >= 0 ? row : static_cast<int>(plan_.statistics.size()) - 1);
+        removeStatistic(row >= 0 ? row : static_cast<int>(base().statistics.size()) - 1);
     });
+    connect(chooseLedger_, &QPushButton::clicked, this, &BudgetView::browseLedger);
     connect(table_, &QTableWidget::itemChanged, this,
             [this](QTableWidgetItem* item) { onItemChanged(item); });
 
     applyPlotPalette(chart_, palette());
+    refreshLedgerLine();
     setTotal(1, 0);
 }
 
 BudgetView::~BudgetView() {
+    if (runner_) {
+        runner_->cancel(slot_);
+    }
     // ~QWidget deletes the children after this object's members are gone; a line edit losing
     // focus then would emit editingFinished into a half-destroyed view.
     for (QObject* sender : std::initializer_list<QObject*>{totalEpsilon_, totalDelta_, composition_,
-                                                           table_, add_, remove_}) {
+                                                           table_, add_, remove_, chooseLedger_}) {
         QObject::disconnect(sender, nullptr, this, nullptr);
     }
 }
@@ -241,8 +289,14 @@ void BudgetView::setDataset(const QStringList& columns, const QString& currentCo
                             int currentBins, double totalRecords, double l1Sensitivity,
                             double l2Sensitivity) {
     const bool sameColumns = columns == columns_;
+    if (!sameColumns) {
+        binsByColumn_.clear();  // another dataset: its columns' binnings are not known yet
+    }
     columns_ = columns;
-    currentBins_ = std::max(1, currentBins);
+    currentColumn_ = currentColumn;
+    if (!currentColumn.isEmpty()) {
+        binsByColumn_.insert(currentColumn, std::max(1, currentBins));
+    }
     records_ = std::isfinite(totalRecords) && totalRecords > 0 ? std::optional(totalRecords)
                                                                : std::nullopt;
     l1_ = std::isfinite(l1Sensitivity) && l1Sensitivity > 0 ? l1Sensitivity : 1.0;
@@ -253,7 +307,7 @@ void BudgetView::setDataset(const QStringList& columns, const QString& currentCo
         addColumn_->addItems(columns);
         addColumn_->setCurrentIndex(std::max(0, static_cast<int>(columns.indexOf(currentColumn))));
     }
-    BudgetPlan c = plan_;
+    BudgetPlan c = base();
     if (!sameColumns) {
         std::erase_if(c.statistics, [&](const PlanStatistic& s) {
             return !columns.contains(QString::fromStdString(s.label));
@@ -267,19 +321,14 @@ void BudgetView::setDataset(const QStringList& columns, const QString& currentCo
     if (c.statistics.empty() && !currentColumn.isEmpty()) {
         PlanStatistic s;
         s.label = currentColumn.toStdString();
-        s.bins = currentBins_;
+        s.bins = std::max(1, currentBins);
         s.records = records_;
         s.l1Sensitivity = l1_;
         s.l2Sensitivity = l2_;
         c.statistics.push_back(s);
     }
     add_->setEnabled(!columns.isEmpty());
-    if (!apply(c)) {
-        // The dataset changed under the plan: show the new rows even though they do not compute.
-        plan_ = c;
-        result_.reset();
-        refresh();
-    }
+    apply(c, Origin::Sync);
 }
 
 void BudgetView::setTotal(double epsilon, double delta) {
@@ -288,18 +337,62 @@ void BudgetView::setTotal(double epsilon, double delta) {
     applyTotalFields();
 }
 
-void BudgetView::setPlan(const dpx::BudgetPlan& plan) {
+void BudgetView::setPlan(const dpx::BudgetPlan& plan, const QString& datasetKey,
+                         const QString& datasetTitle) {
     BudgetPlan c = plan;
     for (PlanStatistic& st : c.statistics) {
         st.records = records_;
         st.l1Sensitivity = l1_;
         st.l2Sensitivity = l2_;
     }
-    if (!apply(c)) {
-        plan_ = c;
-        result_.reset();
-        refresh();
+    if (!datasetKey.isEmpty() && datasetKey != planDataset_) {
+        if (!planDataset_.isEmpty()) {
+            // Plans belong to datasets: say which one is shown now.
+            const QString title = datasetTitle.isEmpty() ? datasetKey : datasetTitle;
+            note_->setText(
+                c.statistics.empty()
+                    ? tr("The data changed to %1, which has no budget plan yet: a new plan starts "
+                         "here. The previous dataset's plan is kept for when you return to it.")
+                          .arg(title)
+                    : tr("The data changed to %1: its own budget plan (%2) is shown again. The "
+                         "previous dataset's plan is kept for when you return to it.")
+                          .arg(title, c.statistics.size() == 1
+                                          ? tr("1 statistic")
+                                          : tr("%1 statistics").arg(c.statistics.size())));
+            note_->show();
+        }
+        planDataset_ = datasetKey;
+    } else if (c.statistics.empty() && !currentColumn_.isEmpty()) {
+        // No rows: the plan starts with the current column, as setDataset makes it (for a new
+        // dataset setDataset does when its columns are known).
+        PlanStatistic st;
+        st.label = currentColumn_.toStdString();
+        st.bins = binsByColumn_.value(currentColumn_, kDefaultStatisticBins);
+        st.records = records_;
+        st.l1Sensitivity = l1_;
+        st.l2Sensitivity = l2_;
+        c.statistics.push_back(st);
     }
+    apply(c, Origin::Sync);
+}
+
+void BudgetView::setLedger(const PlanLedger& ledger) {
+    ledger_ = ledger;
+    refreshLedgerLine();
+    apply(base(), Origin::Sync);
+}
+
+void BudgetView::chooseLedger(const QString& path) {
+    if (!path.isEmpty()) {
+        Q_EMIT ledgerChosen(QFileInfo(path).absoluteFilePath());
+    }
+}
+
+void BudgetView::browseLedger() {
+    const QString start = ledger_.path.isEmpty() ? QString() : ledger_.path;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("The dataset's privacy-budget ledger"), start, tr("Ledger files (*.json)"));
+    chooseLedger(path);
 }
 
 void BudgetView::setComposition(dpx::Composition composition) {
@@ -310,24 +403,26 @@ void BudgetView::addStatistic(const QString& column) {
     if (column.isEmpty()) {
         return;
     }
-    BudgetPlan c = plan_;
+    BudgetPlan c = base();
     PlanStatistic s;
     s.label = column.toStdString();
-    s.bins = currentBins_;
+    // The statistic's own binning: the one the main view last showed for this column, never the
+    // bin count of whichever column the main view shows now.
+    s.bins = binsByColumn_.value(column, kDefaultStatisticBins);
     s.records = records_;
     s.l1Sensitivity = l1_;
     s.l2Sensitivity = l2_;
     c.statistics.push_back(s);
-    apply(c);
+    apply(c, Origin::Edit);
 }
 
 void BudgetView::removeStatistic(int row) {
-    if (row < 0 || row >= static_cast<int>(plan_.statistics.size())) {
+    if (row < 0 || row >= static_cast<int>(base().statistics.size())) {
         return;
     }
-    BudgetPlan c = plan_;
+    BudgetPlan c = base();
     c.statistics.erase(c.statistics.begin() + row);
-    apply(c);
+    apply(c, Origin::Edit);
 }
 
 QString BudgetView::summaryText() const {
@@ -338,25 +433,89 @@ QString BudgetView::errorText() const {
     return error_->isHidden() ? QString() : error_->text();
 }
 
-bool BudgetView::apply(const dpx::BudgetPlan& candidate) {
-    if (candidate.statistics.empty()) {
-        if (auto s = candidate.total.validate(); !s) {
-            showError(QString::fromStdString(s.error().message));
-            refresh();
-            return false;
-        }
-        plan_ = candidate;
-        result_.reset();
+QString BudgetView::noteText() const {
+    return note_->isHidden() ? QString() : note_->text();
+}
+
+QString BudgetView::ledgerText() const {
+    return ledgerLine_->text();
+}
+
+void BudgetView::apply(dpx::BudgetPlan candidate, Origin origin, bool epsChanged,
+                       bool deltaChanged) {
+    if (ledger_.usable()) {
+        // The ledger fixed its total and composition when it was created.
+        candidate.total = ledger_.total;
+        candidate.composition = ledger_.composition;
+        candidate.spent = ledger_.charges;
     } else {
-        auto r = allocatePlan(candidate);
-        if (!r) {
-            showError(QString::fromStdString(r.error().message));
-            refresh();
-            return false;
-        }
-        plan_ = candidate;
-        result_ = *r;
+        candidate.spent.clear();
     }
+    if (origin == Origin::Edit) {
+        note_->hide();
+    }
+    if (candidate.statistics.empty()) {
+        // Nothing to allocate: only the total to check (no job; any running one is stale).
+        if (runner_) {
+            runner_->cancel(slot_);
+        }
+        pending_.reset();
+        const Status st = candidate.total.validate();
+        finish(candidate, std::nullopt, st ? QString() : QString::fromStdString(st.error().message),
+               origin, epsChanged, deltaChanged);
+        return;
+    }
+    pending_ = candidate;
+    if (!busyTimer_->isActive()) {
+        busyTimer_->start();
+    }
+    QPointer<BudgetView> self(this);
+    runner_->run<PlanRun>(
+        slot_,
+        [candidate](std::stop_token, JobProgress&) {
+            PlanRun out;
+            auto r = allocatePlan(candidate);
+            if (r) {
+                out.result = std::move(r).value();
+            } else {
+                out.error = QString::fromStdString(r.error().message);
+            }
+            return out;
+        },
+        [self, candidate, origin, epsChanged, deltaChanged](PlanRun run) {
+            if (!self) {
+                return;
+            }
+            self->pending_.reset();
+            self->finish(candidate, run.result, run.error, origin, epsChanged, deltaChanged);
+        });
+}
+
+void BudgetView::finish(const dpx::BudgetPlan& candidate,
+                        const std::optional<dpx::PlanResult>& result, const QString& error,
+                        Origin origin, bool epsChanged, bool deltaChanged) {
+    busyTimer_->stop();
+    if (!error.isEmpty()) {
+        showError(error);
+        if (origin == Origin::Sync) {
+            // The document or the data changed under the plan: show its rows even though they do
+            // not compute.
+            plan_ = candidate;
+            result_.reset();
+        }
+        refresh();
+        if (origin == Origin::Totals) {
+            // Keep what the user typed, marked, beside the unchanged plan.
+            totalEpsilon_->setText(QString::number(candidate.total.epsilon, 'g', 15));
+            totalDelta_->setText(QString::number(candidate.total.delta, 'g', 15));
+            setFieldInvalid(totalEpsilon_, epsChanged && !deltaChanged);
+            setFieldInvalid(totalDelta_, deltaChanged);
+        }
+        Q_EMIT planComputed();
+        return;
+    }
+    plan_ = candidate;
+    result_ = result;
     error_->clear();
     error_->hide();
     setFieldInvalid(totalEpsilon_, false);
@@ -364,8 +523,10 @@ bool BudgetView::apply(const dpx::BudgetPlan& candidate) {
     totalEpsilon_->setText(QString::number(plan_.total.epsilon, 'g', 15));
     totalDelta_->setText(QString::number(plan_.total.delta, 'g', 15));
     refresh();
-    Q_EMIT planChanged();
-    return true;
+    if (origin != Origin::Sync) {
+        Q_EMIT planChanged();
+    }
+    Q_EMIT planComputed();
 }
 
 void BudgetView::showError(const QString& message) {
@@ -396,20 +557,13 @@ void BudgetView::applyTotalFields() {
                                .arg(totalDelta_->text()));
         return;
     }
-    if (*eps == plan_.total.epsilon && *delta == plan_.total.delta && result_) {
+    const BudgetPlan& b = base();
+    if (*eps == b.total.epsilon && *delta == b.total.delta && (result_ || busy())) {
         return;
     }
-    BudgetPlan c = plan_;
+    BudgetPlan c = b;
     c.total = {*eps, *delta};
-    const bool epsChanged = *eps != plan_.total.epsilon;
-    const bool deltaChanged = *delta != plan_.total.delta;
-    if (!apply(c)) {
-        // Keep what the user typed, marked, beside the unchanged plan.
-        totalEpsilon_->setText(QString::number(*eps, 'g', 15));
-        totalDelta_->setText(QString::number(*delta, 'g', 15));
-        setFieldInvalid(totalEpsilon_, epsChanged && !deltaChanged);
-        setFieldInvalid(totalDelta_, deltaChanged);
-    }
+    apply(c, Origin::Totals, *eps != b.total.epsilon, *delta != b.total.delta);
 }
 
 void BudgetView::onItemChanged(QTableWidgetItem* item) {
@@ -418,7 +572,7 @@ void BudgetView::onItemChanged(QTableWidgetItem* item) {
     }
     const int row = item->row();
     const int col = item->column();
-    if (row < 0 || row >= static_cast<int>(plan_.statistics.size())) {
+    if (row < 0 || row >= static_cast<int>(base().statistics.size())) {
         return;
     }
     const auto v = parseNumber(item->text());
@@ -427,7 +581,7 @@ void BudgetView::onItemChanged(QTableWidgetItem* item) {
         refresh();
         return;
     }
-    BudgetPlan c = plan_;
+    BudgetPlan c = base();
     PlanStatistic& s = c.statistics[static_cast<std::size_t>(row)];
     switch (col) {
         case ColWeight:
@@ -442,7 +596,7 @@ void BudgetView::onItemChanged(QTableWidgetItem* item) {
         default:
             return;
     }
-    apply(c);
+    apply(c, Origin::Edit);
 }
 
 void BudgetView::rebuildRows() {
@@ -461,12 +615,12 @@ void BudgetView::rebuildRows() {
         bins->setFrame(false);
         bins->setToolTip(tr("Number of bins k of this histogram"));
         connect(bins, &QSpinBox::valueChanged, this, [this, i](int value) {
-            if (updating_ || i >= static_cast<int>(plan_.statistics.size())) {
+            if (updating_ || i >= static_cast<int>(base().statistics.size())) {
                 return;
             }
-            BudgetPlan c = plan_;
+            BudgetPlan c = base();
             c.statistics[static_cast<std::size_t>(i)].bins = value;
-            apply(c);
+            apply(c, Origin::Edit);
         });
         table_->setCellWidget(i, ColBins, bins);
 
@@ -475,12 +629,12 @@ void BudgetView::rebuildRows() {
         mech->addItems({tr("Laplace"), tr("Geometric"), tr("Gaussian")});
         mech->setToolTip(tr("Laplace and geometric: pure ε-DP. Gaussian: (ε, δ), needs δ > 0."));
         connect(mech, &QComboBox::currentIndexChanged, this, [this, i](int index) {
-            if (updating_ || i >= static_cast<int>(plan_.statistics.size())) {
+            if (updating_ || i >= static_cast<int>(base().statistics.size())) {
                 return;
             }
-            BudgetPlan c = plan_;
+            BudgetPlan c = base();
             c.statistics[static_cast<std::size_t>(i)].mechanism = mechanismAt(index);
-            apply(c);
+            apply(c, Origin::Edit);
         });
         table_->setCellWidget(i, ColMechanism, mech);
 
@@ -493,15 +647,25 @@ void BudgetView::rebuildRows() {
             tr("Hold this statistic's ε or its ±95% accuracy while the others "
                "re-split; none: share by weight"));
         connect(hold, &QComboBox::currentIndexChanged, this, [this, i](int index) {
-            if (updating_ || i >= static_cast<int>(plan_.statistics.size())) {
+            if (updating_ || i >= static_cast<int>(base().statistics.size())) {
                 return;
             }
-            BudgetPlan c = plan_;
+            BudgetPlan c = base();
             PlanStatistic& s = c.statistics[static_cast<std::size_t>(i)];
+            // Holding what is shown needs the allocation of the plan shown, not of one still
+            // being computed.
             const StatisticAllocation* a =
-                result_ ? &result_->statistics[static_cast<std::size_t>(i)] : nullptr;
+                result_ && !busy() && i < static_cast<int>(result_->statistics.size())
+                    ? &result_->statistics[static_cast<std::size_t>(i)]
+                    : nullptr;
             if (index == 0) {
                 s.hold = {};
+            } else if (busy()) {
+                showError(
+                    tr("The plan is still being computed; choose the hold again when it is "
+                       "shown."));
+                refresh();
+                return;
             } else if (!a) {
                 showError(tr("Nothing to hold: the plan does not compute."));
                 refresh();
@@ -520,7 +684,7 @@ void BudgetView::rebuildRows() {
                                                   ? a->noise.halfWidth95
                                                   : a->noise.halfWidth95 * (1 + 1e-9)};
             }
-            apply(c);
+            apply(c, Origin::Edit);
         });
         table_->setCellWidget(i, ColHold, hold);
 
@@ -600,6 +764,13 @@ void BudgetView::refresh() {
     }
     updating_ = false;
     remove_->setEnabled(!plan_.statistics.empty());
+    // A ledger fixed its total and composition when it was created.
+    for (QWidget* w : std::initializer_list<QWidget*>{totalEpsilon_, totalDelta_, composition_}) {
+        w->setEnabled(!ledger_.usable());
+        w->setToolTip(ledger_.usable() ? tr("Fixed by the ledger %1 when it was created")
+                                             .arg(QFileInfo(ledger_.path).fileName())
+                                       : QString());
+    }
 
     // Summary line.
     if (!result_) {
@@ -610,16 +781,36 @@ void BudgetView::refresh() {
         const PlanResult& r = *result_;
         const BudgetUsage& u = r.usage;
         QString text;
-        if (!zcdp) {
+        // With a ledger: what the plan itself spends, and that it fits what the ledger leaves.
+        const bool fromLedger = r.spentCharges > 0;
+        const QString fits =
+            !fromLedger ? tr("fits the total")
+            : r.spentCharges == 1
+                ? tr("fits what the ledger's release leaves")
+                : tr("fits what the ledger's %1 releases leave").arg(r.spentCharges);
+        if (fromLedger && !zcdp) {
+            double own = 0, ownDelta = 0;
+            for (const auto& a : r.statistics) {
+                own += a.epsilon;
+                ownDelta += a.delta;
+            }
+            text = tr("Basic composition: this plan Σε = %1, Σδ = %2 — %3; with them the ledger "
+                      "will have spent ε = %4 of %5")
+                       .arg(num(own), ownDelta > 0 ? num(ownDelta) : QStringLiteral("0"), fits,
+                            num(u.epsilonSpent), num(r.total.epsilon));
+            if (r.other.available) {
+                text += tr("; under zCDP the plan's noise would cost ε = %1 at δ = %2")
+                            .arg(num(r.other.epsilon), num(r.other.delta));
+            }
+        } else if (!zcdp) {
             // The exact sum as a fraction when it is short ("1", "3/10"), else what it leaves.
             const QString exact =
                 u.epsilonSpentExact.size() <= 16
                     ? QString::fromStdString(u.epsilonSpentExact)
                     : tr("total − %1").arg(QString::number(u.epsilonRemaining, 'g', 3));
-            text = tr("Basic composition: Σε = %1 (exact: %2), Σδ = %3 — fits the total (ε = %4, "
-                      "δ = %5)")
+            text = tr("Basic composition: Σε = %1 (exact: %2), Σδ = %3 — %4 (ε = %5, δ = %6)")
                        .arg(num(u.epsilonSpent), exact,
-                            u.deltaSpent > 0 ? num(u.deltaSpent) : QStringLiteral("0"),
+                            u.deltaSpent > 0 ? num(u.deltaSpent) : QStringLiteral("0"), fits,
                             num(r.total.epsilon), num(r.total.delta));
             if (r.other.available) {
                 text += tr("; under zCDP the same noise would cost ε = %1 at δ = %2")
@@ -631,9 +822,14 @@ void BudgetView::refresh() {
                 text += tr("; zCDP: %1").arg(QString::fromStdString(r.other.note));
             }
         } else {
-            text = tr("zCDP: Σρ = %1 of the ρ budget %2, i.e. (ε = %3, δ = %4) — fits the total")
-                       .arg(num(u.rhoSpent), num(r.rhoBudget), num(u.epsilonSpent),
-                            num(r.total.delta));
+            text = fromLedger
+                       ? tr("zCDP: with the ledger's releases Σρ = %1 of the ρ budget %2 (ledger "
+                            "before the plan: %3), i.e. (ε = %4, δ = %5) — %6")
+                             .arg(num(u.rhoSpent), num(r.rhoBudget), num(r.start.rhoSpent),
+                                  num(u.epsilonSpent), num(r.total.delta), fits)
+                       : tr("zCDP: Σρ = %1 of the ρ budget %2, i.e. (ε = %3, δ = %4) — %5")
+                             .arg(num(u.rhoSpent), num(r.rhoBudget), num(u.epsilonSpent),
+                                  num(r.total.delta), fits);
             if (r.other.available) {
                 text += tr("; under basic composition the same noise would cost ε = %1, δ = %2")
                             .arg(num(r.other.epsilon),
@@ -651,7 +847,34 @@ void BudgetView::refresh() {
         }
         summary_->setText(text);
     }
+    refreshLedgerLine();
     drawChart();
+}
+
+void BudgetView::refreshLedgerLine() {
+    QPalette p = palette();
+    if (ledger_.path.isEmpty()) {
+        ledgerLine_->setText(
+            tr("No ledger: the plan shares a fresh total. Choose the dataset's ledger to plan "
+               "what is left of it."));
+    } else if (!ledger_.usable()) {
+        ledgerLine_->setText(
+            tr("Ledger %1 not used: %2").arg(QFileInfo(ledger_.path).fileName(), ledger_.error));
+        p.setColor(QPalette::WindowText, kErrorColour);
+    } else {
+        const QString left = QString::fromStdString(data::budgetUsageText(
+            ledger_.usage, ledger_.totalEpsilon.toStdString(), ledger_.totalDelta.toStdString()));
+        ledgerLine_->setText(
+            tr("Ledger %1 (%2 composition, %3): %4 — the plan shares what is left%5.")
+                .arg(QFileInfo(ledger_.path).fileName(),
+                     QString::fromLatin1(compositionName(ledger_.composition)),
+                     ledger_.charges.size() == 1 ? tr("1 release")
+                                                 : tr("%1 releases").arg(ledger_.charges.size()),
+                     left,
+                     ledger_.found ? tr(" (the last ledger used for this dataset)") : QString()));
+    }
+    ledgerLine_->setToolTip(ledger_.path);
+    ledgerLine_->setPalette(p);
 }
 
 void BudgetView::drawChart() {
@@ -663,7 +886,8 @@ void BudgetView::drawChart() {
     chart_->yAxis->setLabel(zcdp ? tr("ρ of each statistic") : tr("ε of each statistic"));
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     const int n = static_cast<int>(plan_.statistics.size());
-    for (int i = 0; i < n; ++i) {
+    const bool labelled = n <= kMaxLabelledBars;
+    for (int i = 0; labelled && i < n; ++i) {
         ticker->addTick(
             i + 1, QString::fromStdString(plan_.statistics[static_cast<std::size_t>(i)].label));
     }
@@ -703,6 +927,9 @@ void BudgetView::drawChart() {
         const bool isHeld = a.hold.kind != HoldKind::None;
         anyHeld = anyHeld || isHeld;
         (isHeld ? held : split)->addData(i + 1, v);
+        if (!labelled) {
+            continue;
+        }
         auto* label = new QCPItemText(chart_);
         label->position->setType(QCPItemPosition::ptPlotCoords);
         label->position->setCoords(i + 1, v);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <tuple>
 
+#include "core/example_datasets.h"
 #include "core/tradeoff.h"
 #include "core/validation.h"
 
@@ -48,10 +49,6 @@ QString str(const char* s) {
     return QString::fromLatin1(s);
 }
 
-Error keyError(const char* key, const QString& what) {
-    return Error{std::string("session key '") + key + "': " + what.toStdString()};
-}
-
 Error keyError(const QString& key, const QString& what) {
     return Error{"session key '" + key.toStdString() + "': " + what.toStdString()};
 }
@@ -75,6 +72,58 @@ QString jsonTypeName(const QJsonValue& v) {
             break;
     }
     return QStringLiteral("nothing");
+}
+
+// A budget plan's total and rows, with a message naming the first field out of range.
+Status validateBudget(double epsilon, double delta,
+                      const std::vector<ExplorerState::BudgetRow>& rows) {
+    if (!(std::isfinite(epsilon) && epsilon > 0) ||
+        !(std::isfinite(delta) && delta >= 0 && delta < 1)) {
+        return Error{"the budget total needs ε > 0 and 0 ≤ δ < 1, got ε = " +
+                     formatNumber(epsilon) + ", δ = " + formatNumber(delta)};
+    }
+    for (const ExplorerState::BudgetRow& r : rows) {
+        const std::string name =
+            r.column.isEmpty() ? std::string("(no column)") : r.column.toStdString();
+        if (r.bins < 1 || r.bins > 10'000'000) {
+            return Error{"budget statistic '" + name + "': bins must be 1 to 10,000,000"};
+        }
+        if (!planMechanismFromName(r.mechanism.toStdString())) {
+            return Error{"budget statistic '" + name + "': unknown mechanism '" +
+                         r.mechanism.toStdString() + "' (laplace, geometric, gaussian)"};
+        }
+        if (!(std::isfinite(r.weight) && r.weight >= 0)) {
+            return Error{"budget statistic '" + name + "': the weight must be finite and ≥ 0"};
+        }
+        if (r.hold != QLatin1String("none") && r.hold != QLatin1String("epsilon") &&
+            r.hold != QLatin1String("accuracy")) {
+            return Error{"budget statistic '" + name + "': unknown hold '" + r.hold.toStdString() +
+                         "' (none, epsilon, accuracy)"};
+        }
+        if (r.hold != QLatin1String("none") && !(std::isfinite(r.holdValue) && r.holdValue > 0)) {
+            return Error{"budget statistic '" + name + "': a held value must be finite and > 0"};
+        }
+    }
+    return okStatus();
+}
+
+QJsonObject budgetJson(const ExplorerState::DatasetBudget& b) {
+    QJsonArray rows;
+    for (const ExplorerState::BudgetRow& r : b.rows) {
+        rows.append(QJsonObject{{QStringLiteral("column"), r.column},
+                                {QStringLiteral("bins"), r.bins},
+                                {QStringLiteral("mechanism"), r.mechanism},
+                                {QStringLiteral("weight"), r.weight},
+                                {QStringLiteral("hold"), r.hold},
+                                {QStringLiteral("hold_value"), r.holdValue}});
+    }
+    return QJsonObject{
+        {QStringLiteral("dataset"), b.dataset},
+        {QStringLiteral("epsilon"), b.epsilon},
+        {QStringLiteral("delta"), b.delta},
+        {QStringLiteral("composition"), b.zcdp ? QStringLiteral("zcdp") : QStringLiteral("basic")},
+        {QStringLiteral("statistics"), rows},
+        {QStringLiteral("ledger"), b.ledger}};
 }
 
 // A remembered column binning (ExplorerState::ColumnChoice): the same rules as the state's own.
@@ -362,31 +411,17 @@ Status ExplorerState::validate() const {
         return Error{"the trade-off curves need 2 to " + std::to_string(kMaxTradeoffPoints) +
                      " points, got " + std::to_string(tradeoffPoints)};
     }
-    if (!(std::isfinite(budgetEpsilon) && budgetEpsilon > 0) ||
-        !(std::isfinite(budgetDelta) && budgetDelta >= 0 && budgetDelta < 1)) {
-        return Error{"the budget total needs ε > 0 and 0 ≤ δ < 1, got ε = " +
-                     formatNumber(budgetEpsilon) + ", δ = " + formatNumber(budgetDelta)};
+    if (auto st = validateBudget(budgetEpsilon, budgetDelta, budgetRows); !st) {
+        return st;
     }
-    for (const BudgetRow& r : budgetRows) {
-        const std::string name = r.column.isEmpty() ? std::string("(no column)")
-                                                    : r.column.toStdString();
-        if (r.bins < 1 || r.bins > 10'000'000) {
-            return Error{"budget statistic '" + name + "': bins must be 1 to 10,000,000"};
-        }
-        if (!planMechanismFromName(r.mechanism.toStdString())) {
-            return Error{"budget statistic '" + name + "': unknown mechanism '" +
-                         r.mechanism.toStdString() + "' (laplace, geometric, gaussian)"};
-        }
-        if (!(std::isfinite(r.weight) && r.weight >= 0)) {
-            return Error{"budget statistic '" + name + "': the weight must be finite and ≥ 0"};
-        }
-        if (r.hold != QLatin1String("none") && r.hold != QLatin1String("epsilon") &&
-            r.hold != QLatin1String("accuracy")) {
-            return Error{"budget statistic '" + name + "': unknown hold '" +
-                         r.hold.toStdString() + "' (none, epsilon, accuracy)"};
-        }
-        if (r.hold != QLatin1String("none") && !(std::isfinite(r.holdValue) && r.holdValue > 0)) {
-            return Error{"budget statistic '" + name + "': a held value must be finite and > 0"};
+    if (budgetOtherPlans.size() > kMaxBudgetPlans) {
+        return Error{"at most " + std::to_string(kMaxBudgetPlans) +
+                     " budget plans of other datasets are kept"};
+    }
+    for (const DatasetBudget& b : budgetOtherPlans) {
+        if (auto st = validateBudget(b.epsilon, b.delta, b.rows); !st) {
+            return Error{"the budget plan of " + b.dataset.toStdString() + ": " +
+                         st.error().message};
         }
     }
     if (tab != QLatin1String("histogram") && tab != QLatin1String("matrix") &&
@@ -522,20 +557,15 @@ QJsonObject ExplorerState::toJson() const {
         {QStringLiteral("epsilon_range"), QJsonArray{tradeoffEpsLo, tradeoffEpsHi}},
         {QStringLiteral("population_range"), QJsonArray{tradeoffPopLo, tradeoffPopHi}},
         {QStringLiteral("points"), tradeoffPoints}};
-    QJsonArray rows;
-    for (const BudgetRow& r : budgetRows) {
-        rows.append(QJsonObject{{QStringLiteral("column"), r.column},
-                                {QStringLiteral("bins"), r.bins},
-                                {QStringLiteral("mechanism"), r.mechanism},
-                                {QStringLiteral("weight"), r.weight},
-                                {QStringLiteral("hold"), r.hold},
-                                {QStringLiteral("hold_value"), r.holdValue}});
+    // The plan of `budgetDataset` at the top level (as before plans had a dataset), the other
+    // datasets' plans in "other_datasets".
+    QJsonObject budget = budgetJson(
+        {budgetDataset, budgetEpsilon, budgetDelta, budgetZcdp, budgetRows, budgetLedger});
+    QJsonArray others;
+    for (const DatasetBudget& b : budgetOtherPlans) {
+        others.append(budgetJson(b));
     }
-    QJsonObject budget{{QStringLiteral("epsilon"), budgetEpsilon},
-                       {QStringLiteral("delta"), budgetDelta},
-                       {QStringLiteral("composition"),
-                        budgetZcdp ? QStringLiteral("zcdp") : QStringLiteral("basic")},
-                       {QStringLiteral("statistics"), rows}};
+    budget[QStringLiteral("other_datasets")] = others;
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dpexplorer-session")},
                        {QStringLiteral("version"), 1},
                        {QStringLiteral("tradeoff"), tradeoff},
@@ -1105,33 +1135,87 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(integer(tradeoff, "points", 2, kMaxTradeoffPoints, points));
     s.tradeoffPoints = static_cast<int>(points);
 
-    DPX_TRY(number(budget, "epsilon", s.budgetEpsilon));
-    DPX_TRY(number(budget, "delta", s.budgetDelta));
-    name = s.budgetZcdp ? QStringLiteral("zcdp") : QStringLiteral("basic");
-    DPX_TRY(text(budget, "composition", name));
-    if (name != QLatin1String("basic") && name != QLatin1String("zcdp")) {
-        return keyError("composition", QStringLiteral("expected basic or zcdp"));
-    }
-    s.budgetZcdp = name == QLatin1String("zcdp");
-    if (const QJsonValue v = budget.value(QStringLiteral("statistics")); !v.isUndefined()) {
-        if (!v.isArray()) {
-            return keyError("statistics", QStringLiteral("expected an array of objects"));
+    // One plan (`path`: where it sits, "budget" or "budget.other_datasets[2]"): its dataset,
+    // total, composition, rows and ledger.
+    auto readBudget = [&](const QJsonObject& o, const QString& path, DatasetBudget& b) -> Status {
+        where.emplace_back(&o, path);
+        DPX_TRY(text(o, "dataset", b.dataset));
+        DPX_TRY(number(o, "epsilon", b.epsilon));
+        DPX_TRY(number(o, "delta", b.delta));
+        QString comp = b.zcdp ? QStringLiteral("zcdp") : QStringLiteral("basic");
+        DPX_TRY(text(o, "composition", comp));
+        if (comp != QLatin1String("basic") && comp != QLatin1String("zcdp")) {
+            return keyError(path + QStringLiteral(".composition"),
+                            QStringLiteral("expected basic or zcdp"));
         }
-        for (const QJsonValue& e : v.toArray()) {
-            if (!e.isObject()) {
-                return keyError("statistics", QStringLiteral("expected an array of objects"));
+        b.zcdp = comp == QLatin1String("zcdp");
+        DPX_TRY(text(o, "ledger", b.ledger));
+        if (const QJsonValue v = o.value(QStringLiteral("statistics")); !v.isUndefined()) {
+            const QString list = path + QStringLiteral(".statistics");
+            if (!v.isArray()) {
+                return keyError(
+                    list,
+                    QStringLiteral("expected an array of objects, got %1").arg(jsonTypeName(v)));
             }
-            const QJsonObject o = e.toObject();
-            BudgetRow r;
-            DPX_TRY(text(o, "column", r.column));
-            qint64 rowBins = r.bins;
-            DPX_TRY(integer(o, "bins", 1, 10'000'000, rowBins));
-            r.bins = static_cast<int>(rowBins);
-            DPX_TRY(text(o, "mechanism", r.mechanism));
-            DPX_TRY(number(o, "weight", r.weight));
-            DPX_TRY(text(o, "hold", r.hold));
-            DPX_TRY(number(o, "hold_value", r.holdValue));
-            s.budgetRows.push_back(r);
+            const QJsonArray entries = v.toArray();
+            for (qsizetype i = 0; i < entries.size(); ++i) {
+                const QString at = QStringLiteral("%1[%2]").arg(list).arg(i);
+                if (!entries[i].isObject()) {
+                    return keyError(
+                        at,
+                        QStringLiteral("expected an object, got %1").arg(jsonTypeName(entries[i])));
+                }
+                const QJsonObject ro = entries[i].toObject();
+                where.emplace_back(&ro, at);
+                BudgetRow r;
+                DPX_TRY(text(ro, "column", r.column));
+                qint64 rowBins = r.bins;
+                DPX_TRY(integer(ro, "bins", 1, 10'000'000, rowBins));
+                r.bins = static_cast<int>(rowBins);
+                DPX_TRY(text(ro, "mechanism", r.mechanism));
+                DPX_TRY(number(ro, "weight", r.weight));
+                DPX_TRY(text(ro, "hold", r.hold));
+                DPX_TRY(number(ro, "hold_value", r.holdValue));
+                where.pop_back();  // the next row may sit at the same address
+                b.rows.push_back(r);
+            }
+        }
+        where.pop_back();
+        return okStatus();
+    };
+    {
+        DatasetBudget b;
+        DPX_TRY(readBudget(budget, QStringLiteral("budget"), b));
+        // Sessions written before plans had a dataset: the plan is the session's dataset's.
+        s.budgetDataset =
+            budget.contains(QStringLiteral("dataset")) ? b.dataset : budgetDatasetKey(s);
+        s.budgetEpsilon = b.epsilon;
+        s.budgetDelta = b.delta;
+        s.budgetZcdp = b.zcdp;
+        s.budgetRows = std::move(b.rows);
+        s.budgetLedger = b.ledger;
+    }
+    if (const QJsonValue v = budget.value(QStringLiteral("other_datasets")); !v.isUndefined()) {
+        if (!v.isArray()) {
+            return keyError(
+                QStringLiteral("budget.other_datasets"),
+                QStringLiteral("expected an array of objects, got %1").arg(jsonTypeName(v)));
+        }
+        const QJsonArray plans = v.toArray();
+        for (qsizetype i = 0; i < plans.size(); ++i) {
+            const QString at = QStringLiteral("budget.other_datasets[%1]").arg(i);
+            if (!plans[i].isObject()) {
+                return keyError(
+                    at, QStringLiteral("expected an object, got %1").arg(jsonTypeName(plans[i])));
+            }
+            DatasetBudget b;
+            const QJsonObject po = plans[i].toObject();
+            DPX_TRY(readBudget(po, at, b));
+            if (b.dataset.isEmpty()) {
+                return keyError(at + QStringLiteral(".dataset"),
+                                QStringLiteral("a plan without its dataset"));
+            }
+            s.budgetOtherPlans.push_back(std::move(b));
         }
     }
 #undef DPX_TRY
@@ -1184,17 +1268,100 @@ unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
         f |= TradeoffChanged;
     }
     if (a.budgetEpsilon != b.budgetEpsilon || a.budgetDelta != b.budgetDelta ||
-        a.budgetZcdp != b.budgetZcdp || a.budgetRows != b.budgetRows) {
+        a.budgetZcdp != b.budgetZcdp || a.budgetRows != b.budgetRows ||
+        a.budgetLedger != b.budgetLedger || a.budgetDataset != b.budgetDataset ||
+        a.budgetOtherPlans != b.budgetOtherPlans ||
+        ((f & DataChanged) != 0 && currentBudget(a) != currentBudget(b))) {
         f |= BudgetChanged;
     }
     return f;
 }
 
-BudgetPlan budgetPlanOf(const ExplorerState& s) {
+QString budgetDatasetKey(const ExplorerState& s) {
+    switch (s.source) {
+        case SourceKind::Example: {
+            const ExampleDataset* ex = findExample(s.exampleId.toStdString());
+            const qint64 rows =
+                s.exampleRows > 0 ? s.exampleRows : (ex ? static_cast<qint64>(ex->defaultRows) : 0);
+            return QStringLiteral("example:%1:%2").arg(s.exampleId).arg(rows);
+        }
+        case SourceKind::Csv:
+            return QStringLiteral("csv:") + s.csvPath;
+        case SourceKind::Sqlite:
+            return QStringLiteral("sqlite:%1#%2").arg(s.sqlitePath, s.sqlTable);
+        case SourceKind::Postgres:
+            return QStringLiteral("postgresql://%1@%2:%3/%4#%5")
+                .arg(s.pgUser, s.pgHost)
+                .arg(s.pgPort)
+                .arg(s.pgDatabase, s.sqlTable);
+    }
+    return {};
+}
+
+ExplorerState::DatasetBudget currentBudget(const ExplorerState& s) {
+    const QString key = budgetDatasetKey(s);
+    if (s.budgetDataset.isEmpty() || s.budgetDataset == key) {
+        return {key, s.budgetEpsilon, s.budgetDelta, s.budgetZcdp, s.budgetRows, s.budgetLedger};
+    }
+    for (const auto& b : s.budgetOtherPlans) {
+        if (b.dataset == key) {
+            return b;
+        }
+    }
+    ExplorerState::DatasetBudget empty;
+    empty.dataset = key;
+    return empty;
+}
+
+namespace {
+
+// Makes the budget* fields the current dataset's plan: the plan they held goes to the other
+// datasets' plans (unless it is empty), the current dataset's comes out of them.
+void pinBudget(ExplorerState& s) {
+    const QString key = budgetDatasetKey(s);
+    if (s.budgetDataset == key) {
+        return;
+    }
+    if (s.budgetDataset.isEmpty()) {
+        s.budgetDataset = key;
+        return;
+    }
+    const ExplorerState::DatasetBudget next = currentBudget(s);
+    const ExplorerState::DatasetBudget previous{s.budgetDataset, s.budgetEpsilon, s.budgetDelta,
+                                                s.budgetZcdp,    s.budgetRows,    s.budgetLedger};
+    auto& others = s.budgetOtherPlans;
+    std::erase_if(others, [&](const ExplorerState::DatasetBudget& b) {
+        return b.dataset == key || b.dataset == previous.dataset;
+    });
+    ExplorerState::DatasetBudget empty;
+    empty.dataset = previous.dataset;
+    if (previous != empty) {
+        others.push_back(previous);
+    }
+    while (others.size() > kMaxBudgetPlans) {
+        others.erase(others.begin());
+    }
+    s.budgetDataset = key;
+    s.budgetEpsilon = next.epsilon;
+    s.budgetDelta = next.delta;
+    s.budgetZcdp = next.zcdp;
+    s.budgetRows = next.rows;
+    s.budgetLedger = next.ledger;
+}
+
+}  // namespace
+
+void setBudgetLedger(ExplorerState& s, const QString& ledgerPath) {
+    pinBudget(s);
+    s.budgetLedger = ledgerPath;
+}
+
+BudgetPlan budgetPlanOf(const ExplorerState& state) {
+    const ExplorerState::DatasetBudget b = currentBudget(state);
     BudgetPlan p;
-    p.total = BudgetTotal{s.budgetEpsilon, s.budgetDelta};
-    p.composition = s.budgetZcdp ? Composition::Zcdp : Composition::Basic;
-    for (const ExplorerState::BudgetRow& r : s.budgetRows) {
+    p.total = BudgetTotal{b.epsilon, b.delta};
+    p.composition = b.zcdp ? Composition::Zcdp : Composition::Basic;
+    for (const ExplorerState::BudgetRow& r : b.rows) {
         PlanStatistic st;
         st.label = r.column.toStdString();
         st.bins = r.bins;
@@ -1212,6 +1379,7 @@ BudgetPlan budgetPlanOf(const ExplorerState& s) {
 }
 
 void setBudgetPlan(ExplorerState& s, const BudgetPlan& plan) {
+    pinBudget(s);
     s.budgetEpsilon = plan.total.epsilon;
     s.budgetDelta = plan.total.delta;
     s.budgetZcdp = plan.composition == Composition::Zcdp;

@@ -190,7 +190,11 @@ struct ExplorerState {
     int tradeoffPoints = 25;
 
     // Budget tab: the release plan (core/budget_plan.h) without what the dataset supplies
-    // (sensitivities, N). No rows: the plan starts with the current column.
+    // (sensitivities, N). No rows: the plan starts with the current column. Each row owns its
+    // bins. A plan belongs to a dataset (budgetDatasetKey): the budget* fields are the plan of
+    // `budgetDataset` ("": of the current dataset, not yet pinned), the plans of other datasets
+    // wait in budgetOtherPlans; read the current dataset's plan with currentBudget() and change
+    // it with setBudgetPlan/setBudgetLedger, which swap the plans when the dataset changed.
     struct BudgetRow {
         QString column;
         int bins = 1;
@@ -200,9 +204,20 @@ struct ExplorerState {
         double holdValue = 0;                   // the held ε or ±95% half-width
         bool operator==(const BudgetRow&) const = default;
     };
+    struct DatasetBudget {
+        QString dataset;  // budgetDatasetKey of the data the plan is for
+        double epsilon = 1, delta = 1e-6;
+        bool zcdp = false;
+        std::vector<BudgetRow> rows;
+        QString ledger;  // the privacy ledger the plan starts from; "" none chosen
+        bool operator==(const DatasetBudget&) const = default;
+    };
     double budgetEpsilon = 1, budgetDelta = 1e-6;
     bool budgetZcdp = false;
     std::vector<BudgetRow> budgetRows;
+    QString budgetLedger;
+    QString budgetDataset;
+    std::vector<DatasetBudget> budgetOtherPlans;  // at most kMaxBudgetPlans, oldest first
 
     // Every field in range, with a message naming the first one that is not.
     Status validate() const;
@@ -252,8 +267,17 @@ inline constexpr std::size_t kMaxColumnChoices = 200;
 // "sqlite:/abs/path", "postgresql://user@host:port/db".
 QString dataSourceKey(const ExplorerState& s);
 
-// The budget plan of a state (sensitivities 1 and N unknown: the dataset fills them in) and back.
+// Other datasets' plans kept in a state (and its sessions).
+inline constexpr std::size_t kMaxBudgetPlans = 50;
+// The dataset a budget plan belongs to: "example:telemetry:50000" (id and rows), "csv:/abs/path",
+// "sqlite:/abs/path#table", "postgresql://user@host:port/db#table".
+QString budgetDatasetKey(const ExplorerState& s);
+// The plan of the state's current dataset (an empty plan with the default total if it has none).
+ExplorerState::DatasetBudget currentBudget(const ExplorerState& s);
+// The budget plan of the current dataset (sensitivities 1 and N unknown: the dataset fills them
+// in) and back; setBudgetPlan keeps the dataset's ledger, setBudgetLedger its plan.
 BudgetPlan budgetPlanOf(const ExplorerState& s);
 void setBudgetPlan(ExplorerState& s, const BudgetPlan& plan);
+void setBudgetLedger(ExplorerState& s, const QString& ledgerPath);
 
 }  // namespace dpx::ui
