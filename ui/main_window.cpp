@@ -34,6 +34,7 @@
 #include "ui/engine.h"
 #include "ui/errors_view.h"
 #include "ui/histogram_view.h"
+#include "ui/known_ledgers.h"
 #include "ui/ldp_experiment_view.h"
 #include "ui/ldp_study_view.h"
 #include "ui/matrix_view.h"
@@ -111,7 +112,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     errors_ = new ErrorsView;
     risk_ = new RiskView;
     tradeoff_ = new TradeoffView(engine_->runner());
-    budget_ = new BudgetView;
+    budget_ = new BudgetView(engine_->runner());
     ldpTab_ = new LdpExperimentTab(engine_->runner());
     moreTab_ = new MoreMechanismsTab(engine_->runner());
     tabs_ = new QTabWidget;
@@ -207,7 +208,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (flags & (MechanismChanged | EstimatorChanged | ViewChanged | TradeoffChanged)) {
             updateTradeoff();
         }
-        if (flags & BudgetChanged) {
+        if (flags & (BudgetChanged | DataChanged)) {
             syncBudgetFromDocument();
         }
     });
@@ -336,6 +337,29 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
         }
     });
+    // One truth for the budget: the current dataset's ledger (chosen for its plan, else the last
+    // one used for it) is read by the release controller for the status bar and the Budget tab
+    // alike; a ledger chosen in the Release dialog or the Budget tab becomes the plan's.
+    connect(releaseCtl_, &ReleaseController::ledgerLoaded, budget_, &BudgetView::setLedger);
+    auto useLedger = [this](const QString& path) {
+        ExplorerState s = doc_->state();
+        const QString chosen = currentBudget(s).ledger;
+        const QString abs = QFileInfo(path).absoluteFilePath();
+        // The ledger found for the dataset (none chosen) stays found: no undo step for it.
+        const bool found = chosen.isEmpty() && releaseCtl_->chosenLedger().isEmpty() &&
+                           releaseCtl_->ledgerPath() == abs;
+        if (chosen == abs || found) {
+            return;
+        }
+        setBudgetLedger(s, abs);
+        if (const Status st = doc_->apply(s, tr("use ledger %1").arg(QFileInfo(abs).fileName()),
+                                          QStringLiteral("budget-ledger"));
+            !st) {
+            statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
+        }
+    };
+    connect(releaseCtl_, &ReleaseController::ledgerAccepted, this, useLedger);
+    connect(budget_, &BudgetView::ledgerChosen, this, useLedger);
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
     connect(dataPanel_, &DataPanel::openSqliteRequested, this, &MainWindow::chooseSqlite);
     connect(dataPanel_, &DataPanel::openPostgresRequested, this, &MainWindow::connectPostgres);
@@ -358,9 +382,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     rebuildRecentMenu();
     updateRisk();
     updateTradeoff();
-    syncingBudget_ = true;
-    budget_->setPlan(budgetPlanOf(doc_->state()));
-    syncingBudget_ = false;
+    syncBudgetFromDocument();
     engine_->refreshAll();
 }
 
@@ -674,7 +696,8 @@ void MainWindow::updateTradeoff() {
     tradeoff_->setInputs(in);
 }
 
-// The budget plan's rows take the dataset's columns, bins, N and sensitivities.
+// The budget plan's rows take the dataset's columns, bins, N and sensitivities; the status bar
+// and the plan take the loaded dataset's ledger.
 void MainWindow::updateBudgetDataset() {
     const DatasetResult& d = engine_->dataset();
     const QSignalBlocker block(budget_);  // a plan completed from the data is not a user edit
@@ -683,19 +706,54 @@ void MainWindow::updateBudgetDataset() {
         budget_->setDataset(d.columns, d.column, static_cast<int>(d.histogram->size()),
                             static_cast<double>(d.histogram->total()), d.sensitivity.l1,
                             d.sensitivity.l2);
+        releaseCtl_->setDataset(releaseContextOf(doc_->state(), d).dataset,
+                                currentBudget(doc_->state()).ledger);
+    } else {
+        releaseCtl_->setDataset({}, {});  // no data: no ledger
     }
     syncingBudget_ = was;
 }
 
-// After an undo or a loaded session: the view shows the document's plan.
+namespace {
+// The data a budget plan is for, in a few words ("telemetry", "ages.csv", "db.sqlite, table t").
+QString budgetDatasetTitle(const ExplorerState& s) {
+    switch (s.source) {
+        case SourceKind::Example:
+            return QObject::tr("the example %1").arg(s.exampleId);
+        case SourceKind::Csv:
+            return QFileInfo(s.csvPath).fileName();
+        case SourceKind::Sqlite:
+            return s.sqlTable.isEmpty() ? QFileInfo(s.sqlitePath).fileName()
+                                        : QObject::tr("%1, table %2")
+                                              .arg(QFileInfo(s.sqlitePath).fileName(), s.sqlTable);
+        case SourceKind::Postgres:
+            return s.sqlTable.isEmpty() ? s.pgDatabase
+                                        : QObject::tr("%1, table %2").arg(s.pgDatabase, s.sqlTable);
+    }
+    return {};
+}
+}  // namespace
+
+// After an undo, a loaded session or a change of dataset: the view shows the document's plan of
+// the current dataset, and the status bar that dataset's ledger.
 void MainWindow::syncBudgetFromDocument() {
-    ExplorerState shown = doc_->state();
+    const ExplorerState& state = doc_->state();
+    const QString key = budgetDatasetKey(state);
+    const bool otherDataset = key != budget_->planDataset();
+    if (otherDataset) {
+        // Until the new data are loaded (updateBudgetDataset), no ledger: never the previous
+        // dataset's.
+        releaseCtl_->setDataset({}, {});
+    } else if (currentBudget(state).ledger != releaseCtl_->chosenLedger()) {
+        releaseCtl_->setLedgerPath(currentBudget(state).ledger);
+    }
+    ExplorerState shown = state;
     setBudgetPlan(shown, budget_->plan());
-    if ((changesBetween(shown, doc_->state()) & BudgetChanged) == 0) {
+    if (!otherDataset && (changesBetween(shown, state) & BudgetChanged) == 0) {
         return;  // the view already shows it (the edit came from the view)
     }
     const bool was = std::exchange(syncingBudget_, true);
-    budget_->setPlan(budgetPlanOf(doc_->state()));
+    budget_->setPlan(budgetPlanOf(state), key, budgetDatasetTitle(state));
     syncingBudget_ = was;
 }
 

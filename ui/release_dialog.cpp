@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFileSystemWatcher>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -30,6 +31,7 @@
 #include "core/example_datasets.h"
 #include "core/validation.h"
 #include "ui/job_runner.h"
+#include "ui/known_ledgers.h"
 
 namespace dpx::ui {
 
@@ -47,14 +49,21 @@ const QString kLedgerSlot = QStringLiteral("release-ledger");
 struct PreviewRun {
     std::optional<data::ReleasePreview> preview;
     QString error;
+    QString ledgerPath;  // the path the preview ran with
+    // A new ledger: the known ledgers that already charged this dataset (path, one line each).
+    QStringList otherPaths, otherLines;
 };
 struct ReleaseRun {
     std::optional<data::ReleaseOutcome> outcome;
     QString error;
 };
 struct LedgerRun {
+    QString path;  // the ledger read ("" : none chosen and none found)
     QString text;
+    QString datasetOfLedger;  // set when the ledger is of another dataset
     bool ok = false;
+    bool missing = false;
+    PlanLedger ledger;
 };
 
 QString fileStem(const QString& s) {
@@ -93,8 +102,8 @@ QString fractionText(const std::string& fraction) {
 }
 
 // An exact rational as a decimal when its denominator divides a power of ten (σ² = 17.8995),
-// else as a fraction.
-QString exactText(const Rational& r) {
+// else empty: messages show decimals, the exact fractions are in the metadata only.
+QString exactDecimalText(const Rational& r) {
     BigInt den = r.denominator();
     int twos = 0, fives = 0;
     while (den % 2 == 0) {
@@ -106,7 +115,7 @@ QString exactText(const Rational& r) {
         ++fives;
     }
     if (den != 1) {
-        return q(r.toString());
+        return {};
     }
     const int digits = std::max(twos, fives);
     BigInt scaled = r.numerator();
@@ -123,6 +132,18 @@ QString exactText(const Rational& r) {
     }
     s.insert(s.size() - static_cast<std::size_t>(digits), 1, '.');
     return q(s);
+}
+
+// σ² for a message: its exact decimal when that is short ("= 17.8995 (exact"), else a rounded
+// decimal ("≈ 17.8995 ("); never a 30-digit fraction.
+QString sigma2Text(const Rational& r) {
+    const QString exact = exactDecimalText(r);
+    const qsizetype digits =
+        std::count_if(exact.begin(), exact.end(), [](QChar c) { return c.isDigit(); });
+    if (!exact.isEmpty() && digits <= 12) {
+        return QObject::tr("σ² = %1 (exact, ").arg(exact);
+    }
+    return QObject::tr("σ² ≈ %1 (").arg(q(formatNumber(r.toDouble())));
 }
 
 QString releasesText(std::size_t n) {
@@ -255,6 +276,18 @@ ReleaseDialog::ReleaseDialog(ReleaseContext context, JobRunner* runner, QWidget*
                       "entry of the release that wrote them. Replace them?")
                        .arg(existing.join(QLatin1Char('\n'))),
                    QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes;
+    };
+    confirmNewLedger_ = [this](const QStringList& others) {
+        return QMessageBox::warning(
+                   this, tr("Start a new budget for this dataset?"),
+                   tr("The ledger %1 does not exist: releasing creates it with a fresh budget.\n\n"
+                      "But this dataset has already been charged to:\n%2\n\nPrivacy loss adds "
+                      "up over every release of the same data, whichever ledger records it: a "
+                      "second ledger lets the total exceed either budget without any refusal. "
+                      "Use the existing ledger unless you know the data are new.\n\nCreate a new "
+                      "ledger anyway?")
+                       .arg(ledger_->text().trimmed(), others.join(QLatin1Char('\n'))),
+                   QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
     };
     report_ = [this](bool ok, const QString& text) {
         if (ok) {
@@ -401,6 +434,23 @@ void ReleaseDialog::buildUi() {
     budget_->setObjectName(QStringLiteral("releaseBudget"));
     budget_->setWordWrap(true);
     budget->addRow(budget_);
+    newLedgerWarning_ = new QLabel;
+    newLedgerWarning_->setObjectName(QStringLiteral("releaseNewLedgerWarning"));
+    newLedgerWarning_->setWordWrap(true);
+    newLedgerWarning_->setStyleSheet(QStringLiteral("color: #b00020;"));
+    newLedgerWarning_->hide();
+    useOtherLedger_ = new QPushButton;
+    useOtherLedger_->setObjectName(QStringLiteral("releaseUseOtherLedger"));
+    useOtherLedger_->hide();
+    connect(useOtherLedger_, &QPushButton::clicked, this, [this] {
+        if (!otherLedgers_.isEmpty()) {
+            ledger_->setText(otherLedgers_.first());
+        }
+    });
+    auto* warningRow = new QHBoxLayout;
+    warningRow->addWidget(newLedgerWarning_, 1);
+    warningRow->addWidget(useOtherLedger_, 0, Qt::AlignTop);
+    budget->addRow(warningRow);
     layout->addWidget(budgetBox);
 
     status_ = new QLabel;
@@ -526,15 +576,29 @@ void ReleaseDialog::runPreview() {
     }
     data::ReleaseRequest r = std::move(req).value();
     QPointer<ReleaseDialog> self(this);
+    const QStringList known = knownLedgers();  // settings: read on the GUI thread
     runner_->run<PreviewRun>(
         kPreviewSlot,
-        [r](std::stop_token, JobProgress&) {
+        [r, known](std::stop_token, JobProgress&) {
             PreviewRun out;
+            out.ledgerPath = q(r.ledgerPath);
             auto p = data::previewRelease(r);
             if (p) {
                 out.preview = std::move(p).value();
             } else {
                 out.error = q(p.error().message);
+            }
+            if (out.preview && !out.preview->ledgerExists) {
+                // A new ledger: has another one already charged this dataset?
+                for (const KnownLedger& k : ledgersOfDataset(known, r.dataset, out.ledgerPath)) {
+                    if (k.ledger.releases().empty()) {
+                        continue;
+                    }
+                    out.otherPaths << k.path;
+                    out.otherLines << QObject::tr("%1 (%2): %3")
+                                          .arg(k.path, releasesText(k.ledger.releases().size()),
+                                               ledgerLine(k.ledger));
+                }
             }
             return out;
         },
@@ -543,15 +607,31 @@ void ReleaseDialog::runPreview() {
                 return;  // a newer preview is scheduled
             }
             self->previewPending_ = false;
-            self->showPreview(run.preview, run.error);
+            self->showPreview(run.preview, run.error, run.ledgerPath, run.otherPaths,
+                              run.otherLines);
         });
 }
 
-void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p,
-                                const QString& error) {
+void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, const QString& error,
+                                const QString& ledgerPath, const QStringList& otherPaths,
+                                const QStringList& otherLines) {
     existing_.clear();
     previewOk_ = false;
     gaussian_->clear();
+    checkedLedger_ = ledgerPath;
+    otherLedgers_ = otherPaths;
+    otherLedgerLines_ = otherLines;
+    newLedgerWarning_->setVisible(!otherPaths.isEmpty());
+    useOtherLedger_->setVisible(!otherPaths.isEmpty());
+    if (!otherPaths.isEmpty()) {
+        newLedgerWarning_->setText(
+            tr("Warning: this dataset has already been charged to %1 — %2. The ledger above is "
+               "new: releasing would start a fresh budget, and the privacy loss of both ledgers "
+               "adds up. You will be asked to confirm.")
+                .arg(otherPaths.size() == 1 ? tr("another ledger") : tr("other ledgers"),
+                     otherLines.join(QStringLiteral("; "))));
+        useOtherLedger_->setText(tr("Use %1").arg(QFileInfo(otherPaths.first()).fileName()));
+    }
     if (!p) {
         budget_->clear();
         status_->setStyleSheet(QStringLiteral("color: #b00020;"));
@@ -560,9 +640,8 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p,
         if (p->gaussian) {
             const auto& g = *p->gaussian;
             gaussian_->setText(
-                tr("σ² = %1 (exact, noise sd %2), ρ = Δ2²/(2σ²) = %3, δ achieved = %4 at ε = %5 "
-                   "(%6)")
-                    .arg(exactText(g.sigma2))
+                tr("%1noise sd %2), ρ = Δ2²/(2σ²) = %3, δ achieved = %4 at ε = %5 (%6)")
+                    .arg(sigma2Text(g.sigma2))
                     .arg(q(formatNumber(std::sqrt(g.sigma2.toDouble()))))
                     .arg(q(formatNumber(g.rho.toDouble())))
                     .arg(q(formatNumber(g.delta)))
@@ -624,6 +703,10 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p,
     if (ledgerExists_) {
         Q_EMIT ledgerChosen(ledger_->text().trimmed());
     }
+    if (p && p->ledgerExists && !ledgerPath.isEmpty()) {
+        rememberLedger(ledgerPath);
+        Q_EMIT ledgerAccepted(ledgerPath);  // intact and of this dataset (previewRelease checks)
+    }
     Q_EMIT previewUpdated();
 }
 
@@ -675,6 +758,9 @@ QString ReleaseDialog::gaussianText() const {
 QString ReleaseDialog::statusText() const {
     return status_->text();
 }
+QString ReleaseDialog::newLedgerWarning() const {
+    return newLedgerWarning_->isHidden() ? QString() : newLedgerWarning_->text();
+}
 
 void ReleaseDialog::startRelease() {
     if (!ctx_.refusal.isEmpty() || !ctx_.error.isEmpty() || !ctx_.histogram) {
@@ -690,6 +776,22 @@ void ReleaseDialog::startRelease() {
         return;
     }
     data::ReleaseRequest r = std::move(req).value();
+    if (!QFileInfo::exists(q(r.ledgerPath))) {
+        // A new ledger: only once the preview has looked for ledgers that already charged this
+        // dataset, and with the user's confirmation if it found any.
+        if (checkedLedger_ != q(r.ledgerPath) || previewPending_) {
+            status_->setText(
+                tr("Checking the ledgers used before for this dataset… click Release again when "
+                   "the preview is shown."));
+            schedulePreview();
+            return;
+        }
+        if (!otherLedgerLines_.isEmpty() && !confirmNewLedger_(otherLedgerLines_)) {
+            status_->setText(
+                tr("Not released: no new ledger was created (use the existing one above)."));
+            return;
+        }
+    }
     QStringList existing;
     for (const std::string& f : {r.csvPath, r.jsonPath}) {
         if (QFileInfo::exists(q(f))) {
@@ -740,7 +842,9 @@ void ReleaseDialog::startRelease() {
                              o.ledgerCreated ? tr(" (created)") : QString(),
                              q(data::budgetUsageText(o.usage, o.totalEpsilon, o.totalDelta)));
                 self->status_->setText(tr("Released to %1.").arg(q(o.csvPath)));
+                rememberLedger(ledger);
                 Q_EMIT self->releaseFinished(true, ledger);
+                Q_EMIT self->ledgerAccepted(ledger);
                 self->report_(true, text);
             } else {
                 self->status_->setStyleSheet(QStringLiteral("color: #b00020;"));
@@ -788,8 +892,17 @@ ReleaseController::ReleaseController(std::function<ReleaseContext()> context, Jo
     label_->setObjectName(QStringLiteral("ledgerStatus"));
     label_->setText(tr("No ledger"));
     label_->setToolTip(
-        tr("The privacy-budget ledger of the last release (File → Release "
+        tr("The privacy-budget ledger of the dataset shown (File → Release "
            "histogram…)"));
+    // A release from a terminal (`dpx release`) rewrites the ledger: show it again. The ledger is
+    // replaced by a rename, so its directory is watched too.
+    watcher_ = new QFileSystemWatcher(this);
+    changed_ = new QTimer(this);
+    changed_->setSingleShot(true);
+    changed_->setInterval(200);
+    connect(changed_, &QTimer::timeout, this, &ReleaseController::refreshLedger);
+    connect(watcher_, &QFileSystemWatcher::fileChanged, changed_, qOverload<>(&QTimer::start));
+    connect(watcher_, &QFileSystemWatcher::directoryChanged, changed_, qOverload<>(&QTimer::start));
 }
 
 ReleaseDialog* ReleaseController::open() {
@@ -800,19 +913,29 @@ ReleaseDialog* ReleaseController::open() {
     }
     dialog_ = new ReleaseDialog(context_(), runner_, window_);
     dialog_->setAttribute(Qt::WA_DeleteOnClose);
-    if (!ledgerPath_.isEmpty()) {
-        dialog_->setLedgerPath(ledgerPath_);
+    if (!ledgerPath().isEmpty()) {
+        dialog_->setLedgerPath(ledgerPath());
     }
     connect(dialog_, &ReleaseDialog::releaseFinished, this,
             [this](bool, const QString& ledger) { setLedgerPath(ledger); });
     connect(dialog_, &ReleaseDialog::ledgerChosen, this, [this](const QString& ledger) {
-        if (ledger != ledgerPath_) {
+        if (ledger != ledgerPath()) {
             setLedgerPath(ledger);
         }
     });
+    connect(dialog_, &ReleaseDialog::ledgerAccepted, this, &ReleaseController::ledgerAccepted);
     connect(dialog_, &QObject::destroyed, this, [this] { dialog_ = nullptr; });
     dialog_->show();
     return dialog_;
+}
+
+void ReleaseController::setDataset(const QString& dataset, const QString& chosenLedger) {
+    if (dataset == dataset_ && chosenLedger == ledgerPath_ && !shownPath_.isEmpty()) {
+        return;
+    }
+    dataset_ = dataset;
+    ledgerPath_ = chosenLedger;
+    refreshLedger();
 }
 
 void ReleaseController::setLedgerPath(const QString& path) {
@@ -820,40 +943,124 @@ void ReleaseController::setLedgerPath(const QString& path) {
     refreshLedger();
 }
 
-void ReleaseController::refreshLedger() {
-    if (ledgerPath_.isEmpty()) {
-        label_->setText(tr("No ledger"));
+void ReleaseController::watch(const QString& path) {
+    if (!watcher_->files().isEmpty()) {
+        watcher_->removePaths(watcher_->files());
+    }
+    if (!watcher_->directories().isEmpty()) {
+        watcher_->removePaths(watcher_->directories());
+    }
+    if (path.isEmpty()) {
         return;
     }
-    const QString path = ledgerPath_;
+    if (QFileInfo::exists(path)) {
+        watcher_->addPath(path);
+    }
+    const QString dir = QFileInfo(path).absolutePath();
+    if (QFileInfo(dir).isDir()) {
+        watcher_->addPath(dir);
+    }
+}
+
+void ReleaseController::refreshLedger() {
+    const QString chosen = ledgerPath_;
+    const QString dataset = dataset_;
+    // The ledgers used before, to find this dataset's when none is chosen (settings: GUI thread).
+    const QStringList known = chosen.isEmpty() ? knownLedgers() : QStringList();
     QPointer<ReleaseController> self(this);
     runner_->run<LedgerRun>(
         kLedgerSlot,
-        [path](std::stop_token, JobProgress&) {
+        [chosen, dataset, known](std::stop_token, JobProgress&) {
             LedgerRun out;
-            if (!QFileInfo::exists(path)) {
-                out.text = QObject::tr("%1 does not exist yet").arg(path);
+            out.path = chosen;
+            if (chosen.isEmpty()) {
+                if (dataset.isEmpty()) {
+                    return out;
+                }
+                auto found = ledgersOfDataset(known, dataset.toStdString());
+                if (found.empty()) {
+                    return out;
+                }
+                out.path = found.front().path;
+                out.ledger.found = true;
+            }
+            out.ledger.path = out.path;
+            if (!QFileInfo::exists(out.path)) {
+                out.missing = true;
+                out.text = QObject::tr("%1 does not exist yet").arg(out.path);
+                out.ledger.error = out.text;
                 return out;
             }
-            auto l = data::PrivacyLedger::load(path.toStdString());
+            auto l = data::PrivacyLedger::load(out.path.toStdString());
             if (!l) {
                 out.text = q(l.error().message);
+                out.ledger.error = out.text;
+                return out;
+            }
+            if (!dataset.isEmpty() && q(l->dataset()) != dataset) {
+                out.datasetOfLedger = q(l->dataset());
+                out.text = QObject::tr("%1 is the ledger of %2, not of the dataset shown (%3)")
+                               .arg(out.path, out.datasetOfLedger, dataset);
+                out.ledger.error = QObject::tr("it is the ledger of another dataset (%1)")
+                                       .arg(out.datasetOfLedger);
                 return out;
             }
             out.ok = true;
             out.text = ledgerLine(*l);
+            PlanLedger& p = out.ledger;
+            // The totals load only if a double holds them exactly (PrivacyLedger::create).
+            p.total = BudgetTotal{parseDecimal(l->totalEpsilon()).value().toDouble(),
+                                  parseDecimal(l->totalDelta()).value().toDouble()};
+            p.composition = l->composition();
+            p.totalEpsilon = q(l->totalEpsilon());
+            p.totalDelta = q(l->totalDelta());
+            p.usage = l->usage();
+            for (const data::LedgerRelease& r : l->releases()) {
+                auto c = data::ledgerCharge(r);
+                if (!c) {
+                    p.error = q(c.error().message);
+                    return out;
+                }
+                p.charges.push_back(*c);
+            }
             return out;
         },
-        [self, path](LedgerRun run) {
+        [self](LedgerRun run) {
             if (!self) {
                 return;
             }
-            const QString name = QFileInfo(path).fileName();
-            self->label_->setText(run.ok ? tr("Ledger %1: %2").arg(name, run.text)
-                                         : tr("Ledger %1: unreadable").arg(name));
-            self->label_->setStyleSheet(run.ok ? QString() : QStringLiteral("color: #b00020;"));
-            self->label_->setToolTip(run.ok ? path : run.text);
-            Q_EMIT self->ledgerShown(self->label_->text());
+            self->shownPath_ = run.path;
+            const QString name = QFileInfo(run.path).fileName();
+            QString text;
+            bool bad = false;
+            if (run.path.isEmpty()) {
+                text = tr("No ledger");
+                self->label_->setToolTip(
+                    tr("No ledger has charged this dataset yet (File → Release histogram…)"));
+            } else if (run.ok) {
+                text = tr("Ledger %1: %2").arg(name, run.text);
+                self->label_->setToolTip(
+                    run.ledger.found
+                        ? tr("%1 — the last ledger used for this dataset").arg(run.path)
+                        : run.path);
+                rememberLedger(run.path);
+            } else if (run.missing) {
+                text = tr("Ledger %1: not created yet").arg(name);
+                self->label_->setToolTip(run.text);
+            } else if (!run.datasetOfLedger.isEmpty()) {
+                text = tr("Ledger %1: of another dataset").arg(name);
+                self->label_->setToolTip(run.text);
+                bad = true;
+            } else {
+                text = tr("Ledger %1: unreadable").arg(name);
+                self->label_->setToolTip(run.text);
+                bad = true;
+            }
+            self->label_->setText(text);
+            self->label_->setStyleSheet(bad ? QStringLiteral("color: #b00020;") : QString());
+            self->watch(run.path);
+            Q_EMIT self->ledgerLoaded(run.ledger);
+            Q_EMIT self->ledgerShown(text);
         });
 }
 

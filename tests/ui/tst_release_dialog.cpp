@@ -1,16 +1,22 @@
 // The window's Release dialog (issue #8): pre-filled from the document, previewing the budget,
 // releasing on the JobRunner into real files through core/data/release_job, refusing over-budget
 // releases and data-dependent bins, never replacing files without the (injected) confirmation,
-// and the status bar's ledger label following every release.
+// and the status bar's ledger label following every release. Issue #17: a new ledger for a
+// dataset a known ledger has charged needs confirmation; the Budget tab starts from the ledger;
+// the status bar shows the current dataset's ledger and follows a release made elsewhere. The
+// known ledgers live in the settings, which these tests keep in a temporary directory.
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -19,8 +25,11 @@
 #include <algorithm>
 
 #include "core/data/privacy_ledger.h"
+#include "core/data/release_job.h"
+#include "ui/budget_view.h"
 #include "ui/document.h"
 #include "ui/engine.h"
+#include "ui/known_ledgers.h"
 #include "ui/main_window.h"
 #include "ui/release_dialog.h"
 #include "window_test_support.h"
@@ -71,9 +80,12 @@ struct Reports {
     int confirmations = 0;
     bool confirm = false;
     QStringList asked;
+    int newLedgerQuestions = 0;
+    bool confirmNewLedger = false;
+    QStringList otherLedgers;
 };
 
-// Opens the dialog on the window with reports and confirmation captured (no modal boxes).
+// Opens the dialog on the window with reports and confirmations captured (no modal boxes).
 ReleaseDialog* openDialog(MainWindow& w, Reports& r) {
     ReleaseDialog* d = w.releaseController()->open();
     d->setReport([&r](bool ok, const QString& text) { r.list.append({ok, text}); });
@@ -82,7 +94,31 @@ ReleaseDialog* openDialog(MainWindow& w, Reports& r) {
         r.asked = existing;
         return r.confirm;
     });
+    d->setConfirmNewLedger([&r](const QStringList& others) {
+        ++r.newLedgerQuestions;
+        r.otherLedgers = others;
+        return r.confirmNewLedger;
+    });
     return d;
+}
+
+// A release of the window's histogram made outside the window (as `dpx release` would).
+Status releaseElsewhere(MainWindow& w, const QString& ledger, const QString& csv,
+                        const std::string& epsilon) {
+    const ReleaseContext c = releaseContextOf(w.document()->state(), w.engine()->dataset());
+    data::ReleaseRequest r;
+    r.spec.epsilon = epsilon;
+    r.spec.appVersion = "dpx test";
+    r.dataset = c.dataset.toStdString();
+    r.csvPath = csv.toStdString();
+    r.ledgerPath = ledger.toStdString();
+    data::ReleaseTruth truth{*c.histogram, true, c.source.toStdString()};
+    r.loadTruth = [truth]() -> Expected<data::ReleaseTruth> { return truth; };
+    auto o = data::runRelease(r);
+    if (!o) {
+        return o.error();
+    }
+    return okStatus();
 }
 
 bool waitForPreview(ReleaseDialog* d) {
@@ -105,7 +141,13 @@ private Q_SLOTS:
     void initTestCase() {
         QLocale::setDefault(QLocale::c());
         QStandardPaths::setTestModeEnabled(true);
+        // The settings (known ledgers, window geometry) in a directory of this run only.
+        QVERIFY(settings_.isValid());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings_.path());
     }
+    // Every test starts without known ledgers.
+    void init() { QSettings().remove(QStringLiteral("ledgers")); }
 
     // The whole path on the built-in example: a release writes the CSV and its metadata (no seed,
     // no true counts), the ledger records it, the status bar's label shows what is left; a second
@@ -375,6 +417,175 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
                                   QStringLiteral("Ledger l.json: unreadable"), 10000);
     }
+
+    // Issue #17 item 7: after a release charged to ledger A, a release on the same dataset to a
+    // new ledger B would start a fresh budget; the dialog warns (naming A, offering to use it) and
+    // the release needs explicit confirmation: refused, nothing is written; confirmed, B is made.
+    void newLedgerForChargedDatasetNeedsConfirmation() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        const QString a = dir.filePath(QStringLiteral("a.json"));
+        d->setOutputPath(dir.filePath(QStringLiteral("r1.csv")));
+        d->setLedgerPath(a);
+        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("1"));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.25"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(d->newLedgerWarning().isEmpty());  // no ledger has charged this dataset yet
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QCOMPARE(reports.newLedgerQuestions, 0);
+        QCOMPARE(knownLedgers().value(0), a);
+
+        // A new ledger B for the same data: warned before the click...
+        const QString b = dir.filePath(QStringLiteral("b.json"));
+        d->setOutputPath(dir.filePath(QStringLiteral("r2.csv")));
+        d->setLedgerPath(b);
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->newLedgerWarning().contains(a) &&
+                     d->newLedgerWarning().contains(QStringLiteral("fresh budget")),
+                 qPrintable(d->newLedgerWarning()));
+        QCOMPARE(d->otherLedgers(), QStringList{a});
+        // ...refused without confirmation: nothing written...
+        const QStringList before = entries(dir);
+        reports.confirmNewLedger = false;
+        const auto reported = reports.list.size();
+        d->startRelease();
+        QCOMPARE(reports.newLedgerQuestions, 1);
+        QVERIFY(reports.otherLedgers.value(0).contains(a));
+        QTest::qWait(200);
+        QCOMPARE(reports.list.size(), reported);
+        QCOMPARE(entries(dir), before);
+        QVERIFY(d->statusText().contains(QStringLiteral("Not released")));
+        // ...offered the ledger that charged it...
+        auto* use = field<QPushButton>(d, "releaseUseOtherLedger");
+        QVERIFY(!use->isHidden());
+        QVERIFY(use->text().contains(QStringLiteral("a.json")));
+        use->click();
+        QCOMPARE(field<QLineEdit>(d, "releaseLedger")->text(), a);
+        QVERIFY(waitForPreview(d));
+        QVERIFY(d->newLedgerWarning().isEmpty());
+        // ...and made after an explicit yes.
+        d->setLedgerPath(b);
+        QVERIFY(waitForPreview(d));
+        reports.confirmNewLedger = true;
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QCOMPARE(reports.newLedgerQuestions, 2);
+        QVERIFY(QFileInfo::exists(b));
+    }
+
+    // Issue #17 items 8 and 9: a ledger chosen in the dialog becomes the plan's; the Budget tab
+    // starts from what it has spent; a release made outside the window (as `dpx release`) is shown
+    // in the status bar and the Budget tab without any action; another dataset shows its own
+    // (empty) plan and no ledger, and coming back shows the ledger and plan again.
+    void budgetAndStatusBarFollowTheLedger() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        BudgetView* budget = w.budgetView();
+        QTRY_VERIFY(!budget->busy() && budget->result().has_value());
+        const double fresh = budget->result()->statistics[0].epsilon;
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        d->setOutputPath(dir.filePath(QStringLiteral("r1.csv")));
+        d->setLedgerPath(ledger);
+        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("1"));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.5"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        d->close();
+        QTRY_VERIFY(w.releaseController()->dialog() == nullptr);
+
+        // The plan is the ledger's: it shares the 0.5 left.
+        QTRY_COMPARE_WITH_TIMEOUT(currentBudget(w.document()->state()).ledger, ledger, 10000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            !budget->busy() && budget->result() && budget->result()->spentCharges == 1,
+            qPrintable(budget->ledgerText() + QLatin1Char('|') + budget->errorText() +
+                       QLatin1Char('|') + w.releaseController()->ledgerLabel()->text()),
+            10000);
+        QCOMPARE(fresh, 1.0);
+        QCOMPARE(budget->result()->statistics[0].epsilon, 0.5);
+        QVERIFY(budget->ledgerText().contains(QStringLiteral("l.json")));
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger l.json: ε 0.5 of 1 left"), 10000);
+
+        // A release from elsewhere: the label and the plan follow the file.
+        QVERIFY(releaseElsewhere(w, ledger, dir.filePath(QStringLiteral("r2.csv")), "0.25"));
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger l.json: ε 0.25 of 1 left"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !budget->busy() && budget->result() && budget->result()->spentCharges == 2, 10000);
+        QCOMPARE(budget->result()->statistics[0].epsilon, 0.25);
+
+        // Another dataset: no ledger of its own, its own (new) plan, and a line saying so.
+        ExplorerState s = w.document()->state();
+        const ExplorerState telemetry = s;
+        s.exampleId = QStringLiteral("ages");
+        QVERIFY(applyAndWait(w, s));
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("No ledger"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!budget->busy() && !budget->ledger().usable(), 10000);
+        QVERIFY2(budget->noteText().contains(QStringLiteral("ages")),
+                 qPrintable(budget->noteText()));
+        QTRY_VERIFY(budget->result() && budget->result()->spentCharges == 0);
+        // Back: the ledger and the plan that starts from it.
+        QVERIFY(applyAndWait(w, telemetry));
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger l.json: ε 0.25 of 1 left"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !budget->busy() && budget->result() && budget->result()->spentCharges == 2, 10000);
+    }
+
+    // Issue #17 item 9: with no ledger chosen for the plan, the status bar shows the last ledger
+    // used for the dataset shown (a new window after a restart), never one of another dataset.
+    void statusBarFindsTheDatasetsLedger() {
+        QTemporaryDir dir;
+        const QString other = dir.filePath(QStringLiteral("other.json"));
+        {
+            auto l = data::PrivacyLedger::create("some other data", "1", "0", Composition::Basic);
+            QFile f(other);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(l->toJson()));
+        }
+        rememberLedger(other);
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        QTest::qWait(300);
+        QCOMPARE(w.releaseController()->ledgerLabel()->text(), QStringLiteral("No ledger"));
+        const QString mine = dir.filePath(QStringLiteral("mine.json"));
+        {
+            const ReleaseContext c = releaseContextOf(w.document()->state(), w.engine()->dataset());
+            auto l =
+                data::PrivacyLedger::create(c.dataset.toStdString(), "2", "0", Composition::Basic);
+            QFile f(mine);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(l->toJson()));
+        }
+        QVERIFY(releaseElsewhere(w, mine, dir.filePath(QStringLiteral("r.csv")), "0.5"));
+        rememberLedger(mine);
+        rememberLedger(other);  // the newest known ledger is another dataset's
+        MainWindow again;
+        again.show();
+        QVERIFY(waitForData(again));
+        QTRY_COMPARE_WITH_TIMEOUT(again.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger mine.json: ε 1.5 of 2 left"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!again.budgetView()->busy() && again.budgetView()->result() &&
+                                     again.budgetView()->result()->spentCharges == 1,
+                                 10000);
+    }
+
+private:
+    QTemporaryDir settings_;
 };
 
 QTEST_MAIN(TestReleaseDialog)
