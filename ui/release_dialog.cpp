@@ -44,6 +44,7 @@ QString q(const std::string& s) {
 const QString kPreviewSlot = QStringLiteral("release-preview");
 const QString kReleaseSlot = QStringLiteral("release");
 const QString kLedgerSlot = QStringLiteral("release-ledger");
+const QString kRestSlot = QStringLiteral("release-rest");
 
 // Results of the runner's jobs (Expected has no default state, so these carry an error text).
 struct PreviewRun {
@@ -52,6 +53,10 @@ struct PreviewRun {
     QString ledgerPath;  // the path the preview ran with
     // A new ledger: the known ledgers that already charged this dataset (path, one line each).
     QStringList otherPaths, otherLines;
+};
+struct RestRun {
+    QString epsilon;  // the largest ε the ledger accepts, as decimal text
+    QString error;
 };
 struct ReleaseRun {
     std::optional<data::ReleaseOutcome> outcome;
@@ -342,7 +347,16 @@ void ReleaseDialog::buildUi() {
     epsilon_ = new QLineEdit(q(formatShortest(ctx_.epsilon)));
     epsilon_->setObjectName(QStringLiteral("releaseEpsilon"));
     epsilon_->setToolTip(tr("Read exactly as a decimal: 0.1 is 1/10."));
-    form->addRow(tr("ε:"), epsilon_);
+    useRest_ = new QPushButton(tr("Use the rest"));
+    useRest_->setObjectName(QStringLiteral("releaseUseRest"));
+    useRest_->setToolTip(
+        tr("Fill in the largest ε (6 significant digits, rounded down) that the ledger still "
+           "accepts for this release: the same mechanism, δ and neighbours"));
+    connect(useRest_, &QPushButton::clicked, this, &ReleaseDialog::useTheRest);
+    auto* epsilonRow = new QHBoxLayout;
+    epsilonRow->addWidget(epsilon_, 1);
+    epsilonRow->addWidget(useRest_);
+    form->addRow(tr("ε:"), epsilonRow);
     delta_ = new QLineEdit(q(formatShortest(ctx_.delta)));
     delta_->setObjectName(QStringLiteral("releaseDelta"));
     deltaLabel_ = new QLabel(tr("δ:"));
@@ -708,6 +722,45 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
         Q_EMIT ledgerAccepted(ledgerPath);  // intact and of this dataset (previewRelease checks)
     }
     Q_EMIT previewUpdated();
+}
+
+void ReleaseDialog::useTheRest() {
+    auto req = request();
+    if (!req) {
+        status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+        status_->setText(tr("Cannot compute the rest: %1").arg(q(req.error().message)));
+        return;
+    }
+    data::ReleaseRequest r = std::move(req).value();
+    useRest_->setEnabled(false);
+    status_->setStyleSheet(QString());
+    status_->setText(tr("Computing the largest ε the ledger accepts…"));
+    QPointer<ReleaseDialog> self(this);
+    // A bisection over calibrations for the discrete Gaussian under zCDP: on the runner.
+    runner_->run<RestRun>(
+        kRestSlot,
+        [r](std::stop_token, JobProgress&) {
+            RestRun out;
+            auto e = data::spendableEpsilon(r);
+            if (e) {
+                out.epsilon = q(*e);
+            } else {
+                out.error = q(e.error().message);
+            }
+            return out;
+        },
+        [self](RestRun run) {
+            if (!self) {
+                return;
+            }
+            self->useRest_->setEnabled(true);
+            if (!run.error.isEmpty()) {
+                self->status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+                self->status_->setText(tr("No ε left to use: %1").arg(run.error));
+                return;
+            }
+            self->epsilon_->setText(run.epsilon);  // previews again
+        });
 }
 
 void ReleaseDialog::closeEvent(QCloseEvent* e) {

@@ -108,6 +108,9 @@ public Q_SLOTS:
     // Checks the output files (asking before overwriting) and starts the release on the runner.
     void startRelease();
     void schedulePreview();
+    // "Use the rest": fills ε with the largest decimal (6 significant digits, rounded down) the
+    // ledger accepts for this release (data::spendableEpsilon, on the runner).
+    void useTheRest();
 
 Q_SIGNALS:
     void previewUpdated();
@@ -145,6 +148,7 @@ private:
     std::function<bool(const QStringList&)> confirmNewLedger_;
     QComboBox* mechanism_ = nullptr;
     QLineEdit* epsilon_ = nullptr;
+    QPushButton* useRest_ = nullptr;
     QLineEdit* delta_ = nullptr;
     QLabel* deltaLabel_ = nullptr;
     QSpinBox* groupSize_ = nullptr;

@@ -16,6 +16,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -582,6 +583,54 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!again.budgetView()->busy() && again.budgetView()->result() &&
                                      again.budgetView()->result()->spentCharges == 1,
                                  10000);
+    }
+
+    // Issue #17 item 6: after ε = 0.299573227355399 (an accuracy-first ε) of a total of 1, what
+    // is left is shown rounded down (0.700426, not 0.700427), that figure is accepted when typed,
+    // "Use the rest" fills in an ε the ledger accepts, and a refusal prints decimals, never a
+    // 30-digit fraction.
+    void remainingBudgetCanBeSpent() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        d->setOutputPath(dir.filePath(QStringLiteral("r1.csv")));
+        d->setLedgerPath(dir.filePath(QStringLiteral("l.json")));
+        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("1"));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.299573227355399"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        d->setOutputPath(dir.filePath(QStringLiteral("r2.csv")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->budgetText().contains(QStringLiteral("ε 0.700426 of 1 left now")),
+                 qPrintable(d->budgetText()));
+        // The figure shown is spendable.
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.700426"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        // A refusal in decimals.
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.8"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!d->canRelease());
+        const QRegularExpression longNumber(QStringLiteral("[0-9]{16,}|[0-9]+/[0-9]+"));
+        QVERIFY2(!d->statusText().contains(longNumber), qPrintable(d->statusText()));
+        QVERIFY2(!d->budgetText().contains(longNumber), qPrintable(d->budgetText()));
+        // "Use the rest": the largest ε the ledger takes, and the release goes through.
+        auto* rest = field<QPushButton>(d, "releaseUseRest");
+        QVERIFY(rest);
+        rest->click();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            field<QLineEdit>(d, "releaseEpsilon")->text() != QStringLiteral("0.8"), 10000);
+        const QString eps = field<QLineEdit>(d, "releaseEpsilon")->text();
+        QVERIFY2(eps.startsWith(QStringLiteral("0.7004")), qPrintable(eps));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
     }
 
 private:
