@@ -9,12 +9,16 @@
 //    statistics, zCDP with Gaussian ones;
 //  - optionally `dpx budget` end to end with --dpx PATH (n = 10³ and 10⁴: 10⁵ --stat options
 //    exceed the kernel's argument-list limit), output discarded.
-// Median of --reps runs (bounded by --budget seconds per case). A RESULT line per case.
+// Median of --reps runs (bounded by --budget seconds per case). A RESULT line per case. With
+// --timeout S each case runs in a child process ended after S seconds ("timeout>S"), so that the
+// same program can measure the core before issue #17, where some cases take hours.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +32,30 @@ namespace {
 
 using namespace dpx;
 
+// With --timeout S > 0 every case runs in a child process that SIGALRM ends after S seconds, and
+// the case prints "timeout>S" instead (to measure an older core whose cases can take hours).
+double gTimeout = 0;
+
+void guarded(const std::string& name, const std::function<void()>& body) {
+    if (gTimeout <= 0) {
+        body();
+        return;
+    }
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        alarm(static_cast<unsigned>(gTimeout));
+        body();
+        std::fflush(stdout);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+        std::printf("RESULT %s timeout>%gs\n", name.c_str(), gTimeout);
+    }
+}
+
 [[noreturn]] void die(const std::string& what, const Error& e) {
     std::fprintf(stderr, "bench_release_budget: %s: %s\n", what.c_str(), e.message.c_str());
     std::exit(1);
@@ -39,15 +67,18 @@ void calibrations(int reps, double budget) {
              {std::pair{Neighbouring::AddRemove, 1}, std::pair{Neighbouring::Replace, 3}}) {
             const Rational eps = *parseDecimal(e);
             const Rational delta = *parseDecimal("1e-6");
-            std::string outcome;
-            const auto times = bench::timeRuns(reps, budget, [&] {
-                auto c = calibrateReleaseGaussian(eps, delta, relation, cap);
-                outcome = c ? "sigma^2 = " + c->sigma2.toString() : "refused: " + c.error().message;
+            const std::string name = std::string("calibration eps=") + e + " delta=1e-6 " +
+                                     neighbouringName(relation) + " cap=" + std::to_string(cap);
+            guarded(name, [&] {
+                std::string outcome;
+                const auto times = bench::timeRuns(reps, budget, [&] {
+                    auto c = calibrateReleaseGaussian(eps, delta, relation, cap);
+                    outcome =
+                        c ? "sigma^2 = " + c->sigma2.toString() : "refused: " + c.error().message;
+                });
+                std::printf("RESULT %s median_ms=%.3f runs=%zu %s\n", name.c_str(),
+                            1e3 * bench::median(times), times.size(), outcome.c_str());
             });
-            std::printf(
-                "RESULT calibration eps=%s delta=1e-6 %s cap=%d median_ms=%.3f runs=%zu %s\n", e,
-                neighbouringName(relation), cap, 1e3 * bench::median(times), times.size(),
-                outcome.c_str());
         }
     }
 }
@@ -56,29 +87,33 @@ void ledger(int reps, double budget) {
     for (const int n : {1000, 10000, 100000}) {
         for (const Composition composition : {Composition::Basic, Composition::Zcdp}) {
             const BudgetTotal total{1.0, 1e-6};
-            std::string spent;
-            const auto times = bench::timeRuns(reps, budget, [&] {
-                auto l = BudgetLedger::create(total, composition);
-                if (!l) {
-                    die("ledger", l.error());
-                }
-                const double rho = l->usage().rhoBudget / (2.0 * n);
-                for (int i = 0; i < n; ++i) {
-                    const BudgetCharge c = composition == Composition::Basic
-                                               ? BudgetCharge{"s", 1.0 / n, 1e-6 / n, std::nullopt}
-                                               : BudgetCharge{"s", 0, 0, rho};
-                    if (auto s = l->charge(c); !s) {
-                        die("charge " + std::to_string(i), s.error());
+            const std::string name =
+                "ledger n=" + std::to_string(n) + " composition=" + compositionName(composition);
+            guarded(name, [&] {
+                std::string spent;
+                const auto times = bench::timeRuns(reps, budget, [&] {
+                    auto l = BudgetLedger::create(total, composition);
+                    if (!l) {
+                        die("ledger", l.error());
                     }
-                }
-                const BudgetUsage u = l->usage();
-                spent = composition == Composition::Basic
-                            ? "eps_spent_exact=" + u.epsilonSpentExact
-                            : "rho_spent=" + std::to_string(u.rhoSpent);
+                    const double rho = l->usage().rhoBudget / (2.0 * n);
+                    for (int i = 0; i < n; ++i) {
+                        const BudgetCharge c =
+                            composition == Composition::Basic
+                                ? BudgetCharge{"s", 1.0 / n, 1e-6 / n, std::nullopt}
+                                : BudgetCharge{"s", 0, 0, rho};
+                        if (auto s = l->charge(c); !s) {
+                            die("charge " + std::to_string(i), s.error());
+                        }
+                    }
+                    const BudgetUsage u = l->usage();
+                    spent = composition == Composition::Basic
+                                ? "eps_spent_exact=" + u.epsilonSpentExact
+                                : "rho_spent=" + std::to_string(u.rhoSpent);
+                });
+                std::printf("RESULT %s median_s=%.4f runs=%zu %s\n", name.c_str(),
+                            bench::median(times), times.size(), spent.c_str());
             });
-            std::printf("RESULT ledger n=%d composition=%s median_s=%.4f runs=%zu %s\n", n,
-                        compositionName(composition), bench::median(times), times.size(),
-                        spent.c_str());
         }
     }
 }
@@ -102,16 +137,19 @@ void plans(int reps, double budget) {
     for (const int n : {1000, 10000, 100000}) {
         for (const Composition composition : {Composition::Basic, Composition::Zcdp}) {
             const BudgetPlan plan = makePlan(n, composition);
-            const auto times = bench::timeRuns(reps, budget, [&] {
-                auto r = allocatePlan(plan);
-                if (!r) {
-                    die("plan", r.error());
-                }
+            const std::string name =
+                "plan n=" + std::to_string(n) + " composition=" + compositionName(composition) +
+                " mechanism=" + (composition == Composition::Basic ? "laplace" : "gaussian");
+            guarded(name, [&] {
+                const auto times = bench::timeRuns(reps, budget, [&] {
+                    auto r = allocatePlan(plan);
+                    if (!r) {
+                        die("plan", r.error());
+                    }
+                });
+                std::printf("RESULT %s median_s=%.4f runs=%zu\n", name.c_str(),
+                            bench::median(times), times.size());
             });
-            std::printf("RESULT plan n=%d composition=%s mechanism=%s median_s=%.4f runs=%zu\n", n,
-                        compositionName(composition),
-                        composition == Composition::Basic ? "laplace" : "gaussian",
-                        bench::median(times), times.size());
         }
     }
 }
@@ -157,7 +195,9 @@ void endToEnd(const std::string& dpx, int reps, double budget) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bench::Options opt(argc, argv, {{"reps", "5"}, {"budget", "60"}, {"dpx", ""}});
+    const bench::Options opt(argc, argv,
+                             {{"reps", "5"}, {"budget", "60"}, {"dpx", ""}, {"timeout", "0"}});
+    gTimeout = opt.real("timeout");
     const int reps = static_cast<int>(opt.integer("reps"));
     const double budget = opt.real("budget");
     bench::printHeader("discrete Gaussian release calibration and budget arithmetic (issue #17)");
