@@ -922,6 +922,12 @@ void TestExactSamplers::deltaLargeSigmaAgainstMpmath_data() {
                                           << "2.033733117232186681403862e-14" << 1e-11;
     QTest::newRow("s2=1e12 d=1000 e=0.001") << "1e12" << 1000 << "0.001"
                                             << "0.00008335713212518831750279301" << 1e-11;
+    QTest::newRow("s2=1e12 d=1 e=1e-5") << "1e12" << 1 << "1e-5"
+                                        << "7.474597627515177298892684e-31" << 1e-11;
+    QTest::newRow("s2=1e12 d=1 e=1e-6") << "1e12" << 1 << "1e-6"
+                                        << "8.331551224543547814144802e-8" << 1e-11;
+    QTest::newRow("s2=1e12 d=1 e=1e-8") << "1e12" << 1 << "1e-8"
+                                        << "0.0000003939622293190396049634191" << 1e-11;
 }
 
 // Large σ (Euler–Maclaurin with a bounded remainder): never below 45-digit values, and at most
