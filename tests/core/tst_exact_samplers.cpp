@@ -900,7 +900,8 @@ void TestExactSamplers::deltaLargeSigmaAgainstMpmath_data() {
     QTest::addColumn<QString>("epsilon");
     QTest::addColumn<QString>("reference");
     QTest::addColumn<double>("tolerance");  // relative, above the reference
-    // mpmath 1.3.0 at 45 digits: Σ_{y > a} f(y)(1 − e^(ε − L(y))) by direct summation from
+    // mpmath 1.3.0 at 45 digits (tests/reference/discrete_gaussian_delta.py): Σ_{y > a}
+    // f(y)(1 − e^(ε − L(y))) by direct summation from
     // ⌊a⌋ + 1 (f(y) = e^(−y²/(2σ²)) and e^(ε − L(y)) by exact-ratio recurrences, re-anchored with
     // exp every 2·10^6 terms) until f < 1e-42 of the sum, divided by σ√(2π)·θ (Poisson summation).
     // Up to 1.4·10^7 terms per row; these σ² take the Euler–Maclaurin evaluation.
