@@ -622,6 +622,10 @@ void DataPanel::showState(const ExplorerState& s) {
         form_->setRowVisible(rangeRow_, true);
         rangeLo_->setEnabled(false);
         rangeHi_->setEnabled(false);
+        if (s.edges.size() >= 2) {  // the range the edges span, not "data min"
+            rangeLo_->setPlaceholderText(numberText(s.edges.front()));
+            rangeHi_->setPlaceholderText(numberText(s.edges.back()));
+        }
     }
     form_->setRowVisible(categoriesRow_, s.binning == BinningChoice::Categories);
     categories_->setText(s.categories.join(QStringLiteral(", ")));

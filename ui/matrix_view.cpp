@@ -864,11 +864,8 @@ void MatrixView::setPending(const QString& what) {
         setMessage(what + QStringLiteral("…"));
         return;
     }
-    const QString shown = currentPage() == Page::Noise   ? tr("noise law")
-                          : currentPage() == Page::Local ? tr("report matrix")
-                                                         : tr("matrix");
-    pending_->setText(
-        tr("%1… The %2 below is the previous result (%3).").arg(what, shown, title_->text()));
+    // One short line: the title above still names the result on show.
+    pending_->setText(tr("%1… Shown: the previous result.").arg(what));
     pending_->show();
 }
 
@@ -878,12 +875,9 @@ void MatrixView::setCancelled(const QString& what) {
             tr("%1: cancelled. Nothing to show; change a setting to compute again.").arg(what));
         return;
     }
-    const QString shown = currentPage() == Page::Noise   ? tr("noise law")
-                          : currentPage() == Page::Local ? tr("report matrix")
-                                                         : tr("matrix");
-    pending_->setText(tr("%1: cancelled. The %2 below is the previous result (%3); change a "
-                         "setting to compute again.")
-                          .arg(what, shown, title_->text()));
+    pending_->setText(
+        tr("%1: cancelled. Shown: the previous result; change a setting to compute again.")
+            .arg(what));
     pending_->show();
 }
 

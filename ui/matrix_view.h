@@ -202,7 +202,7 @@ private:
     std::vector<QLabel*> propertyBadges_;
     QLabel* lpStatus_ = nullptr;
     QLabel* lpWarning_ = nullptr;
-    QLabel* pending_ = nullptr;  // "Solving …: the matrix below is the previous result"
+    QLabel* pending_ = nullptr;  // "Solving …… Shown: the previous result."
     void clearPending();
 
     // pages

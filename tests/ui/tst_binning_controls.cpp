@@ -146,6 +146,9 @@ private Q_SLOTS:
                 w, [&] { typeEdges(panel->edgesEdit(), QStringLiteral("0, 18, 65, 74")); }));
             QCOMPARE(w.document()->state().edges, mine);
             QCOMPARE(w.engine()->dataset().histogram->size(), std::size_t{3});
+            // The range fields (disabled with edges) show the span of the edges.
+            QCOMPARE(panel->rangeLowEdit()->placeholderText(), QStringLiteral("0"));
+            QCOMPARE(panel->rangeHighEdit()->placeholderText(), QStringLiteral("74"));
             // score: automatic, then 10 equal-width bins.
             QVERIFY(andWait(w, [&] { activate(panel->columnBox(), QStringLiteral("score")); }));
             QCOMPARE(w.document()->state().binning, BinningChoice::Auto);
