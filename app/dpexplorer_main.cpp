@@ -166,6 +166,15 @@ int main(int argc, char** argv) {
                 std::fprintf(ok ? stdout : stderr, "%s\n", qPrintable(text));
             });
             d->setConfirmOverwrite([](const QStringList&) { return false; });
+            // Scripts never start a second budget for data a known ledger has charged.
+            d->setConfirmNewLedger([](const QStringList& others) {
+                std::fprintf(stderr,
+                             "dpexplorer: refused: a new ledger would start a fresh budget for "
+                             "data already charged to:\n%s\n",
+                             qPrintable(others.join(QLatin1Char('\n'))));
+                QTimer::singleShot(0, [] { QApplication::exit(1); });
+                return false;
+            });
             auto setText = [d](const char* name, const QString& text) {
                 if (auto* e = d->findChild<QLineEdit*>(QLatin1String(name))) {
                     e->setText(text);

@@ -161,8 +161,9 @@ BudgetView::BudgetView(JobRunner* runner, QWidget* parent)
     table_->verticalHeader()->setVisible(false);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Every column as wide as its contents: a stretched first column pushed the numbers out of
+    // sight in a narrow window (1024 px), a stretched last one parted the error from its label.
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSectionResizeMode(ColStatistic, QHeaderView::Stretch);
     table_->horizontalHeader()->setStretchLastSection(false);
 
     note_ = new QLabel;
@@ -229,12 +230,15 @@ BudgetView::BudgetView(JobRunner* runner, QWidget* parent)
     top->addWidget(compLabel);
     top->addWidget(composition_);
     top->addStretch(1);
+    // The statistics' controls on a row of their own, so that nothing is squeezed at 1024 px.
+    auto* rows = new QHBoxLayout;
     auto* columnLabel = new QLabel(tr("C&olumn:"));
     columnLabel->setBuddy(addColumn_);
-    top->addWidget(columnLabel);
-    top->addWidget(addColumn_);
-    top->addWidget(add_);
-    top->addWidget(remove_);
+    rows->addWidget(columnLabel);
+    rows->addWidget(addColumn_);
+    rows->addWidget(add_);
+    rows->addWidget(remove_);
+    rows->addStretch(1);
 
     auto* ledgerRow = new QHBoxLayout;
     ledgerRow->addWidget(ledgerLine_, 1);
@@ -243,6 +247,7 @@ BudgetView::BudgetView(JobRunner* runner, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(ledgerRow);
+    layout->addLayout(rows);
     layout->addWidget(note_);
     layout->addWidget(table_, 1);
     layout->addWidget(summary_);

@@ -151,6 +151,13 @@ QString sigma2Text(const Rational& r) {
     return QObject::tr("σ² ≈ %1 (").arg(q(formatNumber(r.toDouble())));
 }
 
+// The style of a refusal or warning: dark red, or a light red on a dark theme (readable on both).
+QString errorStyle(const QWidget* w) {
+    return w->palette().color(QPalette::Window).lightness() < 128
+               ? QStringLiteral("color: #ff8a80;")
+               : QStringLiteral("color: #b00020;");
+}
+
 QString releasesText(std::size_t n) {
     return n == 1 ? QObject::tr("1 release") : QObject::tr("%1 releases").arg(n);
 }
@@ -328,7 +335,7 @@ void ReleaseDialog::buildUi() {
     auto* refusal = new QLabel;
     refusal->setObjectName(QStringLiteral("releaseRefusal"));
     refusal->setWordWrap(true);
-    refusal->setStyleSheet(QStringLiteral("color: #b00020;"));
+    refusal->setStyleSheet(errorStyle(this));
     refusal->setText(!ctx_.error.isEmpty() ? ctx_.error : ctx_.refusal);
     refusal->setVisible(!refusal->text().isEmpty());
     layout->addWidget(refusal);
@@ -451,7 +458,7 @@ void ReleaseDialog::buildUi() {
     newLedgerWarning_ = new QLabel;
     newLedgerWarning_->setObjectName(QStringLiteral("releaseNewLedgerWarning"));
     newLedgerWarning_->setWordWrap(true);
-    newLedgerWarning_->setStyleSheet(QStringLiteral("color: #b00020;"));
+    newLedgerWarning_->setStyleSheet(errorStyle(this));
     newLedgerWarning_->hide();
     useOtherLedger_ = new QPushButton;
     useOtherLedger_->setObjectName(QStringLiteral("releaseUseOtherLedger"));
@@ -461,11 +468,14 @@ void ReleaseDialog::buildUi() {
             ledger_->setText(otherLedgers_.first());
         }
     });
-    auto* warningRow = new QHBoxLayout;
-    warningRow->addWidget(newLedgerWarning_, 1);
-    warningRow->addWidget(useOtherLedger_, 0, Qt::AlignTop);
-    budget->addRow(warningRow);
+    // Below the box, like the status line: a word-wrapped label in the form gets too little
+    // height when it appears.
+    auto* useRow = new QHBoxLayout;
+    useRow->addWidget(useOtherLedger_);
+    useRow->addStretch(1);
     layout->addWidget(budgetBox);
+    layout->addWidget(newLedgerWarning_);
+    layout->addLayout(useRow);
 
     status_ = new QLabel;
     status_->setObjectName(QStringLiteral("releaseStatus"));
@@ -648,7 +658,7 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
     }
     if (!p) {
         budget_->clear();
-        status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+        status_->setStyleSheet(errorStyle(this));
         status_->setText(tr("Cannot release: %1").arg(error));
     } else {
         if (p->gaussian) {
@@ -696,7 +706,7 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
                                        .arg(existing_.join(tr(" and "))));
         } else {
             budget_->setText(tr("%1 This release %2.").arg(now, cost));
-            status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+            status_->setStyleSheet(errorStyle(this));
             std::string why = p->refusal;
             const std::string prefix = "release refused: ";
             if (why.rfind(prefix, 0) == 0) {
@@ -727,7 +737,7 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
 void ReleaseDialog::useTheRest() {
     auto req = request();
     if (!req) {
-        status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+        status_->setStyleSheet(errorStyle(this));
         status_->setText(tr("Cannot compute the rest: %1").arg(q(req.error().message)));
         return;
     }
@@ -755,7 +765,7 @@ void ReleaseDialog::useTheRest() {
             }
             self->useRest_->setEnabled(true);
             if (!run.error.isEmpty()) {
-                self->status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+                self->status_->setStyleSheet(errorStyle(self));
                 self->status_->setText(tr("No ε left to use: %1").arg(run.error));
                 return;
             }
@@ -900,7 +910,7 @@ void ReleaseDialog::startRelease() {
                 Q_EMIT self->ledgerAccepted(ledger);
                 self->report_(true, text);
             } else {
-                self->status_->setStyleSheet(QStringLiteral("color: #b00020;"));
+                self->status_->setStyleSheet(errorStyle(self));
                 self->status_->setText(tr("Refused: %1 Nothing was written.").arg(run.error));
                 Q_EMIT self->releaseFinished(false, ledger);
                 self->report_(
@@ -1110,7 +1120,7 @@ void ReleaseController::refreshLedger() {
                 bad = true;
             }
             self->label_->setText(text);
-            self->label_->setStyleSheet(bad ? QStringLiteral("color: #b00020;") : QString());
+            self->label_->setStyleSheet(bad ? errorStyle(self->label_) : QString());
             self->watch(run.path);
             Q_EMIT self->ledgerLoaded(run.ledger);
             Q_EMIT self->ledgerShown(text);
