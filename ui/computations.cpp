@@ -62,7 +62,8 @@ Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
                              const ExampleDataset* example) {
     switch (s.binning) {
         case BinningChoice::Auto:
-            if (example && (s.column.isEmpty() || s.column.toStdString() == example->defaultColumn)) {
+            if (example &&
+                (s.column.isEmpty() || s.column.toStdString() == example->defaultColumn)) {
                 return example->defaultBinning;
             }
             return suggestBinning(column);
@@ -114,7 +115,8 @@ double quantileOfColumn(const CountMechanism& m, std::size_t j, double p, bool u
     return 0;
 }
 
-Expected<CountMechanism> countMatrix(const ExplorerState& s, int n, std::optional<CountLpResult>& lp,
+Expected<CountMechanism> countMatrix(const ExplorerState& s, int n,
+                                     std::optional<CountLpResult>& lp,
                                      const std::stop_token& stop) {
     switch (s.mechanism) {
         case MechanismChoice::CountGeometric:
@@ -264,12 +266,11 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
             return r;
         }
         options.delimiter = schema->delimiter;  // the same dialect for the counting pass
-        r.description = QObject::tr("CSV file %1 · delimiter %2%3 · %4")
-                            .arg(s.csvPath, delimiterText(schema->delimiter),
-                                 csvDelimiterChar(s.csvDelimiter) == 0 ? QObject::tr(" (detected)")
-                                                                       : QString(),
-                                 schema->header ? QObject::tr("header row")
-                                                : QObject::tr("no header row"));
+        r.description =
+            QObject::tr("CSV file %1 · delimiter %2%3 · %4")
+                .arg(s.csvPath, delimiterText(schema->delimiter),
+                     csvDelimiterChar(s.csvDelimiter) == 0 ? QObject::tr(" (detected)") : QString(),
+                     schema->header ? QObject::tr("header row") : QObject::tr("no header row"));
         cols = schema->columns;
         r.typeOverridden = schema->overridden;
     } else {
@@ -290,9 +291,10 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
         }
         table = s.sqlTable.isEmpty() ? tables->front() : s.sqlTable.toStdString();
         r.sqlTable = q(table);
-        r.sourceTitle = s.source == SourceKind::Sqlite
-                            ? QStringLiteral("%1 — %2").arg(r.sqlTable, QFileInfo(s.sqlitePath).fileName())
-                            : QStringLiteral("%1 — %2").arg(r.sqlTable, s.pgDatabase);
+        r.sourceTitle =
+            s.source == SourceKind::Sqlite
+                ? QStringLiteral("%1 — %2").arg(r.sqlTable, QFileInfo(s.sqlitePath).fileName())
+                : QStringLiteral("%1 — %2").arg(r.sqlTable, s.pgDatabase);
         auto c = data::sqlListColumns(spec, table, stop);
         if (!c) {
             r.error = q(c.error().message);
@@ -336,7 +338,10 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
             }
             return data::csvHistograms(s.csvPath.toStdString(), options, req, cap, stop, cb);
         }
-        auto h = data::sqlHistograms(spec, table, req, cap, stop);
+        // The same skip/stop rule as the CSV reader (issue #17 item 11: one rule for all sources).
+        auto h = data::sqlHistograms(
+            spec, table, req, cap, stop,
+            s.csvSkipBadRows ? data::BadRowPolicy::Skip : data::BadRowPolicy::Stop);
         if (progress) {
             progress(to);
         }
@@ -345,8 +350,8 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
 
     // The range, when the bins need one and none is declared: a first pass (CSV: the reader's
     // Binner tracks min/max whatever the bins; SQL: one aggregate query).
-    const bool rangeBinning = s.binning == BinningChoice::EqualWidth ||
-                              s.binning == BinningChoice::Integer;
+    const bool rangeBinning =
+        s.binning == BinningChoice::EqualWidth || s.binning == BinningChoice::Integer;
     const bool needRange =
         (s.binning == BinningChoice::Auto && numeric) || (rangeBinning && s.rangeLo == s.rangeHi);
     double lo = s.rangeLo, hi = s.rangeHi;
@@ -380,15 +385,17 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
             hi = range->max;
         }
         if (numbers == 0) {
-            r.error = QObject::tr("The column '%1' has no numbers to take a range from: declare "
-                                  "the bins (range, edges or categories).")
+            r.error = QObject::tr(
+                          "The column '%1' has no numbers to take a range from: declare "
+                          "the bins (range, edges or categories).")
                           .arg(r.column);
             return r;
         }
         r.dataDependent = true;
         r.dataDependentText =
-            QObject::tr("Data-dependent range [%1, %2] (the data's min and max): declare it "
-                        "for a release.")
+            QObject::tr(
+                "Data-dependent range [%1, %2] (the data's min and max): declare it "
+                "for a release.")
                 .arg(num(lo), num(hi));
     }
     Expected<Binning> binning = Error{""};
@@ -408,8 +415,9 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
     }
     if (binning && binning->kind == BinningKind::Categories && binning->categories.empty()) {
         r.dataDependent = true;
-        r.dataDependentText = QObject::tr("Data-dependent categories (the values found in the "
-                                          "data): declare the list for a release.");
+        r.dataDependentText = QObject::tr(
+            "Data-dependent categories (the values found in the "
+            "data): declare the list for a release.");
     }
     if (!binning) {
         r.error = q(binning.error().message);
@@ -433,7 +441,8 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
         skippedParts << QObject::tr("%1: %L2").arg(q(reason)).arg(n);
     }
     if (!skippedParts.isEmpty()) {
-        r.skippedText = QObject::tr("Rows skipped — %1.").arg(skippedParts.join(QStringLiteral(", ")));
+        r.skippedText =
+            QObject::tr("Rows skipped — %1.").arg(skippedParts.join(QStringLiteral(", ")));
     }
     if (cap.enabled()) {
         r.skippedText += (r.skippedText.isEmpty() ? QString() : QStringLiteral(" ")) +
@@ -444,9 +453,11 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
     }
     r.binningText = q(binning->describe());
     r.binning = *binning;
-    r.reportText = q(binned.report.describe());
-    auto sens = cappedSensitivity(binned.histogram.size(), s.neighbouring,
-                                  cap.enabled() ? s.cap : 1);
+    // Counted against every row read, skipped and capped rows included ("2 of 4 rows counted;
+    // 2 rows skipped (not a number: 2)"), as dpx histogram reports it.
+    r.reportText = q(data::describeColumnReport(*h, 0, column));
+    auto sens =
+        cappedSensitivity(binned.histogram.size(), s.neighbouring, cap.enabled() ? s.cap : 1);
     if (!sens) {
         r.error = q(sens.error().message);
         return r;
@@ -598,16 +609,17 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
     }
     const std::int64_t total = h.total();
     if (total <= 0) {
-        return Error{"No records were counted: the local model needs at least one person's "
-                     "report."};
+        return Error{
+            "No records were counted: the local model needs at least one person's "
+            "report."};
     }
     const auto users = static_cast<std::uint64_t>(total);
     Expected<ldp::FrequencyEstimate> est = Error{""};
     if (s.ldpPerUser) {
         if (users > kMaxPerUserReports) {
             return Error{"Simulating every report holds one value per person: at most " +
-                         groupThousands(static_cast<long long>(kMaxPerUserReports)) + " people (the data has " +
-                         groupThousands(static_cast<long long>(users)) +
+                         groupThousands(static_cast<long long>(kMaxPerUserReports)) +
+                         " people (the data has " + groupThousands(static_cast<long long>(users)) +
                          "). Use the aggregate simulator, which has the same distribution."};
         }
         std::vector<std::uint32_t> values;
@@ -664,8 +676,9 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
     QString detail;
     switch (spec.protocol) {
         case ldp::Protocol::OLH:
-            detail = QObject::tr("hash range g = %1, p = %2").arg(constants->hashRange).arg(
-                num(constants->p));
+            detail = QObject::tr("hash range g = %1, p = %2")
+                         .arg(constants->hashRange)
+                         .arg(num(constants->p));
             break;
         case ldp::Protocol::DBitFlip:
             detail = QObject::tr("d = %1 of %2 buckets per person").arg(spec.bits).arg(h.size());
@@ -682,37 +695,43 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
     QString how;
     switch (spec.protocol) {
         case ldp::Protocol::RR:
-            how = QObject::tr("Each person keeps their bit with probability p and flips it "
-                              "otherwise.");
+            how = QObject::tr(
+                "Each person keeps their bit with probability p and flips it "
+                "otherwise.");
             break;
         case ldp::Protocol::GRR:
-            how = QObject::tr("Each person reports their own value with probability p, else one "
-                              "of the other %1 values uniformly (probability q each).")
+            how = QObject::tr(
+                      "Each person reports their own value with probability p, else one "
+                      "of the other %1 values uniformly (probability q each).")
                       .arg(h.size() - 1);
             break;
         case ldp::Protocol::OUE:
         case ldp::Protocol::SUE:
-            how = QObject::tr("Each person sends a %1-bit vector: their own bit is 1 with "
-                              "probability p, every other bit is 1 with probability q.")
+            how = QObject::tr(
+                      "Each person sends a %1-bit vector: their own bit is 1 with "
+                      "probability p, every other bit is 1 with probability q.")
                       .arg(h.size());
             break;
         case ldp::Protocol::OLH:
-            how = QObject::tr("Each person draws a hash function h from a universal family onto "
-                              "g = %1 values and sends h and generalized RR of h(value) over g "
-                              "values.")
+            how = QObject::tr(
+                      "Each person draws a hash function h from a universal family onto "
+                      "g = %1 values and sends h and generalized RR of h(value) over g "
+                      "values.")
                       .arg(constants->hashRange);
             break;
         case ldp::Protocol::HRR:
-            how = QObject::tr("Each person samples a row ℓ of the %1×%1 Hadamard matrix and sends "
-                              "ℓ with their value's ±1 entry in that row, kept with probability "
-                              "p.")
+            how = QObject::tr(
+                      "Each person samples a row ℓ of the %1×%1 Hadamard matrix and sends "
+                      "ℓ with their value's ±1 entry in that row, kept with probability "
+                      "p.")
                       .arg(ldp::hadamardSize(h.size()));
             break;
         case ldp::Protocol::DBitFlip:
-            how = QObject::tr("Each person samples %1 of the %2 buckets and sends one bit for "
-                              "each: 1 with probability p if it is their bucket, q otherwise "
-                              "(ε/2 per bit, Ding, Kulkarni & Yekhanin 2017, the protocol of seed "
-                              "002's experiment; the report as a whole is ε-LDP).")
+            how = QObject::tr(
+                      "Each person samples %1 of the %2 buckets and sends one bit for "
+                      "each: 1 with probability p if it is their bucket, q otherwise "
+                      "(ε/2 per bit, Ding, Kulkarni & Yekhanin 2017, the protocol of seed "
+                      "002's experiment; the report as a whole is ε-LDP).")
                       .arg(spec.bits)
                       .arg(h.size());
             break;
@@ -723,9 +742,10 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
     }
     r.localDetails =
         how + QLatin1Char(' ') +
-        QObject::tr("p = %1, q = %2. The collector's estimate of every count is unbiased; its "
-                    "standard deviation here is %3 to %4 reports per bin (expected SSE %5, "
-                    "exact).")
+        QObject::tr(
+            "p = %1, q = %2. The collector's estimate of every count is unbiased; its "
+            "standard deviation here is %3 to %4 reports per bin (expected SSE %5, "
+            "exact).")
             .arg(num(constants->p), num(constants->q),
                  num(std::sqrt(*std::min_element(r.localVariance.begin(), r.localVariance.end()))),
                  num(std::sqrt(*std::max_element(r.localVariance.begin(), r.localVariance.end()))),
@@ -733,15 +753,16 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
     r.mechanismTitle = mechanismChoiceTitle(s.mechanism) + QStringLiteral(": ") + detail +
                        QObject::tr(", %L1 reports").arg(users);
     const int rowsPerPerson = data.cap > 1 ? data.cap : 1;
-    r.guarantee =
-        QObject::tr("ε-local DP with ε = %1: each person randomises their own value before it "
-                    "leaves their device, so no collector needs to be trusted; the estimated "
-                    "histogram is also ε-DP when one person's value is changed (the number of "
-                    "people N is not hidden).")
-            .arg(num(s.epsilon));
+    r.guarantee = QObject::tr(
+                      "ε-local DP with ε = %1: each person randomises their own value before it "
+                      "leaves their device, so no collector needs to be trusted; the estimated "
+                      "histogram is also ε-DP when one person's value is changed (the number of "
+                      "people N is not hidden).")
+                      .arg(num(s.epsilon));
     if (rowsPerPerson > 1) {
-        r.warnings << QObject::tr("Up to %1 rows per person are counted: a person sends up to "
-                                  "%1 reports, so their protection is %1·ε = %2 in total.")
+        r.warnings << QObject::tr(
+                          "Up to %1 rows per person are counted: a person sends up to "
+                          "%1 reports, so their protection is %1·ε = %2 in total.")
                           .arg(rowsPerPerson)
                           .arg(num(rowsPerPerson * s.epsilon));
     }
@@ -769,7 +790,7 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
     r.positions = h.positions();
     for (std::size_t i = 0; i < h.size(); ++i) {
         r.labels.push_back(i < h.labels().size() ? q(h.labels()[i])
-                                                  : QString::number(static_cast<qulonglong>(i)));
+                                                 : QString::number(static_cast<qulonglong>(i)));
     }
     const std::size_t bins = h.size();
     const auto& ests = allEstimators();
@@ -822,18 +843,21 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
         for (std::int64_t c : h.counts()) {
             largest = std::max(largest, c);
         }
-        const int n = s.countN > 0 ? s.countN : static_cast<int>(std::max<std::int64_t>(largest, 1));
+        const int n =
+            s.countN > 0 ? s.countN : static_cast<int>(std::max<std::int64_t>(largest, 1));
         if (largest > kMaxCountPeople) {
-            r.error = QObject::tr("Count mechanisms work on counts up to %1, but the largest bin "
-                                  "holds %2. Use fewer rows (or more bins), or a noise-per-bin "
-                                  "mechanism.")
+            r.error = QObject::tr(
+                          "Count mechanisms work on counts up to %1, but the largest bin "
+                          "holds %2. Use fewer rows (or more bins), or a noise-per-bin "
+                          "mechanism.")
                           .arg(kMaxCountPeople)
                           .arg(largest);
             return r;
         }
         if (largest > n) {
-            r.error = QObject::tr("The group size n = %1 is smaller than the largest bin count "
-                                  "(%2): every count must be in 0…n. Raise n or set it to auto.")
+            r.error = QObject::tr(
+                          "The group size n = %1 is smaller than the largest bin count "
+                          "(%2): every count must be in 0…n. Raise n or set it to auto.")
                           .arg(n)
                           .arg(largest);
             return r;
@@ -849,19 +873,20 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
         r.matrix = *m;
         r.mechanismTitle = mechanismChoiceTitle(s.mechanism) + QObject::tr(", n = %1").arg(n);
         const double achieved = m->achievedEpsilon();
-        r.guarantee =
-            usesDelta(s.mechanism)
-                ? QObject::tr("(ε, δ)-DP with ε = %1, δ = %2 (Gaussian noise; not pure ε-DP: "
-                              "the matrix's own pure level is %3).")
-                      .arg(num(s.epsilon), num(s.delta),
-                           std::isinf(achieved) ? QStringLiteral("∞") : num(achieved))
-            : achieved <= s.epsilon * (1 + 1e-12)
-                          ? QObject::tr("ε-DP with ε = %1 for each count (verified: achieved ε "
-                                        "= %2).")
+        r.guarantee = usesDelta(s.mechanism)
+                          ? QObject::tr(
+                                "(ε, δ)-DP with ε = %1, δ = %2 (Gaussian noise; not pure ε-DP: "
+                                "the matrix's own pure level is %3).")
+                                .arg(num(s.epsilon), num(s.delta),
+                                     std::isinf(achieved) ? QStringLiteral("∞") : num(achieved))
+                      : achieved <= s.epsilon * (1 + 1e-12)
+                          ? QObject::tr(
+                                "ε-DP with ε = %1 for each count (verified: achieved ε "
+                                "= %2).")
                                 .arg(num(s.epsilon), num(achieved))
                           : QObject::tr("NOT ε-DP at ε = %1: the matrix's achieved ε is %2.")
-                                .arg(num(s.epsilon), std::isinf(achieved) ? QStringLiteral("∞")
-                                                                          : num(achieved));
+                                .arg(num(s.epsilon),
+                                     std::isinf(achieved) ? QStringLiteral("∞") : num(achieved));
         auto outputs = sampleOutputs(*m, h.counts(), s.seed);
         if (!outputs) {
             r.error = q(outputs.error().message);
@@ -891,13 +916,16 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
         if (!r.estimatorApplies[e]) {
             for (auto& c : r.expected[e]) {
                 c.why = noiseFirstTooLarge && !r.local && !r.count
-                            ? QObject::tr("NoiseFirst is not evaluated above %L1 bins (its "
-                                          "dynamic programme is too slow for a Monte Carlo)")
+                            ? QObject::tr(
+                                  "NoiseFirst is not evaluated above %L1 bins (its "
+                                  "dynamic programme is too slow for a Monte Carlo)")
                                   .arg(kMaxNoiseFirstBins)
-                        : r.local ? QObject::tr("NoiseFirst's bucket rule is derived for Laplace "
-                                              "noise; local estimates have a different law")
-                                : QObject::tr("NoiseFirst assumes the same noise variance in "
-                                              "every bin; count mechanisms do not have one");
+                        : r.local ? QObject::tr(
+                                        "NoiseFirst's bucket rule is derived for Laplace "
+                                        "noise; local estimates have a different law")
+                                  : QObject::tr(
+                                        "NoiseFirst assumes the same noise variance in "
+                                        "every bin; count mechanisms do not have one");
             }
             continue;
         }
@@ -930,8 +958,8 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                         const double n = static_cast<double>(r.localUsers);
                         sum /= n * n;
                     }
-                    c = {sum, 0, QObject::tr("exact (sum of the estimator's variances)"), true,
-                         true, {}};
+                    c = {sum,  0,    QObject::tr("exact (sum of the estimator's variances)"),
+                         true, true, {}};
                 } else {
                     c.why = QObject::tr("Monte Carlo");
                 }
@@ -941,8 +969,8 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                 if (x) {
                     c = {x->value, 0, QObject::tr("exact (%1)").arg(q(x->method)), true, true, {}};
                 } else {
-                    c.why = QObject::tr("no exact method (%1): Monte Carlo")
-                                .arg(q(x.error().message));
+                    c.why =
+                        QObject::tr("no exact method (%1): Monte Carlo").arg(q(x.error().message));
                 }
             } else if (ests[e] == EstimatorKind::Identity || ests[e] == EstimatorKind::Clamp) {
                 // Outputs are already in 0…n, so clamping changes nothing: per-bin error laws.
@@ -956,8 +984,8 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                         const double t = truth.total() > 0 ? truth.total() : 1;
                         sum /= mets[m] == Metric::SSE ? t * t : t;
                     }
-                    c = {sum, 0, QObject::tr("exact (per-bin error laws of the matrix)"), true,
-                         true, {}};
+                    c = {sum,  0,    QObject::tr("exact (per-bin error laws of the matrix)"),
+                         true, true, {}};
                 } else {
                     c.why = QObject::tr("Monte Carlo");
                 }
@@ -996,7 +1024,7 @@ struct TrialSums {
                 ExpectedCell& c = out.expected[e][m];
                 if (!release.estimatorApplies[e] || done < 2) {
                     c.why = release.estimatorApplies[e] ? QObject::tr("too few trials")
-                                                         : release.expected[e][m].why;
+                                                        : release.expected[e][m].why;
                     continue;
                 }
                 const double t = static_cast<double>(done);
@@ -1073,9 +1101,8 @@ MonteCarloErrors localMonteCarlo(const ReleaseResult& release, Scale scale, std:
 
 }  // namespace
 
-MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
-                                   std::uint64_t trials, std::uint64_t seed,
-                                   const std::stop_token& stop,
+MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale, std::uint64_t trials,
+                                   std::uint64_t seed, const std::stop_token& stop,
                                    const std::function<void(double)>& progress) {
     MonteCarloErrors out;
     const auto& ests = allEstimators();
@@ -1104,7 +1131,8 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
         opt.stop = stop;
         opt.keepSamples = kKeep;
         opt.progress = progress;
-        auto mc = monteCarloExpectedError(truth, release.calibrated->noise, specs, metricSpecs, opt);
+        auto mc =
+            monteCarloExpectedError(truth, release.calibrated->noise, specs, metricSpecs, opt);
         if (!mc) {
             out.error = q(mc.error().message);
             return out;
@@ -1122,9 +1150,12 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
             const std::size_t e = index[k];
             for (std::size_t m = 0; m < mets.size(); ++m) {
                 const ErrorEstimate& x = mc->values[k][m];
-                out.expected[e][m] = {x.value, 1.96 * x.stdError,
-                                      QObject::tr("Monte Carlo, %L1 trials").arg(x.trials), false,
-                                      x.trials > 1, {}};
+                out.expected[e][m] = {x.value,
+                                      1.96 * x.stdError,
+                                      QObject::tr("Monte Carlo, %L1 trials").arg(x.trials),
+                                      false,
+                                      x.trials > 1,
+                                      {}};
                 if (!mc->samples.empty()) {
                     out.samples[e][m] = std::move(mc->samples[k][m]);
                 }
@@ -1154,7 +1185,8 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
             out.cancelled = true;
             break;
         }
-        auto drawn = sampleOutputs(*release.matrix, counts, seed ^ (0x9e3779b97f4a7c15ULL * (done + 1)));
+        auto drawn =
+            sampleOutputs(*release.matrix, counts, seed ^ (0x9e3779b97f4a7c15ULL * (done + 1)));
         if (!drawn) {
             out.error = q(drawn.error().message);
             return out;
@@ -1169,10 +1201,10 @@ MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
                 estimateInPlace({ests[e], 0}, work, ws);
             }
             for (std::size_t m = 0; m < mets.size(); ++m) {
-                sums.add(out, e, m,
-                         evaluateMetric(metricSpecs[m], release.truth, work, release.positions,
-                                        total),
-                         done);
+                sums.add(
+                    out, e, m,
+                    evaluateMetric(metricSpecs[m], release.truth, work, release.positions, total),
+                    done);
             }
         }
         if (progress && (done % 256 == 0)) {

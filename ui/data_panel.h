@@ -77,6 +77,8 @@ private:
     QComboBox* delimiter_;
     QCheckBox* header_;
     QComboBox* badRows_;
+    QComboBox* sqlBadValues_;  // the same policy for SQL sources
+    QWidget* tableRow_;
     QComboBox* table_;
     QSpinBox* rows_;
     QComboBox* column_;

@@ -3,6 +3,7 @@
 // inline, switching to a count mechanism switches the matrix tab to a heatmap whose data is the
 // core matrix, an LP solve can be cancelled while the GUI keeps processing events, undo restores
 // the previous release, and sessions round-trip.
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonObject>
@@ -65,10 +66,9 @@ private Q_SLOTS:
         w.show();
         ExplorerState s = w.document()->state();
         s.budgetEpsilon = 2;
-        s.budgetRows = {{QStringLiteral("hour"), 32, QStringLiteral("laplace"), 1,
-                         QStringLiteral("none"), 0},
-                        {QStringLiteral("hour"), 8, QStringLiteral("gaussian"), 3,
-                         QStringLiteral("none"), 0}};
+        s.budgetRows = {
+            {QStringLiteral("hour"), 32, QStringLiteral("laplace"), 1, QStringLiteral("none"), 0},
+            {QStringLiteral("hour"), 8, QStringLiteral("gaussian"), 3, QStringLiteral("none"), 0}};
         QVERIFY(applyAndWait(w, s));
         BudgetView* v = w.budgetView();
         QTRY_VERIFY(!v->busy());  // plans are computed on the runner
@@ -189,8 +189,8 @@ private Q_SLOTS:
         QVERIFY(gm.hasValue());
         for (int j : {0, 3, 16}) {
             for (int i : {0, 5, 16}) {
-                QCOMPARE(w.matrixView()->cellValue(j, i), gm->at(static_cast<std::size_t>(i),
-                                                                 static_cast<std::size_t>(j)));
+                QCOMPARE(w.matrixView()->cellValue(j, i),
+                         gm->at(static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
             }
         }
         s.mechanism = MechanismChoice::Laplace;
@@ -412,19 +412,68 @@ private Q_SLOTS:
         QVERIFY(!w.document()->state().csvSkipBadRows);
     }
 
+    // Issue #17 item 11: ±Infinity in a SQLite REAL column is a bad value in the window too, under
+    // the same stop/skip policy as a CSV file (the data panel offers it for databases), and the
+    // summary counts against every row read ("2 of 4 rows counted", was "2 of 2").
+    void sqliteInfinitiesFollowTheBadValuePolicy() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("inf.db"));
+        {
+            QSqlDatabase db =
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("tst-inf"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("CREATE TABLE t (x REAL)")));
+            QVERIFY(q.exec(QStringLiteral("INSERT INTO t VALUES (1.5), (9e999), (-9e999), (2.5)")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("tst-inf"));
+        MainWindow w;
+        w.show();
+        QSignalSpy shown(&w, &MainWindow::releaseShown);
+        QVERIFY(w.openSqlite(path));
+        QVERIFY(shown.wait(30000));
+        ExplorerState s = w.document()->state();
+        s.column = QStringLiteral("x");
+        s.binning = BinningChoice::EqualWidth;
+        s.rangeLo = 0;
+        s.rangeHi = 4;
+        s.bins = 2;
+        s.csvSkipBadRows = false;
+        QVERIFY(applyAndWait(w, s));
+        // Stop (the default): an error naming the reason, not infinities clamped into the end bins.
+        QVERIFY2(w.engine()->dataset().error.contains(QStringLiteral("not a number")),
+                 qPrintable(w.engine()->dataset().error));
+        auto* box = w.dataPanel()->findChild<QComboBox*>(QStringLiteral("sqlBadValuesBox"));
+        QVERIFY(box && box->isVisibleTo(w.dataPanel()));
+        QCOMPARE(box->currentIndex(), 0);
+        // Skip: the two infinities are counted as skipped, not as data.
+        s.csvSkipBadRows = true;
+        QVERIFY(applyAndWait(w, s));
+        const DatasetResult& d = w.engine()->dataset();
+        QVERIFY2(d.error.isEmpty(), qPrintable(d.error));
+        QCOMPARE(d.histogram->counts(), (std::vector<std::int64_t>{1, 1}));
+        QVERIFY2(d.reportText.startsWith(QStringLiteral("2 of 4 rows counted")),
+                 qPrintable(d.reportText));
+        QVERIFY2(d.reportText.contains(QStringLiteral("not a number")), qPrintable(d.reportText));
+        QCOMPARE(box->currentIndex(), 1);
+    }
+
     // A SQLite file through the window: tables and columns listed, declared bins counted by SQLite,
     // an unknown table is a clear message.
     void sqliteThroughTheWindow() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("survey.db"));
         {
-            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
-                                                        QStringLiteral("tst-fill"));
+            QSqlDatabase db =
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("tst-fill"));
             db.setDatabaseName(path);
             QVERIFY(db.open());
             QSqlQuery q(db);
-            QVERIFY(q.exec(QStringLiteral("CREATE TABLE people (person INTEGER, age INTEGER, "
-                                          "state TEXT)")));
+            QVERIFY(
+                q.exec(QStringLiteral("CREATE TABLE people (person INTEGER, age INTEGER, "
+                                      "state TEXT)")));
             QVERIFY(q.exec(QStringLiteral("CREATE TABLE empty_one (x REAL)")));
             QVERIFY(q.exec(QStringLiteral(
                 "INSERT INTO people VALUES (1, 34, 'CA'), (1, 35, 'CA'), (1, 36, 'CA'), "
@@ -523,7 +572,8 @@ private Q_SLOTS:
         // Laplace b = Δ1/ε = 2: variance 2b² = 8.
         QCOMPARE(w.engine()->release().noiseVariance, 8.0);
         QVERIFY(w.dataPanel()->summaryLabel()->text().contains(QStringLiteral("Δ1 = 2")));
-        QVERIFY(w.dataPanel()->summaryLabel()->text().contains(QStringLiteral("2 rows over the cap")));
+        QVERIFY(
+            w.dataPanel()->summaryLabel()->text().contains(QStringLiteral("2 rows over the cap")));
         QVERIFY(w.dataPanel()->neighbouringBox()->itemText(0).contains(QStringLiteral("Δ1 = 2")));
         s.neighbouring = Neighbouring::Replace;
         QVERIFY(applyAndWait(w, s));
@@ -572,8 +622,13 @@ private Q_SLOTS:
         QCOMPARE(rememberedPgPassword(t), QStringLiteral("pw"));
         storePgPassword(t, false);
         QVERIFY(rememberedPgPassword(t).isEmpty());
-        QVERIFY(!ExplorerState(t).toJson().value(QStringLiteral("data")).toObject().value(
-                    QStringLiteral("postgresql")).toObject().contains(QStringLiteral("password")));
+        QVERIFY(!ExplorerState(t)
+                     .toJson()
+                     .value(QStringLiteral("data"))
+                     .toObject()
+                     .value(QStringLiteral("postgresql"))
+                     .toObject()
+                     .contains(QStringLiteral("password")));
     }
 
     void screenshotIsSaved() {
