@@ -516,6 +516,14 @@ void TestBudgetView::planComputedOffTheGuiThread() {
     QCOMPARE(v.result()->statistics.size(), std::size_t(10000));
     QCOMPARE(v.table()->rowCount(), 10000);
     QCOMPARE(v.result()->statistics[9999].epsilon, 1e-4);
+    // One more statistic adds one row: the 10 000 rows' widgets are not built again.
+    QWidget* first = v.table()->cellWidget(0, BudgetView::ColBins);
+    QVERIFY(first);
+    v.addStatistic(QStringLiteral("zip"));
+    SETTLE(v);
+    QCOMPARE(v.table()->rowCount(), 10001);
+    QCOMPARE(v.table()->cellWidget(0, BudgetView::ColBins), first);
+    QCOMPARE(v.table()->item(10000, BudgetView::ColStatistic)->text(), QStringLiteral("zip"));
 
     // Superseded: only the last plan is shown, its result delivered once.
     computed.clear();
