@@ -897,13 +897,20 @@ void ReleaseDialog::startRelease() {
             self->releasing_ = false;
             if (run.outcome) {
                 const auto& o = *run.outcome;
-                const QString text =
+                QString text =
                     tr("Released %1 bins with %2 (%3).\n\nWritten:\n%4\n%5\n\nLedger %6%7:\n%8")
                         .arg(o.release.values.size())
                         .arg(q(o.release.metadata.mechanism), q(o.release.metadata.noiseParameter),
                              q(o.csvPath), q(o.jsonPath), q(o.ledgerPath),
                              o.ledgerCreated ? tr(" (created)") : QString(),
                              q(data::budgetUsageText(o.usage, o.totalEpsilon, o.totalDelta)));
+                // What this run resolved of an earlier, interrupted release (issue #17).
+                if (!o.recoveryNotes.empty()) {
+                    text += tr("\n\nAn earlier release on this ledger had been interrupted:");
+                    for (const std::string& note : o.recoveryNotes) {
+                        text += QStringLiteral("\n• ") + q(note);
+                    }
+                }
                 self->status_->setText(tr("Released to %1.").arg(q(o.csvPath)));
                 rememberLedger(ledger);
                 Q_EMIT self->releaseFinished(true, ledger);
@@ -911,11 +918,21 @@ void ReleaseDialog::startRelease() {
                 self->report_(true, text);
             } else {
                 self->status_->setStyleSheet(errorStyle(self));
-                self->status_->setText(tr("Refused: %1 Nothing was written.").arg(run.error));
+                // A failure after the budget was charged says what became of the charge (withdrawn,
+                // or kept as "charged, not published"); anything else wrote nothing.
+                const bool afterCharge =
+                    run.error.contains(QStringLiteral("charge was withdrawn")) ||
+                    run.error.contains(QStringLiteral("stays charged"));
+                if (afterCharge) {
+                    self->status_->setText(tr("Failed: %1").arg(run.error));
+                    self->report_(false, tr("The release failed:\n\n%1").arg(run.error));
+                } else {
+                    self->status_->setText(tr("Refused: %1 Nothing was written.").arg(run.error));
+                    self->report_(false, tr("The release was refused and nothing was "
+                                            "written:\n\n%1")
+                                             .arg(run.error));
+                }
                 Q_EMIT self->releaseFinished(false, ledger);
-                self->report_(
-                    false,
-                    tr("The release was refused and nothing was written:\n\n%1").arg(run.error));
             }
             self->schedulePreview();
         });

@@ -478,22 +478,41 @@ Expected<LedgerCheck> checkLedger(const std::string& path, const StepHook& onSte
 
 std::string budgetUsageText(const BudgetUsage& u, const std::string& totalEpsilon,
                             const std::string& totalDelta) {
-    // The remaining figures are doubles rounded down from the exact values; read as the decimal
-    // they stand for (as the ledger reads every double) and rounded down again to six digits.
-    auto down = [](double x) {
-        auto exact = parseDecimal(formatShortest(std::max(0.0, x)));
+    // Basic composition: total − the exact sum ("p/q"), rounded down to six digits — exactly what
+    // can still be spent (0.6 of 1 spent leaves "0.4"). Where no exact sum is known (zCDP, or a
+    // usage built by hand) the double, which the ledger rounds down, read as its decimal.
+    auto exactLeft = [](const std::string& total, const std::string& spentFraction,
+                        double fallback) -> std::string {
+        const auto slash = spentFraction.find('/');
+        auto t = parseDecimal(total.empty() ? "0" : total);
+        auto p = parseDecimal(spentFraction.substr(0, slash));
+        auto q = slash == std::string::npos ? parseDecimal("1")
+                                            : parseDecimal(spentFraction.substr(slash + 1));
+        if (!spentFraction.empty() && t && p && q && p->isInteger() && q->isInteger() &&
+            q->sign() > 0) {
+            const BigInt num = t->numerator() * q->numerator() - p->numerator() * t->denominator();
+            auto left = Rational::fraction(num, t->denominator() * q->numerator());
+            if (left) {
+                return left->sign() > 0 ? decimalAtMost(*left) : std::string("0");
+            }
+        }
+        auto exact = parseDecimal(formatShortest(std::max(0.0, fallback)));
         return exact ? decimalAtMost(*exact) : std::string("0");
     };
     const bool pure = sameDecimal(totalDelta, "0");
-    const std::string eps = "ε " + down(u.epsilonRemaining) + " of " + totalEpsilon;
-    if (u.composition == Composition::Zcdp) {
-        return "ρ " + down(u.rhoRemaining) + " of " + formatNumber(u.rhoBudget) + " left (" + eps +
-               " at δ " + totalDelta + ")";
+    const bool basic = u.composition == Composition::Basic;
+    const std::string eps =
+        "ε " + exactLeft(totalEpsilon, basic ? u.epsilonSpentExact : "", u.epsilonRemaining) +
+        " of " + totalEpsilon;
+    if (!basic) {
+        return "ρ " + exactLeft("0", "", u.rhoRemaining) + " of " + formatNumber(u.rhoBudget) +
+               " left (" + eps + " at δ " + totalDelta + ")";
     }
     if (pure) {
         return eps + " left";
     }
-    return eps + " and δ " + down(u.deltaRemaining) + " of " + totalDelta + " left";
+    return eps + " and δ " + exactLeft(totalDelta, u.deltaSpentExact, u.deltaRemaining) + " of " +
+           totalDelta + " left";
 }
 
 }  // namespace dpx::data

@@ -389,6 +389,16 @@ private Q_SLOTS:
         QCOMPARE(budgetUsageText(u, "1", "1e-6"),
                  std::string("ε 0.5 of 1 and δ 5e-07 of 1e-6 left"));
         QCOMPARE(budgetUsageText(u, "1", "0"), std::string("ε 0.5 of 1 left"));
+        // With the exact sums (as the ledger gives them) the figure is exact: 0.6 of 1 spent
+        // leaves 0.4, not 0.399999 (the binary double of the remainder is below 0.4).
+        u.epsilonRemaining = 0.39999999999999997;
+        u.epsilonSpentExact = "3/5";
+        u.deltaSpentExact = "1/2500000";
+        u.deltaRemaining = 5.9999999999999995e-07;
+        QCOMPARE(budgetUsageText(u, "1", "1e-6"),
+                 std::string("ε 0.4 of 1 and δ 6e-07 of 1e-6 left"));
+        u.epsilonSpentExact = "9996/10000";
+        QCOMPARE(budgetUsageText(u, "1", "0"), std::string("ε 0.0004 of 1 left"));
     }
 };
 

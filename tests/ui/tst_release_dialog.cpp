@@ -26,6 +26,7 @@
 #include <algorithm>
 
 #include "core/data/privacy_ledger.h"
+#include "core/data/release_files.h"
 #include "core/data/release_job.h"
 #include "ui/budget_view.h"
 #include "ui/document.h"
@@ -631,6 +632,53 @@ private Q_SLOTS:
         QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
         QVERIFY(releaseAndWait(d, reports));
         QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+    }
+
+    // Issue #17: a release interrupted after its charge (the ledger holds it as pending, its
+    // files never appeared) is resolved by the next release from the window, and the dialog's
+    // report says so: charged, not published.
+    void interruptedReleaseIsReported() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        d->setOutputPath(dir.filePath(QStringLiteral("r1.csv")));
+        d->setLedgerPath(ledger);
+        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("2"));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.5"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        // What a process killed right after charging leaves: a pending release naming files and
+        // temporaries that do not exist.
+        auto l = data::PrivacyLedger::load(ledger.toStdString());
+        QVERIFY(l);
+        data::LedgerRelease pending = l->releases().front();
+        pending.state = data::ReleaseState::Pending;
+        pending.files = {dir.filePath(QStringLiteral("lost.csv")).toStdString(),
+                         dir.filePath(QStringLiteral("lost.json")).toStdString()};
+        pending.temps = {dir.filePath(QStringLiteral(".lost.csv.dpx-pending-1")).toStdString(),
+                         dir.filePath(QStringLiteral(".lost.json.dpx-pending-1")).toStdString()};
+        QVERIFY(l->append(pending));
+        QVERIFY(data::writeLedgerFile(ledger.toStdString(), *l));
+        d->setOutputPath(dir.filePath(QStringLiteral("r2.csv")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(releaseAndWait(d, reports));
+        const auto& [ok, text] = reports.list.last();
+        QVERIFY2(ok, qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("interrupted")) &&
+                     text.contains(QStringLiteral("charged, not published")),
+                 qPrintable(text));
+        // Charged all the same: 0.5 + 0.5 (lost) + 0.5 of 2.
+        auto after = data::PrivacyLedger::load(ledger.toStdString());
+        QVERIFY(after);
+        QCOMPARE(after->releases().size(), std::size_t{3});
+        QCOMPARE(after->releases()[1].state, data::ReleaseState::NotPublished);
+        QCOMPARE(after->usage().epsilonSpentExact, std::string("3/2"));
     }
 
 private:
