@@ -15,7 +15,6 @@
 #include "core/data/release_files.h"
 #include "core/data/release_job.h"
 #include "core/dataset.h"
-#include "core/exact_samplers.h"
 #include "core/release.h"
 
 namespace dpx::cli {
@@ -44,26 +43,6 @@ Expected<std::int64_t> wholeNumber(const Args& a, const std::string& name, std::
                      std::to_string(hi) + "] (got " + std::to_string(*v) + ")"};
     }
     return v;
-}
-
-// A sum the ledger holds exactly ("1/1000000", "3/10") as a JSON number: the double nearest it
-// when that double reads back as the same decimal (1e-06, not the rounded-up
-// 1.0000000000000002e-06), else `roundedUp` (the ledger's conservative double).
-double exactSum(const std::string& fraction, double roundedUp) {
-    const auto slash = fraction.find('/');
-    auto p = parseDecimal(fraction.substr(0, slash));
-    auto q =
-        slash == std::string::npos ? parseDecimal("1") : parseDecimal(fraction.substr(slash + 1));
-    if (!p || !q || !p->isInteger() || !q->isInteger() || q->sign() <= 0) {
-        return roundedUp;
-    }
-    auto exact = Rational::fraction(p->numerator(), q->numerator());
-    if (!exact) {
-        return roundedUp;
-    }
-    const double nearest = exact->toDouble();
-    auto back = parseDecimal(formatShortest(nearest));
-    return back && *back == *exact ? nearest : roundedUp;
 }
 
 // ReleaseSpec's messages start with the parameter's name; on the command line, the option's.
@@ -318,12 +297,11 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     o[QStringLiteral("bins")] = static_cast<qint64>(release->values.size());
     o[QStringLiteral("composition")] = QLatin1String(compositionName(u.composition));
     o[QStringLiteral("releases_in_ledger")] = static_cast<qint64>(outcome->releasesInLedger);
-    const bool basic = u.composition == Composition::Basic;
-    o[QStringLiteral("epsilon_spent")] =
-        basic ? exactSum(u.epsilonSpentExact, u.epsilonSpent) : u.epsilonSpent;
+    // Spent amounts are the smallest doubles whose decimals are ≥ the exact sums (core/budget.h):
+    // 1e-06, not 1.0000000000000002e-06.
+    o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
     o[QStringLiteral("epsilon_remaining")] = u.epsilonRemaining;
-    o[QStringLiteral("delta_spent")] =
-        basic ? exactSum(u.deltaSpentExact, u.deltaSpent) : u.deltaSpent;
+    o[QStringLiteral("delta_spent")] = u.deltaSpent;
     o[QStringLiteral("delta_remaining")] = u.deltaRemaining;
     if (u.composition == Composition::Zcdp) {
         o[QStringLiteral("rho_spent")] = u.rhoSpent;
@@ -364,11 +342,8 @@ int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     o[QStringLiteral("releases")] = static_cast<qint64>(c->releases);
     o[QStringLiteral("not_published")] = static_cast<qint64>(c->notPublished);
     o[QStringLiteral("read_only")] = c->readOnly;
-    const bool basic = u.composition == Composition::Basic;
-    o[QStringLiteral("epsilon_spent")] =
-        basic ? exactSum(u.epsilonSpentExact, u.epsilonSpent) : u.epsilonSpent;
-    o[QStringLiteral("delta_spent")] =
-        basic ? exactSum(u.deltaSpentExact, u.deltaSpent) : u.deltaSpent;
+    o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
+    o[QStringLiteral("delta_spent")] = u.deltaSpent;
     o[QStringLiteral("left")] =
         QString::fromStdString(data::budgetUsageText(u, c->totalEpsilon, c->totalDelta));
     QJsonArray notes;

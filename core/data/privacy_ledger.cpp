@@ -202,19 +202,6 @@ std::string errnoText(int e) {
     return std::strerror(e);
 }
 
-std::string directoryOf(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos) {
-        return ".";
-    }
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string baseNameOf(const std::string& path) {
-    const auto slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 const char* fileKind(mode_t mode) {
     if (S_ISDIR(mode)) {
         return "a directory";
@@ -232,6 +219,19 @@ const char* fileKind(mode_t mode) {
 }
 
 }  // namespace
+
+std::string directoryOf(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) {
+        return ".";
+    }
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string baseNameOf(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 const char* releaseStateName(ReleaseState state) {
     switch (state) {

@@ -70,6 +70,11 @@ struct LedgerLocation {
 };
 Expected<LedgerLocation> resolveLedgerPath(const std::string& path);
 
+// The directory of a file path ("." for a bare name, "/" at the root) and its last component;
+// shared by the ledger and the release files.
+std::string directoryOf(const std::string& path);
+std::string baseNameOf(const std::string& path);
+
 // The largest decimal with at most `digits` significant digits that is ≤ value (value ≥ 0), e.g.
 // (0.7004267726446010000…, 6) → "0.700426": a remaining budget shown this way can always be spent.
 std::string decimalAtMost(const Rational& value, int digits = 6);

@@ -31,12 +31,20 @@ std::string errnoText(int e) {
     return std::strerror(e);
 }
 
-std::string directoryOf(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos) {
-        return ".";
+// Writes all of `bytes` to `fd` (retrying on EINTR and short writes); 0 or the errno.
+int writeAll(int fd, std::string_view bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            return w < 0 ? errno : EIO;
+        }
+        done += static_cast<std::size_t>(w);
     }
-    return slash == 0 ? "/" : path.substr(0, slash);
+    return 0;
 }
 
 bool exists(const std::string& path) {
@@ -52,11 +60,6 @@ std::optional<std::string> readAll(const std::string& path) {
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-std::string baseNameOf(const std::string& path) {
-    const auto slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 void syncDirectory(const std::string& dir) {
@@ -110,18 +113,9 @@ Status writeNewPrivateFile(const std::string& path, std::string_view bytes) {
     if (fd < 0) {
         return Error{path + ": cannot create (" + errnoText(errno) + ")"};
     }
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (w < 0 && errno == EINTR) {
-            continue;
-        }
-        if (w <= 0) {
-            const int e = errno;
-            ::close(fd);
-            return Error{path + ": write failed (" + errnoText(e) + ")"};
-        }
-        done += static_cast<std::size_t>(w);
+    if (const int e = writeAll(fd, bytes); e != 0) {
+        ::close(fd);
+        return Error{path + ": write failed (" + errnoText(e) + ")"};
     }
     if (::fsync(fd) != 0) {
         const int e = errno;
@@ -297,18 +291,9 @@ Status writeFileAtomically(const std::string& path, std::string_view bytes,
         return Error{path + ": " + what + (e ? " (" + errnoText(e) + ")" : "") +
                      "; nothing was written"};
     };
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (w < 0 && errno == EINTR) {
-            continue;
-        }
-        if (w <= 0) {
-            const int e = errno;
-            ::close(fd);
-            return fail("write failed", e);
-        }
-        done += static_cast<std::size_t>(w);
+    if (const int e = writeAll(fd, bytes); e != 0) {
+        ::close(fd);
+        return fail("write failed", e);
     }
     ::fchmod(fd, static_cast<mode_t>(options.mode));
     if (::fsync(fd) != 0) {

@@ -23,11 +23,6 @@ bool fileExists(const std::string& path) {
     return ::lstat(path.c_str(), &st) == 0;
 }
 
-std::string directoryOf(const std::string& filePath) {
-    const auto slash = filePath.rfind('/');
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : filePath.substr(0, slash);
-}
-
 // An exclusive flock(2) on the directory of the resolved ledger while it is read and written, so
 // that concurrent releases on one ledger are serialised (the ledger file itself is replaced by
 // rename, so it cannot carry the lock; a directory can, and no lock file is left behind). The

@@ -135,6 +135,18 @@ bool releaseAndWait(ReleaseDialog* d, Reports& r) {
     return QTest::qWaitFor([&] { return r.list.size() > before; }, 30000);
 }
 
+// Fills the dialog for a release into a new ledger with total (totalEpsilon, 0) at ε and waits
+// for the preview.
+bool fillNewLedgerRelease(ReleaseDialog* d, const QString& csv, const QString& ledger,
+                          const QString& totalEpsilon, const QString& epsilon) {
+    d->setOutputPath(csv);
+    d->setLedgerPath(ledger);
+    field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(totalEpsilon);
+    field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
+    field<QLineEdit>(d, "releaseEpsilon")->setText(epsilon);
+    return waitForPreview(d);
+}
+
 }  // namespace
 
 class TestReleaseDialog : public QObject {
@@ -431,12 +443,8 @@ private Q_SLOTS:
         Reports reports;
         ReleaseDialog* d = openDialog(w, reports);
         const QString a = dir.filePath(QStringLiteral("a.json"));
-        d->setOutputPath(dir.filePath(QStringLiteral("r1.csv")));
-        d->setLedgerPath(a);
-        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("1"));
-        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
-        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.25"));
-        QVERIFY(waitForPreview(d));
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("r1.csv")), a,
+                                     QStringLiteral("1"), QStringLiteral("0.25")));
         QVERIFY(d->newLedgerWarning().isEmpty());  // no ledger has charged this dataset yet
         QVERIFY(releaseAndWait(d, reports));
         QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
@@ -597,12 +605,9 @@ private Q_SLOTS:
         QVERIFY(waitForData(w));
         Reports reports;
         ReleaseDialog* d = openDialog(w, reports);
-        d->setOutputPath(dir.filePath(QStringLiteral("r1.csv")));
-        d->setLedgerPath(dir.filePath(QStringLiteral("l.json")));
-        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("1"));
-        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
-        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.299573227355399"));
-        QVERIFY(waitForPreview(d));
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("r1.csv")),
+                                     dir.filePath(QStringLiteral("l.json")), QStringLiteral("1"),
+                                     QStringLiteral("0.299573227355399")));
         QVERIFY(releaseAndWait(d, reports));
         QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
         d->setOutputPath(dir.filePath(QStringLiteral("r2.csv")));
@@ -645,12 +650,8 @@ private Q_SLOTS:
         Reports reports;
         ReleaseDialog* d = openDialog(w, reports);
         const QString ledger = dir.filePath(QStringLiteral("l.json"));
-        d->setOutputPath(dir.filePath(QStringLiteral("r1.csv")));
-        d->setLedgerPath(ledger);
-        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("2"));
-        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
-        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.5"));
-        QVERIFY(waitForPreview(d));
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("r1.csv")), ledger,
+                                     QStringLiteral("2"), QStringLiteral("0.5")));
         QVERIFY(releaseAndWait(d, reports));
         QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
         // What a process killed right after charging leaves: a pending release naming files and
