@@ -66,6 +66,7 @@ class TestBudgetPlan : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void identicalStatisticsKeepTheirLabels();
     void normalQuantile();
     void closedFormsLaplace();
     void closedFormsGeometric();
@@ -544,6 +545,33 @@ void TestBudgetPlan::noiseRejections() {
         DPX_VERIFY_ERROR(geometricNoise(v), "α");
     }
     DPX_VERIFY_ERROR(geometricNoise(1.0), "α");
+}
+
+// allocatePlan calibrates statistics that differ only in their label once (issue #17 item 5):
+// each still gets its own label, the same numbers as when it stands alone in a plan of the same
+// share, and the ledger is charged for every one of them.
+void TestBudgetPlan::identicalStatisticsKeepTheirLabels() {
+    for (Composition c : {Composition::Basic, Composition::Zcdp}) {
+        std::vector<PlanStatistic> stats;
+        for (const char* label : {"a", "b", "c", "d"}) {
+            stats.push_back(stat(label, 8, PlanMechanism::Gaussian));
+        }
+        auto r = allocatePlan(plan(2, 1e-6, c, stats));
+        DPX_VERIFY_OK(r);
+        QCOMPARE(r->statistics.size(), std::size_t{4});
+        for (std::size_t i = 0; i < 4; ++i) {
+            QCOMPARE(r->statistics[i].label, stats[i].label);
+            QCOMPARE(r->statistics[i].noise.scale, r->statistics[0].noise.scale);
+            QCOMPARE(r->statistics[i].rho, r->statistics[0].rho);
+        }
+        // Four equal shares of the whole budget: the sum is what was charged.
+        DPX_VERIFY_REL(r->statistics[0].share * 4, 1.0, 1e-9);
+        if (c == Composition::Basic) {
+            auto one = allocatePlan(plan(0.5, 0.25e-6, c, {stats[0]}));
+            DPX_VERIFY_OK(one);
+            QCOMPARE(r->statistics[3].noise.scale, one->statistics[0].noise.scale);
+        }
+    }
 }
 
 QTEST_APPLESS_MAIN(TestBudgetPlan)
