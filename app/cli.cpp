@@ -16,15 +16,15 @@
 
 #include "app/cli_args.h"
 #include "app/cli_audit.h"
-#include "app/cli_histogram.h"
-#include "app/cli_release.h"
 #include "app/cli_budget.h"
+#include "app/cli_histogram.h"
 #include "app/cli_kde.h"
 #include "app/cli_ldp.h"
 #include "app/cli_ldp_experiment.h"
 #include "app/cli_ldp_mean.h"
 #include "app/cli_mean.h"
 #include "app/cli_rdp.h"
+#include "app/cli_release.h"
 #include "app/cli_risk.h"
 #include "app/cli_select.h"
 #include "app/cli_sparse.h"
@@ -649,9 +649,11 @@ Expected<CountLpSpec> lpSpecFromArgs(const Args& a, int n, double epsilon) {
         const auto m = static_cast<std::size_t>(n) + 1;
         if (grid->size() != m || (*grid)[0].size() != m) {
             return Error{"cost matrix '" + path + "': expected " + std::to_string(m) + "×" +
-                         std::to_string(m) + " costs c(i, j) (line i+1 = output i, field j+1 = "
-                         "true count j) for n = " + std::to_string(n) + ", got " +
-                         std::to_string(grid->size()) + "×" + std::to_string((*grid)[0].size())};
+                         std::to_string(m) +
+                         " costs c(i, j) (line i+1 = output i, field j+1 = "
+                         "true count j) for n = " +
+                         std::to_string(n) + ", got " + std::to_string(grid->size()) + "×" +
+                         std::to_string((*grid)[0].size())};
         }
         spec.cost = LpCostKind::Custom;
         for (const auto& row : *grid) {
@@ -784,8 +786,7 @@ int cmdMatrixSweep(const Args& a, std::ostream& out, std::ostream& err) {
     }
     if (*n < 1 || *n > kMaxCountPeople) {
         return fail(err, Error{"--n (the number of people) must be an integer in [1, " +
-                               std::to_string(kMaxCountPeople) + "], got " +
-                               std::to_string(*n)});
+                               std::to_string(kMaxCountPeople) + "], got " + std::to_string(*n)});
     }
     for (double e : *epsilons) {
         if (auto s = validateEpsilon(e); !s) {
@@ -838,10 +839,10 @@ int cmdMatrixSweep(const Args& a, std::ostream& out, std::ostream& err) {
 }
 
 int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    auto args = Args::parse(argv, 2,
-                            {"mechanism", "n", "epsilon", "k", "format", "check", "objective",
-                             "constraints", "weights", "time-limit", "sweep", "min-diagonal",
-                             "delta", "sample", "seed"});
+    auto args = Args::parse(
+        argv, 2,
+        {"mechanism", "n", "epsilon", "k", "format", "check", "objective", "constraints", "weights",
+         "time-limit", "sweep", "min-diagonal", "delta", "sample", "seed"});
     if (!args) {
         return fail(err, args.error());
     }
@@ -1007,8 +1008,8 @@ int cmdMatrix(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         for (std::size_t g = 0; g < counts->size(); ++g) {
             const double c = (*counts)[g];
             if (c != std::floor(c) || c < 0 || c > static_cast<double>(m->people())) {
-                return fail(err, Error{"--sample: group count [" + std::to_string(g) + "] = " +
-                                       formatNumber(c) + " is not an integer in [0, n = " +
+                return fail(err, Error{"--sample: group count [" + std::to_string(g) +
+                                       "] = " + formatNumber(c) + " is not an integer in [0, n = " +
                                        std::to_string(m->people()) + "]"});
             }
             groups.push_back(static_cast<std::int64_t>(c));

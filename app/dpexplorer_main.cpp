@@ -58,11 +58,13 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     QString examples;
     for (const auto& e : dpx::exampleDatasets()) {
-        examples += (examples.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(e.id);
+        examples +=
+            (examples.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(e.id);
     }
-    QCommandLineOption example(QStringLiteral("example"),
-                               QStringLiteral("Open a built-in example dataset (%1).").arg(examples),
-                               QStringLiteral("id"));
+    QCommandLineOption example(
+        QStringLiteral("example"),
+        QStringLiteral("Open a built-in example dataset (%1).").arg(examples),
+        QStringLiteral("id"));
     QCommandLineOption mechanism(
         QStringLiteral("mechanism"),
         QStringLiteral("Start with this mechanism (laplace, geometric, gaussian, count-geometric, "
@@ -72,7 +74,8 @@ int main(int argc, char** argv) {
                                QStringLiteral("Start with this ε (0.01 to 20)."),
                                QStringLiteral("value"));
     QCommandLineOption session(QStringLiteral("session"),
-                               QStringLiteral("Open a saved session (JSON)."), QStringLiteral("file"));
+                               QStringLiteral("Open a saved session (JSON)."),
+                               QStringLiteral("file"));
     QCommandLineOption tab(QStringLiteral("tab"),
                            QStringLiteral("Show this tab: histogram, matrix, errors, risk, "
                                           "tradeoff, budget, ldp-experiment (seed 002's "
@@ -123,7 +126,8 @@ int main(int argc, char** argv) {
     dpx::ui::ExplorerState s = doc->state();
     if (parser.isSet(example)) {
         if (!dpx::findExample(parser.value(example).toStdString())) {
-            return fail(QStringLiteral("unknown example '%1' (use %2)").arg(parser.value(example), examples));
+            return fail(QStringLiteral("unknown example '%1' (use %2)")
+                            .arg(parser.value(example), examples));
         }
         s.exampleId = parser.value(example);
         s.source = dpx::ui::SourceKind::Example;
@@ -237,14 +241,13 @@ int main(int argc, char** argv) {
             QApplication::exit(1);
         });
     } else if (parser.isSet(screenshot)) {
-        QObject::connect(&window, &dpx::ui::MainWindow::screenshotSaved, &app,
-                         [](const QString& path, bool ok) {
-                             if (!ok) {
-                                 std::fprintf(stderr, "dpexplorer: could not write %s\n",
-                                              qPrintable(path));
-                             }
-                             QApplication::exit(ok ? 0 : 1);
-                         });
+        QObject::connect(
+            &window, &dpx::ui::MainWindow::screenshotSaved, &app, [](const QString& path, bool ok) {
+                if (!ok) {
+                    std::fprintf(stderr, "dpexplorer: could not write %s\n", qPrintable(path));
+                }
+                QApplication::exit(ok ? 0 : 1);
+            });
         window.saveScreenshotWhenReady(parser.value(screenshot));
         // Never hang in scripts: give up after two minutes.
         QTimer::singleShot(120000, &app, [] {

@@ -32,33 +32,33 @@ namespace dpx::ui {
 struct DatasetResult {
     QString error;  // non-empty: nothing else is valid
     std::shared_ptr<const DataTable> table;
-    QString sourceTitle;    // "Telemetry hours (synthetic, seed 002)" or the file name
-    QString description;    // one or two sentences
-    QStringList columns;    // all column names
-    QString column;         // the column binned
-    QString unit;           // unit of the column ("" if none)
-    QString binningText;    // Binning::describe()
+    QString sourceTitle;             // "Telemetry hours (synthetic, seed 002)" or the file name
+    QString description;             // one or two sentences
+    QStringList columns;             // all column names
+    QString column;                  // the column binned
+    QString unit;                    // unit of the column ("" if none)
+    QString binningText;             // Binning::describe()
     std::optional<Binning> binning;  // the binning in force (automatic bins resolved)
-    QString reportText;     // BinningReport::describe(): rows used, missing, clamped, dropped
+    QString reportText;  // BinningReport::describe(): rows used, missing, clamped, dropped
     std::optional<Histogram> histogram;
     Sensitivity sensitivity;
     qint64 rows = 0;
 
     // External sources (CSV, SQLite, PostgreSQL).
     SourceKind source = SourceKind::Example;
-    QStringList tables;       // SQL sources: the tables of the database
-    QString sqlTable;         // the table counted
-    QStringList columnTypes;  // one per column: "integer", "float", "categorical", "date"
+    QStringList tables;                // SQL sources: the tables of the database
+    QString sqlTable;                  // the table counted
+    QStringList columnTypes;           // one per column: "integer", "float", "categorical", "date"
     std::vector<bool> typeOverridden;  // CSV: the type comes from the user's override
     // The bins (range or categories) were taken from the data: fine for exploring, but a release
     // must declare them (a data-dependent range leaks information). The text says what was taken.
     bool dataDependent = false;
     QString dataDependentText;
     std::vector<std::pair<QString, qint64>> skipped;  // rows not counted, by reason
-    qint64 cappedRows = 0;     // rows over the contribution cap
-    int cap = 0;               // rows per person (0: no contribution bounding)
+    qint64 cappedRows = 0;                            // rows over the contribution cap
+    int cap = 0;  // rows per person (0: no contribution bounding)
     QString idColumn;
-    QString skippedText;       // skipped rows by reason and capped rows, for the panel
+    QString skippedText;  // skipped rows by reason and capped rows, for the panel
 };
 
 // What loadDataset reports while it reads a file or waits for a database: the fraction done.
@@ -99,8 +99,8 @@ struct ExpectedCell {
 };
 
 struct ReleaseResult {
-    QString error;  // non-empty: nothing else is valid (shown instead of the plots)
-    bool count = false;  // a count mechanism (matrix) rather than noise per bin
+    QString error;           // non-empty: nothing else is valid (shown instead of the plots)
+    bool count = false;      // a count mechanism (matrix) rather than noise per bin
     QString mechanismTitle;  // "Laplace (b = 2)", "Truncated geometric (GM), n = 40"
     QString guarantee;       // "ε-DP, ε = 1" / "(ε, δ)-DP, ε = 1, δ = 1e-06" / plain sentence
     QStringList warnings;
@@ -110,9 +110,9 @@ struct ReleaseResult {
     std::vector<QString> labels;
     std::vector<double> positions;
     std::vector<double> truth, noisy;
-    std::vector<std::vector<double>> estimates;  // [allEstimators() index]
-    std::vector<double> bandLo, bandHi;          // 95% interval of each noisy bin
-    std::vector<std::vector<double>> realized;   // [estimator][metric] for this draw
+    std::vector<std::vector<double>> estimates;       // [allEstimators() index]
+    std::vector<double> bandLo, bandHi;               // 95% interval of each noisy bin
+    std::vector<std::vector<double>> realized;        // [estimator][metric] for this draw
     std::vector<std::vector<ExpectedCell>> expected;  // [estimator][metric], exact where possible
     std::vector<bool> estimatorApplies;               // e.g. NoiseFirst: not for count mechanisms
     double noiseVariance = 0;                         // per bin (histogram mechanisms)
@@ -156,9 +156,8 @@ struct MonteCarloErrors {
 };
 
 // `progress` receives fractions in [0, 1] (from worker threads).
-MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale,
-                                   std::uint64_t trials, std::uint64_t seed,
-                                   const std::stop_token& stop,
+MonteCarloErrors computeMonteCarlo(const ReleaseResult& release, Scale scale, std::uint64_t trials,
+                                   std::uint64_t seed, const std::stop_token& stop,
                                    const std::function<void(double)>& progress);
 
 }  // namespace dpx::ui

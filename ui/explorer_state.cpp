@@ -186,8 +186,8 @@ Expected<MechanismChoice> mechanismChoiceFromId(const QString& id) {
         }
         known << str(info.id);
     }
-    return Error{"unknown mechanism '" + id.toStdString() + "' (known: " +
-                 known.join(QStringLiteral(", ")).toStdString() + ")"};
+    return Error{"unknown mechanism '" + id.toStdString() +
+                 "' (known: " + known.join(QStringLiteral(", ")).toStdString() + ")"};
 }
 
 bool isCountMechanism(MechanismChoice m) {
@@ -212,13 +212,20 @@ bool isLocalMechanism(MechanismChoice m) {
 
 ldp::Protocol localProtocolOf(MechanismChoice m) {
     switch (m) {
-        case MechanismChoice::LocalRR: return ldp::Protocol::RR;
-        case MechanismChoice::LocalOUE: return ldp::Protocol::OUE;
-        case MechanismChoice::LocalSUE: return ldp::Protocol::SUE;
-        case MechanismChoice::LocalOLH: return ldp::Protocol::OLH;
-        case MechanismChoice::LocalHRR: return ldp::Protocol::HRR;
-        case MechanismChoice::LocalDBitFlip: return ldp::Protocol::DBitFlip;
-        default: return ldp::Protocol::GRR;
+        case MechanismChoice::LocalRR:
+            return ldp::Protocol::RR;
+        case MechanismChoice::LocalOUE:
+            return ldp::Protocol::OUE;
+        case MechanismChoice::LocalSUE:
+            return ldp::Protocol::SUE;
+        case MechanismChoice::LocalOLH:
+            return ldp::Protocol::OLH;
+        case MechanismChoice::LocalHRR:
+            return ldp::Protocol::HRR;
+        case MechanismChoice::LocalDBitFlip:
+            return ldp::Protocol::DBitFlip;
+        default:
+            return ldp::Protocol::GRR;
     }
 }
 
@@ -372,17 +379,16 @@ Status ExplorerState::validate() const {
         return Error{"the minimum diagonal must be in [0, 1]"};
     }
     for (const QString& c : lpConstraints) {
-        static const QStringList known = {QStringLiteral("rh"), QStringLiteral("rm"),
-                                          QStringLiteral("ch"), QStringLiteral("cm"),
-                                          QStringLiteral("f"),  QStringLiteral("wh"),
-                                          QStringLiteral("s")};
+        static const QStringList known = {
+            QStringLiteral("rh"), QStringLiteral("rm"), QStringLiteral("ch"), QStringLiteral("cm"),
+            QStringLiteral("f"),  QStringLiteral("wh"), QStringLiteral("s")};
         if (!known.contains(c)) {
             return Error{"unknown LP constraint '" + c.toStdString() +
                          "' (known: rh, rm, ch, cm, f, wh, s)"};
         }
     }
-    const QString obj = lpObjective.startsWith(QLatin1String("minimax-")) ? lpObjective.mid(8)
-                                                                           : lpObjective;
+    const QString obj =
+        lpObjective.startsWith(QLatin1String("minimax-")) ? lpObjective.mid(8) : lpObjective;
     if (obj != QLatin1String("l0") && obj != QLatin1String("l1") && obj != QLatin1String("l2") &&
         !obj.startsWith(QLatin1String("l0d:"))) {
         return Error{"unknown LP objective '" + lpObjective.toStdString() + "'"};
@@ -404,8 +410,8 @@ Status ExplorerState::validate() const {
     if (!(tradeoffPopLo >= 1 && tradeoffPopLo < tradeoffPopHi &&
           tradeoffPopHi <= kMaxTradeoffPopulation)) {
         return Error{"the trade-off population range must satisfy 1 ≤ from < to ≤ " +
-                     formatNumber(kMaxTradeoffPopulation) + ", got " +
-                     formatNumber(tradeoffPopLo) + " to " + formatNumber(tradeoffPopHi)};
+                     formatNumber(kMaxTradeoffPopulation) + ", got " + formatNumber(tradeoffPopLo) +
+                     " to " + formatNumber(tradeoffPopHi)};
     }
     if (tradeoffPoints < 2 || tradeoffPoints > kMaxTradeoffPoints) {
         return Error{"the trade-off curves need 2 to " + std::to_string(kMaxTradeoffPoints) +
@@ -472,18 +478,18 @@ QJsonArray columnChoicesJson(const std::vector<ExplorerState::ColumnChoice>& cho
         for (double e : c.edges) {
             edges.append(e);
         }
-        out.append(QJsonObject{
-            {QStringLiteral("source"), c.source},
-            {QStringLiteral("table"), c.table},
-            {QStringLiteral("column"), c.column},
-            {QStringLiteral("binning"), str(binningChoiceId(c.binning))},
-            {QStringLiteral("bins"), c.bins},
-            {QStringLiteral("range"), QJsonArray{c.rangeLo, c.rangeHi}},
-            {QStringLiteral("closed"), c.closedHi},
-            {QStringLiteral("edges"), edges},
-            {QStringLiteral("categories"), QJsonArray::fromStringList(c.categories)},
-            {QStringLiteral("unknown_category"),
-             str(kUnknown[static_cast<int>(c.unknownCategory)])}});
+        out.append(
+            QJsonObject{{QStringLiteral("source"), c.source},
+                        {QStringLiteral("table"), c.table},
+                        {QStringLiteral("column"), c.column},
+                        {QStringLiteral("binning"), str(binningChoiceId(c.binning))},
+                        {QStringLiteral("bins"), c.bins},
+                        {QStringLiteral("range"), QJsonArray{c.rangeLo, c.rangeHi}},
+                        {QStringLiteral("closed"), c.closedHi},
+                        {QStringLiteral("edges"), edges},
+                        {QStringLiteral("categories"), QJsonArray::fromStringList(c.categories)},
+                        {QStringLiteral("unknown_category"),
+                         str(kUnknown[static_cast<int>(c.unknownCategory)])}});
     }
     return out;
 }
@@ -507,27 +513,27 @@ QJsonObject ExplorerState::toJson() const {
                            {QStringLiteral("bad_rows"),
                             csvSkipBadRows ? QStringLiteral("skip") : QStringLiteral("stop")},
                            {QStringLiteral("types"), QJsonArray::fromStringList(csvTypes)}};
-    QJsonObject data{{QStringLiteral("source"), str(sourceKindId(source))},
-                     {QStringLiteral("example"), exampleId},
-                     {QStringLiteral("example_rows"), exampleRows},
-                     {QStringLiteral("csv"), csvPath},
-                     {QStringLiteral("csv_options"), csvOptions},
-                     {QStringLiteral("sqlite"), sqlitePath},
-                     {QStringLiteral("postgresql"), pg},
-                     {QStringLiteral("table"), sqlTable},
-                     {QStringLiteral("column"), column},
-                     {QStringLiteral("binning"), str(binningChoiceId(binning))},
-                     {QStringLiteral("bins"), bins},
-                     {QStringLiteral("range"), QJsonArray{rangeLo, rangeHi}},
-                     {QStringLiteral("closed"), closedHi},
-                     {QStringLiteral("edges"), edgeArray},
-                     {QStringLiteral("categories"), QJsonArray::fromStringList(categories)},
-                     {QStringLiteral("unknown_category"),
-                      str(kUnknown[static_cast<int>(unknownCategory)])},
-                     {QStringLiteral("id_column"), idColumn},
-                     {QStringLiteral("cap"), cap},
-                     {QStringLiteral("neighbouring"), str(neighbouringName(neighbouring))},
-                     {QStringLiteral("other_columns"), columnChoicesJson(otherColumns)}};
+    QJsonObject data{
+        {QStringLiteral("source"), str(sourceKindId(source))},
+        {QStringLiteral("example"), exampleId},
+        {QStringLiteral("example_rows"), exampleRows},
+        {QStringLiteral("csv"), csvPath},
+        {QStringLiteral("csv_options"), csvOptions},
+        {QStringLiteral("sqlite"), sqlitePath},
+        {QStringLiteral("postgresql"), pg},
+        {QStringLiteral("table"), sqlTable},
+        {QStringLiteral("column"), column},
+        {QStringLiteral("binning"), str(binningChoiceId(binning))},
+        {QStringLiteral("bins"), bins},
+        {QStringLiteral("range"), QJsonArray{rangeLo, rangeHi}},
+        {QStringLiteral("closed"), closedHi},
+        {QStringLiteral("edges"), edgeArray},
+        {QStringLiteral("categories"), QJsonArray::fromStringList(categories)},
+        {QStringLiteral("unknown_category"), str(kUnknown[static_cast<int>(unknownCategory)])},
+        {QStringLiteral("id_column"), idColumn},
+        {QStringLiteral("cap"), cap},
+        {QStringLiteral("neighbouring"), str(neighbouringName(neighbouring))},
+        {QStringLiteral("other_columns"), columnChoicesJson(otherColumns)}};
     QJsonObject lp{{QStringLiteral("objective"), lpObjective},
                    {QStringLiteral("constraints"), QJsonArray::fromStringList(lpConstraints)},
                    {QStringLiteral("binomial_p"), lpBinomialP},
@@ -552,8 +558,8 @@ QJsonObject ExplorerState::toJson() const {
     QJsonObject tradeoff{
         {QStringLiteral("configs"), QJsonArray::fromStringList(tradeoffConfigs)},
         {QStringLiteral("metric"), str(metricName(tradeoffMetric))},
-        {QStringLiteral("against"), tradeoffAgainstPopulation ? QStringLiteral("population")
-                                                              : QStringLiteral("epsilon")},
+        {QStringLiteral("against"),
+         tradeoffAgainstPopulation ? QStringLiteral("population") : QStringLiteral("epsilon")},
         {QStringLiteral("epsilon_range"), QJsonArray{tradeoffEpsLo, tradeoffEpsHi}},
         {QStringLiteral("population_range"), QJsonArray{tradeoffPopLo, tradeoffPopHi}},
         {QStringLiteral("points"), tradeoffPoints}};
@@ -728,8 +734,9 @@ QStringList ExplorerState::unknownKeys(const QJsonObject& root) {
 
 Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     if (root.value(QStringLiteral("format")).toString() != QLatin1String("dpexplorer-session")) {
-        return Error{"not a DP Explorer session (the key \"format\" must be "
-                     "\"dpexplorer-session\")"};
+        return Error{
+            "not a DP Explorer session (the key \"format\" must be "
+            "\"dpexplorer-session\")"};
     }
     if (root.value(QStringLiteral("version")).toInt(-1) != 1) {
         return Error{"unsupported session version (this DP Explorer reads version 1)"};
@@ -767,8 +774,9 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
             return okStatus();
         }
         if (!v.isDouble() || !std::isfinite(v.toDouble())) {
-            return keyError(pathOf(o, key), QStringLiteral("expected a finite number, got %1")
-                                                .arg(jsonTypeName(v)));
+            return keyError(
+                pathOf(o, key),
+                QStringLiteral("expected a finite number, got %1").arg(jsonTypeName(v)));
         }
         out = v.toDouble();
         return okStatus();
@@ -798,11 +806,11 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
         out = v.toBool();
         return okStatus();
     };
-#define DPX_TRY(expr)              \
-    do {                           \
+#define DPX_TRY(expr)                  \
+    do {                               \
         if (auto st_ = (expr); !st_) { \
-            return st_.error();    \
-        }                          \
+            return st_.error();        \
+        }                              \
     } while (false)
 
     // An object of the session: absent keeps the defaults; anything else but an object is an
@@ -841,7 +849,8 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(data, "source", name));
     auto source = sourceKindFromId(name);
     if (!source) {
-        return keyError(QStringLiteral("data.source"), QString::fromStdString(source.error().message));
+        return keyError(QStringLiteral("data.source"),
+                        QString::fromStdString(source.error().message));
     }
     s.source = *source;
     auto stringList = [&](const QJsonObject& o, const char* key, QStringList& out) -> Status {
@@ -850,8 +859,9 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
             return okStatus();
         }
         if (!v.isArray()) {
-            return keyError(pathOf(o, key), QStringLiteral("expected an array of strings, got %1")
-                                                .arg(jsonTypeName(v)));
+            return keyError(
+                pathOf(o, key),
+                QStringLiteral("expected an array of strings, got %1").arg(jsonTypeName(v)));
         }
         out.clear();
         for (const QJsonValue& e : v.toArray()) {
@@ -869,7 +879,8 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     name = s.csvSkipBadRows ? str("skip") : str("stop");
     DPX_TRY(text(csvOptions, "bad_rows", name));
     if (name != QLatin1String("skip") && name != QLatin1String("stop")) {
-        return keyError(QStringLiteral("data.csv_options.bad_rows"), QStringLiteral("expected \"skip\" or \"stop\""));
+        return keyError(QStringLiteral("data.csv_options.bad_rows"),
+                        QStringLiteral("expected \"skip\" or \"stop\""));
     }
     s.csvSkipBadRows = name == QLatin1String("skip");
     DPX_TRY(stringList(csvOptions, "types", s.csvTypes));
@@ -896,7 +907,8 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
         s.edges.clear();
         for (const QJsonValue& e : v.toArray()) {
             if (!e.isDouble()) {
-                return keyError(QStringLiteral("data.edges"), QStringLiteral("expected an array of numbers"));
+                return keyError(QStringLiteral("data.edges"),
+                                QStringLiteral("expected an array of numbers"));
             }
             s.edges.push_back(e.toDouble());
         }
@@ -1025,7 +1037,8 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(mech, "name", name));
     auto mc = mechanismChoiceFromId(name);
     if (!mc) {
-        return keyError(QStringLiteral("mechanism.name"), QString::fromStdString(mc.error().message));
+        return keyError(QStringLiteral("mechanism.name"),
+                        QString::fromStdString(mc.error().message));
     }
     s.mechanism = *mc;
     DPX_TRY(number(mech, "epsilon", s.epsilon));
@@ -1034,21 +1047,24 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(mech, "calibration", name));
     auto cal = gaussianCalibrationFromName(name.toStdString());
     if (!cal) {
-        return keyError(QStringLiteral("mechanism.calibration"), QString::fromStdString(cal.error().message));
+        return keyError(QStringLiteral("mechanism.calibration"),
+                        QString::fromStdString(cal.error().message));
     }
     s.calibration = *cal;
     name = str(estimatorName(s.estimator));
     DPX_TRY(text(mech, "estimator", name));
     auto est = estimatorFromName(name.toStdString());
     if (!est) {
-        return keyError(QStringLiteral("mechanism.estimator"), QString::fromStdString(est.error().message));
+        return keyError(QStringLiteral("mechanism.estimator"),
+                        QString::fromStdString(est.error().message));
     }
     s.estimator = *est;
     if (const QJsonValue v = mech.value(QStringLiteral("seed")); !v.isUndefined()) {
         bool ok = false;
         const quint64 seed = v.toString().toULongLong(&ok);
         if (!v.isString() || !ok) {
-            return keyError(QStringLiteral("mechanism.seed"), QStringLiteral("expected an unsigned integer as a string"));
+            return keyError(QStringLiteral("mechanism.seed"),
+                            QStringLiteral("expected an unsigned integer as a string"));
         }
         s.seed = seed;
     }
@@ -1061,18 +1077,21 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     QString simulator = s.ldpPerUser ? str("per-user") : str("aggregate");
     DPX_TRY(text(mech, "ldp_simulator", simulator));
     if (simulator != QLatin1String("per-user") && simulator != QLatin1String("aggregate")) {
-        return keyError(QStringLiteral("mechanism.ldp_simulator"), QStringLiteral("expected aggregate or per-user"));
+        return keyError(QStringLiteral("mechanism.ldp_simulator"),
+                        QStringLiteral("expected aggregate or per-user"));
     }
     s.ldpPerUser = simulator == QLatin1String("per-user");
     DPX_TRY(text(lp, "objective", s.lpObjective));
     if (const QJsonValue v = lp.value(QStringLiteral("constraints")); !v.isUndefined()) {
         if (!v.isArray()) {
-            return keyError(QStringLiteral("mechanism.lp.constraints"), QStringLiteral("expected an array of names"));
+            return keyError(QStringLiteral("mechanism.lp.constraints"),
+                            QStringLiteral("expected an array of names"));
         }
         s.lpConstraints.clear();
         for (const QJsonValue& c : v.toArray()) {
             if (!c.isString()) {
-                return keyError(QStringLiteral("mechanism.lp.constraints"), QStringLiteral("expected an array of names"));
+                return keyError(QStringLiteral("mechanism.lp.constraints"),
+                                QStringLiteral("expected an array of names"));
             }
             s.lpConstraints << c.toString();
         }
@@ -1094,7 +1113,8 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
 
     if (const QJsonValue v = tradeoff.value(QStringLiteral("configs")); !v.isUndefined()) {
         if (!v.isArray()) {
-            return keyError(QStringLiteral("tradeoff.configs"), QStringLiteral("expected an array of MECHANISM:ESTIMATOR"));
+            return keyError(QStringLiteral("tradeoff.configs"),
+                            QStringLiteral("expected an array of MECHANISM:ESTIMATOR"));
         }
         s.tradeoffConfigs.clear();
         for (const QJsonValue& c : v.toArray()) {
@@ -1109,13 +1129,15 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
     DPX_TRY(text(tradeoff, "metric", name));
     auto metric = metricFromName(name.toStdString());
     if (!metric) {
-        return keyError(QStringLiteral("tradeoff.metric"), QString::fromStdString(metric.error().message));
+        return keyError(QStringLiteral("tradeoff.metric"),
+                        QString::fromStdString(metric.error().message));
     }
     s.tradeoffMetric = *metric;
     name = s.tradeoffAgainstPopulation ? QStringLiteral("population") : QStringLiteral("epsilon");
     DPX_TRY(text(tradeoff, "against", name));
     if (name != QLatin1String("epsilon") && name != QLatin1String("population")) {
-        return keyError(QStringLiteral("tradeoff.against"), QStringLiteral("expected epsilon or population"));
+        return keyError(QStringLiteral("tradeoff.against"),
+                        QStringLiteral("expected epsilon or population"));
     }
     s.tradeoffAgainstPopulation = name == QLatin1String("population");
     for (const auto& [key, lo, hi] :
@@ -1228,23 +1250,23 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
     unsigned f = 0;
     if (a.source != b.source || a.exampleId != b.exampleId || a.exampleRows != b.exampleRows ||
-        a.csvPath != b.csvPath || a.csvDelimiter != b.csvDelimiter ||
-        a.csvHeader != b.csvHeader || a.csvSkipBadRows != b.csvSkipBadRows ||
-        a.csvTypes != b.csvTypes || a.sqlitePath != b.sqlitePath || a.pgHost != b.pgHost ||
-        a.pgPort != b.pgPort || a.pgDatabase != b.pgDatabase || a.pgUser != b.pgUser ||
-        a.pgPassword != b.pgPassword || a.pgConnectTimeout != b.pgConnectTimeout ||
-        a.pgStatementTimeout != b.pgStatementTimeout || a.sqlTable != b.sqlTable ||
-        a.column != b.column || a.binning != b.binning || a.bins != b.bins ||
-        a.rangeLo != b.rangeLo || a.rangeHi != b.rangeHi || a.closedHi != b.closedHi ||
-        a.edges != b.edges || a.categories != b.categories ||
+        a.csvPath != b.csvPath || a.csvDelimiter != b.csvDelimiter || a.csvHeader != b.csvHeader ||
+        a.csvSkipBadRows != b.csvSkipBadRows || a.csvTypes != b.csvTypes ||
+        a.sqlitePath != b.sqlitePath || a.pgHost != b.pgHost || a.pgPort != b.pgPort ||
+        a.pgDatabase != b.pgDatabase || a.pgUser != b.pgUser || a.pgPassword != b.pgPassword ||
+        a.pgConnectTimeout != b.pgConnectTimeout || a.pgStatementTimeout != b.pgStatementTimeout ||
+        a.sqlTable != b.sqlTable || a.column != b.column || a.binning != b.binning ||
+        a.bins != b.bins || a.rangeLo != b.rangeLo || a.rangeHi != b.rangeHi ||
+        a.closedHi != b.closedHi || a.edges != b.edges || a.categories != b.categories ||
         a.unknownCategory != b.unknownCategory || a.idColumn != b.idColumn || a.cap != b.cap ||
         a.neighbouring != b.neighbouring) {
         f |= DataChanged;
     }
     if (a.mechanism != b.mechanism || a.epsilon != b.epsilon || a.delta != b.delta ||
         a.calibration != b.calibration || a.countN != b.countN || a.ldpBits != b.ldpBits ||
-        a.ldpPerUser != b.ldpPerUser || a.lpObjective != b.lpObjective || a.lpConstraints != b.lpConstraints ||
-        a.lpBinomialP != b.lpBinomialP || a.lpMinDiagonal != b.lpMinDiagonal) {
+        a.ldpPerUser != b.ldpPerUser || a.lpObjective != b.lpObjective ||
+        a.lpConstraints != b.lpConstraints || a.lpBinomialP != b.lpBinomialP ||
+        a.lpMinDiagonal != b.lpMinDiagonal) {
         f |= MechanismChanged;
     }
     if (a.estimator != b.estimator) {

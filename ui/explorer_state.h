@@ -54,14 +54,14 @@ bool isLocalMechanism(MechanismChoice m);
 // The core protocol of a local mechanism (precondition: isLocalMechanism(m)).
 ldp::Protocol localProtocolOf(MechanismChoice m);
 inline constexpr MechanismChoice kAllMechanismChoices[] = {
-    MechanismChoice::Laplace,          MechanismChoice::Geometric,
-    MechanismChoice::Gaussian,         MechanismChoice::CountGeometric,
+    MechanismChoice::Laplace,           MechanismChoice::Geometric,
+    MechanismChoice::Gaussian,          MechanismChoice::CountGeometric,
     MechanismChoice::CountExplicitFair, MechanismChoice::CountUniform,
-    MechanismChoice::CountLaplace,     MechanismChoice::CountGaussian,
-    MechanismChoice::CountOptimal,     MechanismChoice::LocalRR,
-    MechanismChoice::LocalGRR,         MechanismChoice::LocalOUE,
-    MechanismChoice::LocalSUE,         MechanismChoice::LocalOLH,
-    MechanismChoice::LocalHRR,         MechanismChoice::LocalDBitFlip};
+    MechanismChoice::CountLaplace,      MechanismChoice::CountGaussian,
+    MechanismChoice::CountOptimal,      MechanismChoice::LocalRR,
+    MechanismChoice::LocalGRR,          MechanismChoice::LocalOUE,
+    MechanismChoice::LocalSUE,          MechanismChoice::LocalOLH,
+    MechanismChoice::LocalHRR,          MechanismChoice::LocalDBitFlip};
 // Largest dBitFlip d the window accepts (it must also be at most the number of bins).
 inline constexpr int kMaxLdpBits = 1024;
 
@@ -109,18 +109,18 @@ struct ExplorerState {
     // CSV import options.
     QString csvDelimiter = QStringLiteral("auto");
     bool csvHeader = true;
-    bool csvSkipBadRows = false;   // false: the first bad row is the error
-    QStringList csvTypes;          // per-column type overrides, "column=integer|float|..."
+    bool csvSkipBadRows = false;  // false: the first bad row is the error
+    QStringList csvTypes;         // per-column type overrides, "column=integer|float|..."
     // SQLite file; PostgreSQL connection. The password is held in memory only: it is never part of
     // the session JSON (the connection dialog may keep it in the settings if the user asks).
     QString sqlitePath;
     QString pgHost = QStringLiteral("localhost");
     int pgPort = 5432;
     QString pgDatabase, pgUser, pgPassword;
-    int pgConnectTimeout = 10;         // s
-    int pgStatementTimeout = 300000;   // ms, 0 = none
-    QString sqlTable;  // empty: the first table
-    QString column;  // empty: the dataset's default column
+    int pgConnectTimeout = 10;        // s
+    int pgStatementTimeout = 300000;  // ms, 0 = none
+    QString sqlTable;                 // empty: the first table
+    QString column;                   // empty: the dataset's default column
     BinningChoice binning = BinningChoice::Auto;
     int bins = 32;
     double rangeLo = 0, rangeHi = 0;  // equal for "the data's range"
@@ -254,10 +254,10 @@ enum ChangeFlag : unsigned {
     MechanismChanged = 1u << 1,  // mechanism, ε, δ, calibration, n, LP settings
     EstimatorChanged = 1u << 2,
     SeedChanged = 1u << 3,
-    ViewChanged = 1u << 4,       // overlay, log colour scale, error scale, theme
-    TabChanged = 1u << 5,        // the current tab only: nothing to recompute or redraw
-    TradeoffChanged = 1u << 6,   // the trade-off tab's curves, metric, axis or grids
-    BudgetChanged = 1u << 7,     // the budget tab's plan
+    ViewChanged = 1u << 4,      // overlay, log colour scale, error scale, theme
+    TabChanged = 1u << 5,       // the current tab only: nothing to recompute or redraw
+    TradeoffChanged = 1u << 6,  // the trade-off tab's curves, metric, axis or grids
+    BudgetChanged = 1u << 7,    // the budget tab's plan
 };
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
 

@@ -122,7 +122,8 @@ void JobRunner::updateProgress() {
     for (const Slot& s : slots_) {
         if (s.running && !s.label.isEmpty()) {
             const QString text = s.progress ? s.progress->text() : QString();
-            labels << (text.isEmpty() ? s.label : s.label + QStringLiteral(" (") + text + QLatin1Char(')'));
+            labels << (text.isEmpty() ? s.label
+                                      : s.label + QStringLiteral(" (") + text + QLatin1Char(')'));
             if (!s.progress || !s.progress->indeterminate()) {
                 sum += s.progress ? std::clamp(s.progress->get(), 0.0, 1.0) : 0.0;
                 ++measured;

@@ -1,11 +1,12 @@
 // Background computations for the window. Every job runs on one of the runner's own thread
 // pools, never on the GUI thread: the interactive lane (data, release, LP: what the user waits
 // for) and the background lane (Monte Carlo refinement), so that a refinement still running, or
-// still finishing its current step after being cancelled, never delays what the user waits for. Jobs live in named slots ("histogram", "errors", "matrix", ...): starting a
-// job in a slot asks the previous job of that slot to stop (std::stop_token) and guarantees that
-// its result is never delivered. Results come back on the GUI thread, through the event loop.
-// Long jobs report progress through JobProgress, which the GUI polls: workers never touch
-// widgets and never emit signals at the rate of their inner loops.
+// still finishing its current step after being cancelled, never delays what the user waits for.
+// Jobs live in named slots ("histogram", "errors", "matrix", ...): starting a job in a slot asks
+// the previous job of that slot to stop (std::stop_token) and guarantees that its result is never
+// delivered. Results come back on the GUI thread, through the event loop. Long jobs report progress
+// through JobProgress, which the GUI polls: workers never touch widgets and never emit signals at
+// the rate of their inner loops.
 #pragma once
 
 #include <QHash>
@@ -73,22 +74,24 @@ public:
         s.running = true;
         ++started_;
         QPointer<JobRunner> self(this);
-        (void)QtConcurrent::run(lane == Lane::Background ? &backgroundPool_ : &pool_, [self, slot, generation, stop, progress,
-                                         work = std::move(work), deliver = std::move(deliver)] {
-            auto result = std::make_shared<R>(work(stop->get_token(), *progress));
-            if (!self) {
-                return;
-            }
-            QMetaObject::invokeMethod(
-                self.data(),
-                [self, slot, generation, stop, result, deliver] {
-                    if (!self || !self->finish(slot, generation) || stop->stop_requested()) {
-                        return;
-                    }
-                    deliver(std::move(*result));
-                },
-                Qt::QueuedConnection);
-        });
+        (void)QtConcurrent::run(
+            lane == Lane::Background ? &backgroundPool_ : &pool_,
+            [self, slot, generation, stop, progress, work = std::move(work),
+             deliver = std::move(deliver)] {
+                auto result = std::make_shared<R>(work(stop->get_token(), *progress));
+                if (!self) {
+                    return;
+                }
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, slot, generation, stop, result, deliver] {
+                        if (!self || !self->finish(slot, generation) || stop->stop_requested()) {
+                            return;
+                        }
+                        deliver(std::move(*result));
+                    },
+                    Qt::QueuedConnection);
+            });
         updateProgress();
     }
 

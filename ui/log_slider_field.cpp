@@ -36,8 +36,7 @@ LogSliderField::LogSliderField(double min, double max, QWidget* parent)
         edit_->setText(formatParameter(v));
         Q_EMIT valueEdited(v, slider_->isSliderDown());
     });
-    connect(slider_, &QSlider::sliderReleased, this,
-            [this] { Q_EMIT valueEdited(value_, false); });
+    connect(slider_, &QSlider::sliderReleased, this, [this] { Q_EMIT valueEdited(value_, false); });
     connect(edit_, &QLineEdit::editingFinished, this, [this] {
         bool ok = false;
         const double v = edit_->text().trimmed().toDouble(&ok);
@@ -81,8 +80,8 @@ void LogSliderField::setValue(double v) {
 void LogSliderField::setError(const QString& message) {
     error_ = message;
     edit_->setProperty("invalid", !message.isEmpty());
-    edit_->setStyleSheet(message.isEmpty() ? QString()
-                                           : QStringLiteral("QLineEdit { border: 2px solid #d62728; }"));
+    edit_->setStyleSheet(
+        message.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 2px solid #d62728; }"));
     edit_->setToolTip(message);
 }
 

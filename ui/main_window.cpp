@@ -51,9 +51,9 @@ void dpxInitResources();  // resources/dpx_resources.cpp
 namespace dpx::ui {
 
 namespace {
-const QString kTabIds[] = {QStringLiteral("histogram"), QStringLiteral("matrix"),
-                           QStringLiteral("errors"), QStringLiteral("risk"),
-                           QStringLiteral("tradeoff"), QStringLiteral("budget"),
+const QString kTabIds[] = {QStringLiteral("histogram"),      QStringLiteral("matrix"),
+                           QStringLiteral("errors"),         QStringLiteral("risk"),
+                           QStringLiteral("tradeoff"),       QStringLiteral("budget"),
                            QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
@@ -166,12 +166,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateMoreMechanisms();
     });
     connect(engine_, &ExplorerEngine::releaseReady, this, &MainWindow::showRelease);
-    connect(engine_, &ExplorerEngine::monteCarloReady, this,
-            [this](const MonteCarloErrors&, bool) {
-                showErrors();
-                mcDrawn_ = true;
-                tryScreenshot();
-            });
+    connect(engine_, &ExplorerEngine::monteCarloReady, this, [this](const MonteCarloErrors&, bool) {
+        showErrors();
+        mcDrawn_ = true;
+        tryScreenshot();
+    });
     connect(engine_, &ExplorerEngine::computing, this, &MainWindow::showComputing);
     connect(doc_, &ExplorerDocument::changed, this, [this](unsigned flags, const ExplorerState& s) {
         if (flags & ViewChanged) {
@@ -226,19 +225,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         s.matrixLog = on;
         (void)doc_->apply(s, tr("log colour scale"));
     });
-    connect(matrix_, &MatrixView::lpSettingsEdited, this,
-            [this](const QString& objective, const QStringList& constraints, double p,
-                   double floor) {
-                ExplorerState s = doc_->state();
-                s.lpObjective = objective;
-                s.lpConstraints = constraints;
-                s.lpBinomialP = p;
-                s.lpMinDiagonal = floor;
-                const Status st = doc_->apply(s, tr("change LP settings"));
-                if (!st) {
-                    statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
-                }
-            });
+    connect(
+        matrix_, &MatrixView::lpSettingsEdited, this,
+        [this](const QString& objective, const QStringList& constraints, double p, double floor) {
+            ExplorerState s = doc_->state();
+            s.lpObjective = objective;
+            s.lpConstraints = constraints;
+            s.lpBinomialP = p;
+            s.lpMinDiagonal = floor;
+            const Status st = doc_->apply(s, tr("change LP settings"));
+            if (!st) {
+                statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
+            }
+        });
     connect(errors_, &ErrorsView::scaleToggled, this, [this](Scale sc) {
         ExplorerState s = doc_->state();
         s.scale = sc;
@@ -288,11 +287,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 }
                 s.estimator = e;
                 s.epsilon = epsilon;
-                const Status st = doc_->apply(
-                    s, tr("use %1:%2 at ε = %3")
-                           .arg(configIdOf(s).value_or(mechanismChoiceTitle(m)).section(QLatin1Char(':'), 0, 0),
-                                QString::fromLatin1(estimatorName(e)),
-                                QString::number(epsilon, 'g', 6)));
+                const Status st = doc_->apply(s, tr("use %1:%2 at ε = %3")
+                                                     .arg(configIdOf(s)
+                                                              .value_or(mechanismChoiceTitle(m))
+                                                              .section(QLatin1Char(':'), 0, 0),
+                                                          QString::fromLatin1(estimatorName(e)),
+                                                          QString::number(epsilon, 'g', 6)));
                 statusBar()->showMessage(
                     st ? tr("Switched to %1 with the %2 estimator at ε = %3 (Ctrl+Z undoes).")
                              .arg(mechanismChoiceTitle(s.mechanism),
@@ -307,8 +307,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         (void)doc_->apply(s, tr("error scale"));
     });
     connect(tradeoff_, &TradeoffView::exportPlotRequested, this, &MainWindow::exportPlot);
-    connect(ldpTab_, &LdpExperimentTab::exportPlotRequested, this,
-            &MainWindow::exportPlot);
+    connect(ldpTab_, &LdpExperimentTab::exportPlotRequested, this, &MainWindow::exportPlot);
     connect(tradeoff_, &TradeoffView::curvesUpdated, this, &MainWindow::tryScreenshot);
     connect(ldpTab_, &LdpExperimentTab::finished, this, &MainWindow::tryScreenshot);
     connect(moreTab_, &MoreMechanismsTab::exportPlotRequested, this, &MainWindow::exportPlot);
@@ -461,8 +460,8 @@ void MainWindow::buildMenus() {
     });
     view->addSeparator();
     for (int i = 0; i < kTabCount; ++i) {
-        auto* a = view->addAction(tabs_->tabText(i).remove(QLatin1Char('&')),
-                                  this, [this, i] { tabs_->setCurrentIndex(i); });
+        auto* a = view->addAction(tabs_->tabText(i).remove(QLatin1Char('&')), this,
+                                  [this, i] { tabs_->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
     }
 
@@ -582,8 +581,7 @@ void MainWindow::showRelease(const ReleaseResult& r) {
                                        r.reportMatrixWhy);
         } else if (r.matrix) {
             MatrixInfo info{r.mechanismTitle, s.epsilon,
-                            usesDelta(s.mechanism) ? std::optional<double>(s.delta)
-                                                   : std::nullopt};
+                            usesDelta(s.mechanism) ? std::optional<double>(s.delta) : std::nullopt};
             matrix_->setCountMechanism(*r.matrix, info, r.lp ? &*r.lp : nullptr);
         } else if (r.calibrated) {
             matrix_->setNoiseDistribution(r.calibrated->noise, r.mechanismTitle);
@@ -610,7 +608,8 @@ void MainWindow::showErrors() {
     d.metrics = allMetrics();
     d.scale = doc_->state().scale;
     d.cells.assign(d.estimators.size(), std::vector<ErrorCellData>(d.metrics.size()));
-    const bool mcReady = mc.error.isEmpty() && mc.trials > 0 && mc.expected.size() == d.estimators.size();
+    const bool mcReady =
+        mc.error.isEmpty() && mc.trials > 0 && mc.expected.size() == d.estimators.size();
     for (std::size_t e = 0; e < d.estimators.size(); ++e) {
         for (std::size_t m = 0; m < d.metrics.size(); ++m) {
             ErrorCellData& c = d.cells[e][m];
@@ -635,12 +634,14 @@ void MainWindow::showErrors() {
     }
     d.refining = engine_->runner()->isRunning(QStringLiteral("mc"));
     if (r.count) {
-        d.note = tr("Count mechanisms: outputs already lie in 0…n, so Clamp equals Identity; "
-                    "NoiseFirst does not apply.");
+        d.note =
+            tr("Count mechanisms: outputs already lie in 0…n, so Clamp equals Identity; "
+               "NoiseFirst does not apply.");
     } else if (r.local) {
-        d.note = tr("Local protocol: Resize projects the estimate onto the known total N (the "
-                    "number of reports); NoiseFirst does not apply. Monte Carlo repeats the "
-                    "whole collection.");
+        d.note =
+            tr("Local protocol: Resize projects the estimate onto the known total N (the "
+               "number of reports); NoiseFirst does not apply. Monte Carlo repeats the "
+               "whole collection.");
     }
     errors_->setData(d);
 }
@@ -913,7 +914,8 @@ void MainWindow::connectPostgres() {
         s.enterSource(before, dataPanel_->columnInForce());
     }
     if (auto st = doc_->apply(s, tr("connect to %1").arg(s.pgDatabase)); !st) {
-        QMessageBox::warning(this, tr("Cannot connect"), QString::fromStdString(st.error().message));
+        QMessageBox::warning(this, tr("Cannot connect"),
+                             QString::fromStdString(st.error().message));
     } else if (s == before) {
         engine_->refreshAll();  // the same connection again: load again
     }
@@ -949,12 +951,15 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
     const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     for (const QString& path : recent) {
-        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (auto st = openCsv(path); !st) {
-                QMessageBox::warning(this, tr("Cannot open"),
-                                     QString::fromStdString(st.error().message));
-            }
-        })->setToolTip(path);
+        recentMenu_
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (auto st = openCsv(path); !st) {
+                                QMessageBox::warning(this, tr("Cannot open"),
+                                                     QString::fromStdString(st.error().message));
+                            }
+                        })
+            ->setToolTip(path);
     }
     recentMenu_->setEnabled(!recent.isEmpty());
 }
@@ -972,9 +977,9 @@ void MainWindow::openSessionDialog() {
 }
 
 void MainWindow::saveSessionDialog() {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save session"),
-                                                QStringLiteral("session.json"),
-                                                tr("DP Explorer sessions (*.json)"));
+    QString path =
+        QFileDialog::getSaveFileName(this, tr("Save session"), QStringLiteral("session.json"),
+                                     tr("DP Explorer sessions (*.json)"));
     if (path.isEmpty()) {
         return;
     }
@@ -1015,9 +1020,8 @@ void MainWindow::exportPlot() {
 }
 
 void MainWindow::exportTable() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export error table"),
-                                                      QStringLiteral("dpexplorer-errors.csv"),
-                                                      tr("CSV (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export error table"), QStringLiteral("dpexplorer-errors.csv"), tr("CSV (*.csv)"));
     if (path.isEmpty()) {
         return;
     }
@@ -1034,7 +1038,8 @@ void MainWindow::showGlossary() {
     box->resize(640, 560);
     box->setHtml(tr(
         "<h2>Glossary</h2>"
-        "<p><b>ε-differential privacy.</b> A mechanism M is ε-DP if for all neighbouring datasets D, "
+        "<p><b>ε-differential privacy.</b> A mechanism M is ε-DP if for all neighbouring datasets "
+        "D, "
         "D′ and every set S of outputs, Pr[M(D) ∈ S] ≤ e<sup>ε</sup> Pr[M(D′) ∈ S].</p>"
         "<p><b>(ε, δ)-DP.</b> The same with an additive slack: Pr[M(D) ∈ S] ≤ e<sup>ε</sup> "
         "Pr[M(D′) ∈ S] + δ.</p>"
@@ -1098,7 +1103,8 @@ void MainWindow::saveScreenshotWhenReady(const QString& path) {
 }
 
 void MainWindow::tryScreenshot() {
-    if (screenshotPath_.isEmpty() || !releaseDrawn_ || engine_->runner()->isRunning(QStringLiteral("data")) ||
+    if (screenshotPath_.isEmpty() || !releaseDrawn_ ||
+        engine_->runner()->isRunning(QStringLiteral("data")) ||
         engine_->runner()->isRunning(QStringLiteral("release"))) {
         return;
     }

@@ -175,7 +175,6 @@ protected:
     int getSubTickCount(double) override { return 0; }
 };
 
-
 void styleAxis(QCPAxis* a, const QColor& fg, const QColor& grid) {
     a->setBasePen(QPen(fg, 1));
     a->setTickPen(QPen(fg, 1));
@@ -793,7 +792,7 @@ void MatrixView::applyPalette() {
     noiseTitle_->setTextColor(fg);
     profileTitle_->setTextColor(fg);
     lpWarning_->setStyleSheet(isDarkPalette(palette()) ? QStringLiteral("color:#ffb74d;")
-                                                : QStringLiteral("color:#a15c00;"));
+                                                       : QStringLiteral("color:#a15c00;"));
     pending_->setStyleSheet(isDarkPalette(palette()) ? QStringLiteral("color:#ffb74d;")
                                                      : QStringLiteral("color:#a15c00;"));
     styleChip(l0Badge_, ChipStyle::Plain, palette());
@@ -1400,10 +1399,9 @@ void MatrixView::setLocalMechanism(const dpx::ldp::ReportMatrix* m, const QStrin
         localVerdict_->setText(tr("ε-local DP ✓ (achieved ε = %1)").arg(num(achieved, 4)));
         styleChip(localVerdict_, ChipStyle::Good);
     } else {
-        localVerdict_->setText(std::isinf(achieved)
-                                   ? tr("NOT ε-local DP: achieved ε = ∞")
-                                   : tr("NOT ε-local DP: achieved ε = %1 > %2")
-                                         .arg(num(achieved, 6), num(epsilon, 6)));
+        localVerdict_->setText(std::isinf(achieved) ? tr("NOT ε-local DP: achieved ε = ∞")
+                                                    : tr("NOT ε-local DP: achieved ε = %1 > %2")
+                                                          .arg(num(achieved, 6), num(epsilon, 6)));
         styleChip(localVerdict_, ChipStyle::Bad);
     }
     localVerdict_->setToolTip(meaning);

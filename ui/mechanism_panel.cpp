@@ -45,22 +45,25 @@ QString plainReading(const ExplorerState& s) {
     const bool withDelta = usesDelta(s.mechanism);
     const auto bound = posteriorBound(0.5, PrivacyLevel{s.epsilon, withDelta ? s.delta : 0.0});
     const double posterior = bound ? 100 * bound->posterior : 100.0;
-    const QString post = posterior < 99.95 ? QString::number(posterior, 'f', 1)
-                                           : QStringLiteral("99.9+");
+    const QString post =
+        posterior < 99.95 ? QString::number(posterior, 'f', 1) : QStringLiteral("99.9+");
     QString text;
     if (isLocalMechanism(s.mechanism)) {
-        text = QObject::tr("ε = %1, local: each person randomises their own value on their "
-                           "device, so any report is at most %2× more (or less) likely for one "
-                           "value than for any other. No one, not even the collector, sees the "
-                           "true value.")
+        text = QObject::tr(
+                   "ε = %1, local: each person randomises their own value on their "
+                   "device, so any report is at most %2× more (or less) likely for one "
+                   "value than for any other. No one, not even the collector, sees the "
+                   "true value.")
                    .arg(eps, times);
     } else if (withDelta) {
-        text = QObject::tr("(ε, δ) = (%1, %2): adding or changing one person's data makes any "
-                           "set of outcomes at most %3× more likely, plus at most δ.")
+        text = QObject::tr(
+                   "(ε, δ) = (%1, %2): adding or changing one person's data makes any "
+                   "set of outcomes at most %3× more likely, plus at most δ.")
                    .arg(eps, formatParameter(s.delta), times);
     } else {
-        text = QObject::tr("ε = %1: adding or changing one person's data makes any outcome at "
-                           "most %2× more (or less) likely.")
+        text = QObject::tr(
+                   "ε = %1: adding or changing one person's data makes any outcome at "
+                   "most %2× more (or less) likely.")
                    .arg(eps, times);
     }
     QString failure;
@@ -69,8 +72,9 @@ QString plainReading(const ExplorerState& s) {
                       .arg(formatParameter(bound->failureProbability));
     }
     text += QLatin1Char(' ') +
-            QObject::tr("An observer who thought a person 50% likely to be in the data can be at "
-                        "most %1% sure after seeing the release%2.")
+            QObject::tr(
+                "An observer who thought a person 50% likely to be in the data can be at "
+                "most %1% sure after seeing the release%2.")
                 .arg(post, failure);
     if (s.epsilon > 5) {
         text += QLatin1Char(' ') + QObject::tr("This is weak protection.");
@@ -82,9 +86,10 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     : QWidget(parent), doc_(doc) {
     mechanism_ = new QComboBox;
     mechanism_->setObjectName(QStringLiteral("mechanismBox"));
-    mechanism_->setToolTip(tr("Histogram mechanisms add independent noise to every bin. Count "
-                              "mechanisms release each bin's count through a probability table "
-                              "P[output | true count] over 0…n (see the Mechanism matrix tab)."));
+    mechanism_->setToolTip(
+        tr("Histogram mechanisms add independent noise to every bin. Count "
+           "mechanisms release each bin's count through a probability table "
+           "P[output | true count] over 0…n (see the Mechanism matrix tab)."));
     addHeading(mechanism_, tr("Noise per bin"));
     for (MechanismChoice m : kAllMechanismChoices) {
         if (m == MechanismChoice::CountGeometric) {
@@ -97,21 +102,26 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     }
     epsilon_ = new LogSliderField(kMinEpsilon, kMaxEpsilon);
     epsilon_->setObjectName(QStringLiteral("epsilonField"));
-    epsilon_->setToolTip(tr("Privacy loss ε, from 0.01 (strong privacy, much noise) to 20 (almost "
-                            "no privacy). Drag, or type a value and press Enter."));
+    epsilon_->setToolTip(
+        tr("Privacy loss ε, from 0.01 (strong privacy, much noise) to 20 (almost "
+           "no privacy). Drag, or type a value and press Enter."));
     delta_ = new LogSliderField(kMinDelta, kMaxDelta);
     delta_->setObjectName(QStringLiteral("deltaField"));
-    delta_->setToolTip(tr("δ: probability with which the ε bound may fail. Used by the Gaussian "
-                          "mechanism only; keep it well below 1/(number of people)."));
+    delta_->setToolTip(
+        tr("δ: probability with which the ε bound may fail. Used by the Gaussian "
+           "mechanism only; keep it well below 1/(number of people)."));
     calibration_ = new QComboBox;
-    calibration_->addItem(tr("Analytic (Balle & Wang), tightest"),
-                          QString::fromLatin1(gaussianCalibrationName(GaussianCalibration::Analytic)));
-    calibration_->addItem(tr("Classic √(2 ln(1.25/δ))·Δ/ε"),
-                          QString::fromLatin1(gaussianCalibrationName(GaussianCalibration::Classic)));
+    calibration_->addItem(
+        tr("Analytic (Balle & Wang), tightest"),
+        QString::fromLatin1(gaussianCalibrationName(GaussianCalibration::Analytic)));
+    calibration_->addItem(
+        tr("Classic √(2 ln(1.25/δ))·Δ/ε"),
+        QString::fromLatin1(gaussianCalibrationName(GaussianCalibration::Classic)));
     calibration_->addItem(tr("Seed document's constant"),
                           QString::fromLatin1(gaussianCalibrationName(GaussianCalibration::Seed)));
-    calibration_->setToolTip(tr("How σ of the Gaussian noise is derived from (ε, δ) and the L2 "
-                                "sensitivity."));
+    calibration_->setToolTip(
+        tr("How σ of the Gaussian noise is derived from (ε, δ) and the L2 "
+           "sensitivity."));
     estimator_ = new QComboBox;
     for (EstimatorKind e : {EstimatorKind::Identity, EstimatorKind::Clamp, EstimatorKind::Resize,
                             EstimatorKind::NoiseFirst}) {
@@ -119,20 +129,23 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
                                        "Resize to the noisy total", "NoiseFirst (merge bins)"};
         estimator_->addItem(tr(titles[static_cast<int>(e)]), QString::fromLatin1(estimatorName(e)));
     }
-    estimator_->setToolTip(tr("Post-processing of the noisy counts shown in the histogram. It "
-                              "costs no privacy; the Errors tab compares all of them."));
+    estimator_->setToolTip(
+        tr("Post-processing of the noisy counts shown in the histogram. It "
+           "costs no privacy; the Errors tab compares all of them."));
     groupSize_ = new QSpinBox;
     groupSize_->setRange(0, 2000);
     groupSize_->setSpecialValueText(tr("auto (largest count)"));
-    groupSize_->setToolTip(tr("n: the largest possible count of a bin (the group size). The "
-                              "matrix is (n+1)×(n+1); every bin count must be ≤ n."));
+    groupSize_->setToolTip(
+        tr("n: the largest possible count of a bin (the group size). The "
+           "matrix is (n+1)×(n+1); every bin count must be ≤ n."));
     groupSizeLabel_ = new QLabel(tr("Group size n"));
     ldpBits_ = new QSpinBox;
     ldpBits_->setObjectName(QStringLiteral("ldpBitsBox"));
     ldpBits_->setRange(1, kMaxLdpBits);
-    ldpBits_->setToolTip(tr("dBitFlip: each person reports one noisy bit for each of d buckets "
-                            "sampled at random (d ≤ the number of bins). More bits per person "
-                            "lower the error; seed 002 compares d = 1, 2 and 4."));
+    ldpBits_->setToolTip(
+        tr("dBitFlip: each person reports one noisy bit for each of d buckets "
+           "sampled at random (d ≤ the number of bins). More bits per person "
+           "lower the error; seed 002 compares d = 1, 2 and 4."));
     ldpBitsLabel_ = new QLabel(tr("Bits per person d"));
     ldpSimulator_ = new QComboBox;
     ldpSimulator_->setObjectName(QStringLiteral("ldpSimulatorBox"));
@@ -202,9 +215,8 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
         report(tr("Calibration"), doc_->apply(s, tr("choose calibration")));
     });
     connect(estimator_, &QComboBox::activated, this, [this](int index) {
-        report(tr("Estimator"),
-               doc_->setEstimator(
-                   *estimatorFromName(estimator_->itemData(index).toString().toStdString())));
+        report(tr("Estimator"), doc_->setEstimator(*estimatorFromName(
+                                    estimator_->itemData(index).toString().toStdString())));
     });
     connect(groupSize_, &QSpinBox::valueChanged, this, [this](int n) {
         ExplorerState s = doc_->state();
@@ -214,8 +226,8 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     connect(ldpBits_, &QSpinBox::valueChanged, this, [this](int d) {
         ExplorerState s = doc_->state();
         s.ldpBits = d;
-        report(tr("Bits per person"), doc_->apply(s, tr("change bits per person"),
-                                                  QStringLiteral("ldpBits")));
+        report(tr("Bits per person"),
+               doc_->apply(s, tr("change bits per person"), QStringLiteral("ldpBits")));
     });
     connect(ldpSimulator_, &QComboBox::activated, this, [this](int index) {
         ExplorerState s = doc_->state();
@@ -270,7 +282,8 @@ void MechanismPanel::showState(const ExplorerState& s) {
     calibration_->setCurrentIndex(
         calibration_->findData(QString::fromLatin1(gaussianCalibrationName(s.calibration))));
     calibration_->setEnabled(s.mechanism == MechanismChoice::Gaussian);
-    estimator_->setCurrentIndex(estimator_->findData(QString::fromLatin1(estimatorName(s.estimator))));
+    estimator_->setCurrentIndex(
+        estimator_->findData(QString::fromLatin1(estimatorName(s.estimator))));
     groupSize_->setValue(s.countN);
     groupSize_->setEnabled(isCountMechanism(s.mechanism));
     groupSizeLabel_->setEnabled(isCountMechanism(s.mechanism));
@@ -287,12 +300,12 @@ void MechanismPanel::showState(const ExplorerState& s) {
     // Local estimates: resize projects onto the known total N (the number of reports).
     const int resize =
         estimator_->findData(QString::fromLatin1(estimatorName(EstimatorKind::Resize)));
-    estimator_->setItemText(resize, local ? tr("Resize to the known total N")
-                                          : tr("Resize to the noisy total"));
+    estimator_->setItemText(
+        resize, local ? tr("Resize to the known total N") : tr("Resize to the noisy total"));
     // NoiseFirst's rule is derived for Laplace noise: not offered for local estimates.
     if (auto* model = qobject_cast<QStandardItemModel*>(estimator_->model())) {
-        const int nf = estimator_->findData(
-            QString::fromLatin1(estimatorName(EstimatorKind::NoiseFirst)));
+        const int nf =
+            estimator_->findData(QString::fromLatin1(estimatorName(EstimatorKind::NoiseFirst)));
         if (QStandardItem* item = model->item(nf)) {
             item->setEnabled(!local);
         }

@@ -104,13 +104,20 @@ QString rowTitle(const Row& r) {
         return mechanismTitle(r.mechanism);
     }
     switch (r.protocol) {
-        case ldp::Protocol::RR: return QObject::tr("Local RR");
-        case ldp::Protocol::GRR: return QObject::tr("Local GRR");
-        case ldp::Protocol::OUE: return QObject::tr("Local OUE");
-        case ldp::Protocol::SUE: return QObject::tr("Local SUE");
-        case ldp::Protocol::OLH: return QObject::tr("Local OLH");
-        case ldp::Protocol::HRR: return QObject::tr("Local HRR");
-        case ldp::Protocol::DBitFlip: return QObject::tr("Local dBitFlip");
+        case ldp::Protocol::RR:
+            return QObject::tr("Local RR");
+        case ldp::Protocol::GRR:
+            return QObject::tr("Local GRR");
+        case ldp::Protocol::OUE:
+            return QObject::tr("Local OUE");
+        case ldp::Protocol::SUE:
+            return QObject::tr("Local SUE");
+        case ldp::Protocol::OLH:
+            return QObject::tr("Local OLH");
+        case ldp::Protocol::HRR:
+            return QObject::tr("Local HRR");
+        case ldp::Protocol::DBitFlip:
+            return QObject::tr("Local dBitFlip");
     }
     return {};
 }
@@ -174,10 +181,9 @@ QColor rowColour(const Row& r) {
         return mechanismColour(r.mechanism);
     }
     // Mid-lightness colours, readable on the light and the dark theme.
-    static const QColor shades[] = {QColor(23, 190, 207), QColor(0, 150, 150),
-                                    QColor(188, 189, 34), QColor(227, 119, 194),
-                                    QColor(140, 140, 140), QColor(158, 110, 220),
-                                    QColor(60, 170, 90)};
+    static const QColor shades[] = {
+        QColor(23, 190, 207),  QColor(0, 150, 150),   QColor(188, 189, 34), QColor(227, 119, 194),
+        QColor(140, 140, 140), QColor(158, 110, 220), QColor(60, 170, 90)};
     return shades[static_cast<int>(r.protocol) % 7];
 }
 
@@ -291,13 +297,20 @@ MechanismChoice mechanismChoiceOf(const TradeoffConfig& c) {
         return mechanismChoiceOf(c.mechanism);
     }
     switch (c.local.protocol) {
-        case ldp::Protocol::RR: return MechanismChoice::LocalRR;
-        case ldp::Protocol::GRR: return MechanismChoice::LocalGRR;
-        case ldp::Protocol::OUE: return MechanismChoice::LocalOUE;
-        case ldp::Protocol::SUE: return MechanismChoice::LocalSUE;
-        case ldp::Protocol::OLH: return MechanismChoice::LocalOLH;
-        case ldp::Protocol::HRR: return MechanismChoice::LocalHRR;
-        case ldp::Protocol::DBitFlip: return MechanismChoice::LocalDBitFlip;
+        case ldp::Protocol::RR:
+            return MechanismChoice::LocalRR;
+        case ldp::Protocol::GRR:
+            return MechanismChoice::LocalGRR;
+        case ldp::Protocol::OUE:
+            return MechanismChoice::LocalOUE;
+        case ldp::Protocol::SUE:
+            return MechanismChoice::LocalSUE;
+        case ldp::Protocol::OLH:
+            return MechanismChoice::LocalOLH;
+        case ldp::Protocol::HRR:
+            return MechanismChoice::LocalHRR;
+        case ldp::Protocol::DBitFlip:
+            return MechanismChoice::LocalDBitFlip;
     }
     return MechanismChoice::LocalGRR;
 }
@@ -369,8 +382,9 @@ void TradeoffView::buildControls() {
     grid->setVerticalSpacing(2);
     for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
         auto* l = new QLabel(estimatorTitle(kEstimators[j]));
-        l->setToolTip(tr("Estimator (post-processing). Line style: solid identity, dashed clamp, "
-                         "dotted resize, dash-dot NoiseFirst"));
+        l->setToolTip(
+            tr("Estimator (post-processing). Line style: solid identity, dashed clamp, "
+               "dotted resize, dash-dot NoiseFirst"));
         grid->addWidget(l, 0, static_cast<int>(j) + 1, Qt::AlignHCenter);
     }
     checks_.assign(std::size(kMechanisms), {});
@@ -389,12 +403,14 @@ void TradeoffView::buildControls() {
         for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
             const EstimatorKind e = kEstimators[j];
             auto* c = new QCheckBox;
-            c->setObjectName(QStringLiteral("tradeoff_") + configId(m, e).replace(QLatin1Char(':'), QLatin1Char('_')));
+            c->setObjectName(QStringLiteral("tradeoff_") +
+                             configId(m, e).replace(QLatin1Char(':'), QLatin1Char('_')));
             c->setToolTip(tr("%1 with the %2 estimator").arg(rowTitle(m), estimatorTitle(e)));
             if (m.mechanism == TradeoffMechanism::Local && e == EstimatorKind::NoiseFirst) {
                 c->setEnabled(false);
-                c->setToolTip(tr("NoiseFirst is derived for Laplace noise: not for local "
-                                 "protocols"));
+                c->setToolTip(
+                    tr("NoiseFirst is derived for Laplace noise: not for local "
+                       "protocols"));
             }
             if (m.mechanism == TradeoffMechanism::SparseThreshold &&
                 (e == EstimatorKind::Clamp || e == EstimatorKind::NoiseFirst)) {
@@ -439,8 +455,9 @@ void TradeoffView::buildControls() {
     axis_->setObjectName(QStringLiteral("tradeoffAxis"));
     axis_->addItem(tr("ε"), static_cast<int>(Axis::Epsilon));
     axis_->addItem(tr("population N (at the current ε)"), static_cast<int>(Axis::Population));
-    axis_->setToolTip(tr("Against N, the histogram keeps its shape and is scaled to N records "
-                         "(largest remainders), at the document's ε"));
+    axis_->setToolTip(
+        tr("Against N, the histogram keeps its shape and is scaled to N records "
+           "(largest remainders), at the document's ε"));
 
     auto makeSpin = [](double lo, double hi, double value, int decimals, const QString& name) {
         auto* s = new QDoubleSpinBox;
@@ -546,8 +563,7 @@ void TradeoffView::buildControls() {
             solvedConfig_->mechanism != TradeoffMechanism::SparseThreshold) {
             Q_EMIT configurationChosen(mechanismChoiceOf(*solvedConfig_),
                                        static_cast<int>(solvedConfig_->local.bits),
-                                       solvedConfig_->estimator,
-                                       *solved_);
+                                       solvedConfig_->estimator, *solved_);
         }
     });
 
@@ -709,19 +725,18 @@ bool TradeoffView::firstPassDone() const {
 }
 
 // Only what changes the curves: the data, the sensitivity, δ, calibration, n, the LP settings, the
-// error scale, the tab's own settings; and ε when the curves are drawn against N. The current mechanism and estimator are
-// only highlighted.
+// error scale, the tab's own settings; and ε when the curves are drawn against N. The current
+// mechanism and estimator are only highlighted.
 bool TradeoffView::curvesKeyChanged(const TradeoffInputs& next) const {
     if (!haveInputs_) {
         return true;
     }
     const ExplorerState& a = inputs_.state;
     const ExplorerState& b = next.state;
-    const bool sameTruth =
-        inputs_.truth.has_value() == next.truth.has_value() &&
-        (!next.truth || (inputs_.truth->counts() == next.truth->counts() &&
-                         inputs_.truth->labels() == next.truth->labels() &&
-                         inputs_.truth->edges() == next.truth->edges()));
+    const bool sameTruth = inputs_.truth.has_value() == next.truth.has_value() &&
+                           (!next.truth || (inputs_.truth->counts() == next.truth->counts() &&
+                                            inputs_.truth->labels() == next.truth->labels() &&
+                                            inputs_.truth->edges() == next.truth->edges()));
     return !sameTruth || inputs_.message != next.message ||
            inputs_.sensitivity.l1 != next.sensitivity.l1 ||
            inputs_.sensitivity.l2 != next.sensitivity.l2 ||
@@ -868,7 +883,8 @@ void TradeoffView::startIfNeeded() {
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
         for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
             if (checks_[i][j]->isEnabled() && checks_[i][j]->isChecked()) {
-                configs_.push_back(configFor(kMechanisms[i].mechanism, kEstimators[j], protocolOf(kMechanisms[i])));
+                configs_.push_back(configFor(kMechanisms[i].mechanism, kEstimators[j],
+                                             protocolOf(kMechanisms[i])));
                 curveIds_ << configId(kMechanisms[i], kEstimators[j]);
             }
         }
@@ -917,10 +933,12 @@ void TradeoffView::startCurve(std::size_t index, std::uint64_t trials) {
                 const std::int64_t n = config.countPeople > 0 ? config.countPeople : largest;
                 if (axis == Axis::Population || n > kMaxLpPeople) {
                     r.error = axis == Axis::Population
-                                  ? QObject::tr("one LP per population size and point: not drawn "
-                                                "against N")
-                                  : QObject::tr("n = %1 people: one LP per point is too slow "
-                                                "above n = %2 (set a smaller group size n)")
+                                  ? QObject::tr(
+                                        "one LP per population size and point: not drawn "
+                                        "against N")
+                                  : QObject::tr(
+                                        "n = %1 people: one LP per point is too slow "
+                                        "above n = %2 (set a smaller group size n)")
                                         .arg(n)
                                         .arg(kMaxLpPeople);
                     return r;
@@ -1171,12 +1189,13 @@ void TradeoffView::updateStatus() {
                                        .arg(notRefined.join(QStringLiteral(", ")));
     }
     if (!mc.isEmpty()) {
-        head += QLatin1Char(' ') + tr("Monte Carlo: %1%2.")
-                                       .arg(mc.join(QStringLiteral(", ")),
-                                            running > 0 ? tr(", refining to %1")
-                                                              .arg(QString::fromStdString(
-                                                                  groupThousands(kRefineTrials)))
-                                                        : QString());
+        head +=
+            QLatin1Char(' ') +
+            tr("Monte Carlo: %1%2.")
+                .arg(mc.join(QStringLiteral(", ")),
+                     running > 0 ? tr(", refining to %1")
+                                       .arg(QString::fromStdString(groupThousands(kRefineTrials)))
+                                 : QString());
     }
     lines.prepend(head + QLatin1Char(' ') +
                   tr("Click a point to use that configuration%1.")
@@ -1562,7 +1581,8 @@ void TradeoffView::solveTarget() {
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
         for (std::size_t j = 0; j < std::size(kEstimators); ++j) {
             if (configId(kMechanisms[i], kEstimators[j]) == id) {
-                config = configFor(kMechanisms[i].mechanism, kEstimators[j], protocolOf(kMechanisms[i]));
+                config =
+                    configFor(kMechanisms[i].mechanism, kEstimators[j], protocolOf(kMechanisms[i]));
             }
         }
     }
@@ -1575,8 +1595,9 @@ void TradeoffView::solveTarget() {
     const double total = static_cast<double>(inputs_.truth->total());
     if (kind == TargetKind::ErrorPercentOfN) {
         if (metric() != Metric::L1 && metric() != Metric::LInf) {
-            solution_->setText(tr("A percentage of N is a target for L1 or L∞ (records); choose "
-                                  "one of those metrics, or a plain value."));
+            solution_->setText(
+                tr("A percentage of N is a target for L1 or L∞ (records); choose "
+                   "one of those metrics, or a plain value."));
             return;
         }
         if (inputs_.state.scale == Scale::Frequencies) {
@@ -1620,8 +1641,8 @@ void TradeoffView::solveTarget() {
         });
 }
 
-void TradeoffView::showSolution(const TradeoffConfig& cfg, TargetKind kind, double target,
-                                double k, const QString& id, const QString& error,
+void TradeoffView::showSolution(const TradeoffConfig& cfg, TargetKind kind, double target, double k,
+                                const QString& id, const QString& error,
                                 const EpsilonSolution& solution) {
     if (!error.isEmpty()) {
         solved_.reset();
@@ -1633,17 +1654,15 @@ void TradeoffView::showSolution(const TradeoffConfig& cfg, TargetKind kind, doub
         solvedConfig_ = cfg;
         if (kind == TargetKind::PerBin) {
             solvedTarget_.reset();
-            solution_->setText(
-                tr("%1: smallest ε = <b>%2</b>; each bin is then within ±%3 with "
-                   "probability %4 (separately for each bin, not all at once).")
-                    .arg(id, num(solution.epsilon), num(k),
-                         QString::number(solution.value, 'g', 6)));
+            solution_->setText(tr("%1: smallest ε = <b>%2</b>; each bin is then within ±%3 with "
+                                  "probability %4 (separately for each bin, not all at once).")
+                                   .arg(id, num(solution.epsilon), num(k),
+                                        QString::number(solution.value, 'g', 6)));
         } else {
             solvedTarget_ = target;
             solution_->setText(tr("%1: smallest ε = <b>%2</b>, expected %3 = %4 ≤ %5 "
                                   "(%6).")
-                                   .arg(id, num(solution.epsilon),
-                                        metricTitle(cfg.metric.metric),
+                                   .arg(id, num(solution.epsilon), metricTitle(cfg.metric.metric),
                                         num(solution.value), num(target),
                                         QString::fromStdString(solution.method)));
         }
@@ -1656,8 +1675,9 @@ void TradeoffView::showSolution(const TradeoffConfig& cfg, TargetKind kind, doub
 }
 
 QString TradeoffView::toCsv() const {
-    QString out = QStringLiteral("configuration,%1,metric,scale,value,ci95_low,ci95_high,method,"
-                                 "frontier\n")
+    QString out = QStringLiteral(
+                      "configuration,%1,metric,scale,value,ci95_low,ci95_high,method,"
+                      "frontier\n")
                       .arg(gridAxis_ == Axis::Epsilon ? QStringLiteral("epsilon")
                                                       : QStringLiteral("population"));
     const QString metricName = QString::fromLatin1(dpx::metricName(metric()));
