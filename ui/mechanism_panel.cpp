@@ -145,7 +145,7 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     ldpBits_->setToolTip(
         tr("dBitFlip: each person reports one noisy bit for each of d buckets "
            "sampled at random (d ≤ the number of bins). More bits per person "
-           "lower the error; seed 002 compares d = 1, 2 and 4."));
+           "lower the error; Ding, Kulkarni & Yekhanin (2017) compare d = 1, 2 and 4."));
     ldpBitsLabel_ = new QLabel(tr("Bits per person d"));
     ldpSimulator_ = new QComboBox;
     ldpSimulator_->setObjectName(QStringLiteral("ldpSimulatorBox"));
