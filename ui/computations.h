@@ -32,7 +32,7 @@ namespace dpx::ui {
 struct DatasetResult {
     QString error;  // non-empty: nothing else is valid
     std::shared_ptr<const DataTable> table;
-    QString sourceTitle;             // "Telemetry hours (synthetic, seed 002)" or the file name
+    QString sourceTitle;             // the example's title or the file name
     QString description;             // one or two sentences
     QStringList columns;             // all column names
     QString column;                  // the column binned

@@ -140,6 +140,17 @@ Expected<LedgerLocation> locate(const ReleaseRequest& r, bool forWriting, Releas
     return where;
 }
 
+// The request's ledger read without the lock (the preview, "use the rest"): resolved, then
+// loaded or created from the new total; `exists` and `readOnly` say what the file is.
+Expected<PrivacyLedger> ledgerWithoutLock(const ReleaseRequest& r, bool& exists, bool& readOnly) {
+    auto where = locate(r, false, nullptr);
+    if (!where) {
+        return where.error();
+    }
+    readOnly = where->readOnly;
+    return ledgerFor(r, *where, exists, nullptr);
+}
+
 // The checks of steps 3 and 5 (see the header): the ledger, existing files, the budget.
 Expected<PrivacyLedger> checkedLedger(const ReleaseRequest& r, const LedgerLocation& where,
                                       const std::string& jsonPath, const LedgerRelease& probe,
@@ -304,12 +315,8 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
     if (auto p = checkPaths(request, nullptr); !p) {
         return p.error();
     }
-    auto where = locate(request, false, nullptr);
-    if (!where) {
-        return where.error();
-    }
-    bool exists = false;
-    auto ledger = ledgerFor(request, *where, exists, nullptr);
+    bool exists = false, readOnly = false;
+    auto ledger = ledgerWithoutLock(request, exists, readOnly);
     if (!ledger) {
         return ledger.error();
     }
@@ -340,7 +347,7 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
         }
     }
     PrivacyLedger copy = *ledger;
-    if (where->readOnly) {
+    if (readOnly) {
         p.refusal = request.ledgerPath +
                     ": the ledger is read-only; refusing to write it (a read-only ledger closes "
                     "the budget: make it writable to spend more)";
@@ -353,12 +360,8 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
 }
 
 Expected<std::string> spendableEpsilon(const ReleaseRequest& request, int digits) {
-    auto where = locate(request, false, nullptr);
-    if (!where) {
-        return where.error();
-    }
-    bool exists = false;
-    auto ledger = ledgerFor(request, *where, exists, nullptr);
+    bool exists = false, readOnly = false;
+    auto ledger = ledgerWithoutLock(request, exists, readOnly);
     if (!ledger) {
         return ledger.error();
     }
