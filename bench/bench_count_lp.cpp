@@ -1,5 +1,5 @@
-// Count-query mechanism design by LP (core/count_lp.h) and the closed-form matrices
-// (core/count_mechanism.h). Cases, each printed as a RESULT line:
+// Count-query mechanism design by LP (core/count/count_lp.h) and the closed-form matrices
+// (core/count/count_mechanism.h). Cases, each printed as a RESULT line:
 //  * lp-single:  one solve, WH + CM, uniform weights, for every --n × --loss, with and without the
 //                symmetry reduction (the full LP is the one scipy_count_lp.py hands to HiGHS);
 //  * lp-sweep:   the same LP for ε = --sweep-from, +step, ... (--sweep-points values) at --sweep-n,
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/count_lp.h"
-#include "core/count_mechanism.h"
+#include "core/count/count_lp.h"
+#include "core/count/count_mechanism.h"
 
 namespace {
 

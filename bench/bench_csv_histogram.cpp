@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "bench_util.h"
-#include "core/data/csv_reader.h"
+#include "io/sources/csv_reader.h"
 
 int main(int argc, char** argv) {
     using namespace dpx;

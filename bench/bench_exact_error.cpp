@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/expected_error.h"
+#include "core/accuracy/expected_error.h"
 
 int main(int argc, char** argv) {
     using namespace dpx;

@@ -1,4 +1,4 @@
-// Exact release samplers (issue #8): draws per second of each sampler in core/exact_samplers.h at a
+// Exact release samplers (issue #8): draws per second of each sampler in core/release/exact_samplers.h at a
 // few scales, with bits from the OS CSPRNG (ReleaseRandomness, getrandom) as a release uses them,
 // plus the raw rate of ReleaseRandomness::next64. Every case draws --draws values per run (one
 // continuous stream, as the release entry points do); the figure is the median of --reps runs.
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/count_mechanism.h"
-#include "core/exact_samplers.h"
-#include "core/release_rng.h"
+#include "core/count/count_mechanism.h"
+#include "core/release/exact_samplers.h"
+#include "core/release/release_rng.h"
 
 namespace {
 

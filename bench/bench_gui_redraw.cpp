@@ -10,10 +10,10 @@
 //             JobRunner posts to itself, seen by an event filter on the runner), so
 //             worker = deliver − applied includes any wait for a free pool thread;
 //   shown     MainWindow::releaseShown: showRelease() has handed the release to every view, on
-//             every tab. Views replot through replotWhenVisible() (ui/plot_refresh.h): a plot
-//             on the current tab replots now — HistogramView and ErrorsView with QCustomPlot's
+//             every tab. Views replot through replotWhenVisible() (ui/widgets/plot_refresh.h): a plot
+//             on the current tab replots now — HistogramTab and ErrorsTab with QCustomPlot's
 //             default priority (layers drawn into the paint buffers, then a synchronous repaint
-//             of the widget inside replot()), MatrixView's heatmap, profile and noise plots with
+//             of the widget inside replot()), MatrixTab's heatmap, profile and noise plots with
 //             rpQueuedReplot (a replot queued for the next event-loop pass) — and a plot on a
 //             hidden tab only marks itself stale and replots when its tab is shown;
 //   t1        "redrawn": right after `shown` the bench delivers exactly the pending redraw events
@@ -75,14 +75,14 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "ui/document.h"
-#include "ui/engine.h"
-#include "ui/errors_view.h"
-#include "ui/explorer_state.h"
-#include "ui/histogram_view.h"
+#include "ui/model/document.h"
+#include "ui/model/engine.h"
+#include "ui/tabs/errors_tab.h"
+#include "ui/model/explorer_state.h"
+#include "ui/tabs/histogram_tab.h"
 #include "ui/main_window.h"
-#include "ui/matrix_view.h"
-#include "ui/qcustomplot_include.h"
+#include "ui/tabs/matrix/matrix_tab.h"
+#include "ui/widgets/qcustomplot_include.h"
 
 namespace {
 

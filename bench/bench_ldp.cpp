@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/ldp.h"
+#include "core/ldp/protocols.h"
 
 namespace {
 

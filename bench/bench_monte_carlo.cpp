@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/expected_error.h"
-#include "core/simulation_rng.h"
+#include "core/accuracy/expected_error.h"
+#include "core/base/simulation_rng.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/noisefirst_estimator.h"
+#include "core/estimators/noisefirst_estimator.h"
 
 namespace {
 

@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/budget.h"
-#include "core/budget_plan.h"
-#include "core/exact_samplers.h"
-#include "core/release.h"
+#include "core/choosing/budget.h"
+#include "core/choosing/budget_plan.h"
+#include "core/release/exact_samplers.h"
+#include "core/release/release.h"
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/example_datasets.h"
-#include "core/functional_kde.h"
-#include "core/simulation_rng.h"
-#include "core/sparse_histogram.h"
+#include "core/histogram/example_datasets.h"
+#include "core/mechanisms/functional_kde.h"
+#include "core/base/simulation_rng.h"
+#include "core/mechanisms/sparse_histogram.h"
 
 namespace {
 

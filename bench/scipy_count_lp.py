@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SciPy/HiGHS baseline for bench_count_lp: the count-mechanism LP of core/count_lp.cpp, solved
+"""SciPy/HiGHS baseline for bench_count_lp: the count-mechanism LP of core/count/count_lp.cpp, solved
 with scipy.optimize.linprog(method="highs").
 
 Variables P[i][j] (row-major, k = i*m + j, m = n + 1), minimise sum_j w_j sum_i c(i,j) P[i][j]

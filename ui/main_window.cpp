@@ -28,23 +28,23 @@
 #include <iterator>
 #include <utility>
 
-#include "ui/budget_view.h"
-#include "ui/data_panel.h"
-#include "ui/document.h"
-#include "ui/engine.h"
-#include "ui/errors_view.h"
-#include "ui/histogram_view.h"
-#include "ui/known_ledgers.h"
-#include "ui/ldp_experiment_view.h"
-#include "ui/ldp_study_view.h"
-#include "ui/matrix_view.h"
-#include "ui/mechanism_panel.h"
-#include "ui/more_mechanisms_tab.h"
-#include "ui/pg_dialog.h"
-#include "ui/qcustomplot_include.h"
-#include "ui/release_dialog.h"
-#include "ui/risk_view.h"
-#include "ui/tradeoff_view.h"
+#include "ui/tabs/budget_tab.h"
+#include "ui/panels/data_panel.h"
+#include "ui/model/document.h"
+#include "ui/model/engine.h"
+#include "ui/tabs/errors_tab.h"
+#include "ui/tabs/histogram_tab.h"
+#include "ui/release/known_ledgers.h"
+#include "ui/tabs/ldp/ldp_tab.h"
+#include "ui/tabs/ldp/study_pages.h"
+#include "ui/tabs/matrix/matrix_tab.h"
+#include "ui/panels/mechanism_panel.h"
+#include "ui/tabs/more/more_mechanisms_tab.h"
+#include "ui/panels/pg_dialog.h"
+#include "ui/widgets/qcustomplot_include.h"
+#include "ui/release/release_dialog.h"
+#include "ui/tabs/risk_tab.h"
+#include "ui/tabs/tradeoff_tab.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
 
@@ -107,12 +107,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     scroll->setMinimumWidth(side->minimumSizeHint().width() + 24);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
-    histogram_ = new HistogramView;
-    matrix_ = new MatrixView;
-    errors_ = new ErrorsView;
-    risk_ = new RiskView;
-    tradeoff_ = new TradeoffView(engine_->runner());
-    budget_ = new BudgetView(engine_->runner());
+    histogram_ = new HistogramTab;
+    matrix_ = new MatrixTab;
+    errors_ = new ErrorsTab;
+    risk_ = new RiskTab;
+    tradeoff_ = new TradeoffTab(engine_->runner());
+    budget_ = new BudgetTab(engine_->runner());
     ldpTab_ = new LdpExperimentTab(engine_->runner());
     moreTab_ = new MoreMechanismsTab(engine_->runner());
     tabs_ = new QTabWidget;
@@ -220,13 +220,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         // Switching tabs is not worth an undo step: set it directly via a merged command.
         (void)doc_->apply(s, tr("switch tab"), QStringLiteral("tab"));
     });
-    connect(matrix_, &MatrixView::logScaleToggled, this, [this](bool on) {
+    connect(matrix_, &MatrixTab::logScaleToggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
         s.matrixLog = on;
         (void)doc_->apply(s, tr("log colour scale"));
     });
     connect(
-        matrix_, &MatrixView::lpSettingsEdited, this,
+        matrix_, &MatrixTab::lpSettingsEdited, this,
         [this](const QString& objective, const QStringList& constraints, double p, double floor) {
             ExplorerState s = doc_->state();
             s.lpObjective = objective;
@@ -238,12 +238,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
             }
         });
-    connect(errors_, &ErrorsView::scaleToggled, this, [this](Scale sc) {
+    connect(errors_, &ErrorsTab::scaleToggled, this, [this](Scale sc) {
         ExplorerState s = doc_->state();
         s.scale = sc;
         (void)doc_->apply(s, tr("error scale"));
     });
-    connect(risk_, &RiskView::tracingRequested, this, [this](const TracingAttackParams& params) {
+    connect(risk_, &RiskTab::tracingRequested, this, [this](const TracingAttackParams& params) {
         risk_->setTracingMessage(tr("Simulating…"));
         engine_->runner()->run<Expected<TracingAttackResult>>(
             QStringLiteral("risk"),
@@ -278,7 +278,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             }
         }
     });
-    connect(tradeoff_, &TradeoffView::configurationChosen, this,
+    connect(tradeoff_, &TradeoffTab::configurationChosen, this,
             [this](MechanismChoice m, int bits, EstimatorKind e, double epsilon) {
                 ExplorerState s = doc_->state();
                 s.mechanism = m;
@@ -301,20 +301,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                        : QString::fromStdString(st.error().message),
                     8000);
             });
-    connect(tradeoff_, &TradeoffView::scaleToggled, this, [this](Scale sc) {
+    connect(tradeoff_, &TradeoffTab::scaleToggled, this, [this](Scale sc) {
         ExplorerState s = doc_->state();
         s.scale = sc;
         (void)doc_->apply(s, tr("error scale"));
     });
-    connect(tradeoff_, &TradeoffView::exportPlotRequested, this, &MainWindow::exportPlot);
+    connect(tradeoff_, &TradeoffTab::exportPlotRequested, this, &MainWindow::exportPlot);
     connect(ldpTab_, &LdpExperimentTab::exportPlotRequested, this, &MainWindow::exportPlot);
-    connect(tradeoff_, &TradeoffView::curvesUpdated, this, &MainWindow::tryScreenshot);
+    connect(tradeoff_, &TradeoffTab::curvesUpdated, this, &MainWindow::tryScreenshot);
     connect(ldpTab_, &LdpExperimentTab::finished, this, &MainWindow::tryScreenshot);
     connect(moreTab_, &MoreMechanismsTab::exportPlotRequested, this, &MainWindow::exportPlot);
     connect(moreTab_, &MoreMechanismsTab::finished, this, &MainWindow::tryScreenshot);
     connect(moreTab_, &MoreMechanismsTab::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-    connect(tradeoff_, &TradeoffView::settingsEdited, this, [this] {
+    connect(tradeoff_, &TradeoffTab::settingsEdited, this, [this] {
         ExplorerState s = doc_->state();
         tradeoff_->writeSettings(s);
         // One undo step per burst of edits (merged like tab switches).
@@ -326,7 +326,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     // The user's edits of the plan go into the document (one undo step per burst, saved in
     // sessions); the view's own updates from the document or the data do not.
-    connect(budget_, &BudgetView::planChanged, this, [this] {
+    connect(budget_, &BudgetTab::planChanged, this, [this] {
         if (syncingBudget_) {
             return;
         }
@@ -339,7 +339,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // One truth for the budget: the current dataset's ledger (chosen for its plan, else the last
     // one used for it) is read by the release controller for the status bar and the Budget tab
     // alike; a ledger chosen in the Release dialog or the Budget tab becomes the plan's.
-    connect(releaseCtl_, &ReleaseController::ledgerLoaded, budget_, &BudgetView::setLedger);
+    connect(releaseCtl_, &ReleaseController::ledgerLoaded, budget_, &BudgetTab::setLedger);
     auto useLedger = [this](const QString& path) {
         ExplorerState s = doc_->state();
         const QString chosen = currentBudget(s).ledger;
@@ -358,7 +358,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
     };
     connect(releaseCtl_, &ReleaseController::ledgerAccepted, this, useLedger);
-    connect(budget_, &BudgetView::ledgerChosen, this, useLedger);
+    connect(budget_, &BudgetTab::ledgerChosen, this, useLedger);
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
     connect(dataPanel_, &DataPanel::openSqliteRequested, this, &MainWindow::chooseSqlite);
     connect(dataPanel_, &DataPanel::openPostgresRequested, this, &MainWindow::connectPostgres);
@@ -366,7 +366,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         releaseDrawn_ = mcDrawn_ = false;
         engine_->refreshAll();
     });
-    connect(histogram_, &HistogramView::overlayToggled, this, [this](bool on) {
+    connect(histogram_, &HistogramTab::overlayToggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
         s.overlay = on;
         (void)doc_->apply(s, tr("overlay"));
@@ -549,7 +549,7 @@ void MainWindow::showComputing(const QString& what) {
         viewsShowError_ = false;
         viewsShowPending_ = true;
     }
-    if (lp || matrix_->currentPage() == MatrixView::Page::Message) {
+    if (lp || matrix_->currentPage() == MatrixTab::Page::Message) {
         matrix_->setPending(text);
     }
 }

@@ -8,8 +8,8 @@
 #include <QMainWindow>
 #include <QStringList>
 
-#include "core/expected.h"
-#include "ui/computations.h"
+#include "core/base/expected.h"
+#include "ui/model/computations.h"
 
 class QAction;
 class QLabel;
@@ -21,20 +21,20 @@ class QCustomPlot;
 
 namespace dpx::ui {
 
-class BudgetView;
+class BudgetTab;
 class DataPanel;
-class ErrorsView;
+class ErrorsTab;
 class ExplorerDocument;
 class ExplorerEngine;
-class HistogramView;
+class HistogramTab;
 class LdpExperimentTab;
 class LdpExperimentView;
-class MatrixView;
+class MatrixTab;
 class MechanismPanel;
 class MoreMechanismsTab;
 class ReleaseController;
-class RiskView;
-class TradeoffView;
+class RiskTab;
+class TradeoffTab;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -44,14 +44,14 @@ public:
 
     ExplorerDocument* document() const { return doc_; }
     ExplorerEngine* engine() const { return engine_; }
-    HistogramView* histogramView() const { return histogram_; }
-    MatrixView* matrixView() const { return matrix_; }
-    ErrorsView* errorsView() const { return errors_; }
-    RiskView* riskView() const { return risk_; }
-    TradeoffView* tradeoffView() const { return tradeoff_; }
+    HistogramTab* histogramView() const { return histogram_; }
+    MatrixTab* matrixView() const { return matrix_; }
+    ErrorsTab* errorsView() const { return errors_; }
+    RiskTab* riskView() const { return risk_; }
+    TradeoffTab* tradeoffView() const { return tradeoff_; }
     LdpExperimentView* ldpExperimentView() const;
     LdpExperimentTab* ldpExperimentTab() const { return ldpTab_; }
-    BudgetView* budgetView() const { return budget_; }
+    BudgetTab* budgetView() const { return budget_; }
     MoreMechanismsTab* moreMechanismsTab() const { return moreTab_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
@@ -107,14 +107,14 @@ private:
     ExplorerEngine* engine_;
     DataPanel* dataPanel_;
     MechanismPanel* mechanismPanel_;
-    HistogramView* histogram_;
-    MatrixView* matrix_;
-    ErrorsView* errors_;
-    RiskView* risk_;
-    TradeoffView* tradeoff_;
+    HistogramTab* histogram_;
+    MatrixTab* matrix_;
+    ErrorsTab* errors_;
+    RiskTab* risk_;
+    TradeoffTab* tradeoff_;
     LdpExperimentTab* ldpTab_;
     MoreMechanismsTab* moreTab_;
-    BudgetView* budget_;
+    BudgetTab* budget_;
     ReleaseController* releaseCtl_ = nullptr;
     bool syncingBudget_ = false;  // the view is being set from the document or the data
     QTabWidget* tabs_;

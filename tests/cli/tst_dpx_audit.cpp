@@ -1,7 +1,7 @@
 // dpx audit (issue #8) against its contract (docs/cli.md): the JSON per mechanism, verdicts for the
 // correct mechanisms and the three deliberately broken ones, the exit codes (0 as expected, 1 a
 // broken mechanism not caught, 2 bad options), and reproducibility for a seed. Audits run at
-// α = 1e-7 each (false alarm ≤ α by construction, core/dp_audit.h) with fixed seeds.
+// α = 1e-7 each (false alarm ≤ α by construction, core/audit/dp_audit.h) with fixed seeds.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>

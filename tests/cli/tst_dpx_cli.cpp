@@ -1542,7 +1542,7 @@ void TestDpxCli::riskPureDp() {
 
 void TestDpxCli::riskApproximateGroupAndSweep() {
     // ε = ln 1.5, δ = 1e-6, default slack ln 2: ε' = ln 3, posterior ≤ 3/4 for p = 1/2, except
-    // with probability 2δ (derivation in core/risk.h).
+    // with probability 2δ (derivation in core/choosing/risk.h).
     RUN_OK(r, split("risk --epsilon 0.4054651081081644 --delta 1e-6 --group 2 "
                     "--epsilons 0.01:100:5 --mu 1 --points 11"));
     VERIFY_NEAR(r.json[QStringLiteral("posterior_max")].toDouble(), 0.75, 1e-14);

@@ -1,7 +1,7 @@
 // dpx ldp-experiment against its contract (docs/cli.md): seed 002's telemetry experiment, the spec
 // echoed and one JSON object per point, reproducible for a seed and independent of --threads;
 // every bad option exits with code 2 and one "dpx: error:" line naming it. Reference values: the
-// preset of core/ldp_experiment.h and the closed-form OUE variance (seed 001 §2.4).
+// preset of core/ldp/experiment.h and the closed-form OUE variance (seed 001 §2.4).
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -62,7 +62,7 @@ private Q_SLOTS:
     void reproducibleAndThreadIndependent();
     void errors_data();
     void errors();
-    // dpx ldp-mean (1BitMean, core/ldp_mean.h), in this executable because it belongs to the same
+    // dpx ldp-mean (1BitMean, core/ldp/mean.h), in this executable because it belongs to the same
     // telemetry study.
     void ldpMean();
     void ldpMeanErrors_data();

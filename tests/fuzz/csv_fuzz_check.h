@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "core/data/csv_reader.h"
+#include "io/sources/csv_reader.h"
 
 namespace dpx::fuzz {
 

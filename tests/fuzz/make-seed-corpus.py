@@ -2,7 +2,7 @@
 """Regenerates the seed corpus tests/fuzz/corpus/csv/ of the CSV reader fuzz target.
 
 Each seed is 4 config bytes (see decodeCase in csv_fuzz_check.h) followed by a CSV file: the good
-and malformed test files of tests/data/csv (except the 58 KB too_many_fields.csv) and a few
+and malformed test files of tests/io/sources/csv (except the 58 KB too_many_fields.csv) and a few
 hand-made edge cases, each under two or three option sets. Run from anywhere; it rewrites the
 directory. Total size stays well under 100 KB.
 """
@@ -45,7 +45,7 @@ for old in out.iterdir():
 
 sources = {}
 for sub in ("good", "malformed"):
-    for f in sorted((root / "tests/data/csv" / sub).iterdir()):
+    for f in sorted((root / "tests/io/sources/csv" / sub).iterdir()):
         if f.name in ("expected.tsv", "too_many_fields.csv"):
             continue
         sources[f"{sub}-{f.name}"] = f.read_bytes()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for tests/core/tst_gaussian_mechanism.cpp (not run by ctest; mpmath only).
+"""Reference values for tests/core/mechanisms/tst_gaussian_mechanism.cpp (not run by ctest; mpmath only).
 
 1. Analytic Gaussian σ (Balle & Wang 2018, Thm 8): the root in σ of
        Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) = δ,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the exact expected error of 2-bin estimators (tests/core/tst_exact_error.cpp).
+"""Reference values for the exact expected error of 2-bin estimators (tests/core/accuracy/tst_exact_error.cpp).
 
 Not run by ctest; documents how the hard-coded numbers were obtained (mpmath only, 30 digits).
 

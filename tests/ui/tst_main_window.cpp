@@ -19,21 +19,21 @@
 #include <QTest>
 #include <cmath>
 
-#include "core/count_mechanism.h"
-#include "ui/budget_view.h"
-#include "ui/data_panel.h"
-#include "ui/document.h"
-#include "ui/engine.h"
-#include "ui/errors_view.h"
-#include "ui/histogram_view.h"
-#include "ui/log_slider_field.h"
+#include "core/count/count_mechanism.h"
+#include "ui/tabs/budget_tab.h"
+#include "ui/panels/data_panel.h"
+#include "ui/model/document.h"
+#include "ui/model/engine.h"
+#include "ui/tabs/errors_tab.h"
+#include "ui/tabs/histogram_tab.h"
+#include "ui/widgets/log_slider_field.h"
 #include "ui/main_window.h"
-#include "ui/matrix_view.h"
-#include "ui/mechanism_panel.h"
-#include "ui/pg_dialog.h"
-#include "ui/plot_refresh.h"
-#include "ui/risk_view.h"
-#include "window_test_support.h"
+#include "ui/tabs/matrix/matrix_tab.h"
+#include "ui/panels/mechanism_panel.h"
+#include "ui/panels/pg_dialog.h"
+#include "ui/widgets/plot_refresh.h"
+#include "ui/tabs/risk_tab.h"
+#include "tests/ui/window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -70,7 +70,7 @@ private Q_SLOTS:
             {QStringLiteral("hour"), 32, QStringLiteral("laplace"), 1, QStringLiteral("none"), 0},
             {QStringLiteral("hour"), 8, QStringLiteral("gaussian"), 3, QStringLiteral("none"), 0}};
         QVERIFY(applyAndWait(w, s));
-        BudgetView* v = w.budgetView();
+        BudgetTab* v = w.budgetView();
         QTRY_VERIFY(!v->busy());  // plans are computed on the runner
         QCOMPARE(v->plan().statistics.size(), std::size_t(2));
         QVERIFY(v->result().has_value());
@@ -184,7 +184,7 @@ private Q_SLOTS:
         s.mechanism = MechanismChoice::CountGeometric;
         QVERIFY(applyAndWait(w, s));
         QVERIFY2(w.engine()->release().error.isEmpty(), qPrintable(w.engine()->release().error));
-        QCOMPARE(w.matrixView()->currentPage(), MatrixView::Page::Matrix);
+        QCOMPARE(w.matrixView()->currentPage(), MatrixTab::Page::Matrix);
         const auto gm = truncatedGeometric(16, 0.7);
         QVERIFY(gm.hasValue());
         for (int j : {0, 3, 16}) {
@@ -195,7 +195,7 @@ private Q_SLOTS:
         }
         s.mechanism = MechanismChoice::Laplace;
         QVERIFY(applyAndWait(w, s));
-        QCOMPARE(w.matrixView()->currentPage(), MatrixView::Page::Noise);
+        QCOMPARE(w.matrixView()->currentPage(), MatrixTab::Page::Noise);
     }
 
     // An LP that takes long (n = 400 at ε = 0.01) can be cancelled from the status bar while the
@@ -291,7 +291,7 @@ private Q_SLOTS:
     // The status bar's Cancel during a file load: the panel and the views say the load was
     // cancelled (no hang waiting for a dataset that never comes), and Reload loads it again.
     // The panel's plain reading: pure DP e^ε/(1+e^ε) for a 50% prior (ε = 1 → 73.1%); with δ the
-    // bound of core/risk.h at ε + ln 2 with its failure probability 2δ (ε = 0.5, δ = 1e-6:
+    // bound of core/choosing/risk.h at ε + ln 2 with its failure probability 2δ (ε = 0.5, δ = 1e-6:
     // e^1.193/(1 + e^1.193) = 76.7%), never the pure number with "except with probability δ".
     void plainReadingStatesTheRightBound() {
         ExplorerState s;
@@ -660,7 +660,7 @@ private Q_SLOTS:
             w.resize(1400, 900);
             w.show();
             QVERIFY(applyAndWait(w, s));
-            RiskView* risk = w.riskView();
+            RiskTab* risk = w.riskView();
             QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(risk));
             QCOMPARE(w.currentPlot(), risk->posteriorPlot());
             QCOMPARE(risk->priorSpin()->value(), 0.5);

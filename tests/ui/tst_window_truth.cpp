@@ -14,15 +14,15 @@
 #include <QStatusBar>
 #include <QTest>
 
-#include "ui/document.h"
-#include "ui/engine.h"
-#include "ui/epsilon_override.h"
-#include "ui/log_slider_field.h"
+#include "ui/model/document.h"
+#include "ui/model/engine.h"
+#include "ui/widgets/epsilon_override.h"
+#include "ui/widgets/log_slider_field.h"
 #include "ui/main_window.h"
-#include "ui/matrix_view.h"
-#include "ui/mechanism_panel.h"
-#include "ui/tradeoff_view.h"
-#include "window_test_support.h"
+#include "ui/tabs/matrix/matrix_tab.h"
+#include "ui/panels/mechanism_panel.h"
+#include "ui/tabs/tradeoff_tab.h"
+#include "tests/ui/window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -202,7 +202,7 @@ private Q_SLOTS:
         s.mechanism = MechanismChoice::CountGeometric;
         s.tab = QStringLiteral("matrix");
         QVERIFY(applyAndWait(w, s));
-        QCOMPARE(w.matrixView()->currentPage(), MatrixView::Page::Matrix);
+        QCOMPARE(w.matrixView()->currentPage(), MatrixTab::Page::Matrix);
         QVERIFY(w.matrixView()->pendingText().isEmpty());
         s.mechanism = MechanismChoice::CountOptimal;
         s.countN = 400;
@@ -211,7 +211,7 @@ private Q_SLOTS:
         QVERIFY(w.document()->apply(s, QStringLiteral("test")).hasValue());
         QVERIFY(w.matrixView()->lpControlsVisible());  // at once, not after the solve
         QTRY_VERIFY_WITH_TIMEOUT(w.engine()->runner()->isRunning(QStringLiteral("release")), 20000);
-        QCOMPARE(w.matrixView()->currentPage(), MatrixView::Page::Matrix);
+        QCOMPARE(w.matrixView()->currentPage(), MatrixTab::Page::Matrix);
         QVERIFY2(w.matrixView()->pendingText().contains(QStringLiteral("previous result")),
                  qPrintable(w.matrixView()->pendingText()));
         QVERIFY(w.matrixView()->titleText().contains(QStringLiteral("Truncated geometric")));
@@ -271,7 +271,7 @@ private Q_SLOTS:
         s.tradeoffPoints = 200;  // 200 LPs: seconds at least
         s.tab = QStringLiteral("tradeoff");
         QVERIFY(applyAndWait(w, s));
-        TradeoffView* v = w.tradeoffView();
+        TradeoffTab* v = w.tradeoffView();
         QTRY_VERIFY_WITH_TIMEOUT(v->computing(), 10000);
         QVERIFY(v->statusLabel()->text().contains(QStringLiteral("Computing")));
         w.engine()->runner()->cancelLong();

@@ -5,8 +5,8 @@
 #include <QSignalSpy>
 #include <QString>
 
-#include "ui/document.h"
-#include "ui/explorer_state.h"
+#include "ui/model/document.h"
+#include "ui/model/explorer_state.h"
 #include "ui/main_window.h"
 
 namespace dpx::ui::test {

@@ -1,0 +1,272 @@
+#include "app/cli/commands/budget.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <charconv>
+#include <map>
+#include <ostream>
+
+#include "app/cli/args.h"
+#include "core/choosing/budget_plan.h"
+
+namespace dpx::cli {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kInvalid = 2;
+
+int fail(std::ostream& err, const Error& e) {
+    err << "dpx: error: " << e.message << '\n';
+    return kInvalid;
+}
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+std::vector<std::string> splitOn(const std::string& text, char sep) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto pos = text.find(sep, start);
+        parts.push_back(text.substr(start, pos - start));
+        if (pos == std::string::npos) {
+            return parts;
+        }
+        start = pos + 1;
+    }
+}
+
+// LABEL:BINS[:MECHANISM[:WEIGHT]]
+Expected<PlanStatistic> parseStat(const std::string& text) {
+    const auto parts = splitOn(text, ':');
+    if (parts.size() < 2 || parts.size() > 4 || parts[0].empty()) {
+        return Error{"--stat: expected LABEL:BINS[:MECHANISM[:WEIGHT]], got '" + text + "'"};
+    }
+    PlanStatistic s;
+    s.label = parts[0];
+    const std::string& b = parts[1];
+    long long bins = 0;
+    const auto r = std::from_chars(b.data(), b.data() + b.size(), bins);
+    if (r.ec != std::errc() || r.ptr != b.data() + b.size() || bins < 1) {
+        return Error{"--stat " + s.label + ": BINS '" + b + "' is not a whole number ≥ 1"};
+    }
+    s.bins = bins;
+    if (parts.size() >= 3) {
+        auto m = planMechanismFromName(parts[2]);
+        if (!m) {
+            return Error{"--stat " + s.label + ": " + m.error().message};
+        }
+        s.mechanism = *m;
+    }
+    if (parts.size() == 4) {
+        auto w = parseNumber(parts[3], "--stat " + s.label + " WEIGHT");
+        if (!w) {
+            return w.error();
+        }
+        s.weight = *w;
+    }
+    return s;
+}
+
+// LABEL=VALUE
+Expected<std::pair<std::string, double>> parseHold(const std::string& option,
+                                                   const std::string& text) {
+    const auto eq = text.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+        return Error{"--" + option + ": expected LABEL=VALUE, got '" + text + "'"};
+    }
+    auto v = parseNumber(text.substr(eq + 1), "--" + option + " " + text.substr(0, eq));
+    if (!v) {
+        return v.error();
+    }
+    return std::pair{text.substr(0, eq), *v};
+}
+
+QJsonObject usageJson(const BudgetUsage& u) {
+    QJsonObject o;
+    o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
+    o[QStringLiteral("delta_spent")] = u.deltaSpent;
+    o[QStringLiteral("epsilon_remaining")] = u.epsilonRemaining;
+    o[QStringLiteral("delta_remaining")] = u.deltaRemaining;
+    if (u.composition == Composition::Zcdp) {
+        o[QStringLiteral("rho_spent")] = u.rhoSpent;
+        o[QStringLiteral("rho_remaining")] = u.rhoRemaining;
+        o[QStringLiteral("rho_budget")] = u.rhoBudget;
+    } else {
+        o[QStringLiteral("epsilon_spent_exact")] = qs(u.epsilonSpentExact);
+        o[QStringLiteral("delta_spent_exact")] = qs(u.deltaSpentExact);
+    }
+    return o;
+}
+
+const char* scaleName(PlanMechanism m) {
+    switch (m) {
+        case PlanMechanism::Laplace:
+            return "b";
+        case PlanMechanism::Geometric:
+            return "alpha";
+        case PlanMechanism::Gaussian:
+            return "sigma";
+    }
+    return "b";
+}
+
+}  // namespace
+
+int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    // The repeatable options are taken out first; the rest goes through the strict parser.
+    std::vector<std::string> rest(argv.begin(),
+                                  argv.begin() + std::min<std::size_t>(2, argv.size()));
+    std::vector<std::string> statTexts;
+    std::vector<std::pair<std::string, std::string>> holdTexts;  // option, LABEL=VALUE
+    for (std::size_t i = 2; i < argv.size(); ++i) {
+        std::string name = argv[i];
+        std::string value;
+        bool inlineValue = false;
+        if (const auto eq = name.find('='); name.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+            inlineValue = true;
+        }
+        if (name == "--stat" || name == "--hold-epsilon" || name == "--hold-accuracy") {
+            if (!inlineValue) {
+                if (i + 1 >= argv.size()) {
+                    return fail(err, Error{"option " + name + " needs a value"});
+                }
+                value = argv[++i];
+            }
+            if (name == "--stat") {
+                statTexts.push_back(value);
+            } else {
+                holdTexts.emplace_back(name.substr(2), value);
+            }
+            continue;
+        }
+        rest.push_back(argv[i]);
+    }
+    auto args = Args::parse(rest, 2, {"epsilon", "delta", "composition", "records"});
+    if (!args) {
+        return fail(err, args.error());
+    }
+    const Args& a = *args;
+    auto eps = a.number("epsilon");
+    if (!eps) {
+        return fail(err, eps.error());
+    }
+    auto delta = a.number("delta", 0.0);
+    if (!delta) {
+        return fail(err, delta.error());
+    }
+    auto composition = compositionFromName(a.text("composition", "basic"));
+    if (!composition) {
+        return fail(err, Error{"--composition: " + composition.error().message});
+    }
+    std::optional<double> records;
+    if (a.has("records")) {
+        auto n = a.number("records");
+        if (!n) {
+            return fail(err, n.error());
+        }
+        records = *n;
+    }
+    if (statTexts.empty()) {
+        return fail(err, Error{"give at least one --stat LABEL:BINS[:MECHANISM[:WEIGHT]]"});
+    }
+    BudgetPlan plan;
+    plan.total = {*eps, *delta};
+    plan.composition = *composition;
+    std::map<std::string, std::size_t> index;
+    for (const auto& t : statTexts) {
+        auto s = parseStat(t);
+        if (!s) {
+            return fail(err, s.error());
+        }
+        s->records = records;
+        if (!index.emplace(s->label, plan.statistics.size()).second) {
+            return fail(err, Error{"--stat: the label '" + s->label + "' is given twice"});
+        }
+        plan.statistics.push_back(*s);
+    }
+    for (const auto& [option, text] : holdTexts) {
+        auto h = parseHold(option, text);
+        if (!h) {
+            return fail(err, h.error());
+        }
+        const auto it = index.find(h->first);
+        if (it == index.end()) {
+            return fail(err, Error{"--" + option + ": no --stat is labelled '" + h->first + "'"});
+        }
+        PlanStatistic& s = plan.statistics[it->second];
+        if (s.hold.kind != HoldKind::None) {
+            return fail(err, Error{"--" + option + ": '" + h->first + "' is already held"});
+        }
+        s.hold = {option == "hold-epsilon" ? HoldKind::Epsilon : HoldKind::Accuracy, h->second};
+    }
+    auto result = allocatePlan(plan);
+    if (!result) {
+        return fail(err, result.error());
+    }
+
+    QJsonObject o;
+    o[QStringLiteral("composition")] = QString::fromLatin1(compositionName(result->composition));
+    QJsonObject total;
+    total[QStringLiteral("epsilon")] = result->total.epsilon;
+    total[QStringLiteral("delta")] = result->total.delta;
+    if (result->composition == Composition::Zcdp) {
+        total[QStringLiteral("rho")] = result->rhoBudget;
+    }
+    o[QStringLiteral("total")] = total;
+    QJsonArray stats;
+    for (std::size_t i = 0; i < result->statistics.size(); ++i) {
+        const StatisticAllocation& s = result->statistics[i];
+        QJsonObject j;
+        j[QStringLiteral("label")] = qs(s.label);
+        j[QStringLiteral("bins")] = static_cast<qint64>(s.bins);
+        j[QStringLiteral("mechanism")] = QString::fromLatin1(planMechanismName(s.mechanism));
+        j[QStringLiteral("weight")] = plan.statistics[i].weight;
+        j[QStringLiteral("hold")] = QString::fromLatin1(holdKindName(s.hold.kind));
+        if (s.hold.kind != HoldKind::None) {
+            j[QStringLiteral("hold_value")] = s.hold.value;
+        }
+        j[QStringLiteral("epsilon")] = s.epsilon;
+        j[QStringLiteral("delta")] = s.delta;
+        j[QStringLiteral("rho")] = s.rho;
+        j[QStringLiteral("share")] = s.share;
+        j[QStringLiteral("noise_parameter")] = QString::fromLatin1(scaleName(s.mechanism));
+        j[QStringLiteral("noise_scale")] = s.noise.scale;
+        j[QStringLiteral("half_width_95")] = s.noise.halfWidth95;
+        j[QStringLiteral("expected_l1")] = s.expectedL1;
+        if (s.expectedL1Percent) {
+            j[QStringLiteral("expected_l1_percent")] = *s.expectedL1Percent;
+        }
+        j[QStringLiteral("per_bin_variance")] = s.perBinVariance;
+        stats.append(j);
+    }
+    o[QStringLiteral("statistics")] = stats;
+    o[QStringLiteral("usage")] = usageJson(result->usage);
+    QJsonObject other;
+    other[QStringLiteral("composition")] =
+        QString::fromLatin1(compositionName(result->other.composition));
+    other[QStringLiteral("available")] = result->other.available;
+    if (result->other.available) {
+        other[QStringLiteral("epsilon")] = result->other.epsilon;
+        other[QStringLiteral("delta")] = result->other.delta;
+    }
+    if (result->other.composition == Composition::Zcdp) {
+        other[QStringLiteral("rho")] = result->other.rho;
+    }
+    other[QStringLiteral("note")] = qs(result->other.note);
+    o[QStringLiteral("other_accountant")] = other;
+    QJsonArray warnings;
+    for (const auto& w : result->warnings) {
+        warnings.append(qs(w));
+    }
+    o[QStringLiteral("warnings")] = warnings;
+    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    return kOk;
+}
+
+}  // namespace dpx::cli

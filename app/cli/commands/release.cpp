@@ -1,0 +1,359 @@
+#include "app/cli/commands/release.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <ostream>
+#include <set>
+
+#include "app/cli/args.h"
+#include "app/cli/commands/histogram.h"
+#include "app/version.h"
+#include "io/release/privacy_ledger.h"
+#include "io/release/release_files.h"
+#include "io/release/release_job.h"
+#include "core/histogram/dataset.h"
+#include "core/release/release.h"
+
+namespace dpx::cli {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kRefused = 1;
+constexpr int kInvalid = 2;
+
+constexpr const char* kCountsSource = "counts given on the command line";
+
+int fail(std::ostream& err, const std::string& message, int code) {
+    err << "dpx: error: " << message << '\n';
+    return code;
+}
+
+Expected<std::int64_t> wholeNumber(const Args& a, const std::string& name, std::int64_t fallback,
+                                   std::int64_t lo, std::int64_t hi) {
+    auto v = a.integer(name, fallback);
+    if (!v) {
+        return v.error();
+    }
+    if (*v < lo || *v > hi) {
+        return Error{"--" + name + ": must be a whole number in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "] (got " + std::to_string(*v) + ")"};
+    }
+    return v;
+}
+
+// ReleaseSpec's messages start with the parameter's name; on the command line, the option's.
+std::string asOption(const std::string& message) {
+    static const std::pair<const char*, const char*> names[] = {
+        {"epsilon:", "--epsilon:"},
+        {"delta:", "--delta:"},
+        {"group size n:", "--n:"},
+        {"contribution cap:", "--cap:"},
+        {"post-processing:", "--postprocess:"},
+        {"mechanism:", "--mechanism:"},
+        {"bins:", "--bins:"}};
+    for (const auto& [from, to] : names) {
+        if (message.rfind(from, 0) == 0) {
+            return to + message.substr(std::string(from).size());
+        }
+    }
+    return message;
+}
+
+// The true histogram with declared bins, and where it came from.
+struct Truth {
+    Histogram histogram;
+    bool declared = false;
+    std::string source;
+    std::string dataset;  // the ledger's dataset description
+    std::int64_t cap = 1;
+};
+
+Expected<Truth> truthFromArgs(const Args& a) {
+    if (a.has("counts") == a.has("data")) {
+        return Error{
+            "give the data as --data FILE --column C --bins SPEC or, for tests and "
+            "teaching, --counts C1,C2,... (one of them)"};
+    }
+    if (a.has("counts")) {
+        for (const char* opt : {"column", "bins", "table", "id-column", "cap"}) {
+            if (a.has(opt)) {
+                return Error{std::string("--") + opt + " goes with --data, not --counts"};
+            }
+        }
+        auto raw = a.numberList("counts");
+        if (!raw) {
+            return raw.error();
+        }
+        std::vector<std::int64_t> counts;
+        for (std::size_t i = 0; i < raw->size(); ++i) {
+            const double c = (*raw)[i];
+            if (!std::isfinite(c) || std::floor(c) != c || c < 0 || c > 9e15) {
+                return Error{"--counts: count " + std::to_string(i + 1) +
+                             " must be a whole number in [0, 9e15]"};
+            }
+            counts.push_back(static_cast<std::int64_t>(c));
+        }
+        auto h = Histogram::create(counts);
+        if (!h) {
+            return Error{"--counts: " + h.error().message};
+        }
+        // The bins are the positions of the list, fixed by whoever typed it.
+        return Truth{*h, true, kCountsSource, kCountsSource, 1};
+    }
+    if (!a.has("column") || !a.has("bins")) {
+        return Error{"--data needs --column C and --bins SPEC"};
+    }
+    if (a.has("id-column") != a.has("cap")) {
+        return Error{"--id-column and --cap go together (rows per person are capped by id)"};
+    }
+    HistogramQuery q;
+    q.data = *a.get("data");
+    q.table = a.text("table", "");
+    auto b = parseBinSpec(*a.get("bins"));
+    if (!b) {
+        return Error{"--bins: " + b.error().message};
+    }
+    const bool declared = !(b->kind == BinningKind::Categories && b->categories.empty());
+    if (!declared) {
+        return Error{
+            "--bins: 'categories' without a list takes the bins from the data, which "
+            "reveals which values occur; declare them (categories:A,B,...)"};
+    }
+    q.requests.push_back({*a.get("column"), std::move(b).value()});
+    std::int64_t cap = 1;
+    if (a.has("cap")) {
+        auto k = wholeNumber(a, "cap", 1, 1, kMaxReleaseCap);
+        if (!k) {
+            return k.error();
+        }
+        cap = *k;
+        q.cap.idColumn = *a.get("id-column");
+        q.cap.maxRowsPerPerson = cap;
+        if (q.cap.idColumn.empty()) {
+            return Error{"--id-column: the column name is empty"};
+        }
+    }
+    auto h = histogramsFromSource(q);
+    if (!h) {
+        return h.error();
+    }
+    std::string source = "column '" + q.requests[0].column + "' of " + q.data;
+    if (!q.table.empty()) {
+        source += " table " + q.table;
+    }
+    std::string dataset = q.data + (q.table.empty() ? "" : " table " + q.table);
+    return Truth{h->columns.at(0).histogram, declared, source, dataset, cap};
+}
+
+}  // namespace
+
+int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::ostream& err) {
+    // --overwrite is a flag (no value); Args takes "--name value" pairs.
+    std::vector<std::string> argv;
+    bool overwrite = false;
+    for (std::size_t i = 0; i < argvIn.size(); ++i) {
+        if (i >= 2 && argvIn[i] == "--overwrite") {
+            if (overwrite) {
+                return fail(err, "--overwrite given twice", kInvalid);
+            }
+            overwrite = true;
+        } else {
+            argv.push_back(argvIn[i]);
+        }
+    }
+    const std::set<std::string> known{
+        "data",   "column",    "bins",    "table",       "id-column",   "cap",
+        "counts", "mechanism", "epsilon", "delta",       "n",           "postprocess",
+        "out",    "ledger",    "budget",  "composition", "neighbouring"};
+    auto args = Args::parse(argv, 2, known);
+    if (!args) {
+        return fail(err, args.error().message, kInvalid);
+    }
+    const Args& a = *args;
+    for (const char* required : {"mechanism", "epsilon", "out", "ledger"}) {
+        if (!a.has(required)) {
+            return fail(err, std::string("--") + required + " is required", kInvalid);
+        }
+    }
+    auto mech = releaseMechanismFromName(*a.get("mechanism"));
+    if (!mech) {
+        return fail(err, "--" + mech.error().message, kInvalid);
+    }
+    auto post =
+        estimatorFromName(a.text("postprocess", "none") == "none" ? std::string("identity")
+                                                                  : a.text("postprocess", "none"));
+    if (!post || a.text("postprocess", "none") == "identity") {
+        return fail(err,
+                    "--postprocess: '" + a.text("postprocess", "") +
+                        "' is not one of none, clamp, resize, noisefirst",
+                    kInvalid);
+    }
+    auto relation = neighbouringFromName(a.text("neighbouring", "add-remove"));
+    if (!relation) {
+        return fail(err, "--neighbouring: " + relation.error().message, kInvalid);
+    }
+    std::int64_t n = 0;
+    if (a.has("n")) {
+        auto v = wholeNumber(a, "n", 0, 1, kMaxReleaseGroupSize);
+        if (!v) {
+            return fail(err, v.error().message, kInvalid);
+        }
+        n = *v;
+    } else if (*mech == ReleaseMechanism::GeometricMatrix) {
+        return fail(err, "--n: geometric-matrix needs the group size n (outputs 0..n)", kInvalid);
+    }
+    auto composition = compositionFromName(a.text("composition", "basic"));
+    if (!composition) {
+        return fail(err, "--composition: " + composition.error().message, kInvalid);
+    }
+    const std::string csvPath = *a.get("out");
+    const std::string jsonPath = data::metadataPathFor(csvPath);
+    const std::string ledgerPath = *a.get("ledger");
+
+    // The spec is checked before any data is read.
+    ReleaseSpec spec;
+    spec.mechanism = *mech;
+    spec.epsilon = *a.get("epsilon");
+    spec.delta = a.text("delta", "");
+    spec.groupSize = n;
+    spec.relation = *relation;
+    spec.postProcessing = *post;
+    spec.appVersion = DPX_VERSION_STRING;
+    spec.timestamp = utcTimestampNow();
+    spec.binsDeclared = true;  // checked on the bins below
+    if (a.has("cap")) {
+        auto k = wholeNumber(a, "cap", 1, 1, kMaxReleaseCap);
+        if (!k) {
+            return fail(err, k.error().message, kInvalid);
+        }
+        spec.contributionCap = *k;
+    }
+    if (auto v = spec.validate(); !v) {
+        return fail(err, asOption(v.error().message), kInvalid);
+    }
+
+    data::ReleaseRequest request;
+    request.spec = spec;
+    request.csvPath = csvPath;
+    request.jsonPath = jsonPath;
+    request.ledgerPath = ledgerPath;
+    request.overwrite = overwrite;
+    request.dataset =
+        a.has("counts") ? std::string(kCountsSource)
+                        : a.text("data", "") +
+                              (a.text("table", "").empty() ? "" : " table " + a.text("table", ""));
+    if (a.has("budget")) {
+        const std::string b = *a.get("budget");
+        const auto comma = b.find(',');
+        data::LedgerBudgetText total;
+        total.epsilon = b.substr(0, comma);
+        if (comma != std::string::npos) {
+            total.delta = b.substr(comma + 1);
+        }
+        request.newBudget = total;
+    }
+    if (a.has("composition")) {
+        request.composition = *composition;
+    }
+    request.loadTruth = [&a]() -> Expected<data::ReleaseTruth> {
+        auto truth = truthFromArgs(a);
+        if (!truth) {
+            return truth.error();
+        }
+        return data::ReleaseTruth{truth->histogram, truth->declared, truth->source};
+    };
+    data::ReleaseFailure failure;
+    auto outcome = data::runRelease(request, &failure);
+    if (!outcome) {
+        std::string message = outcome.error().message;
+        if (failure.field == "out") {
+            message += " (use --overwrite)";
+        } else if (failure.field == "budget" || failure.field == "composition" ||
+                   failure.field == "ledger") {
+            message = "--" + failure.field + ": " + message;
+            if (failure.field == "budget" && message.find("does not exist") != std::string::npos) {
+                message += " (--budget EPS or --budget EPS,DELTA)";
+            }
+        } else if (failure.field.empty()) {
+            message = asOption(message);
+        }
+        return fail(err, message, failure.invalidInput ? kInvalid : kRefused);
+    }
+    const HistogramRelease* release = &outcome->release;
+
+    const BudgetUsage u = outcome->usage;
+    QJsonObject o;
+    o[QStringLiteral("csv")] = QString::fromStdString(csvPath);
+    o[QStringLiteral("metadata")] = QString::fromStdString(jsonPath);
+    o[QStringLiteral("ledger")] = QString::fromStdString(ledgerPath);
+    o[QStringLiteral("mechanism")] = QString::fromStdString(release->metadata.mechanism);
+    o[QStringLiteral("epsilon")] = QString::fromStdString(release->metadata.epsilon);
+    o[QStringLiteral("delta")] = QString::fromStdString(release->metadata.delta);
+    o[QStringLiteral("rho")] = QString::fromStdString(release->metadata.rho);
+    o[QStringLiteral("bins")] = static_cast<qint64>(release->values.size());
+    o[QStringLiteral("composition")] = QLatin1String(compositionName(u.composition));
+    o[QStringLiteral("releases_in_ledger")] = static_cast<qint64>(outcome->releasesInLedger);
+    // Spent amounts are the smallest doubles whose decimals are ≥ the exact sums (core/choosing/budget.h):
+    // 1e-06, not 1.0000000000000002e-06.
+    o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
+    o[QStringLiteral("epsilon_remaining")] = u.epsilonRemaining;
+    o[QStringLiteral("delta_spent")] = u.deltaSpent;
+    o[QStringLiteral("delta_remaining")] = u.deltaRemaining;
+    if (u.composition == Composition::Zcdp) {
+        o[QStringLiteral("rho_spent")] = u.rhoSpent;
+        o[QStringLiteral("rho_remaining")] = u.rhoRemaining;
+    }
+    o[QStringLiteral("guarantee")] = QString::fromStdString(release->metadata.guarantee);
+    if (!outcome->recoveryNotes.empty()) {
+        QJsonArray notes;
+        for (const auto& note : outcome->recoveryNotes) {
+            notes.append(QString::fromStdString(note));
+            err << "dpx: note: " << note << '\n';
+        }
+        o[QStringLiteral("recovered")] = notes;
+    }
+    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    return kOk;
+}
+
+int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    auto args = Args::parse(argv, 2, {"ledger"});
+    if (!args) {
+        return fail(err, args.error().message, kInvalid);
+    }
+    if (!args->has("ledger")) {
+        return fail(err, "--ledger is required", kInvalid);
+    }
+    auto c = data::checkLedger(*args->get("ledger"));
+    if (!c) {
+        return fail(err, "--ledger: " + c.error().message, kRefused);
+    }
+    const BudgetUsage& u = c->usage;
+    QJsonObject o;
+    o[QStringLiteral("ledger")] = QString::fromStdString(c->path);
+    o[QStringLiteral("dataset")] = QString::fromStdString(c->dataset);
+    o[QStringLiteral("composition")] = QLatin1String(compositionName(c->composition));
+    o[QStringLiteral("total_epsilon")] = QString::fromStdString(c->totalEpsilon);
+    o[QStringLiteral("total_delta")] = QString::fromStdString(c->totalDelta);
+    o[QStringLiteral("releases")] = static_cast<qint64>(c->releases);
+    o[QStringLiteral("not_published")] = static_cast<qint64>(c->notPublished);
+    o[QStringLiteral("read_only")] = c->readOnly;
+    o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
+    o[QStringLiteral("delta_spent")] = u.deltaSpent;
+    o[QStringLiteral("left")] =
+        QString::fromStdString(data::budgetUsageText(u, c->totalEpsilon, c->totalDelta));
+    QJsonArray notes;
+    for (const auto& n : c->recoveryNotes) {
+        notes.append(QString::fromStdString(n));
+        err << "dpx: note: " << n << '\n';
+    }
+    o[QStringLiteral("recovered")] = notes;
+    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    return kOk;
+}
+
+}  // namespace dpx::cli

@@ -1,0 +1,71 @@
+#include "app/cli/commands/truth.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "app/cli/commands/histogram.h"
+#include "core/histogram/dataset.h"
+#include "core/base/validation.h"
+
+namespace dpx::cli {
+
+namespace {
+
+Expected<Histogram> fromCounts(const Args& a) {
+    for (const char* opt : {"column", "bins", "table"}) {
+        if (a.has(opt)) {
+            return Error{std::string("--") + opt + " goes with --data, not --counts"};
+        }
+    }
+    auto raw = a.numberList("counts");
+    if (!raw) {
+        return raw.error();
+    }
+    std::vector<std::int64_t> counts;
+    for (std::size_t i = 0; i < raw->size(); ++i) {
+        const double c = (*raw)[i];
+        if (!std::isfinite(c) || std::floor(c) != c || c < 0 || c > 9e15) {
+            return Error{"true count " + std::to_string(i + 1) +
+                         " must be a whole number in [0, 9e15] (got '" + formatNumber(c) + "')"};
+        }
+        counts.push_back(static_cast<std::int64_t>(c));
+    }
+    return Histogram::create(counts);
+}
+
+Expected<Histogram> fromData(const Args& a) {
+    if (!a.has("column") || !a.has("bins")) {
+        return Error{"--data needs --column C and --bins SPEC"};
+    }
+    HistogramQuery q;
+    q.data = *a.get("data");
+    q.table = a.text("table", "");
+    auto b = parseBinSpec(*a.get("bins"));
+    if (!b) {
+        return Error{"--bins: " + b.error().message};
+    }
+    q.requests.push_back({*a.get("column"), std::move(b).value()});
+    auto h = histogramsFromSource(q);
+    if (!h) {
+        return h.error();
+    }
+    return h->columns.at(0).histogram;
+}
+
+}  // namespace
+
+Expected<Histogram> trueHistogramFromArgs(const Args& a) {
+    if (a.has("counts") == a.has("data")) {
+        return Error{
+            "give the true histogram as --counts C1,C2,... or --data FILE --column C "
+            "--bins SPEC (one of them)"};
+    }
+    auto h = a.has("counts") ? fromCounts(a) : fromData(a);
+    if (h && h->total() <= 0) {
+        return Error{"the true histogram has total 0: there is nothing to measure error against"};
+    }
+    return h;
+}
+
+}  // namespace dpx::cli

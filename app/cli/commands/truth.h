@@ -1,0 +1,19 @@
+// The true histogram of the subcommands that measure error against it (dpx tradeoff, dpx ldp):
+// --counts C1,C2,... or one column of --data FILE|sqlite:PATH|postgresql://… with --column C and
+// --bins SPEC [--table T].
+#pragma once
+
+#include "app/cli/args.h"
+#include "core/base/expected.h"
+#include "core/histogram/histogram.h"
+
+namespace dpx::cli {
+
+// The option names read here (for Args::parse's list of known options).
+inline constexpr const char* kTruthOptions[] = {"counts", "data", "column", "bins", "table"};
+
+// Exactly one of --counts and --data; counts are whole numbers in [0, 9e15]; the total must be
+// positive (there is nothing to measure error against otherwise). Messages name the option.
+Expected<Histogram> trueHistogramFromArgs(const Args& a);
+
+}  // namespace dpx::cli

@@ -1,0 +1,11 @@
+// dpx: command-line front end of DP Explorer. All logic lives in app/cli/cli.cpp and the core.
+#include <QCoreApplication>
+#include <iostream>
+
+#include "app/cli/cli.h"
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    std::vector<std::string> args(argv, argv + argc);
+    return dpx::cli::run(args, std::cout, std::cerr);
+}

@@ -1,0 +1,260 @@
+// dpexplorer: the DP Explorer GUI.
+//
+//   dpexplorer [--example ID] [--mechanism NAME] [--epsilon E] [--session FILE.json]
+//              [--tab NAME] [--dark] [--screenshot OUT.png]
+//              [--release-dialog [--release-mechanism M] [--release-epsilon E] [--release-delta D]
+//               [--release-out FILE.csv] [--release-ledger FILE.json] [--release-budget E[,D]]
+//               [--release-go]]
+//
+// --screenshot renders the window (offscreen works: QT_QPA_PLATFORM=offscreen) once everything
+// is computed, saves it and exits: for the docs and tests. --release-dialog opens File → Release
+// histogram… once the data are shown, fills it from the --release-* options, and then either
+// releases (--release-go, exit 0 on success) or, with --screenshot, saves the dialog instead of
+// the window (docs/render-screenshots.sh).
+#include <QApplication>
+#include <QComboBox>
+#include <QCommandLineParser>
+#include <QLineEdit>
+#include <QPixmap>
+#include <QTimer>
+#include <cstdio>
+#include <memory>
+
+#include "app/version.h"
+#include "core/histogram/example_datasets.h"
+#include "ui/model/document.h"
+#include "ui/main_window.h"
+#include "ui/release/release_dialog.h"
+
+namespace {
+int fail(const QString& message) {
+    std::fprintf(stderr, "dpexplorer: %s\n", qPrintable(message));
+    return 2;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    // QGuiApplication takes "-session ID" / "--session ID" for X11 session management and removes
+    // it from argv, so our --session FILE must be read before the application object exists.
+    QString sessionFile;
+    bool sessionGiven = false;
+    for (int i = 1; i < argc; ++i) {
+        const QString a = QString::fromLocal8Bit(argv[i]);
+        if ((a == QLatin1String("--session") || a == QLatin1String("-session")) && i + 1 < argc) {
+            sessionFile = QString::fromLocal8Bit(argv[i + 1]);
+            sessionGiven = true;
+        } else if (a.startsWith(QLatin1String("--session="))) {
+            sessionFile = a.mid(10);
+            sessionGiven = true;
+        }
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("DP Explorer"));
+    QApplication::setOrganizationName(QStringLiteral("DP Explorer"));
+    QApplication::setApplicationVersion(QStringLiteral(DPX_VERSION_STRING));
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Explore differential-privacy trade-offs"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QString examples;
+    for (const auto& e : dpx::exampleDatasets()) {
+        examples +=
+            (examples.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(e.id);
+    }
+    QCommandLineOption example(
+        QStringLiteral("example"),
+        QStringLiteral("Open a built-in example dataset (%1).").arg(examples),
+        QStringLiteral("id"));
+    QCommandLineOption mechanism(
+        QStringLiteral("mechanism"),
+        QStringLiteral("Start with this mechanism (laplace, geometric, gaussian, count-geometric, "
+                       "count-explicit-fair, count-uniform, count-laplace, count-optimal)."),
+        QStringLiteral("name"));
+    QCommandLineOption epsilon(QStringLiteral("epsilon"),
+                               QStringLiteral("Start with this ε (0.01 to 20)."),
+                               QStringLiteral("value"));
+    QCommandLineOption session(QStringLiteral("session"),
+                               QStringLiteral("Open a saved session (JSON)."),
+                               QStringLiteral("file"));
+    QCommandLineOption tab(QStringLiteral("tab"),
+                           QStringLiteral("Show this tab: histogram, matrix, errors, risk, "
+                                          "tradeoff, budget, ldp-experiment (seed 002's "
+                                          "telemetry study), ldp-ranges, ldp-marginals, "
+                                          "ldp-means, mechanisms, or a page of it: sparse, rdp, "
+                                          "select, vector-mean, kde."),
+                           QStringLiteral("name"));
+    QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
+    QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save the window as PNG once computed, then quit."), QStringLiteral("file"));
+    for (const auto& o : {example, mechanism, epsilon, session, tab, dark, screenshot}) {
+        parser.addOption(o);
+    }
+    // The release dialog, for the docs' screenshots and scripted checks (not in --help).
+    QCommandLineOption releaseDialog(QStringLiteral("release-dialog"),
+                                     QStringLiteral("Open the release dialog once computed."));
+    QCommandLineOption releaseGo(QStringLiteral("release-go"),
+                                 QStringLiteral("Release with the dialog's settings, then quit."));
+    QCommandLineOption releaseMechanism(QStringLiteral("release-mechanism"),
+                                        QStringLiteral("Release mechanism."),
+                                        QStringLiteral("name"));
+    QCommandLineOption releaseEpsilon(QStringLiteral("release-epsilon"),
+                                      QStringLiteral("Release ε."), QStringLiteral("value"));
+    QCommandLineOption releaseDelta(QStringLiteral("release-delta"), QStringLiteral("Release δ."),
+                                    QStringLiteral("value"));
+    QCommandLineOption releaseOut(QStringLiteral("release-out"),
+                                  QStringLiteral("Release CSV path."), QStringLiteral("file"));
+    QCommandLineOption releaseLedger(QStringLiteral("release-ledger"),
+                                     QStringLiteral("Ledger path."), QStringLiteral("file"));
+    QCommandLineOption releaseBudget(QStringLiteral("release-budget"),
+                                     QStringLiteral("Total of a new ledger: EPS or EPS,DELTA."),
+                                     QStringLiteral("total"));
+    for (QCommandLineOption* o : {&releaseDialog, &releaseGo, &releaseMechanism, &releaseEpsilon,
+                                  &releaseDelta, &releaseOut, &releaseLedger, &releaseBudget}) {
+        o->setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOption(*o);
+    }
+    parser.process(app);
+
+    dpx::ui::MainWindow window;
+    dpx::ui::ExplorerDocument* doc = window.document();
+    if (sessionGiven || parser.isSet(session)) {
+        if (auto st = window.openSession(sessionGiven ? sessionFile : parser.value(session)); !st) {
+            return fail(QString::fromStdString(st.error().message));
+        }
+    }
+    dpx::ui::ExplorerState s = doc->state();
+    if (parser.isSet(example)) {
+        if (!dpx::findExample(parser.value(example).toStdString())) {
+            return fail(QStringLiteral("unknown example '%1' (use %2)")
+                            .arg(parser.value(example), examples));
+        }
+        s.exampleId = parser.value(example);
+        s.source = dpx::ui::SourceKind::Example;
+    }
+    if (parser.isSet(mechanism)) {
+        auto m = dpx::ui::mechanismChoiceFromId(parser.value(mechanism));
+        if (!m) {
+            return fail(QString::fromStdString(m.error().message));
+        }
+        s.mechanism = *m;
+    }
+    if (parser.isSet(epsilon)) {
+        bool ok = false;
+        s.epsilon = parser.value(epsilon).toDouble(&ok);
+        if (!ok) {
+            return fail(QStringLiteral("--epsilon must be a number from 0.01 to 20"));
+        }
+    }
+    if (parser.isSet(tab)) {
+        s.tab = parser.value(tab);
+    }
+    if (parser.isSet(dark)) {
+        s.dark = true;
+    }
+    if (auto st = doc->apply(s, QStringLiteral("command line")); !st) {
+        return fail(QString::fromStdString(st.error().message));
+    }
+    doc->undoStack()->clear();
+    if (parser.isSet(releaseDialog)) {
+        // Once the first histogram is shown: open the dialog, fill it, and after its preview
+        // either release or save its picture.
+        auto opened = std::make_shared<bool>(false);
+        QObject::connect(&window, &dpx::ui::MainWindow::releaseShown, &app, [&, opened] {
+            if (*opened) {
+                return;
+            }
+            *opened = true;
+            dpx::ui::ReleaseDialog* d = window.releaseController()->open();
+            d->setReport([](bool ok, const QString& text) {
+                std::fprintf(ok ? stdout : stderr, "%s\n", qPrintable(text));
+            });
+            d->setConfirmOverwrite([](const QStringList&) { return false; });
+            // Scripts never start a second budget for data a known ledger has charged.
+            d->setConfirmNewLedger([](const QStringList& others) {
+                std::fprintf(stderr,
+                             "dpexplorer: refused: a new ledger would start a fresh budget for "
+                             "data already charged to:\n%s\n",
+                             qPrintable(others.join(QLatin1Char('\n'))));
+                QTimer::singleShot(0, [] { QApplication::exit(1); });
+                return false;
+            });
+            auto setText = [d](const char* name, const QString& text) {
+                if (auto* e = d->findChild<QLineEdit*>(QLatin1String(name))) {
+                    e->setText(text);
+                }
+            };
+            if (parser.isSet(releaseMechanism)) {
+                auto* m = d->findChild<QComboBox*>(QStringLiteral("releaseMechanism"));
+                const int i = m->findData(parser.value(releaseMechanism));
+                if (i < 0) {
+                    std::fprintf(stderr, "dpexplorer: unknown release mechanism\n");
+                    QApplication::exit(2);
+                    return;
+                }
+                m->setCurrentIndex(i);
+            }
+            if (parser.isSet(releaseEpsilon)) {
+                setText("releaseEpsilon", parser.value(releaseEpsilon));
+            }
+            if (parser.isSet(releaseDelta)) {
+                setText("releaseDelta", parser.value(releaseDelta));
+            }
+            if (parser.isSet(releaseOut)) {
+                d->setOutputPath(parser.value(releaseOut));
+            }
+            if (parser.isSet(releaseLedger)) {
+                d->setLedgerPath(parser.value(releaseLedger));
+            }
+            if (parser.isSet(releaseBudget)) {
+                const QStringList b = parser.value(releaseBudget).split(QLatin1Char(','));
+                setText("releaseBudgetEpsilon", b.value(0));
+                setText("releaseBudgetDelta", b.value(1, QStringLiteral("0")));
+            }
+            auto done = std::make_shared<bool>(false);
+            QObject::connect(d, &dpx::ui::ReleaseDialog::previewUpdated, d, [&, d, done] {
+                if (*done || d->previewPending()) {
+                    return;
+                }
+                *done = true;
+                if (parser.isSet(releaseGo)) {
+                    QObject::connect(
+                        d, &dpx::ui::ReleaseDialog::releaseFinished, &app,
+                        [](bool ok, const QString&) { QApplication::exit(ok ? 0 : 1); });
+                    if (!d->canRelease()) {
+                        std::fprintf(stderr, "dpexplorer: %s\n", qPrintable(d->statusText()));
+                        QApplication::exit(1);
+                        return;
+                    }
+                    d->startRelease();
+                } else if (parser.isSet(screenshot)) {
+                    // Let the label in the status bar and the layout settle first.
+                    QTimer::singleShot(300, d, [&, d] {
+                        const bool ok = d->grab().save(parser.value(screenshot));
+                        QApplication::exit(ok ? 0 : 1);
+                    });
+                }
+            });
+        });
+        QTimer::singleShot(120000, &app, [] {
+            std::fprintf(stderr, "dpexplorer: the release dialog did not finish in 2 minutes\n");
+            QApplication::exit(1);
+        });
+    } else if (parser.isSet(screenshot)) {
+        QObject::connect(
+            &window, &dpx::ui::MainWindow::screenshotSaved, &app, [](const QString& path, bool ok) {
+                if (!ok) {
+                    std::fprintf(stderr, "dpexplorer: could not write %s\n", qPrintable(path));
+                }
+                QApplication::exit(ok ? 0 : 1);
+            });
+        window.saveScreenshotWhenReady(parser.value(screenshot));
+        // Never hang in scripts: give up after two minutes.
+        QTimer::singleShot(120000, &app, [] {
+            std::fprintf(stderr, "dpexplorer: the computation did not finish in 2 minutes\n");
+            QApplication::exit(1);
+        });
+    }
+    window.show();
+    return app.exec();
+}

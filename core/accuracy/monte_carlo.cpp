@@ -1,0 +1,308 @@
+// Monte Carlo expected errors: deterministic block partition, worker threads, cancellation.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/accuracy/expected_error.h"
+#include "core/estimators/resize_estimator.h"
+#include "core/base/simulation_rng.h"
+
+namespace dpx {
+
+namespace {
+
+// Mean and centred second moment of one block, combined later in block order with
+// Chan et al.'s pairwise formula so the result does not depend on which thread ran which block.
+struct Moments {
+    double count = 0;
+    double mean = 0;
+    double m2 = 0;
+    void merge(const Moments& o) {
+        if (o.count == 0) {
+            return;
+        }
+        const double n = count + o.count;
+        const double d = o.mean - mean;
+        mean += d * o.count / n;
+        m2 += o.m2 + d * d * count * o.count / n;
+        count = n;
+    }
+};
+
+// Mean and centred second moment of `rows` values from sums of (x − shift), shift = the first
+// value: no division per value and no cancellation, since the shift is a typical value.
+Moments blockMoments(const double* v, std::size_t rows) {
+    const double shift = v[0];
+    double s1 = 0;
+    double s2 = 0;
+    for (std::size_t t = 0; t < rows; ++t) {
+        const double d = v[t] - shift;
+        s1 += d;
+        s2 += d * d;
+    }
+    const auto n = static_cast<double>(rows);
+    return {n, shift + s1 / n, std::max(0.0, s2 - s1 * s1 / n)};
+}
+
+// Writes the estimates of `rows` histograms of `bins` values (stored row after row in `src`) to
+// `dst`; clamp and 2-bin resize read and write in one pass, without a separate copy. False if
+// `stop` was requested part-way (checked per row for the row-by-row estimators: NoiseFirst at
+// 4096 bins takes milliseconds per row, so a block would otherwise hold its thread for a minute).
+bool estimateRows(const EstimatorSpec& spec, const double* src, double* dst, std::size_t rows,
+                  std::size_t bins, EstimatorWorkspace& ws, const std::stop_token& stop) {
+    if (spec.kind == EstimatorKind::Clamp) {
+        for (std::size_t k = 0; k < rows * bins; ++k) {
+            dst[k] = std::max(src[k], 0.0);
+        }
+        return true;
+    }
+    std::copy_n(src, rows * bins, dst);
+    if (spec.kind == EstimatorKind::Resize) {
+        resizeRows(dst, rows, bins, ws.scratch);
+        return true;
+    }
+    for (std::size_t t = 0; t < rows; ++t) {
+        if (stop.stop_requested()) {
+            return false;
+        }
+        estimateInPlace(spec, std::span(dst + t * bins, bins), ws);
+    }
+    return true;
+}
+
+// One metric for each of `rows` estimates (same layout as estimateRows).
+void metricRows(const MetricSpec& spec, const TruthModel& truth, double total, const double* est,
+                std::size_t rows, double* out) {
+    const std::size_t bins = truth.counts.size();
+    const double* h = truth.counts.data();
+    const double scale = spec.scale == Scale::Counts ? 1.0 : 1.0 / total;
+    switch (spec.metric) {
+        case Metric::SSE:
+            for (std::size_t t = 0; t < rows; ++t, est += bins) {
+                double s = 0;
+                for (std::size_t i = 0; i < bins; ++i) {
+                    s += (est[i] - h[i]) * (est[i] - h[i]);
+                }
+                out[t] = s * scale * scale;
+            }
+            return;
+        case Metric::L1:
+            for (std::size_t t = 0; t < rows; ++t, est += bins) {
+                double s = 0;
+                for (std::size_t i = 0; i < bins; ++i) {
+                    s += std::abs(est[i] - h[i]);
+                }
+                out[t] = s * scale;
+            }
+            return;
+        case Metric::LInf:
+            for (std::size_t t = 0; t < rows; ++t, est += bins) {
+                double s = 0;
+                for (std::size_t i = 0; i < bins; ++i) {
+                    s = std::max(s, std::abs(est[i] - h[i]));
+                }
+                out[t] = s * scale;
+            }
+            return;
+        case Metric::W1:
+            for (std::size_t t = 0; t < rows; ++t, est += bins) {
+                out[t] = evaluateMetric(spec, truth.counts, std::span(est, bins), truth.positions,
+                                        total);
+            }
+            return;
+    }
+}
+
+Status validateNoise(const NoiseDistribution& noise) {
+    const double p = noise.parameter();
+    if (!std::isfinite(p) || p <= 0 || (noise.isDiscrete() && p >= 1)) {
+        return Error{"invalid noise parameter in " + noise.describe()};
+    }
+    return okStatus();
+}
+
+}  // namespace
+
+Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
+                                                   const NoiseDistribution& noise,
+                                                   std::span<const EstimatorSpec> estimators,
+                                                   std::span<const MetricSpec> metrics,
+                                                   const MonteCarloOptions& options) {
+    if (auto s = truth.validate(); !s) {
+        return s.error();
+    }
+    if (auto s = validateNoise(noise); !s) {
+        return s.error();
+    }
+    if (estimators.empty() || metrics.empty()) {
+        return Error{"Monte Carlo needs at least one estimator and one metric"};
+    }
+    for (const auto& e : estimators) {
+        if (auto s = e.validate(); !s) {
+            return s.error();
+        }
+    }
+    for (const auto& m : metrics) {
+        if (auto s = validateMetricInputs(m, truth.counts, truth.positions); !s) {
+            return s.error();
+        }
+    }
+    if (options.trials == 0) {
+        return Error{"the number of Monte Carlo trials must be at least 1"};
+    }
+    if (options.trials > (std::uint64_t{1} << 40)) {
+        return Error{"too many Monte Carlo trials (more than 2^40)"};
+    }
+
+    const std::size_t nBins = truth.counts.size();
+    const std::size_t nEst = estimators.size();
+    const std::size_t nMet = metrics.size();
+    const std::size_t cells = nEst * nMet;
+    const double total = truth.total();
+    const std::uint64_t blocks = (options.trials + kMonteCarloBlock - 1) / kMonteCarloBlock;
+    // Finished blocks are merged strictly in block order (deterministic for any thread count);
+    // a block that finishes early waits in `pending`, so memory stays bounded by the handful of
+    // blocks in flight, not by the number of trials.
+    std::mutex mergeMutex;
+    struct BlockResult {
+        std::vector<Moments> moments;               // per cell
+        std::vector<std::vector<double>> samples;   // per cell, only blocks below keepSamples
+    };
+    std::map<std::uint64_t, BlockResult> pending;  // guarded by mergeMutex
+    std::uint64_t mergedBlocks = 0;                // guarded: length of the merged prefix
+    std::vector<Moments> totals(cells);            // guarded: merge of that prefix
+    std::vector<std::vector<double>> kept(cells);  // guarded: samples of that prefix
+    const std::uint64_t keep = std::min(options.keepSamples, options.trials);
+
+    std::atomic<std::uint64_t> nextBlock{0};
+    std::atomic<std::uint64_t> trialsDone{0};
+    std::mutex progressMutex;
+    std::uint64_t reported = 0;  // guarded by progressMutex: keeps reported fractions increasing
+    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
+    const unsigned threads = static_cast<unsigned>(
+        std::min<std::uint64_t>(options.threads == 0 ? hw : options.threads, blocks));
+
+    auto worker = [&]() {
+        // One block at a time: all noise first, then each estimator and metric over the whole
+        // block, so that the dispatch on kinds happens per block and the loops are tight.
+        std::vector<double> noisy(kMonteCarloBlock * nBins), work(kMonteCarloBlock * nBins);
+        std::vector<double> values(kMonteCarloBlock);
+        EstimatorWorkspace ws;
+        for (;;) {
+            if (options.stop.stop_requested()) {
+                return;
+            }
+            const std::uint64_t b = nextBlock.fetch_add(1, std::memory_order_relaxed);
+            if (b >= blocks) {
+                return;
+            }
+            const std::uint64_t begin = b * kMonteCarloBlock;
+            const std::uint64_t end = std::min(options.trials, begin + kMonteCarloBlock);
+            const auto rows = static_cast<std::size_t>(end - begin);
+            SimulationRng rng(options.seed, b);
+            sampleNoise(noise, rng, std::span(noisy.data(), rows * nBins));
+            for (std::size_t t = 0; t < rows; ++t) {
+                for (std::size_t i = 0; i < nBins; ++i) {
+                    noisy[t * nBins + i] += truth.counts[i];
+                }
+            }
+            BlockResult block;
+            std::vector<Moments>& stats = block.moments;
+            stats.resize(cells);
+            const auto keepRows =
+                static_cast<std::size_t>(begin < keep ? std::min(end, keep) - begin : 0);
+            if (keepRows > 0) {
+                block.samples.resize(cells);
+            }
+            for (std::size_t e = 0; e < nEst; ++e) {
+                const double* est = noisy.data();
+                if (estimators[e].kind != EstimatorKind::Identity) {
+                    if (!estimateRows(estimators[e], noisy.data(), work.data(), rows, nBins, ws,
+                                      options.stop)) {
+                        return;  // cancelled: the unfinished block is never merged
+                    }
+                    est = work.data();
+                }
+                if (options.stop.stop_requested()) {
+                    return;
+                }
+                for (std::size_t m = 0; m < nMet; ++m) {
+                    metricRows(metrics[m], truth, total, est, rows, values.data());
+                    stats[e * nMet + m] = blockMoments(values.data(), rows);
+                    if (keepRows > 0) {
+                        block.samples[e * nMet + m].assign(values.begin(),
+                                                           values.begin() + keepRows);
+                    }
+                }
+            }
+            {
+                const std::lock_guard lock(mergeMutex);
+                pending.emplace(b, std::move(block));
+                for (auto it = pending.begin(); it != pending.end() && it->first == mergedBlocks;
+                     it = pending.erase(it), ++mergedBlocks) {
+                    for (std::size_t c = 0; c < cells; ++c) {
+                        totals[c].merge(it->second.moments[c]);
+                        if (!it->second.samples.empty()) {
+                            kept[c].insert(kept[c].end(), it->second.samples[c].begin(),
+                                           it->second.samples[c].end());
+                        }
+                    }
+                }
+            }
+            const std::uint64_t done =
+                trialsDone.fetch_add(end - begin, std::memory_order_relaxed) + (end - begin);
+            if (options.progress) {
+                const std::lock_guard lock(progressMutex);
+                if (done > reported) {
+                    reported = done;
+                    options.progress(static_cast<double>(done) /
+                                     static_cast<double>(options.trials));
+                }
+            }
+        }
+    };
+
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned i = 1; i < threads; ++i) {
+            pool.emplace_back(worker);
+        }
+        worker();
+    }  // joins
+
+    // Only the merged prefix of blocks counts: a cancelled run then equals a shorter full run.
+    MonteCarloResult result;
+    result.cancelled = mergedBlocks < blocks;
+    result.values.assign(nEst, std::vector<ErrorEstimate>(nMet));
+    if (keep > 0) {
+        result.samples.assign(nEst, std::vector<std::vector<double>>(nMet));
+        for (std::size_t c = 0; c < cells; ++c) {
+            result.samples[c / nMet][c % nMet] = std::move(kept[c]);
+        }
+    }
+    for (std::size_t c = 0; c < cells; ++c) {
+        const Moments& m = totals[c];
+        ErrorEstimate& est = result.values[c / nMet][c % nMet];
+        est.method = "monte-carlo";
+        est.trials = static_cast<std::uint64_t>(m.count);
+        est.value = m.count > 0 ? m.mean : std::nan("");
+        est.stdError = m.count > 1 ? std::sqrt(m.m2 / (m.count - 1) / m.count) : std::nan("");
+        est.ciLow = est.value - 1.96 * est.stdError;
+        est.ciHigh = est.value + 1.96 * est.stdError;
+        result.trials = est.trials;
+        if (m.count > 0 && (!std::isfinite(est.value) || !std::isfinite(est.stdError))) {
+            return Error{"the Monte Carlo errors overflow double precision for " +
+                         noise.describe() + "; ε (or the counts) is outside the supported range"};
+        }
+    }
+    if (!result.cancelled && options.progress && reported < options.trials) {
+        options.progress(1.0);
+    }
+    return result;
+}
+
+}  // namespace dpx

@@ -1,0 +1,721 @@
+#include "core/choosing/budget_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numbers>
+#include <tuple>
+
+#include "core/mechanisms/gaussian_mechanism.h"
+#include "core/base/validation.h"
+
+namespace dpx {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kTail = 1 - kPlanCoverage;  // 0.05: two-sided miss probability
+// ε search range of the numerical inverses (epsilonForAccuracy brackets).
+constexpr double kEpsilonLow = 1e-12;
+constexpr double kEpsilonHigh = 1e3;
+// Rounding nudges (one ulp at a time) never need more than a handful of steps; the cap only
+// guards against a logic error turning into an endless loop.
+constexpr int kMaxNudges = 4096;
+
+std::string quoted(const std::string& label) {
+    return "'" + label + "'";
+}
+
+Error about(const PlanStatistic& s, const std::string& message) {
+    return Error{"statistic " + quoted(s.label) + ": " + message};
+}
+
+// Geometric two-sided tail Pr[|Z| > t] = 2α^{t+1}/(1+α) with ln α given (Ghosh et al. 2009).
+double geometricTail(double logAlpha, double t) {
+    return 2 * std::exp((t + 1) * logAlpha) / (1 + std::exp(logAlpha));
+}
+
+// The smallest integer t ≥ 0 with Pr[|Z| ≤ t] ≥ 0.95 for the geometric law of ln α = logAlpha.
+double geometricHalfWidth(double logAlpha) {
+    // 2α^{t+1}/(1+α) ≤ 0.05 ⇔ t + 1 ≥ ln(0.025(1+α))/ln α.
+    const double alpha = std::exp(logAlpha);
+    const double x = std::log(kTail / 2 * (1 + alpha)) / logAlpha;
+    double t = std::max(0.0, std::ceil(x) - 1);
+    if (t < 1e15) {  // integers still exact: correct a rounding of the logarithms either way
+        while (t > 0 && geometricTail(logAlpha, t - 1) <= kTail) {
+            t -= 1;
+        }
+        while (geometricTail(logAlpha, t) > kTail) {
+            t += 1;
+        }
+    }
+    return t;
+}
+
+NoiseSummary geometricSummaryLog(double logAlpha) {
+    const double alpha = std::exp(logAlpha);
+    const double oneMinus = -std::expm1(logAlpha);  // 1 − α without cancellation
+    NoiseSummary n;
+    n.scale = alpha;
+    n.halfWidth95 = geometricHalfWidth(logAlpha);
+    n.expectedAbs = 2 * alpha / (oneMinus * (1 + alpha));  // 2α/(1 − α²)
+    n.variance = 2 * alpha / (oneMinus * oneMinus);        // 2α/(1 − α)²
+    return n;
+}
+
+// One statistic's allocation together with the ledger charge that pays for it.
+struct Allocated {
+    StatisticAllocation result;
+    BudgetCharge charge;
+};
+
+StatisticAllocation base(const PlanStatistic& s) {
+    StatisticAllocation a;
+    a.label = s.label;
+    a.bins = s.bins;
+    a.mechanism = s.mechanism;
+    a.hold = s.hold;
+    return a;
+}
+
+void fillErrors(StatisticAllocation& a, const PlanStatistic& s, const NoiseSummary& n) {
+    a.noise = n;
+    a.expectedL1 = static_cast<double>(s.bins) * n.expectedAbs;
+    a.perBinVariance = n.variance;
+    if (s.records) {
+        a.expectedL1Percent = 100 * a.expectedL1 / *s.records;
+    }
+}
+
+// A pure-DP statistic (Laplace or geometric) at ε: ρ = ε²/2 (Bun & Steinke 2016 Prop 1.4).
+Expected<Allocated> allocatePure(const PlanStatistic& s, double epsilon) {
+    auto charge = pureDpCharge(s.label, epsilon);
+    if (!charge) {
+        return about(s, charge.error().message);
+    }
+    StatisticAllocation a = base(s);
+    a.epsilon = epsilon;
+    a.rho = *charge->rho;
+    Expected<NoiseSummary> n = Error{};
+    if (s.mechanism == PlanMechanism::Laplace) {
+        n = laplaceNoise(s.l1Sensitivity / epsilon);  // b = Δ1/ε (Dwork & Roth 2014 Thm 3.6)
+    } else {
+        const double logAlpha = -epsilon / s.l1Sensitivity;  // α = e^{−ε/Δ1}
+        if (std::exp(logAlpha) <= 0) {
+            return about(s, "ε = " + formatNumber(epsilon) +
+                                " leaves the geometric noise no randomness in double precision");
+        }
+        n = geometricSummaryLog(logAlpha);
+    }
+    if (!n) {
+        return about(s, n.error().message);
+    }
+    fillErrors(a, s, *n);
+    return Allocated{a, *charge};
+}
+
+// A Gaussian statistic under basic composition: σ from the analytic calibration at (ε, δ).
+Expected<Allocated> allocateGaussianBasic(const PlanStatistic& s, double epsilon, double delta) {
+    auto sigma = gaussianSigma(
+        GaussianParams{epsilon, delta, s.l2Sensitivity, GaussianCalibration::Analytic});
+    if (!sigma) {
+        return about(s, sigma.error().message);
+    }
+    auto charge = gaussianCharge(s.label, epsilon, delta, s.l2Sensitivity, *sigma);
+    auto n = gaussianNoise(*sigma);
+    if (!charge || !n) {
+        return about(s, !charge ? charge.error().message : n.error().message);
+    }
+    StatisticAllocation a = base(s);
+    a.epsilon = epsilon;
+    a.delta = delta;
+    a.rho = *charge->rho;
+    fillErrors(a, s, *n);
+    return Allocated{a, *charge};
+}
+
+// A Gaussian statistic under zCDP with noise σ: ρ = Δ2²/(2σ²) (Bun & Steinke 2016 Prop 1.6); its
+// ε is what ρ alone converts to at the total δ (Prop 1.3).
+Expected<Allocated> allocateGaussianZcdp(const PlanStatistic& s, double sigma, double totalDelta) {
+    auto rho = gaussianRho(s.l2Sensitivity, sigma);
+    if (!rho) {
+        return about(s, rho.error().message);
+    }
+    auto eps = zcdpToEpsilon(*rho, totalDelta);
+    if (!eps) {
+        return about(s, eps.error().message);
+    }
+    auto charge = gaussianCharge(s.label, *eps, totalDelta, s.l2Sensitivity, sigma);
+    auto n = gaussianNoise(sigma);
+    if (!charge || !n) {
+        return about(s, !charge ? charge.error().message : n.error().message);
+    }
+    StatisticAllocation a = base(s);
+    a.epsilon = *eps;
+    a.delta = totalDelta;
+    a.rho = *charge->rho;
+    fillErrors(a, s, *n);
+    return Allocated{a, *charge};
+}
+
+// A statistic given its ρ share under zCDP. The noise is chosen so that the ρ the ledger is charged
+// (recomputed from ε or σ) never exceeds the share: rounding goes towards more noise.
+Expected<Allocated> allocateFromRho(const PlanStatistic& s, double rho, double totalDelta) {
+    if (!(rho > 0) || !std::isfinite(rho)) {
+        return about(s, "its ρ share must be finite and > 0 (got " + formatNumber(rho) + ")");
+    }
+    if (isPureDp(s.mechanism)) {
+        double eps = std::sqrt(2 * rho);  // ρ = ε²/2 (Prop 1.4)
+        for (int i = 0; i < kMaxNudges && eps * eps / 2 > rho; ++i) {
+            eps = std::nextafter(eps, 0.0);
+        }
+        return allocatePure(s, eps);
+    }
+    const double ratio = s.l2Sensitivity / std::sqrt(2 * rho);  // σ = Δ2/√(2ρ) (Prop 1.6)
+    double sigma = ratio;
+    for (int i = 0; i < kMaxNudges; ++i) {
+        const double r = s.l2Sensitivity / sigma;
+        if (r * r / 2 <= rho) {
+            break;
+        }
+        sigma = std::nextafter(sigma, kInf);
+    }
+    return allocateGaussianZcdp(s, sigma, totalDelta);
+}
+
+// A held statistic: its own amount, before the split.
+Expected<Allocated> allocateHeld(const PlanStatistic& s, const BudgetPlan& plan, double delta) {
+    const bool zcdp = plan.composition == Composition::Zcdp;
+    const double a = s.hold.value;
+    if (s.hold.kind == HoldKind::Epsilon) {
+        if (isPureDp(s.mechanism)) {
+            return allocatePure(s, a);
+        }
+        if (!zcdp) {
+            return allocateGaussianBasic(s, a, delta);
+        }
+        // The ρ whose conversion at the total δ is the typed ε (Prop 1.3 inverted).
+        auto rho = zcdpBudget(a, plan.total.delta);
+        if (!rho) {
+            return about(s, rho.error().message);
+        }
+        return allocateFromRho(s, *rho, plan.total.delta);
+    }
+    // Held accuracy: every bin within ±a with 95% probability.
+    if (zcdp && s.mechanism == PlanMechanism::Gaussian) {
+        double sigma = a / kNormalQuantile975;  // z σ ≤ a
+        while (sigma * kNormalQuantile975 > a) {
+            sigma = std::nextafter(sigma, 0.0);
+        }
+        return allocateGaussianZcdp(s, sigma, plan.total.delta);
+    }
+    auto eps = epsilonForHalfWidth(s.mechanism, a, s.l1Sensitivity, s.l2Sensitivity, delta);
+    if (!eps) {
+        return about(s,
+                     "accuracy ±" + formatNumber(a) + " is not reachable: " + eps.error().message);
+    }
+    return s.mechanism == PlanMechanism::Gaussian ? allocateGaussianBasic(s, *eps, delta)
+                                                  : allocatePure(s, *eps);
+}
+
+// The largest amount (ε for basic, ρ for zCDP) that still fits the ledger, starting from `start`
+// and stepping down one ulp at a time (the ledger compares the decimal readings exactly).
+Expected<double> largestFitting(const BudgetLedger& ledger, double start) {
+    const bool zcdp = ledger.composition() == Composition::Zcdp;
+    double r = start;
+    for (int i = 0; i < kMaxNudges && r > 0; ++i) {
+        const BudgetCharge probe =
+            zcdp ? BudgetCharge{"rest", 0, 0, r} : BudgetCharge{"rest", r, 0, std::nullopt};
+        if (ledger.fits(probe)) {
+            return r;
+        }
+        r = std::nextafter(r, 0.0);
+    }
+    return Error{"no budget is left after the held statistics"};
+}
+
+// The same noise accounted by the accountant not chosen.
+OtherAccounting otherAccounting(const BudgetPlan& plan, const std::vector<PlanStatistic>& stats,
+                                const std::vector<StatisticAllocation>& alloc) {
+    OtherAccounting o;
+    const double totalDelta = plan.total.delta;
+    if (plan.composition == Composition::Basic) {
+        o.composition = Composition::Zcdp;
+        double rho = 0;
+        for (const auto& a : alloc) {
+            rho += a.rho;
+        }
+        o.rho = rho;
+        if (totalDelta <= 0) {
+            o.note =
+                "zCDP gives an (ε, δ) guarantee only for δ > 0; with a pure ε budget basic "
+                "composition is the accountant to use";
+            return o;
+        }
+        auto eps = zcdpToEpsilon(rho, totalDelta);  // Bun & Steinke 2016 Prop 1.3
+        if (!eps) {
+            o.note = eps.error().message;
+            return o;
+        }
+        o.available = true;
+        o.epsilon = *eps;
+        o.delta = totalDelta;
+        o.note =
+            "Σρ of the same noise (pure DP: ε²/2, Gaussian: Δ2²/(2σ²)) converted to (ε, δ) "
+            "at the total δ";
+        return o;
+    }
+    o.composition = Composition::Basic;
+    std::vector<double> gaussianWeights;
+    for (const auto& s : stats) {
+        gaussianWeights.push_back(s.mechanism == PlanMechanism::Gaussian ? 1.0 : 0.0);
+    }
+    std::vector<double> deltas(stats.size(), 0.0);
+    const bool anyGaussian =
+        std::find(gaussianWeights.begin(), gaussianWeights.end(), 1.0) != gaussianWeights.end();
+    if (anyGaussian) {
+        auto d = splitBudget(totalDelta, gaussianWeights);
+        if (!d) {
+            o.note = d.error().message;
+            return o;
+        }
+        deltas = *d;
+    }
+    double eps = 0, delta = 0;
+    // Equal (σ, δ, Δ2) give equal ε: each distinct triple is inverted once.
+    std::map<std::tuple<double, double, double>, double> inverted;
+    for (std::size_t i = 0; i < stats.size(); ++i) {
+        if (isPureDp(stats[i].mechanism)) {
+            eps += alloc[i].epsilon;
+            continue;
+        }
+        const auto key = std::make_tuple(alloc[i].noise.scale, deltas[i], stats[i].l2Sensitivity);
+        if (auto hit = inverted.find(key); hit != inverted.end()) {
+            eps += hit->second;
+            delta += deltas[i];
+            continue;
+        }
+        auto e = gaussianEpsilonOfSigma(alloc[i].noise.scale, deltas[i], stats[i].l2Sensitivity);
+        if (e) {
+            inverted.emplace(key, *e);
+        }
+        if (!e) {
+            o.note = "statistic " + quoted(stats[i].label) + ": " + e.error().message;
+            return o;
+        }
+        eps += *e;
+        delta += deltas[i];
+    }
+    o.available = true;
+    o.epsilon = eps;
+    o.delta = delta;
+    o.note = anyGaussian ? "Σε and Σδ of the same noise, each Gaussian statistic at an equal share "
+                           "of the total δ (analytic calibration)"
+                         : "Σε of the same noise";
+    return o;
+}
+
+}  // namespace
+
+const char* planMechanismName(PlanMechanism m) {
+    switch (m) {
+        case PlanMechanism::Laplace:
+            return "laplace";
+        case PlanMechanism::Geometric:
+            return "geometric";
+        case PlanMechanism::Gaussian:
+            return "gaussian";
+    }
+    return "laplace";
+}
+
+Expected<PlanMechanism> planMechanismFromName(const std::string& name) {
+    for (auto m : {PlanMechanism::Laplace, PlanMechanism::Geometric, PlanMechanism::Gaussian}) {
+        if (name == planMechanismName(m)) {
+            return m;
+        }
+    }
+    return Error{"unknown mechanism '" + name + "' (use laplace, geometric or gaussian)"};
+}
+
+const char* holdKindName(HoldKind h) {
+    switch (h) {
+        case HoldKind::None:
+            return "none";
+        case HoldKind::Epsilon:
+            return "epsilon";
+        case HoldKind::Accuracy:
+            return "accuracy";
+    }
+    return "none";
+}
+
+Status PlanStatistic::validate() const {
+    if (label.empty()) {
+        return Error{"a statistic has no label (column name)"};
+    }
+    if (bins < 1) {
+        return about(*this, "the number of bins must be ≥ 1 (got " + std::to_string(bins) + ")");
+    }
+    if (auto s = validatePositiveFinite(l1Sensitivity, "the L1 sensitivity Δ1"); !s) {
+        return about(*this, s.error().message);
+    }
+    if (mechanism == PlanMechanism::Geometric && std::floor(l1Sensitivity) != l1Sensitivity) {
+        return about(*this, "the geometric mechanism needs a whole-number L1 sensitivity (got " +
+                                formatNumber(l1Sensitivity) + ")");
+    }
+    if (auto s = validatePositiveFinite(l2Sensitivity, "the L2 sensitivity Δ2"); !s) {
+        return about(*this, s.error().message);
+    }
+    if (records) {
+        if (auto s = validatePositiveFinite(*records, "the number of records N"); !s) {
+            return about(*this, s.error().message);
+        }
+    }
+    if (!std::isfinite(weight) || weight < 0) {
+        return about(*this, "the weight must be finite and ≥ 0 (got " + formatNumber(weight) + ")");
+    }
+    if (hold.kind == HoldKind::Epsilon && (!std::isfinite(hold.value) || hold.value <= 0)) {
+        return about(*this,
+                     "the held ε must be finite and > 0 (got " + formatNumber(hold.value) + ")");
+    }
+    if (hold.kind == HoldKind::Accuracy && (!std::isfinite(hold.value) || hold.value <= 0)) {
+        return about(*this, "the accuracy target ±a must be finite and > 0 (got " +
+                                formatNumber(hold.value) + ")");
+    }
+    return okStatus();
+}
+
+Status BudgetPlan::validate() const {
+    if (auto s = total.validate(); !s) {
+        return s;
+    }
+    if (statistics.empty()) {
+        return Error{"the plan has no statistics"};
+    }
+    if (composition == Composition::Zcdp && total.delta == 0) {
+        return Error{
+            "zCDP accounting needs a total δ > 0 (ρ-zCDP gives (ε, δ)-DP only for δ > 0); "
+            "use basic composition for a pure ε budget"};
+    }
+    for (std::size_t i = 0; i < spent.size(); ++i) {
+        if (auto s = spent[i].validate(); !s) {
+            return Error{"release " + std::to_string(i + 1) +
+                         " already spent: " + s.error().message};
+        }
+        if (composition == Composition::Zcdp && !spent[i].rho) {
+            return Error{"release " + std::to_string(i + 1) +
+                         " already spent has no ρ, which zCDP accounting needs"};
+        }
+    }
+    for (const auto& st : statistics) {
+        if (auto s = st.validate(); !s) {
+            return s;
+        }
+        if (st.mechanism == PlanMechanism::Gaussian && total.delta == 0) {
+            return about(st,
+                         "the Gaussian mechanism needs a total δ > 0 (it is not pure ε-DP); "
+                         "set δ or choose Laplace or geometric");
+        }
+    }
+    return okStatus();
+}
+
+Expected<NoiseSummary> laplaceNoise(double b) {
+    if (auto s = validatePositiveFinite(b, "the Laplace scale b"); !s) {
+        return s.error();
+    }
+    // Pr[|Z| > a] = e^{−a/b} = 0.05 ⇒ a = b ln 20; E|Z| = b; Var = 2b².
+    return NoiseSummary{b, b * std::log(1 / kTail), b, 2 * b * b};
+}
+
+Expected<NoiseSummary> geometricNoise(double alpha) {
+    if (!std::isfinite(alpha) || alpha <= 0 || alpha >= 1) {
+        return Error{"the geometric parameter α must be in (0, 1) (got " + formatNumber(alpha) +
+                     ")"};
+    }
+    return geometricSummaryLog(std::log(alpha));
+}
+
+Expected<NoiseSummary> gaussianNoise(double sigma) {
+    if (auto s = validatePositiveFinite(sigma, "σ"); !s) {
+        return s.error();
+    }
+    // Pr[|Z| ≤ zσ] = 0.95 at z = Φ⁻¹(0.975); E|Z| = σ√(2/π); Var = σ².
+    return NoiseSummary{sigma, kNormalQuantile975 * sigma, sigma * std::sqrt(2 / std::numbers::pi),
+                        sigma * sigma};
+}
+
+Expected<double> gaussianEpsilonOfSigma(double sigma, double delta, double l2Sensitivity) {
+    if (auto s = validatePositiveFinite(sigma, "σ"); !s) {
+        return s.error();
+    }
+    if (auto s = validateDelta(delta); !s) {
+        return s.error();
+    }
+    if (auto s = validatePositiveFinite(l2Sensitivity, "the L2 sensitivity Δ2"); !s) {
+        return s.error();
+    }
+    // δ(ε) of a fixed σ (Balle & Wang 2018 Thm 8) decreases in ε: the smallest ε with δ(ε) ≤ δ.
+    return epsilonForAccuracy([&](double e) { return gaussianExactDelta(sigma, e, l2Sensitivity); },
+                              delta, kEpsilonLow, kEpsilonHigh);
+}
+
+Expected<double> epsilonForHalfWidth(PlanMechanism m, double halfWidth, double l1Sensitivity,
+                                     double l2Sensitivity, double delta) {
+    if (auto s = validatePositiveFinite(halfWidth, "the accuracy target ±a"); !s) {
+        return s.error();
+    }
+    if (auto s = validatePositiveFinite(l1Sensitivity, "the L1 sensitivity Δ1"); !s) {
+        return s.error();
+    }
+    switch (m) {
+        case PlanMechanism::Laplace: {
+            // b ln 20 ≤ a ⇔ ε ≥ Δ1 ln 20/a; step up past any rounding of b = Δ1/ε.
+            double eps = l1Sensitivity * std::log(1 / kTail) / halfWidth;
+            for (int i = 0;
+                 i < kMaxNudges && (l1Sensitivity / eps) * std::log(1 / kTail) > halfWidth; ++i) {
+                eps = std::nextafter(eps, kInf);
+            }
+            return eps;
+        }
+        case PlanMechanism::Geometric: {
+            // Pr[|Z| > ⌊a⌋] = 2α^{⌊a⌋+1}/(1+α) ≤ 0.05 with α = e^{−ε/Δ1}: decreasing in ε.
+            const double m1 = std::floor(halfWidth) + 1;
+            auto eps = epsilonForAccuracy(
+                [&](double e) { return geometricTail(-e / l1Sensitivity, m1 - 1); }, kTail,
+                kEpsilonLow, kEpsilonHigh);
+            if (!eps) {
+                return eps;
+            }
+            double e = *eps;
+            for (int i = 0; i < kMaxNudges && geometricHalfWidth(-e / l1Sensitivity) > halfWidth;
+                 ++i) {
+                e = std::nextafter(e, kInf);
+            }
+            return e;
+        }
+        case PlanMechanism::Gaussian: {
+            // σ = a/z_{0.975}; the smallest ε whose analytic σ at δ is ≤ that σ.
+            if (auto s = validatePositiveFinite(l2Sensitivity, "the L2 sensitivity Δ2"); !s) {
+                return s.error();
+            }
+            auto eps = gaussianEpsilonOfSigma(halfWidth / kNormalQuantile975, delta, l2Sensitivity);
+            if (!eps) {
+                return eps;
+            }
+            // The calibration's own tolerance (1e-13) sits far inside the bisection's (1e-10),
+            // but check and step up rather than trust it.
+            double e = *eps;
+            for (int i = 0; i < 100; ++i) {
+                auto sigma = gaussianSigma(
+                    GaussianParams{e, delta, l2Sensitivity, GaussianCalibration::Analytic});
+                if (!sigma) {
+                    return sigma.error();
+                }
+                if (*sigma * kNormalQuantile975 <= halfWidth) {
+                    return e;
+                }
+                e *= 1 + 1e-12;
+            }
+            return Error{"the Gaussian calibration does not reach ±" + formatNumber(halfWidth)};
+        }
+    }
+    return Error{"unknown mechanism"};
+}
+
+Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
+    if (auto s = plan.validate(); !s) {
+        return s.error();
+    }
+    auto created = BudgetLedger::create(plan.total, plan.composition);
+    if (!created) {
+        return created.error();
+    }
+    BudgetLedger ledger = *created;
+    const auto& stats = plan.statistics;
+    const std::size_t n = stats.size();
+    const bool zcdp = plan.composition == Composition::Zcdp;
+
+    // What the ledger the plan starts from has spent already.
+    double spentEpsilon = 0;
+    for (const BudgetCharge& c : plan.spent) {
+        if (auto s = ledger.charge(c); !s) {
+            return Error{"the releases already charged exceed the total budget: " +
+                         s.error().message};
+        }
+        spentEpsilon += c.epsilon;
+    }
+    const BudgetUsage before = ledger.usage();
+    const bool fromLedger = !plan.spent.empty();
+    const std::string whatIsLeft =
+        fromLedger ? "what the releases already charged leave" : "the total budget";
+
+    // Basic: the δ left in equal shares to the Gaussian statistics (exact split, fits the total).
+    std::vector<double> deltas(n, 0.0);
+    std::vector<double> gaussianWeights(n, 0.0);
+    bool anyGaussian = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (stats[i].mechanism == PlanMechanism::Gaussian) {
+            gaussianWeights[i] = 1;
+            anyGaussian = true;
+        }
+    }
+    if (!zcdp && anyGaussian) {
+        const double deltaLeft = fromLedger ? before.deltaRemaining : plan.total.delta;
+        if (!(deltaLeft > 0)) {
+            const auto g = std::find(gaussianWeights.begin(), gaussianWeights.end(), 1.0);
+            return about(stats[static_cast<std::size_t>(g - gaussianWeights.begin())],
+                         "the releases already charged leave no δ for the Gaussian mechanism; "
+                         "choose Laplace or geometric");
+        }
+        auto d = splitBudget(deltaLeft, gaussianWeights);
+        if (!d) {
+            return d.error();
+        }
+        deltas = *d;
+    }
+
+    std::vector<std::optional<Allocated>> done(n);
+    // 1. Held statistics first.
+    for (std::size_t i = 0; i < n; ++i) {
+        if (stats[i].hold.kind == HoldKind::None) {
+            continue;
+        }
+        auto a = allocateHeld(stats[i], plan, deltas[i]);
+        if (!a) {
+            return a.error();
+        }
+        if (auto s = ledger.charge(a->charge); !s) {
+            return Error{"the held statistics exceed " + whatIsLeft + ": " + s.error().message};
+        }
+        done[i] = *a;
+    }
+    // 2. The rest split by weight.
+    std::vector<std::size_t> free;
+    std::vector<double> weights;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (stats[i].hold.kind == HoldKind::None) {
+            free.push_back(i);
+            weights.push_back(stats[i].weight);
+        }
+    }
+    if (!free.empty()) {
+        if (std::all_of(weights.begin(), weights.end(), [](double w) { return w == 0; })) {
+            return Error{
+                "all statistics without a hold have weight 0: give at least one a weight "
+                "> 0"};
+        }
+        for (std::size_t j = 0; j < free.size(); ++j) {
+            if (weights[j] == 0) {
+                return about(stats[free[j]],
+                             "weight 0 and no hold gives it no budget; give it a "
+                             "weight > 0, hold its ε or accuracy, or remove it");
+            }
+        }
+        const BudgetUsage u = ledger.usage();
+        double start = 0;
+        if (zcdp) {
+            // The ledger reports the spent ε of Σρ rounded up by a relative 1e-12 (core/choosing/budget.h);
+            // leaving 3e-12 of ρ_budget more keeps even that reported ε within the total (dε/dρ ≥
+            // ε/(2ρ) at the budget, so the conversion drops by ≥ 2e-12 relative).
+            start = u.rhoRemaining - 3 * kZcdpRelativeMargin * u.rhoBudget;
+        } else {
+            double held = 0;
+            for (const auto& d : done) {
+                held += d ? d->result.epsilon : 0.0;
+            }
+            // The ledger's remainder is rounded down in binary; one ulp up lets largestFitting
+            // find the largest double whose decimal reading still fits (0.0004, not 0.0004 − ulp).
+            start = std::nextafter(
+                std::max(u.epsilonRemaining, plan.total.epsilon - spentEpsilon - held), kInf);
+        }
+        Expected<double> rest =
+            start > 0 ? largestFitting(ledger, start) : Expected<double>(Error{});
+        if (!rest || !(*rest > 0)) {
+            return about(stats[free.front()],
+                         fromLedger ? "the releases already charged and the held statistics use "
+                                      "the whole budget; nothing is left for it"
+                                    : "the held statistics use the whole budget; nothing is left "
+                                      "for it");
+        }
+        auto shares = splitBudget(*rest, weights);
+        if (!shares) {
+            return shares.error();
+        }
+        // Statistics that differ only in their label get the same allocation at the same share
+        // (a plan of 10^5 statistics has few distinct ones): each distinct one is calibrated
+        // once, then relabelled (issue #17 item 5: 10^5 Gaussian statistics under zCDP took
+        // 1.2 s, one analytic calibration each).
+        using Key = std::tuple<int, std::int64_t, double, double, bool, double, double, double>;
+        std::map<Key, Allocated> computed;
+        for (std::size_t j = 0; j < free.size(); ++j) {
+            const std::size_t i = free[j];
+            const double share = (*shares)[j];
+            if (!(share > 0)) {
+                return about(stats[i],
+                             "its share of the budget rounds to 0; give it a larger "
+                             "weight or a larger total");
+            }
+            const PlanStatistic& st = stats[i];
+            const Key key{static_cast<int>(st.mechanism),
+                          st.bins,
+                          st.l1Sensitivity,
+                          st.l2Sensitivity,
+                          st.records.has_value(),
+                          st.records.value_or(0.0),
+                          share,
+                          deltas[i]};
+            Expected<Allocated> a = Error{""};
+            if (auto hit = computed.find(key); hit != computed.end()) {
+                Allocated same = hit->second;
+                same.result.label = st.label;
+                same.result.hold = st.hold;
+                same.charge.label = st.label;
+                a = std::move(same);
+            } else {
+                a = zcdp ? allocateFromRho(st, share, plan.total.delta)
+                         : (isPureDp(st.mechanism) ? allocatePure(st, share)
+                                                   : allocateGaussianBasic(st, share, deltas[i]));
+                if (a) {
+                    computed.emplace(key, *a);
+                }
+            }
+            if (!a) {
+                return a.error();
+            }
+            if (auto s = ledger.charge(a->charge); !s) {
+                return Error{"internal: the split overran the budget: " + s.error().message};
+            }
+            done[i] = *a;
+        }
+    }
+
+    PlanResult r;
+    r.total = plan.total;
+    r.composition = plan.composition;
+    r.usage = ledger.usage();
+    r.start = before;
+    r.spentCharges = plan.spent.size();
+    r.rhoBudget = zcdp ? r.usage.rhoBudget : 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        StatisticAllocation a = done[i]->result;
+        a.share = zcdp ? a.rho / r.rhoBudget : a.epsilon / plan.total.epsilon;
+        r.statistics.push_back(std::move(a));
+    }
+    r.other = otherAccounting(plan, stats, r.statistics);
+    if (!zcdp && !anyGaussian && plan.total.delta > 0) {
+        r.warnings.push_back("the total δ is not used: only Gaussian statistics need δ");
+    }
+    if (free.empty()) {
+        const double left = zcdp ? r.usage.rhoRemaining : r.usage.epsilonRemaining;
+        if (left > 0) {
+            r.warnings.push_back("every statistic is held; " + std::string(zcdp ? "ρ = " : "ε = ") +
+                                 formatNumber(left) + " of the budget is left unused");
+        }
+    }
+    return r;
+}
+
+}  // namespace dpx

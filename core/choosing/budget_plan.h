@@ -1,0 +1,159 @@
+// A release plan (issue #6 Budget view): several histograms released from one dataset, each with a
+// share of a total (ε, δ) budget, composed by basic composition or zCDP (core/choosing/budget.h), and the
+// expected error each statistic gets at its share.
+//
+// Allocation (allocatePlan):
+//  1. Held statistics take their amount first: a held ε (the user typed it), or a held accuracy
+//     (the smallest budget whose per-bin 95% half-width is ≤ the target, inverted in closed form
+//     or by bisection on the exact error).
+//  2. What is left is split among the other statistics in proportion to their weights with
+//     splitBudget (exact rationals, never overruns). Basic: the ε is split; the total δ goes only
+//     to the Gaussian statistics, in equal shares (pure-DP statistics get δ = 0). zCDP: the total
+//     becomes ρ_budget = zcdpBudget(ε, δ) (largest ρ whose (ε, δ) conversion fits, Bun & Steinke
+//     2016 Prop 1.3) and ρ is split; a pure-DP statistic with ρ_i runs at ε_i = √(2ρ_i) (Prop 1.4),
+//     a Gaussian one at σ_i = Δ2/√(2ρ_i) (Prop 1.6). The split leaves 3e-12·ρ_budget beyond the
+//     ledger's own margin unused, so that even the ledger's rounded-up spent ε fits the total.
+//  3. Every statistic is charged to a BudgetLedger of the chosen composition; a plan whose charges
+//     do not all fit is an error, never a result.
+// A plan may start from a privacy ledger's releases (BudgetPlan::spent): they are charged first,
+// so holds and the split get only what they leave (δ of the Gaussian statistics too), and "fits"
+// means "fits what the ledger has left".
+//
+// Per-bin error of the noise Z added to each of the k bins (95% half-width: smallest a with
+// Pr[|Z| ≤ a] ≥ 0.95):
+//  - Laplace(b), b = Δ1/ε (Dwork & Roth 2014 Def 3.3, Thm 3.6): Pr[|Z| > a] = e^{−a/b}, so the
+//    half-width is b ln 20; E|Z| = b; Var Z = 2b².
+//  - two-sided geometric, α = e^{−ε/Δ1} (Ghosh, Roughgarden & Sundararajan 2009): Pr[|Z| ≤ t] =
+//    1 − 2α^{t+1}/(1+α); E|Z| = 2α/(1−α²); Var Z = 2α/(1−α)²; the half-width is the smallest
+//    integer t with Pr[|Z| ≤ t] ≥ 0.95.
+//  - Gaussian N(0, σ²), σ from the analytic calibration (Balle & Wang 2018) under basic
+//    composition: half-width z_{0.975}σ; E|Z| = σ√(2/π); Var Z = σ².
+// Expected L1 error of the histogram = k·E|Z|; expected SSE/k = Var Z.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/choosing/budget.h"
+#include "core/base/expected.h"
+
+namespace dpx {
+
+// Φ⁻¹(0.975), the two-sided 95% normal quantile (Boost.Math quantile(normal(), 0.975)).
+inline constexpr double kNormalQuantile975 = 1.959963984540054;
+// The per-bin coverage of the half-widths: 95%.
+inline constexpr double kPlanCoverage = 0.95;
+
+enum class PlanMechanism { Laplace, Geometric, Gaussian };
+const char* planMechanismName(PlanMechanism m);  // "laplace" / "geometric" / "gaussian"
+Expected<PlanMechanism> planMechanismFromName(const std::string& name);
+inline bool isPureDp(PlanMechanism m) {
+    return m != PlanMechanism::Gaussian;
+}
+
+enum class HoldKind { None, Epsilon, Accuracy };
+const char* holdKindName(HoldKind h);  // "none" / "epsilon" / "accuracy"
+
+// What the user fixed for one statistic. Epsilon: its ε (under zCDP: a pure-DP statistic gets
+// ρ = ε²/2, a Gaussian one the ρ whose conversion at the total δ is ε). Accuracy: every bin within
+// ±value with 95% probability, at the smallest budget that achieves it.
+struct PlanHold {
+    HoldKind kind = HoldKind::None;
+    double value = 0;  // finite > 0 unless kind == None
+    bool operator==(const PlanHold&) const = default;
+};
+
+struct PlanStatistic {
+    std::string label;      // the column name
+    std::int64_t bins = 1;  // k ≥ 1
+    PlanMechanism mechanism = PlanMechanism::Laplace;
+    double l1Sensitivity = 1;       // Δ1 (finite > 0; a whole number for the geometric mechanism)
+    double l2Sensitivity = 1;       // Δ2 (finite > 0)
+    std::optional<double> records;  // the true total N, finite > 0, for "% of N"
+    double weight = 1;              // finite ≥ 0; share of what the holds leave
+    PlanHold hold;
+    Status validate() const;  // messages name the statistic
+};
+
+struct BudgetPlan {
+    BudgetTotal total;
+    Composition composition = Composition::Basic;
+    std::vector<PlanStatistic> statistics;
+    // Releases already charged to the ledger the plan starts from (its total and composition are
+    // then the ledger's): charged before any statistic, which share only what they leave. Each
+    // needs a ρ under zCDP. Empty: a fresh budget.
+    std::vector<BudgetCharge> spent;
+    Status validate() const;
+};
+
+// Error of a noise law at one bin.
+struct NoiseSummary {
+    double scale = 0;        // Laplace b, geometric α, Gaussian σ
+    double halfWidth95 = 0;  // smallest a with Pr[|Z| ≤ a] ≥ 0.95 (an integer for geometric)
+    double expectedAbs = 0;  // E|Z|
+    double variance = 0;     // Var Z
+};
+// Errors: the scale out of its domain (b, σ finite > 0; α in (0, 1)).
+Expected<NoiseSummary> laplaceNoise(double b);
+Expected<NoiseSummary> geometricNoise(double alpha);
+Expected<NoiseSummary> gaussianNoise(double sigma);
+
+// The smallest ε whose per-bin 95% half-width is ≤ `halfWidth` (inverse of the forward maps
+// above): Laplace ε = Δ1 ln 20/a; geometric: the exact tail 2α^{⌊a⌋+1}/(1+α) ≤ 0.05 solved for
+// ε = −Δ1 ln α; Gaussian (analytic calibration at δ): the smallest ε with Balle & Wang's δ(ε) of
+// σ = a/z_{0.975} at most δ. The returned ε always meets the target. Errors: bad input, or a
+// target not reachable for ε ≤ 1000.
+Expected<double> epsilonForHalfWidth(PlanMechanism m, double halfWidth, double l1Sensitivity,
+                                     double l2Sensitivity = 1, double delta = 0);
+// The smallest ε for which the analytic Gaussian calibration at δ gives noise ≤ σ (the (ε, δ)
+// that a Gaussian of scale σ satisfies). Errors: bad input, ε > 1000 needed.
+Expected<double> gaussianEpsilonOfSigma(double sigma, double delta, double l2Sensitivity);
+
+struct StatisticAllocation {
+    std::string label;
+    std::int64_t bins = 1;
+    PlanMechanism mechanism = PlanMechanism::Laplace;
+    PlanHold hold;
+    // Basic: the ε and δ charged. zCDP: a pure-DP statistic's ε = √(2ρ) (δ = 0); a Gaussian one's
+    // ε is what its ρ alone converts to at the total δ (Prop 1.3), and δ is the total δ.
+    double epsilon = 0;
+    double delta = 0;
+    double rho = 0;    // ρ of the statistic's noise (charged under zCDP)
+    double share = 0;  // ε_i/ε (basic) or ρ_i/ρ_budget (zCDP): its fraction of the budget
+    NoiseSummary noise;
+    double expectedL1 = 0;                    // k·E|Z|
+    std::optional<double> expectedL1Percent;  // 100·E[L1]/N when N is known
+    double perBinVariance = 0;                // expected SSE/k
+};
+
+// The same noise levels accounted the other way, for "the accountant's choice".
+struct OtherAccounting {
+    Composition composition = Composition::Zcdp;  // the accountant not chosen
+    bool available = false;
+    std::string note;  // why not available, or how the numbers were obtained
+    double epsilon = 0;
+    double delta = 0;
+    double rho = 0;  // Σρ_i (meaningful when composition == Zcdp)
+};
+
+struct PlanResult {
+    BudgetTotal total;
+    Composition composition = Composition::Basic;
+    double rhoBudget = 0;  // zCDP: the ρ budget with the ledger's safety margin; basic: 0
+    std::vector<StatisticAllocation> statistics;
+    BudgetUsage usage;  // from the ledger that accepted every charge
+    BudgetUsage start;  // after the plan's `spent` charges only: what the plan started from
+    std::size_t spentCharges = 0;  // plan.spent.size()
+    OtherAccounting other;         // the same noise under the other accountant
+    std::vector<std::string> warnings;
+};
+
+// The allocation described at the top of this file. Errors (each naming the statistic): invalid
+// totals, statistics, weights or holds; δ = 0 with a Gaussian statistic or zCDP; all weights of the
+// un-held statistics 0; held amounts beyond the total (or beyond what `spent` leaves); spent
+// charges beyond the total; no δ left for a Gaussian statistic; an unreachable accuracy target.
+Expected<PlanResult> allocatePlan(const BudgetPlan& plan);
+
+}  // namespace dpx

@@ -1,0 +1,344 @@
+// Data model of the data steward's view: a table of named columns (loaded from a CSV file or built
+// by code), a binning rule for one column, and the histogram the mechanisms work on.
+//
+// Missing values: a numeric column marks a missing value with NaN; a text column with the empty
+// string (so a text value can never be empty — the CSV loader maps empty fields to missing either
+// way). Binning skips missing values and reports how many it skipped.
+//
+// Memory: a column stores one double (8 bytes) or one std::string (32 bytes, short strings inline)
+// per row; 1e6 rows × a few columns take a few tens of MB.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/base/expected.h"
+#include "core/histogram/histogram.h"
+
+namespace dpx {
+
+// ---------------------------------------------------------------------------------------------
+// Columns and tables
+
+enum class ColumnKind { Numeric, Text };
+const char* columnKindName(ColumnKind kind);  // "numeric" / "text"
+
+class DataColumn {
+public:
+    // NaN marks a missing value. Infinite values are refused by DataTable::create.
+    static DataColumn numeric(std::string name, std::vector<double> values);
+    // The empty string marks a missing value.
+    static DataColumn text(std::string name, std::vector<std::string> values);
+
+    const std::string& name() const { return name_; }
+    ColumnKind kind() const { return kind_; }
+    bool isNumeric() const { return kind_ == ColumnKind::Numeric; }
+    std::size_t size() const { return isNumeric() ? numbers_.size() : texts_.size(); }
+    // The values; the vector of the other kind is empty.
+    const std::vector<double>& numbers() const { return numbers_; }
+    const std::vector<std::string>& texts() const { return texts_; }
+    bool isMissing(std::size_t row) const;
+    std::size_t missingCount() const;
+    // The value as text for display: numbers in shortest round-trip form, "" when missing.
+    std::string displayValue(std::size_t row) const;
+
+private:
+    DataColumn() = default;
+    std::string name_;
+    ColumnKind kind_ = ColumnKind::Numeric;
+    std::vector<double> numbers_;
+    std::vector<std::string> texts_;
+};
+
+class DataTable {
+public:
+    // At least one column; names non-empty and unique; all columns the same length; numeric values
+    // finite or NaN (missing). Zero rows are allowed here (the CSV loader refuses them).
+    static Expected<DataTable> create(std::vector<DataColumn> columns);
+
+    std::size_t rowCount() const { return rows_; }
+    std::size_t columnCount() const { return columns_.size(); }
+    const std::vector<DataColumn>& columns() const { return columns_; }
+    const DataColumn& column(std::size_t index) const { return columns_.at(index); }
+    // nullptr if there is no column of that name (names are case-sensitive).
+    const DataColumn* find(std::string_view name) const;
+    // The column's index, or an error that lists the available names.
+    Expected<std::size_t> indexOf(std::string_view name) const;
+    std::vector<std::string> columnNames() const;
+
+private:
+    DataTable() = default;
+    std::vector<DataColumn> columns_;
+    std::size_t rows_ = 0;
+};
+
+// What a column looks like, for choosing a binning.
+enum class ColumnRole {
+    Empty,        // every value missing
+    Integer,      // numeric, every value a whole number with |v| ≤ kMaxWholeNumber
+    Continuous,   // numeric, some value not whole
+    Categorical,  // text
+};
+const char* columnRoleName(ColumnRole role);  // "empty", "integer", "continuous", "categorical"
+
+struct ColumnProfile {
+    ColumnKind kind = ColumnKind::Numeric;
+    ColumnRole role = ColumnRole::Empty;
+    std::size_t rows = 0;
+    std::size_t missing = 0;
+    // Distinct non-missing values, counted up to kDistinctLimit + 1 ("more than kDistinctLimit").
+    std::size_t distinct = 0;
+    static constexpr std::size_t kDistinctLimit = 100000;
+    double min = 0, max = 0;  // numeric columns with a value only
+};
+ColumnProfile profileColumn(const DataColumn& column);
+
+// ---------------------------------------------------------------------------------------------
+// Binning a column into a histogram
+
+enum class BinningKind {
+    EqualWidth,  // `bins` equal bins on [lo, hi]; last bin closed unless closedHi is false
+    Integer,     // whole numbers lo..hi in groups of `width` (1: one bin per value)
+    Categories,  // one bin per distinct value, or per entry of a fixed list
+    Edges,       // user-declared edges e_0 < … < e_k: bin i is [e_i, e_{i+1})
+};
+const char* binningKindName(BinningKind kind);  // "equal-width", "integer", "categories", "edges"
+
+// Values outside [lo, hi] (equal-width and integer bins).
+enum class OutOfRange {
+    Drop,   // not counted (reported)
+    Clamp,  // counted in the first or last bin (reported)
+};
+
+// Values not in a fixed category list.
+enum class UnknownCategory {
+    Drop,   // not counted (reported as unknownCategories)
+    Other,  // counted in an extra last bin labelled "other" (reported as otherCategories)
+    Error,  // binning fails with a message naming the value and its row
+};
+
+enum class CategoryOrder {
+    FirstSeen,  // in the order the values first occur in the column
+    Sorted,     // text in byte order (std::string comparison), numbers ascending
+};
+
+inline constexpr std::int64_t kMaxBins = 100000;
+// Largest magnitude of a whole number for integer bins (every integer up to it and its successor
+// are exact doubles).
+inline constexpr double kMaxWholeNumber = 1e15;
+
+struct Binning {
+    BinningKind kind = BinningKind::EqualWidth;
+    // Equal-width: the number of bins k, 1 ≤ k ≤ kMaxBins.
+    std::int64_t bins = 10;
+    // Equal-width: finite lo < hi; bin i is [e_i, e_{i+1}) with e_i = lo + i·(hi − lo)/k, the last
+    // bin [e_{k−1}, hi] includes hi. Integer: whole numbers lo ≤ hi (|lo|, |hi| ≤ kMaxWholeNumber).
+    double lo = 0, hi = 1;
+    // Integer: each bin holds `width` consecutive whole numbers, 1 ≤ width; bin i holds
+    // lo + i·width .. lo + (i+1)·width − 1, the last bin ends at hi. Edges are lo + i·width (and
+    // hi + 1 last), so the bin of the value v is [v, v + 1) for width 1.
+    std::int64_t width = 1;
+    OutOfRange outOfRange = OutOfRange::Drop;
+    // Categories: the order when the categories come from the data.
+    CategoryOrder order = CategoryOrder::FirstSeen;
+    // Categories: a fixed list (non-empty, distinct, no empty entries; for a numeric column every
+    // entry must be a number). Values not in the list are dropped and reported. Empty: the
+    // categories are the distinct values of the column.
+    std::vector<std::string> categories;
+    // Categories with a fixed list: what happens to values not in the list.
+    UnknownCategory unknown = UnknownCategory::Drop;
+    // Edges: k + 1 finite, strictly increasing edges (2 ≤ k + 1 ≤ kMaxBins + 1).
+    std::vector<double> edges;
+    // Equal-width and edges: whether the upper end belongs to the last bin ([e_{k−1}, hi]); when
+    // false every bin is half-open and a value equal to hi is above the range.
+    bool closedHi = true;
+
+    static Binning equalWidth(std::int64_t k, double lo, double hi,
+                              OutOfRange outside = OutOfRange::Drop);
+    static Binning integers(double lo, double hi, std::int64_t width = 1,
+                            OutOfRange outside = OutOfRange::Drop);
+    static Binning distinctValues(CategoryOrder order = CategoryOrder::FirstSeen);
+    static Binning fixedCategories(std::vector<std::string> list,
+                                   UnknownCategory unknown = UnknownCategory::Drop);
+    static Binning fromEdges(std::vector<double> edges, OutOfRange outside = OutOfRange::Drop,
+                             bool closedHi = true);
+
+    // Checks the parameters alone (not against a column).
+    Status validate() const;
+    // One line for the user, e.g. "32 equal-width bins on [0, 24]".
+    std::string describe() const;
+};
+
+struct BinningReport {
+    std::int64_t rows = 0;               // rows of the table
+    std::int64_t used = 0;               // rows counted in a bin (= the histogram total)
+    std::int64_t missing = 0;            // missing values, skipped
+    std::int64_t clampedLow = 0;         // below the range, counted in the first bin (Clamp)
+    std::int64_t clampedHigh = 0;        // above the range, counted in the last bin (Clamp)
+    std::int64_t droppedLow = 0;         // below the range, not counted (Drop)
+    std::int64_t droppedHigh = 0;        // above the range, not counted (Drop)
+    std::int64_t unknownCategories = 0;  // not in the fixed category list, not counted
+    std::int64_t otherCategories = 0;    // not in the fixed category list, counted in "other"
+    // Numeric binners: the non-missing numbers seen (in range or not, counted or not) and their
+    // smallest and largest value (both 0 while numbers == 0). A first pass with any binning thus
+    // learns a column's range, e.g. for automatic bins over a streamed source — a data-dependent
+    // range, which a release must declare instead.
+    std::int64_t numbers = 0;
+    double min = 0, max = 0;
+
+    std::int64_t clamped() const { return clampedLow + clampedHigh; }
+    std::int64_t dropped() const { return droppedLow + droppedHigh + unknownCategories; }
+    // One sentence for the user, e.g. "4,990 of 5,000 rows counted; 10 missing values skipped."
+    std::string describe() const;
+};
+
+struct BinnedColumn {
+    Histogram histogram;  // labels always set; edges for equal-width and integer bins
+    BinningReport report;
+};
+
+// The bins a binning declares, exactly as binColumn and Binner count them (SQL sources generate
+// their binning expressions from it, so both agree to the last bit).
+//   equal-width: edges e_i = lo + i·(hi − lo)/k (computed as in binColumn), labels "[a, b)";
+//   edges:       the declared edges, labels "[a, b)";
+//                for both, the last label is "[a, b]" when closedHi;
+//   integer:     edges lo + i·width and hi + 1 last, labels "34" or "30–39"; a whole number v
+//                is in bin ⌊(v − lo)/width⌋;
+//   categories:  fixed list: the entries (and "other" last with UnknownCategory::Other), no edges;
+//                from the data: bins = 0, no labels (the categories are the values found).
+struct BinLayout {
+    BinningKind kind = BinningKind::EqualWidth;
+    std::size_t bins = 0;
+    std::vector<double> edges;  // bins + 1 values for numeric kinds, empty for categories
+    std::vector<std::string> labels;
+    bool closedHi = true;   // equal-width and edges: the last bin includes its upper edge
+    bool otherBin = false;  // fixed categories: the last bin collects the other values
+};
+Expected<BinLayout> binLayout(const Binning& binning);
+
+// Counts values into the bins of one binning, one value at a time, so that a column can be binned
+// while it streams past (CSV reader, one Binner per thread, merged in order). binColumn is this
+// loop over a column. Missing values: NaN, the empty text, or addMissing().
+class Binner {
+public:
+    // `subject` names the column in messages ("column 'age'"), `rowNoun` the unit of the row
+    // numbers passed to add* ("row", "line").
+    static Expected<Binner> create(const Binning& binning, ColumnKind kind,
+                                   std::string subject = "the column", std::string rowNoun = "row");
+
+    // Numeric binner only. Fails for a value integer bins cannot take (not whole), a value outside
+    // a fixed category list under UnknownCategory::Error, or one category too many.
+    Status addNumber(double x, std::int64_t row);
+    // Text binner only (categories).
+    Status addText(std::string_view s, std::int64_t row);
+    void addMissing();
+    // Adds the counts of a binner of the same binning that saw the rows after this one's (the
+    // first-seen order of categories from the data follows the rows).
+    Status merge(const Binner& later);
+    Expected<BinnedColumn> finish() const;
+
+    const BinLayout& layout() const { return layout_; }
+    const BinningReport& report() const { return report_; }
+
+private:
+    Binner() = default;
+    Status tooManyCategories() const;
+    Status unknownCategory(std::string_view shown, std::int64_t row);
+    Status addCategory(double key, std::int64_t row);
+
+    Binning binning_;
+    ColumnKind kind_ = ColumnKind::Numeric;
+    std::string subject_, rowNoun_;
+    BinLayout layout_;
+    std::vector<std::int64_t> counts_;
+    BinningReport report_;
+    double scale_ = 0, kd_ = 0;  // equal-width: k / ((hi − lo)/2) and k
+    // Categories: key → bin (fixed list or first seen); keys_ in bin order.
+    struct TextHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+    std::unordered_map<double, std::size_t> numberIndex_;
+    std::vector<double> numberKeys_;
+    std::unordered_map<std::string, std::size_t, TextHash, std::equal_to<>> textIndex_;
+    std::vector<std::string> textKeys_;
+};
+
+// The binning of a command-line spec (dpx histogram --bins):
+//   LO:HI:COUNT          COUNT equal-width bins over [LO, HI) (closedHi false)
+//   edges:E1,E2,...      bins [E1, E2), [E2, E3), … (closedHi false)
+//   integers:LO:HI       one bin per whole number LO..HI; integers:LO:HI:WIDTH groups of WIDTH
+//   categories:A,B,...   a fixed category list (values not in it dropped and reported)
+//   categories           one bin per distinct value, sorted
+// followed by any of these modifiers, each after a ';':
+//   ;closed  the last bin includes HI (equal-width, edges)
+//   ;clamp   values outside the range count in the first or last bin (equal-width, edges, integers)
+//   ;other   values not in the category list count in a last bin "other"
+//   ;error   a value not in the category list is an error
+// Spaces around the parts are ignored; a category cannot contain ',' or ';'.
+Expected<Binning> parseBinSpec(std::string_view spec);
+
+// Bins one column. Equal-width labels are "[a, b)" ("[a, b]" for the last bin) with the shortest
+// number forms that keep neighbouring edges distinct; integer labels are "34" or "30–39";
+// category labels are the values (numbers in shortest round-trip form) or the fixed list entries.
+// A histogram whose bins are all empty is valid (the report says why); zero bins are an error.
+Expected<BinnedColumn> binColumn(const DataTable& table, std::string_view column,
+                                 const Binning& binning);
+Expected<BinnedColumn> binColumn(const DataColumn& column, const Binning& binning);
+
+// A reasonable default binning for a column:
+//   text                                   → categories in sorted order;
+//   whole numbers with max − min < 200     → integer bins of width 1 on [min, max];
+//   whole numbers, wider range             → integer bins on [min, max] whose width is the
+//                                            Freedman–Diaconis width rounded up to a whole number
+//                                            (at most 4096 bins);
+//   other numbers                          → equal-width bins on [min, max], k by Freedman–Diaconis
+//                                            (h = 2·IQR·n^(−1/3), k = ⌈(max − min)/h⌉; √n when the
+//                                            IQR is 0), clamped to [1, 4096]; a constant column
+//                                            gets one bin [v − 0.5, v + 0.5].
+// Errors: a column with only missing values; a text column with more than kMaxBins values.
+Expected<Binning> suggestBinning(const DataColumn& column);
+
+// ---------------------------------------------------------------------------------------------
+// Numbers in text
+
+// The text, trimmed of spaces and tabs, as a finite number: std::from_chars (general format) must
+// consume all of it; one leading '+' is allowed. Returns false for anything else (empty, "1,5",
+// "0x10", "inf", "nan", out of the double range).
+bool parseNumber(std::string_view text, double& value);
+// Shortest text that reads back as the same double; whole numbers below 1e15 in full ("1000000",
+// not "1e+06"); −0 as "0".
+std::string formatShortest(double value);
+
+// ---------------------------------------------------------------------------------------------
+// Simple CSV loader
+
+inline constexpr std::size_t kCsvMaxBytes = std::size_t{2} << 30;  // 2 GiB
+inline constexpr std::size_t kCsvMaxRows = 10000000;               // data rows
+inline constexpr std::size_t kCsvMaxColumns = 100000;
+inline constexpr std::size_t kCsvMaxCells = 200000000;  // rows × columns (memory guard)
+
+// Reads a CSV/TSV text into a table.
+// - separator: ',', ';', '\t' or another character other than '"', CR and LF; 0 = detect from the
+//   header line (the most frequent of ',', ';' and tab outside quotes; ',' if none occurs).
+// - The first record is the header. An empty header name becomes "column N" (N 1-based);
+//   duplicate names are an error.
+// - RFC 4180 quoting: a field that starts with '"' is quoted; it may contain separators, line
+//   breaks and doubled quotes (""). A quote inside an unquoted field is an ordinary character.
+//   Unquoted fields are trimmed of spaces and tabs; quoted fields are kept verbatim.
+// - Line ends LF, CRLF or CR; a UTF-8 byte-order mark is skipped; blank lines are skipped.
+// - A column is numeric if every non-empty field parses completely as a finite number
+//   (std::from_chars, an optional leading '+'); otherwise it is text. Empty fields are missing.
+// Errors name the line (1-based, counting every line of the text) and the column (1-based).
+Expected<DataTable> readCsvTable(std::string_view text, char separator = 0);
+// Reads a file (at most kCsvMaxBytes) and parses it with readCsvTable.
+Expected<DataTable> readCsvFile(const std::string& path, char separator = 0);
+
+}  // namespace dpx

@@ -1,0 +1,170 @@
+// The release path of a histogram (issue #8): noise from the exact samplers of
+// core/release/exact_samplers.h with randomness from the OS CSPRNG only, added to every declared bin, then
+// optional post-processing (clamp, resize, NoiseFirst: functions of the noisy counts alone, so
+// free of privacy cost, Dwork & Roth 2014 Prop. 2.1). The result holds the released values and a
+// metadata record; it never holds the true counts, a seed or RNG state. Writing the files and
+// charging the budget ledger live in io/release (release_files.h, privacy_ledger.h).
+//
+// Sensitivity. One person contributes at most `contributionCap` rows (1: one row per person).
+// Add/remove neighbours change the histogram by a vector of L1 norm ≤ cap; replace neighbours by
+// ≤ 2·cap. Δ2 is bounded by Δ1 (an integer vector's L2 norm never exceeds its L1 norm).
+//  - discrete-laplace: each bin + DLap(t), t = Δ1/ε exactly ⇒ ε-DP (CKS 2020 §1; GRS 2009).
+//  - discrete-gaussian: each bin + N_Z(0, σ²) with σ² calibrated so that the exact δ(ε) of
+//    CKS 2020 Thm 7 is ≤ δ (discreteGaussianDelta, rounded up). That formula is for a change of at
+//    most Δ in ONE coordinate, which holds for add/remove with cap 1 (Δ = 1); other relations and
+//    caps use ρ-zCDP with ρ = Δ2²/(2σ²) and CKS Cor. 13's conversion (calibrateReleaseGaussian).
+//    Always ρ-zCDP with ρ = Δ2²/(2σ²) (CKS 2020 §2), recorded exactly.
+//  - geometric-matrix: the truncated geometric mechanism GM on {0, …, n} (Ghosh, Roughgarden &
+//    Sundararajan 2009) at ε/Δ1 per unit change, sampled with exact thresholds
+//    (CountMechanismSampler). A neighbour changes the bins by a vector of L1 norm ≤ Δ1, so the
+//    histogram is ε-DP by group privacy across units. True counts above n are counted as n
+//    (min(c, n) changes by at most as much as c). Before any bit is drawn the sampled
+//    (column-normalised) matrix is verified exactly: every adjacent-column ratio
+//    (P[i][j]/S_j)/(P[i][j+1]/S_{j+1}) must be ≤ a rational lower bound of e^(ε/Δ1), compared in
+//    integer arithmetic; otherwise the release is refused.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/count/count_mechanism.h"
+#include "core/estimators/estimator.h"
+#include "core/release/exact_samplers.h"
+#include "core/base/expected.h"
+#include "core/histogram/histogram.h"
+#include "core/release/release_rng.h"
+
+namespace dpx {
+
+enum class ReleaseMechanism { DiscreteLaplace, DiscreteGaussian, GeometricMatrix };
+// "discrete-laplace" / "discrete-gaussian" / "geometric-matrix"
+const char* releaseMechanismName(ReleaseMechanism mechanism);
+Expected<ReleaseMechanism> releaseMechanismFromName(const std::string& name);
+
+// Largest contribution cap and group size a release accepts.
+inline constexpr std::int64_t kMaxReleaseCap = 1000;
+inline constexpr std::int64_t kMaxReleaseGroupSize = kMaxCountPeople;  // 2000
+
+struct ReleaseSpec {
+    ReleaseMechanism mechanism = ReleaseMechanism::DiscreteLaplace;
+    // ε and δ as the user typed them (decimal text, read exactly by parseDecimal). ε in (0, 100],
+    // and at least Δ1·10^-12 for discrete-laplace and Δ1·10^-9 for geometric-matrix (validate());
+    // δ in (0, 1) for discrete-gaussian, empty (or "0") for the two pure mechanisms.
+    std::string epsilon;
+    std::string delta;
+    // geometric-matrix: the group size n (outputs 0..n), 1 ≤ n ≤ kMaxReleaseGroupSize; 0 otherwise.
+    std::int64_t groupSize = 0;
+    Neighbouring relation = Neighbouring::AddRemove;
+    std::int64_t contributionCap = 1;  // rows per person, 1 ≤ cap ≤ kMaxReleaseCap
+    // Whether the bins were declared before the data were read. Data-dependent bins (e.g. the
+    // categories found in the data) leak which values occur and are refused.
+    bool binsDeclared = false;
+    EstimatorKind postProcessing = EstimatorKind::Identity;
+    // Where the true counts came from, recorded in the metadata (e.g. "column 'age' of data.csv",
+    // "counts given on the command line").
+    std::string source;
+    std::string appVersion;  // recorded in the metadata; non-empty
+    // UTC time "YYYY-MM-DDTHH:MM:SSZ"; empty: the current time.
+    std::string timestamp;
+    Status validate() const;
+};
+
+// Everything a reader of a release needs to know, with exact numbers as text ("1/10", "0.1").
+struct ReleaseMetadata {
+    std::string mechanism;         // releaseMechanismName
+    std::string samplerAlgorithm;  // e.g. "exact discrete Laplace (CKS 2020 Algorithm 2)"
+    std::string samplerReference;  // citation
+    std::string randomness;        // "getrandom(2), the OS CSPRNG"
+    std::string epsilon;           // as typed
+    std::string epsilonExact;      // exact rational
+    std::string delta;             // as typed ("0" for pure DP)
+    std::string deltaAchieved;     // discrete-gaussian: δ at σ² (rounded up), else "0"
+    std::string rho;               // zCDP ρ as an exact rational (ε²/2 for pure DP)
+    std::string
+        noiseParameter;  // "scale t = 10" / "sigma^2 = 12.3456" / "GM, n = 50, ε/unit = 1/10"
+    std::int64_t l1Sensitivity = 1;
+    std::int64_t l2Sensitivity = 1;  // an upper bound (Δ2 ≤ Δ1)
+    // Δ2² exactly: cap² for add/remove, 2·cap² for replace (Δ2 = √2·cap).
+    std::int64_t l2SensitivitySquared = 1;
+    std::string neighbouring;  // neighbouringName
+    std::int64_t contributionCap = 1;
+    std::vector<std::string> binLabels;
+    std::vector<double> binEdges;  // empty for categories
+    std::string postProcessing;    // estimatorName
+    std::string source;
+    std::string appVersion;
+    std::string timestamp;
+    std::string guarantee;           // one plain-language sentence
+    std::vector<std::string> notes;  // calibration warnings, clamping of counts above n
+};
+
+struct HistogramRelease {
+    // One value per declared bin, after post-processing. Integers for none/clamp (and always for
+    // geometric-matrix with none); resize and NoiseFirst may give fractions.
+    std::vector<double> values;
+    ReleaseMetadata metadata;
+};
+
+// The privacy cost a spec asks — ε and δ as typed ("0" for pure DP), ρ as an exact fraction (ε²/2
+// for pure DP; Δ2²/(2σ²) at the calibrated σ² for the discrete Gaussian) — computed without data or
+// randomness, so that a budget can be checked before any noise is drawn. Equal to the epsilon,
+// delta and rho of the metadata releaseHistogram returns for the same spec.
+struct ReleaseCost {
+    std::string epsilon;
+    std::string delta;
+    std::string rho;
+};
+Expected<ReleaseCost> releaseCost(const ReleaseSpec& spec);
+
+// δ of a ρ-zCDP mechanism at ε by the conversion of CKS 2020 Corollary 13 (Asoodeh et al.):
+// δ = inf_{α>1} exp((α−1)(αρ−ε))/(α−1)·(1−1/α)^α. Every α > 1 gives a valid δ (CKS Prop. 12), so
+// the infimum is approached by a golden-section search over ln(α−1) and the value at the α found
+// is evaluated in long double, multiplied by 1 + 10⁻⁶ (far above the evaluation's rounding) and
+// rounded up to a double: never below the conversion's δ at that α. At most 1. ρ > 0, ε in
+// (0, 100].
+Expected<double> zcdpDeltaUpperBound(const Rational& rho, const Rational& epsilon);
+
+// The calibration of a discrete-gaussian release of a histogram whose neighbours differ as
+// `relation` with at most `cap` rows per person (Δ2² = l2Squared).
+//  - add/remove with cap 1 (one bin changes by 1): σ² from calibrateDiscreteGaussian, δ the exact
+//    δ(ε) of CKS Thm 7;
+//  - otherwise (a change spread over several bins): the discrete Gaussian is ρ-zCDP with
+//    ρ = Δ2²/(2σ²) for L2 sensitivity Δ2 (CKS 2020 Thm 14, independent coordinates), and δ is
+//    zcdpDeltaUpperBound(ρ, ε). σ² is the largest ρ meeting the target turned into σ² and rounded
+//    UP to six significant digits (a larger σ² only lowers ρ and δ); the δ at that exact σ² is
+//    computed again and must be ≤ the target, so the guarantee never rests on the search.
+// The target δ is the largest double not above `delta`.
+struct ReleaseGaussianCalibration {
+    Rational sigma2;             // the exact σ² sampled
+    Rational rho;                // Δ2²/(2σ²), exact
+    std::int64_t l2Squared = 1;  // Δ2²
+    double delta = 0;            // δ at ε and σ², rounded up; ≤ the target
+    std::string method;          // how δ was obtained, one sentence for the metadata's notes
+    std::vector<std::string> warnings;
+};
+Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& epsilon,
+                                                              const Rational& delta,
+                                                              Neighbouring relation,
+                                                              std::int64_t cap);
+
+// The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string utcTimestampNow();
+
+// Validates, verifies (geometric-matrix), draws noise for every bin of `declaredTruth` from
+// `randomness` and post-processes. Any failure (bad spec, undeclared bins, a matrix that fails
+// the exact check, a randomness error) returns an Error and no values.
+Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histogram& declaredTruth,
+                                            ReleaseRandomness& randomness);
+
+// The exact check of geometric-matrix: every adjacent-column ratio of the column-normalised
+// matrix is ≤ a rational lower bound of e^epsilon (a zero facing a non-zero fails). OK or an
+// Error naming the first failing row and columns.
+// The column sums S_j are the sampler's exact ones (CountMechanismSampler::columnSum).
+Status verifyMatrixEpsilon(const CountMechanism& mechanism, const Rational& epsilon);
+
+// A rational lower bound of e^x for 0 ≤ x ≤ 100: a partial sum of the Taylor series (all terms
+// positive) with relative error below 2^-80.
+Rational expLowerBound(const Rational& x);
+
+}  // namespace dpx

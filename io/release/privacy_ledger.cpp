@@ -1,0 +1,623 @@
+#include "io/release/privacy_ledger.h"
+
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/histogram/dataset.h"
+#include "core/release/exact_samplers.h"
+#include "core/base/validation.h"
+
+namespace dpx::data {
+
+namespace {
+
+constexpr const char* kFormat = "dpx-privacy-ledger";
+constexpr int kVersion = 2;  // 1: no release states (every release published)
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// An exact value from "p/q" or decimal text.
+Expected<Rational> exactValue(const std::string& text, const std::string& name) {
+    const auto slash = text.find('/');
+    if (slash == std::string::npos) {
+        return parseDecimal(text, name);
+    }
+    auto p = parseDecimal(text.substr(0, slash), name);
+    auto q = parseDecimal(text.substr(slash + 1), name);
+    if (!p || !q || !p->isInteger() || !q->isInteger() || q->sign() <= 0) {
+        return Error{name + ": '" + text + "' is not a fraction p/q of whole numbers, q > 0"};
+    }
+    return Rational::fraction(p->numerator(), q->numerator());
+}
+
+// The double whose shortest decimal is exactly the value of `text` (what BudgetLedger reads), or
+// an error naming the field.
+Expected<double> exactDouble(const std::string& text, const std::string& name) {
+    auto r = parseDecimal(text, name);
+    if (!r) {
+        return r.error();
+    }
+    const double d = r->toDouble();
+    auto back = parseDecimal(formatShortest(d), name);
+    if (!std::isfinite(d) || !back || *back != *r) {
+        return Error{name + ": '" + text +
+                     "' has more significant digits than the ledger can hold exactly (at most 15)"};
+    }
+    return d;
+}
+
+// The smallest double whose shortest decimal is ≥ r (r ≥ 0): a conservative ρ for the ledger.
+double doubleAtLeast(const Rational& r) {
+    double d = r.toDouble();
+    for (int i = 0; i < 8; ++i) {
+        auto back = parseDecimal(formatShortest(d));
+        if (back && *back >= r) {
+            return d;
+        }
+        d = std::nextafter(d, HUGE_VAL);
+    }
+    return d;
+}
+
+QJsonObject releaseObject(const LedgerRelease& r) {
+    QJsonObject o;
+    o[QStringLiteral("time")] = qs(r.time);
+    o[QStringLiteral("mechanism")] = qs(r.mechanism);
+    o[QStringLiteral("epsilon")] = qs(r.epsilon);
+    o[QStringLiteral("delta")] = qs(r.delta);
+    o[QStringLiteral("rho")] = qs(r.rho);
+    QJsonArray files;
+    for (std::size_t i = 0; i < r.files.size(); ++i) {
+        QJsonObject f;
+        f[QStringLiteral("path")] = qs(r.files[i]);
+        f[QStringLiteral("sha256")] = qs(r.sha256[i]);
+        if (r.state == ReleaseState::Pending && i < r.temps.size()) {
+            f[QStringLiteral("temp")] = qs(r.temps[i]);
+        }
+        files.append(f);
+    }
+    o[QStringLiteral("files")] = files;
+    o[QStringLiteral("state")] = QLatin1String(releaseStateName(r.state));
+    if (r.state == ReleaseState::Pending) {
+        o[QStringLiteral("overwrite")] = r.overwrite;
+    }
+    if (!r.note.empty()) {
+        o[QStringLiteral("note")] = qs(r.note);
+    }
+    return o;
+}
+
+QByteArray checksumOf(QJsonObject o) {
+    o.remove(QStringLiteral("sha256"));
+    return QCryptographicHash::hash(QJsonDocument(o).toJson(QJsonDocument::Compact),
+                                    QCryptographicHash::Sha256)
+        .toHex();
+}
+
+Expected<std::string> stringField(const QJsonObject& o, const char* key, const std::string& where) {
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (!v.isString()) {
+        return Error{where + ": '" + key + "' is missing or not a string"};
+    }
+    return v.toString().toStdString();
+}
+
+Rational difference(const Rational& a, const Rational& b) {
+    return Rational::fraction(a.numerator() * b.denominator() - b.numerator() * a.denominator(),
+                              a.denominator() * b.denominator())
+        .value();
+}
+
+// "p/q" or decimal text as an exact value; 0 for anything unreadable (never on a path that
+// decides whether a release fits: display only).
+Rational exactOrZero(const std::string& text) {
+    auto r = exactValue(text.empty() ? "0" : text, "value");
+    return r ? *r : Rational{};
+}
+
+// The decimal digits of ⌊value·10^k⌋ / 10^k written out, value ≥ 0.
+std::string decimalWithDigits(const Rational& value, int digits, bool roundToNearest) {
+    if (value.sign() <= 0) {
+        return "0";
+    }
+    // Scale so that exactly `digits` digits sit before the point: find e with
+    // 10^(digits−1) ≤ value·10^e < 10^digits.
+    BigInt num = value.numerator();
+    BigInt den = value.denominator();
+    int e = 0;
+    const BigInt lo = boost::multiprecision::pow(BigInt(10), digits - 1);
+    const BigInt hi = lo * 10;
+    while (num < lo * den) {
+        num *= 10;
+        ++e;
+    }
+    while (num >= hi * den) {
+        den *= 10;
+        --e;
+    }
+    BigInt q = num / den;
+    if (roundToNearest && (num - q * den) * 2 >= den) {
+        q += 1;
+        if (q == hi) {  // 999.96 → 1000: one digit more, drop it
+            q /= 10;
+            --e;
+        }
+    }
+    std::string digitsText = q.str();
+    // value ≈ digitsText · 10^(−e)
+    std::string out;
+    if (e <= 0) {
+        out = digitsText + std::string(static_cast<std::size_t>(-e), '0');
+    } else if (static_cast<std::size_t>(e) < digitsText.size()) {
+        out = digitsText.substr(0, digitsText.size() - static_cast<std::size_t>(e)) + "." +
+              digitsText.substr(digitsText.size() - static_cast<std::size_t>(e));
+    } else {
+        out = "0." + std::string(static_cast<std::size_t>(e) - digitsText.size(), '0') + digitsText;
+    }
+    if (out.find('.') != std::string::npos) {
+        while (out.back() == '0') {
+            out.pop_back();
+        }
+        if (out.back() == '.') {
+            out.pop_back();
+        }
+    }
+    // Scientific notation where printf's %g (formatNumber) would use it: exponent < −4 or ≥ the
+    // number of digits.
+    if (const int exponent10 = digits - 1 - e; exponent10 < -4 || exponent10 >= digits) {
+        std::string mantissa = digitsText.substr(0, 1);
+        std::string rest = digitsText.substr(1);
+        while (!rest.empty() && rest.back() == '0') {
+            rest.pop_back();
+        }
+        if (!rest.empty()) {
+            mantissa += "." + rest;
+        }
+        // The exponent as printf's %g writes it (two digits at least), like formatNumber.
+        const int exponent = static_cast<int>(digitsText.size()) - 1 - e;
+        const std::string magnitude = std::to_string(exponent < 0 ? -exponent : exponent);
+        out = mantissa + (exponent < 0 ? "e-" : "e+") +
+              (magnitude.size() < 2 ? "0" + magnitude : magnitude);
+    }
+    return out;
+}
+
+std::string errnoText(int e) {
+    return std::strerror(e);
+}
+
+const char* fileKind(mode_t mode) {
+    if (S_ISDIR(mode)) {
+        return "a directory";
+    }
+    if (S_ISFIFO(mode)) {
+        return "a FIFO (named pipe)";
+    }
+    if (S_ISCHR(mode) || S_ISBLK(mode)) {
+        return "a device";
+    }
+    if (S_ISSOCK(mode)) {
+        return "a socket";
+    }
+    return "not a regular file";
+}
+
+}  // namespace
+
+std::string directoryOf(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) {
+        return ".";
+    }
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string baseNameOf(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+const char* releaseStateName(ReleaseState state) {
+    switch (state) {
+        case ReleaseState::Published:
+            return "published";
+        case ReleaseState::Pending:
+            return "pending";
+        case ReleaseState::NotPublished:
+            return "not published";
+    }
+    return "published";
+}
+
+std::string decimalAtMost(const Rational& value, int digits) {
+    return decimalWithDigits(value, digits, false);
+}
+
+std::string decimalNear(const Rational& value, int digits) {
+    return decimalWithDigits(value, digits, true);
+}
+
+Expected<LedgerLocation> resolveLedgerPath(const std::string& path) {
+    if (path.empty()) {
+        return Error{"ledger: no path given"};
+    }
+    const std::string dir = directoryOf(path);
+    char buffer[PATH_MAX];
+    if (::realpath(dir.c_str(), buffer) == nullptr) {
+        return Error{path + ": the ledger's directory " + dir + " cannot be used (" +
+                     errnoText(errno) + ")"};
+    }
+    std::string real = std::string(buffer);
+    real = (real == "/" ? "" : real) + "/" + baseNameOf(path);
+    LedgerLocation loc;
+    struct stat st {};
+    if (::lstat(real.c_str(), &st) != 0) {
+        if (errno != ENOENT) {
+            return Error{path + ": cannot examine the ledger (" + errnoText(errno) + ")"};
+        }
+        loc.path = real;
+        return loc;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        // Follow the link to the file it names, so that the lock and the writes belong to that
+        // file: replacing the link by a regular file would make a second ledger.
+        if (::realpath(real.c_str(), buffer) == nullptr) {
+            return Error{path + ": a symbolic link to a file that does not exist (" +
+                         errnoText(errno) + "); refusing to use it as a ledger"};
+        }
+        real = buffer;
+        if (::lstat(real.c_str(), &st) != 0) {
+            return Error{path + ": cannot examine the ledger " + real + " (" + errnoText(errno) +
+                         ")"};
+        }
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return Error{path + ": " + fileKind(st.st_mode) +
+                     ", not a regular file; a ledger must be a regular file"};
+    }
+    loc.path = real;
+    loc.exists = true;
+    loc.readOnly =
+        (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(real.c_str(), W_OK) != 0;
+    return loc;
+}
+
+Status LedgerRelease::validate() const {
+    if (time.empty() || mechanism.empty()) {
+        return Error{"ledger release: time and mechanism must be set"};
+    }
+    if (files.size() != sha256.size()) {
+        return Error{"ledger release: one SHA-256 per file"};
+    }
+    if (state == ReleaseState::Pending ? temps.size() != files.size() : !temps.empty()) {
+        return Error{
+            "ledger release: a pending release has one temporary file per file, a "
+            "settled one none"};
+    }
+    auto c = ledgerCharge(*this);
+    if (!c) {
+        return c.error();
+    }
+    return okStatus();
+}
+
+Expected<BudgetCharge> ledgerCharge(const LedgerRelease& release) {
+    auto eps = exactDouble(release.epsilon, "epsilon");
+    if (!eps) {
+        return eps.error();
+    }
+    auto delta = exactDouble(release.delta.empty() ? "0" : release.delta, "delta");
+    if (!delta) {
+        return delta.error();
+    }
+    auto rho = exactValue(release.rho, "rho");
+    if (!rho) {
+        return rho.error();
+    }
+    if (rho->sign() < 0) {
+        return Error{"rho: must be ≥ 0 (got " + release.rho + ")"};
+    }
+    BudgetCharge c{release.mechanism + " at " + release.time, *eps, *delta, doubleAtLeast(*rho)};
+    if (auto v = c.validate(); !v) {
+        return v.error();
+    }
+    return c;
+}
+
+Expected<PrivacyLedger> PrivacyLedger::create(std::string dataset, const std::string& totalEpsilon,
+                                              const std::string& totalDelta,
+                                              Composition composition) {
+    if (dataset.empty()) {
+        return Error{"ledger: the dataset description is empty"};
+    }
+    auto eps = exactDouble(totalEpsilon, "budget epsilon");
+    if (!eps) {
+        return eps.error();
+    }
+    const std::string deltaText = totalDelta.empty() ? "0" : totalDelta;
+    auto delta = exactDouble(deltaText, "budget delta");
+    if (!delta) {
+        return delta.error();
+    }
+    if (composition == Composition::Zcdp && *delta <= 0) {
+        return Error{"budget delta: zCDP composition needs a total δ > 0 (e.g. --budget 1,1e-6)"};
+    }
+    auto ledger = BudgetLedger::create(BudgetTotal{*eps, *delta}, composition);
+    if (!ledger) {
+        return Error{"budget: " + ledger.error().message};
+    }
+    return PrivacyLedger(std::move(dataset), totalEpsilon, deltaText, std::move(ledger).value());
+}
+
+Status PrivacyLedger::fits(const LedgerRelease& release) const {
+    auto c = ledgerCharge(release);
+    if (!c) {
+        return c.error();
+    }
+    auto ok = budget_.fits(*c);
+    if (ok) {
+        return okStatus();
+    }
+    // Decimals for people (the exact fractions are in the file); what is left rounded down, so
+    // a figure shown here can be spent.
+    const BudgetUsage u = budget_.usage();
+    const std::string rho = decimalNear(exactOrZero(release.rho));
+    std::string left = composition() == Composition::Basic
+                           ? "spent so far ε = " + decimalNear(exactOrZero(u.epsilonSpentExact)) +
+                                 ", δ = " + decimalNear(exactOrZero(u.deltaSpentExact)) +
+                                 " of the total (" + totalEpsilon_ + ", " + totalDelta_ +
+                                 "); left ε = " + decimalAtMost(epsilonRemainingExact()) +
+                                 ", δ = " + decimalAtMost(deltaRemainingExact())
+                           : "spent so far ρ = " + formatNumber(u.rhoSpent) +
+                                 " of ρ = " + formatNumber(u.rhoBudget) + " (the total (" +
+                                 totalEpsilon_ + ", " + totalDelta_ + ") under zCDP); left ρ = " +
+                                 decimalAtMost(*Rational::fromDouble(u.rhoRemaining));
+    return Error{"release refused: it asks ε = " + release.epsilon + ", δ = " + release.delta +
+                 " (ρ = " + rho + ") under " + compositionName(composition()) +
+                 " composition, which exceeds the remaining budget; " + left + "."};
+}
+
+Rational PrivacyLedger::epsilonRemainingExact() const {
+    if (composition() == Composition::Zcdp) {
+        auto r = Rational::fromDouble(std::max(0.0, budget_.usage().epsilonRemaining));
+        return r ? *r : Rational{};
+    }
+    Rational left = difference(exactOrZero(totalEpsilon_), exactOrZero(usage().epsilonSpentExact));
+    return left.sign() < 0 ? Rational{} : left;
+}
+
+Rational PrivacyLedger::deltaRemainingExact() const {
+    if (composition() == Composition::Zcdp) {
+        return exactOrZero(totalDelta_);
+    }
+    Rational left = difference(exactOrZero(totalDelta_), exactOrZero(usage().deltaSpentExact));
+    return left.sign() < 0 ? Rational{} : left;
+}
+
+std::size_t PrivacyLedger::pendingCount() const {
+    std::size_t n = 0;
+    for (const auto& r : releases_) {
+        n += r.state == ReleaseState::Pending ? 1 : 0;
+    }
+    return n;
+}
+
+Status PrivacyLedger::settle(std::size_t index, ReleaseState state, std::string note) {
+    if (index >= releases_.size() || releases_[index].state != ReleaseState::Pending) {
+        return Error{"ledger: release " + std::to_string(index + 1) + " is not pending"};
+    }
+    releases_[index].state = state;
+    releases_[index].note = std::move(note);
+    releases_[index].temps.clear();
+    releases_[index].overwrite = false;
+    return okStatus();
+}
+
+Status PrivacyLedger::withdrawPending(std::size_t index) {
+    if (index >= releases_.size() || releases_[index].state != ReleaseState::Pending) {
+        return Error{"ledger: release " + std::to_string(index + 1) + " is not pending"};
+    }
+    if (auto s = budget_.remove(index); !s) {
+        return s;
+    }
+    releases_.erase(releases_.begin() + static_cast<std::ptrdiff_t>(index));
+    return okStatus();
+}
+
+Status PrivacyLedger::append(LedgerRelease release) {
+    if (auto v = release.validate(); !v) {
+        return v;
+    }
+    if (auto f = fits(release); !f) {
+        return f;
+    }
+    if (auto s = budget_.charge(ledgerCharge(release).value()); !s) {
+        return s;
+    }
+    releases_.push_back(std::move(release));
+    return okStatus();
+}
+
+std::string PrivacyLedger::toJson() const {
+    QJsonObject o;
+    o[QStringLiteral("format")] = QLatin1String(kFormat);
+    o[QStringLiteral("version")] = kVersion;
+    o[QStringLiteral("dataset")] = qs(dataset_);
+    o[QStringLiteral("composition")] = QLatin1String(compositionName(composition()));
+    QJsonObject total;
+    total[QStringLiteral("epsilon")] = qs(totalEpsilon_);
+    total[QStringLiteral("delta")] = qs(totalDelta_);
+    o[QStringLiteral("total")] = total;
+    QJsonArray rel;
+    for (const auto& r : releases_) {
+        rel.append(releaseObject(r));
+    }
+    o[QStringLiteral("releases")] = rel;
+    o[QStringLiteral("sha256")] = QString::fromLatin1(checksumOf(o));
+    return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+}
+
+Expected<PrivacyLedger> PrivacyLedger::fromJson(const std::string& json,
+                                                const std::string& origin) {
+    QJsonParseError perr{};
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(json), &perr);
+    if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
+        return Error{origin + ": not a JSON object (" + perr.errorString().toStdString() +
+                     "); the ledger is corrupted, refusing to use or reset it"};
+    }
+    const QJsonObject o = doc.object();
+    if (o.value(QStringLiteral("format")).toString() != QLatin1String(kFormat)) {
+        return Error{origin + ": not a dpx privacy ledger (\"format\" is not \"" + kFormat +
+                     "\"); refusing to use or overwrite it"};
+    }
+    const int version = o.value(QStringLiteral("version")).toInt(-1);
+    if (version != 1 && version != kVersion) {
+        return Error{origin + ": ledger version " + std::to_string(version) +
+                     " is not supported (this program reads versions 1 and 2)"};
+    }
+    if (o.value(QStringLiteral("sha256")).toString().toLatin1() != checksumOf(o)) {
+        return Error{origin +
+                     ": the checksum does not match the content: the ledger was edited or "
+                     "corrupted; refusing to use it (restore it from a backup; it is never reset "
+                     "automatically)"};
+    }
+    auto dataset = stringField(o, "dataset", origin);
+    auto comp = stringField(o, "composition", origin);
+    if (!dataset || !comp) {
+        return dataset ? comp.error() : dataset.error();
+    }
+    auto composition = compositionFromName(*comp);
+    if (!composition) {
+        return Error{origin + ": " + composition.error().message};
+    }
+    const QJsonObject total = o.value(QStringLiteral("total")).toObject();
+    auto te = stringField(total, "epsilon", origin + " total");
+    auto td = stringField(total, "delta", origin + " total");
+    if (!te || !td) {
+        return te ? td.error() : te.error();
+    }
+    auto ledger = create(*dataset, *te, *td, *composition);
+    if (!ledger) {
+        return Error{origin + ": " + ledger.error().message};
+    }
+    const QJsonValue rel = o.value(QStringLiteral("releases"));
+    if (!rel.isArray()) {
+        return Error{origin + ": 'releases' is missing or not an array"};
+    }
+    int index = 0;
+    for (const QJsonValue& v : rel.toArray()) {
+        ++index;
+        const std::string where = origin + " release " + std::to_string(index);
+        const QJsonObject r = v.toObject();
+        LedgerRelease lr;
+        for (auto [key, field] :
+             {std::pair{"time", &lr.time}, std::pair{"mechanism", &lr.mechanism},
+              std::pair{"epsilon", &lr.epsilon}, std::pair{"delta", &lr.delta},
+              std::pair{"rho", &lr.rho}}) {
+            auto s = stringField(r, key, where);
+            if (!s) {
+                return s.error();
+            }
+            *field = *s;
+        }
+        if (version >= 2) {
+            auto state = stringField(r, "state", where);
+            if (!state) {
+                return state.error();
+            }
+            bool known = false;
+            for (auto st :
+                 {ReleaseState::Published, ReleaseState::Pending, ReleaseState::NotPublished}) {
+                if (*state == releaseStateName(st)) {
+                    lr.state = st;
+                    known = true;
+                }
+            }
+            if (!known) {
+                return Error{where + ": unknown state '" + *state + "'"};
+            }
+            lr.note = r.value(QStringLiteral("note")).toString().toStdString();
+            lr.overwrite = r.value(QStringLiteral("overwrite")).toBool(false);
+        }
+        for (const QJsonValue& f : r.value(QStringLiteral("files")).toArray()) {
+            lr.files.push_back(f.toObject().value(QStringLiteral("path")).toString().toStdString());
+            lr.sha256.push_back(
+                f.toObject().value(QStringLiteral("sha256")).toString().toStdString());
+            if (lr.state == ReleaseState::Pending) {
+                lr.temps.push_back(
+                    f.toObject().value(QStringLiteral("temp")).toString().toStdString());
+            }
+        }
+        if (auto s = ledger->append(std::move(lr)); !s) {
+            return Error{where + ": " + s.error().message};
+        }
+    }
+    return ledger;
+}
+
+Expected<PrivacyLedger> PrivacyLedger::load(const std::string& path) {
+    auto where = resolveLedgerPath(path);
+    if (!where) {
+        return where.error();
+    }
+    if (!where->exists) {
+        return Error{path + ": cannot read the ledger (" + errnoText(ENOENT) + ")"};
+    }
+    // O_NONBLOCK: a FIFO swapped in after the check above must not block the open; fstat then
+    // refuses it. O_NOFOLLOW: the path is already resolved.
+    const int fd = ::open(where->path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        return Error{path + ": cannot read the ledger (" + errnoText(errno) + ")"};
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Error{path + ": " + fileKind(st.st_mode) +
+                     ", not a regular file; a ledger must be a regular file"};
+    }
+    if (st.st_size > (std::int64_t{64} << 20)) {
+        ::close(fd);
+        return Error{path + ": larger than 64 MiB, not a ledger this program wrote"};
+    }
+    std::string text;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            const int e = errno;
+            ::close(fd);
+            return Error{path + ": cannot read the ledger (" + errnoText(e) + ")"};
+        }
+        if (n == 0) {
+            break;
+        }
+        text.append(buffer, static_cast<std::size_t>(n));
+        if (text.size() > (std::size_t{64} << 20)) {
+            ::close(fd);
+            return Error{path + ": larger than 64 MiB, not a ledger this program wrote"};
+        }
+    }
+    ::close(fd);
+    return fromJson(text, path);
+}
+
+}  // namespace dpx::data

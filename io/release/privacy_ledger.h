@@ -1,0 +1,140 @@
+// A per-dataset privacy-budget ledger file (issue #8): the total budget (ε, δ), the composition
+// (basic or zCDP, core/choosing/budget.h) and every release charged to it, as JSON. The arithmetic is
+// BudgetLedger's: exact rationals for basic composition (ten charges of 0.1 fill a total of 1
+// exactly), exact ρ sums with a 1e-12 safety margin for zCDP.
+//
+// Integrity: the file carries "format": "dpx-privacy-ledger", "version": 2 and a SHA-256 of its
+// own content (the compact JSON of the object without the "sha256" member, keys sorted). A file
+// that is not JSON, of another format or version, whose checksum does not match, whose values
+// do not parse exactly, or whose releases exceed its total is an error; it is never reset or
+// repaired silently. The checksum catches corruption and hand edits, not a deliberate forger who
+// recomputes it (that needs a signature or a write-once store, outside this program).
+//
+// Version 2 (issue #17) records each release's state: a release is charged *before* any of its
+// files appears under its final name (release_files.h), so an entry may be "pending" (charged,
+// publication under way or interrupted), "published" or "not published" (charged, the files
+// never appeared: the budget stays spent). Version 1 files (every entry published) are read and
+// rewritten as version 2.
+//
+// The file itself (resolveLedgerPath): a symbolic link is followed to the file it names (the lock
+// and every write go to that file, so two links cannot make two ledgers); anything that is not a
+// regular file (FIFO, device, directory, a link to nothing) is refused with a message, never
+// opened for reading in a way that could block; a read-only ledger is read but never written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/choosing/budget.h"
+#include "core/release/exact_samplers.h"
+#include "core/base/expected.h"
+
+namespace dpx::data {
+
+// Where a charged release stands. Every state is charged in full.
+enum class ReleaseState {
+    Published,     // its files were written under their final names
+    Pending,       // charged; publication under way (or interrupted: the next run resolves it)
+    NotPublished,  // charged; the files never appeared ("charged, not published")
+};
+const char* releaseStateName(ReleaseState state);  // "published" / "pending" / "not published"
+
+// One release as the ledger records it. ε, δ as typed (decimal text); ρ an exact rational
+// ("1/200"). files, sha256 (and, while pending, temps) pair up: the SHA-256 (hex) of each file
+// and the temporary file its bytes are written to before they are moved into place.
+struct LedgerRelease {
+    std::string time;  // UTC "YYYY-MM-DDTHH:MM:SSZ"
+    std::string mechanism;
+    std::string epsilon;
+    std::string delta = "0";
+    std::string rho;
+    std::vector<std::string> files;
+    std::vector<std::string> sha256;
+    ReleaseState state = ReleaseState::Published;
+    std::vector<std::string> temps;  // Pending only: one per file
+    bool overwrite = false;          // Pending only: the files may replace existing ones
+    std::string note;                // why it is not published, or how it was recovered
+    Status validate() const;
+};
+
+// A ledger path made safe to lock and write (see the header comment). `path` is the file that is
+// read and written: the absolute path with every symbolic link resolved (of the file itself too,
+// when it is a link to an existing file); `exists` whether it exists; `readOnly` whether it must
+// not be written (no write permission bit set, or not writable by this user). Errors: the
+// directory does not exist; the path names a FIFO, device, socket, directory or a link to
+// nothing (messages start with the path as given).
+struct LedgerLocation {
+    std::string path;
+    bool exists = false;
+    bool readOnly = false;
+};
+Expected<LedgerLocation> resolveLedgerPath(const std::string& path);
+
+// The directory of a file path ("." for a bare name, "/" at the root) and its last component;
+// shared by the ledger and the release files.
+std::string directoryOf(const std::string& path);
+std::string baseNameOf(const std::string& path);
+
+// The largest decimal with at most `digits` significant digits that is ≤ value (value ≥ 0), e.g.
+// (0.7004267726446010000…, 6) → "0.700426": a remaining budget shown this way can always be spent.
+std::string decimalAtMost(const Rational& value, int digits = 6);
+// The nearest decimal with at most `digits` significant digits, for messages (never in metadata).
+std::string decimalNear(const Rational& value, int digits = 6);
+
+// The (ε, δ, ρ) of a release as a BudgetCharge. ε and δ must be decimals a double holds exactly
+// in BudgetLedger's reading (the shortest decimal of the nearest double equals the text's value),
+// else an error naming the field; ρ is rounded up to a double.
+Expected<BudgetCharge> ledgerCharge(const LedgerRelease& release);
+
+class PrivacyLedger {
+public:
+    // A new ledger for `dataset` (a description of the data, e.g. its path) with total
+    // (ε, δ) given as decimal text; δ "0" or empty for pure budgets (zCDP needs δ > 0).
+    static Expected<PrivacyLedger> create(std::string dataset, const std::string& totalEpsilon,
+                                          const std::string& totalDelta, Composition composition);
+    // Reads and checks a ledger file (see Integrity above); refuses anything that is not a regular
+    // file without blocking on it. Messages start with the path.
+    static Expected<PrivacyLedger> load(const std::string& path);
+    // The JSON text of the file (indented, ends with a newline), checksum included.
+    static Expected<PrivacyLedger> fromJson(const std::string& json, const std::string& origin);
+    std::string toJson() const;
+
+    const std::string& dataset() const { return dataset_; }
+    const std::string& totalEpsilon() const { return totalEpsilon_; }
+    const std::string& totalDelta() const { return totalDelta_; }
+    Composition composition() const { return budget_.composition(); }
+    const std::vector<LedgerRelease>& releases() const { return releases_; }
+    BudgetUsage usage() const { return budget_.usage(); }
+    // The exact ε and δ left under basic composition (total − Σ), ≥ 0; for zCDP the ε left at the
+    // total δ, rounded down to a double's decimal.
+    Rational epsilonRemainingExact() const;
+    Rational deltaRemainingExact() const;
+    // Releases that are pending (charged, publication interrupted).
+    std::size_t pendingCount() const;
+
+    // OK if `release` fits what is left; otherwise an error that says what the release asks, what
+    // has been spent and what is left.
+    Status fits(const LedgerRelease& release) const;
+    // fits(), then records it; unchanged on error.
+    Status append(LedgerRelease release);
+    // Changes the state (and note) of release i, which must be pending; the charge is unchanged.
+    // A settled release drops its temps.
+    Status settle(std::size_t index, ReleaseState state, std::string note);
+    // Removes release i if it is pending: only for a release whose files provably never existed
+    // outside this process (release_files.cpp's in-process failure before publication).
+    Status withdrawPending(std::size_t index);
+
+private:
+    PrivacyLedger(std::string dataset, std::string eps, std::string delta, BudgetLedger budget)
+        : dataset_(std::move(dataset)),
+          totalEpsilon_(std::move(eps)),
+          totalDelta_(std::move(delta)),
+          budget_(std::move(budget)) {}
+    std::string dataset_;
+    std::string totalEpsilon_;
+    std::string totalDelta_;
+    BudgetLedger budget_;
+    std::vector<LedgerRelease> releases_;
+};
+
+}  // namespace dpx::data

@@ -1,0 +1,594 @@
+#include "io/release/release_files.h"
+
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "core/histogram/dataset.h"
+
+namespace dpx::data {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+std::string errnoText(int e) {
+    return std::strerror(e);
+}
+
+// Writes all of `bytes` to `fd` (retrying on EINTR and short writes); 0 or the errno.
+int writeAll(int fd, std::string_view bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            return w < 0 ? errno : EIO;
+        }
+        done += static_cast<std::size_t>(w);
+    }
+    return 0;
+}
+
+bool exists(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+std::optional<std::string> readAll(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return std::nullopt;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void syncDirectory(const std::string& dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);  // best effort: some file systems refuse fsync on directories
+        ::close(fd);
+    }
+}
+
+void step(const StepHook& hook, const std::string& name) {
+    if (hook) {
+        hook(name);
+    }
+}
+
+// The permission bits of an existing file (to keep a ledger's), or `fallback`.
+unsigned modeOf(const std::string& path, unsigned fallback) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? static_cast<unsigned>(st.st_mode & 07777) : fallback;
+}
+
+// A fresh name ".NAME.dpx-pending-<16 hex digits>" beside `path` for a release file's bytes
+// before publication (random, so two releases never pick the same; created with O_EXCL).
+std::string pendingNameFor(const std::string& path) {
+    unsigned char bytes[8] = {};
+    std::size_t got = 0;
+    while (got < sizeof bytes) {
+        const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;  // the O_EXCL create below still refuses a clash
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    static const char* hex = "0123456789abcdef";
+    std::string suffix;
+    for (unsigned char b : bytes) {
+        suffix += hex[b >> 4];
+        suffix += hex[b & 15];
+    }
+    return directoryOf(path) + "/." + baseNameOf(path) + ".dpx-pending-" + suffix;
+}
+
+// Writes `bytes` to a new file `path` (O_EXCL, mode 0600: not readable by others before it is
+// published) and fsyncs it and its directory.
+Status writeNewPrivateFile(const std::string& path, std::string_view bytes) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return Error{path + ": cannot create (" + errnoText(errno) + ")"};
+    }
+    if (const int e = writeAll(fd, bytes); e != 0) {
+        ::close(fd);
+        return Error{path + ": write failed (" + errnoText(e) + ")"};
+    }
+    if (::fsync(fd) != 0) {
+        const int e = errno;
+        ::close(fd);
+        return Error{path + ": fsync failed (" + errnoText(e) + ")"};
+    }
+    if (::close(fd) != 0) {
+        return Error{path + ": close failed (" + errnoText(errno) + ")"};
+    }
+    syncDirectory(directoryOf(path));
+    return okStatus();
+}
+
+// Moves a complete temporary file to its final name: chmod 0644, then link (target must not
+// exist) or rename (overwrite), then the directory is synced.
+Status publishFile(const std::string& temp, const std::string& path, bool overwrite) {
+    if (::chmod(temp.c_str(), 0644) != 0) {
+        return Error{path + ": cannot set the permissions of " + temp + " (" + errnoText(errno) +
+                     ")"};
+    }
+    if (overwrite) {
+        if (::rename(temp.c_str(), path.c_str()) != 0) {
+            return Error{path + ": rename failed (" + errnoText(errno) + ")"};
+        }
+    } else {
+        if (::link(temp.c_str(), path.c_str()) != 0) {
+            const int e = errno;
+            return Error{path + (e == EEXIST
+                                     ? std::string(": exists; refusing to overwrite it")
+                                     : ": cannot move the file into place (" + errnoText(e) + ")")};
+        }
+        ::unlink(temp.c_str());
+    }
+    syncDirectory(directoryOf(path));
+    return okStatus();
+}
+
+bool removeFile(const std::string& path) {
+    return ::unlink(path.c_str()) == 0 || errno == ENOENT;
+}
+
+bool hashMatches(const std::string& path, const std::string& sha) {
+    auto bytes = readAll(path);
+    return bytes && sha256Hex(*bytes) == sha;
+}
+
+}  // namespace
+
+std::string neutraliseCsvCell(std::string_view cell) {
+    std::string out;
+    const bool risky = !cell.empty() &&
+                       (cell[0] == '=' || cell[0] == '+' || cell[0] == '-' || cell[0] == '@' ||
+                        cell[0] == '\t' || cell[0] == '\r' || cell.substr(0, 3) == "\xE2\x88\x92");
+    if (risky) {
+        out += '\'';
+    }
+    out += cell;
+    if (out.find_first_of(",\"\r\n") != std::string::npos) {
+        std::string quoted = "\"";
+        for (char c : out) {
+            quoted += c;
+            if (c == '"') {
+                quoted += '"';
+            }
+        }
+        quoted += '"';
+        return quoted;
+    }
+    return out;
+}
+
+std::string releaseCsvText(const HistogramRelease& release) {
+    std::string csv = "bin,value\n";
+    const auto& labels = release.metadata.binLabels;
+    for (std::size_t i = 0; i < release.values.size(); ++i) {
+        // Released values are numbers we format ourselves; a negative one starts with '-' and is
+        // a number, not a formula, so it is written as is (spreadsheets read it as a number).
+        csv += neutraliseCsvCell(i < labels.size() ? labels[i] : std::to_string(i + 1));
+        csv += ',';
+        csv += formatShortest(release.values[i]);
+        csv += '\n';
+    }
+    return csv;
+}
+
+std::string releaseMetadataJson(const HistogramRelease& release) {
+    const ReleaseMetadata& m = release.metadata;
+    QJsonObject o;
+    o[QStringLiteral("format")] = QStringLiteral("dpx-histogram-release");
+    o[QStringLiteral("version")] = 1;
+    o[QStringLiteral("mechanism")] = qs(m.mechanism);
+    QJsonObject sampler;
+    sampler[QStringLiteral("algorithm")] = qs(m.samplerAlgorithm);
+    sampler[QStringLiteral("reference")] = qs(m.samplerReference);
+    sampler[QStringLiteral("randomness")] = qs(m.randomness);
+    sampler[QStringLiteral("noise_parameter")] = qs(m.noiseParameter);
+    o[QStringLiteral("sampler")] = sampler;
+    QJsonObject privacy;
+    privacy[QStringLiteral("epsilon")] = qs(m.epsilon);
+    privacy[QStringLiteral("epsilon_exact")] = qs(m.epsilonExact);
+    privacy[QStringLiteral("delta")] = qs(m.delta);
+    privacy[QStringLiteral("delta_achieved")] = qs(m.deltaAchieved);
+    privacy[QStringLiteral("rho")] = qs(m.rho);
+    privacy[QStringLiteral("guarantee")] = qs(m.guarantee);
+    o[QStringLiteral("privacy")] = privacy;
+    QJsonObject sens;
+    sens[QStringLiteral("l1")] = static_cast<qint64>(m.l1Sensitivity);
+    sens[QStringLiteral("l2_bound")] = static_cast<qint64>(m.l2Sensitivity);
+    sens[QStringLiteral("l2_squared")] = static_cast<qint64>(m.l2SensitivitySquared);
+    sens[QStringLiteral("neighbouring")] = qs(m.neighbouring);
+    sens[QStringLiteral("contribution_cap")] = static_cast<qint64>(m.contributionCap);
+    o[QStringLiteral("sensitivity")] = sens;
+    QJsonObject bins;
+    QJsonArray labels, edges;
+    for (const auto& l : m.binLabels) {
+        labels.append(qs(l));
+    }
+    for (double e : m.binEdges) {
+        edges.append(e);
+    }
+    bins[QStringLiteral("count")] = static_cast<qint64>(m.binLabels.size());
+    bins[QStringLiteral("labels")] = labels;
+    bins[QStringLiteral("edges")] = edges;
+    bins[QStringLiteral("declared")] = true;
+    o[QStringLiteral("bins")] = bins;
+    o[QStringLiteral("post_processing")] = qs(m.postProcessing);
+    o[QStringLiteral("source")] = qs(m.source);
+    o[QStringLiteral("app_version")] = qs(m.appVersion);
+    o[QStringLiteral("timestamp")] = qs(m.timestamp);
+    QJsonArray notes;
+    for (const auto& n : m.notes) {
+        notes.append(qs(n));
+    }
+    o[QStringLiteral("notes")] = notes;
+    return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+}
+
+std::string metadataPathFor(const std::string& csvPath) {
+    const std::string ext = ".csv";
+    if (csvPath.size() > ext.size() &&
+        csvPath.compare(csvPath.size() - ext.size(), ext.size(), ext) == 0) {
+        return csvPath.substr(0, csvPath.size() - ext.size()) + ".json";
+    }
+    return csvPath + ".json";
+}
+
+std::string sha256Hex(std::string_view bytes) {
+    return QCryptographicHash::hash(
+               QByteArrayView(bytes.data(), static_cast<qsizetype>(bytes.size())),
+               QCryptographicHash::Sha256)
+        .toHex()
+        .toStdString();
+}
+
+Status writeFileAtomically(const std::string& path, std::string_view bytes,
+                           const AtomicWriteOptions& options) {
+    if (path.empty()) {
+        return Error{"output path: empty"};
+    }
+    if (!options.overwrite && exists(path)) {
+        return Error{path + ": exists; refusing to overwrite it (use --overwrite to replace it)"};
+    }
+    const std::string dir = directoryOf(path);
+    const std::string name = baseNameOf(path);
+    std::string temp = dir + "/." + name + ".dpx-tmp-XXXXXX";
+    const int fd = ::mkstemp(temp.data());
+    if (fd < 0) {
+        return Error{path + ": cannot create a temporary file in " + dir + " (" + errnoText(errno) +
+                     ")"};
+    }
+    auto fail = [&](const std::string& what, int e) -> Status {
+        ::unlink(temp.c_str());
+        return Error{path + ": " + what + (e ? " (" + errnoText(e) + ")" : "") +
+                     "; nothing was written"};
+    };
+    if (const int e = writeAll(fd, bytes); e != 0) {
+        ::close(fd);
+        return fail("write failed", e);
+    }
+    ::fchmod(fd, static_cast<mode_t>(options.mode));
+    if (::fsync(fd) != 0) {
+        const int e = errno;
+        ::close(fd);
+        return fail("fsync failed", e);
+    }
+    if (::close(fd) != 0) {
+        return fail("close failed", errno);
+    }
+    step(options.onStep, name + " temp written");
+    if (options.beforeCommit) {
+        if (auto s = options.beforeCommit(temp); !s) {
+            return fail(s.error().message, 0);
+        }
+    }
+    if (options.overwrite) {
+        if (::rename(temp.c_str(), path.c_str()) != 0) {
+            return fail("rename failed", errno);
+        }
+    } else {
+        // link(2) fails with EEXIST if the target appeared meanwhile: never replaced.
+        if (::link(temp.c_str(), path.c_str()) != 0) {
+            const int e = errno;
+            if (e == EEXIST) {
+                return fail("exists; refusing to overwrite it (use --overwrite to replace it)", 0);
+            }
+            return fail("cannot move the temporary file into place", e);
+        }
+        ::unlink(temp.c_str());
+    }
+    syncDirectory(dir);
+    step(options.onStep, name + " written");
+    return okStatus();
+}
+
+Status writeLedgerFile(const std::string& ledgerPath, const PrivacyLedger& ledger,
+                       const std::function<Status(const std::string&)>& beforeCommit,
+                       const StepHook& onStep) {
+    AtomicWriteOptions opt;
+    opt.overwrite = true;
+    opt.beforeCommit = beforeCommit;
+    opt.mode = modeOf(ledgerPath, 0644);
+    opt.onStep = onStep;
+    return writeFileAtomically(ledgerPath, ledger.toJson(), opt);
+}
+
+LedgerRelease ledgerEntryFor(const HistogramRelease& release) {
+    LedgerRelease r;
+    r.time = release.metadata.timestamp;
+    r.mechanism = release.metadata.mechanism;
+    r.epsilon = release.metadata.epsilon;
+    r.delta = release.metadata.delta;
+    r.rho = release.metadata.rho;
+    return r;
+}
+
+Expected<LedgerRelease> writeRelease(const HistogramRelease& release, PrivacyLedger& ledger,
+                                     const ReleaseWritePlan& plan) {
+    const std::string csvPath = plan.csvPath;
+    const std::string jsonPath = plan.jsonPath.empty() ? metadataPathFor(csvPath) : plan.jsonPath;
+    if (csvPath.empty() || plan.ledgerPath.empty()) {
+        return Error{"output paths: the CSV and ledger paths must be given"};
+    }
+    if (csvPath == jsonPath || csvPath == plan.ledgerPath || jsonPath == plan.ledgerPath) {
+        return Error{"output paths: the CSV, metadata and ledger files must be different files"};
+    }
+    LedgerRelease entry = ledgerEntryFor(release);
+    if (auto f = ledger.fits(entry); !f) {
+        return f.error();
+    }
+    for (const auto& p : {csvPath, jsonPath}) {
+        if (!plan.overwrite && exists(p)) {
+            return Error{p + ": exists; refusing to overwrite it (use --overwrite to replace it)"};
+        }
+        // A directory that cannot take the files is found before anything is charged.
+        if (::access(directoryOf(p).c_str(), W_OK | X_OK) != 0) {
+            return Error{p + ": cannot write in " + directoryOf(p) + " (" + errnoText(errno) +
+                         "); nothing was written"};
+        }
+    }
+    const std::string csv = releaseCsvText(release);
+    const std::string json = releaseMetadataJson(release);
+    struct Target {
+        std::string path;
+        const std::string* bytes;
+        std::string temp;
+        std::optional<std::string> previous;  // overwrite: the content replaced
+        bool published = false;
+    };
+    std::vector<Target> targets{{csvPath, &csv, pendingNameFor(csvPath), std::nullopt, false},
+                                {jsonPath, &json, pendingNameFor(jsonPath), std::nullopt, false}};
+    if (plan.overwrite) {
+        for (auto& t : targets) {
+            if (exists(t.path)) {
+                t.previous = readAll(t.path);
+                if (!t.previous) {
+                    return Error{t.path + ": exists but cannot be read; nothing was written"};
+                }
+            }
+        }
+    }
+    entry.files = {csvPath, jsonPath};
+    entry.sha256 = {sha256Hex(csv), sha256Hex(json)};
+    entry.temps = {targets[0].temp, targets[1].temp};
+    entry.state = ReleaseState::Pending;
+    entry.overwrite = plan.overwrite;
+
+    // 1. The charge, durable before any released value is written anywhere.
+    PrivacyLedger updated = ledger;
+    if (auto s = updated.append(entry); !s) {
+        return s.error();
+    }
+    const std::size_t index = updated.releases().size() - 1;
+    if (auto s = writeLedgerFile(plan.ledgerPath, updated, plan.beforeCommit, plan.onStep); !s) {
+        return Error{s.error().message + " (the release was not charged and nothing was written)"};
+    }
+    ledger = updated;
+    step(plan.onStep, "charged");
+
+    // A failure after the charge: remove what this call wrote; withdraw the charge only if no
+    // released value ever reached a final name, else keep it as "not published".
+    auto failAfterCharge = [&](const std::string& why) -> Error {
+        bool visible = false;
+        bool cleaned = true;
+        for (auto& t : targets) {
+            cleaned = removeFile(t.temp) && cleaned;
+            if (t.published) {
+                visible = true;
+                if (t.previous) {
+                    AtomicWriteOptions restore;
+                    restore.overwrite = true;
+                    cleaned = writeFileAtomically(t.path, *t.previous, restore) && cleaned;
+                } else {
+                    cleaned = removeFile(t.path) && cleaned;
+                }
+            }
+        }
+        PrivacyLedger settled = ledger;
+        std::string outcome;
+        if (!visible && cleaned) {
+            (void)settled.withdrawPending(index);
+            outcome = "nothing was published and the charge was withdrawn";
+        } else {
+            (void)settled.settle(index, ReleaseState::NotPublished, "publication failed: " + why);
+            outcome = "the budget stays charged (charged, not published)" +
+                      std::string(cleaned ? "; the files written were removed"
+                                          : "; some files could not be removed");
+        }
+        if (writeLedgerFile(plan.ledgerPath, settled)) {
+            ledger = settled;
+        } else {
+            outcome =
+                "the budget stays charged; the ledger records the release as pending and "
+                "the next run resolves it";
+        }
+        return Error{why + "; " + outcome};
+    };
+
+    // 2. The bytes, in private temporaries named by the ledger.
+    for (auto& t : targets) {
+        if (auto s = writeNewPrivateFile(t.temp, *t.bytes); !s) {
+            return failAfterCharge(s.error().message);
+        }
+        step(plan.onStep, "temp written: " + baseNameOf(t.path));
+    }
+    // 3. Publication.
+    for (auto& t : targets) {
+        if (plan.beforeCommit) {
+            if (auto s = plan.beforeCommit(t.temp); !s) {
+                return failAfterCharge(t.path + ": " + s.error().message);
+            }
+        }
+        if (auto s = publishFile(t.temp, t.path, plan.overwrite); !s) {
+            return failAfterCharge(s.error().message);
+        }
+        t.published = true;
+        step(plan.onStep, "published: " + baseNameOf(t.path));
+    }
+    // 4. Settled. If this last write fails the release is published and charged; the ledger file
+    // still says pending and the next run marks it published (its files match).
+    PrivacyLedger settled = ledger;
+    (void)settled.settle(index, ReleaseState::Published, "");
+    if (writeLedgerFile(plan.ledgerPath, settled, {}, plan.onStep)) {
+        ledger = settled;
+    }
+    step(plan.onStep, "done");
+    LedgerRelease recorded = ledger.releases()[index];
+    return recorded;
+}
+
+Expected<RecoveryResult> recoverPendingReleases(PrivacyLedger& ledger,
+                                                const std::string& ledgerPath,
+                                                const StepHook& onStep) {
+    RecoveryResult result;
+    PrivacyLedger updated = ledger;
+    std::vector<std::string> toRemove;  // temporaries, removed once the ledger is written
+    for (std::size_t i = 0; i < updated.releases().size(); ++i) {
+        const LedgerRelease r = updated.releases()[i];
+        if (r.state != ReleaseState::Pending) {
+            continue;
+        }
+        const std::string what = "release of " + r.time + " (" + r.mechanism +
+                                 ", ε = " + r.epsilon + ", files " +
+                                 (r.files.empty() ? std::string("none") : r.files.front()) + ")";
+        bool allInPlace = true;
+        bool canComplete = true;
+        for (std::size_t f = 0; f < r.files.size(); ++f) {
+            const bool inPlace = hashMatches(r.files[f], r.sha256[f]);
+            allInPlace = allInPlace && inPlace;
+            if (!inPlace) {
+                const bool tempComplete = hashMatches(r.temps[f], r.sha256[f]);
+                const bool nameFree = r.overwrite || !exists(r.files[f]);
+                canComplete = canComplete && tempComplete && nameFree;
+            }
+        }
+        if (allInPlace) {
+            (void)updated.settle(i, ReleaseState::Published, "");
+            result.notes.push_back(what +
+                                   ": interrupted after its files were published; now "
+                                   "recorded as published");
+        } else if (canComplete) {
+            bool ok = true;
+            for (std::size_t f = 0; f < r.files.size() && ok; ++f) {
+                if (!hashMatches(r.files[f], r.sha256[f])) {
+                    ok = static_cast<bool>(publishFile(r.temps[f], r.files[f], r.overwrite));
+                }
+            }
+            if (ok) {
+                (void)updated.settle(i, ReleaseState::Published,
+                                     "publication completed by a later run after an interruption");
+                result.notes.push_back(what +
+                                       ": interrupted before its files were published; the "
+                                       "charged release has now been published");
+            } else {
+                (void)updated.settle(i, ReleaseState::NotPublished,
+                                     "interrupted; its files could not be published later");
+                result.notes.push_back(what +
+                                       ": charged, not published (interrupted, and its "
+                                       "files could not be moved into place); the budget "
+                                       "stays spent");
+            }
+        } else {
+            (void)updated.settle(i, ReleaseState::NotPublished,
+                                 "interrupted before its files were complete");
+            result.notes.push_back(what +
+                                   ": charged, not published (interrupted before its files "
+                                   "were complete); the budget stays spent");
+        }
+        for (const auto& t : r.temps) {
+            toRemove.push_back(t);
+        }
+    }
+    if (updated.pendingCount() != ledger.pendingCount()) {
+        if (auto s = writeLedgerFile(ledgerPath, updated, {}, onStep); !s) {
+            return Error{"recovering the interrupted releases of the ledger: " + s.error().message};
+        }
+        ledger = updated;
+        result.ledgerChanged = true;
+    }
+    for (const auto& t : toRemove) {
+        removeFile(t);
+    }
+    for (auto& n : removeStaleLedgerTemporaries(ledgerPath)) {
+        result.notes.push_back(std::move(n));
+    }
+    return result;
+}
+
+std::vector<std::string> removeStaleLedgerTemporaries(const std::string& ledgerPath) {
+    // The ledger's own temporaries (".NAME.dpx-tmp-*" beside it) are left by a run killed while
+    // writing the ledger; they hold no released value. Only this ledger's, only under its lock.
+    const std::string dir = directoryOf(ledgerPath);
+    const std::string prefix = "." + baseNameOf(ledgerPath) + ".dpx-tmp-";
+    std::vector<std::string> stale;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string name = e->d_name;
+            if (name.rfind(prefix, 0) == 0) {
+                stale.push_back(dir + "/" + name);
+            }
+        }
+        ::closedir(d);
+    }
+    std::vector<std::string> notes;
+    for (const auto& t : stale) {
+        if (removeFile(t)) {
+            notes.push_back("removed a temporary copy of the ledger left by an interrupted run (" +
+                            t + ")");
+        }
+    }
+    if (!stale.empty()) {
+        syncDirectory(dir);
+    }
+    return notes;
+}
+
+}  // namespace dpx::data

@@ -1,0 +1,1481 @@
+#include "io/sources/sql_source.h"
+
+#include <QSqlDatabase>
+#include <QSqlDriver>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QSqlRecord>
+#include <QString>
+#include <QUrl>
+#include <QUrlQuery>
+#include <QVariant>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+#include "io/sources/csv_reader.h"  // parseIsoDate: dates are days since 1970-01-01 everywhere
+#include "core/base/validation.h"
+
+namespace dpx::data {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+std::string quotedName(std::string_view s) {
+    return "'" + std::string(s) + "'";
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
+        return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    });
+    return out;
+}
+
+bool contains(std::string_view hay, std::string_view needle) {
+    return hay.find(needle) != std::string_view::npos;
+}
+
+// Shortest text that reads back as the same double (std::to_chars), so a double sent to
+// PostgreSQL as text (float8in, correctly rounded) arrives bit for bit.
+std::string exactDouble(double v) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+std::string joinNames(const std::vector<std::string>& names, std::size_t max = 20) {
+    std::string s;
+    for (std::size_t i = 0; i < names.size() && i < max; ++i) {
+        s += (i ? ", " : "") + quotedName(names[i]);
+    }
+    if (names.size() > max) {
+        s += ", … (" + groupThousands(static_cast<long long>(names.size())) + " in all)";
+    }
+    return s.empty() ? "none" : s;
+}
+
+// Reason codes of the binning expression (a bin index is ≥ 0).
+enum Code : int {
+    kMissing = -1,
+    kLow = -2,
+    kHigh = -3,
+    kUnknown = -4,
+    kInvalid = -5,     // not a finite number (text, blob, ±Infinity, NaN) in a numeric column
+    kCapped = -6,      // over the contribution cap
+    kNotWhole = -7,    // integer bins, value not whole
+    kMissingId = -8,   // id column NULL
+    kClientText = -9,  // SQLite: text in a numeric binning, parsed by the client
+};
+
+// SQLite's default SQLITE_MAX_VARIABLE_NUMBER (since 3.32): edges and categories are bound
+// parameters, a few are needed for the range and the cap.
+constexpr std::size_t kSqliteMaxParams = 32000;
+
+// ---------------------------------------------------------------------------------------------
+// Connections
+
+std::atomic<std::uint64_t> connectionCounter{0};
+
+struct TableRef {
+    std::string schema;  // PostgreSQL only
+    std::string name;
+    std::string display;  // as sqlListTables gives it
+};
+
+// One Qt Sql connection under a unique name, opened on the constructing thread and closed and
+// removed by the destructor on the same thread (Qt Sql connections are thread-affine).
+class Connection {
+public:
+    explicit Connection(const SqlConnectionSpec& spec)
+        : spec_(spec),
+          name_(QStringLiteral("dpx-sql-%1").arg(connectionCounter.fetch_add(1) + 1)) {}
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+    ~Connection() {
+        {
+            QSqlDatabase db = QSqlDatabase::database(name_, false);
+            if (db.isValid()) {
+                db.close();
+            }
+        }
+        if (added_) {
+            QSqlDatabase::removeDatabase(name_);
+        }
+    }
+
+    Status open();
+    QSqlDatabase db() const { return QSqlDatabase::database(name_, false); }
+    const SqlConnectionSpec& spec() const { return spec_; }
+    std::int64_t backendPid() const { return backendPid_; }
+
+    // Runs one statement with positional parameters; the error names `what`.
+    Expected<QSqlQuery> run(const std::string& sql, const std::vector<QVariant>& params,
+                            const std::string& what, const std::stop_token& stop = {});
+
+private:
+    SqlConnectionSpec spec_;
+    QString name_;
+    bool added_ = false;
+    std::int64_t backendPid_ = 0;
+};
+
+std::string errorText(const QSqlError& e) {
+    std::string s = e.databaseText().trimmed().toStdString();
+    const std::string d = e.driverText().trimmed().toStdString();
+    if (s.empty()) {
+        s = d;
+    }
+    return s.empty() ? "unknown error" : s;
+}
+
+Status Connection::open() {
+    if (auto ok = spec_.validate(); !ok) {
+        return ok.error();
+    }
+    const bool pg = spec_.driver == SqlDriver::PostgreSQL;
+    const QString driver = pg ? QStringLiteral("QPSQL") : QStringLiteral("QSQLITE");
+    if (!QSqlDatabase::isDriverAvailable(driver)) {
+        return Error{std::string("the Qt ") + sqlDriverName(spec_.driver) + " driver (" +
+                     driver.toStdString() + ") is not installed (Debian package " +
+                     (pg ? "libqt6sql6-psql" : "libqt6sql6-sqlite") + ")"};
+    }
+    QSqlDatabase db = QSqlDatabase::addDatabase(driver, name_);
+    added_ = true;
+    if (pg) {
+        db.setHostName(qs(spec_.host));
+        db.setPort(spec_.port);
+        db.setDatabaseName(qs(spec_.database));
+        db.setUserName(qs(spec_.user));
+        db.setPassword(qs(spec_.password));
+        // Bounded connect; application_name shows the tool in pg_stat_activity.
+        db.setConnectOptions(QStringLiteral("connect_timeout=%1;application_name=dpx")
+                                 .arg(spec_.connectTimeoutSeconds));
+    } else {
+        // Never create a file: a typo in the path must not leave an empty database behind.
+        db.setDatabaseName(qs(spec_.path));
+        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"));
+    }
+    if (!db.open()) {
+        return Error{"cannot open the " + spec_.describe() + ": " + errorText(db.lastError())};
+    }
+    if (pg) {
+        // The server-side limit on every statement (a timeout surfaces as an error message), and
+        // fixed output formats: the cap orders rows by the md5 of their text, which must not
+        // depend on the server's or the user's defaults (time zone, date style, float digits).
+        QSqlQuery q(db);
+        bool ok =
+            q.exec(QStringLiteral("SET statement_timeout = %1").arg(spec_.statementTimeoutMs));
+        for (const QString& set :
+             {QStringLiteral("SET TimeZone = 'UTC'"), QStringLiteral("SET DateStyle = 'ISO, YMD'"),
+              QStringLiteral("SET IntervalStyle = 'postgres'"),
+              QStringLiteral("SET extra_float_digits = 1"),
+              QStringLiteral("SET bytea_output = 'hex'")}) {
+            ok = ok && q.exec(set);
+        }
+        if (!ok || !q.exec(QStringLiteral("SELECT pg_backend_pid()")) || !q.next()) {
+            return Error{"cannot set up the session on the " + spec_.describe() + ": " +
+                         errorText(q.lastError())};
+        }
+        backendPid_ = q.value(0).toLongLong();
+    } else {
+        // SQLite opens lazily: read the schema now so that "not a database" shows up here.
+        QSqlQuery q(db);
+        if (!q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master"))) {
+            return Error{"cannot read the " + spec_.describe() + ": " + errorText(q.lastError())};
+        }
+    }
+    return okStatus();
+}
+
+Expected<QSqlQuery> Connection::run(const std::string& sql, const std::vector<QVariant>& params,
+                                    const std::string& what, const std::stop_token& stop) {
+    QSqlQuery q(db());
+    q.setForwardOnly(true);
+    q.setNumericalPrecisionPolicy(QSql::HighPrecision);
+    auto fail = [&](const QSqlError& e) -> Error {
+        const std::string text = errorText(e);
+        if (stop.stop_requested()) {
+            return Error{what + ": cancelled"};
+        }
+        if (contains(text, "statement timeout")) {
+            return Error{what + ": timed out after " + groupThousands(spec_.statementTimeoutMs) +
+                         " ms (the statement timeout; raise it with ?statement_timeout=MS)"};
+        }
+        return Error{what + " failed on the " + spec_.describe() + ": " + text};
+    };
+    if (!q.prepare(qs(sql))) {
+        return fail(q.lastError());
+    }
+    for (const QVariant& p : params) {
+        q.addBindValue(p);
+    }
+    if (!q.exec()) {
+        return fail(q.lastError());
+    }
+    return q;
+}
+
+// While alive, a stop request on `stop` cancels the statement running on the PostgreSQL backend
+// `pid`: a watcher thread opens a second connection and calls pg_cancel_backend (the session's
+// own connection is busy in a blocking call, and libpq's PQcancel is not reachable through Qt).
+class PgCanceller {
+public:
+    PgCanceller(const SqlConnectionSpec& spec, std::int64_t pid, std::stop_token stop) {
+        if (!stop.stop_possible()) {
+            return;
+        }
+        watcher_ = std::thread([this, spec, pid, stop] {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, stop, [this] { return done_; });
+            if (done_) {
+                return;
+            }
+            lock.unlock();
+            SqlConnectionSpec s = spec;
+            s.statementTimeoutMs = 10000;
+            Connection c(s);
+            if (!c.open()) {
+                return;
+            }
+            // Again every 250 ms until the caller is done: a cancel that arrives between two
+            // statements (after the caller's last stop check) cancels nothing.
+            lock.lock();
+            while (!done_) {
+                lock.unlock();
+                auto r = c.run("SELECT pg_cancel_backend(?::int4)", {QVariant::fromValue(pid)},
+                               "cancelling the query");
+                static_cast<void>(r);
+                lock.lock();
+                cv_.wait_for(lock, std::chrono::milliseconds(250), [this] { return done_; });
+            }
+        });
+    }
+    PgCanceller(const PgCanceller&) = delete;
+    PgCanceller& operator=(const PgCanceller&) = delete;
+    ~PgCanceller() {
+        if (watcher_.joinable()) {
+            {
+                std::lock_guard lock(mutex_);
+                done_ = true;
+            }
+            cv_.notify_all();
+            watcher_.join();
+        }
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable_any cv_;
+    bool done_ = false;
+    std::thread watcher_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tables and columns
+
+Expected<std::vector<TableRef>> listTableRefs(Connection& c) {
+    const bool pg = c.spec().driver == SqlDriver::PostgreSQL;
+    const std::string sql =
+        pg ? "SELECT table_schema, table_name FROM information_schema.tables "
+             "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') "
+             "AND table_schema NOT LIKE 'pg\\_toast%' ORDER BY 1, 2"
+           : "SELECT '', name FROM sqlite_master WHERE type IN ('table', 'view') "
+             "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY 2";
+    auto q = c.run(sql, {}, "listing the tables");
+    if (!q) {
+        return q.error();
+    }
+    std::vector<TableRef> out;
+    while (q->next()) {
+        TableRef t{q->value(0).toString().toStdString(), q->value(1).toString().toStdString(), {}};
+        t.display = (!pg || t.schema == "public") ? t.name : t.schema + "." + t.name;
+        out.push_back(std::move(t));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const TableRef& a, const TableRef& b) { return a.display < b.display; });
+    return out;
+}
+
+Expected<TableRef> resolveTable(Connection& c, const std::string& table) {
+    auto tables = listTableRefs(c);
+    if (!tables) {
+        return tables.error();
+    }
+    for (const TableRef& t : *tables) {
+        if (t.display == table) {
+            return t;
+        }
+    }
+    std::vector<std::string> names;
+    for (const TableRef& t : *tables) {
+        names.push_back(t.display);
+    }
+    return Error{"no table " + quotedName(table) + " in the " + c.spec().describe() +
+                 "; tables: " + joinNames(names)};
+}
+
+Expected<std::vector<ColumnInfo>> listColumnsOf(Connection& c, const TableRef& t) {
+    const bool pg = c.spec().driver == SqlDriver::PostgreSQL;
+    // The table name is a bound parameter here (pragma_table_info takes it as an argument).
+    auto q = pg ? c.run(
+                      "SELECT column_name, data_type FROM information_schema.columns "
+                      "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position",
+                      {qs(t.schema), qs(t.name)}, "listing the columns of " + quotedName(t.display))
+                : c.run("SELECT name, type FROM pragma_table_info(?)", {qs(t.name)},
+                        "listing the columns of " + quotedName(t.display));
+    if (!q) {
+        return q.error();
+    }
+    std::vector<ColumnInfo> out;
+    while (q->next()) {
+        ColumnInfo ci;
+        ci.name = q->value(0).toString().toStdString();
+        ci.declaredType = q->value(1).toString().toStdString();
+        ci.type = sqlValueType(c.spec().driver, ci.declaredType);
+        out.push_back(std::move(ci));
+    }
+    return out;
+}
+
+Expected<ColumnInfo> findColumn(const std::vector<ColumnInfo>& cols, const std::string& name,
+                                const std::string& table) {
+    for (const ColumnInfo& ci : cols) {
+        if (ci.name == name) {
+            return ci;
+        }
+    }
+    std::vector<std::string> names;
+    for (const ColumnInfo& ci : cols) {
+        names.push_back(ci.name);
+    }
+    return Error{"no column " + quotedName(name) + " in table " + quotedName(table) +
+                 "; columns: " + joinNames(names)};
+}
+
+Expected<std::string> qualifiedName(SqlDriver driver, const TableRef& t) {
+    auto name = quoteSqlIdentifier(t.name);
+    if (!name) {
+        return name.error();
+    }
+    if (driver == SqlDriver::PostgreSQL && !t.schema.empty()) {
+        auto schema = quoteSqlIdentifier(t.schema);
+        if (!schema) {
+            return schema.error();
+        }
+        return *schema + "." + *name;
+    }
+    return *name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binning expression
+
+enum class Mode { Edges, FixedCategories, Distinct };
+
+// What the query of one column computes and how to read its result back.
+struct Plan {
+    Mode mode = Mode::Edges;
+    bool numeric = true;  // values compared as numbers (else as text)
+    bool dates = false;   // numeric binning of a date column: days since 1970-01-01
+    Binning binning;
+    // Core's bins (binLayout): labels, edges, closed upper end, "other" bin.
+    BinLayout layout;
+    // Edges: the lower edges searched; values below lo or above hi (at hi too unless hiInside)
+    // are out of range.
+    std::vector<double> lower;
+    double lo = 0, hi = 0;
+    bool hiInside = true;
+    // Fixed categories: the list as numbers (numeric) for the client-side lookup.
+    std::vector<double> numericCategories;
+    // The pieces of the query: the column in the inner select, the CASE giving the code `b` and
+    // the value `v` sent back with it; and the whole query for this column alone.
+    std::string innerItem, caseSql, valueSql;
+    std::string sql;
+    std::vector<QVariant> params;
+    std::vector<std::string> paramText;  // for sqlHistogramQuery: the parameters as text
+};
+
+// One (code, key, count, first position) row of a column's result.
+struct ResultRow {
+    int code = 0;
+    QVariant key;
+    std::int64_t n = 0;
+    std::int64_t pos = std::numeric_limits<std::int64_t>::max();
+};
+
+bool isPgText(const ColumnInfo& c) {
+    const std::string t = lower(c.declaredType);
+    return t == "text" || t == "character varying" || t == "character" || t == "name" ||
+           t == "citext";
+}
+
+// A text[] literal for PostgreSQL: every element double-quoted, " and \ escaped.
+std::string pgTextArray(const std::vector<std::string>& items) {
+    std::string s = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        s += i ? ",\"" : "\"";
+        for (char ch : items[i]) {
+            if (ch == '"' || ch == '\\') {
+                s += '\\';
+            }
+            s += ch;
+        }
+        s += '"';
+    }
+    return s + "}";
+}
+
+std::string pgFloatArray(const std::vector<double>& items) {
+    std::string s = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        s += (i ? "," : "") + exactDouble(items[i]);
+    }
+    return s + "}";
+}
+
+class PlanBuilder {
+public:
+    PlanBuilder(SqlDriver driver, Plan& plan) : pg_(driver == SqlDriver::PostgreSQL), p_(plan) {}
+
+    // A double parameter: bound as a double in SQLite (exact), as exact text in PostgreSQL.
+    std::string number(double v) {
+        p_.paramText.push_back(exactDouble(v));
+        if (pg_) {
+            p_.params.emplace_back(qs(exactDouble(v)));
+            return "?::float8";
+        }
+        p_.params.emplace_back(v);
+        return "?";
+    }
+    std::string text(const std::string& v, const char* cast) {
+        p_.paramText.push_back(v.size() > 60 ? "'" + v.substr(0, 57) + "...'" : "'" + v + "'");
+        p_.params.emplace_back(qs(v));
+        return std::string("?") + cast;
+    }
+    std::string integer(std::int64_t v) {
+        p_.paramText.push_back(std::to_string(v));
+        p_.params.emplace_back(QVariant::fromValue(static_cast<qlonglong>(v)));
+        return pg_ ? "?::int8" : "?";
+    }
+    // SQLite: the bin of `v` among the lower edges lower[a..b] as a balanced CASE tree
+    // (depth log2 k): the largest i with lower[i] ≤ v, i.e. [e_i, e_{i+1}) like core.
+    std::string tree(const std::string& v, std::size_t a, std::size_t b) {
+        if (a == b) {
+            return std::to_string(a);
+        }
+        const std::size_t mid = (a + b + 1) / 2;
+        std::string s = "CASE WHEN " + v + " < " + number(p_.lower[mid]) + " THEN ";
+        s += tree(v, a, mid - 1);
+        s += " ELSE " + tree(v, mid, b) + " END";
+        return s;
+    }
+
+private:
+    bool pg_;
+    Plan& p_;
+};
+
+// The inner select's items for the contribution cap: the id and each row's number among its
+// person's rows, in the order that decides which rows are kept — PostgreSQL the md5 of the whole
+// row's text (ROW(t.*) cannot be shadowed by a column name), SQLite the rowid. The id column has
+// been checked against the table's columns (quoting cannot fail then).
+std::string capItems(SqlDriver driver, const ContributionCap& cap) {
+    if (!cap.enabled()) {
+        return {};
+    }
+    const std::string id = "t." + quoteSqlIdentifier(cap.idColumn).value();
+    return ", " + id + " AS dpx_id, row_number() OVER (PARTITION BY " + id +
+           (driver == SqlDriver::PostgreSQL ? " ORDER BY md5(ROW(t.*)::text)"
+                                            : " ORDER BY t.rowid") +
+           ") AS dpx_rn";
+}
+
+// `alias` names the column's value in the generated SQL (dpx_v; dpx_v0, dpx_v1, … when several
+// columns share one query).
+Expected<Plan> buildPlan(SqlDriver driver, const std::string& tableSql, const ColumnInfo& column,
+                         const Binning& binning, const ContributionCap& cap,
+                         const std::string& alias = "dpx_v") {
+    if (auto ok = binning.validate(); !ok) {
+        return Error{"column " + quotedName(column.name) + ": " + ok.error().message};
+    }
+    const bool pg = driver == SqlDriver::PostgreSQL;
+    Plan p;
+    p.binning = binning;
+    PlanBuilder pb(driver, p);
+    const bool numericColumn = column.type == ValueType::Integer || column.type == ValueType::Float;
+    const bool dateColumn = column.type == ValueType::Date;
+    const bool pgText = pg && isPgText(column);
+    auto col = quoteSqlIdentifier(column.name);
+    if (!col) {
+        return col.error();
+    }
+    if (cap.enabled()) {
+        if (auto id = quoteSqlIdentifier(cap.idColumn); !id) {
+            return id.error();
+        }
+    }
+
+    // Core's bins, to the last bit: the SQL only looks values up among these edges.
+    auto layout = binLayout(binning);
+    if (!layout) {
+        return Error{"column " + quotedName(column.name) + ": " + layout.error().message};
+    }
+    p.layout = std::move(layout).value();
+
+    if (binning.kind == BinningKind::Categories) {
+        p.mode = binning.categories.empty() ? Mode::Distinct : Mode::FixedCategories;
+        p.numeric = numericColumn;
+    } else {
+        p.mode = Mode::Edges;
+        p.numeric = true;
+        p.dates = dateColumn;
+        if (!numericColumn && !dateColumn &&
+            !(pgText || (!pg && column.type == ValueType::Categorical))) {
+            return Error{"column " + quotedName(column.name) + " has the type " +
+                         quotedName(column.declaredType) + "; " + binningKindName(binning.kind) +
+                         " bins need numbers (use categories)"};
+        }
+    }
+
+    // Inner select: the value, and the id with its row number for the cap. The table alias `t`
+    // keeps column references unambiguous; the outer queries see only the dpx_ aliases.
+    std::string inner = "SELECT t." + *col + " AS dpx_v";
+    const bool needPos =
+        !pg && p.mode == Mode::Distinct && binning.order == CategoryOrder::FirstSeen;
+    if (needPos) {
+        inner += ", t.rowid AS dpx_pos";
+    }
+    inner += capItems(driver, cap) + " FROM " + tableSql + " AS t";
+
+    // The CASE that maps a row to a bin index or a reason code; its WHENs are evaluated in order
+    // (guaranteed by both databases), so a cast only meets values that passed the checks before.
+    std::string cs = "CASE";
+    if (cap.enabled()) {
+        cs += " WHEN dpx_id IS NULL THEN " + std::to_string(kMissingId);
+        cs += " WHEN dpx_rn > " + pb.integer(cap.maxRowsPerPerson) + " THEN " +
+              std::to_string(kCapped);
+    }
+    std::string num;  // the value as a number, valid after the checks
+    if (p.numeric) {
+        if (pg && pgText) {
+            // Core's parseNumber in SQL: trimmed of spaces and tabs, an optional sign, digits with
+            // an optional point, an optional exponent; and a double that is neither infinite nor
+            // underflows to 0 (std::from_chars refuses both, subnormals pass). numeric checks the
+            // range before the float8 cast, which would fail on 1e400. The bounds are the
+            // midpoints where rounding to nearest reaches ±infinity (DBL_MAX + ulp/2) and 0 (half
+            // the smallest subnormal), a little inside, since the midpoints themselves round to
+            // even (infinity, 0).
+            const std::string t = "btrim(dpx_v, E' \\t')";
+            cs += " WHEN dpx_v IS NULL OR " + t + " = '' THEN " + std::to_string(kMissing);
+            cs += " WHEN NOT (" + t +
+                  " ~ '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]{1,4})?$') THEN " +
+                  std::to_string(kInvalid);
+            cs += " WHEN abs(" + t + "::numeric) >= 1.797693134862315807937289714053e308 OR (" + t +
+                  "::numeric <> 0 AND abs(" + t +
+                  "::numeric) <= 2.470328229206232720882778e-324) THEN " + std::to_string(kInvalid);
+            num = "(" + t + "::numeric::float8)";
+        } else if (pg && p.dates) {
+            // Dates as days since 1970-01-01, as the CSV reader bins them; ±infinity is no day.
+            cs += " WHEN dpx_v IS NULL THEN " + std::to_string(kMissing);
+            cs += " WHEN NOT isfinite(dpx_v) THEN " + std::to_string(kInvalid);
+            num = "(dpx_v - DATE '1970-01-01')::float8";
+        } else if (pg) {
+            // A value that is not a finite double is not a number, as in the CSV reader
+            // (core's parseNumber): ±Infinity and NaN (float4, float8, numeric), and a numeric
+            // beyond the double range (checked as numeric, before the float8 cast would fail),
+            // with the same bounds as the text path above.
+            cs += " WHEN dpx_v IS NULL THEN " + std::to_string(kMissing);
+            if (lower(column.declaredType) == "numeric") {
+                cs +=
+                    " WHEN dpx_v = 'NaN'::numeric OR abs(dpx_v) >= "
+                    "1.797693134862315807937289714053e308 OR (dpx_v <> 0 AND abs(dpx_v) <= "
+                    "2.470328229206232720882778e-324) THEN " +
+                    std::to_string(kInvalid);
+            }
+            cs +=
+                " WHEN dpx_v::float8 IN ('Infinity'::float8, '-Infinity'::float8, "
+                "'NaN'::float8) THEN " +
+                std::to_string(kInvalid);
+            num = "dpx_v::float8";
+        } else {
+            // SQLite stores any value in any column: text goes to the client (parsed there with
+            // core's parseNumber), blobs are not numbers.
+            cs +=
+                " WHEN dpx_v IS NULL OR (typeof(dpx_v) = 'text' AND trim(dpx_v, ' ' || "
+                "char(9)) = '') THEN " +
+                std::to_string(kMissing);
+            cs += " WHEN typeof(dpx_v) = 'text' THEN " + std::to_string(kClientText);
+            // SQLite has no date type: a date column holds text yyyy-mm-dd (parsed by the
+            // client); a number there is not a date.
+            // ±Infinity in a REAL column (9e999 is SQLite's infinity; SQLite stores NaN as NULL)
+            // is not a finite number: not a number, as in the CSV reader.
+            cs += p.dates ? " WHEN typeof(dpx_v) <> 'text' THEN "
+                          : " WHEN typeof(dpx_v) = 'blob' OR (typeof(dpx_v) = 'real' AND "
+                            "abs(dpx_v) = 9e999) THEN ";
+            cs += std::to_string(kInvalid);
+            num = "dpx_v";
+        }
+    } else {
+        num = pg ? "dpx_v::text" : "CAST(dpx_v AS TEXT)";
+        cs += " WHEN dpx_v IS NULL OR " + num + " = '' THEN " + std::to_string(kMissing);
+    }
+
+    if (p.mode == Mode::Edges) {
+        const auto& e = p.layout.edges;
+        p.lower.assign(e.begin(), e.end() - 1);
+        p.lo = e.front();
+        // Integer bins end at hi + 1 (exclusive); the whole numbers above the range are the ones
+        // ≥ hi + 1, as core's x > hi. Equal-width and edges: hi belongs to the last bin if closed.
+        p.hi = e.back();
+        p.hiInside = binning.kind != BinningKind::Integer && p.layout.closedHi;
+        if (!pg && p.lower.size() > kSqliteMaxParams) {
+            return Error{"column " + quotedName(column.name) + ": at most " +
+                         groupThousands(static_cast<long long>(kSqliteMaxParams)) +
+                         " bins can be counted inside SQLite"};
+        }
+        if (binning.kind == BinningKind::Integer) {
+            // Core refuses a value that is not whole before looking at the range.
+            cs += pg ? " WHEN " + num + " <> floor(" + num + ") THEN "
+                     : " WHEN typeof(dpx_v) = 'real' AND abs(dpx_v) < 4503599627370496.0 AND "
+                       "dpx_v <> CAST(dpx_v AS INTEGER) THEN ";
+            cs += std::to_string(kNotWhole);
+        }
+        cs += " WHEN " + num + " < " + pb.number(p.lo) + " THEN " + std::to_string(kLow);
+        cs += " WHEN " + num + (p.hiInside ? " > " : " >= ") + pb.number(p.hi) + " THEN " +
+              std::to_string(kHigh);
+        if (pg) {
+            // width_bucket with an array of lower bounds: the number of bounds ≤ v, so a value
+            // on an edge opens the bin (exact float8 comparisons against core's edges). The
+            // 4-argument width_bucket(v, lo, hi, k) computes its own edges and can disagree with
+            // core on values sitting exactly on an edge.
+            cs += " ELSE width_bucket(" + num + ", " +
+                  pb.text(pgFloatArray(p.lower), "::float8[]") + ") - 1 END";
+        } else {
+            cs += " ELSE " + pb.tree(num, 0, p.lower.size() - 1) + " END";
+        }
+    } else if (p.mode == Mode::FixedCategories) {
+        if (p.numeric) {
+            for (const std::string& c : binning.categories) {
+                double v = 0;
+                if (!parseNumber(c, v)) {
+                    return Error{"the category " + quotedName(c) + " is not a number, but column " +
+                                 quotedName(column.name) + " is numeric (" + column.declaredType +
+                                 ")"};
+                }
+                p.numericCategories.push_back(v == 0 ? 0.0 : v);
+            }
+            std::vector<double> sorted = p.numericCategories;
+            std::sort(sorted.begin(), sorted.end());
+            if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+                return Error{"the category list has a value twice"};
+            }
+        }
+        if (!pg && binning.categories.size() > kSqliteMaxParams) {
+            return Error{"column " + quotedName(column.name) + ": at most " +
+                         groupThousands(static_cast<long long>(kSqliteMaxParams)) +
+                         " categories can be counted inside SQLite"};
+        }
+        if (pg) {
+            cs += " ELSE COALESCE(array_position(" +
+                  (p.numeric ? pb.text(pgFloatArray(p.numericCategories), "::float8[]")
+                             : pb.text(pgTextArray(binning.categories), "::text[]")) +
+                  ", " + num + ") - 1, " + std::to_string(kUnknown) + ") END";
+        } else {
+            cs += " ELSE CASE " + num;
+            for (std::size_t i = 0; i < binning.categories.size(); ++i) {
+                cs += " WHEN " +
+                      (p.numeric ? pb.number(p.numericCategories[i])
+                                 : pb.text(binning.categories[i], "")) +
+                      " THEN " + std::to_string(i);
+            }
+            cs += " ELSE " + std::to_string(kUnknown) + " END END";
+        }
+    } else {
+        cs += " ELSE 0 END";
+    }
+
+    // Only (code, key, count) rows leave the database. The key is the value itself for
+    // categories from the data and for SQLite text that the client parses.
+    const std::string key =
+        p.mode == Mode::Distinct
+            ? "CASE WHEN b = 0 OR b = " + std::to_string(kClientText) + " THEN v END"
+            : "CASE WHEN b = " + std::to_string(kClientText) + " THEN v END";
+    const std::string v = p.mode == Mode::Distinct ? num : "dpx_v";
+    // The CASE and the value name the column as dpx_v; under another alias they are rewritten.
+    // This is safe as text: they hold no user text (names are only in the inner select, values
+    // are parameters) and no other word starting with dpx_v.
+    auto renamed = [&](std::string sqlText) {
+        if (alias == "dpx_v") {
+            return sqlText;
+        }
+        std::string out;
+        for (std::size_t i = 0; i < sqlText.size();) {
+            if (sqlText.compare(i, 5, "dpx_v") == 0) {
+                out += alias;
+                i += 5;
+            } else {
+                out += sqlText[i++];
+            }
+        }
+        return out;
+    };
+    p.innerItem = "t." + *col + " AS " + alias;
+    p.caseSql = renamed(cs);
+    p.valueSql = renamed(v);
+    p.sql = "SELECT b, " + key + " AS k, count(*) AS n" + (needPos ? ", min(pos)" : "") +
+            " FROM (SELECT " + cs + " AS b, " + v + " AS v" + (needPos ? ", dpx_pos AS pos" : "") +
+            " FROM (" + inner + ") AS s) AS q GROUP BY 1, 2";
+    if (p.mode == Mode::Distinct) {
+        // More distinct values than bins allowed is an error; stop reading early.
+        p.sql += " LIMIT " + std::to_string(kMaxBins + 16);
+    }
+    return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the result back
+
+std::optional<double> variantNumber(const QVariant& v) {
+    if (v.typeId() == QMetaType::Double) {
+        return v.toDouble();
+    }
+    if (v.typeId() == QMetaType::LongLong || v.typeId() == QMetaType::Int) {
+        return static_cast<double>(v.toLongLong());
+    }
+    double d = 0;
+    if (parseNumber(v.toString().toStdString(), d)) {
+        return d;
+    }
+    return std::nullopt;
+}
+
+struct ColumnResult {
+    std::optional<BinnedColumn> binned;
+    std::int64_t rows = 0;  // every row of the table
+    std::int64_t capped = 0;
+    std::int64_t missingId = 0;
+    std::int64_t invalid = 0;
+};
+
+Expected<ColumnResult> readResult(const std::vector<ResultRow>& rows, const Plan& p,
+                                  const ColumnInfo& column) {
+    ColumnResult r;
+    BinningReport rep;
+    const Binning& b = p.binning;
+    const bool clamp = b.outOfRange == OutOfRange::Clamp;
+    std::int64_t notWhole = 0;
+    std::vector<std::int64_t> counts;
+    if (p.mode != Mode::Distinct) {
+        counts.assign(p.layout.labels.size(), 0);
+    }
+    // Categories from the data: value → (count, first position).
+    std::map<double, std::pair<std::int64_t, std::int64_t>> numKeys;
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> textKeys;
+    const auto noPos = std::numeric_limits<std::int64_t>::max();
+
+    // Adds n values in code `code`; for code ≥ 0 into that bin.
+    auto add = [&](int code, std::int64_t n) {
+        switch (code) {
+            case kMissing:
+                rep.missing += n;
+                break;
+            case kLow:
+                if (clamp) {
+                    rep.clampedLow += n;
+                    counts.front() += n;
+                } else {
+                    rep.droppedLow += n;
+                }
+                break;
+            case kHigh:
+                if (clamp) {
+                    rep.clampedHigh += n;
+                    counts.back() += n;
+                } else {
+                    rep.droppedHigh += n;
+                }
+                break;
+            case kUnknown:
+                if (b.unknown == UnknownCategory::Other) {
+                    rep.otherCategories += n;
+                    counts.back() += n;
+                } else {
+                    rep.unknownCategories += n;  // Error: refused below
+                }
+                break;
+            case kInvalid:
+                r.invalid += n;
+                break;
+            case kNotWhole:
+                notWhole += n;
+                break;
+            default:
+                counts[static_cast<std::size_t>(code)] += n;
+        }
+    };
+    // The same decisions as the SQL for a number parsed by the client (SQLite text values).
+    auto classify = [&](double v) -> int {
+        if (p.mode == Mode::Edges) {
+            if (b.kind == BinningKind::Integer && std::floor(v) != v) {
+                return kNotWhole;
+            }
+            if (v < p.lo) {
+                return kLow;
+            }
+            if (p.hiInside ? v > p.hi : v >= p.hi) {
+                return kHigh;
+            }
+            const auto it = std::upper_bound(p.lower.begin(), p.lower.end(), v);
+            return static_cast<int>(it - p.lower.begin()) - 1;
+        }
+        const double z = v == 0 ? 0.0 : v;
+        const auto it = std::find(p.numericCategories.begin(), p.numericCategories.end(), z);
+        return it == p.numericCategories.end() ? kUnknown
+                                               : static_cast<int>(it - p.numericCategories.begin());
+    };
+
+    std::int64_t resultRows = 0;
+    for (const ResultRow& row : rows) {
+        ++resultRows;
+        const int code = row.code;
+        const std::int64_t n = row.n;
+        const std::int64_t pos = row.pos;
+        r.rows += n;
+        if (code == kCapped) {
+            r.capped += n;
+            continue;
+        }
+        if (code == kMissingId) {
+            r.missingId += n;
+            continue;
+        }
+        rep.rows += n;
+        if (code == kClientText) {
+            double v = 0;
+            std::int64_t days = 0;
+            const std::string text = row.key.toString().toStdString();
+            if (p.dates && parseIsoDate(text, days)) {
+                add(classify(static_cast<double>(days)), n);
+            } else if (p.dates || !parseNumber(text, v)) {
+                r.invalid += n;
+            } else if (p.mode == Mode::Distinct) {
+                auto& e = numKeys.try_emplace(v == 0 ? 0.0 : v, 0, noPos).first->second;
+                e.first += n;
+                e.second = std::min(e.second, pos);
+            } else {
+                add(classify(v), n);
+            }
+            continue;
+        }
+        if (p.mode == Mode::Distinct && code == 0) {
+            if (p.numeric) {
+                const auto v = variantNumber(row.key);
+                if (!v) {
+                    r.invalid += n;  // e.g. ±Infinity in a float column
+                    continue;
+                }
+                auto& e = numKeys.try_emplace(*v == 0 ? 0.0 : *v, 0, noPos).first->second;
+                e.first += n;
+                e.second = std::min(e.second, pos);
+            } else {
+                auto& e =
+                    textKeys.try_emplace(row.key.toString().toStdString(), 0, noPos).first->second;
+                e.first += n;
+                e.second = std::min(e.second, pos);
+            }
+            continue;
+        }
+        add(code, n);
+    }
+
+    if (b.kind == BinningKind::Categories && b.unknown == UnknownCategory::Error &&
+        rep.unknownCategories > 0) {
+        return Error{"column " + quotedName(column.name) + " holds " +
+                     groupThousands(rep.unknownCategories) +
+                     (rep.unknownCategories == 1 ? " value" : " values") +
+                     " not in the category list (the binning makes that an error; count them in "
+                     "an \"other\" bin or drop them instead)"};
+    }
+    if (notWhole > 0) {
+        return Error{"column " + quotedName(column.name) + " holds " + groupThousands(notWhole) +
+                     (notWhole == 1 ? " value" : " values") + " that " +
+                     (notWhole == 1 ? "is" : "are") +
+                     " not whole numbers; integer bins need whole numbers (use equal-width bins)"};
+    }
+
+    std::vector<std::string> labels;
+    std::vector<double> edges;
+    if (p.mode == Mode::Distinct) {
+        const std::size_t nk = p.numeric ? numKeys.size() : textKeys.size();
+        // The query stops at kMaxBins + 16 groups: reaching it means too many values (never a
+        // silently truncated result).
+        if (nk > static_cast<std::size_t>(kMaxBins) || resultRows >= kMaxBins + 16) {
+            return Error{"column " + quotedName(column.name) + " has more than " +
+                         groupThousands(kMaxBins) +
+                         " distinct values, too many to give each its own bin (use equal-width "
+                         "bins, or a fixed category list)"};
+        }
+        if (nk == 0) {
+            return Error{"column " + quotedName(column.name) +
+                         " has only missing values, so there are no categories to make bins of"};
+        }
+        // Maps iterate sorted (numbers ascending, text in byte order, as core's Sorted); FirstSeen
+        // reorders by the first rowid (SQLite; PostgreSQL has no row order: sorted).
+        auto fill = [&](const auto& keys, auto toLabel) {
+            using It = typename std::decay_t<decltype(keys)>::const_iterator;
+            std::vector<It> order;
+            for (auto it = keys.begin(); it != keys.end(); ++it) {
+                order.push_back(it);
+            }
+            if (b.order == CategoryOrder::FirstSeen) {
+                std::stable_sort(order.begin(), order.end(),
+                                 [](It x, It y) { return x->second.second < y->second.second; });
+            }
+            for (It it : order) {
+                labels.push_back(toLabel(it->first));
+                counts.push_back(it->second.first);
+            }
+        };
+        if (p.numeric) {
+            fill(numKeys, [](double v) { return formatShortest(v); });
+        } else {
+            fill(textKeys, [](const std::string& s) { return s; });
+        }
+    } else {
+        labels = p.layout.labels;
+        edges = p.layout.edges;
+    }
+    rep.used = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+    rep.rows -= r.invalid;  // listed in SourceHistograms::skipped instead
+    auto h = Histogram::create(std::move(counts), std::move(labels), std::move(edges));
+    if (!h) {
+        return h.error();
+    }
+    r.binned = BinnedColumn{std::move(h).value(), rep};
+    return r;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+const char* sqlDriverName(SqlDriver driver) {
+    return driver == SqlDriver::PostgreSQL ? "PostgreSQL" : "SQLite";
+}
+
+Status SqlConnectionSpec::validate() const {
+    if (driver == SqlDriver::SQLite) {
+        if (path.empty()) {
+            return Error{"the SQLite file path is empty"};
+        }
+        return okStatus();
+    }
+    if (host.empty()) {
+        return Error{"the PostgreSQL host is empty"};
+    }
+    if (port < 1 || port > 65535) {
+        return Error{"the PostgreSQL port must be in 1..65535, not " + std::to_string(port)};
+    }
+    if (database.empty()) {
+        return Error{"the PostgreSQL database name is empty"};
+    }
+    if (connectTimeoutSeconds < 1 || connectTimeoutSeconds > 3600) {
+        return Error{"the connect timeout must be 1..3600 s, not " +
+                     std::to_string(connectTimeoutSeconds)};
+    }
+    if (statementTimeoutMs < 0) {
+        return Error{"the statement timeout must be ≥ 0 ms (0: none), not " +
+                     std::to_string(statementTimeoutMs)};
+    }
+    return okStatus();
+}
+
+std::string SqlConnectionSpec::describe() const {
+    if (driver == SqlDriver::SQLite) {
+        return "SQLite file " + path;
+    }
+    std::string s = "PostgreSQL database " + quotedName(database);
+    if (!user.empty()) {
+        s += " as user " + quotedName(user);
+    }
+    return s + " on " + host + ":" + std::to_string(port);
+}
+
+bool isSqlUri(std::string_view text) {
+    return text.starts_with("sqlite:") || text.starts_with("postgresql://") ||
+           text.starts_with("postgres://");
+}
+
+Expected<SqlConnectionSpec> parseSqlUri(std::string_view uri) {
+    SqlConnectionSpec s;
+    if (uri.starts_with("sqlite:")) {
+        s.driver = SqlDriver::SQLite;
+        s.path = std::string(uri.substr(7));
+        // Also accept sqlite:///abs/path (URL form).
+        if (s.path.starts_with("//")) {
+            s.path = s.path.substr(2);
+        }
+        if (s.path.empty()) {
+            return Error{"the URI " + quotedName(uri) + " names no file (sqlite:PATH)"};
+        }
+        return s;
+    }
+    if (!uri.starts_with("postgresql://") && !uri.starts_with("postgres://")) {
+        return Error{"unknown data URI " + quotedName(uri) +
+                     " (expected sqlite:PATH or postgresql://user@host:port/database)"};
+    }
+    const QUrl url(qs(uri), QUrl::StrictMode);
+    if (!url.isValid()) {
+        return Error{"invalid PostgreSQL URI: " + url.errorString().toStdString()};
+    }
+    s.driver = SqlDriver::PostgreSQL;
+    s.user = url.userName(QUrl::FullyDecoded).toStdString();
+    s.password = url.password(QUrl::FullyDecoded).toStdString();
+    s.host = url.host(QUrl::FullyDecoded).toStdString();
+    s.port = url.port(5432);
+    std::string db = url.path(QUrl::FullyDecoded).toStdString();
+    if (!db.empty() && db.front() == '/') {
+        db.erase(0, 1);
+    }
+    s.database = db;
+    const QUrlQuery query(url);
+    for (const auto& [k, v] : query.queryItems(QUrl::FullyDecoded)) {
+        const std::string key = k.toStdString();
+        bool ok = false;
+        if (key == "connect_timeout") {
+            s.connectTimeoutSeconds = v.toInt(&ok);
+        } else if (key == "statement_timeout") {
+            s.statementTimeoutMs = v.toInt(&ok);
+        } else if (key == "host") {
+            s.host = v.toStdString();
+            ok = !s.host.empty();
+        } else if (key == "port") {
+            s.port = v.toInt(&ok);
+        } else if (key == "user") {
+            s.user = v.toStdString();
+            ok = true;
+        } else {
+            return Error{"unknown parameter " + quotedName(key) +
+                         " in the PostgreSQL URI (known: connect_timeout, statement_timeout, host, "
+                         "port, user)"};
+        }
+        if (!ok) {
+            return Error{"invalid value " + quotedName(v.toStdString()) + " for " + key +
+                         " in the PostgreSQL URI"};
+        }
+    }
+    if (s.host.empty()) {
+        s.host = "localhost";
+    }
+    if (auto ok = s.validate(); !ok) {
+        return Error{"invalid PostgreSQL URI: " + ok.error().message};
+    }
+    return s;
+}
+
+ValueType sqlValueType(SqlDriver driver, std::string_view declaredType) {
+    const std::string t = lower(declaredType);
+    if (driver == SqlDriver::PostgreSQL) {
+        if (t == "smallint" || t == "integer" || t == "bigint") {
+            return ValueType::Integer;
+        }
+        if (t == "real" || t == "double precision" || t == "numeric") {
+            return ValueType::Float;
+        }
+        if (t == "date") {
+            return ValueType::Date;
+        }
+        return ValueType::Categorical;
+    }
+    // SQLite's affinity rules (https://sqlite.org/datatype3.html §3.1), in their order.
+    if (contains(t, "int")) {
+        return ValueType::Integer;
+    }
+    if (t.empty() || contains(t, "char") || contains(t, "clob") || contains(t, "text") ||
+        contains(t, "blob")) {
+        return ValueType::Categorical;
+    }
+    if (contains(t, "date") || contains(t, "time")) {
+        return ValueType::Date;
+    }
+    return ValueType::Float;
+}
+
+Expected<std::string> quoteSqlIdentifier(std::string_view name) {
+    if (name.empty()) {
+        return Error{"an empty name cannot be an SQL identifier"};
+    }
+    if (name.find('\0') != std::string_view::npos) {
+        return Error{"the name " + quotedName(name) + " has a NUL character"};
+    }
+    std::string s = "\"";
+    for (char c : name) {
+        s += c;
+        if (c == '"') {
+            s += '"';
+        }
+    }
+    return s + "\"";
+}
+
+Expected<std::vector<std::string>> sqlListTables(const SqlConnectionSpec& spec,
+                                                 std::stop_token stop) {
+    Connection c(spec);
+    if (auto ok = c.open(); !ok) {
+        return ok.error();
+    }
+    if (stop.stop_requested()) {
+        return Error{"listing the tables: cancelled"};
+    }
+    auto tables = listTableRefs(c);
+    if (!tables) {
+        return tables.error();
+    }
+    std::vector<std::string> out;
+    for (const TableRef& t : *tables) {
+        out.push_back(t.display);
+    }
+    return out;
+}
+
+Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
+                                                 const std::string& table, std::stop_token stop) {
+    Connection c(spec);
+    if (auto ok = c.open(); !ok) {
+        return ok.error();
+    }
+    if (stop.stop_requested()) {
+        return Error{"listing the columns: cancelled"};
+    }
+    auto t = resolveTable(c, table);
+    if (!t) {
+        return t.error();
+    }
+    return listColumnsOf(c, *t);
+}
+
+Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std::string& table,
+                                        const std::string& column, std::stop_token stop) {
+    Connection c(spec);
+    if (auto ok = c.open(); !ok) {
+        return ok.error();
+    }
+    if (stop.stop_requested()) {
+        return Error{"the range of column " + quotedName(column) + ": cancelled"};
+    }
+    auto t = resolveTable(c, table);
+    if (!t) {
+        return t.error();
+    }
+    auto cols = listColumnsOf(c, *t);
+    if (!cols) {
+        return cols.error();
+    }
+    auto ci = findColumn(*cols, column, table);
+    if (!ci) {
+        return ci.error();
+    }
+    if (ci->type == ValueType::Categorical) {
+        return Error{"column " + quotedName(column) + " of table " + quotedName(table) +
+                     " holds text (" + (ci->declaredType.empty() ? "no type" : ci->declaredType) +
+                     "), so it has no numeric range"};
+    }
+    auto tableSql = qualifiedName(spec.driver, *t);
+    auto colSql = quoteSqlIdentifier(column);
+    if (!tableSql || !colSql) {
+        return !tableSql ? tableSql.error() : colSql.error();
+    }
+    const bool pg = spec.driver == SqlDriver::PostgreSQL;
+    std::string v = "t." + *colSql;
+    std::string where;
+    if (pg) {
+        if (ci->type == ValueType::Date) {
+            v = "(" + v + " - DATE '1970-01-01')::float8";
+            where = "v IS NOT NULL AND v <> 'Infinity'::float8 AND v <> '-Infinity'::float8";
+        } else {
+            v += "::float8";
+            where = "v IS NOT NULL AND v <> 'NaN'::float8";
+        }
+    } else {
+        if (ci->type == ValueType::Date) {
+            return Error{"column " + quotedName(column) +
+                         " holds dates as text in SQLite; declare its range"};
+        }
+        where = "typeof(v) IN ('integer', 'real')";
+    }
+    const std::string sql = "SELECT count(*), min(v), max(v) FROM (SELECT " + v + " AS v FROM " +
+                            *tableSql + " AS t) AS s WHERE " + where;
+    std::optional<PgCanceller> canceller;
+    if (pg) {
+        canceller.emplace(spec, c.backendPid(), stop);
+    }
+    auto q = c.run(sql, {}, "the range of column " + quotedName(column), stop);
+    if (!q) {
+        return q.error();
+    }
+    SqlColumnRange r;
+    if (q->next()) {
+        r.numbers = q->value(0).toLongLong();
+        if (r.numbers > 0) {
+            auto lo = variantNumber(q->value(1));
+            auto hi = variantNumber(q->value(2));
+            if (!lo || !hi) {
+                return Error{"the range of column " + quotedName(column) +
+                             ": the database returned a value that is not a number"};
+            }
+            r.min = *lo;
+            r.max = *hi;
+        }
+    }
+    return r;
+}
+
+Expected<std::string> sqlHistogramQuery(SqlDriver driver, const std::string& table,
+                                        const ColumnInfo& column, const Binning& binning,
+                                        const ContributionCap& cap) {
+    TableRef t{"", table, table};
+    if (driver == SqlDriver::PostgreSQL) {
+        const auto dot = table.find('.');
+        t.schema = dot == std::string::npos ? "public" : table.substr(0, dot);
+        t.name = dot == std::string::npos ? table : table.substr(dot + 1);
+    }
+    auto tableSql = qualifiedName(driver, t);
+    if (!tableSql) {
+        return tableSql.error();
+    }
+    auto plan = buildPlan(driver, *tableSql, column, binning, cap);
+    if (!plan) {
+        return plan.error();
+    }
+    // The parameters in order, after the SQL (long arrays shortened).
+    std::string s = plan->sql;
+    if (!plan->paramText.empty()) {
+        s += "\n-- parameters:";
+        for (std::size_t i = 0; i < plan->paramText.size(); ++i) {
+            std::string v = plan->paramText[i];
+            if (v.size() > 80) {
+                v = v.substr(0, 77) + "...";
+            }
+            s += (i ? ", " : " ") + v;
+        }
+    }
+    return s;
+}
+
+Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const std::string& table,
+                                         const std::vector<ColumnRequest>& columns,
+                                         const ContributionCap& cap, std::stop_token stop,
+                                         BadRowPolicy onBadValue) {
+    if (columns.empty()) {
+        return Error{"no column to count"};
+    }
+    if (cap.enabled() && cap.maxRowsPerPerson < 1) {
+        return Error{"the contribution cap must be at least 1 row per person, not " +
+                     std::to_string(cap.maxRowsPerPerson)};
+    }
+    Connection c(spec);
+    if (auto ok = c.open(); !ok) {
+        return ok.error();
+    }
+    const bool pg = spec.driver == SqlDriver::PostgreSQL;
+    std::optional<PgCanceller> canceller;
+    if (pg) {
+        canceller.emplace(spec, c.backendPid(), stop);
+    }
+    auto t = resolveTable(c, table);
+    if (!t) {
+        return t.error();
+    }
+    auto cols = listColumnsOf(c, *t);
+    if (!cols) {
+        return cols.error();
+    }
+    auto tableSql = qualifiedName(spec.driver, *t);
+    if (!tableSql) {
+        return tableSql.error();
+    }
+    if (cap.enabled()) {
+        if (auto id = findColumn(*cols, cap.idColumn, t->display); !id) {
+            return id.error();
+        }
+    }
+    // Plans first: every name is checked and every binning validated before any query runs.
+    std::vector<ColumnInfo> infos;
+    std::vector<Plan> plans;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        auto ci = findColumn(*cols, columns[i].column, t->display);
+        if (!ci) {
+            return ci.error();
+        }
+        auto plan = buildPlan(spec.driver, *tableSql, *ci, columns[i].binning, cap,
+                              pg ? "dpx_v" + std::to_string(i) : std::string("dpx_v"));
+        if (!plan) {
+            return plan.error();
+        }
+        infos.push_back(std::move(ci).value());
+        plans.push_back(std::move(plan).value());
+    }
+    std::vector<std::vector<ResultRow>> results(columns.size());
+    const std::string what = "counting table " + quotedName(t->display);
+
+    // PostgreSQL: the columns with declared bins share one scan of the table (and one evaluation
+    // of the cap's window function): GROUPING SETS ((b0), (b1), …) gives each column's
+    // (code, count) rows, told apart by which b is not NULL (a code never is).
+    std::vector<std::size_t> shared;
+    for (std::size_t i = 0; pg && i < plans.size(); ++i) {
+        if (plans[i].mode != Mode::Distinct) {
+            shared.push_back(i);
+        }
+    }
+    if (shared.size() < 2) {
+        shared.clear();
+    }
+    if (!shared.empty()) {
+        std::string inner = "SELECT ";
+        std::string mid = "SELECT ";
+        std::string outer = "SELECT ";
+        std::string sets;
+        std::vector<QVariant> params;
+        for (std::size_t j = 0; j < shared.size(); ++j) {
+            const Plan& p = plans[shared[j]];
+            const std::string b = "b" + std::to_string(j);
+            inner += (j ? ", " : "") + p.innerItem;
+            mid += (j ? ", " : "") + p.caseSql + " AS " + b;
+            outer += b + ", ";
+            sets += (j ? ", (" : "(") + b + ")";
+            params.insert(params.end(), p.params.begin(), p.params.end());
+        }
+        inner += capItems(spec.driver, cap) + " FROM " + *tableSql + " AS t";
+        const std::string sql = outer + "count(*) FROM (" + mid + " FROM (" + inner +
+                                ") AS s) AS q GROUP BY GROUPING SETS (" + sets + ")";
+        auto q = c.run(sql, params, what, stop);
+        if (!q) {
+            return q.error();
+        }
+        const int nShared = static_cast<int>(shared.size());
+        while (q->next()) {
+            for (int j = 0; j < nShared; ++j) {
+                if (!q->value(j).isNull()) {
+                    ResultRow row;
+                    row.code = q->value(j).toInt();
+                    row.n = q->value(nShared).toLongLong();
+                    results[shared[static_cast<std::size_t>(j)]].push_back(std::move(row));
+                    break;
+                }
+            }
+        }
+        if (q->lastError().isValid()) {
+            return Error{what + ": reading the counts failed: " + errorText(q->lastError())};
+        }
+    }
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        if (std::find(shared.begin(), shared.end(), i) != shared.end()) {
+            continue;
+        }
+        if (stop.stop_requested()) {
+            return Error{what + ": cancelled"};
+        }
+        const Plan& p = plans[i];
+        auto q = c.run(p.sql, p.params,
+                       "counting column " + quotedName(columns[i].column) + " of table " +
+                           quotedName(t->display),
+                       stop);
+        if (!q) {
+            return q.error();
+        }
+        const bool hasPos = q->record().count() > 3;
+        while (q->next()) {
+            ResultRow row;
+            row.code = q->value(0).toInt();
+            row.key = q->value(1);
+            row.n = q->value(2).toLongLong();
+            if (hasPos) {
+                row.pos = q->value(3).toLongLong();
+            }
+            results[i].push_back(std::move(row));
+        }
+        if (q->lastError().isValid()) {
+            return Error{what + ": reading the counts of column " + quotedName(columns[i].column) +
+                         " failed: " + errorText(q->lastError())};
+        }
+    }
+
+    SourceHistograms out;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        auto r = readResult(results[i], plans[i], infos[i]);
+        if (!r) {
+            return r.error();
+        }
+        if (i == 0) {
+            out.rows = r->rows;
+            out.cappedRows = r->capped;
+            if (r->missingId > 0) {
+                out.skipped.emplace_back("missing id", r->missingId);
+            }
+        }
+        if (r->invalid > 0) {
+            out.skipped.emplace_back(
+                columns[i].column + (plans[i].dates ? ": not a date" : ": not a number"),
+                r->invalid);
+        }
+        out.columns.push_back(std::move(*r->binned));
+    }
+    if (onBadValue == BadRowPolicy::Stop && !out.skipped.empty()) {
+        // The database counts, so there is no first bad row to name: say how many.
+        const auto& [reason, n] = out.skipped.front();
+        const auto colon = reason.rfind(": ");
+        const std::string where = colon == std::string::npos
+                                      ? ""
+                                      : "column " + quotedName(reason.substr(0, colon)) + ": ";
+        const std::string kind = colon == std::string::npos ? reason : reason.substr(colon + 2);
+        const std::string detail =
+            kind == "not a number"
+                ? " (text or a blob that is not a number, ±infinity, NaN or a number beyond the "
+                  "double range)"
+            : kind == "missing id" ? " (rows without an id under the contribution cap)"
+                                   : "";
+        return Error{"table " + quotedName(table) + ", " + where + groupThousands(n) +
+                     (n == 1 ? " value is " : " values are ") + kind + detail +
+                     "; the bad-row policy is stop (skip them to count the rest)"};
+    }
+    return out;
+}
+
+Expected<SourceHistograms> histogramsFromUri(std::string_view uri, const std::string& table,
+                                             const std::vector<ColumnRequest>& columns,
+                                             const ContributionCap& cap, std::stop_token stop,
+                                             BadRowPolicy onBadValue) {
+    auto spec = parseSqlUri(uri);
+    if (!spec) {
+        return spec.error();
+    }
+    if (table.empty()) {
+        return Error{std::string("a ") + sqlDriverName(spec->driver) +
+                     " source needs a table (--table T)"};
+    }
+    return sqlHistograms(*spec, table, columns, cap, std::move(stop), onBadValue);
+}
+
+}  // namespace dpx::data

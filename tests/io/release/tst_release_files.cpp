@@ -1,0 +1,249 @@
+// Release files (io/release/release_files.h): CSV cells neutralised against formula injection
+// (OWASP), atomic writes that leave neither a partial target nor a temporary file behind on a
+// simulated failure, no overwrite without the flag, and writeRelease's all-or-nothing contract
+// with the ledger (a refused or failed release writes nothing and records nothing).
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "io/release/release_files.h"
+
+using namespace dpx;
+using namespace dpx::data;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+bool fileExists(const std::string& path) {
+    return QFileInfo::exists(QString::fromStdString(path));
+}
+
+// Entries of a directory (hidden included): a failed write must leave no temporary file.
+QStringList entries(const QTemporaryDir& dir) {
+    return QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+}
+
+HistogramRelease sampleRelease() {
+    ReleaseSpec spec;
+    spec.epsilon = "0.1";
+    spec.binsDeclared = true;
+    spec.source = "test";
+    spec.appVersion = "0.0-test";
+    spec.timestamp = "2026-01-02T03:04:05Z";
+    auto truth = Histogram::create({123456, 234567, 345678}, {"=cmd|'/c calc'!A1", "b,c", "ok"});
+    ReleaseRandomness rng;
+    return releaseHistogram(spec, *truth, rng).value();
+}
+
+}  // namespace
+
+class TestReleaseFiles : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void neutralise_data() {
+        QTest::addColumn<QByteArray>("cell");
+        QTest::addColumn<QByteArray>("expected");
+        QTest::newRow("equals") << QByteArray("=1+2") << QByteArray("'=1+2");
+        QTest::newRow("plus") << QByteArray("+1") << QByteArray("'+1");
+        QTest::newRow("minus") << QByteArray("-1") << QByteArray("'-1");
+        QTest::newRow("unicode minus") << QByteArray(
+                                              "\xE2\x88\x92"
+                                              "1")
+                                       << QByteArray(
+                                              "'\xE2\x88\x92"
+                                              "1");
+        QTest::newRow("at") << QByteArray("@SUM(A1)") << QByteArray("'@SUM(A1)");
+        QTest::newRow("tab") << QByteArray("\tx") << QByteArray("'\tx");
+        QTest::newRow("cr") << QByteArray("\rx") << QByteArray("\"'\rx\"");
+        QTest::newRow("comma quoted") << QByteArray("a,b") << QByteArray("\"a,b\"");
+        QTest::newRow("quote doubled")
+            << QByteArray("say \"hi\"") << QByteArray("\"say \"\"hi\"\"\"");
+        QTest::newRow("formula with comma") << QByteArray("=A1,B1") << QByteArray("\"'=A1,B1\"");
+        QTest::newRow("plain") << QByteArray("30-39") << QByteArray("30-39");
+        QTest::newRow("empty") << QByteArray("") << QByteArray("");
+    }
+    void neutralise() {
+        QFETCH(QByteArray, cell);
+        QFETCH(QByteArray, expected);
+        QCOMPARE(neutraliseCsvCell(cell.toStdString()), expected.toStdString());
+    }
+
+    void csvAndMetadata() {
+        const HistogramRelease r = sampleRelease();
+        const std::string csv = releaseCsvText(r);
+        QVERIFY(csv.rfind("bin,value\n'=cmd|'/c calc'!A1,", 0) == 0);
+        QVERIFY(csv.find("\n\"b,c\",") != std::string::npos);
+        const std::string json = releaseMetadataJson(r);
+        const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+        for (const char* key : {"mechanism", "sampler", "privacy", "sensitivity", "bins",
+                                "post_processing", "app_version", "timestamp", "source"}) {
+            QVERIFY2(o.contains(QLatin1String(key)), key);
+        }
+        const QJsonObject privacy = o.value(QStringLiteral("privacy")).toObject();
+        QCOMPARE(privacy.value(QStringLiteral("epsilon")).toString(), QStringLiteral("0.1"));
+        QCOMPARE(privacy.value(QStringLiteral("epsilon_exact")).toString(), QStringLiteral("1/10"));
+        QCOMPARE(privacy.value(QStringLiteral("rho")).toString(), QStringLiteral("1/200"));
+        QVERIFY(!privacy.value(QStringLiteral("guarantee")).toString().isEmpty());
+        for (const char* truth : {"123456", "234567", "345678"}) {
+            QVERIFY(json.find(truth) == std::string::npos);
+        }
+        QCOMPARE(metadataPathFor("out/release.csv"), std::string("out/release.json"));
+        QCOMPARE(metadataPathFor("release"), std::string("release.json"));
+    }
+
+    void atomicWriteNoOverwrite() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("a.csv")).toStdString();
+        QVERIFY(writeFileAtomically(path, "first\n"));
+        QCOMPARE(slurp(path), std::string("first\n"));
+        auto again = writeFileAtomically(path, "second\n");
+        QVERIFY(!again);
+        QVERIFY(again.error().message.find("overwrite") != std::string::npos);
+        QCOMPARE(slurp(path), std::string("first\n"));
+        AtomicWriteOptions overwrite;
+        overwrite.overwrite = true;
+        QVERIFY(writeFileAtomically(path, "second\n", overwrite));
+        QCOMPARE(slurp(path), std::string("second\n"));
+        QCOMPARE(entries(dir), QStringList{QStringLiteral("a.csv")});
+    }
+
+    void atomicWriteFailureLeavesNothing() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("b.csv")).toStdString();
+        std::string seenTemp;
+        AtomicWriteOptions opt;
+        opt.beforeCommit = [&](const std::string& temp) -> Status {
+            seenTemp = temp;
+            // The temporary file holds the complete bytes at this point.
+            if (slurp(temp) != "payload") {
+                return Error{"temporary file incomplete"};
+            }
+            return Error{"simulated failure"};
+        };
+        auto s = writeFileAtomically(path, "payload", opt);
+        QVERIFY(!s);
+        QVERIFY(s.error().message.find("simulated failure") != std::string::npos);
+        QVERIFY(!seenTemp.empty());
+        QVERIFY(!fileExists(path));
+        QVERIFY(!fileExists(seenTemp));
+        QVERIFY(entries(dir).isEmpty());
+        // An overwrite that fails keeps the old content.
+        QVERIFY(writeFileAtomically(path, "old"));
+        opt.overwrite = true;
+        QVERIFY(!writeFileAtomically(path, "payload", opt));
+        QCOMPARE(slurp(path), std::string("old"));
+        QCOMPARE(entries(dir), QStringList{QStringLiteral("b.csv")});
+        // A directory that does not exist.
+        QVERIFY(
+            !writeFileAtomically(dir.filePath(QStringLiteral("no/such/c.csv")).toStdString(), "x"));
+    }
+
+    void writeReleaseAllOrNothing() {
+        QTemporaryDir dir;
+        ReleaseWritePlan plan;
+        plan.csvPath = dir.filePath(QStringLiteral("r.csv")).toStdString();
+        plan.ledgerPath = dir.filePath(QStringLiteral("ledger.json")).toStdString();
+        auto ledger = PrivacyLedger::create("test", "0.25", "0", Composition::Basic);
+        QVERIFY(ledger);
+
+        // Commits happen in the order: ledger (the charge), CSV, metadata (issue #17: the budget
+        // is on disk before any released value appears under its final name).
+        // A failure writing the charge: nothing is written at all.
+        int calls = 0;
+        plan.beforeCommit = [&](const std::string&) -> Status {
+            return ++calls == 1 ? Status(Error{"simulated failure"}) : okStatus();
+        };
+        auto failed = writeRelease(sampleRelease(), ledger.value(), plan);
+        QVERIFY(!failed);
+        QVERIFY2(failed.error().message.find("not charged") != std::string::npos,
+                 failed.error().message.c_str());
+        QVERIFY(entries(dir).isEmpty());
+        QVERIFY(ledger->releases().empty());
+
+        // A failure publishing the CSV (nothing visible yet): the temporaries are removed and the
+        // charge is withdrawn; the ledger file is left with no release.
+        calls = 0;
+        plan.beforeCommit = [&](const std::string&) -> Status {
+            return ++calls == 2 ? Status(Error{"simulated failure"}) : okStatus();
+        };
+        failed = writeRelease(sampleRelease(), ledger.value(), plan);
+        QVERIFY(!failed);
+        QVERIFY2(failed.error().message.find("charge was withdrawn") != std::string::npos,
+                 failed.error().message.c_str());
+        QCOMPARE(entries(dir), QStringList{QStringLiteral("ledger.json")});
+        QVERIFY(ledger->releases().empty());
+        QVERIFY(PrivacyLedger::load(plan.ledgerPath)->releases().empty());
+
+        // A failure publishing the metadata after the CSV appeared: the CSV is removed, but the
+        // charge stays ("charged, not published"), in memory and on disk.
+        calls = 0;
+        plan.beforeCommit = [&](const std::string&) -> Status {
+            return ++calls == 3 ? Status(Error{"simulated failure"}) : okStatus();
+        };
+        failed = writeRelease(sampleRelease(), ledger.value(), plan);
+        QVERIFY(!failed);
+        QVERIFY2(failed.error().message.find("charged, not published") != std::string::npos,
+                 failed.error().message.c_str());
+        QCOMPARE(entries(dir), QStringList{QStringLiteral("ledger.json")});
+        QCOMPARE(ledger->releases().size(), std::size_t{1});
+        QCOMPARE(ledger->releases()[0].state, ReleaseState::NotPublished);
+        auto kept = PrivacyLedger::load(plan.ledgerPath);
+        QVERIFY(kept);
+        QCOMPARE(kept->releases().size(), std::size_t{1});
+        QCOMPARE(kept->releases()[0].state, ReleaseState::NotPublished);
+        ledger = PrivacyLedger::create("test", "0.25", "0", Composition::Basic);
+        QVERIFY(::unlink(plan.ledgerPath.c_str()) == 0);
+
+        plan.beforeCommit = {};
+        auto ok = writeRelease(sampleRelease(), ledger.value(), plan);
+        QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+        const std::string jsonPath = metadataPathFor(plan.csvPath);
+        QVERIFY(fileExists(plan.csvPath) && fileExists(jsonPath) && fileExists(plan.ledgerPath));
+        QCOMPARE(ok->state, ReleaseState::Published);
+        QCOMPARE(entries(dir).size(), 3);  // no temporaries left
+        QCOMPARE(ok->sha256.at(0), sha256Hex(slurp(plan.csvPath)));
+        QCOMPARE(ok->sha256.at(1), sha256Hex(slurp(jsonPath)));
+        auto onDisk = PrivacyLedger::load(plan.ledgerPath);
+        QVERIFY(onDisk);
+        QCOMPARE(onDisk->releases().size(), std::size_t{1});
+
+        // Files exist: refused without overwrite, nothing changes.
+        const std::string before = slurp(plan.csvPath);
+        const std::string ledgerBefore = slurp(plan.ledgerPath);
+        auto exists = writeRelease(sampleRelease(), ledger.value(), plan);
+        QVERIFY(!exists);
+        QVERIFY(exists.error().message.find("overwrite") != std::string::npos);
+        QCOMPARE(slurp(plan.csvPath), before);
+        QCOMPARE(slurp(plan.ledgerPath), ledgerBefore);
+
+        // Over budget (0.1 + 0.1 + 0.1 > 0.25): refused before anything is written, even with
+        // overwrite.
+        plan.overwrite = true;
+        QVERIFY(writeRelease(sampleRelease(), ledger.value(), plan));
+        auto over = writeRelease(sampleRelease(), ledger.value(), plan);
+        QVERIFY(!over);
+        QVERIFY2(over.error().message.find("refused") != std::string::npos,
+                 over.error().message.c_str());
+        QCOMPARE(ledger->releases().size(), std::size_t{2});
+        QCOMPARE(PrivacyLedger::load(plan.ledgerPath)->releases().size(), std::size_t{2});
+        QCOMPARE(entries(dir).size(), 3);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestReleaseFiles)
+#include "tst_release_files.moc"

@@ -1,0 +1,406 @@
+// The shared release orchestration (io/release/release_job.h) that `dpx release` and the window's
+// Release dialog both call: the order of refusals (nothing that needs the data is read before the
+// budget and the files are checked), the outcome, all-or-nothing writes, the preview's before and
+// after budgets, and the budget line.
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <optional>
+#include <thread>
+
+#include "io/release/privacy_ledger.h"
+#include "io/release/release_job.h"
+#include "core/histogram/dataset.h"
+
+using namespace dpx;
+using namespace dpx::data;
+
+namespace {
+
+QStringList entries(const QTemporaryDir& dir) {
+    return QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+}
+
+QByteArray readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// A request for counts {5, 0, 7} (declared) with ε, a new total `budget`, files in `dir`;
+// `loads` counts the calls of loadTruth.
+ReleaseRequest requestIn(const QTemporaryDir& dir, const std::string& eps, int* loads,
+                         const std::string& name = "r") {
+    ReleaseRequest r;
+    r.spec.mechanism = ReleaseMechanism::DiscreteLaplace;
+    r.spec.epsilon = eps;
+    r.spec.appVersion = "0.0-test";
+    r.dataset = "test data";
+    r.csvPath = dir.filePath(QString::fromStdString(name + ".csv")).toStdString();
+    r.ledgerPath = dir.filePath(QStringLiteral("ledger.json")).toStdString();
+    r.newBudget = LedgerBudgetText{"1", "0"};
+    r.loadTruth = [loads]() -> Expected<ReleaseTruth> {
+        if (loads) {
+            ++*loads;
+        }
+        return ReleaseTruth{*Histogram::create({5, 0, 7}), true, "three counts"};
+    };
+    return r;
+}
+
+}  // namespace
+
+class TestReleaseJob : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    // A first release creates the ledger and writes the CSV and its metadata; the outcome says
+    // what was written and what is left.
+    void firstReleaseCreatesLedger() {
+        QTemporaryDir dir;
+        int loads = 0;
+        ReleaseFailure failure;
+        auto o = runRelease(requestIn(dir, "0.25", &loads), &failure);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        QCOMPARE(loads, 1);
+        QVERIFY(o->ledgerCreated);
+        QCOMPARE(o->releasesInLedger, std::size_t(1));
+        QCOMPARE(o->jsonPath, dir.filePath(QStringLiteral("r.json")).toStdString());
+        QCOMPARE(o->release.values.size(), std::size_t(3));
+        QCOMPARE(o->usage.epsilonRemaining, 0.75);
+        QCOMPARE(o->totalEpsilon, std::string("1"));
+        QCOMPARE(entries(dir), QStringList({QStringLiteral("ledger.json"), QStringLiteral("r.csv"),
+                                            QStringLiteral("r.json")}));
+        const QJsonObject md =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("r.json")))).object();
+        QCOMPARE(md.value(QStringLiteral("source")).toString(), QStringLiteral("three counts"));
+        QCOMPARE(md.value(QStringLiteral("mechanism")).toString(),
+                 QStringLiteral("discrete-laplace"));
+        auto ledger = PrivacyLedger::load(o->ledgerPath);
+        QVERIFY(ledger);
+        QCOMPARE(ledger->dataset(), std::string("test data"));
+        QCOMPARE(ledger->releases().size(), std::size_t(1));
+        QCOMPARE(budgetUsageText(o->usage, o->totalEpsilon, o->totalDelta),
+                 std::string("ε 0.75 of 1 left"));
+    }
+
+    // Over budget: refused before the data are read, nothing written, ledger unchanged.
+    void overBudgetIsRefusedBeforeTheData() {
+        QTemporaryDir dir;
+        int loads = 0;
+        QVERIFY(runRelease(requestIn(dir, "0.75", &loads, "a")));
+        const QByteArray ledgerBefore = readFile(dir.filePath(QStringLiteral("ledger.json")));
+        const QStringList before = entries(dir);
+        ReleaseFailure failure;
+        auto o = runRelease(requestIn(dir, "0.5", &loads, "b"), &failure);
+        QVERIFY(!o);
+        QCOMPARE(loads, 1);  // only the first release read the data
+        QVERIFY(!failure.invalidInput);
+        QVERIFY2(o.error().message.find("left") != std::string::npos, o.error().message.c_str());
+        QCOMPARE(entries(dir), before);
+        QCOMPARE(readFile(dir.filePath(QStringLiteral("ledger.json"))), ledgerBefore);
+    }
+
+    // Existing release files: refused (field "out") without reading the data unless overwrite;
+    // with overwrite they are replaced and the ledger records a second release.
+    void existingFilesNeedOverwrite() {
+        QTemporaryDir dir;
+        int loads = 0;
+        QVERIFY(runRelease(requestIn(dir, "0.25", &loads)));
+        const QByteArray csv = readFile(dir.filePath(QStringLiteral("r.csv")));
+        ReleaseFailure failure;
+        auto again = runRelease(requestIn(dir, "0.25", &loads), &failure);
+        QVERIFY(!again);
+        QCOMPARE(failure.field, std::string("out"));
+        QCOMPARE(loads, 1);
+        QCOMPARE(readFile(dir.filePath(QStringLiteral("r.csv"))), csv);
+        ReleaseRequest r = requestIn(dir, "0.25", &loads);
+        r.overwrite = true;
+        auto o = runRelease(r);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        QCOMPARE(o->releasesInLedger, std::size_t(2));
+        QVERIFY(!o->ledgerCreated);
+    }
+
+    // Data-dependent bins are refused after loading, with nothing written.
+    void undeclaredBinsAreRefused() {
+        QTemporaryDir dir;
+        ReleaseRequest r = requestIn(dir, "0.25", nullptr);
+        r.loadTruth = []() -> Expected<ReleaseTruth> {
+            return ReleaseTruth{*Histogram::create({1, 2}), false, "found"};
+        };
+        ReleaseFailure failure;
+        auto o = runRelease(r, &failure);
+        QVERIFY(!o);
+        QCOMPARE(failure.field, std::string("bins"));
+        QVERIFY(failure.invalidInput);
+        QVERIFY(o.error().message.find("declared") != std::string::npos);
+        QVERIFY(entries(dir).isEmpty());
+    }
+
+    // Refusals of the request itself, each naming its field, each writing nothing.
+    void badRequests_data() {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<bool>("invalid");
+        QTest::newRow("no budget for a new ledger")
+            << QStringLiteral("nobudget") << QStringLiteral("budget") << true;
+        QTest::newRow("budget 0") << QStringLiteral("budget0") << QStringLiteral("budget") << true;
+        QTest::newRow("epsilon 0") << QStringLiteral("eps0") << QStringLiteral("") << true;
+        QTest::newRow("no output") << QStringLiteral("noout") << QStringLiteral("out") << true;
+        QTest::newRow("ledger is the output")
+            << QStringLiteral("same") << QStringLiteral("out") << true;
+        QTest::newRow("no data") << QStringLiteral("nodata") << QStringLiteral("data") << true;
+        QTest::newRow("data fails")
+            << QStringLiteral("datafails") << QStringLiteral("data") << true;
+        QTest::newRow("ledger of other data")
+            << QStringLiteral("otherdata") << QStringLiteral("ledger") << false;
+        QTest::newRow("another total")
+            << QStringLiteral("othertotal") << QStringLiteral("budget") << false;
+        QTest::newRow("another composition")
+            << QStringLiteral("othercomp") << QStringLiteral("composition") << false;
+        QTest::newRow("tampered ledger")
+            << QStringLiteral("tampered") << QStringLiteral("ledger") << false;
+    }
+    void badRequests() {
+        QFETCH(QString, what);
+        QFETCH(QString, field);
+        QFETCH(bool, invalid);
+        QTemporaryDir dir;
+        const bool needsLedger =
+            what == QLatin1String("otherdata") || what == QLatin1String("othertotal") ||
+            what == QLatin1String("othercomp") || what == QLatin1String("tampered");
+        if (needsLedger) {
+            QVERIFY(runRelease(requestIn(dir, "0.1", nullptr, "first")));
+        }
+        if (what == QLatin1String("tampered")) {
+            QByteArray l = readFile(dir.filePath(QStringLiteral("ledger.json")));
+            l.replace("\"0.1\"", "\"0.01\"");
+            QFile f(dir.filePath(QStringLiteral("ledger.json")));
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(l);
+        }
+        const QStringList before = entries(dir);
+        int loads = 0;
+        ReleaseRequest r = requestIn(dir, "0.1", &loads);
+        if (what == QLatin1String("nobudget")) {
+            r.newBudget.reset();
+        } else if (what == QLatin1String("budget0")) {
+            r.newBudget = LedgerBudgetText{"0", "0"};
+        } else if (what == QLatin1String("eps0")) {
+            r.spec.epsilon = "0";
+        } else if (what == QLatin1String("noout")) {
+            r.csvPath.clear();
+        } else if (what == QLatin1String("same")) {
+            r.csvPath = r.ledgerPath;
+        } else if (what == QLatin1String("nodata")) {
+            r.loadTruth = nullptr;
+        } else if (what == QLatin1String("datafails")) {
+            r.loadTruth = []() -> Expected<ReleaseTruth> { return Error{"cannot read"}; };
+        } else if (what == QLatin1String("otherdata")) {
+            r.dataset = "other data";
+        } else if (what == QLatin1String("othertotal")) {
+            r.newBudget = LedgerBudgetText{"2", "0"};
+        } else if (what == QLatin1String("othercomp")) {
+            r.newBudget.reset();
+            r.composition = Composition::Zcdp;
+        } else if (what == QLatin1String("tampered")) {
+            r.newBudget.reset();
+        }
+        ReleaseFailure failure;
+        auto o = runRelease(r, &failure);
+        QVERIFY(!o);
+        QCOMPARE(QString::fromStdString(failure.field), field);
+        QCOMPARE(failure.invalidInput, invalid);
+        QVERIFY(!o.error().message.empty());
+        QCOMPARE(entries(dir), before);
+        if (what != QLatin1String("datafails")) {
+            QCOMPARE(loads, 0);  // refused before the data were read
+        }
+        // The preview refuses the same requests (except those that need the data).
+        if (what != QLatin1String("nodata") && what != QLatin1String("datafails")) {
+            QVERIFY(!previewRelease(r));
+        }
+    }
+
+    // The preview: what is left now and after, the cost, existing files; a release that would
+    // not fit is reported with the ledger's explanation and no "after".
+    void previewShowsBeforeAndAfter() {
+        QTemporaryDir dir;
+        ReleaseRequest r = requestIn(dir, "0.4", nullptr);
+        auto fresh = previewRelease(r);
+        QVERIFY2(fresh, fresh ? "" : fresh.error().message.c_str());
+        QVERIFY(!fresh->ledgerExists);
+        QCOMPARE(fresh->before.epsilonRemaining, 1.0);
+        QVERIFY(fresh->after);
+        QCOMPARE(fresh->after->epsilonRemaining, 0.6);
+        QVERIFY(entries(dir).isEmpty());  // a preview writes nothing
+        QVERIFY(runRelease(r));
+        r.newBudget.reset();
+        auto second = previewRelease(r);
+        QVERIFY(second);
+        QVERIFY(second->ledgerExists);
+        QCOMPARE(second->releasesInLedger, std::size_t(1));
+        QCOMPARE(second->before.epsilonRemaining, 0.6);
+        QCOMPARE(second->after->epsilonRemaining, 0.2);
+        QCOMPARE(second->existingFiles.size(), std::size_t(2));
+        QVERIFY(runRelease([&] {
+            ReleaseRequest x = r;
+            x.csvPath = dir.filePath(QStringLiteral("s.csv")).toStdString();
+            return x;
+        }()));
+        auto over = previewRelease(r);
+        QVERIFY(over);
+        QVERIFY(!over->after);
+        QVERIFY2(over->refusal.find("left") != std::string::npos, over->refusal.c_str());
+    }
+
+    // The Gaussian preview carries σ², ρ and δ; zCDP budgets are shown in ρ.
+    void gaussianPreviewInZcdp() {
+        QTemporaryDir dir;
+        ReleaseRequest r = requestIn(dir, "0.5", nullptr);
+        r.spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+        r.spec.delta = "1e-6";
+        r.spec.relation = Neighbouring::Replace;
+        r.spec.contributionCap = 3;
+        r.newBudget = LedgerBudgetText{"2", "1e-5"};
+        r.composition = Composition::Zcdp;
+        auto p = previewRelease(r);
+        QVERIFY2(p, p ? "" : p.error().message.c_str());
+        QVERIFY(p->gaussian);
+        QCOMPARE(p->gaussian->l2Squared, std::int64_t(18));
+        QVERIFY(p->gaussian->delta <= 1e-6);
+        QCOMPARE(p->cost.rho, p->gaussian->rho.toString());
+        QVERIFY(p->after);
+        QVERIFY(p->after->rhoRemaining < p->before.rhoRemaining);
+        const std::string line = budgetUsageText(p->before, p->totalEpsilon, p->totalDelta);
+        QVERIFY2(line.rfind("ρ ", 0) == 0 && line.find("at δ 1e-5") != std::string::npos,
+                 line.c_str());
+    }
+
+    // Issue #17 item 4: the data are read and the noise drawn before the ledger's lock is taken,
+    // so a slow data source or calibration never blocks other releases. The test holds the lock
+    // (flock on the ledger's directory) while a release runs on another thread: its data are
+    // loaded while the lock is held elsewhere; it completes once the lock is released.
+    void dataReadBeforeTheLock() {
+        QTemporaryDir dir;
+        QVERIFY(runRelease(requestIn(dir, "0.25", nullptr)));
+        const int fd = ::open(dir.path().toLocal8Bit().constData(), O_RDONLY | O_DIRECTORY);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::flock(fd, LOCK_EX), 0);
+        std::atomic<bool> loaded{false};
+        ReleaseRequest r = requestIn(dir, "0.25", nullptr, "second");
+        r.loadTruth = [&loaded]() -> Expected<ReleaseTruth> {
+            loaded = true;
+            return ReleaseTruth{*Histogram::create({5, 0, 7}), true, "three counts"};
+        };
+        std::optional<Expected<ReleaseOutcome>> outcome;
+        std::thread worker([&] { outcome.emplace(runRelease(r)); });
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.load(), 20000);
+        QTest::qWait(100);
+        QVERIFY(!outcome);  // waiting for the lock, nothing written yet
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("second.csv"))));
+        ::close(fd);  // releases the lock
+        worker.join();
+        QVERIFY(outcome && *outcome);
+        QCOMPARE((*outcome)->releasesInLedger, std::size_t(2));
+    }
+
+    // Issue #17 item 6: what is left is shown rounded down, so the figure shown can be spent;
+    // spendableEpsilon finds it and the ledger accepts it; messages carry decimals.
+    void remainingIsSpendable() {
+        QTemporaryDir dir;
+        ReleaseRequest first = requestIn(dir, "0.299573227355399", nullptr, "a");
+        auto o = runRelease(first);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        const std::string line = budgetUsageText(o->usage, o->totalEpsilon, o->totalDelta);
+        QCOMPARE(line, std::string("ε 0.700426 of 1 left"));  // 0.700426772644601, not 0.700427
+        ReleaseRequest next = requestIn(dir, "0.700427", nullptr, "b");
+        auto refused = runRelease(next);
+        QVERIFY(!refused);
+        const std::string& m = refused.error().message;
+        QVERIFY2(m.find("left ε = 0.700426") != std::string::npos, m.c_str());
+        QVERIFY2(m.find('/') == std::string::npos ||
+                     m.find(dir.path().toStdString()) != std::string::npos,
+                 m.c_str());  // no fractions
+        auto rest = spendableEpsilon(next);
+        QVERIFY2(rest, rest ? "" : rest.error().message.c_str());
+        QCOMPARE(*rest, std::string("0.700426"));
+        next.spec.epsilon = *rest;
+        auto spent = runRelease(next);
+        QVERIFY2(spent, spent ? "" : spent.error().message.c_str());
+        // 1 − 0.299573227355399 − 0.700426 = 7.72644601e-7 is left: shown and offered rounded
+        // down.
+        auto tiny = spendableEpsilon(requestIn(dir, "0.1", nullptr, "c"));
+        QVERIFY2(tiny, tiny ? "" : tiny.error().message.c_str());
+        QCOMPARE(*tiny, std::string("7.72644e-07"));
+        // A ledger with nothing left offers nothing.
+        QTemporaryDir full;
+        QVERIFY(runRelease(requestIn(full, "1", nullptr, "all")));
+        auto none = spendableEpsilon(requestIn(full, "0.1", nullptr, "c"));
+        QVERIFY(!none);
+        QVERIFY2(none.error().message.find("no budget is left") != std::string::npos,
+                 none.error().message.c_str());
+    }
+
+    // zCDP: "use the rest" for a pure and a Gaussian release, each accepted by the ledger, and
+    // one digit more is refused.
+    void spendableUnderZcdp() {
+        for (auto mech : {ReleaseMechanism::DiscreteLaplace, ReleaseMechanism::DiscreteGaussian}) {
+            QTemporaryDir dir;
+            ReleaseRequest r = requestIn(dir, "0.3", nullptr, "a");
+            r.newBudget = LedgerBudgetText{"4", "1e-5"};  // ρ = 0.298; the first takes 0.045
+            r.composition = Composition::Zcdp;
+            QVERIFY(runRelease(r));
+            r.csvPath = dir.filePath(QStringLiteral("b.csv")).toStdString();
+            r.spec.mechanism = mech;
+            if (mech == ReleaseMechanism::DiscreteGaussian) {
+                r.spec.delta = "1e-6";
+            }
+            auto rest = spendableEpsilon(r, 4);
+            QVERIFY2(rest, rest ? "" : rest.error().message.c_str());
+            auto bigger = parseDecimal(*rest).value();
+            // The next 4-digit decimal up does not fit.
+            ReleaseRequest up = r;
+            const double step = std::pow(10.0, std::floor(std::log10(bigger.toDouble())) - 3);
+            up.spec.epsilon = formatShortest(bigger.toDouble() + step);
+            auto preview = previewRelease(up);
+            QVERIFY(preview);
+            QVERIFY2(!preview->refusal.empty(), up.spec.epsilon.c_str());
+            r.spec.epsilon = *rest;
+            auto done = runRelease(r);
+            QVERIFY2(done, done ? "" : done.error().message.c_str());
+        }
+    }
+
+    void budgetLines() {
+        BudgetUsage u;
+        u.epsilonRemaining = 0.5;
+        u.deltaRemaining = 5e-7;
+        QCOMPARE(budgetUsageText(u, "1", "1e-6"),
+                 std::string("ε 0.5 of 1 and δ 5e-07 of 1e-6 left"));
+        QCOMPARE(budgetUsageText(u, "1", "0"), std::string("ε 0.5 of 1 left"));
+        // With the exact sums (as the ledger gives them) the figure is exact: 0.6 of 1 spent
+        // leaves 0.4, not 0.399999 (the binary double of the remainder is below 0.4).
+        u.epsilonRemaining = 0.39999999999999997;
+        u.epsilonSpentExact = "3/5";
+        u.deltaSpentExact = "1/2500000";
+        u.deltaRemaining = 5.9999999999999995e-07;
+        QCOMPARE(budgetUsageText(u, "1", "1e-6"),
+                 std::string("ε 0.4 of 1 and δ 6e-07 of 1e-6 left"));
+        u.epsilonSpentExact = "9996/10000";
+        QCOMPARE(budgetUsageText(u, "1", "0"), std::string("ε 0.0004 of 1 left"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReleaseJob)
+#include "tst_release_job.moc"

@@ -1,0 +1,6 @@
+# CSV reader tests: dpx_add_test(... LIBS dpx_io LABELS data)
+# The corpus (tests/io/sources/csv: malformed files with their manifest expected.tsv, good files with
+# quoting edge cases) is found through DPX_CSV_TEST_DIR, the source directory.
+dpx_add_test(tst_csv_reader SOURCES tst_csv_reader.cpp LIBS dpx_io LABELS data)
+target_compile_definitions(tst_csv_reader PRIVATE
+    DPX_CSV_TEST_DIR="${CMAKE_CURRENT_SOURCE_DIR}/csv")

@@ -1,0 +1,308 @@
+// The document (ui/model/document.h) and its state (ui/model/explorer_state.h): changes propagate with the
+// right flags, invalid values are refused without any change, undo/redo restore states exactly,
+// slider drags merge into one step, and sessions round-trip while broken files are refused.
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <limits>
+
+#include "ui/model/document.h"
+
+using namespace dpx;
+using namespace dpx::ui;
+
+class TestDocument : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void changesPropagateWithFlags() {
+        ExplorerDocument doc;
+        QSignalSpy spy(&doc, &ExplorerDocument::changed);
+        QVERIFY(doc.setEpsilon(0.5).hasValue());
+        QCOMPARE(spy.size(), 1);
+        QCOMPARE(spy.last().at(0).toUInt(), unsigned(MechanismChanged));
+        QCOMPARE(doc.state().epsilon, 0.5);
+        QVERIFY(doc.setSeed(99).hasValue());
+        QCOMPARE(spy.last().at(0).toUInt(), unsigned(SeedChanged));
+        QVERIFY(doc.setExample(QStringLiteral("ages")).hasValue());
+        QCOMPARE(spy.last().at(0).toUInt() & DataChanged, unsigned(DataChanged));
+        QVERIFY(doc.setEpsilon(0.5).hasValue());  // same value: no change, no signal
+        QCOMPARE(spy.size(), 3);
+    }
+
+    void invalidValuesAreRefused() {
+        ExplorerDocument doc;
+        QSignalSpy spy(&doc, &ExplorerDocument::changed);
+        for (double bad : {0.0, -1.0, 0.001, 25.0, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+            const Status st = doc.setEpsilon(bad);
+            QVERIFY(!st.hasValue());
+            QVERIFY(QString::fromStdString(st.error().message).contains(QStringLiteral("ε")));
+        }
+        QVERIFY(doc.setMechanism(MechanismChoice::Gaussian).hasValue());
+        QVERIFY(!doc.setDelta(0.5).hasValue());
+        QVERIFY(!doc.setDelta(0).hasValue());
+        QCOMPARE(spy.size(), 1);  // only the mechanism change
+        QCOMPARE(doc.state().epsilon, 1.0);
+        QCOMPARE(doc.undoStack()->count(), 1);
+    }
+
+    void undoRedoRestoreStates() {
+        ExplorerDocument doc;
+        const ExplorerState s0 = doc.state();
+        QVERIFY(doc.setMechanism(MechanismChoice::CountGeometric).hasValue());
+        const ExplorerState s1 = doc.state();
+        QVERIFY(doc.setSeed(7).hasValue());
+        QSignalSpy spy(&doc, &ExplorerDocument::changed);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.state(), s1);
+        QCOMPARE(spy.last().at(0).toUInt(), unsigned(SeedChanged));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.state(), s0);
+        doc.undoStack()->redo();
+        QCOMPARE(doc.state(), s1);
+        QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("choose Truncated geometric (GM)"));
+    }
+
+    void sliderDragIsOneStep() {
+        ExplorerDocument doc;
+        for (double e : {1.5, 2.0, 3.0, 4.0}) {
+            QVERIFY(doc.setEpsilon(e).hasValue());
+        }
+        QCOMPARE(doc.undoStack()->count(), 1);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.state().epsilon, 1.0);
+        doc.undoStack()->redo();
+        QCOMPARE(doc.state().epsilon, 4.0);
+        // A different kind of change in between starts a new step.
+        QVERIFY(doc.setSeed(3).hasValue());
+        QVERIFY(doc.setEpsilon(5).hasValue());
+        QCOMPARE(doc.undoStack()->count(), 3);
+    }
+
+    void sessionRoundTrip() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        ExplorerDocument doc;
+        ExplorerState s = doc.state();
+        s.exampleId = QStringLiteral("ages");
+        s.mechanism = MechanismChoice::CountOptimal;
+        s.epsilon = 0.37;
+        s.delta = 1e-9;
+        s.seed = std::numeric_limits<std::uint64_t>::max();  // not representable as a double
+        s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        s.lpObjective = QStringLiteral("minimax-l1");
+        s.neighbouring = Neighbouring::Replace;
+        s.rangeLo = -2.5;
+        s.rangeHi = 7;
+        s.binning = BinningChoice::EqualWidth;
+        s.dark = true;
+        s.tab = QStringLiteral("matrix");
+        s.tradeoffConfigs = {QStringLiteral("em:resize"), QStringLiteral("gaussian:noisefirst")};
+        s.tradeoffMetric = Metric::W1;
+        s.tradeoffAgainstPopulation = true;
+        s.tradeoffEpsLo = 0.05;
+        s.tradeoffEpsHi = 3;
+        s.tradeoffPopLo = 10;
+        s.tradeoffPopHi = 5e8;
+        s.tradeoffPoints = 9;
+        s.budgetEpsilon = 2.5;
+        s.budgetDelta = 1e-7;
+        s.budgetZcdp = true;
+        s.budgetRows = {{QStringLiteral("age"), 10, QStringLiteral("gaussian"), 2,
+                         QStringLiteral("accuracy"), 8.5},
+                        {QStringLiteral("age"), 100, QStringLiteral("geometric"), 0,
+                         QStringLiteral("epsilon"), 0.25}};
+        QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
+        QVERIFY(doc.saveSession(path).hasValue());
+        ExplorerDocument other;
+        QVERIFY(other.loadSession(path).hasValue());
+        QCOMPARE(other.state(), s);
+        other.undoStack()->undo();  // loading is one undoable step
+        QCOMPARE(other.state(), ExplorerState());
+    }
+
+    // The data sources of issue #5 round-trip, the PostgreSQL password never reaches the file
+    // (it stays in memory and in the undo stack only), and older sessions without "source" open
+    // their CSV file as a CSV source.
+    // A session the app wrote has no key it does not understand; misspelt or newer keys are
+    // listed (the window warns about them) and the rest of the session still loads.
+    void unknownSessionKeysAreReported() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        ExplorerDocument doc;
+        ExplorerState s = doc.state();
+        s.source = SourceKind::Csv;
+        s.csvPath = QStringLiteral("/tmp/x.csv");
+        s.idColumn = QStringLiteral("id");
+        s.cap = 2;
+        QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
+        QVERIFY(doc.saveSession(path).hasValue());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+        f.close();
+        QCOMPARE(ExplorerState::unknownKeys(root), QStringList());
+        QJsonObject data = root.value(QStringLiteral("data")).toObject();
+        data.insert(QStringLiteral("bisn"), 12);
+        root.insert(QStringLiteral("data"), data);
+        root.insert(QStringLiteral("future"), true);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(root).toJson());
+        f.close();
+        ExplorerDocument other;
+        QVERIFY(other.loadSession(path).hasValue());
+        QStringList keys = other.ignoredSessionKeys();
+        keys.sort();
+        QCOMPARE(keys, (QStringList{QStringLiteral("data.bisn"), QStringLiteral("future")}));
+        QCOMPARE(other.state().cap, 2);
+    }
+
+    void sourcesRoundTripWithoutPassword() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("pg.json"));
+        ExplorerDocument doc;
+        ExplorerState s = doc.state();
+        s.source = SourceKind::Postgres;
+        s.pgHost = QStringLiteral("db.example");
+        s.pgPort = 6543;
+        s.pgDatabase = QStringLiteral("census");
+        s.pgUser = QStringLiteral("analyst");
+        s.pgPassword = QStringLiteral("s3cret-p@ss");
+        s.pgConnectTimeout = 7;
+        s.pgStatementTimeout = 1234;
+        s.sqlTable = QStringLiteral("public_use.persons");
+        s.column = QStringLiteral("income");
+        s.binning = BinningChoice::Edges;
+        s.edges = {0, 10000, 25000, 1e6};
+        s.closedHi = false;
+        s.categories = {QStringLiteral("CA"), QStringLiteral("NY")};
+        s.unknownCategory = UnknownCategory::Other;
+        s.idColumn = QStringLiteral("person");
+        s.cap = 3;
+        s.csvDelimiter = QStringLiteral("semicolon");
+        s.csvHeader = false;
+        s.csvSkipBadRows = true;
+        s.csvTypes = {QStringLiteral("zip=categorical")};
+        s.sqlitePath = QStringLiteral("/tmp/x.db");
+        QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
+        QVERIFY(doc.saveSession(path).hasValue());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray json = f.readAll();
+        QVERIFY(!json.contains("s3cret"));
+        QVERIFY(!json.contains("password"));
+        QVERIFY(json.contains("db.example"));
+        ExplorerDocument other;
+        QVERIFY(other.loadSession(path).hasValue());
+        ExplorerState expected = s;
+        expected.pgPassword.clear();
+        QCOMPARE(other.state(), expected);
+        // The amend hook completes it (the window fills in a remembered password there).
+        ExplorerDocument third;
+        QVERIFY(third.loadSession(path, [](ExplorerState& x) { x.pgPassword = QStringLiteral("p"); })
+                    .hasValue());
+        QCOMPARE(third.state().pgPassword, QStringLiteral("p"));
+        // A session from before issue #5: "csv" without "source".
+        const QString old = dir.filePath(QStringLiteral("old.json"));
+        QFile o(old);
+        QVERIFY(o.open(QIODevice::WriteOnly));
+        o.write("{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"csv\":\"/d/a.csv\"}}");
+        o.close();
+        ExplorerDocument fourth;
+        QVERIFY(fourth.loadSession(old).hasValue());
+        QCOMPARE(fourth.state().source, SourceKind::Csv);
+        QCOMPARE(fourth.state().csvPath, QStringLiteral("/d/a.csv"));
+        // Changing the source is one undoable step.
+        fourth.undoStack()->undo();
+        QCOMPARE(fourth.state().source, SourceKind::Example);
+    }
+
+    void brokenSessionsAreRefused_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("expect");  // part of the message
+        QTest::newRow("not json") << QByteArray("{oops") << "not valid JSON";
+        QTest::newRow("array") << QByteArray("[1]") << "not an object";
+        QTest::newRow("no format") << QByteArray("{\"version\":1}") << "not a DP Explorer session";
+        QTest::newRow("future version")
+            << QByteArray("{\"format\":\"dpexplorer-session\",\"version\":2}") << "version";
+        QTest::newRow("epsilon text") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"epsilon\":\"x\"}}")
+                                      << "epsilon";
+        QTest::newRow("epsilon zero") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"epsilon\":0}}")
+                                      << "ε must be";
+        QTest::newRow("bad mechanism") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"name\":\"magic\"}}")
+                                       << "unknown mechanism";
+        QTest::newRow("bad seed") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"seed\":-4}}")
+                                  << "seed";
+        QTest::newRow("bad source") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"source\":\"ftp\"}}")
+                                    << "unknown source";
+        QTest::newRow("csv without file") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"source\":\"csv\"}}")
+                                          << "needs a file";
+        QTest::newRow("bad cap") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"cap\":0}}")
+                                 << "cap";
+        QTest::newRow("bad bins") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"bins\":2.5}}")
+                                  << "bins";
+        QTest::newRow("bad constraint") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"lp\":"
+            "{\"constraints\":[\"zz\"]}}}") << "constraint";
+        QTest::newRow("bad trade-off config") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+            "{\"configs\":[\"gm:clamp\"]}}") << "trade-off configuration 'gm:clamp'";
+        QTest::newRow("bad trade-off range") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+            "{\"epsilon_range\":[2,1]}}") << "trade-off ε range";
+        QTest::newRow("bad trade-off axis") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+            "{\"against\":\"time\"}}") << "against";
+        QTest::newRow("bad budget mechanism") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
+            "{\"statistics\":[{\"column\":\"a\",\"mechanism\":\"magic\"}]}}")
+                                              << "budget statistic 'a': unknown mechanism";
+        QTest::newRow("bad budget hold") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
+            "{\"statistics\":[{\"column\":\"a\",\"hold\":\"epsilon\",\"hold_value\":0}]}}")
+                                         << "held value";
+        QTest::newRow("bad budget total") << QByteArray(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":{\"delta\":1}}")
+                                          << "budget total";
+    }
+    void brokenSessionsAreRefused() {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, expect);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+        f.close();
+        ExplorerDocument doc;
+        QSignalSpy spy(&doc, &ExplorerDocument::changed);
+        const Status st = doc.loadSession(path);
+        QVERIFY(!st.hasValue());
+        QVERIFY2(QString::fromStdString(st.error().message).contains(expect),
+                 st.error().message.c_str());
+        QCOMPARE(spy.size(), 0);
+        QCOMPARE(doc.state(), ExplorerState());
+    }
+
+    void unreadablePaths() {
+        QTemporaryDir dir;
+        ExplorerDocument doc;
+        QVERIFY(!doc.loadSession(dir.path()).hasValue());
+        QVERIFY(!doc.loadSession(dir.filePath(QStringLiteral("missing.json"))).hasValue());
+        QVERIFY(!doc.saveSession(dir.filePath(QStringLiteral("no/such/dir/s.json"))).hasValue());
+    }
+};
+
+QTEST_MAIN(TestDocument)
+#include "tst_document.moc"

@@ -1,0 +1,690 @@
+// The window's Release dialog (issue #8): pre-filled from the document, previewing the budget,
+// releasing on the JobRunner into real files through io/release/release_job, refusing over-budget
+// releases and data-dependent bins, never replacing files without the (injected) confirmation,
+// and the status bar's ledger label following every release. Issue #17: a new ledger for a
+// dataset a known ledger has charged needs confirmation; the Budget tab starts from the ledger;
+// the status bar shows the current dataset's ledger and follows a release made elsewhere. The
+// known ledgers live in the settings, which these tests keep in a temporary directory.
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+
+#include "io/release/privacy_ledger.h"
+#include "io/release/release_files.h"
+#include "io/release/release_job.h"
+#include "ui/tabs/budget_tab.h"
+#include "ui/model/document.h"
+#include "ui/model/engine.h"
+#include "ui/release/known_ledgers.h"
+#include "ui/main_window.h"
+#include "ui/release/release_dialog.h"
+#include "tests/ui/window_test_support.h"
+
+using namespace dpx;
+using namespace dpx::ui;
+using dpx::ui::test::applyAndWait;
+
+namespace {
+
+// Waits for the window's first computation (the built-in example at start-up).
+bool waitForData(MainWindow& w) {
+    QSignalSpy shown(&w, &MainWindow::releaseShown);
+    return w.engine()->dataset().histogram.has_value() || shown.wait(30000);
+}
+
+QByteArray readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QStringList entries(const QTemporaryDir& dir) {
+    return QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+}
+
+template <class T>
+T* field(ReleaseDialog* d, const char* name) {
+    return d->findChild<T*>(QLatin1String(name));
+}
+
+// Every key of a JSON value, recursively.
+void collectKeys(const QJsonValue& v, QStringList& keys) {
+    if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            keys << it.key();
+            collectKeys(it.value(), keys);
+        }
+    } else if (v.isArray()) {
+        for (const QJsonValue& x : v.toArray()) {
+            collectKeys(x, keys);
+        }
+    }
+}
+
+struct Reports {
+    QList<QPair<bool, QString>> list;
+    int confirmations = 0;
+    bool confirm = false;
+    QStringList asked;
+    int newLedgerQuestions = 0;
+    bool confirmNewLedger = false;
+    QStringList otherLedgers;
+};
+
+// Opens the dialog on the window with reports and confirmations captured (no modal boxes).
+ReleaseDialog* openDialog(MainWindow& w, Reports& r) {
+    ReleaseDialog* d = w.releaseController()->open();
+    d->setReport([&r](bool ok, const QString& text) { r.list.append({ok, text}); });
+    d->setConfirmOverwrite([&r](const QStringList& existing) {
+        ++r.confirmations;
+        r.asked = existing;
+        return r.confirm;
+    });
+    d->setConfirmNewLedger([&r](const QStringList& others) {
+        ++r.newLedgerQuestions;
+        r.otherLedgers = others;
+        return r.confirmNewLedger;
+    });
+    return d;
+}
+
+// A release of the window's histogram made outside the window (as `dpx release` would).
+Status releaseElsewhere(MainWindow& w, const QString& ledger, const QString& csv,
+                        const std::string& epsilon) {
+    const ReleaseContext c = releaseContextOf(w.document()->state(), w.engine()->dataset());
+    data::ReleaseRequest r;
+    r.spec.epsilon = epsilon;
+    r.spec.appVersion = "dpx test";
+    r.dataset = c.dataset.toStdString();
+    r.csvPath = csv.toStdString();
+    r.ledgerPath = ledger.toStdString();
+    data::ReleaseTruth truth{*c.histogram, true, c.source.toStdString()};
+    r.loadTruth = [truth]() -> Expected<data::ReleaseTruth> { return truth; };
+    auto o = data::runRelease(r);
+    if (!o) {
+        return o.error();
+    }
+    return okStatus();
+}
+
+bool waitForPreview(ReleaseDialog* d) {
+    QTest::qWait(0);
+    return QTest::qWaitFor([d] { return !d->previewPending(); }, 20000);
+}
+
+// Clicks Release (or calls startRelease when the button is disabled) and waits for the result.
+bool releaseAndWait(ReleaseDialog* d, Reports& r) {
+    const auto before = r.list.size();
+    d->startRelease();
+    return QTest::qWaitFor([&] { return r.list.size() > before; }, 30000);
+}
+
+// Fills the dialog for a release into a new ledger with total (totalEpsilon, 0) at ε and waits
+// for the preview.
+bool fillNewLedgerRelease(ReleaseDialog* d, const QString& csv, const QString& ledger,
+                          const QString& totalEpsilon, const QString& epsilon) {
+    d->setOutputPath(csv);
+    d->setLedgerPath(ledger);
+    field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(totalEpsilon);
+    field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
+    field<QLineEdit>(d, "releaseEpsilon")->setText(epsilon);
+    return waitForPreview(d);
+}
+
+}  // namespace
+
+class TestReleaseDialog : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QLocale::setDefault(QLocale::c());
+        QStandardPaths::setTestModeEnabled(true);
+        // The settings (known ledgers, window geometry) in a directory of this run only.
+        QVERIFY(settings_.isValid());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings_.path());
+    }
+    // Every test starts without known ledgers.
+    void init() { QSettings().remove(QStringLiteral("ledgers")); }
+
+    // The whole path on the built-in example: a release writes the CSV and its metadata (no seed,
+    // no true counts), the ledger records it, the status bar's label shows what is left; a second
+    // release over the budget is refused before the click and, forced, writes nothing; existing
+    // files are replaced only after confirmation.
+    void releaseChargesLedgerAndRefusesOverBudget() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        QVERIFY(w.document()->state().source == SourceKind::Example);
+        const std::vector<std::int64_t> truth = w.engine()->dataset().histogram->counts();
+        QLabel* label = w.releaseController()->ledgerLabel();
+        QCOMPARE(label->text(), QStringLiteral("No ledger"));
+
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        // Pre-filled from the document: ε = 1, discrete Laplace for the window's Laplace.
+        QCOMPARE(field<QLineEdit>(d, "releaseEpsilon")->text(), QStringLiteral("1"));
+        QCOMPARE(field<QComboBox>(d, "releaseMechanism")->currentData().toString(),
+                 QStringLiteral("discrete-laplace"));
+        QVERIFY(!field<QLineEdit>(d, "releaseDelta")->isEnabled());  // pure ε-DP: no δ
+        const QString csv = dir.filePath(QStringLiteral("hours.csv"));
+        const QString ledger = dir.filePath(QStringLiteral("ledger.json"));
+        d->setOutputPath(csv);
+        d->setLedgerPath(ledger);
+        QCOMPARE(field<QLabel>(d, "releaseMetadataPath")->text(),
+                 dir.filePath(QStringLiteral("hours.json")));
+        QVERIFY(field<QLineEdit>(d, "releaseBudgetEpsilon")->isEnabled());  // new ledger
+        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("2"));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
+        field<QComboBox>(d, "releaseComposition")->setCurrentIndex(0);
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        QVERIFY2(d->budgetText().contains(QStringLiteral("after it: ε 1 of 2 left")),
+                 qPrintable(d->budgetText()));
+
+        QSignalSpy finished(d, &ReleaseDialog::releaseFinished);
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QVERIFY(reports.list.last().second.contains(csv));
+        QVERIFY(reports.list.last().second.contains(QStringLiteral("ε 1 of 2 left")));
+        QCOMPARE(finished.size(), 1);
+
+        // The files: one value per declared bin, the metadata's mechanism and ε, no seed and no
+        // true counts anywhere.
+        const QList<QByteArray> lines = readFile(csv).trimmed().split('\n');
+        QCOMPARE(lines.size(), static_cast<int>(truth.size()) + 1);
+        int equal = 0;
+        for (int i = 1; i < lines.size(); ++i) {
+            const double v = lines[i].split(',').last().toDouble();
+            equal += v == static_cast<double>(truth[static_cast<std::size_t>(i - 1)]);
+        }
+        QVERIFY(equal < static_cast<int>(truth.size()));  // noise was added
+        const QByteArray jsonText = readFile(dir.filePath(QStringLiteral("hours.json")));
+        const QJsonObject md = QJsonDocument::fromJson(jsonText).object();
+        QCOMPARE(md.value(QStringLiteral("mechanism")).toString(),
+                 QStringLiteral("discrete-laplace"));
+        QCOMPARE(md.value(QStringLiteral("privacy")).toObject().value(QStringLiteral("epsilon")),
+                 QJsonValue(QStringLiteral("1")));
+        QStringList keys;
+        collectKeys(md, keys);
+        for (const QString& k : keys) {
+            QVERIFY2(!k.contains(QStringLiteral("seed"), Qt::CaseInsensitive), qPrintable(k));
+            QVERIFY2(!k.contains(QStringLiteral("count"), Qt::CaseInsensitive) ||
+                         k == QStringLiteral("count"),
+                     qPrintable(k));
+        }
+        QVERIFY(!jsonText.contains("seed"));
+        QVERIFY(md.value(QStringLiteral("source")).toString().contains(QStringLiteral("hour")));
+
+        auto l = data::PrivacyLedger::load(ledger.toStdString());
+        QVERIFY2(l, l ? "" : l.error().message.c_str());
+        QCOMPARE(l->releases().size(), std::size_t(1));
+        QCOMPARE(l->releases()[0].epsilon, std::string("1"));
+        QCOMPARE(l->releases()[0].mechanism, std::string("discrete-laplace"));
+        QTRY_COMPARE_WITH_TIMEOUT(label->text(),
+                                  QStringLiteral("Ledger ledger.json: ε 1 of 2 left"), 10000);
+
+        // Over budget: refused with the ledger's explanation before the click...
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!field<QLineEdit>(d, "releaseBudgetEpsilon")->isEnabled());  // ledger exists
+        d->setOutputPath(dir.filePath(QStringLiteral("second.csv")));
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("1.5"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!d->canRelease());
+        QVERIFY2(d->statusText().startsWith(QStringLiteral("Refused by the ledger")) &&
+                     d->statusText().contains(QStringLiteral("left")),
+                 qPrintable(d->statusText()));
+        QVERIFY2(d->budgetText().contains(QStringLiteral("ε 1 of 2 left now")),
+                 qPrintable(d->budgetText()));
+        // ...and, forced, refused by the release itself with nothing written.
+        const QStringList before = entries(dir);
+        const QByteArray ledgerBefore = readFile(ledger);
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY(!reports.list.last().first);
+        QVERIFY2(reports.list.last().second.contains(QStringLiteral("nothing was written")),
+                 qPrintable(reports.list.last().second));
+        QCOMPARE(entries(dir), before);
+        QCOMPARE(readFile(ledger), ledgerBefore);
+
+        // Existing files: not replaced when the confirmation says no (nothing starts), replaced
+        // when it says yes.
+        d->setOutputPath(csv);
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.5"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->statusText().contains(QStringLiteral("you will be asked")),
+                 qPrintable(d->statusText()));
+        const QByteArray csvBefore = readFile(csv);
+        reports.confirm = false;
+        const auto reported = reports.list.size();
+        d->startRelease();
+        QCOMPARE(reports.confirmations, 1);
+        QCOMPARE(reports.asked, QStringList({csv, dir.filePath(QStringLiteral("hours.json"))}));
+        QTest::qWait(200);
+        QCOMPARE(reports.list.size(), reported);  // no release ran
+        QCOMPARE(readFile(csv), csvBefore);
+        QCOMPARE(readFile(ledger), ledgerBefore);
+        reports.confirm = true;
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QCOMPARE(reports.confirmations, 2);
+        QCOMPARE(data::PrivacyLedger::load(ledger.toStdString())->releases().size(),
+                 std::size_t(2));
+        QTRY_COMPARE_WITH_TIMEOUT(label->text(),
+                                  QStringLiteral("Ledger ledger.json: ε 0.5 of 2 left"), 10000);
+    }
+
+    // The discrete Gaussian: δ enabled, σ², ρ and the δ achieved shown; zCDP budgets in ρ.
+    void gaussianShowsSigmaRhoAndDelta() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        field<QComboBox>(d, "releaseMechanism")->setCurrentIndex(1);
+        QVERIFY(field<QLineEdit>(d, "releaseDelta")->isEnabled());
+        field<QLineEdit>(d, "releaseDelta")->setText(QStringLiteral("1e-6"));
+        d->setOutputPath(dir.filePath(QStringLiteral("g.csv")));
+        d->setLedgerPath(dir.filePath(QStringLiteral("z.json")));
+        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("3"));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("1e-5"));
+        field<QComboBox>(d, "releaseComposition")->setCurrentIndex(1);
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        // ε = 1, δ = 1e-6, Δ = 1: σ² = 17.8995 (docs/security.md, calibrateDiscreteGaussian).
+        QVERIFY2(d->gaussianText().contains(QStringLiteral("σ² = 17.8995 ")) &&
+                     d->gaussianText().contains(QStringLiteral("δ achieved")),
+                 qPrintable(d->gaussianText()));
+        QVERIFY2(d->budgetText().contains(QStringLiteral("costs ρ = ")) &&
+                     d->budgetText().contains(QStringLiteral("ρ ")),
+                 qPrintable(d->budgetText()));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QTRY_VERIFY_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text().startsWith(
+                                     QStringLiteral("Ledger z.json: ρ ")),
+                                 10000);
+    }
+
+    // geometric-matrix: n is published in the metadata, so the dialog never pre-fills the
+    // window's automatic n (the largest count); a declared n is taken over.
+    void groupSizeIsNotTakenFromTheData() {
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        ExplorerState s = w.document()->state();
+        s.mechanism = MechanismChoice::CountGeometric;
+        s.countN = 0;
+        QVERIFY(applyAndWait(w, s));
+        const auto counts = w.engine()->dataset().histogram->counts();
+        const std::int64_t largest = *std::max_element(counts.begin(), counts.end());
+        QVERIFY(largest != 100);
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        QCOMPARE(field<QComboBox>(d, "releaseMechanism")->currentData().toString(),
+                 QStringLiteral("geometric-matrix"));
+        QCOMPARE(d->findChild<QSpinBox*>(QStringLiteral("releaseGroupSize"))->value(), 100);
+        d->close();
+        QTRY_VERIFY(w.releaseController()->dialog() == nullptr);
+        s.countN = 30;
+        QVERIFY(applyAndWait(w, s));
+        d = openDialog(w, reports);
+        QCOMPARE(d->findChild<QSpinBox*>(QStringLiteral("releaseGroupSize"))->value(), 30);
+    }
+
+    // Bins taken from the data are refused, with the explanation, and nothing is written:
+    // the example's range from the data, and a CSV whose automatic bins the loader marks as
+    // data-dependent (DatasetResult::dataDependent).
+    void dataDependentBinsAreRefused() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        ExplorerState s = w.document()->state();
+        s.binning = BinningChoice::EqualWidth;
+        s.bins = 10;
+        s.rangeLo = s.rangeHi = 0;  // the data's range
+        QVERIFY(applyAndWait(w, s));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        d->setOutputPath(dir.filePath(QStringLiteral("r.csv")));
+        d->setLedgerPath(dir.filePath(QStringLiteral("l.json")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!d->canRelease());
+        QLabel* refusal = field<QLabel>(d, "releaseRefusal");
+        QVERIFY(!refusal->isHidden());
+        QVERIFY2(refusal->text().contains(QStringLiteral("depend on the data")),
+                 qPrintable(refusal->text()));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY(!reports.list.last().first);
+        QVERIFY(entries(dir).isEmpty());
+        d->close();
+        QTRY_VERIFY(w.releaseController()->dialog() == nullptr);
+
+        const QString data = dir.filePath(QStringLiteral("ages.csv"));
+        {
+            QFile f(data);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("name,age\nann,34\nbob,41\ncid,34\n");
+        }
+        QSignalSpy shown(&w, &MainWindow::releaseShown);
+        QVERIFY(w.openCsv(data));
+        QVERIFY(shown.wait(30000));
+        QVERIFY(w.engine()->dataset().dataDependent);
+        d = openDialog(w, reports);
+        d->setOutputPath(dir.filePath(QStringLiteral("r.csv")));
+        d->setLedgerPath(dir.filePath(QStringLiteral("l.json")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!d->canRelease());
+        QVERIFY2(
+            field<QLabel>(d, "releaseRefusal")->text().contains(QStringLiteral("Data-dependent")),
+            qPrintable(field<QLabel>(d, "releaseRefusal")->text()));
+        const QStringList before = entries(dir);
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY(!reports.list.last().first);
+        QCOMPARE(entries(dir), before);
+    }
+
+    // A tampered ledger: the preview refuses with the ledger's error, and the status bar says the
+    // ledger chosen in the dialog is unreadable.
+    void tamperedLedgerIsShown() {
+        QTemporaryDir dir;
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        {
+            auto l = data::PrivacyLedger::create("x", "1", "0", Composition::Basic);
+            QVERIFY(l);
+            QByteArray text = QByteArray::fromStdString(l->toJson());
+            text.replace("\"1\"", "\"5\"");
+            QFile f(ledger);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text);
+        }
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        d->setOutputPath(dir.filePath(QStringLiteral("r.csv")));
+        d->setLedgerPath(ledger);
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!d->canRelease());
+        QVERIFY2(d->statusText().startsWith(QStringLiteral("Cannot release")) &&
+                     d->statusText().contains(QStringLiteral("checksum")),
+                 qPrintable(d->statusText()));
+        // Choosing the ledger in the dialog is enough for the status bar to show it.
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger l.json: unreadable"), 10000);
+    }
+
+    // Issue #17 item 7: after a release charged to ledger A, a release on the same dataset to a
+    // new ledger B would start a fresh budget; the dialog warns (naming A, offering to use it) and
+    // the release needs explicit confirmation: refused, nothing is written; confirmed, B is made.
+    void newLedgerForChargedDatasetNeedsConfirmation() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        const QString a = dir.filePath(QStringLiteral("a.json"));
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("r1.csv")), a,
+                                     QStringLiteral("1"), QStringLiteral("0.25")));
+        QVERIFY(d->newLedgerWarning().isEmpty());  // no ledger has charged this dataset yet
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QCOMPARE(reports.newLedgerQuestions, 0);
+        QCOMPARE(knownLedgers().value(0), a);
+
+        // A new ledger B for the same data: warned before the click...
+        const QString b = dir.filePath(QStringLiteral("b.json"));
+        d->setOutputPath(dir.filePath(QStringLiteral("r2.csv")));
+        d->setLedgerPath(b);
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->newLedgerWarning().contains(a) &&
+                     d->newLedgerWarning().contains(QStringLiteral("fresh budget")),
+                 qPrintable(d->newLedgerWarning()));
+        QCOMPARE(d->otherLedgers(), QStringList{a});
+        // ...refused without confirmation: nothing written...
+        const QStringList before = entries(dir);
+        reports.confirmNewLedger = false;
+        const auto reported = reports.list.size();
+        d->startRelease();
+        QCOMPARE(reports.newLedgerQuestions, 1);
+        QVERIFY(reports.otherLedgers.value(0).contains(a));
+        QTest::qWait(200);
+        QCOMPARE(reports.list.size(), reported);
+        QCOMPARE(entries(dir), before);
+        QVERIFY(d->statusText().contains(QStringLiteral("Not released")));
+        // ...offered the ledger that charged it...
+        auto* use = field<QPushButton>(d, "releaseUseOtherLedger");
+        QVERIFY(!use->isHidden());
+        QVERIFY(use->text().contains(QStringLiteral("a.json")));
+        use->click();
+        QCOMPARE(field<QLineEdit>(d, "releaseLedger")->text(), a);
+        QVERIFY(waitForPreview(d));
+        QVERIFY(d->newLedgerWarning().isEmpty());
+        // ...and made after an explicit yes.
+        d->setLedgerPath(b);
+        QVERIFY(waitForPreview(d));
+        reports.confirmNewLedger = true;
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QCOMPARE(reports.newLedgerQuestions, 2);
+        QVERIFY(QFileInfo::exists(b));
+    }
+
+    // Issue #17 items 8 and 9: a ledger chosen in the dialog becomes the plan's; the Budget tab
+    // starts from what it has spent; a release made outside the window (as `dpx release`) is shown
+    // in the status bar and the Budget tab without any action; another dataset shows its own
+    // (empty) plan and no ledger, and coming back shows the ledger and plan again.
+    void budgetAndStatusBarFollowTheLedger() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        BudgetTab* budget = w.budgetView();
+        QTRY_VERIFY(!budget->busy() && budget->result().has_value());
+        const double fresh = budget->result()->statistics[0].epsilon;
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        d->setOutputPath(dir.filePath(QStringLiteral("r1.csv")));
+        d->setLedgerPath(ledger);
+        field<QLineEdit>(d, "releaseBudgetEpsilon")->setText(QStringLiteral("1"));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("0"));
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.5"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        d->close();
+        QTRY_VERIFY(w.releaseController()->dialog() == nullptr);
+
+        // The plan is the ledger's: it shares the 0.5 left.
+        QTRY_COMPARE_WITH_TIMEOUT(currentBudget(w.document()->state()).ledger, ledger, 10000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            !budget->busy() && budget->result() && budget->result()->spentCharges == 1,
+            qPrintable(budget->ledgerText() + QLatin1Char('|') + budget->errorText() +
+                       QLatin1Char('|') + w.releaseController()->ledgerLabel()->text()),
+            10000);
+        QCOMPARE(fresh, 1.0);
+        QCOMPARE(budget->result()->statistics[0].epsilon, 0.5);
+        QVERIFY(budget->ledgerText().contains(QStringLiteral("l.json")));
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger l.json: ε 0.5 of 1 left"), 10000);
+
+        // A release from elsewhere: the label and the plan follow the file.
+        QVERIFY(releaseElsewhere(w, ledger, dir.filePath(QStringLiteral("r2.csv")), "0.25"));
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger l.json: ε 0.25 of 1 left"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !budget->busy() && budget->result() && budget->result()->spentCharges == 2, 10000);
+        QCOMPARE(budget->result()->statistics[0].epsilon, 0.25);
+
+        // Another dataset: no ledger of its own, its own (new) plan, and a line saying so.
+        ExplorerState s = w.document()->state();
+        const ExplorerState telemetry = s;
+        s.exampleId = QStringLiteral("ages");
+        QVERIFY(applyAndWait(w, s));
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("No ledger"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!budget->busy() && !budget->ledger().usable(), 10000);
+        QVERIFY2(budget->noteText().contains(QStringLiteral("ages")),
+                 qPrintable(budget->noteText()));
+        QTRY_VERIFY(budget->result() && budget->result()->spentCharges == 0);
+        // Back: the ledger and the plan that starts from it.
+        QVERIFY(applyAndWait(w, telemetry));
+        QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger l.json: ε 0.25 of 1 left"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !budget->busy() && budget->result() && budget->result()->spentCharges == 2, 10000);
+    }
+
+    // Issue #17 item 9: with no ledger chosen for the plan, the status bar shows the last ledger
+    // used for the dataset shown (a new window after a restart), never one of another dataset.
+    void statusBarFindsTheDatasetsLedger() {
+        QTemporaryDir dir;
+        const QString other = dir.filePath(QStringLiteral("other.json"));
+        {
+            auto l = data::PrivacyLedger::create("some other data", "1", "0", Composition::Basic);
+            QFile f(other);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(l->toJson()));
+        }
+        rememberLedger(other);
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        QTest::qWait(300);
+        QCOMPARE(w.releaseController()->ledgerLabel()->text(), QStringLiteral("No ledger"));
+        const QString mine = dir.filePath(QStringLiteral("mine.json"));
+        {
+            const ReleaseContext c = releaseContextOf(w.document()->state(), w.engine()->dataset());
+            auto l =
+                data::PrivacyLedger::create(c.dataset.toStdString(), "2", "0", Composition::Basic);
+            QFile f(mine);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(l->toJson()));
+        }
+        QVERIFY(releaseElsewhere(w, mine, dir.filePath(QStringLiteral("r.csv")), "0.5"));
+        rememberLedger(mine);
+        rememberLedger(other);  // the newest known ledger is another dataset's
+        MainWindow again;
+        again.show();
+        QVERIFY(waitForData(again));
+        QTRY_COMPARE_WITH_TIMEOUT(again.releaseController()->ledgerLabel()->text(),
+                                  QStringLiteral("Ledger mine.json: ε 1.5 of 2 left"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!again.budgetView()->busy() && again.budgetView()->result() &&
+                                     again.budgetView()->result()->spentCharges == 1,
+                                 10000);
+    }
+
+    // Issue #17 item 6: after ε = 0.299573227355399 (an accuracy-first ε) of a total of 1, what
+    // is left is shown rounded down (0.700426, not 0.700427), that figure is accepted when typed,
+    // "Use the rest" fills in an ε the ledger accepts, and a refusal prints decimals, never a
+    // 30-digit fraction.
+    void remainingBudgetCanBeSpent() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("r1.csv")),
+                                     dir.filePath(QStringLiteral("l.json")), QStringLiteral("1"),
+                                     QStringLiteral("0.299573227355399")));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        d->setOutputPath(dir.filePath(QStringLiteral("r2.csv")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->budgetText().contains(QStringLiteral("ε 0.700426 of 1 left now")),
+                 qPrintable(d->budgetText()));
+        // The figure shown is spendable.
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.700426"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        // A refusal in decimals.
+        field<QLineEdit>(d, "releaseEpsilon")->setText(QStringLiteral("0.8"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!d->canRelease());
+        const QRegularExpression longNumber(QStringLiteral("[0-9]{16,}|[0-9]+/[0-9]+"));
+        QVERIFY2(!d->statusText().contains(longNumber), qPrintable(d->statusText()));
+        QVERIFY2(!d->budgetText().contains(longNumber), qPrintable(d->budgetText()));
+        // "Use the rest": the largest ε the ledger takes, and the release goes through.
+        auto* rest = field<QPushButton>(d, "releaseUseRest");
+        QVERIFY(rest);
+        rest->click();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            field<QLineEdit>(d, "releaseEpsilon")->text() != QStringLiteral("0.8"), 10000);
+        const QString eps = field<QLineEdit>(d, "releaseEpsilon")->text();
+        QVERIFY2(eps.startsWith(QStringLiteral("0.7004")), qPrintable(eps));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+    }
+
+    // Issue #17: a release interrupted after its charge (the ledger holds it as pending, its
+    // files never appeared) is resolved by the next release from the window, and the dialog's
+    // report says so: charged, not published.
+    void interruptedReleaseIsReported() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("r1.csv")), ledger,
+                                     QStringLiteral("2"), QStringLiteral("0.5")));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        // What a process killed right after charging leaves: a pending release naming files and
+        // temporaries that do not exist.
+        auto l = data::PrivacyLedger::load(ledger.toStdString());
+        QVERIFY(l);
+        data::LedgerRelease pending = l->releases().front();
+        pending.state = data::ReleaseState::Pending;
+        pending.files = {dir.filePath(QStringLiteral("lost.csv")).toStdString(),
+                         dir.filePath(QStringLiteral("lost.json")).toStdString()};
+        pending.temps = {dir.filePath(QStringLiteral(".lost.csv.dpx-pending-1")).toStdString(),
+                         dir.filePath(QStringLiteral(".lost.json.dpx-pending-1")).toStdString()};
+        QVERIFY(l->append(pending));
+        QVERIFY(data::writeLedgerFile(ledger.toStdString(), *l));
+        d->setOutputPath(dir.filePath(QStringLiteral("r2.csv")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(releaseAndWait(d, reports));
+        const auto& [ok, text] = reports.list.last();
+        QVERIFY2(ok, qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("interrupted")) &&
+                     text.contains(QStringLiteral("charged, not published")),
+                 qPrintable(text));
+        // Charged all the same: 0.5 + 0.5 (lost) + 0.5 of 2.
+        auto after = data::PrivacyLedger::load(ledger.toStdString());
+        QVERIFY(after);
+        QCOMPARE(after->releases().size(), std::size_t{3});
+        QCOMPARE(after->releases()[1].state, data::ReleaseState::NotPublished);
+        QCOMPARE(after->usage().epsilonSpentExact, std::string("3/2"));
+    }
+
+private:
+    QTemporaryDir settings_;
+};
+
+QTEST_MAIN(TestReleaseDialog)
+#include "tst_release_dialog.moc"

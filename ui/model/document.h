@@ -1,0 +1,60 @@
+// The document of the window: the current ExplorerState, an undo stack recording every change,
+// and session files. Widgets never change each other; they call apply() (or a setter) and redraw
+// when changed() says what changed. Invalid states are refused with the reason and change nothing.
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+#include <QString>
+#include <QUndoStack>
+#include <functional>
+
+#include "core/base/expected.h"
+#include "ui/model/explorer_state.h"
+
+namespace dpx::ui {
+
+class ExplorerDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit ExplorerDocument(QObject* parent = nullptr);
+
+    const ExplorerState& state() const { return state_; }
+    QUndoStack* undoStack() { return &undo_; }
+
+    // Makes `next` the state as one undoable step named `description` (shown as "Undo <...>").
+    // Consecutive steps with the same non-empty `mergeKey` merge into one (dragging a slider is
+    // one step). No-op if nothing changes. Refused, with the reason, if next.validate() fails.
+    Status apply(const ExplorerState& next, const QString& description,
+                 const QString& mergeKey = {});
+
+    Status setEpsilon(double epsilon);
+    Status setDelta(double delta);
+    Status setMechanism(MechanismChoice m);
+    Status setSeed(std::uint64_t seed);
+    Status setEstimator(EstimatorKind e);
+    Status setExample(const QString& id);
+
+    // Session files: the state as JSON (ExplorerState::toJson). Loading is one undoable step;
+    // a broken file changes nothing and the error says why. The file never holds a password;
+    // `amend` may complete the loaded state before it applies (a remembered password).
+    Status saveSession(const QString& path) const;
+    Status loadSession(const QString& path,
+                       const std::function<void(ExplorerState&)>& amend = {});
+    // Keys of the last loaded session that were not understood (ExplorerState::unknownKeys).
+    const QStringList& ignoredSessionKeys() const { return ignoredKeys_; }
+
+Q_SIGNALS:
+    // After every change (including undo and redo): which aspects changed, and the new state.
+    void changed(unsigned flags, const dpx::ui::ExplorerState& state);
+
+private:
+    QStringList ignoredKeys_;
+    friend class StateCommand;
+    void setState(const ExplorerState& s);
+
+    ExplorerState state_;
+    QUndoStack undo_;
+};
+
+}  // namespace dpx::ui

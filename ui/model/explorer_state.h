@@ -1,0 +1,283 @@
+// Everything the user has chosen in the window, as one value: the dataset and its binning, the
+// mechanism and its parameters, the estimator, the seed, the LP settings of the optimal count
+// mechanism, and view options. The document (ui/model/document.h) holds one and records every change on
+// its undo stack; a session file is this value as JSON.
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <cstdint>
+
+#include <vector>
+
+#include "core/choosing/budget_plan.h"
+#include "core/histogram/dataset.h"
+#include "core/estimators/estimator.h"
+#include "core/base/expected.h"
+#include "core/mechanisms/gaussian_mechanism.h"
+#include "core/histogram/histogram.h"
+#include "core/ldp/protocols.h"
+#include "core/accuracy/metrics.h"
+
+namespace dpx::ui {
+
+// The mechanisms of the window. Histogram mechanisms add noise to every bin (core/mechanisms/mechanism.h);
+// count mechanisms release each bin's count through an (n+1)×(n+1) matrix (core/count/count_mechanism.h,
+// core/count/count_lp.h), n = the group size.
+enum class MechanismChoice {
+    Laplace,
+    Geometric,
+    Gaussian,
+    CountGeometric,     // GM, truncated geometric
+    CountExplicitFair,  // EM
+    CountUniform,       // UM
+    CountLaplace,       // Laplace rounded and clamped to {0..n}
+    CountGaussian,      // Gaussian rounded and clamped to {0..n}: (ε, δ) only
+    CountOptimal,       // LP design
+    // Local protocols (core/ldp/protocols.h): every record is one person who randomises their own value
+    // before it leaves their device; the collector estimates the histogram from the reports.
+    LocalRR,        // binary randomized response (2 bins)
+    LocalGRR,       // generalized RR / direct encoding
+    LocalOUE,       // optimal unary encoding
+    LocalSUE,       // symmetric unary encoding (basic RAPPOR)
+    LocalOLH,       // optimal local hashing
+    LocalHRR,       // Hadamard randomized response
+    LocalDBitFlip,  // Microsoft's dBitFlip (seed 002), ldpBits buckets per user
+};
+const char* mechanismChoiceId(MechanismChoice m);  // "laplace", ..., "count-optimal"
+QString mechanismChoiceTitle(MechanismChoice m);   // "Laplace", ..., "Optimal (LP)"
+Expected<MechanismChoice> mechanismChoiceFromId(const QString& id);
+bool isCountMechanism(MechanismChoice m);
+bool usesDelta(MechanismChoice m);  // Gaussian and CountGaussian
+bool isLocalMechanism(MechanismChoice m);
+// The core protocol of a local mechanism (precondition: isLocalMechanism(m)).
+ldp::Protocol localProtocolOf(MechanismChoice m);
+inline constexpr MechanismChoice kAllMechanismChoices[] = {
+    MechanismChoice::Laplace,           MechanismChoice::Geometric,
+    MechanismChoice::Gaussian,          MechanismChoice::CountGeometric,
+    MechanismChoice::CountExplicitFair, MechanismChoice::CountUniform,
+    MechanismChoice::CountLaplace,      MechanismChoice::CountGaussian,
+    MechanismChoice::CountOptimal,      MechanismChoice::LocalRR,
+    MechanismChoice::LocalGRR,          MechanismChoice::LocalOUE,
+    MechanismChoice::LocalSUE,          MechanismChoice::LocalOLH,
+    MechanismChoice::LocalHRR,          MechanismChoice::LocalDBitFlip};
+// Largest dBitFlip d the window accepts (it must also be at most the number of bins).
+inline constexpr int kMaxLdpBits = 1024;
+
+enum class BinningChoice { Auto, EqualWidth, Integer, Categories, Edges };
+// "auto", "equal-width", "integer", "categories", "edges"
+const char* binningChoiceId(BinningChoice b);
+Expected<BinningChoice> binningChoiceFromId(const QString& id);
+
+// Where the data comes from: a built-in example (an in-memory table), a CSV/TSV file (streamed,
+// io/sources/csv_reader.h), a SQLite file or a PostgreSQL server (counted in the database,
+// io/sources/sql_source.h).
+enum class SourceKind { Example, Csv, Sqlite, Postgres };
+const char* sourceKindId(SourceKind k);  // "example", "csv", "sqlite", "postgresql"
+Expected<SourceKind> sourceKindFromId(const QString& id);
+inline bool isExternalSource(SourceKind k) {
+    return k != SourceKind::Example;
+}
+inline bool isSqlSource(SourceKind k) {
+    return k == SourceKind::Sqlite || k == SourceKind::Postgres;
+}
+
+// CSV delimiters of the import options: "auto" (detected), "comma", "semicolon", "tab", "pipe".
+char csvDelimiterChar(const QString& id);  // 0 for "auto"
+bool isCsvDelimiterId(const QString& id);
+
+// Limits of the ε and δ controls (the slider spans these; typed values outside are refused).
+inline constexpr double kMinEpsilon = 0.01;
+inline constexpr double kMaxEpsilon = 20;
+inline constexpr double kMinDelta = 1e-12;
+inline constexpr double kMaxDelta = 0.1;
+// Trade-off grids: points per curve and the population range.
+inline constexpr int kMaxTradeoffPoints = 200;
+inline constexpr double kMaxTradeoffPopulation = 1e12;
+// True for "MECHANISM:ESTIMATOR" ids the trade-off tab draws (laplace, geometric, gaussian with any
+// estimator; gm, em, optimal with identity or resize).
+bool isTradeoffConfigId(const QString& id);
+
+struct ExplorerState {
+    // Data. The source; for Example the built-in example exampleId (exampleRows rows, 0 = its
+    // default).
+    SourceKind source = SourceKind::Example;
+    QString exampleId = QStringLiteral("telemetry");
+    qint64 exampleRows = 0;
+    QString csvPath;
+    // CSV import options.
+    QString csvDelimiter = QStringLiteral("auto");
+    bool csvHeader = true;
+    bool csvSkipBadRows = false;  // false: the first bad row is the error
+    QStringList csvTypes;         // per-column type overrides, "column=integer|float|..."
+    // SQLite file; PostgreSQL connection. The password is held in memory only: it is never part of
+    // the session JSON (the connection dialog may keep it in the settings if the user asks).
+    QString sqlitePath;
+    QString pgHost = QStringLiteral("localhost");
+    int pgPort = 5432;
+    QString pgDatabase, pgUser, pgPassword;
+    int pgConnectTimeout = 10;        // s
+    int pgStatementTimeout = 300000;  // ms, 0 = none
+    QString sqlTable;                 // empty: the first table
+    QString column;                   // empty: the dataset's default column
+    BinningChoice binning = BinningChoice::Auto;
+    int bins = 32;
+    double rangeLo = 0, rangeHi = 0;  // equal for "the data's range"
+    bool closedHi = true;             // equal-width and edges: the last bin includes its upper end
+    std::vector<double> edges;        // BinningChoice::Edges
+    QStringList categories;           // BinningChoice::Categories; empty: taken from the data
+    UnknownCategory unknownCategory = UnknownCategory::Drop;
+    // Contribution bounding (external sources): at most `cap` rows per value of idColumn.
+    QString idColumn;  // empty: one row per person
+    int cap = 1;
+    Neighbouring neighbouring = Neighbouring::AddRemove;
+    // The binning chosen for the other columns and sources of this session: a column's binning
+    // comes back when it is chosen again (rememberColumnChoice, recallColumnChoice, enterSource).
+    // Newest last, at most kMaxColumnChoices; the current column's binning is the fields above.
+    struct ColumnChoice {
+        QString source;  // dataSourceKey(): the file, database or example (without the table)
+        QString table;   // SQL sources: the table
+        QString column;  // "" = the source's default column
+        BinningChoice binning = BinningChoice::Auto;
+        int bins = 32;
+        double rangeLo = 0, rangeHi = 0;
+        bool closedHi = true;
+        std::vector<double> edges;
+        QStringList categories;
+        UnknownCategory unknownCategory = UnknownCategory::Drop;
+        bool operator==(const ColumnChoice&) const = default;
+    };
+    std::vector<ColumnChoice> otherColumns;
+
+    // Mechanism.
+    MechanismChoice mechanism = MechanismChoice::Laplace;
+    double epsilon = 1;
+    double delta = 1e-6;
+    GaussianCalibration calibration = GaussianCalibration::Analytic;
+    EstimatorKind estimator = EstimatorKind::Identity;
+    std::uint64_t seed = 1;
+    int countN = 0;  // group size n of count mechanisms; 0: the largest bin count
+    // Local protocols: dBitFlip's d (buckets reported per user), and whether every report is
+    // simulated (per user) instead of the collector's counts drawn directly (aggregate, exact in
+    // distribution; the default, fast for any N).
+    int ldpBits = 1;
+    bool ldpPerUser = false;
+
+    // LP of CountOptimal.
+    QString lpObjective = QStringLiteral("l0");  // l0, l1, l2, l0d:D, minimax-...
+    QStringList lpConstraints = {QStringLiteral("wh")};
+    double lpBinomialP = -1;  // < 0: uniform weights
+    double lpMinDiagonal = 0;
+
+    // View.
+    bool overlay = true;     // histogram: true and noisy bars overlaid (else side by side)
+    bool matrixLog = false;  // heatmap colour scale: log10
+    Scale scale = Scale::Counts;
+    bool dark = false;
+    QString tab = QStringLiteral("histogram");  // histogram, …, budget, ldp-experiment
+
+    // Trade-off tab: the curves drawn ("laplace:clamp", see ui/tabs/tradeoff_tab.h), the metric, the
+    // x axis (ε, or the population N at the current ε) and the grids (log-spaced).
+    QStringList tradeoffConfigs = {QStringLiteral("laplace:identity"),
+                                   QStringLiteral("laplace:clamp"),
+                                   QStringLiteral("geometric:clamp"),
+                                   QStringLiteral("gaussian:clamp"), QStringLiteral("gm:identity")};
+    Metric tradeoffMetric = Metric::L1;
+    bool tradeoffAgainstPopulation = false;
+    double tradeoffEpsLo = 0.01, tradeoffEpsHi = 10;
+    double tradeoffPopLo = 100, tradeoffPopHi = 1e7;
+    int tradeoffPoints = 25;
+
+    // Budget tab: the release plan (core/choosing/budget_plan.h) without what the dataset supplies
+    // (sensitivities, N). No rows: the plan starts with the current column. Each row owns its
+    // bins. A plan belongs to a dataset (budgetDatasetKey): the budget* fields are the plan of
+    // `budgetDataset` ("": of the current dataset, not yet pinned), the plans of other datasets
+    // wait in budgetOtherPlans; read the current dataset's plan with currentBudget() and change
+    // it with setBudgetPlan/setBudgetLedger, which swap the plans when the dataset changed.
+    struct BudgetRow {
+        QString column;
+        int bins = 1;
+        QString mechanism = QStringLiteral("laplace");  // laplace, geometric, gaussian
+        double weight = 1;
+        QString hold = QStringLiteral("none");  // none, epsilon, accuracy
+        double holdValue = 0;                   // the held ε or ±95% half-width
+        bool operator==(const BudgetRow&) const = default;
+    };
+    struct DatasetBudget {
+        QString dataset;  // budgetDatasetKey of the data the plan is for
+        double epsilon = 1, delta = 1e-6;
+        bool zcdp = false;
+        std::vector<BudgetRow> rows;
+        QString ledger;  // the privacy ledger the plan starts from; "" none chosen
+        bool operator==(const DatasetBudget&) const = default;
+    };
+    double budgetEpsilon = 1, budgetDelta = 1e-6;
+    bool budgetZcdp = false;
+    std::vector<BudgetRow> budgetRows;
+    QString budgetLedger;
+    QString budgetDataset;
+    std::vector<DatasetBudget> budgetOtherPlans;  // at most kMaxBudgetPlans, oldest first
+
+    // Every field in range, with a message naming the first one that is not.
+    Status validate() const;
+    // A new source (file, database, example) makes the previous table, column, id column,
+    // category list and declared bins meaningless: clear them and go back to automatic bins.
+    void forgetSourceChoices();
+    // Leaving the current column (or source): its binning joins otherColumns, under
+    // `columnInForce` when the state's column is "" (the default column, as loaded) and it is
+    // known.
+    void rememberColumnChoice(const QString& columnInForce = {});
+    // Choosing `column` of the current source and table: the binning remembered for it comes back
+    // (true), or automatic bins (false).
+    bool recallColumnChoice(const QString& column);
+    // The state holds a new source's fields (kind, path, example, connection, table or none)
+    // and `left` is the state before: left's column and binning are remembered, the table, column
+    // and binning last used with the new source come back (or its default column, automatic
+    // bins), and the previous source's id column and categories are cleared. Choosing the same
+    // source again keeps its column and binning.
+    void enterSource(const ExplorerState& left, const QString& columnInForce = {});
+    QJsonObject toJson() const;
+    // Missing keys keep their defaults; unknown keys are ignored; a present but invalid value is
+    // an error naming the key.
+    static Expected<ExplorerState> fromJson(const QJsonObject& o);
+    // Keys of a session that fromJson does not read ("data.bogus"): what toJson of the loaded
+    // state does not write back. A newer version's keys or a typo; the caller warns about them.
+    static QStringList unknownKeys(const QJsonObject& o);
+
+    bool operator==(const ExplorerState&) const = default;
+};
+
+// What a change touches, so that only the affected computations re-run.
+enum ChangeFlag : unsigned {
+    DataChanged = 1u << 0,       // source and its options, column, binning, cap, neighbouring
+    MechanismChanged = 1u << 1,  // mechanism, ε, δ, calibration, n, LP settings
+    EstimatorChanged = 1u << 2,
+    SeedChanged = 1u << 3,
+    ViewChanged = 1u << 4,      // overlay, log colour scale, error scale, theme
+    TabChanged = 1u << 5,       // the current tab only: nothing to recompute or redraw
+    TradeoffChanged = 1u << 6,  // the trade-off tab's curves, metric, axis or grids
+    BudgetChanged = 1u << 7,    // the budget tab's plan
+};
+unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
+
+// Remembered column choices kept in a state (and its sessions).
+inline constexpr std::size_t kMaxColumnChoices = 200;
+// The source of a state without its table: "example:telemetry", "csv:/abs/path",
+// "sqlite:/abs/path", "postgresql://user@host:port/db".
+QString dataSourceKey(const ExplorerState& s);
+
+// Other datasets' plans kept in a state (and its sessions).
+inline constexpr std::size_t kMaxBudgetPlans = 50;
+// The dataset a budget plan belongs to: "example:telemetry:50000" (id and rows), "csv:/abs/path",
+// "sqlite:/abs/path#table", "postgresql://user@host:port/db#table".
+QString budgetDatasetKey(const ExplorerState& s);
+// The plan of the state's current dataset (an empty plan with the default total if it has none).
+ExplorerState::DatasetBudget currentBudget(const ExplorerState& s);
+// The budget plan of the current dataset (sensitivities 1 and N unknown: the dataset fills them
+// in) and back; setBudgetPlan keeps the dataset's ledger, setBudgetLedger its plan.
+BudgetPlan budgetPlanOf(const ExplorerState& s);
+void setBudgetPlan(ExplorerState& s, const BudgetPlan& plan);
+void setBudgetLedger(ExplorerState& s, const QString& ledgerPath);
+
+}  // namespace dpx::ui

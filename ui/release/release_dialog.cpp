@@ -1,0 +1,1147 @@
+#include "ui/release/release_dialog.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "io/release/release_files.h"
+#include "core/histogram/dataset.h"
+#include "core/histogram/example_datasets.h"
+#include "core/base/validation.h"
+#include "ui/model/job_runner.h"
+#include "ui/release/known_ledgers.h"
+
+namespace dpx::ui {
+
+namespace {
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+const QString kPreviewSlot = QStringLiteral("release-preview");
+const QString kReleaseSlot = QStringLiteral("release");
+const QString kLedgerSlot = QStringLiteral("release-ledger");
+const QString kRestSlot = QStringLiteral("release-rest");
+
+// Results of the runner's jobs (Expected has no default state, so these carry an error text).
+struct PreviewRun {
+    std::optional<data::ReleasePreview> preview;
+    QString error;
+    QString ledgerPath;  // the path the preview ran with
+    // A new ledger: the known ledgers that already charged this dataset (path, one line each).
+    QStringList otherPaths, otherLines;
+};
+struct RestRun {
+    QString epsilon;  // the largest ε the ledger accepts, as decimal text
+    QString error;
+};
+struct ReleaseRun {
+    std::optional<data::ReleaseOutcome> outcome;
+    QString error;
+};
+struct LedgerRun {
+    QString path;  // the ledger read ("" : none chosen and none found)
+    QString text;
+    QString datasetOfLedger;  // set when the ledger is of another dataset
+    bool ok = false;
+    bool missing = false;
+    PlanLedger ledger;
+};
+
+QString fileStem(const QString& s) {
+    QString out;
+    for (const QChar c : s) {
+        out += c.isLetterOrNumber() || c == QLatin1Char('-') || c == QLatin1Char('_')
+                   ? c
+                   : QLatin1Char('-');
+    }
+    return out.isEmpty() ? QStringLiteral("data") : out;
+}
+
+// A path in `dir` named stem + suffix that does not exist yet (stem-2…, stem-3… otherwise).
+QString freePath(const QString& dir, const QString& stem, const QString& suffix) {
+    QString path = QDir(dir).filePath(stem + suffix);
+    for (int i = 2; QFileInfo::exists(path) && i < 1000; ++i) {
+        path = QDir(dir).filePath(QStringLiteral("%1-%2%3").arg(stem).arg(i).arg(suffix));
+    }
+    return path;
+}
+
+QString documentsDir() {
+    QString d = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return d.isEmpty() ? QDir::homePath() : d;
+}
+
+// "1/200" → "0.005" (display only).
+QString fractionText(const std::string& fraction) {
+    const auto slash = fraction.find('/');
+    auto num = parseDecimal(fraction.substr(0, slash));
+    auto den = parseDecimal(slash == std::string::npos ? "1" : fraction.substr(slash + 1));
+    if (!num || !den || den->sign() == 0) {
+        return q(fraction);
+    }
+    return q(formatNumber(num->toDouble() / den->toDouble()));
+}
+
+// An exact rational as a decimal when its denominator divides a power of ten (σ² = 17.8995),
+// else empty: messages show decimals, the exact fractions are in the metadata only.
+QString exactDecimalText(const Rational& r) {
+    BigInt den = r.denominator();
+    int twos = 0, fives = 0;
+    while (den % 2 == 0) {
+        den /= 2;
+        ++twos;
+    }
+    while (den % 5 == 0) {
+        den /= 5;
+        ++fives;
+    }
+    if (den != 1) {
+        return {};
+    }
+    const int digits = std::max(twos, fives);
+    BigInt scaled = r.numerator();
+    for (int i = 0; i < digits; ++i) {
+        scaled *= 10;
+    }
+    scaled /= r.denominator();
+    std::string s = scaled.str();
+    if (digits == 0) {
+        return q(s);
+    }
+    if (static_cast<int>(s.size()) <= digits) {
+        s.insert(0, static_cast<std::size_t>(digits) + 1 - s.size(), '0');
+    }
+    s.insert(s.size() - static_cast<std::size_t>(digits), 1, '.');
+    return q(s);
+}
+
+// σ² for a message: its exact decimal when that is short ("= 17.8995 (exact"), else a rounded
+// decimal ("≈ 17.8995 ("); never a 30-digit fraction.
+QString sigma2Text(const Rational& r) {
+    const QString exact = exactDecimalText(r);
+    const qsizetype digits =
+        std::count_if(exact.begin(), exact.end(), [](QChar c) { return c.isDigit(); });
+    if (!exact.isEmpty() && digits <= 12) {
+        return QObject::tr("σ² = %1 (exact, ").arg(exact);
+    }
+    return QObject::tr("σ² ≈ %1 (").arg(q(formatNumber(r.toDouble())));
+}
+
+// The style of a refusal or warning: dark red, or a light red on a dark theme (readable on both).
+QString errorStyle(const QWidget* w) {
+    return w->palette().color(QPalette::Window).lightness() < 128
+               ? QStringLiteral("color: #ff8a80;")
+               : QStringLiteral("color: #b00020;");
+}
+
+QString releasesText(std::size_t n) {
+    return n == 1 ? QObject::tr("1 release") : QObject::tr("%1 releases").arg(n);
+}
+
+QString ledgerLine(const data::PrivacyLedger& l) {
+    return q(data::budgetUsageText(l.usage(), l.totalEpsilon(), l.totalDelta()));
+}
+
+}  // namespace
+
+ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) {
+    ReleaseContext c;
+    if (!r.error.isEmpty() || !r.histogram) {
+        c.error = r.error.isEmpty() ? QObject::tr(
+                                          "The data are still loading; try again when "
+                                          "the histogram is shown.")
+                                    : r.error;
+    } else {
+        c.histogram = r.histogram;
+    }
+    c.column = r.column;
+    c.binsText = r.binningText;
+    c.relation = s.neighbouring;
+    c.cap = r.idColumn.isEmpty() ? 1 : std::max(1, r.cap);
+    c.epsilon = s.epsilon;
+    c.delta = s.delta;
+    c.budgetEpsilon = s.budgetEpsilon;
+    c.budgetDelta = s.budgetDelta;
+    c.budgetZcdp = s.budgetZcdp;
+    switch (s.mechanism) {
+        case MechanismChoice::Gaussian:
+        case MechanismChoice::CountGaussian:
+            c.mechanism = ReleaseMechanism::DiscreteGaussian;
+            break;
+        case MechanismChoice::CountGeometric:
+            c.mechanism = ReleaseMechanism::GeometricMatrix;
+            break;
+        default:
+            c.mechanism = ReleaseMechanism::DiscreteLaplace;
+    }
+    c.postProcessing = s.estimator;
+    // n is published in the metadata, so it is never taken from the data (the window's automatic
+    // n is the largest count): the document's declared n, else a fixed default to be edited.
+    c.groupSize = std::clamp<qint64>(s.countN > 0 ? s.countN : 100, 1, kMaxReleaseGroupSize);
+
+    // Bins taken from the data are refused (they reveal which values occur).
+    if (r.dataDependent) {
+        c.refusal = r.dataDependentText;
+    } else if (s.source == SourceKind::Example) {
+        const ExampleDataset* ex = findExample(s.exampleId.toStdString());
+        const bool defaultColumn =
+            ex && (s.column.isEmpty() || s.column.toStdString() == ex->defaultColumn);
+        const bool rangeFromData =
+            (s.binning == BinningChoice::EqualWidth || s.binning == BinningChoice::Integer) &&
+            s.rangeLo == s.rangeHi;
+        if (s.binning == BinningChoice::Auto && !defaultColumn) {
+            c.refusal = QObject::tr(
+                "Automatic bins for this column are chosen from its values: "
+                "declare the bins (a range, edges or categories).");
+        } else if (rangeFromData) {
+            c.refusal = QObject::tr(
+                "The range of the bins is the data's min and max: declare "
+                "it.");
+        } else if (s.binning == BinningChoice::Categories && s.categories.isEmpty()) {
+            c.refusal = QObject::tr(
+                "The categories are the values found in the data: declare "
+                "the list.");
+        }
+    }
+    if (!c.refusal.isEmpty()) {
+        c.refusal = QObject::tr(
+                        "Refused: the bins depend on the data. %1 Which bins exist would "
+                        "itself reveal values, so a release needs bins fixed before the "
+                        "data are read.")
+                        .arg(c.refusal);
+    }
+
+    switch (s.source) {
+        case SourceKind::Example: {
+            const ExampleDataset* ex = findExample(s.exampleId.toStdString());
+            const qint64 rows = s.exampleRows > 0 ? s.exampleRows : ex ? ex->defaultRows : r.rows;
+            c.dataset = QStringLiteral("built-in example %1 (%2 rows)").arg(s.exampleId).arg(rows);
+            c.defaultDir = documentsDir();
+            c.ledgerBase = fileStem(s.exampleId);
+            c.defaultBase = fileStem(s.exampleId + QLatin1Char('-') + r.column);
+            break;
+        }
+        case SourceKind::Csv:
+            c.dataset = QFileInfo(s.csvPath).absoluteFilePath();
+            c.defaultDir = QFileInfo(s.csvPath).absolutePath();
+            c.ledgerBase = fileStem(QFileInfo(s.csvPath).completeBaseName());
+            c.defaultBase =
+                fileStem(QFileInfo(s.csvPath).completeBaseName() + QLatin1Char('-') + r.column);
+            break;
+        case SourceKind::Sqlite:
+            c.dataset =
+                QFileInfo(s.sqlitePath).absoluteFilePath() + QStringLiteral(" table ") + r.sqlTable;
+            c.defaultDir = QFileInfo(s.sqlitePath).absolutePath();
+            c.ledgerBase = fileStem(QFileInfo(s.sqlitePath).completeBaseName() + QLatin1Char('-') +
+                                    r.sqlTable);
+            c.defaultBase =
+                fileStem(QFileInfo(s.sqlitePath).completeBaseName() + QLatin1Char('-') + r.column);
+            break;
+        case SourceKind::Postgres:
+            c.dataset = QStringLiteral("postgresql://%1@%2:%3/%4 table %5")
+                            .arg(s.pgUser, s.pgHost)
+                            .arg(s.pgPort)
+                            .arg(s.pgDatabase, r.sqlTable);
+            c.defaultDir = documentsDir();
+            c.ledgerBase = fileStem(s.pgDatabase + QLatin1Char('-') + r.sqlTable);
+            c.defaultBase = fileStem(s.pgDatabase + QLatin1Char('-') + r.column);
+            break;
+    }
+    c.source = QStringLiteral("column '%1' of %2").arg(r.column, c.dataset);
+    return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ReleaseDialog::ReleaseDialog(ReleaseContext context, JobRunner* runner, QWidget* parent)
+    : QDialog(parent), ctx_(std::move(context)), runner_(runner) {
+    setWindowTitle(tr("Release histogram"));
+    setObjectName(QStringLiteral("releaseDialog"));
+    confirmOverwrite_ = [this](const QStringList& existing) {
+        return QMessageBox::question(
+                   this, tr("Replace release files?"),
+                   tr("These files exist and would be replaced:\n%1\n\nThe ledger keeps the "
+                      "entry of the release that wrote them. Replace them?")
+                       .arg(existing.join(QLatin1Char('\n'))),
+                   QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes;
+    };
+    confirmNewLedger_ = [this](const QStringList& others) {
+        return QMessageBox::warning(
+                   this, tr("Start a new budget for this dataset?"),
+                   tr("The ledger %1 does not exist: releasing creates it with a fresh budget.\n\n"
+                      "But this dataset has already been charged to:\n%2\n\nPrivacy loss adds "
+                      "up over every release of the same data, whichever ledger records it: a "
+                      "second ledger lets the total exceed either budget without any refusal. "
+                      "Use the existing ledger unless you know the data are new.\n\nCreate a new "
+                      "ledger anyway?")
+                       .arg(ledger_->text().trimmed(), others.join(QLatin1Char('\n'))),
+                   QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+    };
+    report_ = [this](bool ok, const QString& text) {
+        if (ok) {
+            QMessageBox::information(this, tr("Released"), text);
+        } else {
+            QMessageBox::warning(this, tr("Release refused"), text);
+        }
+    };
+    previewTimer_ = new QTimer(this);
+    previewTimer_->setSingleShot(true);
+    previewTimer_->setInterval(150);
+    connect(previewTimer_, &QTimer::timeout, this, &ReleaseDialog::runPreview);
+    buildUi();
+    schedulePreview();
+}
+
+void ReleaseDialog::buildUi() {
+    auto* layout = new QVBoxLayout(this);
+    auto* intro = new QLabel(
+        tr("Publishes the histogram of <b>%1</b> (%2 declared bins; %3) with exact integer noise "
+           "drawn from the operating system's random generator, writes it as CSV with a JSON "
+           "metadata file, and charges the privacy budget to a ledger. Floating-point Laplace "
+           "and Gaussian noise are not offered here: the doubles they produce can give the true "
+           "counts away (Mironov 2012), so releases use exact discrete samplers. The window's "
+           "seed is not used.")
+            .arg(ctx_.column.toHtmlEscaped())
+            .arg(ctx_.histogram ? static_cast<qlonglong>(ctx_.histogram->size()) : 0)
+            .arg(ctx_.binsText.toHtmlEscaped()));
+    intro->setWordWrap(true);
+    intro->setObjectName(QStringLiteral("releaseIntro"));
+    layout->addWidget(intro);
+
+    auto* refusal = new QLabel;
+    refusal->setObjectName(QStringLiteral("releaseRefusal"));
+    refusal->setWordWrap(true);
+    refusal->setStyleSheet(errorStyle(this));
+    refusal->setText(!ctx_.error.isEmpty() ? ctx_.error : ctx_.refusal);
+    refusal->setVisible(!refusal->text().isEmpty());
+    layout->addWidget(refusal);
+
+    auto* mechBox = new QGroupBox(tr("Mechanism"));
+    auto* form = new QFormLayout(mechBox);
+    mechanism_ = new QComboBox;
+    mechanism_->setObjectName(QStringLiteral("releaseMechanism"));
+    mechanism_->addItem(tr("Discrete Laplace — ε-DP"), QStringLiteral("discrete-laplace"));
+    mechanism_->addItem(tr("Discrete Gaussian — (ε, δ)-DP and ρ-zCDP"),
+                        QStringLiteral("discrete-gaussian"));
+    mechanism_->addItem(tr("Geometric matrix GM on 0…n — ε-DP"),
+                        QStringLiteral("geometric-matrix"));
+    mechanism_->setCurrentIndex(mechanism_->findData(q(releaseMechanismName(ctx_.mechanism))));
+    form->addRow(tr("Mechanism:"), mechanism_);
+    epsilon_ = new QLineEdit(q(formatShortest(ctx_.epsilon)));
+    epsilon_->setObjectName(QStringLiteral("releaseEpsilon"));
+    epsilon_->setToolTip(tr("Read exactly as a decimal: 0.1 is 1/10."));
+    useRest_ = new QPushButton(tr("Use the rest"));
+    useRest_->setObjectName(QStringLiteral("releaseUseRest"));
+    useRest_->setToolTip(
+        tr("Fill in the largest ε (6 significant digits, rounded down) that the ledger still "
+           "accepts for this release: the same mechanism, δ and neighbours"));
+    connect(useRest_, &QPushButton::clicked, this, &ReleaseDialog::useTheRest);
+    auto* epsilonRow = new QHBoxLayout;
+    epsilonRow->addWidget(epsilon_, 1);
+    epsilonRow->addWidget(useRest_);
+    form->addRow(tr("ε:"), epsilonRow);
+    delta_ = new QLineEdit(q(formatShortest(ctx_.delta)));
+    delta_->setObjectName(QStringLiteral("releaseDelta"));
+    deltaLabel_ = new QLabel(tr("δ:"));
+    form->addRow(deltaLabel_, delta_);
+    groupSize_ = new QSpinBox;
+    groupSize_->setObjectName(QStringLiteral("releaseGroupSize"));
+    groupSize_->setRange(1, static_cast<int>(kMaxReleaseGroupSize));
+    groupSize_->setValue(static_cast<int>(ctx_.groupSize));
+    groupSize_->setToolTip(
+        tr("Outputs 0…n; true counts above n are released as n. n is "
+           "written to the metadata: choose it without looking at the counts "
+           "(the window's automatic n, the largest count, is not used)."));
+    groupSizeLabel_ = new QLabel(tr("Group size n:"));
+    form->addRow(groupSizeLabel_, groupSize_);
+    const QString l2 =
+        ctx_.relation == Neighbouring::AddRemove
+            ? QString::number(ctx_.cap)
+            : (ctx_.cap == 1 ? QStringLiteral("√2") : QStringLiteral("√2·%1").arg(ctx_.cap));
+    auto* neighbours = new QLabel(
+        tr("%1 (%2): Δ1 = %3, Δ2 = %4")
+            .arg(ctx_.relation == Neighbouring::AddRemove ? tr("Add or remove one person")
+                                                          : tr("Replace one person"))
+            .arg(ctx_.cap == 1 ? tr("one row per person")
+                               : tr("at most %1 rows per person").arg(ctx_.cap))
+            .arg(ctx_.relation == Neighbouring::AddRemove ? ctx_.cap : 2 * ctx_.cap)
+            .arg(l2));
+    neighbours->setObjectName(QStringLiteral("releaseNeighbours"));
+    neighbours->setWordWrap(true);
+    form->addRow(tr("Neighbours:"), neighbours);
+    gaussian_ = new QLabel;
+    gaussian_->setObjectName(QStringLiteral("releaseGaussian"));
+    gaussian_->setWordWrap(true);
+    form->addRow(QString(), gaussian_);
+    post_ = new QComboBox;
+    post_->setObjectName(QStringLiteral("releasePost"));
+    post_->addItem(tr("None (the noisy counts)"), QStringLiteral("identity"));
+    post_->addItem(tr("Clamp negatives to 0"), QStringLiteral("clamp"));
+    post_->addItem(tr("Resize (project onto the noisy total)"), QStringLiteral("resize"));
+    post_->addItem(tr("NoiseFirst (merge bins)"), QStringLiteral("noisefirst"));
+    post_->setCurrentIndex(std::max(0, post_->findData(q(estimatorName(ctx_.postProcessing)))));
+    post_->setToolTip(
+        tr("Applied to the noisy counts only, after the noise: free of privacy "
+           "cost."));
+    form->addRow(tr("Post-processing:"), post_);
+    layout->addWidget(mechBox);
+
+    auto* filesBox = new QGroupBox(tr("Files"));
+    auto* files = new QFormLayout(filesBox);
+    output_ = new QLineEdit(freePath(ctx_.defaultDir, ctx_.defaultBase + QStringLiteral("-release"),
+                                     QStringLiteral(".csv")));
+    output_->setObjectName(QStringLiteral("releaseOutput"));
+    auto* browseOut = new QPushButton(tr("Browse…"));
+    auto* outRow = new QHBoxLayout;
+    outRow->addWidget(output_, 1);
+    outRow->addWidget(browseOut);
+    files->addRow(tr("Release CSV:"), outRow);
+    metadataPath_ = new QLabel;
+    metadataPath_->setObjectName(QStringLiteral("releaseMetadataPath"));
+    metadataPath_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    files->addRow(tr("Metadata:"), metadataPath_);
+    ledger_ = new QLineEdit(
+        QDir(ctx_.defaultDir).filePath(ctx_.ledgerBase + QStringLiteral("-ledger.json")));
+    ledger_->setObjectName(QStringLiteral("releaseLedger"));
+    auto* browseLedger = new QPushButton(tr("Browse…"));
+    auto* ledgerRow = new QHBoxLayout;
+    ledgerRow->addWidget(ledger_, 1);
+    ledgerRow->addWidget(browseLedger);
+    files->addRow(tr("Ledger:"), ledgerRow);
+    layout->addWidget(filesBox);
+
+    auto* budgetBox = new QGroupBox(tr("Privacy budget"));
+    auto* budget = new QFormLayout(budgetBox);
+    budgetNote_ = new QLabel;
+    budgetNote_->setWordWrap(true);
+    budget->addRow(budgetNote_);
+    budgetEpsilon_ = new QLineEdit(q(formatShortest(ctx_.budgetEpsilon)));
+    budgetEpsilon_->setObjectName(QStringLiteral("releaseBudgetEpsilon"));
+    budgetDelta_ = new QLineEdit(q(formatShortest(ctx_.budgetDelta)));
+    budgetDelta_->setObjectName(QStringLiteral("releaseBudgetDelta"));
+    composition_ = new QComboBox;
+    composition_->setObjectName(QStringLiteral("releaseComposition"));
+    composition_->addItem(tr("Basic (ε and δ add up)"), QStringLiteral("basic"));
+    composition_->addItem(tr("zCDP (ρ adds up; needs δ > 0)"), QStringLiteral("zcdp"));
+    composition_->setCurrentIndex(ctx_.budgetZcdp ? 1 : 0);
+    budget->addRow(tr("Total ε:"), budgetEpsilon_);
+    budget->addRow(tr("Total δ:"), budgetDelta_);
+    budget->addRow(tr("Composition:"), composition_);
+    budget_ = new QLabel;
+    budget_->setObjectName(QStringLiteral("releaseBudget"));
+    budget_->setWordWrap(true);
+    budget->addRow(budget_);
+    newLedgerWarning_ = new QLabel;
+    newLedgerWarning_->setObjectName(QStringLiteral("releaseNewLedgerWarning"));
+    newLedgerWarning_->setWordWrap(true);
+    newLedgerWarning_->setStyleSheet(errorStyle(this));
+    newLedgerWarning_->hide();
+    useOtherLedger_ = new QPushButton;
+    useOtherLedger_->setObjectName(QStringLiteral("releaseUseOtherLedger"));
+    useOtherLedger_->hide();
+    connect(useOtherLedger_, &QPushButton::clicked, this, [this] {
+        if (!otherLedgers_.isEmpty()) {
+            ledger_->setText(otherLedgers_.first());
+        }
+    });
+    // Below the box, like the status line: a word-wrapped label in the form gets too little
+    // height when it appears.
+    auto* useRow = new QHBoxLayout;
+    useRow->addWidget(useOtherLedger_);
+    useRow->addStretch(1);
+    layout->addWidget(budgetBox);
+    layout->addWidget(newLedgerWarning_);
+    layout->addLayout(useRow);
+
+    status_ = new QLabel;
+    status_->setObjectName(QStringLiteral("releaseStatus"));
+    status_->setWordWrap(true);
+    layout->addWidget(status_);
+
+    auto* buttons = new QDialogButtonBox;
+    release_ = buttons->addButton(tr("Release"), QDialogButtonBox::AcceptRole);
+    release_->setObjectName(QStringLiteral("releaseButton"));
+    release_->setDefault(true);
+    buttons->addButton(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(release_, &QPushButton::clicked, this, &ReleaseDialog::startRelease);
+    layout->addWidget(buttons);
+
+    connect(browseOut, &QPushButton::clicked, this, &ReleaseDialog::browseOutput);
+    connect(browseLedger, &QPushButton::clicked, this, &ReleaseDialog::browseLedger);
+    connect(mechanism_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
+    connect(post_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
+    connect(composition_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
+    connect(groupSize_, &QSpinBox::valueChanged, this, &ReleaseDialog::schedulePreview);
+    for (QLineEdit* e : {epsilon_, delta_, output_, ledger_, budgetEpsilon_, budgetDelta_}) {
+        connect(e, &QLineEdit::textChanged, this, &ReleaseDialog::schedulePreview);
+    }
+    setMinimumWidth(680);
+    resize(680, layout->totalHeightForWidth(680));
+}
+
+ReleaseMechanism ReleaseDialog::mechanism() const {
+    return releaseMechanismFromName(mechanism_->currentData().toString().toStdString()).value();
+}
+
+void ReleaseDialog::setLedgerPath(const QString& path) {
+    ledger_->setText(path);
+}
+
+void ReleaseDialog::setOutputPath(const QString& path) {
+    output_->setText(path);
+}
+
+Expected<data::ReleaseRequest> ReleaseDialog::request() const {
+    data::ReleaseRequest r;
+    const ReleaseMechanism m = mechanism();
+    r.spec.mechanism = m;
+    r.spec.epsilon = epsilon_->text().trimmed().toStdString();
+    r.spec.delta =
+        m == ReleaseMechanism::DiscreteGaussian ? delta_->text().trimmed().toStdString() : "";
+    r.spec.groupSize = m == ReleaseMechanism::GeometricMatrix ? groupSize_->value() : 0;
+    r.spec.relation = ctx_.relation;
+    r.spec.contributionCap = ctx_.cap;
+    auto post = estimatorFromName(post_->currentData().toString().toStdString());
+    if (!post) {
+        return post.error();
+    }
+    r.spec.postProcessing = *post;
+    const QString version = QCoreApplication::applicationVersion();
+    r.spec.appVersion = "dpexplorer " + (version.isEmpty() ? std::string("(version unknown)")
+                                                           : version.toStdString());
+    r.spec.source = ctx_.source.toStdString();
+    r.dataset = ctx_.dataset.toStdString();
+    r.csvPath = output_->text().trimmed().toStdString();
+    r.jsonPath = data::metadataPathFor(r.csvPath);
+    r.ledgerPath = ledger_->text().trimmed().toStdString();
+    if (!r.csvPath.empty() && !QFileInfo(output_->text().trimmed()).isAbsolute()) {
+        return Error{"the release CSV needs a full path (use Browse…)"};
+    }
+    if (!r.ledgerPath.empty() && !QFileInfo(ledger_->text().trimmed()).isAbsolute()) {
+        return Error{"the ledger needs a full path (use Browse…)"};
+    }
+    if (budgetEpsilon_->isEnabled()) {
+        data::LedgerBudgetText total;
+        total.epsilon = budgetEpsilon_->text().trimmed().toStdString();
+        total.delta = budgetDelta_->text().trimmed().toStdString();
+        r.newBudget = total;
+        r.composition = composition_->currentData().toString() == QStringLiteral("zcdp")
+                            ? Composition::Zcdp
+                            : Composition::Basic;
+    }
+    return r;
+}
+
+void ReleaseDialog::schedulePreview() {
+    const ReleaseMechanism m = mechanism();
+    const bool gaussian = m == ReleaseMechanism::DiscreteGaussian;
+    delta_->setEnabled(gaussian);
+    deltaLabel_->setEnabled(gaussian);
+    delta_->setToolTip(gaussian ? tr("Read exactly as a decimal.")
+                                : tr("Discrete Laplace and GM are pure ε-DP: no δ."));
+    groupSize_->setVisible(m == ReleaseMechanism::GeometricMatrix);
+    groupSizeLabel_->setVisible(m == ReleaseMechanism::GeometricMatrix);
+    gaussian_->setVisible(gaussian);
+    const std::string csv = output_->text().trimmed().toStdString();
+    metadataPath_->setText(csv.empty() ? QString() : q(data::metadataPathFor(csv)));
+    // The budget fields apply only while the ledger does not exist; enable them at once when the
+    // path changes to a new file (the preview confirms).
+    const bool exists = QFileInfo::exists(ledger_->text().trimmed());
+    ledgerExists_ = exists;
+    for (QWidget* w : std::initializer_list<QWidget*>{budgetEpsilon_, budgetDelta_, composition_}) {
+        w->setEnabled(!exists);
+    }
+    budgetNote_->setText(exists ? tr("The ledger exists: its total and composition were fixed "
+                                     "when it was created.")
+                                : tr("The ledger does not exist yet: it will be created with "
+                                     "this total."));
+    previewPending_ = true;
+    previewOk_ = false;
+    updateEnabled();
+    previewTimer_->start();
+}
+
+void ReleaseDialog::runPreview() {
+    if (!ctx_.error.isEmpty()) {
+        previewPending_ = false;
+        showPreview(std::nullopt, ctx_.error);
+        return;
+    }
+    auto req = request();
+    if (!req) {
+        previewPending_ = false;
+        showPreview(std::nullopt, q(req.error().message));
+        return;
+    }
+    data::ReleaseRequest r = std::move(req).value();
+    QPointer<ReleaseDialog> self(this);
+    const QStringList known = knownLedgers();  // settings: read on the GUI thread
+    runner_->run<PreviewRun>(
+        kPreviewSlot,
+        [r, known](std::stop_token, JobProgress&) {
+            PreviewRun out;
+            out.ledgerPath = q(r.ledgerPath);
+            auto p = data::previewRelease(r);
+            if (p) {
+                out.preview = std::move(p).value();
+            } else {
+                out.error = q(p.error().message);
+            }
+            if (out.preview && !out.preview->ledgerExists) {
+                // A new ledger: has another one already charged this dataset?
+                for (const KnownLedger& k : ledgersOfDataset(known, r.dataset, out.ledgerPath)) {
+                    if (k.ledger.releases().empty()) {
+                        continue;
+                    }
+                    out.otherPaths << k.path;
+                    out.otherLines << QObject::tr("%1 (%2): %3")
+                                          .arg(k.path, releasesText(k.ledger.releases().size()),
+                                               ledgerLine(k.ledger));
+                }
+            }
+            return out;
+        },
+        [self](PreviewRun run) {
+            if (!self || self->previewTimer_->isActive()) {
+                return;  // a newer preview is scheduled
+            }
+            self->previewPending_ = false;
+            self->showPreview(run.preview, run.error, run.ledgerPath, run.otherPaths,
+                              run.otherLines);
+        });
+}
+
+void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, const QString& error,
+                                const QString& ledgerPath, const QStringList& otherPaths,
+                                const QStringList& otherLines) {
+    existing_.clear();
+    previewOk_ = false;
+    gaussian_->clear();
+    checkedLedger_ = ledgerPath;
+    otherLedgers_ = otherPaths;
+    otherLedgerLines_ = otherLines;
+    newLedgerWarning_->setVisible(!otherPaths.isEmpty());
+    useOtherLedger_->setVisible(!otherPaths.isEmpty());
+    if (!otherPaths.isEmpty()) {
+        newLedgerWarning_->setText(
+            tr("Warning: this dataset has already been charged to %1 — %2. The ledger above is "
+               "new: releasing would start a fresh budget, and the privacy loss of both ledgers "
+               "adds up. You will be asked to confirm.")
+                .arg(otherPaths.size() == 1 ? tr("another ledger") : tr("other ledgers"),
+                     otherLines.join(QStringLiteral("; "))));
+        useOtherLedger_->setText(tr("Use %1").arg(QFileInfo(otherPaths.first()).fileName()));
+    }
+    if (!p) {
+        budget_->clear();
+        status_->setStyleSheet(errorStyle(this));
+        status_->setText(tr("Cannot release: %1").arg(error));
+    } else {
+        if (p->gaussian) {
+            const auto& g = *p->gaussian;
+            gaussian_->setText(
+                tr("%1noise sd %2), ρ = Δ2²/(2σ²) = %3, δ achieved = %4 at ε = %5 (%6)")
+                    .arg(sigma2Text(g.sigma2))
+                    .arg(q(formatNumber(std::sqrt(g.sigma2.toDouble()))))
+                    .arg(q(formatNumber(g.rho.toDouble())))
+                    .arg(q(formatNumber(g.delta)))
+                    .arg(epsilon_->text().trimmed())
+                    .arg(ctx_.relation == Neighbouring::AddRemove && ctx_.cap == 1
+                             ? tr("exact, CKS 2020 Thm 7")
+                             : tr("from ρ-zCDP, CKS 2020 Cor. 13")));
+        }
+        const QString cost =
+            p->composition == Composition::Zcdp
+                ? tr("costs ρ = %1").arg(fractionText(p->cost.rho))
+                : (p->cost.delta == "0"
+                       ? tr("costs ε = %1").arg(q(p->cost.epsilon))
+                       : tr("costs ε = %1, δ = %2").arg(q(p->cost.epsilon), q(p->cost.delta)));
+        QString now;
+        if (p->ledgerExists) {
+            now = tr("Ledger (%1 composition, %2): %3 now.")
+                      .arg(q(compositionName(p->composition)), releasesText(p->releasesInLedger),
+                           q(data::budgetUsageText(p->before, p->totalEpsilon, p->totalDelta)));
+        } else {
+            now =
+                tr("New ledger (%1 composition), total ε = %2, δ = %3.")
+                    .arg(q(compositionName(p->composition)), q(p->totalEpsilon), q(p->totalDelta));
+        }
+        if (p->after) {
+            budget_->setText(
+                tr("%1 This release %2; after it: %3.")
+                    .arg(now, cost,
+                         q(data::budgetUsageText(*p->after, p->totalEpsilon, p->totalDelta))));
+            previewOk_ = true;
+            for (const std::string& f : p->existingFiles) {
+                existing_ << q(f);
+            }
+            status_->setStyleSheet(QString());
+            status_->setText(existing_.isEmpty()
+                                 ? tr("Ready to release.")
+                                 : tr("%1 exists: you will be asked before it is replaced.")
+                                       .arg(existing_.join(tr(" and "))));
+        } else {
+            budget_->setText(tr("%1 This release %2.").arg(now, cost));
+            status_->setStyleSheet(errorStyle(this));
+            std::string why = p->refusal;
+            const std::string prefix = "release refused: ";
+            if (why.rfind(prefix, 0) == 0) {
+                why = why.substr(prefix.size());
+            }
+            status_->setText(tr("Refused by the ledger: %1").arg(q(why)));
+        }
+        if (p->ledgerExists) {
+            // Show the ledger's own total (the fields are disabled: it was fixed at creation).
+            const QSignalBlocker b1(budgetEpsilon_), b2(budgetDelta_), b3(composition_);
+            budgetEpsilon_->setText(q(p->totalEpsilon));
+            budgetDelta_->setText(q(p->totalDelta));
+            composition_->setCurrentIndex(p->composition == Composition::Zcdp ? 1 : 0);
+        }
+    }
+    updateEnabled();
+    fitHeight();
+    if (ledgerExists_) {
+        Q_EMIT ledgerChosen(ledger_->text().trimmed());
+    }
+    if (p && p->ledgerExists && !ledgerPath.isEmpty()) {
+        rememberLedger(ledgerPath);
+        Q_EMIT ledgerAccepted(ledgerPath);  // intact and of this dataset (previewRelease checks)
+    }
+    Q_EMIT previewUpdated();
+}
+
+void ReleaseDialog::useTheRest() {
+    auto req = request();
+    if (!req) {
+        status_->setStyleSheet(errorStyle(this));
+        status_->setText(tr("Cannot compute the rest: %1").arg(q(req.error().message)));
+        return;
+    }
+    data::ReleaseRequest r = std::move(req).value();
+    useRest_->setEnabled(false);
+    status_->setStyleSheet(QString());
+    status_->setText(tr("Computing the largest ε the ledger accepts…"));
+    QPointer<ReleaseDialog> self(this);
+    // A bisection over calibrations for the discrete Gaussian under zCDP: on the runner.
+    runner_->run<RestRun>(
+        kRestSlot,
+        [r](std::stop_token, JobProgress&) {
+            RestRun out;
+            auto e = data::spendableEpsilon(r);
+            if (e) {
+                out.epsilon = q(*e);
+            } else {
+                out.error = q(e.error().message);
+            }
+            return out;
+        },
+        [self](RestRun run) {
+            if (!self) {
+                return;
+            }
+            self->useRest_->setEnabled(true);
+            if (!run.error.isEmpty()) {
+                self->status_->setStyleSheet(errorStyle(self));
+                self->status_->setText(tr("No ε left to use: %1").arg(run.error));
+                return;
+            }
+            self->epsilon_->setText(run.epsilon);  // previews again
+        });
+}
+
+void ReleaseDialog::closeEvent(QCloseEvent* e) {
+    if (releasing_) {
+        status_->setText(tr("Releasing… the dialog can be closed when the files are written."));
+        e->ignore();
+        return;
+    }
+    QDialog::closeEvent(e);
+}
+
+void ReleaseDialog::reject() {
+    if (releasing_) {
+        status_->setText(tr("Releasing… the dialog can be closed when the files are written."));
+        return;
+    }
+    QDialog::reject();
+}
+
+void ReleaseDialog::fitHeight() {
+    // Word-wrapped lines grow with their text: never cut them off.
+    layout()->activate();
+    const int needed = layout()->totalHeightForWidth(width());
+    if (needed > height()) {
+        resize(width(), needed);
+    }
+}
+
+void ReleaseDialog::updateEnabled() {
+    release_->setEnabled(canRelease());
+    release_->setText(releasing_ ? tr("Releasing…") : tr("Release"));
+}
+
+bool ReleaseDialog::canRelease() const {
+    return ctx_.error.isEmpty() && ctx_.refusal.isEmpty() && ctx_.histogram && previewOk_ &&
+           !previewPending_ && !releasing_;
+}
+
+bool ReleaseDialog::previewPending() const {
+    return previewPending_;
+}
+QString ReleaseDialog::budgetText() const {
+    return budget_->text();
+}
+QString ReleaseDialog::gaussianText() const {
+    return gaussian_->text();
+}
+QString ReleaseDialog::statusText() const {
+    return status_->text();
+}
+QString ReleaseDialog::newLedgerWarning() const {
+    return newLedgerWarning_->isHidden() ? QString() : newLedgerWarning_->text();
+}
+
+void ReleaseDialog::startRelease() {
+    if (!ctx_.refusal.isEmpty() || !ctx_.error.isEmpty() || !ctx_.histogram) {
+        report_(false, !ctx_.error.isEmpty() ? ctx_.error : ctx_.refusal);
+        return;
+    }
+    if (releasing_) {
+        return;
+    }
+    auto req = request();
+    if (!req) {
+        report_(false, q(req.error().message));
+        return;
+    }
+    data::ReleaseRequest r = std::move(req).value();
+    if (!QFileInfo::exists(q(r.ledgerPath))) {
+        // A new ledger: only once the preview has looked for ledgers that already charged this
+        // dataset, and with the user's confirmation if it found any.
+        if (checkedLedger_ != q(r.ledgerPath) || previewPending_) {
+            status_->setText(
+                tr("Checking the ledgers used before for this dataset… click Release again when "
+                   "the preview is shown."));
+            schedulePreview();
+            return;
+        }
+        if (!otherLedgerLines_.isEmpty() && !confirmNewLedger_(otherLedgerLines_)) {
+            status_->setText(
+                tr("Not released: no new ledger was created (use the existing one above)."));
+            return;
+        }
+    }
+    QStringList existing;
+    for (const std::string& f : {r.csvPath, r.jsonPath}) {
+        if (QFileInfo::exists(q(f))) {
+            existing << q(f);
+        }
+    }
+    if (!existing.isEmpty()) {
+        if (!confirmOverwrite_(existing)) {
+            status_->setText(tr("Not released: the existing files were kept."));
+            return;
+        }
+        r.overwrite = true;
+    }
+    // The truth is a copy of the histogram shown when the dialog opened, with its declared bins.
+    data::ReleaseTruth truth{*ctx_.histogram, true, ctx_.source.toStdString()};
+    r.loadTruth = [truth]() -> Expected<data::ReleaseTruth> { return truth; };
+    releasing_ = true;
+    updateEnabled();
+    status_->setStyleSheet(QString());
+    status_->setText(tr("Releasing…"));
+    QPointer<ReleaseDialog> self(this);
+    const QString ledger = q(r.ledgerPath);
+    // No label: the status bar's Cancel must not drop a release whose files are being written.
+    runner_->run<ReleaseRun>(
+        kReleaseSlot,
+        [r](std::stop_token, JobProgress&) {
+            ReleaseRun out;
+            auto o = data::runRelease(r);
+            if (o) {
+                out.outcome = std::move(o).value();
+            } else {
+                out.error = q(o.error().message);
+            }
+            return out;
+        },
+        [self, ledger](ReleaseRun run) {
+            if (!self) {
+                return;
+            }
+            self->releasing_ = false;
+            if (run.outcome) {
+                const auto& o = *run.outcome;
+                QString text =
+                    tr("Released %1 bins with %2 (%3).\n\nWritten:\n%4\n%5\n\nLedger %6%7:\n%8")
+                        .arg(o.release.values.size())
+                        .arg(q(o.release.metadata.mechanism), q(o.release.metadata.noiseParameter),
+                             q(o.csvPath), q(o.jsonPath), q(o.ledgerPath),
+                             o.ledgerCreated ? tr(" (created)") : QString(),
+                             q(data::budgetUsageText(o.usage, o.totalEpsilon, o.totalDelta)));
+                // What this run resolved of an earlier, interrupted release (issue #17).
+                if (!o.recoveryNotes.empty()) {
+                    text += tr("\n\nAn earlier release on this ledger had been interrupted:");
+                    for (const std::string& note : o.recoveryNotes) {
+                        text += QStringLiteral("\n• ") + q(note);
+                    }
+                }
+                self->status_->setText(tr("Released to %1.").arg(q(o.csvPath)));
+                rememberLedger(ledger);
+                Q_EMIT self->releaseFinished(true, ledger);
+                Q_EMIT self->ledgerAccepted(ledger);
+                self->report_(true, text);
+            } else {
+                self->status_->setStyleSheet(errorStyle(self));
+                // A failure after the budget was charged says what became of the charge (withdrawn,
+                // or kept as "charged, not published"); anything else wrote nothing.
+                const bool afterCharge =
+                    run.error.contains(QStringLiteral("charge was withdrawn")) ||
+                    run.error.contains(QStringLiteral("stays charged"));
+                if (afterCharge) {
+                    self->status_->setText(tr("Failed: %1").arg(run.error));
+                    self->report_(false, tr("The release failed:\n\n%1").arg(run.error));
+                } else {
+                    self->status_->setText(tr("Refused: %1 Nothing was written.").arg(run.error));
+                    self->report_(false, tr("The release was refused and nothing was "
+                                            "written:\n\n%1")
+                                             .arg(run.error));
+                }
+                Q_EMIT self->releaseFinished(false, ledger);
+            }
+            self->schedulePreview();
+        });
+}
+
+void ReleaseDialog::browseOutput() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Release CSV"), output_->text(), tr("CSV files (*.csv)"), nullptr,
+        QFileDialog::DontConfirmOverwrite);  // the dialog asks before replacing, once
+    if (!path.isEmpty()) {
+        output_->setText(path);
+    }
+}
+
+void ReleaseDialog::browseLedger() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Privacy-budget ledger (new or existing)"), ledger_->text(),
+        tr("Ledger files (*.json)"), nullptr, QFileDialog::DontConfirmOverwrite);
+    if (!path.isEmpty()) {
+        ledger_->setText(path);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ReleaseController::ReleaseController(std::function<ReleaseContext()> context, JobRunner* runner,
+                                     QWidget* window)
+    : QObject(window), context_(std::move(context)), runner_(runner), window_(window) {
+    action_ = new QAction(tr("&Release histogram…"), this);
+    action_->setObjectName(QStringLiteral("releaseAction"));
+    action_->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+R")));
+    action_->setToolTip(
+        tr("Publish the current histogram with exact noise from the OS random "
+           "generator, and charge it to a privacy-budget ledger"));
+    connect(action_, &QAction::triggered, this, [this] { (void)open(); });
+    label_ = new QLabel;
+    label_->setObjectName(QStringLiteral("ledgerStatus"));
+    label_->setText(tr("No ledger"));
+    label_->setToolTip(
+        tr("The privacy-budget ledger of the dataset shown (File → Release "
+           "histogram…)"));
+    // A release from a terminal (`dpx release`) rewrites the ledger: show it again. The ledger is
+    // replaced by a rename, so its directory is watched too.
+    watcher_ = new QFileSystemWatcher(this);
+    changed_ = new QTimer(this);
+    changed_->setSingleShot(true);
+    changed_->setInterval(200);
+    connect(changed_, &QTimer::timeout, this, &ReleaseController::refreshLedger);
+    connect(watcher_, &QFileSystemWatcher::fileChanged, changed_, qOverload<>(&QTimer::start));
+    connect(watcher_, &QFileSystemWatcher::directoryChanged, changed_, qOverload<>(&QTimer::start));
+}
+
+ReleaseDialog* ReleaseController::open() {
+    if (dialog_) {
+        dialog_->raise();
+        dialog_->activateWindow();
+        return dialog_;
+    }
+    dialog_ = new ReleaseDialog(context_(), runner_, window_);
+    dialog_->setAttribute(Qt::WA_DeleteOnClose);
+    if (!ledgerPath().isEmpty()) {
+        dialog_->setLedgerPath(ledgerPath());
+    }
+    connect(dialog_, &ReleaseDialog::releaseFinished, this,
+            [this](bool, const QString& ledger) { setLedgerPath(ledger); });
+    connect(dialog_, &ReleaseDialog::ledgerChosen, this, [this](const QString& ledger) {
+        if (ledger != ledgerPath()) {
+            setLedgerPath(ledger);
+        }
+    });
+    connect(dialog_, &ReleaseDialog::ledgerAccepted, this, &ReleaseController::ledgerAccepted);
+    connect(dialog_, &QObject::destroyed, this, [this] { dialog_ = nullptr; });
+    dialog_->show();
+    return dialog_;
+}
+
+void ReleaseController::setDataset(const QString& dataset, const QString& chosenLedger) {
+    if (dataset == dataset_ && chosenLedger == ledgerPath_ && !shownPath_.isEmpty()) {
+        return;
+    }
+    dataset_ = dataset;
+    ledgerPath_ = chosenLedger;
+    refreshLedger();
+}
+
+void ReleaseController::setLedgerPath(const QString& path) {
+    ledgerPath_ = path;
+    refreshLedger();
+}
+
+void ReleaseController::watch(const QString& path) {
+    if (!watcher_->files().isEmpty()) {
+        watcher_->removePaths(watcher_->files());
+    }
+    if (!watcher_->directories().isEmpty()) {
+        watcher_->removePaths(watcher_->directories());
+    }
+    if (path.isEmpty()) {
+        return;
+    }
+    if (QFileInfo::exists(path)) {
+        watcher_->addPath(path);
+    }
+    const QString dir = QFileInfo(path).absolutePath();
+    if (QFileInfo(dir).isDir()) {
+        watcher_->addPath(dir);
+    }
+}
+
+void ReleaseController::refreshLedger() {
+    const QString chosen = ledgerPath_;
+    const QString dataset = dataset_;
+    // The ledgers used before, to find this dataset's when none is chosen (settings: GUI thread).
+    const QStringList known = chosen.isEmpty() ? knownLedgers() : QStringList();
+    QPointer<ReleaseController> self(this);
+    runner_->run<LedgerRun>(
+        kLedgerSlot,
+        [chosen, dataset, known](std::stop_token, JobProgress&) {
+            LedgerRun out;
+            out.path = chosen;
+            if (chosen.isEmpty()) {
+                if (dataset.isEmpty()) {
+                    return out;
+                }
+                auto found = ledgersOfDataset(known, dataset.toStdString());
+                if (found.empty()) {
+                    return out;
+                }
+                out.path = found.front().path;
+                out.ledger.found = true;
+            }
+            out.ledger.path = out.path;
+            if (!QFileInfo::exists(out.path)) {
+                out.missing = true;
+                out.text = QObject::tr("%1 does not exist yet").arg(out.path);
+                out.ledger.error = out.text;
+                return out;
+            }
+            auto l = data::PrivacyLedger::load(out.path.toStdString());
+            if (!l) {
+                out.text = q(l.error().message);
+                out.ledger.error = out.text;
+                return out;
+            }
+            if (!dataset.isEmpty() && q(l->dataset()) != dataset) {
+                out.datasetOfLedger = q(l->dataset());
+                out.text = QObject::tr("%1 is the ledger of %2, not of the dataset shown (%3)")
+                               .arg(out.path, out.datasetOfLedger, dataset);
+                out.ledger.error = QObject::tr("it is the ledger of another dataset (%1)")
+                                       .arg(out.datasetOfLedger);
+                return out;
+            }
+            out.ok = true;
+            out.text = ledgerLine(*l);
+            PlanLedger& p = out.ledger;
+            // The totals load only if a double holds them exactly (PrivacyLedger::create).
+            p.total = BudgetTotal{parseDecimal(l->totalEpsilon()).value().toDouble(),
+                                  parseDecimal(l->totalDelta()).value().toDouble()};
+            p.composition = l->composition();
+            p.totalEpsilon = q(l->totalEpsilon());
+            p.totalDelta = q(l->totalDelta());
+            p.usage = l->usage();
+            for (const data::LedgerRelease& r : l->releases()) {
+                auto c = data::ledgerCharge(r);
+                if (!c) {
+                    p.error = q(c.error().message);
+                    return out;
+                }
+                p.charges.push_back(*c);
+            }
+            return out;
+        },
+        [self](LedgerRun run) {
+            if (!self) {
+                return;
+            }
+            self->shownPath_ = run.path;
+            const QString name = QFileInfo(run.path).fileName();
+            QString text;
+            bool bad = false;
+            if (run.path.isEmpty()) {
+                text = tr("No ledger");
+                self->label_->setToolTip(
+                    tr("No ledger has charged this dataset yet (File → Release histogram…)"));
+            } else if (run.ok) {
+                text = tr("Ledger %1: %2").arg(name, run.text);
+                self->label_->setToolTip(
+                    run.ledger.found
+                        ? tr("%1 — the last ledger used for this dataset").arg(run.path)
+                        : run.path);
+                rememberLedger(run.path);
+            } else if (run.missing) {
+                text = tr("Ledger %1: not created yet").arg(name);
+                self->label_->setToolTip(run.text);
+            } else if (!run.datasetOfLedger.isEmpty()) {
+                text = tr("Ledger %1: of another dataset").arg(name);
+                self->label_->setToolTip(run.text);
+                bad = true;
+            } else {
+                text = tr("Ledger %1: unreadable").arg(name);
+                self->label_->setToolTip(run.text);
+                bad = true;
+            }
+            self->label_->setText(text);
+            self->label_->setStyleSheet(bad ? errorStyle(self->label_) : QString());
+            self->watch(run.path);
+            Q_EMIT self->ledgerLoaded(run.ledger);
+            Q_EMIT self->ledgerShown(text);
+        });
+}
+
+}  // namespace dpx::ui

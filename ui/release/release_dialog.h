@@ -1,0 +1,234 @@
+// The window's "Release…" action (issue #8): a dialog that publishes the current histogram with
+// one of the exact release mechanisms through io/release/release_job.h — the same code as
+// `dpx release` — and a status-bar label with what is left of the current dataset's ledger.
+//
+// One truth for the budget (issue #17): what is left is shown rounded down (a figure shown can be
+// typed and spent), "Use the rest" fills in the largest ε the ledger accepts, the ledgers used
+// are remembered (ui/release/known_ledgers.h), and a release that would create a new ledger for a dataset
+// a known ledger has already charged is warned about and needs explicit confirmation. The status
+// bar shows the ledger of the dataset shown (chosen for its plan, else the last one used for it),
+// re-read whenever its file changes (a `dpx release` from a terminal included).
+//
+// The dialog is pre-filled from the document (data, column, bins, relation, cap, ε, δ, the budget
+// tab's total) and shows, before the user clicks, what the release costs, what the ledger has left
+// and what would remain, or why the release would be refused. Previews and the release itself run
+// on the window's JobRunner (never on the GUI thread); the release draws its noise from
+// ReleaseRandomness (getrandom), never from the document's simulation seed.
+#pragma once
+
+#include <QDialog>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <optional>
+
+#include "io/release/release_job.h"
+#include "core/histogram/histogram.h"
+#include "ui/tabs/budget_tab.h"
+#include "ui/model/computations.h"
+#include "ui/model/explorer_state.h"
+
+class QAction;
+class QFileSystemWatcher;
+class QCloseEvent;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+
+namespace dpx::ui {
+
+class JobRunner;
+
+// What the dialog releases, captured from the window when it opens.
+struct ReleaseContext {
+    QString error;    // non-empty: no data to release (the reason)
+    QString refusal;  // non-empty: the bins depend on the data (the explanation)
+    std::optional<Histogram> histogram;
+    QString dataset;  // the ledger's description of the data (a file path, "example …")
+    QString source;   // for the metadata: "column 'hours' of …"
+    QString column;
+    QString binsText;
+    QString defaultDir;   // where the output and ledger go by default
+    QString defaultBase;  // file name stem of the release, e.g. "telemetry-hours"
+    QString ledgerBase;   // file name stem of the ledger, e.g. "telemetry"
+    Neighbouring relation = Neighbouring::AddRemove;
+    int cap = 1;
+    double epsilon = 1, delta = 1e-6;
+    ReleaseMechanism mechanism = ReleaseMechanism::DiscreteLaplace;
+    EstimatorKind postProcessing = EstimatorKind::Identity;
+    qint64 groupSize = 100;  // n of geometric-matrix: declared, never the data's largest count
+    double budgetEpsilon = 1, budgetDelta = 0;
+    bool budgetZcdp = false;
+};
+// The context of the document's state and the dataset the engine loaded from it. Refuses bins
+// taken from the data: DatasetResult::dataDependent, and for the built-in examples any binning
+// other than the example's own on its default column, or declared bins, edges or categories.
+ReleaseContext releaseContextOf(const ExplorerState& state, const DatasetResult& dataset);
+
+class ReleaseDialog : public QDialog {
+    Q_OBJECT
+public:
+    ReleaseDialog(ReleaseContext context, JobRunner* runner, QWidget* parent = nullptr);
+
+    // Asked before existing release files are replaced (default: a QMessageBox); false keeps
+    // them and cancels the release.
+    void setConfirmOverwrite(std::function<bool(const QStringList& existing)> confirm) {
+        confirmOverwrite_ = std::move(confirm);
+    }
+    // Shows the result of a release (default: a QMessageBox). `ok` false: the error.
+    void setReport(std::function<void(bool ok, const QString& text)> report) {
+        report_ = std::move(report);
+    }
+    // Asked before a release creates a new ledger for a dataset that known ledgers (`others`,
+    // one line each) have already charged (default: a QMessageBox); false releases nothing.
+    void setConfirmNewLedger(std::function<bool(const QStringList& others)> confirm) {
+        confirmNewLedger_ = std::move(confirm);
+    }
+    // Uses the ledger at `path` (e.g. the one the window showed last).
+    void setLedgerPath(const QString& path);
+    void setOutputPath(const QString& path);
+
+    // The request the dialog would run now (without loadTruth), or an error for a bad field.
+    Expected<data::ReleaseRequest> request() const;
+    bool previewPending() const;
+    QString budgetText() const;    // the remaining-budget line
+    QString gaussianText() const;  // σ², ρ and δ achieved (discrete Gaussian)
+    QString statusText() const;    // the refusal, error or result line
+    // The warning shown when the ledger would be new although known ledgers charged this dataset
+    // (empty when there is none), and those ledgers' paths.
+    QString newLedgerWarning() const;
+    QStringList otherLedgers() const { return otherLedgers_; }
+    bool canRelease() const;
+
+public Q_SLOTS:
+    // Checks the output files (asking before overwriting) and starts the release on the runner.
+    void startRelease();
+    void schedulePreview();
+    // "Use the rest": fills ε with the largest decimal (6 significant digits, rounded down) the
+    // ledger accepts for this release (data::spendableEpsilon, on the runner).
+    void useTheRest();
+
+Q_SIGNALS:
+    void previewUpdated();
+    // After a release: the ledger used, and whether the release succeeded.
+    void releaseFinished(bool ok, const QString& ledgerPath);
+    // A preview read an existing ledger file (intact or not): the one the user chose.
+    void ledgerChosen(const QString& ledgerPath);
+    // The ledger the dialog uses is an intact ledger of this dataset (a preview read it, or a
+    // release charged it): the dataset's plan starts from it.
+    void ledgerAccepted(const QString& ledgerPath);
+
+protected:
+    // While a release is being written the dialog stays open (its result is shown in it).
+    void closeEvent(QCloseEvent* e) override;
+    void reject() override;
+
+private:
+    void buildUi();
+    void runPreview();
+    // `otherPaths`: the known ledgers that charged this dataset although `ledgerPath` is new;
+    // `otherLines` one line each ("a.json (3 releases): ε 0.2 of 1 left").
+    void showPreview(const std::optional<data::ReleasePreview>& preview, const QString& error,
+                     const QString& ledgerPath = {}, const QStringList& otherPaths = {},
+                     const QStringList& otherLines = {});
+    void updateEnabled();
+    void fitHeight();
+    void browseOutput();
+    void browseLedger();
+    ReleaseMechanism mechanism() const;
+
+    ReleaseContext ctx_;
+    JobRunner* runner_;
+    std::function<bool(const QStringList&)> confirmOverwrite_;
+    std::function<void(bool, const QString&)> report_;
+    std::function<bool(const QStringList&)> confirmNewLedger_;
+    QComboBox* mechanism_ = nullptr;
+    QLineEdit* epsilon_ = nullptr;
+    QPushButton* useRest_ = nullptr;
+    QLineEdit* delta_ = nullptr;
+    QLabel* deltaLabel_ = nullptr;
+    QSpinBox* groupSize_ = nullptr;
+    QLabel* groupSizeLabel_ = nullptr;
+    QLabel* gaussian_ = nullptr;
+    QComboBox* post_ = nullptr;
+    QLineEdit* output_ = nullptr;
+    QLabel* metadataPath_ = nullptr;
+    QLineEdit* ledger_ = nullptr;
+    QLineEdit* budgetEpsilon_ = nullptr;
+    QLineEdit* budgetDelta_ = nullptr;
+    QComboBox* composition_ = nullptr;
+    QLabel* budgetNote_ = nullptr;
+    QLabel* budget_ = nullptr;
+    QLabel* status_ = nullptr;
+    QLabel* newLedgerWarning_ = nullptr;
+    QPushButton* useOtherLedger_ = nullptr;
+    QPushButton* release_ = nullptr;
+    QTimer* previewTimer_ = nullptr;
+    bool previewOk_ = false;
+    bool previewPending_ = false;
+    bool releasing_ = false;
+    bool ledgerExists_ = false;
+    QStringList existing_;
+    // The ledger path the last preview ran with, and the known ledgers that charged this dataset
+    // although that path is new.
+    QString checkedLedger_;
+    QStringList otherLedgers_;
+    QStringList otherLedgerLines_;
+};
+
+// The File menu's "Release…" action, the button beside the panels and the status bar's ledger
+// label: opens the dialog on the window's current data and shows what is left of the current
+// dataset's ledger, re-read after every release and whenever the file changes.
+class ReleaseController : public QObject {
+    Q_OBJECT
+public:
+    // `context` gives the current ReleaseContext when the dialog opens.
+    ReleaseController(std::function<ReleaseContext()> context, JobRunner* runner, QWidget* window);
+
+    QAction* action() const { return action_; }
+    QLabel* ledgerLabel() const { return label_; }
+    // The ledger shown: the one chosen, else the one found for the dataset ("" none).
+    QString ledgerPath() const { return shownPath_.isEmpty() ? ledgerPath_ : shownPath_; }
+    // The ledger chosen for the dataset's plan ("" : the ledger shown is found, or none).
+    QString chosenLedger() const { return ledgerPath_; }
+    // The dialog while it is open (tests fill it), else nullptr.
+    ReleaseDialog* dialog() const { return dialog_; }
+
+    // Opens the dialog (non-modal) and returns it.
+    ReleaseDialog* open();
+    // The dataset the window shows (its ledger description, ReleaseContext::dataset) and the
+    // ledger chosen for its plan: "" shows the last known ledger that recorded this dataset, if
+    // any. Re-reads the ledger.
+    void setDataset(const QString& dataset, const QString& chosenLedger);
+    // Shows the ledger at `path` (read on the runner).
+    void setLedgerPath(const QString& path);
+    void refreshLedger();
+
+Q_SIGNALS:
+    void ledgerShown(const QString& text);
+    // After every read: the current dataset's ledger as the Budget tab uses it (path "" : none).
+    void ledgerLoaded(const dpx::ui::PlanLedger& ledger);
+    // The dialog used an intact ledger of the dataset (previewed or charged).
+    void ledgerAccepted(const QString& path);
+
+private:
+    void watch(const QString& path);
+
+    std::function<ReleaseContext()> context_;
+    JobRunner* runner_;
+    QWidget* window_;
+    QAction* action_;
+    QLabel* label_;
+    QString dataset_;
+    QString ledgerPath_;  // chosen ("" : find one for the dataset)
+    QString shownPath_;   // read last (chosen or found)
+    QFileSystemWatcher* watcher_;
+    QTimer* changed_;
+    ReleaseDialog* dialog_ = nullptr;
+};
+
+}  // namespace dpx::ui

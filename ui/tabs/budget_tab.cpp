@@ -1,0 +1,998 @@
+#include "ui/tabs/budget_tab.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "io/release/release_job.h"
+#include "ui/model/job_runner.h"
+#include "ui/widgets/plot_refresh.h"
+#include "ui/widgets/plot_style.h"
+#include "ui/widgets/qcustomplot_include.h"
+
+namespace dpx::ui {
+
+namespace {
+
+const QColor kSplitColour(66, 133, 244);
+const QColor kHeldColour(230, 97, 0);
+const QColor kErrorColour(200, 30, 30);
+// More bars than this: no share labels above them and no column names under them (unreadable).
+constexpr int kMaxLabelledBars = 40;
+
+// What a plan computation gives back (PlanResult has no empty state).
+struct PlanRun {
+    std::optional<PlanResult> result;
+    QString error;
+};
+
+QString num(double v) {
+    return QString::number(v, 'g', 4);
+}
+
+QString full(double v) {
+    return QString::number(v, 'g', 17);
+}
+
+// A number as typed, in the user's locale or the C locale.
+std::optional<double> parseNumber(const QString& text) {
+    const QString t = text.trimmed();
+    bool ok = false;
+    double v = QLocale().toDouble(t, &ok);
+    if (!ok) {
+        v = QLocale::c().toDouble(t, &ok);
+    }
+    if (!ok) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+QString csvField(const QString& s) {
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) ||
+        s.contains(QLatin1Char('\n'))) {
+        QString q = s;
+        q.replace(QLatin1String("\""), QLatin1String("\"\""));
+        return QLatin1Char('"') + q + QLatin1Char('"');
+    }
+    return s;
+}
+
+QString noiseParameter(PlanMechanism m) {
+    switch (m) {
+        case PlanMechanism::Laplace:
+            return QStringLiteral("b");
+        case PlanMechanism::Geometric:
+            return QStringLiteral("α");
+        case PlanMechanism::Gaussian:
+            return QStringLiteral("σ");
+    }
+    return QStringLiteral("b");
+}
+
+int mechanismIndex(PlanMechanism m) {
+    return static_cast<int>(m);
+}
+
+PlanMechanism mechanismAt(int index) {
+    return index == 1   ? PlanMechanism::Geometric
+           : index == 2 ? PlanMechanism::Gaussian
+                        : PlanMechanism::Laplace;
+}
+
+QTableWidgetItem* readOnlyItem() {
+    auto* it = new QTableWidgetItem;
+    it->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+    it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return it;
+}
+
+QTableWidgetItem* editableItem(const QString& tip) {
+    auto* it = new QTableWidgetItem;
+    it->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable);
+    it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    it->setToolTip(tip);
+    return it;
+}
+
+}  // namespace
+
+BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
+    : QWidget(parent),
+      runner_(runner),
+      slot_(QStringLiteral("budget-plan-%1").arg(reinterpret_cast<quintptr>(this), 0, 16)) {
+    plan_.total = {1, 0};
+
+    totalEpsilon_ = new QLineEdit;
+    totalEpsilon_->setObjectName(QStringLiteral("budgetTotalEpsilon"));
+    totalEpsilon_->setMaximumWidth(110);
+    totalEpsilon_->setToolTip(tr("The total ε of the whole release plan (finite, > 0)"));
+    totalDelta_ = new QLineEdit;
+    totalDelta_->setObjectName(QStringLiteral("budgetTotalDelta"));
+    totalDelta_->setMaximumWidth(110);
+    totalDelta_->setToolTip(
+        tr("The total δ (in [0, 1)); needed by Gaussian statistics and by zCDP accounting"));
+    composition_ = new QComboBox;
+    composition_->setObjectName(QStringLiteral("budgetComposition"));
+    composition_->addItem(tr("Basic (Σε, Σδ)"));
+    composition_->addItem(tr("zCDP (ρ adds)"));
+    composition_->setToolTip(
+        tr("Basic composition adds the ε's and δ's (Dwork & Roth 2014 Thm 3.16). zCDP adds the "
+           "ρ's and converts the sum with ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016 Prop 1.3): "
+           "tighter for many Gaussian releases."));
+    addColumn_ = new QComboBox;
+    addColumn_->setObjectName(QStringLiteral("budgetAddColumn"));
+    addColumn_->setToolTip(tr("The column whose histogram the new statistic releases"));
+    add_ = new QPushButton(tr("&Add statistic"));
+    add_->setObjectName(QStringLiteral("budgetAdd"));
+    remove_ = new QPushButton(tr("&Remove"));
+    remove_->setObjectName(QStringLiteral("budgetRemove"));
+    remove_->setToolTip(tr("Remove the selected statistic from the plan"));
+
+    table_ = new QTableWidget(0, ColumnCount);
+    table_->setObjectName(QStringLiteral("budgetTable"));
+    table_->setHorizontalHeaderLabels({tr("Statistic"), tr("Bins"), tr("Mechanism"), tr("Weight"),
+                                       tr("Hold"), tr("ε"), tr("δ"), tr("ρ"), tr("Noise"),
+                                       tr("±95% per bin"), tr("E[L1] (% of N)")});
+    table_->horizontalHeaderItem(ColEpsilon)
+        ->setToolTip(tr("The statistic's ε. Type a value to hold it; the others re-split."));
+    table_->horizontalHeaderItem(ColHalfWidth)
+        ->setToolTip(tr("Every bin within ± this of its true count with 95% probability. Type a "
+                        "value to hold that accuracy; the statistic gets the smallest budget "
+                        "meeting it."));
+    table_->horizontalHeaderItem(ColRho)->setToolTip(
+        tr("zCDP ρ of the statistic's noise: ε²/2 for pure DP, Δ2²/(2σ²) for Gaussian"));
+    table_->horizontalHeaderItem(ColL1)->setToolTip(
+        tr("Expected L1 error of the histogram, k·E|noise|, and as a percentage of the records N"));
+    table_->verticalHeader()->setVisible(false);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Every column as wide as its contents: a stretched first column pushed the numbers out of
+    // sight in a narrow window (1024 px), a stretched last one parted the error from its label.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(false);
+
+    note_ = new QLabel;
+    note_->setObjectName(QStringLiteral("budgetNote"));
+    note_->setWordWrap(true);
+    note_->hide();
+    ledgerLine_ = new QLabel;
+    ledgerLine_->setObjectName(QStringLiteral("budgetLedger"));
+    ledgerLine_->setWordWrap(true);
+    ledgerLine_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    chooseLedger_ = new QPushButton(tr("&Ledger…"));
+    chooseLedger_->setObjectName(QStringLiteral("budgetChooseLedger"));
+    chooseLedger_->setToolTip(
+        tr("Choose the dataset's privacy-budget ledger: the plan then starts from what its "
+           "releases have already spent"));
+    busyTimer_ = new QTimer(this);
+    busyTimer_->setSingleShot(true);
+    busyTimer_->setInterval(250);
+    connect(busyTimer_, &QTimer::timeout, this, [this] {
+        if (busy()) {
+            summary_->setText(tr("Computing the plan…"));
+        }
+    });
+    summary_ = new QLabel;
+    summary_->setObjectName(QStringLiteral("budgetSummary"));
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    error_ = new QLabel;
+    error_->setObjectName(QStringLiteral("budgetError"));
+    error_->setWordWrap(true);
+    {
+        QPalette p = error_->palette();
+        p.setColor(QPalette::WindowText, kErrorColour);
+        error_->setPalette(p);
+    }
+    error_->hide();
+
+    chart_ = new QCustomPlot;
+    chart_->setObjectName(QStringLiteral("budgetChart"));
+    chart_->setMinimumHeight(200);
+    chart_->xAxis->setLabel(tr("statistic"));
+    // The legend in a row of its own above the axis rect, so it never covers a bar's label.
+    chart_->legend->setVisible(true);
+    chart_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    chart_->plotLayout()->insertRow(0);
+    chart_->plotLayout()->addElement(0, 0, chart_->legend);
+    chart_->plotLayout()->setRowStretchFactor(0, 0.001);
+    chart_->legend->setMargins(QMargins(6, 2, 6, 2));
+    chart_->setToolTip(
+        tr("Each statistic's share of the budget: blue split by weight, orange held"));
+
+    auto* top = new QHBoxLayout;
+    auto* epsLabel = new QLabel(tr("Total &ε:"));
+    epsLabel->setBuddy(totalEpsilon_);
+    auto* deltaLabel = new QLabel(tr("&δ:"));
+    deltaLabel->setBuddy(totalDelta_);
+    auto* compLabel = new QLabel(tr("&Composition:"));
+    compLabel->setBuddy(composition_);
+    top->addWidget(epsLabel);
+    top->addWidget(totalEpsilon_);
+    top->addWidget(deltaLabel);
+    top->addWidget(totalDelta_);
+    top->addSpacing(16);
+    top->addWidget(compLabel);
+    top->addWidget(composition_);
+    top->addStretch(1);
+    // The statistics' controls on a row of their own, so that nothing is squeezed at 1024 px.
+    auto* rows = new QHBoxLayout;
+    auto* columnLabel = new QLabel(tr("C&olumn:"));
+    columnLabel->setBuddy(addColumn_);
+    rows->addWidget(columnLabel);
+    rows->addWidget(addColumn_);
+    rows->addWidget(add_);
+    rows->addWidget(remove_);
+    rows->addStretch(1);
+
+    auto* ledgerRow = new QHBoxLayout;
+    ledgerRow->addWidget(ledgerLine_, 1);
+    ledgerRow->addWidget(chooseLedger_);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addLayout(ledgerRow);
+    layout->addLayout(rows);
+    layout->addWidget(note_);
+    layout->addWidget(table_, 1);
+    layout->addWidget(summary_);
+    layout->addWidget(error_);
+    layout->addWidget(chart_, 1);
+
+    connect(totalEpsilon_, &QLineEdit::editingFinished, this, [this] { applyTotalFields(); });
+    connect(totalDelta_, &QLineEdit::editingFinished, this, [this] { applyTotalFields(); });
+    connect(composition_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (updating_) {
+            return;
+        }
+        BudgetPlan c = base();
+        c.composition = index == 1 ? Composition::Zcdp : Composition::Basic;
+        apply(c, Origin::Edit);
+    });
+    connect(add_, &QPushButton::clicked, this, [this] { addStatistic(addColumn_->currentText()); });
+    connect(remove_, &QPushButton::clicked, this, [this] {
+        const int row = table_->currentRow();
+        removeStatistic(row >= 0 ? row : static_cast<int>(base().statistics.size()) - 1);
+    });
+    connect(chooseLedger_, &QPushButton::clicked, this, &BudgetTab::browseLedger);
+    connect(table_, &QTableWidget::itemChanged, this,
+            [this](QTableWidgetItem* item) { onItemChanged(item); });
+
+    applyPlotPalette(chart_, palette());
+    refreshLedgerLine();
+    setTotal(1, 0);
+}
+
+BudgetTab::~BudgetTab() {
+    if (runner_) {
+        runner_->cancel(slot_);
+    }
+    // ~QWidget deletes the children after this object's members are gone; a line edit losing
+    // focus then would emit editingFinished into a half-destroyed view.
+    for (QObject* sender : std::initializer_list<QObject*>{totalEpsilon_, totalDelta_, composition_,
+                                                           table_, add_, remove_, chooseLedger_}) {
+        QObject::disconnect(sender, nullptr, this, nullptr);
+    }
+}
+
+void BudgetTab::setDataset(const QStringList& columns, const QString& currentColumn,
+                            int currentBins, double totalRecords, double l1Sensitivity,
+                            double l2Sensitivity) {
+    const bool sameColumns = columns == columns_;
+    if (!sameColumns) {
+        binsByColumn_.clear();  // another dataset: its columns' binnings are not known yet
+    }
+    columns_ = columns;
+    currentColumn_ = currentColumn;
+    if (!currentColumn.isEmpty()) {
+        binsByColumn_.insert(currentColumn, std::max(1, currentBins));
+    }
+    records_ = std::isfinite(totalRecords) && totalRecords > 0 ? std::optional(totalRecords)
+                                                               : std::nullopt;
+    l1_ = std::isfinite(l1Sensitivity) && l1Sensitivity > 0 ? l1Sensitivity : 1.0;
+    l2_ = std::isfinite(l2Sensitivity) && l2Sensitivity > 0 ? l2Sensitivity : 1.0;
+    {
+        const QSignalBlocker block(addColumn_);
+        addColumn_->clear();
+        addColumn_->addItems(columns);
+        addColumn_->setCurrentIndex(std::max(0, static_cast<int>(columns.indexOf(currentColumn))));
+    }
+    BudgetPlan c = base();
+    if (!sameColumns) {
+        std::erase_if(c.statistics, [&](const PlanStatistic& s) {
+            return !columns.contains(QString::fromStdString(s.label));
+        });
+    }
+    for (PlanStatistic& s : c.statistics) {
+        s.records = records_;
+        s.l1Sensitivity = l1_;
+        s.l2Sensitivity = l2_;
+    }
+    if (c.statistics.empty() && !currentColumn.isEmpty()) {
+        PlanStatistic s;
+        s.label = currentColumn.toStdString();
+        s.bins = std::max(1, currentBins);
+        s.records = records_;
+        s.l1Sensitivity = l1_;
+        s.l2Sensitivity = l2_;
+        c.statistics.push_back(s);
+    }
+    add_->setEnabled(!columns.isEmpty());
+    apply(c, Origin::Sync);
+}
+
+void BudgetTab::setTotal(double epsilon, double delta) {
+    totalEpsilon_->setText(QString::number(epsilon, 'g', 15));
+    totalDelta_->setText(QString::number(delta, 'g', 15));
+    applyTotalFields();
+}
+
+void BudgetTab::setPlan(const dpx::BudgetPlan& plan, const QString& datasetKey,
+                         const QString& datasetTitle) {
+    BudgetPlan c = plan;
+    for (PlanStatistic& st : c.statistics) {
+        st.records = records_;
+        st.l1Sensitivity = l1_;
+        st.l2Sensitivity = l2_;
+    }
+    if (!datasetKey.isEmpty() && datasetKey != planDataset_) {
+        if (!planDataset_.isEmpty()) {
+            // Plans belong to datasets: say which one is shown now.
+            const QString title = datasetTitle.isEmpty() ? datasetKey : datasetTitle;
+            note_->setText(
+                c.statistics.empty()
+                    ? tr("The data changed to %1, which has no budget plan yet: a new plan starts "
+                         "here. The previous dataset's plan is kept for when you return to it.")
+                          .arg(title)
+                    : tr("The data changed to %1: its own budget plan (%2) is shown again. The "
+                         "previous dataset's plan is kept for when you return to it.")
+                          .arg(title, c.statistics.size() == 1
+                                          ? tr("1 statistic")
+                                          : tr("%1 statistics").arg(c.statistics.size())));
+            note_->show();
+        }
+        planDataset_ = datasetKey;
+    } else if (c.statistics.empty() && !currentColumn_.isEmpty()) {
+        // No rows: the plan starts with the current column, as setDataset makes it (for a new
+        // dataset setDataset does when its columns are known).
+        PlanStatistic st;
+        st.label = currentColumn_.toStdString();
+        st.bins = binsByColumn_.value(currentColumn_, kDefaultStatisticBins);
+        st.records = records_;
+        st.l1Sensitivity = l1_;
+        st.l2Sensitivity = l2_;
+        c.statistics.push_back(st);
+    }
+    apply(c, Origin::Sync);
+}
+
+void BudgetTab::setLedger(const PlanLedger& ledger) {
+    ledger_ = ledger;
+    refreshLedgerLine();
+    apply(base(), Origin::Sync);
+}
+
+void BudgetTab::chooseLedger(const QString& path) {
+    if (!path.isEmpty()) {
+        Q_EMIT ledgerChosen(QFileInfo(path).absoluteFilePath());
+    }
+}
+
+void BudgetTab::browseLedger() {
+    const QString start = ledger_.path.isEmpty() ? QString() : ledger_.path;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("The dataset's privacy-budget ledger"), start, tr("Ledger files (*.json)"));
+    chooseLedger(path);
+}
+
+void BudgetTab::setComposition(dpx::Composition composition) {
+    composition_->setCurrentIndex(composition == Composition::Zcdp ? 1 : 0);
+}
+
+void BudgetTab::addStatistic(const QString& column) {
+    if (column.isEmpty()) {
+        return;
+    }
+    BudgetPlan c = base();
+    PlanStatistic s;
+    s.label = column.toStdString();
+    // The statistic's own binning: the one the main view last showed for this column, never the
+    // bin count of whichever column the main view shows now.
+    s.bins = binsByColumn_.value(column, kDefaultStatisticBins);
+    s.records = records_;
+    s.l1Sensitivity = l1_;
+    s.l2Sensitivity = l2_;
+    c.statistics.push_back(s);
+    apply(c, Origin::Edit);
+}
+
+void BudgetTab::removeStatistic(int row) {
+    if (row < 0 || row >= static_cast<int>(base().statistics.size())) {
+        return;
+    }
+    BudgetPlan c = base();
+    c.statistics.erase(c.statistics.begin() + row);
+    apply(c, Origin::Edit);
+}
+
+QString BudgetTab::summaryText() const {
+    return summary_->text();
+}
+
+QString BudgetTab::errorText() const {
+    return error_->isHidden() ? QString() : error_->text();
+}
+
+QString BudgetTab::noteText() const {
+    return note_->isHidden() ? QString() : note_->text();
+}
+
+QString BudgetTab::ledgerText() const {
+    return ledgerLine_->text();
+}
+
+void BudgetTab::apply(dpx::BudgetPlan candidate, Origin origin, bool epsChanged,
+                       bool deltaChanged) {
+    if (ledger_.usable()) {
+        // The ledger fixed its total and composition when it was created.
+        candidate.total = ledger_.total;
+        candidate.composition = ledger_.composition;
+        candidate.spent = ledger_.charges;
+    } else {
+        candidate.spent.clear();
+    }
+    if (origin == Origin::Edit) {
+        note_->hide();
+    }
+    if (candidate.statistics.empty()) {
+        // Nothing to allocate: only the total to check (no job; any running one is stale).
+        if (runner_) {
+            runner_->cancel(slot_);
+        }
+        pending_.reset();
+        const Status st = candidate.total.validate();
+        finish(candidate, std::nullopt, st ? QString() : QString::fromStdString(st.error().message),
+               origin, epsChanged, deltaChanged);
+        return;
+    }
+    pending_ = candidate;
+    if (!busyTimer_->isActive()) {
+        busyTimer_->start();
+    }
+    QPointer<BudgetTab> self(this);
+    runner_->run<PlanRun>(
+        slot_,
+        [candidate](std::stop_token, JobProgress&) {
+            PlanRun out;
+            auto r = allocatePlan(candidate);
+            if (r) {
+                out.result = std::move(r).value();
+            } else {
+                out.error = QString::fromStdString(r.error().message);
+            }
+            return out;
+        },
+        [self, candidate, origin, epsChanged, deltaChanged](PlanRun run) {
+            if (!self) {
+                return;
+            }
+            self->pending_.reset();
+            self->finish(candidate, run.result, run.error, origin, epsChanged, deltaChanged);
+        });
+}
+
+void BudgetTab::finish(const dpx::BudgetPlan& candidate,
+                        const std::optional<dpx::PlanResult>& result, const QString& error,
+                        Origin origin, bool epsChanged, bool deltaChanged) {
+    busyTimer_->stop();
+    if (!error.isEmpty()) {
+        showError(error);
+        if (origin == Origin::Sync) {
+            // The document or the data changed under the plan: show its rows even though they do
+            // not compute.
+            plan_ = candidate;
+            result_.reset();
+        }
+        refresh();
+        if (origin == Origin::Totals) {
+            // Keep what the user typed, marked, beside the unchanged plan.
+            totalEpsilon_->setText(QString::number(candidate.total.epsilon, 'g', 15));
+            totalDelta_->setText(QString::number(candidate.total.delta, 'g', 15));
+            setFieldInvalid(totalEpsilon_, epsChanged && !deltaChanged);
+            setFieldInvalid(totalDelta_, deltaChanged);
+        }
+        Q_EMIT planComputed();
+        return;
+    }
+    plan_ = candidate;
+    result_ = result;
+    error_->clear();
+    error_->hide();
+    setFieldInvalid(totalEpsilon_, false);
+    setFieldInvalid(totalDelta_, false);
+    totalEpsilon_->setText(QString::number(plan_.total.epsilon, 'g', 15));
+    totalDelta_->setText(QString::number(plan_.total.delta, 'g', 15));
+    refresh();
+    if (origin != Origin::Sync) {
+        Q_EMIT planChanged();
+    }
+    Q_EMIT planComputed();
+}
+
+void BudgetTab::showError(const QString& message) {
+    error_->setText(message);
+    error_->show();
+}
+
+void BudgetTab::setFieldInvalid(QLineEdit* field, bool invalid) {
+    field->setStyleSheet(invalid ? QStringLiteral("QLineEdit { background-color: #ffd6d6; "
+                                                  "color: #000000; }")
+                                 : QString());
+    field->setProperty("invalid", invalid);
+}
+
+void BudgetTab::applyTotalFields() {
+    const auto eps = parseNumber(totalEpsilon_->text());
+    const auto delta = parseNumber(totalDelta_->text());
+    const bool epsOk = eps && std::isfinite(*eps) && *eps > 0;
+    const bool deltaOk = delta && std::isfinite(*delta) && *delta >= 0 && *delta < 1;
+    setFieldInvalid(totalEpsilon_, !epsOk);
+    setFieldInvalid(totalDelta_, !deltaOk);
+    if (!epsOk || !deltaOk) {
+        showError(!epsOk ? tr("Total ε must be a finite number > 0 (got '%1'); the plan below is "
+                              "unchanged.")
+                               .arg(totalEpsilon_->text())
+                         : tr("Total δ must be a number in [0, 1) (got '%1'); the plan below is "
+                              "unchanged.")
+                               .arg(totalDelta_->text()));
+        return;
+    }
+    const BudgetPlan& b = base();
+    if (*eps == b.total.epsilon && *delta == b.total.delta && (result_ || busy())) {
+        return;
+    }
+    BudgetPlan c = b;
+    c.total = {*eps, *delta};
+    apply(c, Origin::Totals, *eps != b.total.epsilon, *delta != b.total.delta);
+}
+
+void BudgetTab::onItemChanged(QTableWidgetItem* item) {
+    if (updating_ || !item) {
+        return;
+    }
+    const int row = item->row();
+    const int col = item->column();
+    if (row < 0 || row >= static_cast<int>(base().statistics.size())) {
+        return;
+    }
+    const auto v = parseNumber(item->text());
+    if (!v) {
+        showError(tr("'%1' is not a number; the plan is unchanged.").arg(item->text()));
+        refresh();
+        return;
+    }
+    BudgetPlan c = base();
+    PlanStatistic& s = c.statistics[static_cast<std::size_t>(row)];
+    switch (col) {
+        case ColWeight:
+            s.weight = *v;
+            break;
+        case ColEpsilon:
+            s.hold = {HoldKind::Epsilon, *v};
+            break;
+        case ColHalfWidth:
+            s.hold = {HoldKind::Accuracy, *v};
+            break;
+        default:
+            return;
+    }
+    apply(c, Origin::Edit);
+}
+
+void BudgetTab::rebuildRows() {
+    const QSignalBlocker block(table_);
+    updating_ = true;
+    const int n = static_cast<int>(plan_.statistics.size());
+    // Rows are generic (refresh fills them from the plan by index): only the rows added are
+    // built, and removing a statistic drops the last row, so that adding or removing one of
+    // 10 000 statistics does not rebuild 30 000 cell widgets. Thousands of new rows: no column
+    // measuring or painting until they are all there.
+    const int old = table_->rowCount();
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table_->setUpdatesEnabled(false);
+    table_->setRowCount(n);
+    for (int i = old; i < n; ++i) {
+        auto* label = readOnlyItem();
+        label->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        table_->setItem(i, ColStatistic, label);
+
+        auto* bins = new QSpinBox;
+        bins->setRange(1, 10'000'000);
+        bins->setFrame(false);
+        bins->setToolTip(tr("Number of bins k of this histogram"));
+        connect(bins, &QSpinBox::valueChanged, this, [this, i](int value) {
+            if (updating_ || i >= static_cast<int>(base().statistics.size())) {
+                return;
+            }
+            BudgetPlan c = base();
+            c.statistics[static_cast<std::size_t>(i)].bins = value;
+            apply(c, Origin::Edit);
+        });
+        table_->setCellWidget(i, ColBins, bins);
+
+        auto* mech = new QComboBox;
+        mech->setFrame(false);
+        mech->addItems({tr("Laplace"), tr("Geometric"), tr("Gaussian")});
+        mech->setToolTip(tr("Laplace and geometric: pure ε-DP. Gaussian: (ε, δ), needs δ > 0."));
+        connect(mech, &QComboBox::currentIndexChanged, this, [this, i](int index) {
+            if (updating_ || i >= static_cast<int>(base().statistics.size())) {
+                return;
+            }
+            BudgetPlan c = base();
+            c.statistics[static_cast<std::size_t>(i)].mechanism = mechanismAt(index);
+            apply(c, Origin::Edit);
+        });
+        table_->setCellWidget(i, ColMechanism, mech);
+
+        table_->setItem(i, ColWeight, editableItem(tr("Share of what the held statistics leave")));
+
+        auto* hold = new QComboBox;
+        hold->setFrame(false);
+        hold->addItems({tr("none"), tr("ε"), tr("accuracy")});
+        hold->setToolTip(
+            tr("Hold this statistic's ε or its ±95% accuracy while the others "
+               "re-split; none: share by weight"));
+        connect(hold, &QComboBox::currentIndexChanged, this, [this, i](int index) {
+            if (updating_ || i >= static_cast<int>(base().statistics.size())) {
+                return;
+            }
+            BudgetPlan c = base();
+            PlanStatistic& s = c.statistics[static_cast<std::size_t>(i)];
+            // Holding what is shown needs the allocation of the plan shown, not of one still
+            // being computed.
+            const StatisticAllocation* a =
+                result_ && !busy() && i < static_cast<int>(result_->statistics.size())
+                    ? &result_->statistics[static_cast<std::size_t>(i)]
+                    : nullptr;
+            if (index == 0) {
+                s.hold = {};
+            } else if (busy()) {
+                showError(
+                    tr("The plan is still being computed; choose the hold again when it is "
+                       "shown."));
+                refresh();
+                return;
+            } else if (!a) {
+                showError(tr("Nothing to hold: the plan does not compute."));
+                refresh();
+                return;
+            } else if (index == 1) {
+                // Under zCDP a Gaussian row's ε is its conversion at the total δ, which a held ε
+                // inverts; pure-DP rows hold their own ε.
+                // The tiny step down keeps the conversion's rounding inside the ρ it had.
+                const bool converted = plan_.composition == Composition::Zcdp &&
+                                       s.mechanism == PlanMechanism::Gaussian;
+                s.hold = {HoldKind::Epsilon, converted ? a->epsilon * (1 - 1e-12) : a->epsilon};
+            } else {
+                // The inverse meets ±a to a relative 1e-10 from above; hold a hair more than the
+                // current half-width so that holding what is shown never costs more than it had.
+                s.hold = {HoldKind::Accuracy, s.mechanism == PlanMechanism::Geometric
+                                                  ? a->noise.halfWidth95
+                                                  : a->noise.halfWidth95 * (1 + 1e-9)};
+            }
+            apply(c, Origin::Edit);
+        });
+        table_->setCellWidget(i, ColHold, hold);
+
+        table_->setItem(i, ColEpsilon, editableItem(tr("Type an ε to hold it")));
+        table_->setItem(i, ColDelta, readOnlyItem());
+        table_->setItem(i, ColRho, readOnlyItem());
+        table_->setItem(i, ColNoise, readOnlyItem());
+        table_->setItem(i, ColHalfWidth, editableItem(tr("Type ±a to hold that accuracy")));
+        table_->setItem(i, ColL1, readOnlyItem());
+    }
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->setUpdatesEnabled(true);
+    updating_ = false;
+}
+
+void BudgetTab::refresh() {
+    if (table_->rowCount() != static_cast<int>(plan_.statistics.size())) {
+        rebuildRows();
+    }
+    const QSignalBlocker block(table_);
+    updating_ = true;
+    {
+        const QSignalBlocker b(composition_);
+        composition_->setCurrentIndex(plan_.composition == Composition::Zcdp ? 1 : 0);
+    }
+    const bool zcdp = plan_.composition == Composition::Zcdp;
+    table_->horizontalHeaderItem(ColRho)->setText(zcdp ? tr("ρ (charged)") : tr("ρ"));
+    table_->horizontalHeaderItem(ColEpsilon)->setText(zcdp ? tr("ε (alone)") : tr("ε"));
+    for (int i = 0; i < static_cast<int>(plan_.statistics.size()); ++i) {
+        const PlanStatistic& s = plan_.statistics[static_cast<std::size_t>(i)];
+        const StatisticAllocation* a =
+            result_ ? &result_->statistics[static_cast<std::size_t>(i)] : nullptr;
+        table_->item(i, ColStatistic)->setText(QString::fromStdString(s.label));
+        if (auto* w = qobject_cast<QSpinBox*>(table_->cellWidget(i, ColBins))) {
+            const QSignalBlocker b(w);
+            w->setValue(static_cast<int>(std::min<std::int64_t>(s.bins, 10'000'000)));
+        }
+        if (auto* w = qobject_cast<QComboBox*>(table_->cellWidget(i, ColMechanism))) {
+            const QSignalBlocker b(w);
+            w->setCurrentIndex(mechanismIndex(s.mechanism));
+        }
+        if (auto* w = qobject_cast<QComboBox*>(table_->cellWidget(i, ColHold))) {
+            const QSignalBlocker b(w);
+            w->setCurrentIndex(static_cast<int>(s.hold.kind));
+        }
+        table_->item(i, ColWeight)->setText(num(s.weight));
+        const QString none = QStringLiteral("—");
+        QFont font = table_->font();
+        QFont held = font;
+        held.setBold(true);
+        table_->item(i, ColEpsilon)->setFont(s.hold.kind == HoldKind::Epsilon ? held : font);
+        table_->item(i, ColHalfWidth)->setFont(s.hold.kind == HoldKind::Accuracy ? held : font);
+        if (!a) {
+            for (int col : {ColEpsilon, ColDelta, ColRho, ColNoise, ColHalfWidth, ColL1}) {
+                table_->item(i, col)->setText(none);
+            }
+            // What the user asked for stays visible next to the error.
+            if (s.hold.kind == HoldKind::Epsilon) {
+                table_->item(i, ColEpsilon)->setText(num(s.hold.value));
+            } else if (s.hold.kind == HoldKind::Accuracy) {
+                table_->item(i, ColHalfWidth)->setText(QStringLiteral("±") + num(s.hold.value));
+            }
+            continue;
+        }
+        table_->item(i, ColEpsilon)->setText(num(a->epsilon));
+        table_->item(i, ColDelta)
+            ->setText(zcdp && s.mechanism == PlanMechanism::Gaussian
+                          ? tr("(total)")
+                          : (a->delta > 0 ? num(a->delta) : QStringLiteral("0")));
+        table_->item(i, ColRho)->setText(num(a->rho));
+        table_->item(i, ColNoise)
+            ->setText(noiseParameter(s.mechanism) + QStringLiteral(" = ") + num(a->noise.scale));
+        table_->item(i, ColHalfWidth)->setText(QStringLiteral("±") + num(a->noise.halfWidth95));
+        table_->item(i, ColL1)->setText(
+            a->expectedL1Percent
+                ? tr("%1 (%2%)")
+                      .arg(num(a->expectedL1), QString::number(*a->expectedL1Percent, 'g', 3))
+                : num(a->expectedL1));
+    }
+    updating_ = false;
+    remove_->setEnabled(!plan_.statistics.empty());
+    // A ledger fixed its total and composition when it was created.
+    for (QWidget* w : std::initializer_list<QWidget*>{totalEpsilon_, totalDelta_, composition_}) {
+        w->setEnabled(!ledger_.usable());
+        w->setToolTip(ledger_.usable() ? tr("Fixed by the ledger %1 when it was created")
+                                             .arg(QFileInfo(ledger_.path).fileName())
+                                       : QString());
+    }
+
+    // Summary line.
+    if (!result_) {
+        summary_->setText(plan_.statistics.empty()
+                              ? tr("Add a statistic (a histogram of a column) to plan a release.")
+                              : tr("The plan does not compute; see the message below."));
+    } else {
+        const PlanResult& r = *result_;
+        const BudgetUsage& u = r.usage;
+        QString text;
+        // With a ledger: what the plan itself spends, and that it fits what the ledger leaves.
+        const bool fromLedger = r.spentCharges > 0;
+        const QString fits =
+            !fromLedger ? tr("fits the total")
+            : r.spentCharges == 1
+                ? tr("fits what the ledger's release leaves")
+                : tr("fits what the ledger's %1 releases leave").arg(r.spentCharges);
+        if (fromLedger && !zcdp) {
+            double own = 0, ownDelta = 0;
+            for (const auto& a : r.statistics) {
+                own += a.epsilon;
+                ownDelta += a.delta;
+            }
+            text = tr("Basic composition: this plan Σε = %1, Σδ = %2 — %3; with them the ledger "
+                      "will have spent ε = %4 of %5")
+                       .arg(num(own), ownDelta > 0 ? num(ownDelta) : QStringLiteral("0"), fits,
+                            num(u.epsilonSpent), num(r.total.epsilon));
+            if (r.other.available) {
+                text += tr("; under zCDP the plan's noise would cost ε = %1 at δ = %2")
+                            .arg(num(r.other.epsilon), num(r.other.delta));
+            }
+        } else if (!zcdp) {
+            // The exact sum as a fraction when it is short ("1", "3/10"), else what it leaves.
+            const QString exact =
+                u.epsilonSpentExact.size() <= 16
+                    ? QString::fromStdString(u.epsilonSpentExact)
+                    : tr("total − %1").arg(QString::number(u.epsilonRemaining, 'g', 3));
+            text = tr("Basic composition: Σε = %1 (exact: %2), Σδ = %3 — %4 (ε = %5, δ = %6)")
+                       .arg(num(u.epsilonSpent), exact,
+                            u.deltaSpent > 0 ? num(u.deltaSpent) : QStringLiteral("0"), fits,
+                            num(r.total.epsilon), num(r.total.delta));
+            if (r.other.available) {
+                text += tr("; under zCDP the same noise would cost ε = %1 at δ = %2")
+                            .arg(num(r.other.epsilon), num(r.other.delta));
+                if (r.other.epsilon < u.epsilonSpent) {
+                    text += tr(" — zCDP accounting is tighter here");
+                }
+            } else {
+                text += tr("; zCDP: %1").arg(QString::fromStdString(r.other.note));
+            }
+        } else {
+            text = fromLedger
+                       ? tr("zCDP: with the ledger's releases Σρ = %1 of the ρ budget %2 (ledger "
+                            "before the plan: %3), i.e. (ε = %4, δ = %5) — %6")
+                             .arg(num(u.rhoSpent), num(r.rhoBudget), num(r.start.rhoSpent),
+                                  num(u.epsilonSpent), num(r.total.delta), fits)
+                       : tr("zCDP: Σρ = %1 of the ρ budget %2, i.e. (ε = %3, δ = %4) — %5")
+                             .arg(num(u.rhoSpent), num(r.rhoBudget), num(u.epsilonSpent),
+                                  num(r.total.delta), fits);
+            if (r.other.available) {
+                text += tr("; under basic composition the same noise would cost ε = %1, δ = %2")
+                            .arg(num(r.other.epsilon),
+                                 r.other.delta > 0 ? num(r.other.delta) : QStringLiteral("0"));
+                if (r.other.epsilon < u.epsilonSpent) {
+                    text += tr(" — basic composition is tighter here");
+                }
+            } else {
+                text += tr("; basic composition: %1").arg(QString::fromStdString(r.other.note));
+            }
+        }
+        text += QLatin1Char('.');
+        for (const auto& w : r.warnings) {
+            text += QLatin1Char(' ') + tr("Note: %1.").arg(QString::fromStdString(w));
+        }
+        summary_->setText(text);
+    }
+    refreshLedgerLine();
+    drawChart();
+}
+
+void BudgetTab::refreshLedgerLine() {
+    QPalette p = palette();
+    if (ledger_.path.isEmpty()) {
+        ledgerLine_->setText(
+            tr("No ledger: the plan shares a fresh total. Choose the dataset's ledger to plan "
+               "what is left of it."));
+    } else if (!ledger_.usable()) {
+        ledgerLine_->setText(
+            tr("Ledger %1 not used: %2").arg(QFileInfo(ledger_.path).fileName(), ledger_.error));
+        p.setColor(QPalette::WindowText, kErrorColour);
+    } else {
+        const QString left = QString::fromStdString(data::budgetUsageText(
+            ledger_.usage, ledger_.totalEpsilon.toStdString(), ledger_.totalDelta.toStdString()));
+        ledgerLine_->setText(
+            tr("Ledger %1 (%2 composition, %3): %4 — the plan shares what is left%5.")
+                .arg(QFileInfo(ledger_.path).fileName(),
+                     QString::fromLatin1(compositionName(ledger_.composition)),
+                     ledger_.charges.size() == 1 ? tr("1 release")
+                                                 : tr("%1 releases").arg(ledger_.charges.size()),
+                     left,
+                     ledger_.found ? tr(" (the last ledger used for this dataset)") : QString()));
+    }
+    ledgerLine_->setToolTip(ledger_.path);
+    ledgerLine_->setPalette(p);
+}
+
+void BudgetTab::drawChart() {
+    chart_->clearPlottables();
+    chart_->clearItems();
+    chart_->legend->setBorderPen(Qt::NoPen);  // a caption row, not a box (after the palette)
+    chart_->legend->setBrush(Qt::NoBrush);
+    const bool zcdp = plan_.composition == Composition::Zcdp;
+    chart_->yAxis->setLabel(zcdp ? tr("ρ of each statistic") : tr("ε of each statistic"));
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const int n = static_cast<int>(plan_.statistics.size());
+    const bool labelled = n <= kMaxLabelledBars;
+    for (int i = 0; labelled && i < n; ++i) {
+        ticker->addTick(
+            i + 1, QString::fromStdString(plan_.statistics[static_cast<std::size_t>(i)].label));
+    }
+    chart_->xAxis->setTicker(ticker);
+    chart_->xAxis->setRange(0.4, std::max(n, 1) + 0.6);
+    auto* split = new QCPBars(chart_->xAxis, chart_->yAxis);
+    split->setName(tr("split by weight"));
+    split->setPen(QPen(kSplitColour.darker(130)));
+    split->setBrush(kSplitColour);
+    split->setWidth(0.6);
+    auto* held = new QCPBars(chart_->xAxis, chart_->yAxis);
+    held->setName(tr("held (ε or accuracy)"));
+    held->setPen(QPen(kHeldColour.darker(130)));
+    held->setBrush(kHeldColour);
+    held->setWidth(0.6);
+    if (!result_) {
+        // The bars stay, empty: a legend without entries would cap the width of the plot's
+        // layout column (QCPLayoutGrid's maximum size is its children's).
+        chart_->yAxis->setRange(0, 1);
+        auto* why = new QCPItemText(chart_);
+        why->position->setType(QCPItemPosition::ptAxisRectRatio);
+        why->position->setCoords(0.5, 0.5);
+        why->setText(n > 0 ? tr("No allocation: the plan does not compute (see the message "
+                                "above).")
+                           : tr("No statistics: add one above."));
+        why->setColor(palette().color(QPalette::PlaceholderText));
+        replotWhenVisible(chart_);
+        return;
+    }
+    double top = 0;
+    const QColor text = palette().color(QPalette::WindowText);
+    bool anyHeld = false;
+    for (int i = 0; i < n; ++i) {
+        const StatisticAllocation& a = result_->statistics[static_cast<std::size_t>(i)];
+        const double v = zcdp ? a.rho : a.epsilon;
+        top = std::max(top, v);
+        const bool isHeld = a.hold.kind != HoldKind::None;
+        anyHeld = anyHeld || isHeld;
+        (isHeld ? held : split)->addData(i + 1, v);
+        if (!labelled) {
+            continue;
+        }
+        auto* label = new QCPItemText(chart_);
+        label->position->setType(QCPItemPosition::ptPlotCoords);
+        label->position->setCoords(i + 1, v);
+        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        label->setText(QString::number(100 * a.share, 'g', 3) + QLatin1Char('%'));
+        label->setColor(text);
+        label->setClipToAxisRect(false);
+    }
+    if (!anyHeld) {
+        held->removeFromLegend();
+    }
+    chart_->yAxis->setRange(0, top > 0 ? top * 1.18 : 1);
+    replotWhenVisible(chart_);
+}
+
+QString BudgetTab::toCsv() const {
+    QStringList lines;
+    lines << QStringLiteral(
+        "statistic,bins,mechanism,weight,hold,hold_value,epsilon,delta,rho,share,noise_parameter,"
+        "noise_scale,half_width_95,expected_l1,expected_l1_percent,per_bin_variance");
+    for (std::size_t i = 0; i < plan_.statistics.size(); ++i) {
+        const PlanStatistic& s = plan_.statistics[i];
+        QStringList f;
+        f << csvField(QString::fromStdString(s.label)) << QString::number(s.bins)
+          << QString::fromLatin1(planMechanismName(s.mechanism)) << full(s.weight)
+          << QString::fromLatin1(holdKindName(s.hold.kind))
+          << (s.hold.kind == HoldKind::None ? QString() : full(s.hold.value));
+        if (result_) {
+            const StatisticAllocation& a = result_->statistics[i];
+            f << full(a.epsilon) << full(a.delta) << full(a.rho) << full(a.share)
+              << noiseParameter(s.mechanism) << full(a.noise.scale) << full(a.noise.halfWidth95)
+              << full(a.expectedL1)
+              << (a.expectedL1Percent ? full(*a.expectedL1Percent) : QString())
+              << full(a.perBinVariance);
+        } else {
+            for (int k = 0; k < 10; ++k) {
+                f << QString();
+            }
+        }
+        lines << f.join(QLatin1Char(','));
+    }
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+void BudgetTab::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        applyPlotPalette(chart_, palette());
+        drawChart();
+    }
+}
+
+}  // namespace dpx::ui

@@ -1,0 +1,270 @@
+#include "ui/tabs/histogram_tab.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStackedLayout>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/widgets/plot_refresh.h"
+#include "ui/widgets/qcustomplot_include.h"
+
+namespace dpx::ui {
+
+namespace {
+
+QString fmt(double v) {
+    if (!std::isfinite(v)) {
+        return QStringLiteral("—");
+    }
+    if (v == std::round(v) && std::abs(v) < 1e15) {
+        return QLocale().toString(static_cast<qlonglong>(v));
+    }
+    return QLocale().toString(v, 'g', 6);
+}
+
+QString estimatorTitle(EstimatorKind e) {
+    switch (e) {
+        case EstimatorKind::Identity:
+            return QObject::tr("Identity");
+        case EstimatorKind::Clamp:
+            return QObject::tr("Clamp");
+        case EstimatorKind::Resize:
+            return QObject::tr("Resize");
+        case EstimatorKind::NoiseFirst:
+            return QObject::tr("NoiseFirst");
+    }
+    return {};
+}
+
+// `fg` at opacity `alpha` (0…255) over `bg`, as one opaque colour. Translucent fills send every
+// bar through the raster engine's blending path (50 ms for 256 bars and their whiskers in the
+// offscreen window, 3 ms opaque); the pre-mixed colour looks the same over the background.
+QColor over(const QColor& fg, int alpha, const QColor& bg) {
+    const double a = alpha / 255.0;
+    return QColor::fromRgbF(static_cast<float>(a * fg.redF() + (1 - a) * bg.redF()),
+                            static_cast<float>(a * fg.greenF() + (1 - a) * bg.greenF()),
+                            static_cast<float>(a * fg.blueF() + (1 - a) * bg.blueF()));
+}
+
+}  // namespace
+
+HistogramTab::HistogramTab(QWidget* parent) : QWidget(parent) {
+    plot_ = new QCustomPlot;
+    plot_->setObjectName(QStringLiteral("histogramPlot"));
+    plot_->setMinimumSize(420, 300);
+    plot_->setMouseTracking(true);
+    plot_->legend->setVisible(true);
+    plot_->legend->setBrush(QColor(255, 255, 255, 200));
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot_->yAxis->setLabel(tr("count (records)"));
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+    message_ = new QLabel;
+    message_->setAlignment(Qt::AlignCenter);
+    message_->setWordWrap(true);
+    message_->setObjectName(QStringLiteral("histogramMessage"));
+    caption_ = new QLabel;
+    caption_->setWordWrap(true);
+    caption_->setObjectName(QStringLiteral("histogramCaption"));
+    auto* holder = new QWidget;
+    stack_ = new QStackedLayout(holder);
+    stack_->addWidget(plot_);
+    stack_->addWidget(message_);
+    overlay_ = new QCheckBox(tr("Overlay"));
+    overlay_->setToolTip(tr("Draw the noisy bars over the true ones (else side by side). "
+                            "Also View → Overlay."));
+    connect(overlay_, &QCheckBox::toggled, this, &HistogramTab::overlayToggled);
+    auto* top = new QHBoxLayout;
+    top->addWidget(caption_, 1);
+    top->addWidget(overlay_, 0, Qt::AlignTop);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(holder, 1);
+    connect(plot_, &QCustomPlot::mouseMove, this, &HistogramTab::hover);
+    setMessage(tr("Computing…"));
+}
+
+void HistogramTab::setMessage(const QString& text) {
+    message_->setText(text);
+    stack_->setCurrentWidget(message_);
+    caption_->clear();
+}
+
+QVector<double> HistogramTab::plottedNoisy() const {
+    QVector<double> out;
+    if (!noisyBars_) {
+        return out;
+    }
+    for (auto it = noisyBars_->data()->constBegin(); it != noisyBars_->data()->constEnd(); ++it) {
+        out << it->value;
+    }
+    return out;
+}
+
+void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, bool overlay,
+                               const QString& xTitle) {
+    release_ = r;
+    estimator_ = estimator;
+    {
+        const QSignalBlocker block(overlay_);
+        overlay_->setChecked(overlay);
+    }
+    if (!r.error.isEmpty()) {
+        setMessage(r.error);
+        return;
+    }
+    stack_->setCurrentWidget(plot_);
+    caption_->setText(QStringLiteral("<b>%1</b> — %2").arg(r.mechanismTitle.toHtmlEscaped(),
+                                                           r.guarantee.toHtmlEscaped()));
+    plot_->clearPlottables();
+    plot_->clearItems();
+    noisyBars_ = nullptr;
+    const int bins = static_cast<int>(r.truth.size());
+    QVector<double> x(bins), truth(bins), noisy(bins), lo(bins), hi(bins);
+    for (int i = 0; i < bins; ++i) {
+        x[i] = i;
+        truth[i] = r.truth[static_cast<std::size_t>(i)];
+        noisy[i] = r.noisy[static_cast<std::size_t>(i)];
+        lo[i] = truth[i] - r.bandLo[static_cast<std::size_t>(i)];
+        hi[i] = r.bandHi[static_cast<std::size_t>(i)] - truth[i];
+    }
+    const QPalette pal = palette();
+    const QColor truthColour(150, 150, 150);
+    const QColor noisyColour(31, 119, 180);
+    const QColor estimateColour(255, 127, 14);
+    auto* trueBars = new QCPBars(plot_->xAxis, plot_->yAxis);
+    trueBars->setName(tr("true counts"));
+    const QColor base = pal.color(QPalette::Base);
+    trueBars->setPen(Qt::NoPen);
+    trueBars->setBrush(over(truthColour, 170, base));
+    noisyBars_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+    noisyBars_->setName(r.local ? tr("collector's estimate from the simulated reports")
+                                : tr("noisy draw (seeded simulation)"));
+    noisyBars_->setPen(QPen(noisyColour.darker(130)));
+    // Overlay: lighter, and narrower than the true bars so their tops stay visible beside it.
+    noisyBars_->setBrush(over(noisyColour, overlay ? 140 : 200, base));
+    // Axis-aligned rectangles and vertical whiskers: antialiasing only blurs their edges (and
+    // costs the raster engine's slow path).
+    trueBars->setAntialiased(false);
+    trueBars->setAntialiasedFill(false);
+    noisyBars_->setAntialiased(false);
+    noisyBars_->setAntialiasedFill(false);
+    if (overlay) {
+        trueBars->setWidth(0.8);
+        noisyBars_->setWidth(0.5);
+    } else {
+        auto* group = new QCPBarsGroup(plot_);
+        trueBars->setWidth(0.4);
+        noisyBars_->setWidth(0.4);
+        trueBars->setBarsGroup(group);
+        noisyBars_->setBarsGroup(group);
+    }
+    trueBars->setData(x, truth, true);
+    noisyBars_->setData(x, noisy, true);
+    // 95% interval of the noisy value, around the truth.
+    auto* band = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+    band->setName(r.bandText.isEmpty() ? tr("95% range of a noisy bin") : r.bandText);
+    band->setDataPlottable(trueBars);
+    band->setData(lo, hi);
+    band->setPen(QPen(pal.color(QPalette::WindowText), 1));
+    band->setWhiskerWidth(overlay ? 6 : 4);
+    band->setAntialiased(false);
+    double yMin = 0;
+    double yMax = 1;
+    for (int i = 0; i < bins; ++i) {
+        yMin = std::min({yMin, noisy[i], truth[i] - lo[i]});
+        yMax = std::max({yMax, noisy[i], truth[i] + hi[i]});
+    }
+    const auto e = static_cast<std::size_t>(std::find(allEstimators().begin(),
+                                                      allEstimators().end(), estimator) -
+                                            allEstimators().begin());
+    if (estimator != EstimatorKind::Identity && e < r.estimates.size() &&
+        !r.estimates[e].empty()) {
+        auto* g = plot_->addGraph();
+        g->setName(tr("estimate: %1").arg(estimatorTitle(estimator)));
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, estimateColour,
+                                           estimateColour, bins > 64 ? 5 : 8));
+        QVector<double> y(bins);
+        for (int i = 0; i < bins; ++i) {
+            y[i] = r.estimates[e][static_cast<std::size_t>(i)];
+            yMin = std::min(yMin, y[i]);
+            yMax = std::max(yMax, y[i]);
+        }
+        g->setData(x, y, true);
+    }
+    // x axis: bin labels (thinned when there are many), else positions.
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const int step = std::max(1, bins / 16);
+    for (int i = 0; i < bins; i += step) {
+        ticker->addTick(i, r.labels[static_cast<std::size_t>(i)]);
+    }
+    plot_->xAxis->setTicker(ticker);
+    plot_->xAxis->setTickLabelRotation(bins > 8 ? 35 : 0);
+    plot_->xAxis->setLabel(xTitle.isEmpty() ? tr("bin") : xTitle);
+    plot_->xAxis->setRange(-0.7, bins - 0.3);
+    const double pad = 0.06 * (yMax - yMin);
+    plot_->yAxis->setRange(yMin < 0 ? yMin - pad : 0, yMax + 3 * pad);
+    // Zero line when the noisy draw goes negative.
+    if (yMin < 0) {
+        auto* zero = new QCPItemStraightLine(plot_);
+        zero->point1->setCoords(0, 0);
+        zero->point2->setCoords(1, 0);
+        zero->setPen(QPen(pal.color(QPalette::Mid), 1, Qt::DashLine));
+    }
+    for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
+        a->setBasePen(QPen(pal.color(QPalette::WindowText)));
+        a->setTickPen(QPen(pal.color(QPalette::WindowText)));
+        a->setSubTickPen(QPen(pal.color(QPalette::WindowText)));
+        a->setTickLabelColor(pal.color(QPalette::WindowText));
+        a->setLabelColor(pal.color(QPalette::WindowText));
+        a->grid()->setPen(QPen(pal.color(QPalette::Midlight), 0, Qt::DotLine));
+    }
+    // Bins sit at x = 0, 1, ...: QCustomPlot's zero line would draw a solid line through bin 0.
+    plot_->xAxis->grid()->setZeroLinePen(Qt::NoPen);
+    plot_->yAxis->grid()->setZeroLinePen(QPen(pal.color(QPalette::Mid), 1));
+    plot_->setBackground(pal.color(QPalette::Base));
+    plot_->legend->setBrush(pal.color(QPalette::Base));
+    plot_->legend->setTextColor(pal.color(QPalette::WindowText));
+    plot_->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+    replotWhenVisible(plot_);
+}
+
+QString HistogramTab::binText(int i) const {
+    if (i < 0 || static_cast<std::size_t>(i) >= release_.truth.size()) {
+        return {};
+    }
+    const auto k = static_cast<std::size_t>(i);
+    QString text = tr("<b>%1</b><br>true: %2<br>noisy draw: %3<br>95%% range of the noisy value: "
+                      "%4 … %5")
+                       .arg(release_.labels[k].toHtmlEscaped(), fmt(release_.truth[k]),
+                            fmt(release_.noisy[k]), fmt(release_.bandLo[k]),
+                            fmt(release_.bandHi[k]));
+    const auto e = static_cast<std::size_t>(std::find(allEstimators().begin(),
+                                                      allEstimators().end(), estimator_) -
+                                            allEstimators().begin());
+    if (estimator_ != EstimatorKind::Identity && e < release_.estimates.size() &&
+        !release_.estimates[e].empty()) {
+        text += tr("<br>%1 estimate: %2").arg(estimatorTitle(estimator_), fmt(release_.estimates[e][k]));
+    }
+    return text;
+}
+
+void HistogramTab::hover(QMouseEvent* e) {
+    const double x = plot_->xAxis->pixelToCoord(e->position().x());
+    const int i = static_cast<int>(std::lround(x));
+    const QString text = binText(i);
+    if (text.isEmpty() || std::abs(x - i) > 0.45) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(e->globalPosition().toPoint(), text, plot_);
+}
+
+}  // namespace dpx::ui

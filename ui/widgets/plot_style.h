@@ -1,0 +1,21 @@
+// The palette-dependent look shared by every plot of the window (light and dark themes): the
+// background, axes, dotted grid and legend in the widget palette's colours.
+#pragma once
+
+#include <QPalette>
+
+#include "ui/widgets/qcustomplot_include.h"
+
+namespace dpx::ui {
+
+void applyPlotPalette(QCustomPlot* plot, const QPalette& pal);
+// The same axis and grid styling for the axes of a further axis rect (stacked plots).
+void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal);
+// The standard viridis colour map (matplotlib's, sampled at 0, 0.1, …, 1) for heatmaps.
+QCPColorGradient viridisGradient();
+// True for a dark theme (the palette's base colour is dark).
+bool isDarkPalette(const QPalette& pal);
+// A logarithmic axis with decade ticks, 8 sub-ticks and "1·10⁴"-style labels (3 digits).
+void makeLogAxis(QCPAxis* axis);
+
+}  // namespace dpx::ui
