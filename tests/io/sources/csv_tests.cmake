@@ -3,4 +3,5 @@
 # quoting edge cases) is found through DPX_CSV_TEST_DIR, the source directory.
 dpx_add_test(tst_csv_reader SOURCES tst_csv_reader.cpp LIBS dpx_io LABELS data)
 target_compile_definitions(tst_csv_reader PRIVATE
-    DPX_CSV_TEST_DIR="${CMAKE_CURRENT_SOURCE_DIR}/csv")
+    DPX_CSV_TEST_DIR="${CMAKE_CURRENT_SOURCE_DIR}/csv"
+    DPX_FUZZ_TEST_DIR="${PROJECT_SOURCE_DIR}/tests/fuzz")

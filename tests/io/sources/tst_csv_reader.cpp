@@ -676,7 +676,7 @@ void TestCsvReader::fuzzRegressionsAndSeeds() {
     // size as with one thread and one block, counts that add up, no exception. Plain ctest, no
     // clang needed; the sanitizer builds run it under ASan/UBSan.
     namespace fs = std::filesystem;
-    const fs::path fuzz = fs::path(kDir) / ".." / ".." / "fuzz";
+    const fs::path fuzz = DPX_FUZZ_TEST_DIR;
     dpx::fuzz::InputFile file;
     std::size_t regressions = 0;
     for (const char* sub : {"regressions", "corpus/csv"}) {
