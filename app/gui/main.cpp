@@ -22,8 +22,8 @@
 
 #include "app/version.h"
 #include "core/histogram/example_datasets.h"
-#include "ui/model/document.h"
 #include "ui/main_window.h"
+#include "ui/model/document.h"
 #include "ui/release/release_dialog.h"
 
 namespace {
@@ -78,8 +78,9 @@ int main(int argc, char** argv) {
                                QStringLiteral("file"));
     QCommandLineOption tab(QStringLiteral("tab"),
                            QStringLiteral("Show this tab: histogram, matrix, errors, risk, "
-                                          "tradeoff, budget, ldp-experiment (seed 002's "
-                                          "telemetry study), ldp-ranges, ldp-marginals, "
+                                          "tradeoff, budget, ldp-experiment (the dBitFlip "
+                                          "telemetry study of Ding, Kulkarni & Yekhanin 2017), "
+                                          "ldp-ranges, ldp-marginals, "
                                           "ldp-means, mechanisms, or a page of it: sparse, rdp, "
                                           "select, vector-mean, kde."),
                            QStringLiteral("name"));
