@@ -22,12 +22,13 @@ shot window-matrix-dark --example seed000 --mechanism count-geometric --epsilon 
 for s in histogram tradeoff population risk budget; do
     shot "choosing-$s" --session "$here/sessions/choosing-$s.json"
 done
-# The local-DP page (local-dp.md): protocol in the window, report matrix, trade-off, seed 002.
+# The local-DP page (local-dp.md): protocol in the window, report matrix, trade-off, the telemetry
+# experiment.
 for s in histogram matrix tradeoff experiment ranges marginals means; do
     shot "local-$s" --session "$here/sessions/local-$s.json"
 done
 # Sparse histograms (mechanisms/sparse-histogram.md): the page on the NLTCS-like table at ε = 1
-# (the seed's 1,000 trials) and the sparse row in the trade-off tab.
+# (Hall 2012's 1,000 trials) and the sparse row in the trade-off tab.
 shot sparse-page --example nltcs-like --epsilon 1 --tab sparse
 shot sparse-tradeoff --session "$here/sessions/sparse-tradeoff.json"
 # Random DP (mechanisms/random-dp.md): the telemetry hours on [0, 48] h (half the table empty) at
