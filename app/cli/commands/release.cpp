@@ -1,7 +1,6 @@
 #include "app/cli/commands/release.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 
 #include <cmath>
@@ -10,27 +9,19 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/histogram.h"
+#include "app/cli/output.h"
 #include "app/version.h"
+#include "core/histogram/dataset.h"
+#include "core/release/release.h"
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_files.h"
 #include "io/release/release_job.h"
-#include "core/histogram/dataset.h"
-#include "core/release/release.h"
 
 namespace dpx::cli {
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kRefused = 1;
-constexpr int kInvalid = 2;
-
 constexpr const char* kCountsSource = "counts given on the command line";
-
-int fail(std::ostream& err, const std::string& message, int code) {
-    err << "dpx: error: " << message << '\n';
-    return code;
-}
 
 Expected<std::int64_t> wholeNumber(const Args& a, const std::string& name, std::int64_t fallback,
                                    std::int64_t lo, std::int64_t hi) {
@@ -297,8 +288,8 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     o[QStringLiteral("bins")] = static_cast<qint64>(release->values.size());
     o[QStringLiteral("composition")] = QLatin1String(compositionName(u.composition));
     o[QStringLiteral("releases_in_ledger")] = static_cast<qint64>(outcome->releasesInLedger);
-    // Spent amounts are the smallest doubles whose decimals are ≥ the exact sums (core/choosing/budget.h):
-    // 1e-06, not 1.0000000000000002e-06.
+    // Spent amounts are the smallest doubles whose decimals are ≥ the exact sums
+    // (core/choosing/budget.h): 1e-06, not 1.0000000000000002e-06.
     o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
     o[QStringLiteral("epsilon_remaining")] = u.epsilonRemaining;
     o[QStringLiteral("delta_spent")] = u.deltaSpent;
@@ -316,7 +307,7 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         }
         o[QStringLiteral("recovered")] = notes;
     }
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 
@@ -352,7 +343,7 @@ int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         err << "dpx: note: " << n << '\n';
     }
     o[QStringLiteral("recovered")] = notes;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

@@ -1,12 +1,13 @@
 #include "app/cli/commands/truth.h"
 
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "app/cli/commands/histogram.h"
-#include "core/histogram/dataset.h"
 #include "core/base/validation.h"
+#include "core/histogram/dataset.h"
 
 namespace dpx::cli {
 
@@ -54,6 +55,12 @@ Expected<Histogram> fromData(const Args& a) {
 }
 
 }  // namespace
+
+Expected<Args> parseWithTruthOptions(const std::vector<std::string>& argv,
+                                     std::set<std::string> known) {
+    known.insert(std::begin(kTruthOptions), std::end(kTruthOptions));
+    return Args::parse(argv, 2, known);
+}
 
 Expected<Histogram> trueHistogramFromArgs(const Args& a) {
     if (a.has("counts") == a.has("data")) {
