@@ -2,10 +2,12 @@
 // command table of app/cli/cli.h (dispatch and the --help text generated from it), called in
 // process rather than through the dpx executable.
 #include <QTest>
+#include <cmath>
 #include <set>
 #include <sstream>
 
 #include "app/cli/cli.h"
+#include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
 
 using namespace dpx;
@@ -55,6 +57,21 @@ private Q_SLOTS:
         QCOMPARE(split("a::", ':'), (std::vector<std::string>{"a", "", ""}));
         QCOMPARE(split("", ':'), (std::vector<std::string>{""}));
         QCOMPARE(split("abc", ','), (std::vector<std::string>{"abc"}));
+    }
+
+    void wholeCountsAcceptsWholeNumbersOnly() {
+        // commands/truth.h: shared by --counts of the truth options and of dpx release.
+        const auto message = [](std::size_t i, double c) {
+            return "count " + std::to_string(i) + " is " + std::to_string(c);
+        };
+        QCOMPARE(*wholeCounts({0, 3, 9e15}, message),
+                 (std::vector<std::int64_t>{0, 3, 9'000'000'000'000'000}));
+        QCOMPARE(wholeCounts({}, message)->size(), std::size_t{0});
+        for (const double bad : {-1.0, 2.5, 9.1e15, std::nan(""), HUGE_VAL}) {
+            const auto r = wholeCounts({1, bad}, message);
+            QVERIFY(!r.hasValue());
+            QVERIFY2(r.error().message.rfind("count 2 is ", 0) == 0, r.error().message.c_str());
+        }
     }
 
     void tableNamesAreUniqueAndFound() {

@@ -9,6 +9,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/histogram.h"
+#include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
 #include "app/version.h"
 #include "core/histogram/dataset.h"
@@ -79,16 +80,13 @@ Expected<Truth> truthFromArgs(const Args& a) {
         if (!raw) {
             return raw.error();
         }
-        std::vector<std::int64_t> counts;
-        for (std::size_t i = 0; i < raw->size(); ++i) {
-            const double c = (*raw)[i];
-            if (!std::isfinite(c) || std::floor(c) != c || c < 0 || c > 9e15) {
-                return Error{"--counts: count " + std::to_string(i + 1) +
-                             " must be a whole number in [0, 9e15]"};
-            }
-            counts.push_back(static_cast<std::int64_t>(c));
+        auto counts = wholeCounts(*raw, [](std::size_t i, double) {
+            return "--counts: count " + std::to_string(i) + " must be a whole number in [0, 9e15]";
+        });
+        if (!counts) {
+            return counts.error();
         }
-        auto h = Histogram::create(counts);
+        auto h = Histogram::create(*counts);
         if (!h) {
             return Error{"--counts: " + h.error().message};
         }
