@@ -1,4 +1,5 @@
-// dpx: command-line front end of DP Explorer. All logic lives in app/cli/cli.cpp and the core.
+// dpx: command-line front end of DP Explorer. The command table is app/cli/cli.cpp, the commands
+// are app/cli/commands/, the logic is the core.
 #include <QCoreApplication>
 #include <iostream>
 

@@ -674,6 +674,16 @@ Expected<std::size_t> quantile(const HaarEstimate& estimate, double q) {
                           [&](std::size_t x) { return haarPrefix(estimate, x); });
 }
 
+Expected<std::size_t> quantileOfPrefixes(std::span<const double> prefixes, double q) {
+    if (prefixes.empty()) {
+        return fail("quantile: no prefixes (the domain is empty)");
+    }
+    if (const Status s = checkQuantile(q); !s) {
+        return s.error();
+    }
+    return quantileSearch(prefixes.size(), q, [&](std::size_t x) { return prefixes[x]; });
+}
+
 // ---------------------------------------------------------------------------------------------
 
 Expected<double> hierarchicalVarianceBound(const Hierarchy& shape, std::size_t rangeLength,
@@ -718,6 +728,53 @@ Expected<double> haarVarianceBound(std::size_t domain, double epsilon, std::uint
     // V_F of HRR: 1/(2p−1)² = ((e^ε+1)/(e^ε−1))² = coth²(ε/2); seed 001 eq. (5.3).
     const double vf = 1.0 / std::pow(std::tanh(epsilon / 2), 2);
     return 0.5 * h * h * vf / static_cast<double>(users);
+}
+
+Expected<std::vector<double>> flatRangeVariances(std::span<const double> valueVariances,
+                                                 std::span<const Range> ranges) {
+    if (valueVariances.empty()) {
+        return fail("flat range variances: no per-value variances");
+    }
+    std::vector<double> prefix(valueVariances.size() + 1, 0.0);
+    for (std::size_t j = 0; j < valueVariances.size(); ++j) {
+        prefix[j + 1] = prefix[j] + valueVariances[j];
+    }
+    std::vector<double> out;
+    out.reserve(ranges.size());
+    for (const Range& r : ranges) {
+        if (const Status s = checkRange(r, valueVariances.size()); !s) {
+            return s.error();
+        }
+        out.push_back(prefix[r.hi + 1] - prefix[r.lo]);
+    }
+    return out;
+}
+
+Expected<std::vector<double>> haarLeafVariances(const HaarConfig& config,
+                                                std::span<const std::int64_t> trueCounts) {
+    if (const Status s = config.validate(); !s) {
+        return s.error();
+    }
+    auto exact = exactHaar(config.domain, trueCounts);
+    if (!exact) {
+        return exact.error();
+    }
+    const auto users = *checkCounts(trueCounts, config.domain);
+    const double h = static_cast<double>(exact->height);
+    const double vf = 1 / std::pow(std::tanh(config.epsilon / 2), 2);
+    const double nn = static_cast<double>(users);
+    std::vector<double> out;
+    out.reserve(config.domain);
+    for (std::size_t i = 0; i < config.domain; ++i) {
+        const double f = static_cast<double>(trueCounts[i]) / nn;
+        double s = 0;
+        for (std::size_t l = 1; l <= exact->height; ++l) {
+            const double d = exact->details[l][i >> l];
+            s += (vf - d * d) / std::pow(4.0, static_cast<double>(l));
+        }
+        out.push_back(std::max(0.0, h / nn * s - f * (1 - f) / nn));
+    }
+    return out;
 }
 
 Expected<double> hierarchicalVarianceFactor(const HierarchicalConfig& config) {

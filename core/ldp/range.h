@@ -196,6 +196,10 @@ Expected<std::vector<double>> allPrefixes(const HaarEstimate& estimate);
 // D−1. Errors: q ∉ [0, 1] or NaN.
 Expected<std::size_t> quantile(const HierarchicalEstimate& estimate, double q);
 Expected<std::size_t> quantile(const HaarEstimate& estimate, double q);
+// The same search over given prefixes, prefixes[x] = P̂(x) for x = 0 … D−1 (the flat baseline's
+// running sums of frequency estimates, or the true prefix fractions). Errors: no prefixes,
+// q ∉ [0, 1] or NaN.
+Expected<std::size_t> quantileOfPrefixes(std::span<const double> prefixes, double q);
 
 // ---------------------------------------------------------------------------------------------
 // Variance bounds (Var of one range answer, fractions; V_F the per-user variance factor of the
@@ -213,6 +217,23 @@ Expected<double> hierarchicalVarianceBound(const Hierarchy& shape, std::size_t r
                                            double varianceFactor, std::uint64_t users,
                                            bool consistent);
 Expected<double> haarVarianceBound(std::size_t domain, double epsilon, std::uint64_t users);
+
+// Var of the flat baseline's range answers (seed 001 §5.3.2, Fact 1: a range is the sum of the
+// per-value estimates), one value per range: Σ_{j = lo…hi} valueVariances[j]. Exact when the
+// per-value estimates are uncorrelated (OUE, SUE, HRR, dBitFlip, OLH aggregate), an upper bound
+// under negative covariances (RR, GRR). Errors: no variances, a range beyond them or lo > hi.
+Expected<std::vector<double>> flatRangeVariances(std::span<const double> valueVariances,
+                                                 std::span<const Range> ranges);
+
+// Var[f̂_i] of HaarHRR's leaf estimates f̂_i = P̂(i) − P̂(i − 1), i = 0 … D−1, to first order in
+// 1/N (derived here): leaf i is 1/D′ + Σ_l ±d_{u_l(i)}/2^l over the h heights; with N/h users per
+// height and V = 1/(2p−1)² = coth²(ε/2), Var[d̂_u] = (V − d_u²)·h/N, and the uniform split of the
+// users over the heights removes f_i(1 − f_i)/N (delta method, as for HH):
+//     Var[f̂_i] ≈ (h/N)·Σ_l (V − d_{u_l(i)}²)/4^l − f_i(1 − f_i)/N   (clamped at 0).
+// Leaves share coefficients, so their estimates are correlated. Errors: bad config,
+// counts.size() ≠ D, negative counts, N = 0.
+Expected<std::vector<double>> haarLeafVariances(const HaarConfig& config,
+                                                std::span<const std::int64_t> trueCounts);
 
 // V_F of the HH oracle: max over levels ℓ = 1…h and f ∈ {0, 0.01, …, 1} of
 // N·estimatorVariance(oracle at domain B^ℓ, N, f) (N = 10^6), so that it bounds every node.

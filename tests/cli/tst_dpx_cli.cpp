@@ -96,8 +96,8 @@ class TestDpxCli : public QObject {
 private Q_SLOTS:
     void help();
     void version();
-    void estimateSeedExample_data();
-    void estimateSeedExample();
+    void estimateKerriganExample_data();
+    void estimateKerriganExample();
     void estimateNoiseFirst_data();
     void estimateNoiseFirst();
     void expectedErrorExact_data();
@@ -113,6 +113,7 @@ private Q_SLOTS:
     void matrixExplicitFair();
     void matrixUniform();
     void matrixOptimal();
+    void matrixObjectiveGrammar();
     void matrixOptimalSweepAndFloor();
     void matrixCentralAndSampling();
     void matrixGrr();
@@ -149,7 +150,7 @@ private Q_SLOTS:
     void ldpRangeWorkloads();
     void ldpPostprocess();
     void ldpDataSources();
-    void ldpSeed002();
+    void ldpTelemetryReferencePoint();
     void ldpErrors();
 };
 
@@ -167,18 +168,18 @@ void TestDpxCli::version() {
     QVERIFY2(r.out.contains(DPX_EXPECTED_VERSION), describe(r).constData());
 }
 
-void TestDpxCli::estimateSeedExample_data() {
+void TestDpxCli::estimateKerriganExample_data() {
     QTest::addColumn<QString>("estimator");
     QTest::addColumn<QList<double>>("expected");
     // Seed 000 §2.1: [5, 5, −1, 12, −8].
     QTest::newRow("identity") << QStringLiteral("identity") << QList<double>{5, 5, -1, 12, -8};
-    QTest::newRow("clamp (seed 000 §2.1.1)")
+    QTest::newRow("clamp (Kerrigan 2019 §2.1.1)")
         << QStringLiteral("clamp") << QList<double>{5, 5, 0, 12, 0};
-    QTest::newRow("resize (seed 000 §2.1.2)")
+    QTest::newRow("resize (Kerrigan 2019 §2.1.2)")
         << QStringLiteral("resize") << QList<double>{2, 2, 0, 9, 0};
 }
 
-void TestDpxCli::estimateSeedExample() {
+void TestDpxCli::estimateKerriganExample() {
     QFETCH(QString, estimator);
     QFETCH(QList<double>, expected);
     RUN_OK(r,
@@ -262,7 +263,7 @@ void TestDpxCli::expectedErrorExact_data() {
     QTest::addColumn<double>("expected");
     QTest::addColumn<double>("tolerance");
     // Seed 000 §3.3 / brief: H = [0, 16], ε = 0.1, Laplace b = 10.
-    QTest::newRow("clamp sse (seed 000 §3.3)")
+    QTest::newRow("clamp sse (Kerrigan 2019 §3.3)")
         << QStringLiteral(
                "--counts 0,16 --mechanism laplace --epsilon 0.1 --estimator clamp --metric sse "
                "--method exact")
@@ -612,6 +613,33 @@ void TestDpxCli::matrixOptimal() {
         QVERIFY2(b.exitCode == 2 && b.out.isEmpty() && b.err.startsWith("dpx: error:"),
                  describe(b).constData());
     }
+}
+
+void TestDpxCli::matrixObjectiveGrammar() {
+    // --objective is read by core/count/lp_objective.h: l0d:D, and the old spelling l0dD with a
+    // warning on stderr and the same optimum; D beyond n is refused, never clamped.
+    RUN_OK(now, split("matrix --mechanism optimal --n 4 --epsilon 1 --objective minimax-l0d:1"));
+    const Run old =
+        dpx(split("matrix --mechanism optimal --n 4 --epsilon 1 --objective "
+                  "minimax-l0d1"));
+    QVERIFY2(old.exitCode == 0 && old.jsonOk, describe(old).constData());
+    QVERIFY2(old.err.startsWith("dpx: warning: --objective: the objective 'minimax-l0d1' is the "
+                                "old spelling of 'minimax-l0d:1'"),
+             describe(old).constData());
+    QCOMPARE(old.err.count('\n'), 1);
+    VERIFY_NEAR(old.json.value(QStringLiteral("objective")).toDouble(),
+                now.json.value(QStringLiteral("objective")).toDouble(), 1e-12);
+    const Run far = dpx(split("matrix --mechanism optimal --n 4 --epsilon 1 --objective l0d:5"));
+    QVERIFY2(far.exitCode == 2 && far.out.isEmpty() &&
+                 far.err.startsWith("dpx: error: --objective: the distance D") &&
+                 far.err.contains("[0, 4]"),
+             describe(far).constData());
+    // custom:FILE is the command line's own: a trade-off configuration refuses it.
+    const Run cfg =
+        dpx(split("tradeoff --counts 3,8,12 --metric sse --configs "
+                  "optimal-custom:c.csv:identity --n 20 --epsilons 1"));
+    QVERIFY2(cfg.exitCode == 2 && cfg.err.contains("unknown LP objective 'custom:c.csv'"),
+             describe(cfg).constData());
 }
 
 void TestDpxCli::matrixOptimalSweepAndFloor() {
@@ -2261,7 +2289,7 @@ void TestDpxCli::ldpDataSources() {
     QVERIFY(isSummary(one.json[QStringLiteral("mse")], true));
 }
 
-void TestDpxCli::ldpSeed002() {
+void TestDpxCli::ldpTelemetryReferencePoint() {
     // Seed 002's reference point (dBitFlip d = 1, 32 buckets on [0, 24] h, truncated normal
     // N(12, 4²), ε = 1, n = 10⁴): the mean histogram error over 400 trials matches the normal
     // approximation of E max_j |f̂_j − f_j| within 4 SE + 2% (the seed reads ≈ 0.3 off a plot;

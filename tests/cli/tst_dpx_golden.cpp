@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -39,6 +40,31 @@ class TestDpxGolden : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // Every subcommand `dpx --help` lists (the command table) has at least one corpus line.
+    void corpusCoversEverySubcommand() {
+        QProcess p;
+        p.start(QStringLiteral(DPX_EXECUTABLE), {QStringLiteral("--help")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString usage = QString::fromUtf8(p.readAllStandardOutput());
+        QSet<QString> covered;
+        for (const QString& raw : readText(kGolden + QStringLiteral("/commands.txt"))
+                                      .split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            if (!raw.startsWith(QLatin1Char('#'))) {
+                covered.insert(raw.trimmed().section(QLatin1Char(' '), 0, 0));
+            }
+        }
+        static const QRegularExpression command(QStringLiteral(R"(^  dpx ([a-z-]+) )"),
+                                                QRegularExpression::MultilineOption);
+        int listed = 0;
+        for (auto it = command.globalMatch(usage); it.hasNext();) {
+            const QString name = it.next().captured(1);
+            ++listed;
+            QVERIFY2(covered.contains(name), qPrintable(name + QStringLiteral(" has no command")));
+        }
+        QVERIFY(listed >= 19);
+    }
+
     void corpus_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("expectedFile");

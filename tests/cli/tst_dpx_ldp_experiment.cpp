@@ -73,14 +73,15 @@ void TestDpxLdpExperiment::help() {
     const Run r = dpx({QStringLiteral("ldp-experiment"), QStringLiteral("--help")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("dpx ldp-experiment"));
-    QVERIFY(r.out.contains("--preset seed002"));
+    QVERIFY(r.out.contains("--preset telemetry"));
 }
 
 void TestDpxLdpExperiment::presetSpecAndPoints() {
     // The whole preset (891 points × 10 repetitions, a few seconds).
+    // "seed002", the preset's name before issue #18, still selects it (echoed as "telemetry").
     RUN_OK(r, words("ldp-experiment --preset seed002"));
     const QJsonObject spec = r.json.value(QStringLiteral("spec")).toObject();
-    QCOMPARE(spec.value(QStringLiteral("preset")).toString(), QStringLiteral("seed002"));
+    QCOMPARE(spec.value(QStringLiteral("preset")).toString(), QStringLiteral("telemetry"));
     const QJsonArray protocols = spec.value(QStringLiteral("protocols")).toArray();
     QCOMPARE(protocols.size(), 3);
     const int bits[] = {1, 2, 4};
@@ -143,10 +144,10 @@ void TestDpxLdpExperiment::presetSpecAndPoints() {
 
 void TestDpxLdpExperiment::presetOverridden() {
     // Explicit options replace the preset's value of that option only.
-    RUN_OK(r, words("ldp-experiment --preset seed002 --users 1000,10000 --epsilons 1 "
+    RUN_OK(r, words("ldp-experiment --preset telemetry --users 1000,10000 --epsilons 1 "
                     "--protocols dbitflip:1 --repetitions 3 --seed 5 --postprocess clamp"));
     const QJsonObject spec = r.json.value(QStringLiteral("spec")).toObject();
-    QCOMPARE(spec.value(QStringLiteral("preset")).toString(), QStringLiteral("seed002"));
+    QCOMPARE(spec.value(QStringLiteral("preset")).toString(), QStringLiteral("telemetry"));
     QCOMPARE(spec.value(QStringLiteral("protocols")).toArray().size(), 1);
     QCOMPARE(strings(spec.value(QStringLiteral("shapes"))).size(), 3);  // kept
     QCOMPARE(spec.value(QStringLiteral("buckets")).toInt(), 32);        // kept
@@ -244,63 +245,64 @@ void TestDpxLdpExperiment::errors_data() {
     row("unknown option", base + QStringLiteral("--trials 5"), "--trials");
     row("option without value", base + QStringLiteral("--seed"), "--seed");
     row("option twice", base + QStringLiteral("--seed 1 --seed 2"), "--seed");
-    row("unknown protocol", QStringLiteral("--preset seed002 --protocols foo"), "--protocols");
-    row("empty protocol item", QStringLiteral("--preset seed002 --protocols oue,"), "--protocols");
-    row("parameter on oue", QStringLiteral("--preset seed002 --protocols oue:2"), "--protocols");
-    row("dbitflip:0", QStringLiteral("--preset seed002 --protocols dbitflip:0"), "--protocols");
-    row("dbitflip:x", QStringLiteral("--preset seed002 --protocols dbitflip:x"), "--protocols");
-    row("dbitflip:-1", QStringLiteral("--preset seed002 --protocols dbitflip:-1"), "--protocols");
-    row("dbitflip d > k", QStringLiteral("--preset seed002 --protocols dbitflip:33"),
+    row("unknown protocol", QStringLiteral("--preset telemetry --protocols foo"), "--protocols");
+    row("empty protocol item", QStringLiteral("--preset telemetry --protocols oue,"),
         "--protocols");
-    row("rr with k = 32", QStringLiteral("--preset seed002 --protocols rr"), "--protocols");
-    row("protocol twice", QStringLiteral("--preset seed002 --protocols oue,oue"), "--protocols");
-    row("olh at eps 45", QStringLiteral("--preset seed002 --protocols olh --epsilons 1,45"),
+    row("parameter on oue", QStringLiteral("--preset telemetry --protocols oue:2"), "--protocols");
+    row("dbitflip:0", QStringLiteral("--preset telemetry --protocols dbitflip:0"), "--protocols");
+    row("dbitflip:x", QStringLiteral("--preset telemetry --protocols dbitflip:x"), "--protocols");
+    row("dbitflip:-1", QStringLiteral("--preset telemetry --protocols dbitflip:-1"), "--protocols");
+    row("dbitflip d > k", QStringLiteral("--preset telemetry --protocols dbitflip:33"),
         "--protocols");
-    row("unknown shape", QStringLiteral("--preset seed002 --shapes triangle"), "--shapes");
-    row("shape twice", QStringLiteral("--preset seed002 --shapes normal,normal"), "--shapes");
-    row("buckets 1", QStringLiteral("--preset seed002 --buckets 1"), "--buckets");
-    row("buckets 0", QStringLiteral("--preset seed002 --buckets 0"), "--buckets");
-    row("buckets -3", QStringLiteral("--preset seed002 --buckets -3"), "--buckets");
-    row("buckets x", QStringLiteral("--preset seed002 --buckets x"), "--buckets");
-    row("buckets 2^22 + 1", QStringLiteral("--preset seed002 --buckets 4194305"), "--buckets");
-    row("users 0", QStringLiteral("--preset seed002 --users 0"), "--users");
-    row("users negative", QStringLiteral("--preset seed002 --users -5"), "--users");
-    row("users fraction", QStringLiteral("--preset seed002 --users 1.5"), "--users");
-    row("users nan", QStringLiteral("--preset seed002 --users nan"), "--users");
-    row("users inf", QStringLiteral("--preset seed002 --users inf"), "--users");
-    row("users above 1e15", QStringLiteral("--preset seed002 --users 2e15"), "--users");
-    row("users empty item", QStringLiteral("--preset seed002 --users 1000,"), "--users");
-    row("users twice", QStringLiteral("--preset seed002 --users 1000,1000"), "--users");
-    row("users range LO 0", QStringLiteral("--preset seed002 --users 0:100:3"), "--users");
-    row("users range LO > HI", QStringLiteral("--preset seed002 --users 1000:100:3"), "--users");
-    row("users range COUNT 0", QStringLiteral("--preset seed002 --users 100:1000:0"), "--users");
-    row("users range two parts", QStringLiteral("--preset seed002 --users 100:1000"), "--users");
-    row("users range rounding repeats", QStringLiteral("--preset seed002 --users 1:3:10"),
+    row("rr with k = 32", QStringLiteral("--preset telemetry --protocols rr"), "--protocols");
+    row("protocol twice", QStringLiteral("--preset telemetry --protocols oue,oue"), "--protocols");
+    row("olh at eps 45", QStringLiteral("--preset telemetry --protocols olh --epsilons 1,45"),
+        "--protocols");
+    row("unknown shape", QStringLiteral("--preset telemetry --shapes triangle"), "--shapes");
+    row("shape twice", QStringLiteral("--preset telemetry --shapes normal,normal"), "--shapes");
+    row("buckets 1", QStringLiteral("--preset telemetry --buckets 1"), "--buckets");
+    row("buckets 0", QStringLiteral("--preset telemetry --buckets 0"), "--buckets");
+    row("buckets -3", QStringLiteral("--preset telemetry --buckets -3"), "--buckets");
+    row("buckets x", QStringLiteral("--preset telemetry --buckets x"), "--buckets");
+    row("buckets 2^22 + 1", QStringLiteral("--preset telemetry --buckets 4194305"), "--buckets");
+    row("users 0", QStringLiteral("--preset telemetry --users 0"), "--users");
+    row("users negative", QStringLiteral("--preset telemetry --users -5"), "--users");
+    row("users fraction", QStringLiteral("--preset telemetry --users 1.5"), "--users");
+    row("users nan", QStringLiteral("--preset telemetry --users nan"), "--users");
+    row("users inf", QStringLiteral("--preset telemetry --users inf"), "--users");
+    row("users above 1e15", QStringLiteral("--preset telemetry --users 2e15"), "--users");
+    row("users empty item", QStringLiteral("--preset telemetry --users 1000,"), "--users");
+    row("users twice", QStringLiteral("--preset telemetry --users 1000,1000"), "--users");
+    row("users range LO 0", QStringLiteral("--preset telemetry --users 0:100:3"), "--users");
+    row("users range LO > HI", QStringLiteral("--preset telemetry --users 1000:100:3"), "--users");
+    row("users range COUNT 0", QStringLiteral("--preset telemetry --users 100:1000:0"), "--users");
+    row("users range two parts", QStringLiteral("--preset telemetry --users 100:1000"), "--users");
+    row("users range rounding repeats", QStringLiteral("--preset telemetry --users 1:3:10"),
         "--users");
-    row("epsilon 0", QStringLiteral("--preset seed002 --epsilons 0"), "--epsilons");
-    row("epsilon negative", QStringLiteral("--preset seed002 --epsilons 1,-1"), "--epsilons");
-    row("epsilon nan", QStringLiteral("--preset seed002 --epsilons nan"), "--epsilons");
-    row("epsilon inf", QStringLiteral("--preset seed002 --epsilons inf"), "--epsilons");
-    row("epsilon x", QStringLiteral("--preset seed002 --epsilons x"), "--epsilons");
-    row("epsilon 51", QStringLiteral("--preset seed002 --epsilons 51"), "epsilons[0] = 51");
-    row("epsilon twice", QStringLiteral("--preset seed002 --epsilons 1,1"), "--epsilons");
-    row("epsilons range COUNT 0", QStringLiteral("--preset seed002 --epsilons 0.1:10:0"),
+    row("epsilon 0", QStringLiteral("--preset telemetry --epsilons 0"), "--epsilons");
+    row("epsilon negative", QStringLiteral("--preset telemetry --epsilons 1,-1"), "--epsilons");
+    row("epsilon nan", QStringLiteral("--preset telemetry --epsilons nan"), "--epsilons");
+    row("epsilon inf", QStringLiteral("--preset telemetry --epsilons inf"), "--epsilons");
+    row("epsilon x", QStringLiteral("--preset telemetry --epsilons x"), "--epsilons");
+    row("epsilon 51", QStringLiteral("--preset telemetry --epsilons 51"), "epsilons[0] = 51");
+    row("epsilon twice", QStringLiteral("--preset telemetry --epsilons 1,1"), "--epsilons");
+    row("epsilons range COUNT 0", QStringLiteral("--preset telemetry --epsilons 0.1:10:0"),
         "--epsilons");
-    row("epsilons range LO > HI", QStringLiteral("--preset seed002 --epsilons 10:0.1:3"),
+    row("epsilons range LO > HI", QStringLiteral("--preset telemetry --epsilons 10:0.1:3"),
         "--epsilons");
-    row("repetitions 0", QStringLiteral("--preset seed002 --repetitions 0"), "--repetitions");
-    row("repetitions negative", QStringLiteral("--preset seed002 --repetitions -1"),
+    row("repetitions 0", QStringLiteral("--preset telemetry --repetitions 0"), "--repetitions");
+    row("repetitions negative", QStringLiteral("--preset telemetry --repetitions -1"),
         "--repetitions");
-    row("repetitions above 1e5", QStringLiteral("--preset seed002 --repetitions 100001"),
+    row("repetitions above 1e5", QStringLiteral("--preset telemetry --repetitions 100001"),
         "--repetitions");
-    row("repetitions x", QStringLiteral("--preset seed002 --repetitions x"), "--repetitions");
-    row("seed negative", QStringLiteral("--preset seed002 --seed -1"), "--seed");
-    row("seed x", QStringLiteral("--preset seed002 --seed x"), "--seed");
-    row("postprocess unknown", QStringLiteral("--preset seed002 --postprocess round"),
+    row("repetitions x", QStringLiteral("--preset telemetry --repetitions x"), "--repetitions");
+    row("seed negative", QStringLiteral("--preset telemetry --seed -1"), "--seed");
+    row("seed x", QStringLiteral("--preset telemetry --seed x"), "--seed");
+    row("postprocess unknown", QStringLiteral("--preset telemetry --postprocess round"),
         "--postprocess");
-    row("threads 2000", QStringLiteral("--preset seed002 --threads 2000"), "--threads");
-    row("threads negative", QStringLiteral("--preset seed002 --threads -1"), "--threads");
-    row("too much work", QStringLiteral("--preset seed002 --repetitions 100000"), "too large");
+    row("threads 2000", QStringLiteral("--preset telemetry --threads 2000"), "--threads");
+    row("threads negative", QStringLiteral("--preset telemetry --threads -1"), "--threads");
+    row("too much work", QStringLiteral("--preset telemetry --repetitions 100000"), "too large");
 }
 
 void TestDpxLdpExperiment::errors() {

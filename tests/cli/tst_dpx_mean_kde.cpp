@@ -51,7 +51,7 @@ QJsonObject mechanism(const QJsonObject& o, const char* name) {
     QVERIFY2(r.jsonOk, ("stdout is not a JSON object\n" + describe(r)).constData()); \
     QVERIFY2(r.err.isEmpty(), describe(r).constData())
 
-class TestDpxCliSeed004 : public QObject {
+class TestDpxMeanKde : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -67,7 +67,7 @@ private Q_SLOTS:
     void usageMentionsBoth();
 };
 
-void TestDpxCliSeed004::meanAllMechanisms() {
+void TestDpxMeanKde::meanAllMechanisms() {
     RUN_OK(r, words("mean --n 1000 --d 10 --epsilon 0.5 --delta 1e-6 --trials 400 --seed 3"));
     const QJsonObject& o = r.json;
     QCOMPARE(o.value(QStringLiteral("neighbouring")).toString(), QStringLiteral("replace-one"));
@@ -118,7 +118,7 @@ void TestDpxCliSeed004::meanAllMechanisms() {
     }
 }
 
-void TestDpxCliSeed004::meanUniformPriorAndLowerBound() {
+void TestDpxMeanKde::meanUniformPriorAndLowerBound() {
     // δ = 1e-3 ≥ 1/(96n): the Gaussian's lower bound is refused (null with a note); the pure
     // mechanisms' is drawn (they are (ε, 0)-DP).
     RUN_OK(r, words("mean --n 100 --d 5 --epsilon 1 --delta 1e-3 --population uniform-prior "
@@ -140,7 +140,7 @@ void TestDpxCliSeed004::meanUniformPriorAndLowerBound() {
     QVERIFY(std::abs(s - 10.0 / 300) < 1e-15);
 }
 
-void TestDpxCliSeed004::meanReproducible() {
+void TestDpxMeanKde::meanReproducible() {
     const char* cmd =
         "mean --n 50 --d 4 --epsilon 1 --delta 1e-4 --mechanism knorm --trials 50 "
         "--seed 9";
@@ -153,7 +153,7 @@ void TestDpxCliSeed004::meanReproducible() {
     QCOMPARE(a.json.value(QStringLiteral("mechanisms")).toArray().size(), 1);
 }
 
-void TestDpxCliSeed004::meanErrors_data() {
+void TestDpxMeanKde::meanErrors_data() {
     QTest::addColumn<QByteArray>("args");
     QTest::addColumn<QByteArray>("needle");
     const QByteArray base = "mean --n 100 --d 10 --epsilon 1 --delta 1e-6 ";
@@ -190,7 +190,7 @@ void TestDpxCliSeed004::meanErrors_data() {
         "NOT (ε, δ)-DP");
 }
 
-void TestDpxCliSeed004::meanErrors() {
+void TestDpxMeanKde::meanErrors() {
     QFETCH(QByteArray, args);
     QFETCH(QByteArray, needle);
     const Run r = dpx(QString::fromUtf8(args).split(QLatin1Char(' '), Qt::SkipEmptyParts));
@@ -201,7 +201,7 @@ void TestDpxCliSeed004::meanErrors() {
     QCOMPARE(r.err.count('\n'), 1);
 }
 
-void TestDpxCliSeed004::kdeExampleFig32() {
+void TestDpxMeanKde::kdeExampleFig32() {
     RUN_OK(r, words("kde --example fig32 --samples 2 --seed 4"));
     const QJsonObject& o = r.json;
     QCOMPARE(o.value(QStringLiteral("n")).toInt(), 100);
@@ -221,7 +221,7 @@ void TestDpxCliSeed004::kdeExampleFig32() {
     QCOMPARE(again.out, r.out);
 }
 
-void TestDpxCliSeed004::kdeFromCsv() {
+void TestDpxMeanKde::kdeFromCsv() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("ages.csv"));
@@ -258,7 +258,7 @@ void TestDpxCliSeed004::kdeFromCsv() {
     QVERIFY2(t.err.contains("--column"), describe(t).constData());
 }
 
-void TestDpxCliSeed004::kdeErrors_data() {
+void TestDpxMeanKde::kdeErrors_data() {
     QTest::addColumn<QByteArray>("args");
     QTest::addColumn<QByteArray>("needle");
     const QByteArray ex = "kde --example fig32 ";
@@ -297,7 +297,7 @@ void TestDpxCliSeed004::kdeErrors_data() {
     row("large epsilon refused", ex + "--epsilon 20 --delta 1e-5", "ε");
 }
 
-void TestDpxCliSeed004::kdeErrors() {
+void TestDpxMeanKde::kdeErrors() {
     QFETCH(QByteArray, args);
     QFETCH(QByteArray, needle);
     const Run r = dpx(QString::fromUtf8(args).split(QLatin1Char(' '), Qt::SkipEmptyParts));
@@ -308,12 +308,12 @@ void TestDpxCliSeed004::kdeErrors() {
     QCOMPARE(r.err.count('\n'), 1);
 }
 
-void TestDpxCliSeed004::usageMentionsBoth() {
+void TestDpxMeanKde::usageMentionsBoth() {
     const Run r = dpx(words("--help"));
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("dpx mean --n N --d D"));
     QVERIFY(r.out.contains("dpx kde (--data FILE"));
 }
 
-QTEST_GUILESS_MAIN(TestDpxCliSeed004)
+QTEST_GUILESS_MAIN(TestDpxMeanKde)
 #include "tst_dpx_mean_kde.moc"

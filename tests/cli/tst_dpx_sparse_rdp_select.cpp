@@ -73,14 +73,14 @@ double cellL1(double h, double b, double tau) {
         QVERIFY2(std::abs(a_ - e_) <= t_, near(a_, e_, t_).constData()); \
     } while (false)
 
-class TestDpxCliSeed003 : public QObject {
+class TestDpxSparseRdpSelect : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
     void helpListsCommands();
     void sparseCounts();
-    void sparseExamplesSeedShapes_data();
-    void sparseExamplesSeedShapes();
+    void sparseExamplesHallShapes_data();
+    void sparseExamplesHallShapes();
     void sparseThreadsAndPerTrial();
     void rdpRuleAndErrors();
     void rdpWeakerLabel();
@@ -91,7 +91,7 @@ private Q_SLOTS:
     void rejected();
 };
 
-void TestDpxCliSeed003::helpListsCommands() {
+void TestDpxSparseRdpSelect::helpListsCommands() {
     RUN_OK_TEXT(r, split("--help"));
     for (const char* word : {"dpx sparse", "dpx rdp", "dpx select", "WEAKER"}) {
         QVERIFY2(r.out.contains(word), describe(r).constData());
@@ -100,7 +100,7 @@ void TestDpxCliSeed003::helpListsCommands() {
     QVERIFY(s.out.contains("dpx sparse"));
 }
 
-void TestDpxCliSeed003::sparseCounts() {
+void TestDpxSparseRdpSelect::sparseCounts() {
     RUN_OK(r, split("sparse --counts 0,0,5,0,1,30,0,0 --epsilon 0.5 --threshold 3 --trials 0"));
     const QJsonObject& o = r.json;
     QCOMPARE(o[QStringLiteral("noise_scale")].toDouble(), 4.0);
@@ -110,7 +110,7 @@ void TestDpxCliSeed003::sparseCounts() {
     QCOMPARE(o[QStringLiteral("occupied")].toInt(), 3);
     QCOMPARE(o[QStringLiteral("records")].toInt(), 36);
     QVERIFY(!o.contains(QStringLiteral("monte_carlo")));
-    QVERIFY(!o.contains(QStringLiteral("seed_bound")));  // only with the default τ
+    QVERIFY(!o.contains(QStringLiteral("risk_bound")));  // only with the default τ
     double t = 0, c = 0;
     for (double h : {0, 0, 5, 0, 1, 30, 0, 0}) {
         t += cellL1(h, 4, 3);
@@ -126,7 +126,7 @@ void TestDpxCliSeed003::sparseCounts() {
     QVERIFY(o[QStringLiteral("guarantee")].toString().contains(QStringLiteral("replace-one")));
 }
 
-void TestDpxCliSeed003::sparseExamplesSeedShapes_data() {
+void TestDpxSparseRdpSelect::sparseExamplesHallShapes_data() {
     QTest::addColumn<QString>("example");
     QTest::addColumn<int>("cells");
     QTest::addColumn<int>("occupied");
@@ -136,7 +136,7 @@ void TestDpxCliSeed003::sparseExamplesSeedShapes_data() {
     QTest::newRow("nltcs-like (Fig. 2.4)") << "nltcs-like" << 65536 << 3152 << 21574 << "1000";
 }
 
-void TestDpxCliSeed003::sparseExamplesSeedShapes() {
+void TestDpxSparseRdpSelect::sparseExamplesHallShapes() {
     QFETCH(QString, example);
     QFETCH(int, cells);
     QFETCH(int, occupied);
@@ -152,7 +152,7 @@ void TestDpxCliSeed003::sparseExamplesSeedShapes() {
     QCOMPARE(o[QStringLiteral("records")].toInt(), records);
     VERIFY_NEAR(o[QStringLiteral("threshold")].toDouble(), 2 * std::log(double(cells)), 1e-12);
     // Seed 003 Prop. 2.4.3: ((2q+1)/ε)(ln p + 1).
-    VERIFY_NEAR(o[QStringLiteral("seed_bound")].toDouble(),
+    VERIFY_NEAR(o[QStringLiteral("risk_bound")].toDouble(),
                 (2.0 * occupied + 1) * (std::log(double(cells)) + 1), 1e-9);
     const QJsonObject e = o[QStringLiteral("expected_l1")].toObject();
     const QJsonObject mc = o[QStringLiteral("monte_carlo")].toObject();
@@ -172,10 +172,10 @@ void TestDpxCliSeed003::sparseExamplesSeedShapes() {
     if (cells == 65536) {
         QVERIFY(t < 0.2 * c);
     }
-    QVERIFY(t < o[QStringLiteral("seed_bound")].toDouble());
+    QVERIFY(t < o[QStringLiteral("risk_bound")].toDouble());
 }
 
-void TestDpxCliSeed003::sparseThreadsAndPerTrial() {
+void TestDpxSparseRdpSelect::sparseThreadsAndPerTrial() {
     const char* base =
         "sparse --example edwards-like --epsilon 0.7 --trials 200 --seed 9 "
         "--per-trial yes --threads ";
@@ -199,7 +199,7 @@ void TestDpxCliSeed003::sparseThreadsAndPerTrial() {
         QStringLiteral("l1_thresholded")));
 }
 
-void TestDpxCliSeed003::rdpRuleAndErrors() {
+void TestDpxSparseRdpSelect::rdpRuleAndErrors() {
     // k = 10, n = 1000, γ = 0.1: γn/(2k) = 5, noise-free iff c + 1 ≤ 5.
     RUN_OK(r, split("rdp --counts 0,4,5,100,0,0,3,888,0,0 --epsilon 0.5 --gamma 0.1 --trials "
                     "4000 --seed 2"));
@@ -232,7 +232,7 @@ void TestDpxCliSeed003::rdpRuleAndErrors() {
     }
 }
 
-void TestDpxCliSeed003::rdpWeakerLabel() {
+void TestDpxSparseRdpSelect::rdpWeakerLabel() {
     RUN_OK(r, split("rdp --counts 3,4,5 --epsilon 1 --gamma 0.2 --trials 0"));
     QCOMPARE(r.json[QStringLiteral("weaker_than_dp")].toBool(), true);
     const QString g = r.json[QStringLiteral("guarantee")].toString();
@@ -258,7 +258,7 @@ void TestDpxCliSeed003::rdpWeakerLabel() {
     }
 }
 
-void TestDpxCliSeed003::selectMode() {
+void TestDpxSparseRdpSelect::selectMode() {
     RUN_OK(r, split("select --counts 5,2,0,5 --epsilon 0.7 --neighbouring replace --path no"));
     const QJsonObject& o = r.json;
     QCOMPARE(o[QStringLiteral("sensitivity")].toDouble(), 1.0);
@@ -292,7 +292,7 @@ void TestDpxCliSeed003::selectMode() {
     QCOMPARE(b.json[QStringLiteral("factor")].toDouble(), 0.35);
 }
 
-void TestDpxCliSeed003::selectQuantileAddRemove() {
+void TestDpxSparseRdpSelect::selectQuantileAddRemove() {
     // h = [2, 3, 5], q = 0.9: t = 9, utilities −7, −4, 0; Δu = max(q, 1 − q) = 0.9.
     RUN_OK(r, split("select --counts 2,3,5 --epsilon 1 --task quantile --quantile 0.9"));
     QCOMPARE(numbers(r.json[QStringLiteral("utility")]), (std::vector<double>{-7, -4, 0}));
@@ -301,7 +301,7 @@ void TestDpxCliSeed003::selectQuantileAddRemove() {
     QCOMPARE(r.json[QStringLiteral("best")].toArray().at(0).toInt(), 2);
 }
 
-void TestDpxCliSeed003::selectPathVerified() {
+void TestDpxSparseRdpSelect::selectPathVerified() {
     RUN_OK(r, split("select --counts 3,12,1,7,0 --epsilon 0.8 --neighbouring replace"));
     const QJsonObject p = r.json[QStringLiteral("path")].toObject();
     QCOMPARE(p[QStringLiteral("from")].toInt(), 1);
@@ -325,7 +325,7 @@ void TestDpxCliSeed003::selectPathVerified() {
     QCOMPARE(s.json[QStringLiteral("path")].toObject()[QStringLiteral("steps")].toInt(), 2);
 }
 
-void TestDpxCliSeed003::rejected_data() {
+void TestDpxSparseRdpSelect::rejected_data() {
     QTest::addColumn<QString>("args");
     QTest::addColumn<QString>("needle");
     const std::string sp = "sparse --counts 1,0,2 ";
@@ -393,7 +393,7 @@ void TestDpxCliSeed003::rejected_data() {
     }
 }
 
-void TestDpxCliSeed003::rejected() {
+void TestDpxSparseRdpSelect::rejected() {
     QFETCH(QString, args);
     QFETCH(QString, needle);
     const Run r = dpx(args.split(QLatin1Char(' '), Qt::SkipEmptyParts));
@@ -403,5 +403,5 @@ void TestDpxCliSeed003::rejected() {
     QVERIFY2(QString::fromUtf8(r.err).contains(needle), describe(r).constData());
 }
 
-QTEST_GUILESS_MAIN(TestDpxCliSeed003)
+QTEST_GUILESS_MAIN(TestDpxSparseRdpSelect)
 #include "tst_dpx_sparse_rdp_select.moc"

@@ -1,7 +1,6 @@
 #include "app/cli/commands/audit.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <chrono>
 #include <cmath>
@@ -9,32 +8,21 @@
 #include <ostream>
 
 #include "app/cli/args.h"
-#include "core/count/count_mechanism.h"
+#include "app/cli/output.h"
 #include "core/audit/dp_audit.h"
-#include "core/release/exact_samplers.h"
 #include "core/base/noise_distribution.h"
 #include "core/base/simulation_rng.h"
+#include "core/count/count_mechanism.h"
+#include "core/release/exact_samplers.h"
 
 namespace dpx::cli {
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kFailure = 1;
-constexpr int kInvalid = 2;
 constexpr double kMaxAuditEpsilon = 10;
 constexpr std::uint64_t kDefaultSamples = 1000000;
 constexpr double kAuditAlpha = 1e-7;
 constexpr int kGmPeople = 10;  // GM on n = 10, audited at true counts 4 and 5
-
-int fail(std::ostream& err, const std::string& message) {
-    err << "dpx: error: " << message << '\n';
-    return kInvalid;
-}
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 // One audit to run: the mechanism, its neighbouring inputs, the event families and the claim.
 struct AuditCase {
@@ -367,7 +355,7 @@ int cmdAudit(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         "mechanism has probability <= alpha per audit");
     o[QStringLiteral("audits")] = audits;
     o[QStringLiteral("all_as_expected")] = allAsExpected;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return allAsExpected ? kOk : kFailure;
 }
 

@@ -1,47 +1,22 @@
 #include "app/cli/commands/budget.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <charconv>
 #include <map>
 #include <ostream>
 
 #include "app/cli/args.h"
+#include "app/cli/output.h"
 #include "core/choosing/budget_plan.h"
 
 namespace dpx::cli {
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
-
-int fail(std::ostream& err, const Error& e) {
-    err << "dpx: error: " << e.message << '\n';
-    return kInvalid;
-}
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-std::vector<std::string> splitOn(const std::string& text, char sep) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-        const auto pos = text.find(sep, start);
-        parts.push_back(text.substr(start, pos - start));
-        if (pos == std::string::npos) {
-            return parts;
-        }
-        start = pos + 1;
-    }
-}
-
 // LABEL:BINS[:MECHANISM[:WEIGHT]]
 Expected<PlanStatistic> parseStat(const std::string& text) {
-    const auto parts = splitOn(text, ':');
+    const auto parts = split(text, ':');
     if (parts.size() < 2 || parts.size() > 4 || parts[0].empty()) {
         return Error{"--stat: expected LABEL:BINS[:MECHANISM[:WEIGHT]], got '" + text + "'"};
     }
@@ -265,7 +240,7 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         warnings.append(qs(w));
     }
     o[QStringLiteral("warnings")] = warnings;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

@@ -1,9 +1,9 @@
 #include "app/cli/commands/histogram.h"
+#include "app/cli/output.h"
 
 #include "io/sources/sql_source.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <algorithm>
 #include <charconv>
@@ -13,13 +13,6 @@
 namespace dpx::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 bool startsWith(const std::string& s, const char* prefix) {
     return s.rfind(prefix, 0) == 0;
@@ -263,13 +256,11 @@ Expected<data::SourceHistograms> histogramsFromSource(const HistogramQuery& q) {
 int cmdHistogram(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     auto q = parseQuery(argv);
     if (!q) {
-        err << "dpx: error: " << q.error().message << '\n';
-        return kInvalid;
+        return fail(err, q.error());
     }
     auto h = histogramsFromSource(*q);
     if (!h) {
-        err << "dpx: error: " << h.error().message << '\n';
-        return kInvalid;
+        return fail(err, h.error());
     }
     QJsonObject skipped;
     for (const auto& [reason, n] : h->skipped) {
@@ -292,7 +283,7 @@ int cmdHistogram(const std::vector<std::string>& argv, std::ostream& out, std::o
         o[QStringLiteral("cap")] = static_cast<qint64>(q->cap.maxRowsPerPerson);
         o[QStringLiteral("id_column")] = qs(q->cap.idColumn);
     }
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

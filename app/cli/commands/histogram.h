@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "core/base/expected.h"
 #include "io/sources/csv_reader.h"
 #include "io/sources/data_source.h"
-#include "core/base/expected.h"
 
 namespace dpx::cli {
 

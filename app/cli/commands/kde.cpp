@@ -1,7 +1,6 @@
 #include "app/cli/commands/kde.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <algorithm>
 #include <charconv>
@@ -9,34 +8,16 @@
 #include <ostream>
 
 #include "app/cli/args.h"
+#include "app/cli/output.h"
+#include "core/base/validation.h"
 #include "core/histogram/dataset.h"
 #include "core/mechanisms/functional_kde.h"
-#include "core/base/validation.h"
 
 namespace dpx::cli {
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
 constexpr std::size_t kDefaultDataGridPoints = 512;
-
-int fail(std::ostream& err, const Error& e) {
-    err << "dpx: error: " << e.message << '\n';
-    return kInvalid;
-}
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-QJsonArray toArray(const std::vector<double>& v) {
-    QJsonArray a;
-    for (double x : v) {
-        a.append(x);
-    }
-    return a;
-}
 
 struct GridSpec {
     double lo = 0;
@@ -93,7 +74,7 @@ int cmdKde(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     const bool example = a.has("example");
     if (example && *a.get("example") != "fig32") {
         return fail(err, Error{"--example: unknown example '" + *a.get("example") +
-                               "' (the one example is fig32: seed 003 Fig. 3.2)"});
+                               "' (the one example is fig32: Hall 2012, Fig. 3.2)"});
     }
     if (example && a.has("column")) {
         return fail(err, Error{"--column applies to --data only"});
@@ -162,8 +143,8 @@ int cmdKde(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         data = std::move(*x);
         source[QStringLiteral("example")] = QStringLiteral("fig32");
         source[QStringLiteral("description")] = QStringLiteral(
-            "seed 003 Fig. 3.2: 100 points from an equal mixture of N(0.3, 0.1²) and "
-            "N(0.7, 0.1²) (the seed does not state the spread)");
+            "Hall 2012, Fig. 3.2: 100 points from an equal mixture of N(0.3, 0.1²) and "
+            "N(0.7, 0.1²) (the thesis does not state the spread)");
         if (!grid) {
             grid = GridSpec{0, 1, 1000};
         }
@@ -246,7 +227,7 @@ int cmdKde(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         w.append(qs(s));
     }
     o[QStringLiteral("warnings")] = w;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

@@ -1,7 +1,6 @@
 #include "app/cli/commands/ldp_experiment.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <algorithm>
 #include <charconv>
@@ -14,37 +13,19 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/tradeoff.h"
+#include "app/cli/output.h"
+#include "core/base/validation.h"
 #include "core/ldp/experiment.h"
 #include "core/ldp/metrics.h"
-#include "core/base/validation.h"
 
 namespace dpx::cli {
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kFailure = 1;
-constexpr int kInvalid = 2;
 constexpr std::uint64_t kMaxThreads = 1024;
-
-int fail(std::ostream& err, const std::string& message, int code = kInvalid) {
-    err << "dpx: error: " << message << '\n';
-    return code;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t end = s.find(sep, start);
-        parts.push_back(
-            s.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos) {
-            return parts;
-        }
-        start = end + 1;
-    }
-}
+// The telemetry experiment of Ding, Kulkarni & Yekhanin 2017 as repeated for low populations
+// (seed 002; core/ldp/experiment.h).
+const std::string kTelemetryPreset = "telemetry";
 
 // A whole number of users ≥ 1 written as an integer or in scientific notation ("3e5").
 Expected<std::uint64_t> wholeUsers(const std::string& text, const std::string& what) {
@@ -77,10 +58,6 @@ std::string optionOf(const std::string& message) {
         }
     }
     return {};
-}
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
 }
 
 QJsonObject specJson(const ldp::ExperimentSpec& s, const std::optional<std::string>& preset) {
@@ -234,16 +211,19 @@ int cmdLdpExperiment(const std::vector<std::string>& argv, std::ostream& out, st
     ldp::ExperimentSpec spec;
     std::optional<std::string> preset;
     if (a.has("preset")) {
+        // "seed002" is the name the preset had before issue #18; still accepted.
         preset = *a.get("preset");
-        if (*preset != "seed002") {
-            return fail(err, "--preset: unknown preset '" + *preset + "' (available: seed002)");
+        if (*preset != kTelemetryPreset && *preset != "seed002") {
+            return fail(err, "--preset: unknown preset '" + *preset +
+                                 "' (available: " + kTelemetryPreset + ")");
         }
+        preset = kTelemetryPreset;
         spec = ldp::seed002Preset();
     } else {
         for (const char* required : {"protocols", "shapes", "users", "epsilons"}) {
             if (!a.has(required)) {
                 return fail(err, std::string("missing required option --") + required +
-                                     " (or start from --preset seed002)");
+                                     " (or start from --preset " + kTelemetryPreset + ")");
             }
         }
     }
@@ -350,7 +330,7 @@ int cmdLdpExperiment(const std::vector<std::string>& argv, std::ostream& out, st
     o[QStringLiteral("warnings")] = warnings;
     o[QStringLiteral("threads")] = static_cast<qint64>(*threads);  // as given, 0: all cores
     o[QStringLiteral("seconds")] = seconds;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

@@ -1,7 +1,6 @@
 #include "app/cli/commands/ldp_mean.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <cmath>
 #include <numbers>
@@ -9,29 +8,20 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/truth.h"
+#include "app/cli/output.h"
 #include "core/ldp/mean.h"
 
 namespace dpx::cli {
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
 constexpr std::uint64_t kMaxTrials = 1'000'000;
-
-int fail(std::ostream& err, const std::string& message) {
-    err << "dpx: error: " << message << '\n';
-    return kInvalid;
-}
 
 }  // namespace
 
 int cmdLdpMean(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    std::set<std::string> known{"epsilon", "shape", "users", "buckets", "trials", "seed"};
-    for (const char* o : kTruthOptions) {
-        known.insert(o);
-    }
-    auto args = Args::parse(argv, 2, known);
+    auto args =
+        parseWithTruthOptions(argv, {"epsilon", "shape", "users", "buckets", "trials", "seed"});
     if (!args) {
         return fail(err, args.error().message);
     }
@@ -174,7 +164,7 @@ int cmdLdpMean(const std::vector<std::string>& argv, std::ostream& out, std::ost
         {QStringLiteral("method"),
          QStringLiteral("exact variance m²(e^ε+1)²/((e^ε−1)²n²)·Σ p(x)(1−p(x)); E|error| by the "
                         "normal approximation √(2/π)·σ")}};
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

@@ -1,30 +1,18 @@
 #include "app/cli/commands/mean.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <ostream>
 
 #include "app/cli/args.h"
+#include "app/cli/output.h"
 #include "core/base/validation.h"
 #include "core/mechanisms/vector_mechanisms.h"
 
 namespace dpx::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
-
-int fail(std::ostream& err, const Error& e) {
-    err << "dpx: error: " << e.message << '\n';
-    return kInvalid;
-}
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 // A core error about one option, prefixed with the option's name.
 Error about(const std::string& option, const Error& e) {
@@ -130,7 +118,7 @@ int cmdMean(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     auto delta = a.number("delta");
     if (!delta) {
         return fail(err, Error{"missing required option --delta (0 < δ < 1: the Gaussian "
-                               "mechanisms' δ and the δ of seed 004's bounds)"});
+                               "mechanisms' δ and the δ of the Kamath & Ullman primer's bounds)"});
     }
     if (auto s = validateDelta(*delta); !s) {
         return fail(err, about("delta", s.error()));
@@ -222,7 +210,7 @@ int cmdMean(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         mechs.append(resultJson(*r));
     }
     o[QStringLiteral("mechanisms")] = mechs;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

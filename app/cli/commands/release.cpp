@@ -1,7 +1,6 @@
 #include "app/cli/commands/release.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 
 #include <cmath>
@@ -10,27 +9,20 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/histogram.h"
+#include "app/cli/commands/truth.h"
+#include "app/cli/output.h"
 #include "app/version.h"
+#include "core/histogram/dataset.h"
+#include "core/release/release.h"
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_files.h"
 #include "io/release/release_job.h"
-#include "core/histogram/dataset.h"
-#include "core/release/release.h"
 
 namespace dpx::cli {
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kRefused = 1;
-constexpr int kInvalid = 2;
-
 constexpr const char* kCountsSource = "counts given on the command line";
-
-int fail(std::ostream& err, const std::string& message, int code) {
-    err << "dpx: error: " << message << '\n';
-    return code;
-}
 
 Expected<std::int64_t> wholeNumber(const Args& a, const std::string& name, std::int64_t fallback,
                                    std::int64_t lo, std::int64_t hi) {
@@ -88,16 +80,13 @@ Expected<Truth> truthFromArgs(const Args& a) {
         if (!raw) {
             return raw.error();
         }
-        std::vector<std::int64_t> counts;
-        for (std::size_t i = 0; i < raw->size(); ++i) {
-            const double c = (*raw)[i];
-            if (!std::isfinite(c) || std::floor(c) != c || c < 0 || c > 9e15) {
-                return Error{"--counts: count " + std::to_string(i + 1) +
-                             " must be a whole number in [0, 9e15]"};
-            }
-            counts.push_back(static_cast<std::int64_t>(c));
+        auto counts = wholeCounts(*raw, [](std::size_t i, double) {
+            return "--counts: count " + std::to_string(i) + " must be a whole number in [0, 9e15]";
+        });
+        if (!counts) {
+            return counts.error();
         }
-        auto h = Histogram::create(counts);
+        auto h = Histogram::create(*counts);
         if (!h) {
             return Error{"--counts: " + h.error().message};
         }
@@ -297,8 +286,8 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     o[QStringLiteral("bins")] = static_cast<qint64>(release->values.size());
     o[QStringLiteral("composition")] = QLatin1String(compositionName(u.composition));
     o[QStringLiteral("releases_in_ledger")] = static_cast<qint64>(outcome->releasesInLedger);
-    // Spent amounts are the smallest doubles whose decimals are ≥ the exact sums (core/choosing/budget.h):
-    // 1e-06, not 1.0000000000000002e-06.
+    // Spent amounts are the smallest doubles whose decimals are ≥ the exact sums
+    // (core/choosing/budget.h): 1e-06, not 1.0000000000000002e-06.
     o[QStringLiteral("epsilon_spent")] = u.epsilonSpent;
     o[QStringLiteral("epsilon_remaining")] = u.epsilonRemaining;
     o[QStringLiteral("delta_spent")] = u.deltaSpent;
@@ -316,7 +305,7 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         }
         o[QStringLiteral("recovered")] = notes;
     }
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 
@@ -352,7 +341,7 @@ int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         err << "dpx: note: " << n << '\n';
     }
     o[QStringLiteral("recovered")] = notes;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

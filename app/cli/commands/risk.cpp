@@ -1,26 +1,18 @@
 #include "app/cli/commands/risk.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <charconv>
 #include <cmath>
 #include <ostream>
 
 #include "app/cli/args.h"
+#include "app/cli/output.h"
 #include "core/choosing/risk.h"
 
 namespace dpx::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
-
-int fail(std::ostream& err, const Error& e) {
-    err << "dpx: error: " << e.message << '\n';
-    return kInvalid;
-}
 
 QJsonArray pairs(const std::vector<XYPoint>& pts) {
     QJsonArray a;
@@ -191,7 +183,7 @@ int cmdRisk(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         o[QStringLiteral("gaussian_mu")] = *mu;
         o[QStringLiteral("gaussian_tradeoff")] = pairs(*curve);
     }
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

@@ -1,7 +1,6 @@
 #include "app/cli/commands/select.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <cmath>
 #include <ostream>
@@ -10,55 +9,25 @@
 #include "app/cli/args.h"
 #include "app/cli/commands/sparse.h"
 #include "app/cli/commands/truth.h"
-#include "core/mechanisms/exponential_mechanism.h"
+#include "app/cli/output.h"
 #include "core/base/validation.h"
+#include "core/mechanisms/exponential_mechanism.h"
 
 namespace dpx::cli {
 
-namespace {
-
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
-
-int fail(std::ostream& err, const Error& e) {
-    err << "dpx: error: " << e.message << '\n';
-    return kInvalid;
-}
-
-QJsonArray toArray(const std::vector<double>& v) {
-    QJsonArray a;
-    for (double x : v) {
-        a.append(x);
-    }
-    return a;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int cmdSelect(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    std::set<std::string> known = {"example",      "epsilon",  "task",       "quantile",
-                                   "neighbouring", "monotone", "path-steps", "path"};
-    for (const char* t : kTruthOptions) {
-        known.insert(t);
+    auto input = histogramInputFromArgs(
+        argv, {"epsilon", "task", "quantile", "neighbouring", "monotone", "path-steps", "path"});
+    if (!input) {
+        return fail(err, input.error());
     }
-    auto args = Args::parse(argv, 2, known);
-    if (!args) {
-        return fail(err, args.error());
-    }
-    const Args& a = *args;
-    auto hist = seed003HistogramFromArgs(a);
-    if (!hist) {
-        return fail(err, hist.error());
-    }
+    const Args& a = input->args;
+    const Histogram& hist = input->histogram;
+    const double eps = input->epsilon;
     SelectionParams p;
-    auto eps = a.number("epsilon");
-    if (!eps) {
-        return fail(err, eps.error());
-    }
-    if (auto s = validateEpsilon(*eps); !s) {
-        return fail(err, Error{"--epsilon: " + s.error().message});
-    }
-    p.epsilon = *eps;
+    p.epsilon = eps;
     const std::string task = a.text("task", "mode");
     if (task == "mode") {
         p.task = SelectionTask::Mode;
@@ -101,7 +70,7 @@ int cmdSelect(const std::vector<std::string>& argv, std::ostream& out, std::ostr
                                             : "--path-steps must be ≥ 1 (leave it out for the "
                                               "default)"});
     }
-    auto r = selectBin(hist->counts(), p);
+    auto r = selectBin(hist.counts(), p);
     if (!r) {
         return fail(err, r.error());
     }
@@ -135,7 +104,7 @@ int cmdSelect(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     o[QStringLiteral("noisy_max_method")] = QStringLiteral("quadrature");
     std::vector<std::string> warnings = r->warnings;
     if (path == "yes") {
-        auto m = selectionPathMatrix(hist->counts(), p, static_cast<std::size_t>(*steps));
+        auto m = selectionPathMatrix(hist.counts(), p, static_cast<std::size_t>(*steps));
         if (!m) {
             if (a.has("path-steps")) {
                 return fail(err, Error{"--path-steps: " + m.error().message});
@@ -164,12 +133,8 @@ int cmdSelect(const std::vector<std::string>& argv, std::ostream& out, std::ostr
             o[QStringLiteral("path")] = pm;
         }
     }
-    QJsonArray w;
-    for (const auto& s : warnings) {
-        w.append(QString::fromStdString(s));
-    }
-    o[QStringLiteral("warnings")] = w;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    o[QStringLiteral("warnings")] = toArray(warnings);
+    printJson(out, o);
     return kOk;
 }
 

@@ -1,44 +1,21 @@
 #include "app/cli/commands/sparse.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <algorithm>
 #include <ostream>
 #include <set>
+#include <utility>
 
 #include "app/cli/commands/truth.h"
+#include "app/cli/output.h"
+#include "core/base/validation.h"
 #include "core/histogram/example_datasets.h"
 #include "core/mechanisms/sparse_histogram.h"
-#include "core/base/validation.h"
 
 namespace dpx::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
-
-int fail(std::ostream& err, const Error& e) {
-    err << "dpx: error: " << e.message << '\n';
-    return kInvalid;
-}
-
-QJsonArray toArray(const std::vector<double>& v) {
-    QJsonArray a;
-    for (double x : v) {
-        a.append(x);
-    }
-    return a;
-}
-
-QJsonArray toArray(const std::vector<std::string>& v) {
-    QJsonArray a;
-    for (const auto& x : v) {
-        a.append(QString::fromStdString(x));
-    }
-    return a;
-}
 
 // Mean, standard error and the 5/50/95% points of per-trial values.
 QJsonObject summary(std::vector<double> v, double mean, double se) {
@@ -58,7 +35,7 @@ QJsonObject summary(std::vector<double> v, double mean, double se) {
 
 }  // namespace
 
-Expected<Histogram> seed003HistogramFromArgs(const Args& a) {
+Expected<Histogram> histogramOrExampleFromArgs(const Args& a) {
     if (!a.has("example")) {
         return trueHistogramFromArgs(a);
     }
@@ -75,29 +52,68 @@ Expected<Histogram> seed003HistogramFromArgs(const Args& a) {
     return h;
 }
 
-int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    std::set<std::string> known = {"example", "epsilon", "threshold", "trials",
-                                   "seed",    "threads", "per-trial"};
-    for (const char* t : kTruthOptions) {
-        known.insert(t);
-    }
-    auto args = Args::parse(argv, 2, known);
+Expected<HistogramInput> histogramInputFromArgs(const std::vector<std::string>& argv,
+                                                std::set<std::string> known) {
+    known.insert("example");
+    auto args = parseWithTruthOptions(argv, std::move(known));
     if (!args) {
-        return fail(err, args.error());
+        return args.error();
     }
-    const Args& a = *args;
-    auto hist = seed003HistogramFromArgs(a);
+    auto hist = histogramOrExampleFromArgs(*args);
     if (!hist) {
-        return fail(err, hist.error());
+        return hist.error();
     }
-    auto eps = a.number("epsilon");
+    auto eps = args->number("epsilon");
     if (!eps) {
-        return fail(err, eps.error());
+        return eps.error();
     }
     if (auto s = validateEpsilon(*eps); !s) {
-        return fail(err, Error{"--epsilon: " + s.error().message});
+        return Error{"--epsilon: " + s.error().message};
     }
-    SparseHistogramParams params{*eps, std::nullopt};
+    return HistogramInput{*args, *hist, *eps};
+}
+
+Expected<MonteCarloArgs> monteCarloArgsFrom(const Args& a) {
+    auto trials = a.unsignedInt("trials", 1000);
+    auto seed = a.unsignedInt("seed", 1);
+    auto threads = a.unsignedInt("threads", 0);
+    for (const auto* v : {&trials, &seed, &threads}) {
+        if (!*v) {
+            return v->error();
+        }
+    }
+    if (*trials != 0 && (*trials < 2 || *trials > 10'000'000)) {
+        return Error{"--trials must be 0 (no Monte Carlo) or in [2, 10000000] (got " +
+                     std::to_string(*trials) + ")"};
+    }
+    if (*threads > 1024) {
+        return Error{"--threads must be at most 1024"};
+    }
+    const std::string perTrial = a.text("per-trial", "no");
+    if (perTrial != "yes" && perTrial != "no") {
+        return Error{"--per-trial must be yes or no (got '" + perTrial + "')"};
+    }
+    if (*trials == 0) {
+        for (const char* opt : {"seed", "threads", "per-trial"}) {
+            if (a.has(opt)) {
+                return Error{std::string("--") + opt +
+                             " applies to the Monte Carlo only (--trials ≥ 2)"};
+            }
+        }
+    }
+    return MonteCarloArgs{*trials, *seed, static_cast<unsigned>(*threads), perTrial == "yes"};
+}
+
+int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    auto input = histogramInputFromArgs(
+        argv, {"epsilon", "threshold", "trials", "seed", "threads", "per-trial"});
+    if (!input) {
+        return fail(err, input.error());
+    }
+    const Args& a = input->args;
+    const Histogram& hist = input->histogram;
+    const double eps = input->epsilon;
+    SparseHistogramParams params{eps, std::nullopt};
     if (a.has("threshold")) {
         auto t = a.number("threshold");
         if (!t) {
@@ -108,34 +124,11 @@ int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     if (auto s = params.validate(); !s) {
         return fail(err, Error{"--threshold: " + s.error().message});
     }
-    auto trials = a.unsignedInt("trials", 1000);
-    auto seed = a.unsignedInt("seed", 1);
-    auto threads = a.unsignedInt("threads", 0);
-    for (const auto* v : {&trials, &seed, &threads}) {
-        if (!*v) {
-            return fail(err, v->error());
-        }
+    auto mcArgs = monteCarloArgsFrom(a);
+    if (!mcArgs) {
+        return fail(err, mcArgs.error());
     }
-    if (*trials != 0 && (*trials < 2 || *trials > 10'000'000)) {
-        return fail(err, Error{"--trials must be 0 (no Monte Carlo) or in [2, 10000000] (got " +
-                               std::to_string(*trials) + ")"});
-    }
-    if (*threads > 1024) {
-        return fail(err, Error{"--threads must be at most 1024"});
-    }
-    const std::string perTrial = a.text("per-trial", "no");
-    if (perTrial != "yes" && perTrial != "no") {
-        return fail(err, Error{"--per-trial must be yes or no (got '" + perTrial + "')"});
-    }
-    if (*trials == 0) {
-        for (const char* opt : {"seed", "threads", "per-trial"}) {
-            if (a.has(opt)) {
-                return fail(err, Error{std::string("--") + opt +
-                                       " applies to the Monte Carlo only (--trials ≥ 2)"});
-            }
-        }
-    }
-    const auto& counts = hist->counts();
+    const auto& counts = hist.counts();
     auto exact = sparseExpectedError(counts, params);
     if (!exact) {
         return fail(err, exact.error());
@@ -143,17 +136,17 @@ int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     QJsonObject o;
     o[QStringLiteral("mechanism")] = QStringLiteral("sparse-histogram");
     o[QStringLiteral("guarantee")] = QString::fromStdString(
-        "ε = " + formatNumber(*eps) +
+        "ε = " + formatNumber(eps) +
         "-differential privacy under replace-one neighbours (histogram L1 sensitivity 2, "
         "Laplace scale 2/ε per cell; thresholding and clamping are post-processing; τ is fixed "
-        "before seeing the data). Seed 003 §2.4.1.");
-    o[QStringLiteral("epsilon")] = *eps;
+        "before seeing the data). Hall 2012, §2.4.1.");
+    o[QStringLiteral("epsilon")] = eps;
     o[QStringLiteral("noise_scale")] = exact->scale;
     o[QStringLiteral("threshold")] = exact->threshold;
     o[QStringLiteral("threshold_default")] = !params.threshold.has_value();
     o[QStringLiteral("cells")] = static_cast<qint64>(exact->cells);
     o[QStringLiteral("occupied")] = static_cast<qint64>(exact->occupied);
-    o[QStringLiteral("records")] = static_cast<qint64>(hist->total());
+    o[QStringLiteral("records")] = static_cast<qint64>(hist.total());
     QJsonObject e;
     e[QStringLiteral("thresholded")] = exact->thresholdedL1;
     e[QStringLiteral("clamped")] = exact->clampedL1;
@@ -161,14 +154,14 @@ int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     o[QStringLiteral("expected_l1")] = e;
     o[QStringLiteral("bound_at_threshold")] = exact->boundAtThreshold;
     if (exact->seedBound) {
-        o[QStringLiteral("seed_bound")] = *exact->seedBound;
+        o[QStringLiteral("risk_bound")] = *exact->seedBound;
     }
     std::vector<std::string> warnings = exact->warnings;
-    if (*trials > 0) {
+    if (mcArgs->trials > 0) {
         MonteCarloOptions mc;
-        mc.trials = *trials;
-        mc.seed = *seed;
-        mc.threads = static_cast<unsigned>(*threads);
+        mc.trials = mcArgs->trials;
+        mc.seed = mcArgs->seed;
+        mc.threads = mcArgs->threads;
         auto r = sparseMonteCarlo(counts, params, mc);
         if (!r) {
             return fail(err, r.error());
@@ -176,20 +169,20 @@ int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         QJsonObject m;
         m[QStringLiteral("trials")] = static_cast<qint64>(r->trials);
         // A string: JSON numbers cannot hold every 64-bit seed exactly.
-        m[QStringLiteral("seed")] = QString::number(*seed);
+        m[QStringLiteral("seed")] = QString::number(mcArgs->seed);
         m[QStringLiteral("thresholded")] =
             summary(r->thresholdedL1, r->meanThresholded, r->seThresholded);
         m[QStringLiteral("clamped")] = summary(r->clampedL1, r->meanClamped, r->seClamped);
         m[QStringLiteral("released_cells_thresholded")] = r->meanReleasedThresholded;
         m[QStringLiteral("released_cells_clamped")] = r->meanReleasedClamped;
-        if (perTrial == "yes") {
+        if (mcArgs->perTrial) {
             m[QStringLiteral("l1_thresholded")] = toArray(r->thresholdedL1);
             m[QStringLiteral("l1_clamped")] = toArray(r->clampedL1);
         }
         o[QStringLiteral("monte_carlo")] = m;
     }
     o[QStringLiteral("warnings")] = toArray(warnings);
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

@@ -3,7 +3,9 @@
 // distribution; JSON on `out`.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,28 @@ int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostr
 // The histogram of dpx sparse, rdp and select: --example ID (a built-in example's default
 // histogram, e.g. edwards-like, nltcs-like) or the --counts / --data options of cli_truth.h.
 // Exactly one source; messages name the option.
-Expected<Histogram> seed003HistogramFromArgs(const Args& a);
+Expected<Histogram> histogramOrExampleFromArgs(const Args& a);
+
+// What dpx sparse, rdp and select read first, in this order: the options (`known` plus --example
+// and the options of truth.h), the histogram (histogramOrExampleFromArgs) and --epsilon (finite,
+// > 0). Messages name the option.
+struct HistogramInput {
+    Args args;
+    Histogram histogram;
+    double epsilon = 0;
+};
+Expected<HistogramInput> histogramInputFromArgs(const std::vector<std::string>& argv,
+                                                std::set<std::string> known);
+
+// The Monte Carlo options of dpx sparse and dpx rdp: --trials (0: none, else 2 … 10⁷; default
+// 1000), --seed (default 1), --threads (0 = all cores, at most 1024) and --per-trial yes|no
+// (default no); --seed, --threads and --per-trial only with trials.
+struct MonteCarloArgs {
+    std::uint64_t trials = 0;
+    std::uint64_t seed = 0;
+    unsigned threads = 0;
+    bool perTrial = false;
+};
+Expected<MonteCarloArgs> monteCarloArgsFrom(const Args& a);
 
 }  // namespace dpx::cli

@@ -1,7 +1,6 @@
 #include "app/cli/commands/tradeoff.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <charconv>
@@ -12,40 +11,16 @@
 #include "app/cli/args.h"
 #include "app/cli/commands/histogram.h"
 #include "app/cli/commands/truth.h"
-#include "core/histogram/dataset.h"
-#include "core/histogram/histogram.h"
+#include "app/cli/output.h"
 #include "core/accuracy/metrics.h"
 #include "core/base/validation.h"
+#include "core/count/lp_objective.h"
+#include "core/histogram/dataset.h"
+#include "core/histogram/histogram.h"
 
 namespace dpx::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kInvalid = 2;
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-int fail(std::ostream& err, const std::string& message) {
-    err << "dpx: error: " << message << '\n';
-    return kInvalid;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t end = s.find(sep, start);
-        parts.push_back(
-            s.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos) {
-            return parts;
-        }
-        start = end + 1;
-    }
-}
 
 Expected<int> wholeNumber(const std::string& text, const std::string& what) {
     int v = 0;
@@ -54,36 +29,6 @@ Expected<int> wholeNumber(const std::string& text, const std::string& what) {
         return Error{what + ": '" + text + "' is not a whole number"};
     }
     return v;
-}
-
-// "l1", "minimax-l0", "l0d3", ... into the LP's cost and aggregate.
-Status parseObjective(const std::string& text, CountLpSpec& lp) {
-    std::string o = text;
-    if (o.rfind("minimax-", 0) == 0) {
-        lp.aggregate = LpAggregate::Max;
-        o = o.substr(8);
-    }
-    if (o == "l0") {
-        lp.cost = LpCostKind::L0;
-    } else if (o == "l1") {
-        lp.cost = LpCostKind::L1;
-    } else if (o == "l2") {
-        lp.cost = LpCostKind::L2;
-    } else if (o.rfind("l0d", 0) == 0 && o.size() > 3) {
-        auto d = wholeNumber(o.substr(3), "the distance d of optimal-l0dD");
-        if (!d) {
-            return d.error();
-        }
-        if (*d < 0) {
-            return Error{"the distance d of optimal-l0dD must be ≥ 0"};
-        }
-        lp.cost = LpCostKind::L0d;
-        lp.d = *d;
-    } else {
-        return Error{"unknown LP objective '" + text +
-                     "' (use l0, l1, l2, l0dD or minimax-l0|l1|l2|l0dD, e.g. optimal-l1)"};
-    }
-    return okStatus();
 }
 
 QJsonValue numberOrNull(double v) {
@@ -126,8 +71,10 @@ Expected<std::pair<double, double>> parseRange(const std::string& text) {
 
 }  // namespace
 
-Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text) {
-    const auto colon = text.find(':');
+Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text,
+                                             std::optional<std::string>* deprecation) {
+    // The estimator follows the LAST ':' so that the objective may hold one (optimal-l0d:3:clamp).
+    const auto colon = text.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
         return Error{"configuration '" + text +
                      "' is not MECHANISM:ESTIMATOR (e.g. laplace:clamp, gm:identity, "
@@ -152,13 +99,19 @@ Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text) {
         c.mechanism = TradeoffMechanism::CountOptimal;
         c.lp.cost = LpCostKind::L1;
         if (mech != "optimal") {
-            if (auto s = parseObjective(mech.substr(8), c.lp); !s) {
-                return Error{"configuration '" + text + "': " + s.error().message};
+            auto objective = parseLpObjective(mech.substr(8));
+            if (!objective) {
+                return Error{"configuration '" + text + "': " + objective.error().message};
+            }
+            applyLpObjective(objective->objective, c.lp);
+            if (deprecation && objective->deprecation) {
+                *deprecation = "configuration '" + text + "': " + *objective->deprecation;
             }
         }
     } else if (mech == "rr" || mech == "grr" || mech == "oue" || mech == "sue" || mech == "olh" ||
                mech == "hrr" || mech.rfind("dbitflip", 0) == 0) {
-        // A local protocol (core/choosing/tradeoff.h localProtocolFromConfigName): dbitflipD, D bits.
+        // A local protocol (core/choosing/tradeoff.h localProtocolFromConfigName): dbitflipD, D
+        // bits.
         auto spec = localProtocolFromConfigName(mech);
         if (!spec) {
             return Error{"configuration '" + text + "': " + spec.error().message};
@@ -267,9 +220,13 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     std::vector<TradeoffConfig> configs;
     bool anyGaussian = false;
     for (const auto& text : split(*a.get("configs"), ',')) {
-        auto c = parseTradeoffConfig(text);
+        std::optional<std::string> deprecation;
+        auto c = parseTradeoffConfig(text, &deprecation);
         if (!c) {
             return fail(err, c.error().message);
+        }
+        if (deprecation) {
+            warn(err, *deprecation);
         }
         c->metric = {*metric, *scale};
         anyGaussian = anyGaussian || c->mechanism == TradeoffMechanism::Gaussian;
@@ -405,7 +362,7 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
         }
         o[QStringLiteral("range")] = QJsonArray{range->first, range->second};
         o[QStringLiteral("solutions")] = solutions;
-        out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+        printJson(out, o);
         return kOk;
     }
     if (a.has("range")) {
@@ -451,7 +408,7 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
         curves.push_back(std::move(*curve));
     }
     if (!frontier) {
-        out << QJsonDocument(points).toJson(QJsonDocument::Indented).toStdString();
+        printJson(out, points);
         return kOk;
     }
     // Monte Carlo noise does not pick the winner: statistical ties go to the exact (or first)
@@ -473,7 +430,7 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     o[QStringLiteral("points")] = points;
     o[QStringLiteral("frontier")] = fp;
     o[QStringLiteral("frontier_segments")] = segs;
-    out << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    printJson(out, o);
     return kOk;
 }
 

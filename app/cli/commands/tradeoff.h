@@ -3,6 +3,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,12 +12,15 @@
 
 namespace dpx::cli {
 
-// One configuration "MECHANISM:ESTIMATOR", MECHANISM one of laplace, geometric, gaussian, gm, em,
-// optimal[-OBJ] (OBJ: l0, l1 (default), l2, l0dD, minimax-l0|l1|l2|l0dD), or a local protocol
-// rr, grr, oue, sue, olh, hrr, dbitflipD (D bits per user, "dbitflip" = dbitflip1), ESTIMATOR one
-// of identity, clamp, resize, noisefirst (refused by validate() where it does not apply). Metric,
-// δ and calibration are set by the caller.
-Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text);
+// One configuration "MECHANISM:ESTIMATOR" (the estimator after the last ':'), MECHANISM one of
+// laplace, geometric, gaussian, gm, em, optimal[-OBJ] (OBJ in the grammar of
+// core/count/lp_objective.h without custom:FILE, default l1: optimal-l0d:3:identity), or a local
+// protocol rr, grr, oue, sue, olh, hrr, dbitflipD (D bits per user, "dbitflip" = dbitflip1),
+// ESTIMATOR one of identity, clamp, resize, noisefirst (refused by validate() where it does not
+// apply). Metric, δ and calibration are set by the caller. An objective in the old spelling
+// (optimal-l0d3) is read, and the message saying so is stored in `*deprecation` when given.
+Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text,
+                                             std::optional<std::string>* deprecation = nullptr);
 
 // --epsilons: "LO:HI:COUNT" (COUNT log-spaced values) or "E1,E2,...".
 Expected<std::vector<double>> parseEpsilonGrid(const std::string& text);

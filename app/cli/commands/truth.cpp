@@ -1,12 +1,13 @@
 #include "app/cli/commands/truth.h"
 
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "app/cli/commands/histogram.h"
-#include "core/histogram/dataset.h"
 #include "core/base/validation.h"
+#include "core/histogram/dataset.h"
 
 namespace dpx::cli {
 
@@ -22,16 +23,14 @@ Expected<Histogram> fromCounts(const Args& a) {
     if (!raw) {
         return raw.error();
     }
-    std::vector<std::int64_t> counts;
-    for (std::size_t i = 0; i < raw->size(); ++i) {
-        const double c = (*raw)[i];
-        if (!std::isfinite(c) || std::floor(c) != c || c < 0 || c > 9e15) {
-            return Error{"true count " + std::to_string(i + 1) +
-                         " must be a whole number in [0, 9e15] (got '" + formatNumber(c) + "')"};
-        }
-        counts.push_back(static_cast<std::int64_t>(c));
+    auto counts = wholeCounts(*raw, [](std::size_t i, double c) {
+        return "true count " + std::to_string(i) + " must be a whole number in [0, 9e15] (got '" +
+               formatNumber(c) + "')";
+    });
+    if (!counts) {
+        return counts.error();
     }
-    return Histogram::create(counts);
+    return Histogram::create(*counts);
 }
 
 Expected<Histogram> fromData(const Args& a) {
@@ -54,6 +53,27 @@ Expected<Histogram> fromData(const Args& a) {
 }
 
 }  // namespace
+
+Expected<std::vector<std::int64_t>> wholeCounts(
+    const std::vector<double>& raw,
+    const std::function<std::string(std::size_t, double)>& message) {
+    std::vector<std::int64_t> counts;
+    counts.reserve(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        const double c = raw[i];
+        if (!std::isfinite(c) || std::floor(c) != c || c < 0 || c > 9e15) {
+            return Error{message(i + 1, c)};
+        }
+        counts.push_back(static_cast<std::int64_t>(c));
+    }
+    return counts;
+}
+
+Expected<Args> parseWithTruthOptions(const std::vector<std::string>& argv,
+                                     std::set<std::string> known) {
+    known.insert(std::begin(kTruthOptions), std::end(kTruthOptions));
+    return Args::parse(argv, 2, known);
+}
 
 Expected<Histogram> trueHistogramFromArgs(const Args& a) {
     if (a.has("counts") == a.has("data")) {

@@ -175,6 +175,9 @@ private Q_SLOTS:
     void hierarchicalPredictionLevelSplit_data();
     void hierarchicalPredictionLevelSplit();
     void haarAgainstBound();
+    void quantileOfGivenPrefixes();
+    void flatRangeVariancesSumTheValues();
+    void haarLeafVariancesAgainstSimulation();
     void cancellation();
 };
 
@@ -779,6 +782,77 @@ void TestLdpRange::haarAgainstBound() {
         static_cast<long long>(n), avg.mean, avg.se, predictedAvg, bound, worst);
     DPX_VERIFY_NEAR(avg.mean, predictedAvg, 4 * avg.se);
     QVERIFY(worst >= 0.25);
+}
+
+void TestLdpRange::quantileOfGivenPrefixes() {
+    // The rule of quantile(): smallest x with P(x) ≥ q, D−1 when P(D−1) < q; the same answers as
+    // the exact estimates of exactQuantiles' data.
+    std::vector<double> p(16, 0.0);
+    for (std::size_t x = 0; x < 16; ++x) {
+        p[x] = (x >= 3 ? 0.1 : 0.0) + (x >= 7 ? 0.3 : 0.0) + (x >= 12 ? 0.6 : 0.0);
+    }
+    const std::vector<std::pair<double, std::size_t>> cases{
+        {0.0, 0}, {0.05, 3}, {0.1, 3}, {0.10001, 7}, {0.4, 7}, {0.5, 12}, {1.0, 12}};
+    for (const auto& [q, x] : cases) {
+        QCOMPARE(*quantileOfPrefixes(p, q), x);
+    }
+    // Prefixes that never reach q: the last value.
+    const std::vector<double> low{0.1, 0.2, 0.3};
+    QCOMPARE(*quantileOfPrefixes(low, 0.9), std::size_t{2});
+    DPX_VERIFY_ERROR(quantileOfPrefixes(std::vector<double>{}, 0.5), "prefixes");
+    DPX_VERIFY_ERROR(quantileOfPrefixes(low, 1.5), "quantile");
+    DPX_VERIFY_ERROR(quantileOfPrefixes(low, std::nan("")), "quantile");
+}
+
+void TestLdpRange::flatRangeVariancesSumTheValues() {
+    const std::vector<double> v{1, 2, 4, 8};
+    const std::vector<Range> ranges{{0, 0}, {1, 2}, {0, 3}, {3, 3}};
+    QCOMPARE(*flatRangeVariances(v, ranges), (std::vector<double>{1, 6, 15, 8}));
+    QCOMPARE(flatRangeVariances(v, {})->size(), std::size_t{0});
+    DPX_VERIFY_ERROR(flatRangeVariances(v, std::vector<Range>{{2, 4}}), "hi");
+    DPX_VERIFY_ERROR(flatRangeVariances(v, std::vector<Range>{{2, 1}}), "lo exceeds hi");
+    DPX_VERIFY_ERROR(flatRangeVariances(std::vector<double>{}, ranges), "variances");
+}
+
+void TestLdpRange::haarLeafVariancesAgainstSimulation() {
+    // HaarHRR at ε = ln 3, D = 8, N = 4000: the first-order leaf variances against the sample
+    // variances of the leaf estimates (prefix differences) over 600 collections, each within 25%
+    // (a sample variance of 600 draws has a relative SE of about 6%).
+    const std::size_t d = 8;
+    const auto counts = skewedCounts(d, 4000);
+    std::int64_t n = 0;
+    for (auto c : counts) {
+        n += c;
+    }
+    const auto predicted = haarLeafVariances(HaarConfig{kLn3, d}, counts);
+    QVERIFY(predicted.hasValue());
+    QCOMPARE(predicted->size(), d);
+    const int reps = 600;
+    std::vector<double> sum(d, 0.0);
+    std::vector<double> sumSq(d, 0.0);
+    for (int rep = 0; rep < reps; ++rep) {
+        const auto est = simulateHaarHrr(HaarConfig{kLn3, d}, counts, 4200 + rep);
+        QVERIFY(est.hasValue());
+        const auto prefixes = *allPrefixes(*est);
+        for (std::size_t i = 0; i < d; ++i) {
+            const double leaf = i == 0 ? prefixes[0] : prefixes[i] - prefixes[i - 1];
+            sum[i] += leaf;
+            sumSq[i] += leaf * leaf;
+        }
+    }
+    for (std::size_t i = 0; i < d; ++i) {
+        const double mean = sum[i] / reps;
+        const double var = (sumSq[i] - reps * mean * mean) / (reps - 1);
+        QVERIFY2(std::abs(var / (*predicted)[i] - 1) < 0.25,
+                 qPrintable(QStringLiteral("leaf %1: sample %2, predicted %3")
+                                .arg(i)
+                                .arg(var)
+                                .arg((*predicted)[i])));
+        DPX_VERIFY_NEAR(mean, double(counts[i]) / double(n), 5 * std::sqrt((*predicted)[i] / reps));
+    }
+    DPX_VERIFY_ERROR(haarLeafVariances(HaarConfig{kLn3, d}, std::vector<std::int64_t>{1, 2}),
+                     "domain");
+    DPX_VERIFY_ERROR(haarLeafVariances(HaarConfig{0, d}, counts), "epsilon");
 }
 
 void TestLdpRange::cancellation() {
