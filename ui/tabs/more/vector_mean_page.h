@@ -98,7 +98,6 @@ protected:
 
 private:
     void scheduleRecompute();
-    void setStatus(const QString& text, bool error);
     void draw();
     void updateDetails();
     void updateEpsilonFields();
