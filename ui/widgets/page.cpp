@@ -111,8 +111,12 @@ void Page::setStatus(const QString& text, bool error) {
 }
 
 void Page::setMessageText(QLabel* label, const QString& text, bool error) {
-    label->setText(text);
     label->setStyleSheet(error ? QStringLiteral("color: #d62728; font-weight: bold;") : QString());
+    if (text.isEmpty()) {
+        label->clear();
+    } else {
+        label->setText(text);
+    }
 }
 
 QString Page::plainTextOf(const QLabel* label) {

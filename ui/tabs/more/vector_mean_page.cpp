@@ -245,7 +245,8 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     gaussRow->addSpacing(24);
     gaussRow->addWidget(new QLabel(tr("calibration")));
     gaussRow->addWidget(calibration_, 1);
-    mechPrinted_ = new QCheckBox(tr("Gaussian, Kamath & Ullman primer eq. (4) as printed"));
+    // "&&": a single & would be read as a keyboard shortcut.
+    mechPrinted_ = new QCheckBox(tr("Gaussian, Kamath && Ullman eq. (4) as printed"));
     mechPrinted_->setObjectName(QStringLiteral("vmPrinted"));
     mechPrinted_->setChecked(true);
     mechLaplace_ = new QCheckBox(tr("Laplace per coordinate (L1), ε-DP"));
