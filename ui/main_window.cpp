@@ -35,8 +35,8 @@
 #include "ui/tabs/errors_tab.h"
 #include "ui/tabs/histogram_tab.h"
 #include "ui/release/known_ledgers.h"
-#include "ui/tabs/ldp/ldp_tab.h"
-#include "ui/tabs/ldp/study_pages.h"
+#include "ui/tabs/ldp/ldp_experiment_page.h"
+#include "ui/tabs/ldp/ldp_experiment_tab.h"
 #include "ui/tabs/matrix/matrix_tab.h"
 #include "ui/panels/mechanism_panel.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
@@ -774,7 +774,7 @@ void MainWindow::updateMoreMechanisms() {
     moreTab_->setContext(c);
 }
 
-LdpExperimentView* MainWindow::ldpExperimentView() const {
+LdpExperimentPage* MainWindow::ldpExperimentPage() const {
     return ldpTab_->telemetry();
 }
 

@@ -28,7 +28,7 @@ class ExplorerDocument;
 class ExplorerEngine;
 class HistogramTab;
 class LdpExperimentTab;
-class LdpExperimentView;
+class LdpExperimentPage;
 class MatrixTab;
 class MechanismPanel;
 class MoreMechanismsTab;
@@ -49,7 +49,7 @@ public:
     ErrorsTab* errorsView() const { return errors_; }
     RiskTab* riskView() const { return risk_; }
     TradeoffTab* tradeoffView() const { return tradeoff_; }
-    LdpExperimentView* ldpExperimentView() const;
+    LdpExperimentPage* ldpExperimentPage() const;
     LdpExperimentTab* ldpExperimentTab() const { return ldpTab_; }
     BudgetTab* budgetView() const { return budget_; }
     MoreMechanismsTab* moreMechanismsTab() const { return moreTab_; }

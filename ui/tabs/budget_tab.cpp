@@ -20,6 +20,7 @@
 
 #include "io/release/release_job.h"
 #include "ui/model/job_runner.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -39,14 +40,6 @@ struct PlanRun {
     std::optional<PlanResult> result;
     QString error;
 };
-
-QString num(double v) {
-    return QString::number(v, 'g', 4);
-}
-
-QString full(double v) {
-    return QString::number(v, 'g', 17);
-}
 
 // A number as typed, in the user's locale or the C locale.
 std::optional<double> parseNumber(const QString& text) {
@@ -291,8 +284,8 @@ BudgetTab::~BudgetTab() {
 }
 
 void BudgetTab::setDataset(const QStringList& columns, const QString& currentColumn,
-                            int currentBins, double totalRecords, double l1Sensitivity,
-                            double l2Sensitivity) {
+                           int currentBins, double totalRecords, double l1Sensitivity,
+                           double l2Sensitivity) {
     const bool sameColumns = columns == columns_;
     if (!sameColumns) {
         binsByColumn_.clear();  // another dataset: its columns' binnings are not known yet
@@ -343,7 +336,7 @@ void BudgetTab::setTotal(double epsilon, double delta) {
 }
 
 void BudgetTab::setPlan(const dpx::BudgetPlan& plan, const QString& datasetKey,
-                         const QString& datasetTitle) {
+                        const QString& datasetTitle) {
     BudgetPlan c = plan;
     for (PlanStatistic& st : c.statistics) {
         st.records = records_;
@@ -447,7 +440,7 @@ QString BudgetTab::ledgerText() const {
 }
 
 void BudgetTab::apply(dpx::BudgetPlan candidate, Origin origin, bool epsChanged,
-                       bool deltaChanged) {
+                      bool deltaChanged) {
     if (ledger_.usable()) {
         // The ledger fixed its total and composition when it was created.
         candidate.total = ledger_.total;
@@ -497,8 +490,8 @@ void BudgetTab::apply(dpx::BudgetPlan candidate, Origin origin, bool epsChanged,
 }
 
 void BudgetTab::finish(const dpx::BudgetPlan& candidate,
-                        const std::optional<dpx::PlanResult>& result, const QString& error,
-                        Origin origin, bool epsChanged, bool deltaChanged) {
+                       const std::optional<dpx::PlanResult>& result, const QString& error,
+                       Origin origin, bool epsChanged, bool deltaChanged) {
     busyTimer_->stop();
     if (!error.isEmpty()) {
         showError(error);
@@ -741,7 +734,7 @@ void BudgetTab::refresh() {
             const QSignalBlocker b(w);
             w->setCurrentIndex(static_cast<int>(s.hold.kind));
         }
-        table_->item(i, ColWeight)->setText(num(s.weight));
+        table_->item(i, ColWeight)->setText(formatSignificant(s.weight, 4));
         const QString none = QStringLiteral("—");
         QFont font = table_->font();
         QFont held = font;
@@ -754,26 +747,29 @@ void BudgetTab::refresh() {
             }
             // What the user asked for stays visible next to the error.
             if (s.hold.kind == HoldKind::Epsilon) {
-                table_->item(i, ColEpsilon)->setText(num(s.hold.value));
+                table_->item(i, ColEpsilon)->setText(formatSignificant(s.hold.value, 4));
             } else if (s.hold.kind == HoldKind::Accuracy) {
-                table_->item(i, ColHalfWidth)->setText(QStringLiteral("±") + num(s.hold.value));
+                table_->item(i, ColHalfWidth)
+                    ->setText(QStringLiteral("±") + formatSignificant(s.hold.value, 4));
             }
             continue;
         }
-        table_->item(i, ColEpsilon)->setText(num(a->epsilon));
+        table_->item(i, ColEpsilon)->setText(formatSignificant(a->epsilon, 4));
         table_->item(i, ColDelta)
             ->setText(zcdp && s.mechanism == PlanMechanism::Gaussian
                           ? tr("(total)")
-                          : (a->delta > 0 ? num(a->delta) : QStringLiteral("0")));
-        table_->item(i, ColRho)->setText(num(a->rho));
+                          : (a->delta > 0 ? formatSignificant(a->delta, 4) : QStringLiteral("0")));
+        table_->item(i, ColRho)->setText(formatSignificant(a->rho, 4));
         table_->item(i, ColNoise)
-            ->setText(noiseParameter(s.mechanism) + QStringLiteral(" = ") + num(a->noise.scale));
-        table_->item(i, ColHalfWidth)->setText(QStringLiteral("±") + num(a->noise.halfWidth95));
+            ->setText(noiseParameter(s.mechanism) + QStringLiteral(" = ") +
+                      formatSignificant(a->noise.scale, 4));
+        table_->item(i, ColHalfWidth)
+            ->setText(QStringLiteral("±") + formatSignificant(a->noise.halfWidth95, 4));
         table_->item(i, ColL1)->setText(
-            a->expectedL1Percent
-                ? tr("%1 (%2%)")
-                      .arg(num(a->expectedL1), QString::number(*a->expectedL1Percent, 'g', 3))
-                : num(a->expectedL1));
+            a->expectedL1Percent ? tr("%1 (%2%)")
+                                       .arg(formatSignificant(a->expectedL1, 4),
+                                            QString::number(*a->expectedL1Percent, 'g', 3))
+                                 : formatSignificant(a->expectedL1, 4));
     }
     updating_ = false;
     remove_->setEnabled(!plan_.statistics.empty());
@@ -809,11 +805,14 @@ void BudgetTab::refresh() {
             }
             text = tr("Basic composition: this plan Σε = %1, Σδ = %2 — %3; with them the ledger "
                       "will have spent ε = %4 of %5")
-                       .arg(num(own), ownDelta > 0 ? num(ownDelta) : QStringLiteral("0"), fits,
-                            num(u.epsilonSpent), num(r.total.epsilon));
+                       .arg(formatSignificant(own, 4),
+                            ownDelta > 0 ? formatSignificant(ownDelta, 4) : QStringLiteral("0"),
+                            fits, formatSignificant(u.epsilonSpent, 4),
+                            formatSignificant(r.total.epsilon, 4));
             if (r.other.available) {
                 text += tr("; under zCDP the plan's noise would cost ε = %1 at δ = %2")
-                            .arg(num(r.other.epsilon), num(r.other.delta));
+                            .arg(formatSignificant(r.other.epsilon, 4),
+                                 formatSignificant(r.other.delta, 4));
             }
         } else if (!zcdp) {
             // The exact sum as a fraction when it is short ("1", "3/10"), else what it leaves.
@@ -822,12 +821,15 @@ void BudgetTab::refresh() {
                     ? QString::fromStdString(u.epsilonSpentExact)
                     : tr("total − %1").arg(QString::number(u.epsilonRemaining, 'g', 3));
             text = tr("Basic composition: Σε = %1 (exact: %2), Σδ = %3 — %4 (ε = %5, δ = %6)")
-                       .arg(num(u.epsilonSpent), exact,
-                            u.deltaSpent > 0 ? num(u.deltaSpent) : QStringLiteral("0"), fits,
-                            num(r.total.epsilon), num(r.total.delta));
+                       .arg(formatSignificant(u.epsilonSpent, 4), exact,
+                            u.deltaSpent > 0 ? formatSignificant(u.deltaSpent, 4)
+                                             : QStringLiteral("0"),
+                            fits, formatSignificant(r.total.epsilon, 4),
+                            formatSignificant(r.total.delta, 4));
             if (r.other.available) {
                 text += tr("; under zCDP the same noise would cost ε = %1 at δ = %2")
-                            .arg(num(r.other.epsilon), num(r.other.delta));
+                            .arg(formatSignificant(r.other.epsilon, 4),
+                                 formatSignificant(r.other.delta, 4));
                 if (r.other.epsilon < u.epsilonSpent) {
                     text += tr(" — zCDP accounting is tighter here");
                 }
@@ -835,18 +837,23 @@ void BudgetTab::refresh() {
                 text += tr("; zCDP: %1").arg(QString::fromStdString(r.other.note));
             }
         } else {
-            text = fromLedger
-                       ? tr("zCDP: with the ledger's releases Σρ = %1 of the ρ budget %2 (ledger "
-                            "before the plan: %3), i.e. (ε = %4, δ = %5) — %6")
-                             .arg(num(u.rhoSpent), num(r.rhoBudget), num(r.start.rhoSpent),
-                                  num(u.epsilonSpent), num(r.total.delta), fits)
-                       : tr("zCDP: Σρ = %1 of the ρ budget %2, i.e. (ε = %3, δ = %4) — %5")
-                             .arg(num(u.rhoSpent), num(r.rhoBudget), num(u.epsilonSpent),
-                                  num(r.total.delta), fits);
+            text =
+                fromLedger
+                    ? tr("zCDP: with the ledger's releases Σρ = %1 of the ρ budget %2 (ledger "
+                         "before the plan: %3), i.e. (ε = %4, δ = %5) — %6")
+                          .arg(formatSignificant(u.rhoSpent, 4), formatSignificant(r.rhoBudget, 4),
+                               formatSignificant(r.start.rhoSpent, 4),
+                               formatSignificant(u.epsilonSpent, 4),
+                               formatSignificant(r.total.delta, 4), fits)
+                    : tr("zCDP: Σρ = %1 of the ρ budget %2, i.e. (ε = %3, δ = %4) — %5")
+                          .arg(formatSignificant(u.rhoSpent, 4), formatSignificant(r.rhoBudget, 4),
+                               formatSignificant(u.epsilonSpent, 4),
+                               formatSignificant(r.total.delta, 4), fits);
             if (r.other.available) {
                 text += tr("; under basic composition the same noise would cost ε = %1, δ = %2")
-                            .arg(num(r.other.epsilon),
-                                 r.other.delta > 0 ? num(r.other.delta) : QStringLiteral("0"));
+                            .arg(formatSignificant(r.other.epsilon, 4),
+                                 r.other.delta > 0 ? formatSignificant(r.other.delta, 4)
+                                                   : QStringLiteral("0"));
                 if (r.other.epsilon < u.epsilonSpent) {
                     text += tr(" — basic composition is tighter here");
                 }
@@ -967,16 +974,17 @@ QString BudgetTab::toCsv() const {
         const PlanStatistic& s = plan_.statistics[i];
         QStringList f;
         f << csvField(QString::fromStdString(s.label)) << QString::number(s.bins)
-          << QString::fromLatin1(planMechanismName(s.mechanism)) << full(s.weight)
+          << QString::fromLatin1(planMechanismName(s.mechanism)) << formatSignificant(s.weight, 17)
           << QString::fromLatin1(holdKindName(s.hold.kind))
-          << (s.hold.kind == HoldKind::None ? QString() : full(s.hold.value));
+          << (s.hold.kind == HoldKind::None ? QString() : formatSignificant(s.hold.value, 17));
         if (result_) {
             const StatisticAllocation& a = result_->statistics[i];
-            f << full(a.epsilon) << full(a.delta) << full(a.rho) << full(a.share)
-              << noiseParameter(s.mechanism) << full(a.noise.scale) << full(a.noise.halfWidth95)
-              << full(a.expectedL1)
-              << (a.expectedL1Percent ? full(*a.expectedL1Percent) : QString())
-              << full(a.perBinVariance);
+            f << formatSignificant(a.epsilon, 17) << formatSignificant(a.delta, 17)
+              << formatSignificant(a.rho, 17) << formatSignificant(a.share, 17)
+              << noiseParameter(s.mechanism) << formatSignificant(a.noise.scale, 17)
+              << formatSignificant(a.noise.halfWidth95, 17) << formatSignificant(a.expectedL1, 17)
+              << (a.expectedL1Percent ? formatSignificant(*a.expectedL1Percent, 17) : QString())
+              << formatSignificant(a.perBinVariance, 17);
         } else {
             for (int k = 0; k < 10; ++k) {
                 f << QString();

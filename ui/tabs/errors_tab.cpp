@@ -32,48 +32,8 @@ const QString kPending = QStringLiteral("…");
 const QString kEmptyHistogram =
     QStringLiteral("Monte Carlo samples appear here as they are computed");
 
-// Floor of log10|v| for v ≠ 0.
-int decade(double v) {
-    return static_cast<int>(std::floor(std::log10(std::fabs(v))));
-}
-
-QString superscript(int n) {
-    static const char16_t digits[] = u"⁰¹²³⁴⁵⁶⁷⁸⁹";
-    const QString plain = QString::number(n);
-    QString out;
-    for (QChar c : plain) {
-        if (c == QLatin1Char('-')) {
-            out += QChar(0x207B);  // ⁻
-        } else {
-            out += QChar(digits[c.unicode() - u'0']);
-        }
-    }
-    return out;
-}
-
-QString stripZeros(QString s) {
-    if (s.contains(QLatin1Char('.'))) {
-        while (s.endsWith(QLatin1Char('0'))) {
-            s.chop(1);
-        }
-        if (s.endsWith(QLatin1Char('.'))) {
-            s.chop(1);
-        }
-    }
-    return s;
-}
-
-// "20 000" with a narrow no-break space between groups of three digits.
-QString groupDigits(qint64 n) {
-    QString s = QString::number(n < 0 ? -n : n);
-    for (qsizetype i = s.size() - 3; i > 0; i -= 3) {
-        s.insert(i, QChar(0x202F));
-    }
-    return n < 0 ? QStringLiteral("-") + s : s;
-}
-
 QString csvNumber(double v) {
-    return std::isfinite(v) ? QString::number(v, 'g', 10) : QString();
+    return std::isfinite(v) ? formatSignificant(v, 10) : QString();
 }
 
 QString csvField(const QString& s) {
@@ -265,55 +225,6 @@ QString metricUnit(Metric m, Scale s) {
             return counts ? QStringLiteral("counts × bin") : QStringLiteral("bin");
     }
     return {};
-}
-
-QString formatErrorValue(double v, int digits) {
-    digits = std::clamp(digits, 1, 15);
-    if (!std::isfinite(v)) {
-        return kDash;
-    }
-    if (v == 0) {
-        return QStringLiteral("0");
-    }
-    int mag = decade(v);
-    if (mag >= -3 && mag < 7) {
-        return stripZeros(QString::number(v, 'f', std::max(0, digits - 1 - mag)));
-    }
-    double mantissa = v / std::pow(10.0, mag);
-    const double unit = std::pow(10.0, digits - 1);
-    if (std::fabs(std::round(mantissa * unit) / unit) >= 10) {  // 9.999996 rounds to 10
-        mantissa /= 10;
-        ++mag;
-    }
-    return stripZeros(QString::number(mantissa, 'f', digits - 1)) + QStringLiteral("×10") +
-           superscript(mag);
-}
-
-QString formatWithHalfWidth(double v, double halfWidth) {
-    if (!std::isfinite(v)) {
-        return kDash;
-    }
-    if (!(halfWidth > 0) || !std::isfinite(halfWidth)) {
-        return formatErrorValue(v);
-    }
-    const int vMag = v != 0 ? decade(v) : decade(halfWidth);
-    const int shift = (vMag < -3 || vMag >= 7) ? vMag : 0;
-    const double scale = std::pow(10.0, shift);
-    const double vs = v / scale;
-    const double hs = halfWidth / scale;
-    const int hMag = decade(hs);
-    const double lead = hs / std::pow(10.0, hMag);
-    const int hSig = lead < 3 ? 2 : 1;  // 0.15 → "0.15", 0.05 → "0.05"
-    int decimals = hSig - 1 - hMag;
-    const int vsMag = vMag - shift;
-    decimals = std::clamp(decimals, 3 - vsMag, 5 - vsMag);  // 4–6 significant digits
-    decimals = std::max(decimals, 0);
-    QString text = QString::number(vs, 'f', decimals) + QStringLiteral(" ± ") +
-                   QString::number(hs, 'f', decimals);
-    if (shift != 0) {
-        text = QStringLiteral("(") + text + QStringLiteral(")×10") + superscript(shift);
-    }
-    return text;
 }
 
 ErrorsTab::ErrorsTab(QWidget* parent) : QWidget(parent) {
@@ -536,7 +447,7 @@ void ErrorsTab::rebuildTable() {
     const Scale s = data_.scale;
     const QString scaleWord = s == Scale::Counts ? tr("counts") : tr("frequencies");
     const QColor band = palette().color(QPalette::AlternateBase);
-    const QString trialsText = groupDigits(data_.trials);
+    const QString trialsText = formatNarrowSpaceGrouped(data_.trials);
 
     for (std::size_t e = 0; e < nE; ++e) {
         // Short names keep four metric groups visible next to the side panels; the full name
@@ -578,7 +489,8 @@ void ErrorsTab::rebuildTable() {
         }
         const double f = std::pow(10.0, -p);
         const QString shownUnit =
-            p == 0 ? unit : QStringLiteral("10") + superscript(p) + QStringLiteral(" ") + unit;
+            p == 0 ? unit
+                   : QStringLiteral("10") + superscriptInteger(p) + QStringLiteral(" ") + unit;
 
         const QString head = mName + QStringLiteral(" (") + shownUnit + QStringLiteral(")");
         auto* rh = new QTableWidgetItem(head + QStringLiteral(" ") + tr("this draw"));
@@ -769,9 +681,10 @@ void ErrorsTab::rebuildHistogram() {
     const auto n = static_cast<qint64>(v.size());
     title += QStringLiteral(" — ");
     if (data_.trials > n) {
-        title += tr("%1 of %2 trials").arg(groupDigits(n), groupDigits(data_.trials));
+        title += tr("%1 of %2 trials")
+                     .arg(formatNarrowSpaceGrouped(n), formatNarrowSpaceGrouped(data_.trials));
     } else {
-        title += tr("%1 trials").arg(groupDigits(n));
+        title += tr("%1 trials").arg(formatNarrowSpaceGrouped(n));
     }
     if (data_.refining) {
         title += tr(", refining…");
@@ -861,7 +774,7 @@ void ErrorsTab::updateStatus() {
     }
     QStringList parts;
     if (data_.trials > 0) {
-        parts << tr("Monte Carlo: %1 trials").arg(groupDigits(data_.trials));
+        parts << tr("Monte Carlo: %1 trials").arg(formatNarrowSpaceGrouped(data_.trials));
     }
     if (data_.refining) {
         parts << (data_.trials > 0 ? tr("refining…") : tr("Monte Carlo: starting…"));

@@ -11,8 +11,9 @@
 #include <limits>
 #include <vector>
 
-#include "core/estimators/estimator.h"
 #include "core/accuracy/metrics.h"
+#include "core/estimators/estimator.h"
+#include "ui/widgets/number_format.h"  // formatErrorValue, formatWithHalfWidth
 
 class QButtonGroup;
 class QCPItemText;
@@ -123,11 +124,5 @@ QString metricDisplayName(dpx::Metric m);
 // "counts²" / "frequency²" for SSE, "counts" / "frequency" for L1 and L∞; W1 is a distance along
 // the bin axis: "counts × bin units" / "bin units".
 QString metricUnit(dpx::Metric m, dpx::Scale s);
-// A number with `digits` significant digits, no trailing zeros, scientific (×10ⁿ) outside
-// [1e-3, 1e7). Realized errors use 5 digits, exact expected values 6.
-QString formatErrorValue(double v, int digits = 6);
-// "12.34 ± 0.05": the half-width to 1–2 significant digits and the value to the same decimal
-// place (4–6 significant digits); "(4.012 ± 0.005)×10⁻⁴" for very small or large values.
-QString formatWithHalfWidth(double v, double halfWidth);
 
 }  // namespace dpx::ui

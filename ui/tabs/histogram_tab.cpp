@@ -9,22 +9,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
 
 namespace {
-
-QString fmt(double v) {
-    if (!std::isfinite(v)) {
-        return QStringLiteral("—");
-    }
-    if (v == std::round(v) && std::abs(v) < 1e15) {
-        return QLocale().toString(static_cast<qlonglong>(v));
-    }
-    return QLocale().toString(v, 'g', 6);
-}
 
 QString estimatorTitle(EstimatorKind e) {
     switch (e) {
@@ -76,8 +67,9 @@ HistogramTab::HistogramTab(QWidget* parent) : QWidget(parent) {
     stack_->addWidget(plot_);
     stack_->addWidget(message_);
     overlay_ = new QCheckBox(tr("Overlay"));
-    overlay_->setToolTip(tr("Draw the noisy bars over the true ones (else side by side). "
-                            "Also View → Overlay."));
+    overlay_->setToolTip(
+        tr("Draw the noisy bars over the true ones (else side by side). "
+           "Also View → Overlay."));
     connect(overlay_, &QCheckBox::toggled, this, &HistogramTab::overlayToggled);
     auto* top = new QHBoxLayout;
     top->addWidget(caption_, 1);
@@ -108,7 +100,7 @@ QVector<double> HistogramTab::plottedNoisy() const {
 }
 
 void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, bool overlay,
-                               const QString& xTitle) {
+                              const QString& xTitle) {
     release_ = r;
     estimator_ = estimator;
     {
@@ -120,8 +112,8 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
         return;
     }
     stack_->setCurrentWidget(plot_);
-    caption_->setText(QStringLiteral("<b>%1</b> — %2").arg(r.mechanismTitle.toHtmlEscaped(),
-                                                           r.guarantee.toHtmlEscaped()));
+    caption_->setText(QStringLiteral("<b>%1</b> — %2")
+                          .arg(r.mechanismTitle.toHtmlEscaped(), r.guarantee.toHtmlEscaped()));
     plot_->clearPlottables();
     plot_->clearItems();
     noisyBars_ = nullptr;
@@ -181,11 +173,10 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
         yMin = std::min({yMin, noisy[i], truth[i] - lo[i]});
         yMax = std::max({yMax, noisy[i], truth[i] + hi[i]});
     }
-    const auto e = static_cast<std::size_t>(std::find(allEstimators().begin(),
-                                                      allEstimators().end(), estimator) -
-                                            allEstimators().begin());
-    if (estimator != EstimatorKind::Identity && e < r.estimates.size() &&
-        !r.estimates[e].empty()) {
+    const auto e = static_cast<std::size_t>(
+        std::find(allEstimators().begin(), allEstimators().end(), estimator) -
+        allEstimators().begin());
+    if (estimator != EstimatorKind::Identity && e < r.estimates.size() && !r.estimates[e].empty()) {
         auto* g = plot_->addGraph();
         g->setName(tr("estimate: %1").arg(estimatorTitle(estimator)));
         g->setLineStyle(QCPGraph::lsNone);
@@ -241,17 +232,21 @@ QString HistogramTab::binText(int i) const {
         return {};
     }
     const auto k = static_cast<std::size_t>(i);
-    QString text = tr("<b>%1</b><br>true: %2<br>noisy draw: %3<br>95%% range of the noisy value: "
-                      "%4 … %5")
-                       .arg(release_.labels[k].toHtmlEscaped(), fmt(release_.truth[k]),
-                            fmt(release_.noisy[k]), fmt(release_.bandLo[k]),
-                            fmt(release_.bandHi[k]));
-    const auto e = static_cast<std::size_t>(std::find(allEstimators().begin(),
-                                                      allEstimators().end(), estimator_) -
-                                            allEstimators().begin());
+    QString text =
+        tr("<b>%1</b><br>true: %2<br>noisy draw: %3<br>95%% range of the noisy value: "
+           "%4 … %5")
+            .arg(release_.labels[k].toHtmlEscaped(), formatLocaleNumber(release_.truth[k], 6),
+                 formatLocaleNumber(release_.noisy[k], 6),
+                 formatLocaleNumber(release_.bandLo[k], 6),
+                 formatLocaleNumber(release_.bandHi[k], 6));
+    const auto e = static_cast<std::size_t>(
+        std::find(allEstimators().begin(), allEstimators().end(), estimator_) -
+        allEstimators().begin());
     if (estimator_ != EstimatorKind::Identity && e < release_.estimates.size() &&
         !release_.estimates[e].empty()) {
-        text += tr("<br>%1 estimate: %2").arg(estimatorTitle(estimator_), fmt(release_.estimates[e][k]));
+        text +=
+            tr("<br>%1 estimate: %2")
+                .arg(estimatorTitle(estimator_), formatLocaleNumber(release_.estimates[e][k], 6));
     }
     return text;
 }

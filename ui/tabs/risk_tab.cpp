@@ -12,8 +12,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/choosing/risk.h"
 #include "core/base/validation.h"
+#include "core/choosing/risk.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -27,25 +28,6 @@ const QColor kGroupColour(230, 97, 0);
 const QColor kGaussColour(52, 168, 83);
 const QColor kTracingColour(171, 71, 188);
 constexpr std::size_t kCurvePoints = 201;
-
-QString num(double v) {
-    return QString::number(v, 'g', 4);
-}
-
-// "73.1%", keeping 99.99…% from rounding to 100% when it is not 100%.
-QString pct(double x) {
-    const double v = 100 * x;
-    if (v >= 100) {
-        return QStringLiteral("100%");
-    }
-    for (int decimals = 1; decimals <= 8; ++decimals) {
-        const QString s = QString::number(v, 'f', decimals);
-        if (s != QString::number(100.0, 'f', decimals)) {
-            return s + QLatin1Char('%');
-        }
-    }
-    return QStringLiteral("≈100%");
-}
 
 void setCurve(QCPGraph* g, const std::vector<XYPoint>& pts) {
     QVector<double> x, y;
@@ -179,22 +161,24 @@ RiskTab::RiskTab(QWidget* parent) : QWidget(parent) {
     tracingButton_ = new QPushButton(tr("&Simulate tracing attack"));
     tracingButton_->setObjectName(QStringLiteral("riskTracingButton"));
     tracingButton_->setToolTip(
-        tr("Simulate the tracing attack (seed 004 §3.2) on the mean of n records in d dimensions "
+        tr("Simulate the tracing attack (Kamath & Ullman primer, §3.2) on the mean of n records in "
+           "d dimensions "
            "released with the chosen noise at the current ε, and draw the attacker's ROC (purple) "
            "next to the theoretical boundary. A seeded demonstration, never a release."));
     tracingMech_ = new QComboBox;
     tracingMech_->setObjectName(QStringLiteral("riskTracingMechanism"));
     tracingMech_->addItem(tr("Gaussian, analytic: (ε, δ)-DP"),
                           static_cast<int>(VectorMechanismKind::Gaussian));
-    tracingMech_->addItem(tr("Gaussian as printed in seed 004: only (2ε, δ)-DP"),
+    tracingMech_->addItem(tr("Gaussian as printed in the Kamath & Ullman primer: only (2ε, δ)-DP"),
                           static_cast<int>(VectorMechanismKind::GaussianPrinted));
     tracingMech_->addItem(tr("Laplace: ε-DP"), static_cast<int>(VectorMechanismKind::Laplace));
     tracingMech_->addItem(tr("K-norm (L2 ball): ε-DP"),
                           static_cast<int>(VectorMechanismKind::KNorm));
-    tracingMech_->setToolTip(
-        tr("The noise added to the released mean (docs/mechanisms/vector-mean.md). Seed 004's "
-           "printed σ² = 2d ln(2/δ)/(ε²n²) is only (2ε, δ)-DP: its ROC may enter the region "
-           "that (ε, δ) forbids."));
+    tracingMech_->setToolTip(tr(
+        "The noise added to the released mean (docs/mechanisms/vector-mean.md). The Kamath & "
+        "Ullman "
+        "primer's printed σ² = 2d ln(2/δ)/(ε²n²) is only (2ε, δ)-DP: its ROC may enter the region "
+        "that (ε, δ) forbids."));
     tracingText_ = new QLabel;
     tracingText_->setWordWrap(true);
     auto* tracing = new QHBoxLayout;
@@ -270,7 +254,7 @@ dpx::TracingAttackParams RiskTab::tracingParams() const {
 }
 
 void RiskTab::setTracingResult(const dpx::TracingAttackParams& params,
-                                const dpx::TracingAttackResult& result) {
+                               const dpx::TracingAttackResult& result) {
     const TracingAttackParams now = tracingParams();
     if (params.epsilon != now.epsilon || params.delta != now.delta ||
         params.mechanism.kind != now.mechanism.kind) {
@@ -282,17 +266,18 @@ void RiskTab::setTracingResult(const dpx::TracingAttackParams& params,
     tracingLabel_ = tracingMech_->currentText().section(QLatin1Char(':'), 0, 0);
     tracingText_->setText(
         tr("%1, noise sd σ = %2 per coordinate; n = %3, d = %4: attack AUC %5 (purple)%6%7")
-            .arg(tracingLabel_, num(result.sigma))
+            .arg(tracingLabel_, formatSignificant(result.sigma, 4))
             .arg(static_cast<qulonglong>(params.n))
             .arg(static_cast<qulonglong>(params.d))
             .arg(QString::number(result.auc, 'f', 3),
                  printed ? tr("; only (2ε, δ) = (%1, %2)-DP, so the ROC may cross the region")
-                               .arg(num(2 * params.epsilon), num(params.delta))
+                               .arg(formatSignificant(2 * params.epsilon, 4),
+                                    formatSignificant(params.delta, 4))
                          : QString(),
                  level_.delta > 0 || params.mechanism.kind == VectorMechanismKind::Laplace ||
                          params.mechanism.kind == VectorMechanismKind::KNorm
                      ? QString()
-                     : tr("; simulated at δ = %1").arg(num(params.delta))));
+                     : tr("; simulated at δ = %1").arg(formatSignificant(params.delta, 4))));
     drawRegion();
 }
 
@@ -319,7 +304,8 @@ void RiskTab::rebuild() {
                 tr("Group of %1: (%2ε = %3, δ_%1 = %4)")
                     .arg(k)
                     .arg(k)
-                    .arg(num(g->epsilon), delta > 0 ? num(g->delta) : QStringLiteral("0"));
+                    .arg(formatSignificant(g->epsilon, 4),
+                         delta > 0 ? formatSignificant(g->delta, 4) : QStringLiteral("0"));
             if (g->vacuous()) {
                 text += tr(" — δ_%1 ≥ 1: no guarantee for the group").arg(k);
             }
@@ -335,7 +321,7 @@ void RiskTab::rebuild() {
         const double fail = delta / (1 - std::exp(-kDefaultPosteriorSlack));
         cap << tr("With δ = %1 no bound holds for every output: the posterior bounds use ε′ = ε + "
                   "ln 2 and may fail on outputs of total probability ≤ 2δ = %2.")
-                   .arg(num(delta), num(fail));
+                   .arg(formatSignificant(delta, 4), formatSignificant(fail, 4));
     } else {
         cap << tr("Pure ε-DP (δ = 0): the posterior bounds hold for every output.");
     }
@@ -345,7 +331,7 @@ void RiskTab::rebuild() {
     }
     if (level_.gaussianMu) {
         cap << tr("Gaussian mechanism: exact trade-off G_μ with μ = Δ2/σ = %1.")
-                   .arg(num(*level_.gaussianMu));
+                   .arg(formatSignificant(*level_.gaussianMu, 4));
     } else if (!level_.gaussianNote.isEmpty()) {
         cap << level_.gaussianNote;
     }
@@ -369,8 +355,9 @@ void RiskTab::drawPosterior() {
     posterior_->clearPlottables();
     posterior_->clearItems();
     posteriorTitle_->setText(
-        delta > 0 ? tr("Largest posterior at ε = %1, δ = %2").arg(num(eps), num(delta))
-                  : tr("Largest posterior at ε = %1").arg(num(eps)));
+        delta > 0 ? tr("Largest posterior at ε = %1, δ = %2")
+                        .arg(formatSignificant(eps, 4), formatSignificant(delta, 4))
+                  : tr("Largest posterior at ε = %1").arg(formatSignificant(eps, 4)));
     QCPGraph* diag = addGraph(posterior_, tr("no information (posterior = prior)"),
                               QPen(faint, 1.5, Qt::DashLine));
     diag->setData(QVector<double>{0, 1}, QVector<double>{0, 1});
@@ -401,12 +388,12 @@ void RiskTab::drawPosterior() {
         m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kPersonColour, 9));
         m->setData(QVector<double>{p}, QVector<double>{b->posterior});
         m->removeFromLegend();
-        const QString who =
-            tr("Someone <b>%1</b> sure that a given person is in the data becomes "
-               "at most <b>%2</b> sure after seeing the release")
-                .arg(QString::number(100 * p, 'g', 4) + QLatin1Char('%'), pct(b->posterior));
+        const QString who = tr("Someone <b>%1</b> sure that a given person is in the data becomes "
+                               "at most <b>%2</b> sure after seeing the release")
+                                .arg(QString::number(100 * p, 'g', 4) + QLatin1Char('%'),
+                                     formatPercent(b->posterior));
         parts << (delta > 0 ? who + tr(", except on outputs of total probability ≤ %1.")
-                                        .arg(num(b->failureProbability))
+                                        .arg(formatSignificant(b->failureProbability, 4))
                             : who + tr(", whatever the output."));
     }
     if (g) {
@@ -416,8 +403,9 @@ void RiskTab::drawPosterior() {
             m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kGroupColour, 8));
             m->setData(QVector<double>{p}, QVector<double>{b->posterior});
             m->removeFromLegend();
-            parts
-                << tr("For a group of %1 people: at most <b>%2</b>.").arg(k).arg(pct(b->posterior));
+            parts << tr("For a group of %1 people: at most <b>%2</b>.")
+                         .arg(k)
+                         .arg(formatPercent(b->posterior));
         }
     }
     sentence_->setText(parts.join(QLatin1Char(' ')));
@@ -432,7 +420,8 @@ void RiskTab::drawOverEpsilon() {
     const unsigned k = static_cast<unsigned>(group_->value());
     const double p = prior_->value();
     overEpsilon_->clearPlottables();
-    epsilonTitle_->setText(tr("Largest posterior over ε for prior p = %1").arg(num(p)));
+    epsilonTitle_->setText(
+        tr("Largest posterior over ε for prior p = %1").arg(formatSignificant(p, 4)));
     auto grid = logSpaced(0.01, 20, 121);
     if (!grid) {
         return;
@@ -454,8 +443,8 @@ void RiskTab::drawOverEpsilon() {
             pts);
     }
     if (auto b = posteriorBound(p, PrivacyLevel{eps, delta})) {
-        QCPGraph* m =
-            addGraph(overEpsilon_, tr("current ε = %1").arg(num(eps)), QPen(kPersonColour));
+        QCPGraph* m = addGraph(overEpsilon_, tr("current ε = %1").arg(formatSignificant(eps, 4)),
+                               QPen(kPersonColour));
         m->setLineStyle(QCPGraph::lsNone);
         m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kPersonColour, 9));
         m->setData(QVector<double>{eps}, QVector<double>{b->posterior});
@@ -503,16 +492,20 @@ void RiskTab::drawRegion() {
     if (level_.gaussianMu) {
         const double mu = *level_.gaussianMu;
         if (auto c = gaussianTradeoffCurve(mu, 401)) {
-            setCurve(addGraph(region_, tr("Gaussian mechanism, exact (μ = %1)").arg(num(mu)),
-                              QPen(kGaussColour, 2)),
-                     *c);
+            setCurve(
+                addGraph(region_,
+                         tr("Gaussian mechanism, exact (μ = %1)").arg(formatSignificant(mu, 4)),
+                         QPen(kGaussColour, 2)),
+                *c);
         }
         if (k > 1) {
             if (auto c = gaussianTradeoffCurve(k * mu, 401)) {
-                setCurve(
-                    addGraph(region_, tr("Gaussian, group of %1 (μ = %2)").arg(k).arg(num(k * mu)),
-                             QPen(kGaussColour, 2, Qt::DashLine)),
-                    *c);
+                setCurve(addGraph(region_,
+                                  tr("Gaussian, group of %1 (μ = %2)")
+                                      .arg(k)
+                                      .arg(formatSignificant(k * mu, 4)),
+                                  QPen(kGaussColour, 2, Qt::DashLine)),
+                         *c);
             }
         }
     }

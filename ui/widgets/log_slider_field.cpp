@@ -11,10 +11,6 @@ namespace {
 constexpr int kSteps = 1000;
 }
 
-QString formatParameter(double v) {
-    return QString::number(v, 'g', 6);
-}
-
 LogSliderField::LogSliderField(double min, double max, QWidget* parent)
     : QWidget(parent), min_(min), max_(max) {
     slider_ = new QSlider(Qt::Horizontal);

@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+#include "ui/widgets/number_format.h"  // formatParameter, the value shown in the field
+
 class QLabel;
 class QLineEdit;
 class QSlider;
@@ -46,8 +48,5 @@ private:
     QSlider* slider_;
     QLineEdit* edit_;
 };
-
-// Formats like 0.01, 1, 2.5, 1e-06: up to 6 significant digits, no trailing zeros.
-QString formatParameter(double v);
 
 }  // namespace dpx::ui

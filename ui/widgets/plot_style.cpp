@@ -6,10 +6,14 @@ namespace dpx::ui {
 
 namespace {
 
-void styleAxes(const QList<QCPAxis*>& axes, const QPalette& pal) {
+// The grid's alpha: faint by default, stronger on the matrix tab's heatmaps.
+constexpr int kGridAlpha = 40;
+constexpr int kStrongGridAlpha = 64;
+
+void styleAxes(const QList<QCPAxis*>& axes, const QPalette& pal, int gridAlpha = kGridAlpha) {
     const QColor text = pal.color(QPalette::WindowText);
     QColor grid = text;
-    grid.setAlpha(40);
+    grid.setAlpha(gridAlpha);
     for (QCPAxis* axis : axes) {
         axis->setBasePen(QPen(text));
         axis->setTickPen(QPen(text));
@@ -66,6 +70,28 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& pal) {
     plot->legend->setBrush(legendBack);
     plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
     plot->legend->setTextColor(text);
+}
+
+void applyAllAxesPalette(QCustomPlot* plot, const QPalette& pal) {
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor base = pal.color(QPalette::Base);
+    QColor grid = text;
+    grid.setAlpha(kStrongGridAlpha);
+    plot->setBackground(base);
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        styleAxes(rect->axes(), pal, kStrongGridAlpha);
+    }
+    for (int k = 0; k < plot->plotLayout()->elementCount(); ++k) {
+        QCPLayoutElement* el = plot->plotLayout()->elementAt(k);
+        if (auto* scale = qobject_cast<QCPColorScale*>(el)) {
+            styleAxes({scale->axis()}, pal, kStrongGridAlpha);
+        } else if (auto* title = qobject_cast<QCPTextElement*>(el)) {
+            title->setTextColor(text);
+        }
+    }
+    plot->legend->setBrush(base);
+    plot->legend->setTextColor(text);
+    plot->legend->setBorderPen(QPen(grid));
 }
 
 }  // namespace dpx::ui

@@ -9,6 +9,10 @@
 namespace dpx::ui {
 
 void applyPlotPalette(QCustomPlot* plot, const QPalette& pal);
+// The variant for plots with several axis rects and colour scales (the Mechanism matrix tab): the
+// axes of every axis rect and colour scale with a stronger grid, the plot's text elements in the
+// text colour, and an opaque legend framed in the grid colour.
+void applyAllAxesPalette(QCustomPlot* plot, const QPalette& pal);
 // The same axis and grid styling for the axes of a further axis rect (stacked plots).
 void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal);
 // The standard viridis colour map (matplotlib's, sampled at 0, 0.1, …, 1) for heatmaps.

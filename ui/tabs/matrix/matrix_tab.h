@@ -4,6 +4,12 @@
 // optimal-mechanism LP. For histogram mechanisms it shows the per-bin noise law instead, and any
 // empty or error state as a centred message. The widget only displays: the main window hands
 // over the data and listens to the signals (LP settings, log scale, selected input).
+//
+// One class, its parts in their own files: matrix_tab.cpp (layout, badges, pages, messages),
+// matrix_heatmap.cpp (the count heatmap and its column profile), matrix_local_page.cpp (the report
+// matrix of a local protocol), matrix_noise_plot.cpp (the per-bin noise law) and
+// matrix_lp_panel.cpp (the optimal-mechanism LP's controls and report); matrix_support.h holds what
+// they share.
 #pragma once
 
 #include <QColor>
@@ -16,10 +22,10 @@
 #include <optional>
 #include <vector>
 
+#include "core/base/noise_distribution.h"
 #include "core/count/count_lp.h"
 #include "core/count/count_mechanism.h"
 #include "core/ldp/protocols.h"
-#include "core/base/noise_distribution.h"
 
 class QCheckBox;
 class QComboBox;
@@ -81,8 +87,8 @@ public:
     // Histogram mechanisms: the law of the noise added to each bin (badges hidden).
     void setNoiseDistribution(const dpx::NoiseDistribution& noise, const QString& title);
     // Local protocols: the report matrix P[report | value] as a heatmap with its verified local ε
-    // (core/ldp/protocols.h localEpsilonOf), or, when the report space is too large to enumerate (`m` null),
-    // the protocol's constants and `why`. `valueLabels` name the columns (the bins).
+    // (core/ldp/protocols.h localEpsilonOf), or, when the report space is too large to enumerate
+    // (`m` null), the protocol's constants and `why`. `valueLabels` name the columns (the bins).
     void setLocalMechanism(const dpx::ldp::ReportMatrix* m, const QString& title, double epsilon,
                            const QStringList& valueLabels, const QString& details,
                            const QString& why);

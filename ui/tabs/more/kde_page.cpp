@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTimer>
@@ -21,6 +20,7 @@
 
 #include "ui/model/job_runner.h"
 #include "ui/widgets/log_slider_field.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -40,28 +40,6 @@ const QColor kReleaseColours[] = {QColor(255, 127, 14),  QColor(44, 160, 44),  Q
                                   QColor(148, 103, 189), QColor(31, 119, 180), QColor(140, 86, 75),
                                   QColor(227, 119, 194), QColor(188, 189, 34), QColor(23, 190, 207),
                                   QColor(127, 127, 127)};
-
-QString num(double v, int digits = 4) {
-    return QString::number(v, 'g', digits);
-}
-
-// 1.1·10⁻¹⁴ instead of 1.1e-14.
-QString sci(double v, int digits = 3) {
-    if (v == 0) {
-        return QStringLiteral("0");
-    }
-    const int e = static_cast<int>(std::floor(std::log10(std::abs(v))));
-    if (e >= -3 && e <= 4) {
-        return num(v, digits);
-    }
-    static const QString sup = QStringLiteral("⁰¹²³⁴⁵⁶⁷⁸⁹");
-    QString exponent = QString::number(e);
-    QString out;
-    for (QChar c : exponent) {
-        out += c == QLatin1Char('-') ? QStringLiteral("⁻") : QString(sup[c.digitValue()]);
-    }
-    return num(v / std::pow(10.0, e), digits) + QStringLiteral("·10") + out;
-}
 
 struct KdeInput {
     bool example = false;
@@ -152,7 +130,7 @@ KdePageResult computeKde(const KdeInput& in, const std::stop_token& stop, JobPro
                       "Every value of '%1' equals %2: a constant column has no density "
                       "to estimate (the KDE would only show the kernel's own shape). "
                       "Choose another column.")
-                      .arg(in.column, num(r.dataMin, 6));
+                      .arg(in.column, formatSignificant(r.dataMin, 6));
         return r;
     }
     if (stop.stop_requested()) {
@@ -223,7 +201,8 @@ void KdePage::buildUi() {
     source_->setObjectName(QStringLiteral("kdeSource"));
     source_->addItem(tr("A numeric column of the window's dataset"),
                      static_cast<int>(Source::Column));
-    source_->addItem(tr("Seed 003 Fig. 3.2 example (n = 100)"), static_cast<int>(Source::Example));
+    source_->addItem(tr("Hall 2012, Fig. 3.2 example (n = 100)"),
+                     static_cast<int>(Source::Example));
     column_ = new QComboBox;
     column_->setObjectName(QStringLiteral("kdeColumn"));
     dataText_ = new QLabel;
@@ -275,11 +254,11 @@ void KdePage::buildUi() {
     calibration_->setObjectName(QStringLiteral("kdeCalibration"));
     calibration_->addItem(tr("Analytic (Balle & Wang): smallest σ, any ε"),
                           static_cast<int>(GaussianCalibration::Analytic));
-    calibration_->addItem(tr("Seed 003: σ = c(δ)·Δ/ε (Prop 1.3.3)"),
+    calibration_->addItem(tr("Hall 2012: σ = c(δ)·Δ/ε (Prop 1.3.3)"),
                           static_cast<int>(GaussianCalibration::Seed));
     calibration_->setToolTip(
         tr("The scale σ of the Gaussian-process noise. Both are checked against the exact "
-           "privacy profile of the Gaussian mechanism with sensitivity Δ. The seed's c(δ)Δ/ε is "
+           "privacy profile of the Gaussian mechanism with sensitivity Δ. Hall's c(δ)Δ/ε is "
            "proven for ε ≤ 1 and refused where it falls short (e.g. ε = 10); the analytic σ is "
            "the smallest that is (ε, δ)-DP, at any ε."));
     gridPoints_ = new QSpinBox;
@@ -345,7 +324,7 @@ void KdePage::buildUi() {
     form->addRow(tr("Releases"), releaseRow);
     form->addRow(tr("Y axis"), yRange_);
     form->addRow(band_);
-    auto* fig32 = new QPushButton(tr("Seed's Fig. 3.2 setting"));
+    auto* fig32 = new QPushButton(tr("Hall 2012, Fig. 3.2 setting"));
     fig32->setObjectName(QStringLiteral("kdeFig32"));
     fig32->setToolTip(
         tr("The example data with h = 0.1, ε = 1, δ = 0.1 and 1000 points on "
@@ -368,13 +347,7 @@ void KdePage::buildUi() {
     sideLayout->addLayout(buttons);
     sideLayout->addWidget(info_);
     sideLayout->addStretch(1);
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(side);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(380);
-    scroll->setMaximumWidth(440);
+    auto* scroll = scrollingSidePanel(side, 380, 440);
 
     message_ = new QLabel;
     message_->setObjectName(QStringLiteral("kdeMessage"));
@@ -383,10 +356,7 @@ void KdePage::buildUi() {
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("kdePlot"));
     plot_->setMinimumSize(420, 360);
-    plot_->plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(plot_, QString(),
-                                QFont(font().family(), font().pointSize() + 1, QFont::Bold));
-    plot_->plotLayout()->addElement(0, 0, title_);
+    title_ = addPlotTitle(plot_);
     plot_->axisRect()->setupFullAxesBox(true);
     // The legend below the axes: inside, it would hide the releases' peaks.
     plot_->legend->setVisible(true);
@@ -401,9 +371,7 @@ void KdePage::buildUi() {
     auto* left = new QVBoxLayout;
     left->addWidget(message_);
     left->addWidget(plot_, 1);
-    auto* layout = new QHBoxLayout(this);
-    layout->addLayout(left, 1);
-    layout->addWidget(scroll);
+    placeBesideSidePanel(left, scroll);
 
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
@@ -487,8 +455,8 @@ void KdePage::buildUi() {
     connect(fig32, &QPushButton::clicked, this, [this] { useFig32Setting(); });
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
     connect(runner_, &JobRunner::longJobCancelled, this, [this](const QString& slot) {
-        if (slot == kSlot && running_) {
-            running_ = false;
+        if (slot == kSlot && isRunning()) {
+            setRunning(false);
             drawn_ = true;
             showMessage(tr("Cancelled; change a setting or press Draw again to compute."), false);
             Q_EMIT finished();
@@ -541,7 +509,7 @@ void KdePage::setContext(const MechanismPageContext& context) {
     const bool relevant = !hadContext || newTable || context.seed != old.seed ||
                           (followEpsilon_->isChecked() && context.epsilon != old.epsilon) ||
                           (followDelta_->isChecked() && context.delta != old.delta);
-    if (relevant || (!drawn_ && !running_)) {
+    if (relevant || (!drawn_ && !isRunning())) {
         schedule();
     } else if (context.neighbouring != old.neighbouring) {
         draw();  // only the texts mention the relation
@@ -682,7 +650,7 @@ void KdePage::updateBandwidthSlider() {
 }
 
 bool KdePage::busy() const {
-    return debounce_->isActive() || running_ || !drawn_;
+    return debounce_->isActive() || isRunning() || !drawn_;
 }
 
 void KdePage::schedule() {
@@ -765,11 +733,11 @@ void KdePage::compute() {
         KdePageResult r;
         r.error = error;
         r.example = in.example;
-        running_ = true;  // deliver() ends it
+        setRunning(true);  // deliver() ends it
         deliver(std::move(r));
         return;
     }
-    running_ = true;
+    setRunning(true);
     showMessage(tr("Computing…"), false);
     runner_->run<KdePageResult>(
         kSlot,
@@ -780,7 +748,7 @@ void KdePage::compute() {
 }
 
 void KdePage::deliver(KdePageResult r) {
-    running_ = false;
+    setRunning(false);
     drawn_ = true;
     result_ = std::move(r);
     if (result_.csvTable) {
@@ -842,7 +810,7 @@ void KdePage::draw() {
     // The data text: what is used and how it maps to the x axis.
     if (r.example) {
         dataText_->setText(
-            tr("Seed 003 Fig. 3.2's example: n = 100 points from an equal mixture of "
+            tr("Hall 2012, Fig. 3.2's example: n = 100 points from an equal mixture of "
                "N(0.3, 0.1²) and N(0.7, 0.1²) (the seed does not state the spread; 0.1 "
                "assumed), drawn with the window's seed %1. Grid: [0, 1] as in the seed unless "
                "set.")
@@ -855,7 +823,7 @@ void KdePage::draw() {
                 .arg(r.column, source)
                 .arg(static_cast<qulonglong>(r.n))
                 .arg(r.missing > 0 ? tr(" (%L1 missing skipped)").arg(r.missing) : QString())
-                .arg(num(r.dataMin, 4), num(r.dataMax, 4), unitSuffix);
+                .arg(formatSignificant(r.dataMin, 4), formatSignificant(r.dataMax, 4), unitSuffix);
         if (!context_.csvPath.isEmpty()) {
             text +=
                 tr(" The values are read from the file as `dpx kde --data` reads them (the "
@@ -879,7 +847,7 @@ void KdePage::draw() {
         r.silverman > 0
             ? tr("Silverman's rule: h ≈ %1%2 (a hint computed from the data, so not itself "
                  "private).")
-                  .arg(num(r.silverman, 3), unitSuffix)
+                  .arg(formatSignificant(r.silverman, 3), unitSuffix)
             : QString());
     silverman_->setEnabled(r.silverman > 0);
 
@@ -951,7 +919,7 @@ void KdePage::draw() {
         gHi->setPen(QPen(edge, 1, Qt::DotLine));
         gHi->setBrush(fill);
         gHi->setChannelFillGraph(gLo);
-        gHi->setName(tr("f_D ± 2σ (pointwise sd σ = %1)").arg(sci(sd)));
+        gHi->setName(tr("f_D ± 2σ (pointwise sd σ = %1)").arg(formatPowerOfTen(sd, 3)));
     }
     for (std::size_t k = 0; k < rel.releases.size(); ++k) {
         QColor c = kReleaseColours[k % std::size(kReleaseColours)];
@@ -985,24 +953,27 @@ void KdePage::draw() {
     const std::size_t total = m * rel.releases.size();
     const double ratio = flat ? HUGE_VAL : sd / peak;
     if (flat) {
-        showMessage(tr("The true KDE is 0 on this grid (%1 to %2): the data lie outside it. The y "
-                       "axis fits the releases, which are pure noise here.")
-                        .arg(num(rel.grid.front(), 6), num(rel.grid.back(), 6)),
-                    false);
-    } else if (keep && clipped_ > 0) {
         showMessage(
-            tr("The noise (sd %1) is %2× the KDE's peak %3: %4 % of the release values "
-               "lie off the scale. The y axis is kept within −1 to 2.5 × the peak so the "
-               "true KDE stays readable; choose “Fit every release” to see the releases "
-               "whole.")
-                .arg(num(sd, 3), num(ratio, 2), num(peak, 3))
-                .arg(num(100.0 * static_cast<double>(clipped_) / static_cast<double>(total), 3)),
+            tr("The true KDE is 0 on this grid (%1 to %2): the data lie outside it. The y "
+               "axis fits the releases, which are pure noise here.")
+                .arg(formatSignificant(rel.grid.front(), 6), formatSignificant(rel.grid.back(), 6)),
             false);
+    } else if (keep && clipped_ > 0) {
+        showMessage(tr("The noise (sd %1) is %2× the KDE's peak %3: %4 % of the release values "
+                       "lie off the scale. The y axis is kept within −1 to 2.5 × the peak so the "
+                       "true KDE stays readable; choose “Fit every release” to see the releases "
+                       "whole.")
+                        .arg(formatSignificant(sd, 3), formatSignificant(ratio, 2),
+                             formatSignificant(peak, 3))
+                        .arg(formatSignificant(
+                            100.0 * static_cast<double>(clipped_) / static_cast<double>(total), 3)),
+                    false);
     } else if (!keep && ratio > 0.5) {
         showMessage(tr("The y axis fits every release: the noise sd %1 is %2× the KDE's peak "
                        "%3, so the true curve looks flat. Choose “Keep the true KDE readable” to "
                        "see its shape.")
-                        .arg(num(sd, 3), num(ratio, 2), num(peak, 3)),
+                        .arg(formatSignificant(sd, 3), formatSignificant(ratio, 2),
+                             formatSignificant(peak, 3)),
                     false);
     } else {
         showMessage(QString(), false);
@@ -1010,11 +981,12 @@ void KdePage::draw() {
 
     // The numbers and the guarantee.
     QString info;
-    info += tr("<p><b>Guarantee: (ε, δ)-DP for the whole function</b> (every grid point and any "
-               "finer grid), ε = %1, δ = %2, for one record replaced with n = %L3 known (seed 003 "
-               "§3.3.1). The noise is also checked against the exact Gaussian privacy profile.")
-                .arg(formatParameter(r.epsilon), formatParameter(r.delta))
-                .arg(static_cast<qulonglong>(rel.n));
+    info +=
+        tr("<p><b>Guarantee: (ε, δ)-DP for the whole function</b> (every grid point and any "
+           "finer grid), ε = %1, δ = %2, for one record replaced with n = %L3 known (Hall 2012, "
+           "§3.3.1). The noise is also checked against the exact Gaussian privacy profile.")
+            .arg(formatParameter(r.epsilon), formatParameter(r.delta))
+            .arg(static_cast<qulonglong>(rel.n));
     if (context_.neighbouring == Neighbouring::AddRemove) {
         info +=
             tr(" (The window's add/remove relation does not apply: this Δ is for one "
@@ -1026,24 +998,26 @@ void KdePage::draw() {
         info += tr("<p><b>Pointwise standard deviation</b> σ = c(δ)·Δ/ε = %1 × %2 / %3 = "
                    "<b>%4</b> (%5 % of the KDE's peak %6), the same at every x because "
                    "K(x, x) = 1.<br>Δ = √2/(n·√(2π)·h) = %2 (one record replaced), c(δ) = "
-                   "√(2 ln(2/δ)) = %1 (seed 003 Prop 1.3.3).</p>")
-                    .arg(num(rel.cDelta, 6), sci(rel.sensitivity, 6), formatParameter(r.epsilon),
-                         sci(sd, 6), num(100 * ratio, 3), sci(peak, 4));
+                   "√(2 ln(2/δ)) = %1 (Hall 2012, Prop 1.3.3).</p>")
+                    .arg(formatSignificant(rel.cDelta, 6), formatPowerOfTen(rel.sensitivity, 6),
+                         formatParameter(r.epsilon), formatPowerOfTen(sd, 6),
+                         formatSignificant(100 * ratio, 3), formatPowerOfTen(peak, 4));
     } else {
         info += tr("<p><b>Pointwise standard deviation</b> σ = <b>%1</b> (%2 % of the KDE's "
                    "peak %3), the same at every x because K(x, x) = 1: the smallest σ whose "
                    "exact privacy profile reaches (ε, δ) for sensitivity Δ = √2/(n·√(2π)·h) = "
-                   "%4 (analytic Gaussian, Balle & Wang 2018). Seed 003's c(δ)·Δ/ε would be "
+                   "%4 (analytic Gaussian, Balle & Wang 2018). Hall's c(δ)·Δ/ε would be "
                    "%5.</p>")
-                    .arg(sci(sd, 6), num(100 * ratio, 3), sci(peak, 4), sci(rel.sensitivity, 6),
-                         sci(seedSd, 6));
+                    .arg(formatPowerOfTen(sd, 6), formatSignificant(100 * ratio, 3),
+                         formatPowerOfTen(peak, 4), formatPowerOfTen(rel.sensitivity, 6),
+                         formatPowerOfTen(seedSd, 6));
     }
     info += tr("<p><b>Factorisation:</b> G is sampled through a pivoted Cholesky factor of K on "
                "the %L1-point grid, rank %L2. <b>No jitter was needed</b> (none is added): every "
                "entry of the sampled covariance is within %3 of σ²·K.</p>")
                 .arg(static_cast<qulonglong>(m))
                 .arg(static_cast<qulonglong>(rel.factorRank))
-                .arg(sci(rel.covarianceError));
+                .arg(formatPowerOfTen(rel.covarianceError, 3));
     for (const auto& w : rel.warnings) {
         info += QStringLiteral("<p>") + QString::fromStdString(w).toHtmlEscaped() +
                 QStringLiteral("</p>");
@@ -1057,13 +1031,8 @@ void KdePage::draw() {
     replotWhenVisible(plot_);
 }
 
-void KdePage::changeEvent(QEvent* event) {
-    MechanismPage::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && plot_) {
-        applyPlotPalette(plot_, palette());
-        title_->setTextColor(palette().color(QPalette::WindowText));
-        draw();
-    }
+void KdePage::restyle() {
+    draw();
 }
 
 }  // namespace dpx::ui

@@ -1,12 +1,12 @@
 // The "Functional KDE" page of the More mechanisms tab (seed 003 ch. 3, §3.3.1; issue #9): a
 // kernel density estimate of a numeric column released as a function, f̃ = f_D + (c(δ)Δ/ε)·G on
-// a grid, G the Gaussian process with covariance exp(−(x − y)²/(2h²)) (core/mechanisms/functional_kde.h).
-// The plot shows the true KDE (thick), several sampled releases (thin) and the ±2·sd pointwise
-// band; the text gives the pointwise sd, the factorisation (pivoted Cholesky, no jitter) and the
-// guarantee. Data: a numeric column of the window's dataset, used as it is (no rescaling: Δ holds
-// for any real values, so x and h are in the column's unit), or seed 003 Fig. 3.2's example.
-// ε and δ follow the window unless overridden. Computed on the JobRunner (slot "kde"): every
-// change supersedes and stops the previous run.
+// a grid, G the Gaussian process with covariance exp(−(x − y)²/(2h²))
+// (core/mechanisms/functional_kde.h). The plot shows the true KDE (thick), several sampled releases
+// (thin) and the ±2·sd pointwise band; the text gives the pointwise sd, the factorisation (pivoted
+// Cholesky, no jitter) and the guarantee. Data: a numeric column of the window's dataset, used as
+// it is (no rescaling: Δ holds for any real values, so x and h are in the column's unit), or seed
+// 003 Fig. 3.2's example. ε and δ follow the window unless overridden. Computed on the JobRunner
+// (slot "kde"): every change supersedes and stops the previous run.
 #pragma once
 
 #include <QString>
@@ -65,7 +65,6 @@ public:
     void setContext(const MechanismPageContext& context) override;
 
     // For tests and sessions: the shown result (valid when hasResult()), the page's texts.
-    bool hasResult() const { return hasResult_; }
     const KdePageResult& result() const { return result_; }
     QString infoText() const;     // the numbers and the guarantee (plain text)
     QString messageText() const;  // the error or note above the plot (plain text)
@@ -87,7 +86,7 @@ public:
     std::size_t clippedValues() const { return clipped_; }
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     void buildUi();
@@ -134,9 +133,6 @@ private:
     bool bandwidthAuto_ = true;  // h follows the source's default until the user edits it
     double sliderLo_ = 1e-3, sliderHi_ = 1;  // the h slider's log range (from the data's spread)
     std::uint64_t draws_ = 0;  // "Draw again" presses: release seed = window seed + draws
-    bool running_ = false;
-    bool drawn_ = false;  // a result or an error has been shown
-    bool hasResult_ = false;
     KdePageResult result_;
     std::shared_ptr<const DataTable> csvTable_;  // the last CSV file read, for csvKey_
     QString csvKey_;                             // its path, row count and time stamp

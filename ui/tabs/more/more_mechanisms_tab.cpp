@@ -4,7 +4,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStackedWidget>
-#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include "ui/tabs/more/kde_page.h"
@@ -30,17 +29,6 @@ void MechanismPage::showEvent(QShowEvent* event) {
     }
 }
 
-void MechanismPage::setMessageText(QLabel* label, const QString& text, bool error) {
-    label->setText(text);
-    label->setStyleSheet(error ? QStringLiteral("color: #d62728; font-weight: bold;") : QString());
-}
-
-QString MechanismPage::plainTextOf(const QLabel* label) {
-    QTextDocument doc;
-    doc.setHtml(label->text());
-    return doc.toPlainText();
-}
-
 MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("moreMechanismsTab"));
     chooser_ = new QComboBox;
@@ -58,19 +46,20 @@ MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidg
     // seed 004, seed 003 ch. 3).
     (void)runner;
     addPage(QStringLiteral("sparse"),
-            tr("Sparse histograms (seed 003 §2.4.1): thresholded Laplace"),
+            tr("Sparse histograms (Hall 2012, §2.4.1): thresholded Laplace"),
             new SparsePage(runner));
     addPage(QStringLiteral("rdp"),
-            tr("Random DP (seed 003 ch. 5): exact rare cells — WEAKER than DP"),
+            tr("Random DP (Hall 2012, ch. 5): exact rare cells — WEAKER than DP"),
             new RandomDpPage(runner));
     addPage(QStringLiteral("select"),
             tr("Selection (exponential mechanism): the mode or a quantile bin"),
             new SelectionPage(runner));
-    addPage(QStringLiteral("vector-mean"),
-            tr("Vector means (seed 004 §3, seed 003 §1.3): Gaussian, Laplace, K-norm"),
-            new VectorMeanPage(runner));
+    addPage(
+        QStringLiteral("vector-mean"),
+        tr("Vector means (Kamath & Ullman primer §3, Hall 2012 §1.3): Gaussian, Laplace, K-norm"),
+        new VectorMeanPage(runner));
     addPage(QStringLiteral("kde"),
-            tr("Functional KDE (seed 003 ch. 3): a density released as a whole curve"),
+            tr("Functional KDE (Hall 2012, ch. 3): a density released as a whole curve"),
             new KdePage(runner));
 
     connect(chooser_, &QComboBox::currentIndexChanged, this, [this](int i) {

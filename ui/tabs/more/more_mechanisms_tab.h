@@ -16,6 +16,7 @@
 
 #include "core/histogram/histogram.h"
 #include "ui/model/computations.h"
+#include "ui/widgets/page.h"
 
 class QComboBox;
 class QLabel;
@@ -37,14 +38,12 @@ struct MechanismPageContext {
     QString csvPath;
 };
 
-class MechanismPage : public QWidget {
+class MechanismPage : public Page {
     Q_OBJECT
 public:
-    using QWidget::QWidget;
+    using Page::Page;
     // The page's main plot (for export and tests); never null after construction.
     virtual QCustomPlot* plot() const = 0;
-    // True while computing, or while there is nothing drawn yet (screenshots wait for it).
-    virtual bool busy() const = 0;
     // The window's data and parameters changed (or the page is shown for the first time).
     virtual void setContext(const MechanismPageContext& context) = 0;
     // The plot File ▸ Export plot (and the page's export buttons) writes: plot() unless the page
@@ -58,17 +57,11 @@ protected:
     // Called by recomputeWhenShown (pages that use it implement it).
     virtual void refreshPage() {}
     void showEvent(QShowEvent* event) override;
-    // A page's message line: red and bold for an error, the palette's text colour otherwise.
-    static void setMessageText(QLabel* label, const QString& text, bool error);
-    // A rich-text label's text without markup (for tests and copying).
-    static QString plainTextOf(const QLabel* label);
 
 private:
     bool stale_ = false;  // recompute() is due when the page is next shown
 
 Q_SIGNALS:
-    void finished();             // a computation's result has been drawn (or failed visibly)
-    void exportPlotRequested();  // the page's "Export plot…" button
     // A message for the window's status bar (e.g. why a choice was refused).
     void statusMessage(const QString& text);
 };

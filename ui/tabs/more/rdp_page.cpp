@@ -6,7 +6,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -14,9 +13,10 @@
 #include <cmath>
 
 #include "core/base/simulation_rng.h"
-#include "ui/widgets/epsilon_override.h"
 #include "ui/model/job_runner.h"
+#include "ui/widgets/epsilon_override.h"
 #include "ui/widgets/log_slider_field.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -34,12 +34,8 @@ const QColor kDpColourDark(110, 175, 235);  // readable on the dark theme's grey
 const QColor kRdpColour(230, 85, 13);
 const QColor kFreeColour(214, 39, 40);
 
-QString num(double v, int digits = 4) {
-    return QString::number(v, 'g', digits);
-}
-
 QString meanSe(double mean, double se) {
-    return QStringLiteral("%1 ± %2").arg(num(mean, 5), num(se, 2));
+    return QStringLiteral("%1 ± %2").arg(formatSignificant(mean, 5), formatSignificant(se, 2));
 }
 
 // Cell-axis ticks: the bin labels when there are few cells, else cell indices.
@@ -88,7 +84,7 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
            "exactly, and a person alone in such a rare cell is exposed. Every ε-DP mechanism is "
            "(ε, γ)-RDP, not conversely. The DP version adds Laplace 2/(nε) to every cell: ε-DP "
            "under replace-one neighbours (the proportions' L1 sensitivity is 2/n). Both use "
-           "replace-one neighbours, as in seed 003 ch. 5, whatever the window's relation."));
+           "replace-one neighbours, as in Hall 2012, ch. 5, whatever the window's relation."));
     explain_->setObjectName(QStringLiteral("rdpExplanation"));
     explain_->setWordWrap(true);
     explain_->setTextFormat(Qt::RichText);
@@ -126,9 +122,7 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     errors_->setWordWrap(true);
     errors_->setTextFormat(Qt::RichText);
     errors_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    status_ = new QLabel;
-    status_->setObjectName(QStringLiteral("rdpStatus"));
-    status_->setWordWrap(true);
+    makeStatusLine(QStringLiteral("rdpStatus"));
     auto* exportPlot = new QPushButton(tr("Export plot…"));
 
     auto* side = new QWidget;
@@ -137,19 +131,13 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     sideLayout->addWidget(explain_);
     sideLayout->addWidget(data_);
     sideLayout->addLayout(form);
-    sideLayout->addWidget(status_);
+    sideLayout->addWidget(statusLine());
     sideLayout->addWidget(guarantee_);
     sideLayout->addWidget(cells_);
     sideLayout->addWidget(errors_);
     sideLayout->addWidget(exportPlot);
     sideLayout->addStretch(1);
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(side);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(340);
-    scroll->setMaximumWidth(400);
+    auto* scroll = scrollingSidePanel(side, 340, 400);
 
     // The plot: Fig. 5.1's layout — releases against the truth on the left (DP above, RDP below),
     // the distribution of the L1 error over the Monte Carlo's trials on the right.
@@ -160,9 +148,7 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     dpRect_->insetLayout()->take(plot_->legend);
     plot_->plotLayout()->take(dpRect_);
     plot_->plotLayout()->simplify();
-    title_ = new QCPTextElement(plot_, QString(),
-                                QFont(font().family(), font().pointSize() + 1, QFont::Bold));
-    plot_->plotLayout()->addElement(0, 0, title_);
+    title_ = addPlotTitle(plot_);
     auto* grid = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, grid);
     plot_->plotLayout()->addElement(2, 0, plot_->legend);
@@ -204,9 +190,7 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
         r->axis(QCPAxis::atBottom)->setLabel(tr("L1 error ‖p̃ − p̂‖₁ (proportions)"));
     }
 
-    auto* layout = new QHBoxLayout(this);
-    layout->addWidget(plot_, 1);
-    layout->addWidget(scroll);
+    placeBesideSidePanel(plot_, scroll);
 
     connect(eps_, &EpsilonOverride::changed, this, [this] { recompute(); });
     connect(gamma_, &LogSliderField::valueEdited, this, [this](double v, bool dragging) {
@@ -227,13 +211,13 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     connect(trials_, &QSpinBox::editingFinished, this, [this] { recompute(); });
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
     connect(runner_, &JobRunner::longJobCancelled, this, [this](const QString& slot) {
-        if (slot == kSlot && running_) {
-            running_ = false;
+        if (slot == kSlot && isRunning()) {
+            setRunning(false);
             drawn_ = true;
             pending_ = shown_;  // the same inputs as the drawn result are not computed again
-            status_->setText(hasResult_ ? tr("Cancelled; the plot shows the previous result. "
-                                             "Change a control to compute again.")
-                                        : tr("Cancelled; change a control to compute again."));
+            setStatus(hasResult_ ? tr("Cancelled; the plot shows the previous result. "
+                                      "Change a control to compute again.")
+                                 : tr("Cancelled; change a control to compute again."));
             Q_EMIT finished();
         }
     });
@@ -251,11 +235,11 @@ void RandomDpPage::setContext(const MechanismPageContext& context) {
 
 void RandomDpPage::showMessage(const QString& text) {
     runner_->cancel(kSlot);
-    running_ = false;
+    setRunning(false);
     hasResult_ = false;
     drawn_ = true;
     outcome_ = Outcome{};
-    setMessageText(status_, text, true);
+    setStatus(text, true);
     guarantee_->clear();
     cells_->clear();
     errors_->clear();
@@ -264,7 +248,7 @@ void RandomDpPage::showMessage(const QString& text) {
 }
 
 QString RandomDpPage::messageText() const {
-    return status_->text();
+    return statusText();
 }
 
 QString RandomDpPage::cellsText() const {
@@ -280,8 +264,7 @@ QString RandomDpPage::titleText() const {
 }
 
 void RandomDpPage::showResultStatus() {
-    status_->setStyleSheet(QString());
-    status_->setText(
+    setStatus(
         tr("%L1 trials, seed %2 (the window's seed).").arg(outcome_.mc.trials).arg(shown_.seed));
 }
 
@@ -336,24 +319,23 @@ void RandomDpPage::recompute() {
     in.gamma = gammaValue_;
     in.trials = static_cast<std::uint64_t>(trials_->value());
     in.seed = context_.seed;
-    if ((hasResult_ || running_) && in == pending_) {
-        if (!running_) {
+    if ((hasResult_ || isRunning()) && in == pending_) {
+        if (!isRunning()) {
             showResultStatus();
             Q_EMIT finished();  // nothing changed; the drawn result stands
         }
         return;
     }
     pending_ = in;
-    running_ = true;
-    status_->setStyleSheet(QString());
-    status_->setText(tr("Computing %L1 Monte Carlo trials…").arg(in.trials));
+    setRunning(true);
+    setStatus(tr("Computing %L1 Monte Carlo trials…").arg(in.trials));
     runner_->run<Outcome>(
         kSlot,
         [in](std::stop_token stop, JobProgress& progress) {
             return compute(in, stop, [&progress](double f) { progress.set(f); });
         },
         [this, in](Outcome o) {
-            running_ = false;
+            setRunning(false);
             drawn_ = true;
             if (!o.error.isEmpty()) {
                 showMessage(o.error);
@@ -411,12 +393,11 @@ void RandomDpPage::draw() {
     plot_->clearPlottables();
     plot_->clearItems();
     const QColor fg = palette().color(QPalette::WindowText);
-    const QColor dpColour =
-        isDarkPalette(palette()) ? kDpColourDark : kDpColour;
+    const QColor dpColour = isDarkPalette(palette()) ? kDpColourDark : kDpColour;
     if (!hasResult_) {
-        title_->setText(status_->text().isEmpty()
+        title_->setText(statusText().isEmpty()
                             ? tr("(ε, γ)-random DP (WEAKER than DP) against ε-DP")
-                            : tr("(ε, γ)-random DP: no result — %1").arg(status_->text()));
+                            : tr("(ε, γ)-random DP: no result — %1").arg(statusText()));
         for (auto* t : panelTitles_) {
             t->setText(QString());
         }
@@ -448,14 +429,15 @@ void RandomDpPage::draw() {
             freeTop << yHi;
         }
     }
-    const QString eps = num(shown_.epsilon, 6), gamma = num(shown_.gamma, 6);
+    const QString eps = formatSignificant(shown_.epsilon, 6),
+                  gamma = formatSignificant(shown_.gamma, 6);
     title_->setText(tr("(ε = %1, γ = %2)-random DP — WEAKER than differential privacy —\n"
                        "against the ε-DP Laplace histogram (k = %L3 cells, n = %L4)")
                         .arg(eps, gamma)
                         .arg(k)
                         .arg(pl.records));
     panelTitles_[0]->setText(tr("ε-DP: Laplace 2/(nε) = %1\non all %L2 cells (one release)")
-                                 .arg(num(pl.scale, 3))
+                                 .arg(formatSignificant(pl.scale, 3))
                                  .arg(k));
     panelTitles_[2]->setText(
         tr("(ε, γ)-RDP (WEAKER than DP):\n%L1 of %L2 cells published exactly (shaded)")
@@ -609,7 +591,7 @@ void RandomDpPage::draw() {
         cellText = tr("<b>No cell is published without noise.</b> The rule needs 2k(cⱼ + 1) ≤ γn, "
                       "i.e. n ≥ 2k/γ = %L1 even for an empty cell (here n = %L2): the RDP "
                       "release is the DP release.")
-                       .arg(num(2.0 * static_cast<double>(k) / shown_.gamma, 6))
+                       .arg(formatSignificant(2.0 * static_cast<double>(k) / shown_.gamma, 6))
                        .arg(pl.records);
     } else {
         QStringList names;
@@ -627,7 +609,7 @@ void RandomDpPage::draw() {
                       "≤ γn/(2k) − 1 = %3: %4.")
                        .arg(pl.noiseFreeCells)
                        .arg(k)
-                       .arg(num(pl.maxNoiseFreeCount, 6), list.toHtmlEscaped());
+                       .arg(formatSignificant(pl.maxNoiseFreeCount, 6), list.toHtmlEscaped());
     }
     if (k == 1) {
         cellText += QLatin1Char(' ') +
@@ -642,17 +624,20 @@ void RandomDpPage::draw() {
             .arg(what, a, b);
     };
     const auto mcCell = [](double mean, double se) {
-        return QStringLiteral("%1<br>± %2").arg(num(mean, 4), num(se, 2));
+        return QStringLiteral("%1<br>± %2")
+            .arg(formatSignificant(mean, 4), formatSignificant(se, 2));
     };
     QString table =
         tr("<b>Errors on the proportions</b> (L1 = ‖p̃ − p̂‖₁, L2 = ‖p̃ − p̂‖₂; RDP is WEAKER "
            "than DP)") +
         QStringLiteral("<table cellspacing='3' width='100%'>") +
         row(QString(), tr("<b>RDP</b>"), tr("<b>DP</b>")) +
-        row(tr("E[L1], exact"), num(pl.expectedL1Rdp, 4), num(pl.expectedL1Dp, 4)) +
+        row(tr("E[L1], exact"), formatSignificant(pl.expectedL1Rdp, 4),
+            formatSignificant(pl.expectedL1Dp, 4)) +
         row(tr("L1, Monte Carlo"), mcCell(mc.meanRdpL1, mc.seRdpL1),
             mcCell(mc.meanDpL1, mc.seDpL1)) +
-        row(tr("E[L2²], exact"), num(pl.expectedSquaredL2Rdp, 4), num(pl.expectedSquaredL2Dp, 4)) +
+        row(tr("E[L2²], exact"), formatSignificant(pl.expectedSquaredL2Rdp, 4),
+            formatSignificant(pl.expectedSquaredL2Dp, 4)) +
         row(tr("L2, Monte Carlo"), mcCell(mc.meanRdpL2, mc.seRdpL2),
             mcCell(mc.meanDpL2, mc.seDpL2)) +
         QStringLiteral("</table>") +
@@ -677,13 +662,9 @@ void RandomDpPage::styleTexts() {
     }
 }
 
-void RandomDpPage::changeEvent(QEvent* event) {
-    MechanismPage::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && plot_) {
-        applyPlotPalette(plot_, palette());
-        styleTexts();
-        draw();
-    }
+void RandomDpPage::restyle() {
+    styleTexts();
+    draw();
 }
 
 }  // namespace dpx::ui

@@ -33,7 +33,6 @@ public:
     explicit RandomDpPage(JobRunner* runner, QWidget* parent = nullptr);
 
     QCustomPlot* plot() const override { return plot_; }
-    bool busy() const override { return running_ || !drawn_; }
     void setContext(const MechanismPageContext& context) override;
 
     // What one computation used and gave (tests read the drawn numbers from here).
@@ -50,7 +49,6 @@ public:
         std::vector<double> rdp, dp;  // one simulated release of each (proportions)
         RandomDpMonteCarloResult mc;
     };
-    bool hasResult() const { return hasResult_; }
     const Inputs& inputs() const { return shown_; }
     const Outcome& outcome() const { return outcome_; }
     QString messageText() const;  // the status line (errors, empty data)
@@ -66,7 +64,7 @@ public:
                            const std::function<void(double)>& progress = {});
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     void recompute();
@@ -79,9 +77,6 @@ private:
     JobRunner* runner_;
     MechanismPageContext context_;
     bool haveContext_ = false;
-    bool running_ = false;
-    bool drawn_ = false;
-    bool hasResult_ = false;
     Inputs pending_, shown_;
     Outcome outcome_;
     double gammaValue_ = 0.1;
@@ -95,7 +90,6 @@ private:
     QLabel* cells_;
     QLabel* errors_;
     QLabel* guarantee_;
-    QLabel* status_;
     QCustomPlot* plot_;
     QCPTextElement* title_;
     std::vector<QCPTextElement*> panelTitles_;

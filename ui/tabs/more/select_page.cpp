@@ -9,7 +9,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -17,8 +16,9 @@
 #include <cmath>
 #include <limits>
 
-#include "ui/widgets/epsilon_override.h"
 #include "ui/model/job_runner.h"
+#include "ui/widgets/epsilon_override.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -39,10 +39,6 @@ constexpr std::size_t kMaxPathCells = 2'000'000;
 const QColor kMechColours[3] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44)};
 const QColor kTruthColour(148, 103, 189);
 
-QString num(double v, int digits = 4) {
-    return QString::number(v, 'g', digits);
-}
-
 // P(the output is a true answer), written as 1 − P(wrong) when that is the informative part.
 QString probabilityText(const SelectionPage::Outcome& o, int m) {
     if (!o.available[m]) {
@@ -59,15 +55,14 @@ QString probabilityText(const SelectionPage::Outcome& o, int m) {
         if (o.wrong[m] == 0 && o.selection.utility.best.size() < o.selection.exponential.size()) {
             return QStringLiteral("> 1 − 1e-300");  // the others underflow
         }
-        return QStringLiteral("= 1 − %1").arg(num(o.wrong[m], 3));
+        return QStringLiteral("= 1 − %1").arg(formatSignificant(o.wrong[m], 3));
     }
-    return QStringLiteral("= %1").arg(num(o.exact[m], 4));
+    return QStringLiteral("= %1").arg(formatSignificant(o.exact[m], 4));
 }
 
 QString relationWords(Neighbouring n) {
     return n == Neighbouring::Replace ? QObject::tr("replace-one") : QObject::tr("add/remove-one");
 }
-
 
 QString binName(const std::vector<std::string>& labels, std::size_t j) {
     return j < labels.size() ? QStringLiteral("“%1”").arg(QString::fromStdString(labels[j]))
@@ -149,9 +144,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     rationale_ = new QLabel;
     rationale_->setObjectName(QStringLiteral("selectRationale"));
     rationale_->setWordWrap(true);
-    status_ = new QLabel;
-    status_->setObjectName(QStringLiteral("selectStatus"));
-    status_->setWordWrap(true);
+    makeStatusLine(QStringLiteral("selectStatus"));
     auto* exportPlot = new QPushButton(tr("Export plot…"));
     auto* exportMatrix = new QPushButton(tr("Export matrix…"));
     exportMatrix->setObjectName(QStringLiteral("selectExportMatrix"));
@@ -167,27 +160,18 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     sideLayout->addLayout(form);
     sideLayout->addWidget(monotone_);
     sideLayout->addWidget(log_);
-    sideLayout->addWidget(status_);
+    sideLayout->addWidget(statusLine());
     sideLayout->addWidget(summary_);
     sideLayout->addWidget(rationale_);
     sideLayout->addLayout(exportRow);
     sideLayout->addStretch(1);
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(side);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(320);
-    scroll->setMaximumWidth(390);
+    auto* scroll = scrollingSidePanel(side, 320, 390);
 
     // The bar chart.
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("selectPlot"));
     plot_->setMinimumSize(480, 260);
-    plot_->plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(plot_, QString(),
-                                QFont(font().family(), font().pointSize() + 1, QFont::Bold));
-    plot_->plotLayout()->addElement(0, 0, title_);
+    title_ = addPlotTitle(plot_);
     plot_->yAxis->setLabel(tr("probability of being selected"));
     plot_->yAxis2->setLabel(tr("records in the bin (grey steps)"));
     plot_->yAxis2->setVisible(true);
@@ -206,6 +190,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     // The path matrix.
     pathPlot_ = new QCustomPlot;
     pathPlot_->setObjectName(QStringLiteral("selectPathPlot"));
+    addStyledPlot(pathPlot_);
     pathPlot_->setMinimumSize(480, 220);
     pathPlot_->plotLayout()->insertRow(0);
     pathTitle_ =
@@ -254,9 +239,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     split->setSizes({540, 460});
     split->setChildrenCollapsible(false);
 
-    auto* layout = new QHBoxLayout(this);
-    layout->addWidget(split, 1);
-    layout->addWidget(scroll);
+    placeBesideSidePanel(split, scroll);
 
     connect(task_, &QComboBox::currentIndexChanged, this, [this] {
         quantile_->setEnabled(task_->currentData().toInt() ==
@@ -278,13 +261,13 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
         exportPath_ = false;
     });
     connect(runner_, &JobRunner::longJobCancelled, this, [this](const QString& slot) {
-        if (slot == kSlot && running_) {
-            running_ = false;
+        if (slot == kSlot && isRunning()) {
+            setRunning(false);
             drawn_ = true;
             pending_ = shown_;  // the same inputs as the drawn result are not computed again
-            status_->setText(hasResult_ ? tr("Cancelled; the plots show the previous result. "
-                                             "Change a control to compute again.")
-                                        : tr("Cancelled; change a control to compute again."));
+            setStatus(hasResult_ ? tr("Cancelled; the plots show the previous result. "
+                                      "Change a control to compute again.")
+                                 : tr("Cancelled; change a control to compute again."));
             Q_EMIT finished();
         }
     });
@@ -304,11 +287,11 @@ void SelectionPage::setContext(const MechanismPageContext& context) {
 
 void SelectionPage::showMessage(const QString& text) {
     runner_->cancel(kSlot);
-    running_ = false;
+    setRunning(false);
     hasResult_ = false;
     drawn_ = true;
     outcome_ = Outcome{};
-    setMessageText(status_, text, true);
+    setStatus(text, true);
     summary_->clear();
     rationale_->clear();
     draw();
@@ -316,7 +299,7 @@ void SelectionPage::showMessage(const QString& text) {
 }
 
 QString SelectionPage::messageText() const {
-    return status_->text();
+    return statusText();
 }
 
 QString SelectionPage::summaryText() const {
@@ -406,22 +389,20 @@ void SelectionPage::recompute() {
                "mode."));
         return;
     }
-    if ((hasResult_ || running_) && in == pending_) {
-        if (!running_) {
-            status_->setStyleSheet(QString());
-            status_->clear();  // the drawn result stands
+    if ((hasResult_ || isRunning()) && in == pending_) {
+        if (!isRunning()) {
+            setStatus(QString());  // the drawn result stands
             Q_EMIT finished();
         }
         return;
     }
     pending_ = in;
-    running_ = true;
-    status_->setStyleSheet(QString());
-    status_->setText(tr("Computing the selection probabilities…"));
+    setRunning(true);
+    setStatus(tr("Computing the selection probabilities…"));
     runner_->run<Outcome>(
         kSlot, [in](std::stop_token, JobProgress&) { return compute(in); },
         [this, in](Outcome o) {
-            running_ = false;
+            setRunning(false);
             drawn_ = true;
             if (!o.error.isEmpty()) {
                 showMessage(o.error);
@@ -430,8 +411,7 @@ void SelectionPage::recompute() {
             shown_ = in;
             outcome_ = std::move(o);
             hasResult_ = true;
-            status_->setStyleSheet(QString());
-            status_->clear();
+            setStatus(QString());
             draw();
             Q_EMIT finished();
         },
@@ -527,9 +507,8 @@ void SelectionPage::drawBars() {
                                     : tr("probability of being selected"));
     if (!hasResult_) {
         guarantee_->setText(tr("Exponential mechanism: ε-DP selection of one bin."));
-        title_->setText(status_->text().isEmpty()
-                            ? tr("Selecting a bin by the exponential mechanism")
-                            : tr("Selection: no result — %1").arg(status_->text()));
+        title_->setText(statusText().isEmpty() ? tr("Selecting a bin by the exponential mechanism")
+                                               : tr("Selection: no result — %1").arg(statusText()));
         plot_->legend->setVisible(false);
         subtitle_->setText(QString());
         replotWhenVisible(plot_);
@@ -539,21 +518,23 @@ void SelectionPage::drawBars() {
     const SelectionUtility& u = s.utility;
     const std::size_t k = u.utility.size();
     const bool mode = shown_.params.task == SelectionTask::Mode;
-    const QString eps = num(shown_.params.epsilon, 6);
+    const QString eps = formatSignificant(shown_.params.epsilon, 6);
     const QString relation = relationWords(shown_.params.neighbouring);
     const bool tight = u.monotone && shown_.params.useMonotone;
-    const QString factor = tight ? tr("c = ε/Δu = %1 (monotone utility)").arg(num(u.factor, 5))
-                                 : tr("c = ε/(2Δu) = %1").arg(num(u.factor, 5));
-    const QString task =
-        mode ? tr("the mode")
-             : tr("the bin holding the %1-quantile").arg(num(shown_.params.quantile, 4));
+    const QString factor =
+        tight ? tr("c = ε/Δu = %1 (monotone utility)").arg(formatSignificant(u.factor, 5))
+              : tr("c = ε/(2Δu) = %1").arg(formatSignificant(u.factor, 5));
+    const QString task = mode ? tr("the mode")
+                              : tr("the bin holding the %1-quantile")
+                                    .arg(formatSignificant(shown_.params.quantile, 4));
     guarantee_->setText(
         tr("ε = %1-differential privacy under %2 neighbours, for every dataset: the exponential "
            "mechanism with utility sensitivity Δu = %3 and %4. Report-noisy-max with noise scale "
            "1/c has the same guarantee.")
-            .arg(eps, relation, num(u.sensitivity, 6), factor));
+            .arg(eps, relation, formatSignificant(u.sensitivity, 6), factor));
     title_->setText(tr("Selecting %1, ε = %2-DP\n(%3 neighbours, Δu = %4, c = %5)")
-                        .arg(task, eps, relation, num(u.sensitivity, 4), num(u.factor, 5)));
+                        .arg(task, eps, relation, formatSignificant(u.sensitivity, 4),
+                             formatSignificant(u.factor, 5)));
     subtitle_->setText(tr("P(true answer): exponential %1 · noisy-max Laplace %2\n"
                           "noisy-max exponential %3")
                            .arg(probabilityText(outcome_, 0), probabilityText(outcome_, 1),
@@ -685,7 +666,7 @@ void SelectionPage::drawBars() {
         }
         answer = tr("True answer: %1 (target rank q·n = %2).")
                      .arg(bestNames.join(QStringLiteral(", ")).toHtmlEscaped(),
-                          num(shown_.params.quantile * n, 8));
+                          formatSignificant(shown_.params.quantile * n, 8));
     }
     QString table = answer + QStringLiteral("<table cellspacing='3' width='100%'>") +
                     row(QString(), tr("<b>P(true)</b>"), tr("<b>E[loss]</b>"));
@@ -697,7 +678,7 @@ void SelectionPage::drawBars() {
             const bool allBest = u.best.size() == k;
             loss = !allBest && ((m != 0 && outcome_.loss[m] < 1e-9) || outcome_.loss[m] == 0)
                        ? tr("≈ 0")
-                       : num(outcome_.loss[m], 4);
+                       : formatSignificant(outcome_.loss[m], 4);
         }
         QString pt = probabilityText(outcome_, m);
         if (pt.startsWith(QStringLiteral("= "))) {
@@ -802,7 +783,7 @@ void SelectionPage::drawPath() {
         colorScale_->axis()->setLabel(tr("log₁₀ P[output | dataset]"));
         hints << (tr("Log colours: values below %1 take its colour; grey cells are "
                      "below about 1e-308 (they underflow to 0).")
-                      .arg(num(floor, 3)));
+                      .arg(formatSignificant(floor, 3)));
     } else {
         colorMap_->setDataRange(QCPRange(0, hi > 0 ? hi : 1));
         colorScale_->axis()->setLabel(tr("P[output | dataset]"));
@@ -844,8 +825,9 @@ void SelectionPage::drawPath() {
     pathPlot_->yAxis->setRange(-0.5, rows - 0.5);
     const QString text =
         tr("%4: max |ln P ratio| of adjacent columns = %1 %2 ε = %3")
-            .arg(num(p.achievedEpsilon, 5), p.verified ? QStringLiteral("≤") : QStringLiteral(">"),
-                 num(p.epsilon, 6), p.verified ? tr("✓ verified") : tr("✗ NOT ε-DP"));
+            .arg(formatSignificant(p.achievedEpsilon, 5),
+                 p.verified ? QStringLiteral("≤") : QStringLiteral(">"),
+                 formatSignificant(p.epsilon, 6), p.verified ? tr("✓ verified") : tr("✗ NOT ε-DP"));
     hints << (tr(
         "The badge checks every output row: ln P[i | t] − ln P[i | t+1] "
         "within ±ε."));
@@ -880,14 +862,9 @@ void SelectionPage::styleTexts() {
     colorMap_->setGradient(g);
 }
 
-void SelectionPage::changeEvent(QEvent* event) {
-    MechanismPage::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && plot_) {
-        applyPlotPalette(plot_, palette());
-        applyPlotPalette(pathPlot_, palette());
-        styleTexts();
-        draw();
-    }
+void SelectionPage::restyle() {
+    styleTexts();
+    draw();
 }
 
 }  // namespace dpx::ui

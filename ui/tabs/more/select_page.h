@@ -1,11 +1,12 @@
 // The "Selection" page of the More mechanisms tab: choosing one bin of the window's histogram —
 // the mode, or the bin holding the q-quantile — by the exponential mechanism (McSherry & Talwar
 // 2007; seed 003 §1.3.4) with the utility sensitivity of the window's neighbouring relation, and
-// report-noisy-max (Laplace and exponential noise) for comparison (core/mechanisms/exponential_mechanism.h).
-// The main plot is every candidate's selection probability as grouped bars with the true answer
-// marked; below it, the same mechanism as a matrix (rows = outputs, columns = datasets along a
-// path of neighbours from the mode towards the runner-up) as a heatmap, with the verified bound
-// max over adjacent columns of |ln P ratio| ≤ ε as a badge.
+// report-noisy-max (Laplace and exponential noise) for comparison
+// (core/mechanisms/exponential_mechanism.h). The main plot is every candidate's selection
+// probability as grouped bars with the true answer marked; below it, the same mechanism as a matrix
+// (rows = outputs, columns = datasets along a path of neighbours from the mode towards the
+// runner-up) as a heatmap, with the verified bound max over adjacent columns of |ln P ratio| ≤ ε as
+// a badge.
 #pragma once
 
 #include <QString>
@@ -40,7 +41,6 @@ public:
     QCustomPlot* plot() const override { return plot_; }
     QCustomPlot* pathPlot() const { return pathPlot_; }
     QCustomPlot* plotToExport() const override { return exportPath_ ? pathPlot_ : plot_; }
-    bool busy() const override { return running_ || !drawn_; }
     void setContext(const MechanismPageContext& context) override;
 
     struct Inputs {
@@ -70,7 +70,6 @@ public:
         std::size_t fullPathSteps = 0, pathSteps = 0;
         SelectionPathMatrix path;
     };
-    bool hasResult() const { return hasResult_; }
     const Inputs& inputs() const { return shown_; }
     const Outcome& outcome() const { return outcome_; }
     QString messageText() const;
@@ -90,7 +89,7 @@ public:
     static Outcome compute(const Inputs& in);
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     void recompute();
@@ -104,9 +103,6 @@ private:
     JobRunner* runner_;
     MechanismPageContext context_;
     bool haveContext_ = false;
-    bool running_ = false;
-    bool drawn_ = false;
-    bool hasResult_ = false;
     Inputs pending_, shown_;
     Outcome outcome_;
 
@@ -120,7 +116,6 @@ private:
     QLabel* guarantee_;
     QLabel* summary_;
     QLabel* rationale_;
-    QLabel* status_;
     QLabel* badge_;
     QLabel* pathHint_;
     QCustomPlot* plot_;

@@ -8,16 +8,16 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
-#include "core/histogram/example_datasets.h"
 #include "core/base/validation.h"
+#include "core/histogram/example_datasets.h"
 #include "ui/model/job_runner.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -34,23 +34,6 @@ const QColor kClamped(214, 39, 40);
 // released non-zero, in cell order, in a window of kCellWindow cells that can be dragged/zoomed.
 constexpr std::size_t kAllCellsUpTo = 128;
 constexpr double kCellWindow = 48;
-
-QString num(double v) {
-    return QString::fromStdString(formatNumber(v));
-}
-
-// Numbers in the text panel: whole records with digit groups above 1000, else 4 digits.
-QString fmt(double v) {
-    if (std::abs(v) >= 1000) {
-        return QStringLiteral("%L1").arg(v, 0, 'f', 0);
-    }
-    return QString::number(v, 'g', 4);
-}
-
-// Standard errors: two significant digits.
-QString fmtSe(double v) {
-    return QString::number(v, 'g', 2);
-}
 
 const char* exampleId(SparsePage::Data d) {
     return d == SparsePage::Data::EdwardsLike ? "edwards-like" : "nltcs-like";
@@ -90,15 +73,15 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     data_ = new QComboBox;
     data_->setObjectName(QStringLiteral("sparseData"));
     data_->addItem(tr("The window's histogram"), static_cast<int>(Data::Window));
-    data_->addItem(tr("Edwards-like: 64 cells, 22 occupied, n = 70 (seed 003 Fig. 2.3)"),
+    data_->addItem(tr("Edwards-like: 64 cells, 22 occupied, n = 70 (Hall 2012, Fig. 2.3)"),
                    static_cast<int>(Data::EdwardsLike));
     data_->addItem(tr("NLTCS-like: 2^16 cells, 3 152 occupied, n = 21 574 (Fig. 2.4)"),
                    static_cast<int>(Data::NltcsLike));
     data_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     data_->setMinimumContentsLength(16);
     data_->setToolTip(
-        tr("The two tables are synthetic, generated with the shapes of the seed's "
-           "tables (core/histogram/example_datasets.h)."));
+        tr("The two tables are synthetic, generated with the shapes of the "
+           "tables in Hall 2012 (core/histogram/example_datasets.h)."));
     dataInfo_ = new QLabel;
     dataInfo_->setObjectName(QStringLiteral("sparseDataInfo"));
     dataInfo_->setWordWrap(true);
@@ -110,7 +93,7 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     ownThreshold_ = new QCheckBox(tr("own τ"));
     ownThreshold_->setObjectName(QStringLiteral("sparseOwnThreshold"));
     ownThreshold_->setToolTip(
-        tr("Unchecked: τ = (2/ε)·ln p (seed 003 eq. (2.4)). A τ of your own must be fixed before "
+        tr("Unchecked: τ = (2/ε)·ln p (Hall 2012, eq. (2.4)). A τ of your own must be fixed before "
            "looking at the data, or the release is no longer ε-DP."));
     threshold_ = new QLineEdit;
     threshold_->setObjectName(QStringLiteral("sparseThreshold"));
@@ -141,14 +124,13 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     run_ = new QPushButton(tr("Run"));
     run_->setObjectName(QStringLiteral("sparseRun"));
     cancel_ = new QPushButton(tr("Cancel"));
+    setRunButtons(run_, cancel_);
     cancel_->setEnabled(false);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(run_);
     buttons->addWidget(cancel_);
-    status_ = new QLabel;
-    status_->setObjectName(QStringLiteral("sparseStatus"));
-    status_->setWordWrap(true);
-    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    makeStatusLine(QStringLiteral("sparseStatus"));
+    statusLine()->setTextInteractionFlags(Qt::TextSelectableByMouse);
     numbers_ = new QLabel;
     numbers_->setObjectName(QStringLiteral("sparseNumbers"));
     numbers_->setWordWrap(true);
@@ -172,25 +154,17 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->addLayout(form);
     sideLayout->addLayout(buttons);
-    sideLayout->addWidget(status_);
+    sideLayout->addWidget(statusLine());
     sideLayout->addWidget(numbers_);
     sideLayout->addLayout(zoomRow);
     sideLayout->addWidget(exportPlot);
     sideLayout->addStretch(1);
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(side);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setFixedWidth(340);
+    auto* scroll = scrollingSidePanel(side, 340, 340);
 
-    const QFont titleFont(font().family(), font().pointSize() + 1, QFont::Bold);
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("sparsePlot"));
     plot_->setMinimumSize(420, 340);
-    plot_->plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(plot_, QString(), titleFont);
-    plot_->plotLayout()->addElement(0, 0, title_);
+    title_ = addPlotTitle(plot_);
     plot_->xAxis->setLabel(tr("L1 error ‖h̃ − h‖₁ of one release (records)"));
     plot_->yAxis->setLabel(tr("share of trials per bar (%)"));
     plot_->legend->setVisible(true);
@@ -208,9 +182,7 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     cellsPlot_ = new QCustomPlot;
     cellsPlot_->setObjectName(QStringLiteral("sparseCellsPlot"));
     cellsPlot_->setMinimumSize(420, 340);
-    cellsPlot_->plotLayout()->insertRow(0);
-    cellsTitle_ = new QCPTextElement(cellsPlot_, QString(), titleFont);
-    cellsPlot_->plotLayout()->addElement(0, 0, cellsTitle_);
+    cellsTitle_ = addPlotTitle(cellsPlot_);
     cellsPlot_->yAxis->setLabel(tr("count (records)"));
     cellsPlot_->legend->setVisible(true);
     cellsPlot_->axisRect()->insetLayout()->take(cellsPlot_->legend);
@@ -229,10 +201,7 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     plots_->addTab(plot_, tr("L1 error over trials"));
     plots_->addTab(cellsPlot_, tr("One release, cell by cell"));
 
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plots_, 1);
-    layout->addWidget(scroll);
+    placeBesideSidePanel(plots_, scroll, true);
 
     connect(data_, &QComboBox::currentIndexChanged, this, [this] {
         // The seed's trial counts for its two tables.
@@ -264,10 +233,8 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
     connect(runner_, &JobRunner::longJobCancelled, this, [this](const QString& slot) {
-        if (slot == kSlot && running_) {
-            running_ = false;
-            run_->setEnabled(true);
-            cancel_->setEnabled(false);
+        if (slot == kSlot && isRunning()) {
+            setRunning(false);
             failed_ = !result_;
             setStatus(result_ ? tr("Cancelled; the plots show the previous run.")
                               : tr("Cancelled. Press Run to start again."));
@@ -282,7 +249,7 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
 }
 
 bool SparsePage::busy() const {
-    return running_ || (!result_ && !failed_);
+    return isRunning() || (!result_ && !failed_);
 }
 
 void SparsePage::setContext(const MechanismPageContext& context) {
@@ -347,15 +314,16 @@ void SparsePage::updateControls() {
     } else {
         cells = d == Data::EdwardsLike ? 64 : 65536;
         info =
-            tr("Synthetic, generated by the app with the seed's shape (the seed's tables are "
-               "not available).");
+            tr("Synthetic, generated by the app with the shape of Hall 2012's table (the "
+               "tables themselves are not available).");
     }
     dataInfo_->setText(info);
     if (!ownThreshold_->isChecked()) {
         bool ok = false;
         const double eps = epsilon_->text().toDouble(&ok);
         if (ok && cells > 0 && validateEpsilon(eps)) {
-            threshold_->setText(num(defaultSparseThreshold(eps, cells)) + tr(" = (2/ε)·ln p"));
+            threshold_->setText(formatSignificant(defaultSparseThreshold(eps, cells), 6) +
+                                tr(" = (2/ε)·ln p"));
         } else {
             threshold_->setText(tr("(2/ε)·ln p"));
         }
@@ -430,10 +398,10 @@ Expected<SparsePage::Spec> SparsePage::specFromControls() const {
 // (so inputs whose run was cancelled compute again when asked, unlike a mere context update).
 void SparsePage::edited() {
     auto spec = specFromControls();
-    if (spec && running_ && lastRun_ && sameInputs(*lastRun_, *spec)) {
+    if (spec && isRunning() && lastRun_ && sameInputs(*lastRun_, *spec)) {
         return;
     }
-    if (spec && !running_ && result_ && sameInputs(result_->spec, *spec)) {
+    if (spec && !isRunning() && result_ && sameInputs(result_->spec, *spec)) {
         lastRun_ = *spec;
         setStatus(resultStatus_);
         return;
@@ -449,7 +417,7 @@ bool SparsePage::run(bool force) {
     const bool loading = !ds || (ds->error.isEmpty() && !ds->histogram);
     if ((!haveContext_ && (d == Data::Window || !ownEpsilon_->isChecked())) ||
         (d == Data::Window && loading)) {
-        if (!running_) {
+        if (!isRunning()) {
             failed_ = false;
             setStatus(tr("Waiting for the window's data…"));
         }
@@ -457,21 +425,20 @@ bool SparsePage::run(bool force) {
     }
     auto spec = specFromControls();
     if (!spec) {
-        if (running_) {
+        if (isRunning()) {
             runner_->cancel(kSlot);
-            running_ = false;
+            setRunning(false);
         }
         lastRun_.reset();
         result_.reset();
+        hasResult_ = false;
         failed_ = true;
-        run_->setEnabled(true);
-        cancel_->setEnabled(false);
         draw();
         setStatus(QString::fromStdString(spec.error().message), true);
         Q_EMIT finished();
         return false;
     }
-    if (!force && lastRun_ && sameInputs(*lastRun_, *spec) && (running_ || result_ || failed_)) {
+    if (!force && lastRun_ && sameInputs(*lastRun_, *spec) && (isRunning() || result_ || failed_)) {
         return true;
     }
     lastRun_ = *spec;
@@ -517,54 +484,42 @@ bool SparsePage::run(bool force) {
         [this](Result r) {
             if (!r.error.isEmpty()) {
                 result_.reset();
+                hasResult_ = false;
                 failed_ = true;
                 draw();
                 done(r.error, true);
                 return;
             }
             result_ = std::move(r);
+            hasResult_ = true;
             const auto& mc = result_->mc;
             resultStatus_ = mc.cancelled ? tr("Cancelled after %L1 trials.").arg(mc.trials)
                                          : tr("%L1 trials.").arg(mc.trials);
             done(resultStatus_, false);
         },
         tr("Sparse histogram Monte Carlo"), JobRunner::Lane::Background);
-    running_ = true;
-    run_->setEnabled(false);
-    cancel_->setEnabled(true);
+    setRunning(true);
     setStatus(tr("Computing %L1 trials on %2…").arg(s.trials).arg(s.dataTitle));
     return true;
 }
 
 void SparsePage::done(const QString& text, bool error) {
-    running_ = false;
-    run_->setEnabled(true);
-    cancel_->setEnabled(false);
+    setRunning(false);
     setStatus(text, error);
     draw();
     Q_EMIT finished();
 }
 
 void SparsePage::cancel() {
-    if (!running_) {
+    if (!isRunning()) {
         return;
     }
     runner_->cancel(kSlot);
-    running_ = false;
+    setRunning(false);
     failed_ = !result_;
-    run_->setEnabled(true);
-    cancel_->setEnabled(false);
     setStatus(result_ ? tr("Cancelled; the plots show the previous run.")
                       : tr("Cancelled. Press Run to start again."));
     Q_EMIT finished();
-}
-
-void SparsePage::setStatus(const QString& text, bool error) {
-    setMessageText(status_, text, error);
-}
-
-QString SparsePage::statusText() const {
-    return status_->text();
 }
 
 QString SparsePage::numbersText() const {
@@ -575,7 +530,7 @@ void SparsePage::draw() {
     plot_->clearPlottables();
     plot_->clearItems();
     if (!result_) {
-        title_->setText(tr("Sparse histogram (seed 003 §2.4.1): thresholded vs clamped Laplace"));
+        title_->setText(tr("Sparse histogram (Hall 2012, §2.4.1): thresholded vs clamped Laplace"));
         numbers_->setText(QString());
         plot_->xAxis->setRange(0, 1);
         plot_->yAxis->setRange(0, 1);
@@ -593,7 +548,7 @@ void SparsePage::draw() {
     title_->setText(tr("ε-DP with ε = %1 (replace-one neighbours): Laplace b = 2/ε per cell,\n"
                        "then threshold at τ = %2 or clamp at 0 — L1 error of %L3 simulated "
                        "releases")
-                        .arg(num(eps), fmt(ex.threshold))
+                        .arg(formatSignificant(eps, 6), formatRecords(ex.threshold, 4))
                         .arg(mc.trials));
 
     // Histograms of the per-trial errors, each method on its own 30 bars over its own range (the
@@ -641,10 +596,12 @@ void SparsePage::draw() {
     };
     // Clamped first, so that the thresholded distribution (the page's subject) is drawn on top.
     histogram(mc.clampedL1, kClamped,
-              tr("clamped at 0: mean %1 ± %2").arg(fmt(mc.meanClamped), fmtSe(mc.seClamped)));
+              tr("clamped at 0: mean %1 ± %2")
+                  .arg(formatRecords(mc.meanClamped, 4), formatSignificant(mc.seClamped, 2)));
     histogram(mc.thresholdedL1, kThresholded,
               tr("thresholded (τ = %1): mean %2 ± %3")
-                  .arg(fmt(ex.threshold), fmt(mc.meanThresholded), fmtSe(mc.seThresholded)));
+                  .arg(formatRecords(ex.threshold, 4), formatRecords(mc.meanThresholded, 4),
+                       formatSignificant(mc.seThresholded, 2)));
     const double top = std::max(1.0, ymax * 1.25);
     auto vline = [&](double x, const QPen& pen, const QString& name) {
         QCPGraph* g = plot_->addGraph();
@@ -653,12 +610,13 @@ void SparsePage::draw() {
         g->setData(QVector<double>{x, x}, QVector<double>{0, top}, true);
     };
     vline(ex.thresholdedL1, QPen(kThresholded, 1.5, Qt::DashLine),
-          tr("thresholded: exact E‖h̃ − h‖₁ = %1").arg(fmt(ex.thresholdedL1)));
+          tr("thresholded: exact E‖h̃ − h‖₁ = %1").arg(formatRecords(ex.thresholdedL1, 4)));
     vline(ex.clampedL1, QPen(kClamped, 1.5, Qt::DashLine),
-          tr("clamped: exact E‖h̃ − h‖₁ = %1").arg(fmt(ex.clampedL1)));
+          tr("clamped: exact E‖h̃ − h‖₁ = %1").arg(formatRecords(ex.clampedL1, 4)));
     vline(bound, QPen(palette().color(QPalette::WindowText), 2),
-          ex.seedBound ? tr("bound ((2q+1)/ε)(ln p + 1) = %1").arg(fmt(bound))
-                       : tr("bound at τ: (p−q)·½e^(−τ/b)(τ+b) + q(τ+b) = %1").arg(fmt(bound)));
+          ex.seedBound
+              ? tr("bound ((2q+1)/ε)(ln p + 1) = %1").arg(formatRecords(bound, 4))
+              : tr("bound at τ: (p−q)·½e^(−τ/b)(τ+b) + q(τ+b) = %1").arg(formatRecords(bound, 4)));
     fullUpper_ = xmax * 1.06;
     applyZoom();
     plot_->yAxis->setRange(0, top);
@@ -684,34 +642,37 @@ void SparsePage::draw() {
                 .arg(ex.occupied)
                 .arg(n);
     html += tr("<b>Mechanism:</b> ε = %1 (%2); Laplace b = 2/ε = %3 per cell; τ = %4 (%5).<br>")
-                .arg(num(eps), r.spec.ownEpsilon ? tr("set on this page") : tr("the window's ε"),
-                     num(ex.scale), num(ex.threshold),
+                .arg(formatSignificant(eps, 6),
+                     r.spec.ownEpsilon ? tr("set on this page") : tr("the window's ε"),
+                     formatSignificant(ex.scale, 6), formatSignificant(ex.threshold, 6),
                      defaultTau ? tr("default (2/ε)·ln p") : tr("set on this page"));
     html += tr("<b>Expected L1 (exact):</b> thresholded %1, clamped %2 (plain Laplace p·b = "
                "%3).<br>")
-                .arg(fmt(ex.thresholdedL1), fmt(ex.clampedL1), fmt(ex.plainLaplaceL1));
+                .arg(formatRecords(ex.thresholdedL1, 4), formatRecords(ex.clampedL1, 4),
+                     formatRecords(ex.plainLaplaceL1, 4));
     html += tr("<b>Monte Carlo</b> (%L1 trials, seed %2): thresholded %3 ± %4, clamped %5 ± %6 "
                "(mean ± standard error).<br>")
                 .arg(mc.trials)
                 .arg(r.spec.seed)
-                .arg(fmt(mc.meanThresholded), fmtSe(mc.seThresholded), fmt(mc.meanClamped),
-                     fmtSe(mc.seClamped));
+                .arg(formatRecords(mc.meanThresholded, 4), formatSignificant(mc.seThresholded, 2),
+                     formatRecords(mc.meanClamped, 4), formatSignificant(mc.seClamped, 2));
     if (ex.seedBound) {
-        html += tr("<b>Bound</b> ((2q+1)/ε)(ln p + 1) = %1 (seed 003 Prop. 2.4.3); at τ: %2.<br>")
-                    .arg(fmt(*ex.seedBound), fmt(ex.boundAtThreshold));
+        html += tr("<b>Bound</b> ((2q+1)/ε)(ln p + 1) = %1 (Hall 2012, Prop. 2.4.3); at τ: %2.<br>")
+                    .arg(formatRecords(*ex.seedBound, 4), formatRecords(ex.boundAtThreshold, 4));
     } else {
-        html += tr("<b>Bound</b> at τ: (p−q)·½e^(−τ/b)(τ+b) + q(τ+b) = %1 (the seed's "
+        html += tr("<b>Bound</b> at τ: (p−q)·½e^(−τ/b)(τ+b) + q(τ+b) = %1 (Hall's "
                    "((2q+1)/ε)(ln p + 1) is for the default τ only).<br>")
-                    .arg(fmt(ex.boundAtThreshold));
+                    .arg(formatRecords(ex.boundAtThreshold, 4));
     }
     html += tr("<b>Cells released non-zero</b> (mean over trials): thresholded %1, clamped %2 of "
                "%L3; in the release shown: %L4.")
-                .arg(fmt(mc.meanReleasedThresholded), fmt(mc.meanReleasedClamped))
+                .arg(formatRecords(mc.meanReleasedThresholded, 4),
+                     formatRecords(mc.meanReleasedClamped, 4))
                 .arg(ex.cells)
                 .arg(releasedShown);
     if (context_.neighbouring == Neighbouring::AddRemove) {
         html +=
-            tr("<br><i>The window uses add/remove neighbours; this page uses the seed's "
+            tr("<br><i>The window uses add/remove neighbours; this page uses Hall's "
                "replace-one calibration (Δ1 = 2). The release is ε-DP under add/remove too, "
                "where scale 2/ε is twice what is needed.</i>");
     }
@@ -771,7 +732,7 @@ void SparsePage::drawCells() {
     }
     const QString line1 = tr("One simulated thresholded release (τ = %1; the first trial's noise) "
                              "against the truth")
-                              .arg(fmt(tau));
+                              .arg(formatRecords(tau, 4));
     cellsTitle_->setText(
         all ? tr("%1\nall %L2 cells; %L3 released non-zero").arg(line1).arg(p).arg(released)
             : tr("%1\n%L2 of %L3 cells: those occupied or released non-zero (%L4) — drag or "
@@ -816,7 +777,7 @@ void SparsePage::drawCells() {
     tauLine->setPen(QPen(palette().color(QPalette::WindowText), 1.2, Qt::DashLine));
     QCPGraph* tauKey = cellsPlot_->addGraph();
     tauKey->setPen(tauLine->pen());
-    tauKey->setName(tr("threshold τ = %1").arg(fmt(tau)));
+    tauKey->setName(tr("threshold τ = %1").arg(formatRecords(tau, 4)));
     cellsPlot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new CellTicker(labels)));
     cellsPlot_->xAxis->setTickLabelRotation(cellIndex_.size() > 16 ? 90 : 0);
     const QString cell = r.spec.unit.isEmpty() ? tr("cell") : tr("bin (%1)").arg(r.spec.unit);
@@ -855,16 +816,8 @@ void SparsePage::fitCellsY() {
     replotWhenVisible(cellsPlot_);
 }
 
-void SparsePage::changeEvent(QEvent* event) {
-    MechanismPage::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && plot_) {
-        for (QCustomPlot* p : {plot_, cellsPlot_}) {
-            applyPlotPalette(p, palette());
-        }
-        title_->setTextColor(palette().color(QPalette::WindowText));
-        cellsTitle_->setTextColor(palette().color(QPalette::WindowText));
-        draw();
-    }
+void SparsePage::restyle() {
+    draw();
 }
 
 }  // namespace dpx::ui

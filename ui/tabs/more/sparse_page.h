@@ -80,14 +80,12 @@ public:
     // force false: nothing happens when the inputs equal those of the last run.
     bool run(bool force = true);
     void cancel();
-    bool hasResult() const { return result_.has_value(); }
     const Result& result() const { return *result_; }
-    QString statusText() const;
     QString numbersText() const;  // the text panel, as plain text
     QCustomPlot* cellsPlot() const { return cellsPlot_; }
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     Expected<Spec> specFromControls() const;
@@ -96,7 +94,6 @@ private:
     void drawCells();
     void fitCellsY();
     void applyZoom();  // the L1 plot's x range: both distributions and the bound, or one of them
-    void setStatus(const QString& text, bool error = false);
     void done(const QString& text, bool error);
     void edited();  // a control changed (see the .cpp)
 
@@ -113,7 +110,6 @@ private:
     QLineEdit* seed_ = nullptr;
     QPushButton* run_ = nullptr;
     QPushButton* cancel_ = nullptr;
-    QLabel* status_ = nullptr;
     QLabel* numbers_ = nullptr;
     QComboBox* zoom_ = nullptr;
     QTabWidget* plots_ = nullptr;
@@ -125,7 +121,6 @@ private:
     QString resultStatus_;  // the status line of the result drawn
     // The inputs of the last run started (to skip a context change that changes nothing here).
     std::optional<Spec> lastRun_;
-    bool running_ = false;
     bool failed_ = false;  // the last attempt ended in a message (nothing more will come)
     std::vector<std::size_t> cellIndex_;  // cells shown in the per-cell plot
     bool logCounts_ = false;              // the per-cell plot's count axis is logarithmic

@@ -17,6 +17,7 @@
 
 #include "core/base/validation.h"
 #include "ui/model/job_runner.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -33,10 +34,6 @@ constexpr int kSweepPoints = 10;
 
 const QColor kColours[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
                            QColor(255, 127, 14)};
-
-QString num(double v, int digits = 4) {
-    return QString::number(v, 'g', digits);
-}
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
@@ -122,11 +119,12 @@ QString shortLabel(const VectorMechanismSpec& s) {
 QString scaleText(const VectorMeanMechanism& m) {
     switch (m.spec.kind) {
         case VectorMechanismKind::Laplace:
-            return QStringLiteral("b = %1").arg(num(m.scale));
+            return QStringLiteral("b = %1").arg(formatSignificant(m.scale, 4));
         case VectorMechanismKind::KNorm:
-            return QStringLiteral("θ = %1 (radius ~ Gamma(d, θ))").arg(num(m.scale));
+            return QStringLiteral("θ = %1 (radius ~ Gamma(d, θ))")
+                .arg(formatSignificant(m.scale, 4));
         default:
-            return QStringLiteral("σ = %1").arg(num(m.scale));
+            return QStringLiteral("σ = %1").arg(formatSignificant(m.scale, 4));
     }
 }
 
@@ -156,7 +154,7 @@ QString vectorMechanismLabel(const VectorMechanismSpec& spec) {
             return QStringLiteral("Gaussian (%1 calibration)")
                 .arg(QString::fromLatin1(gaussianCalibrationName(spec.calibration)));
         case VectorMechanismKind::GaussianPrinted:
-            return QStringLiteral("Gaussian, seed 004 eq. (4) as printed");
+            return QStringLiteral("Gaussian, Kamath & Ullman primer eq. (4) as printed");
         case VectorMechanismKind::Laplace:
             return QStringLiteral("Laplace (L1)");
         case VectorMechanismKind::KNorm:
@@ -247,7 +245,8 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     gaussRow->addSpacing(24);
     gaussRow->addWidget(new QLabel(tr("calibration")));
     gaussRow->addWidget(calibration_, 1);
-    mechPrinted_ = new QCheckBox(tr("Gaussian, seed 004 eq. (4) as printed"));
+    // "&&": a single & would be read as a keyboard shortcut.
+    mechPrinted_ = new QCheckBox(tr("Gaussian, Kamath && Ullman eq. (4) as printed"));
     mechPrinted_->setObjectName(QStringLiteral("vmPrinted"));
     mechPrinted_->setChecked(true);
     mechLaplace_ = new QCheckBox(tr("Laplace per coordinate (L1), ε-DP"));
@@ -259,11 +258,12 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     mechGaussian_->setToolTip(
         tr("N(0, σ²) per coordinate, σ from the chosen calibration at Δ₂ = 2√d/n: (ε, δ)-DP"));
     mechPrinted_->setToolTip(
-        tr("σ² = 2d ln(2/δ)/(ε²n²) as printed in seed 004 eq. (4): only (2ε, δ)-DP, because "
+        tr("σ² = 2d ln(2/δ)/(ε²n²) as printed in the Kamath & Ullman primer, eq. (4): only (2ε, "
+           "δ)-DP, because "
            "the true Δ₂ is 2√d/n"));
     mechLaplace_->setToolTip(tr("Laplace(b) per coordinate, b = Δ₁/ε = 2d/(nε): pure ε-DP"));
     mechKNorm_->setToolTip(
-        tr("Density ∝ exp(−ε‖z‖₂/Δ₂) (the \"gamma\" mechanism of seed 003 §1.3): pure ε-DP"));
+        tr("Density ∝ exp(−ε‖z‖₂/Δ₂) (the \"gamma\" mechanism of Hall 2012, §1.3): pure ε-DP"));
     mechLayout->addWidget(mechGaussian_);
     mechLayout->addLayout(gaussRow);
     mechLayout->addWidget(mechPrinted_);
@@ -298,12 +298,13 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     followWindow_->setChecked(true);
     epsilon_ = line(QStringLiteral("vmEpsilon"), QStringLiteral("1"), tr("ε > 0"));
     delta_ = line(QStringLiteral("vmDelta"), QStringLiteral("1e-06"),
-                  tr("δ in (0, 1): the Gaussian mechanisms' δ and the δ of seed 004's bounds"));
+                  tr("δ in (0, 1): the Gaussian mechanisms' δ and the δ of the Kamath & Ullman "
+                     "primer's bounds"));
     population_ = new QComboBox;
     population_->setObjectName(QStringLiteral("vmPopulation"));
     population_->addItem(tr("every coordinate ±1 with mean b"),
                          static_cast<int>(MeanPopulation::FixedBias));
-    population_->addItem(tr("seed 004's prior: μ ~ U[−1, 1]^d"),
+    population_->addItem(tr("Kamath & Ullman primer's prior: μ ~ U[−1, 1]^d"),
                          static_cast<int>(MeanPopulation::UniformPrior));
     bias_ = line(QStringLiteral("vmBias"), QStringLiteral("0"),
                  tr("b in [−1, 1]: the mean of every coordinate (b = 0 is the worst case d/n of "
@@ -322,10 +323,8 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     form->addRow(tr("Bias b"), bias_);
     form->addRow(tr("Trials"), trials_);
 
-    status_ = new QLabel;
-    status_->setObjectName(QStringLiteral("vmStatus"));
-    status_->setWordWrap(true);
-    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    makeStatusLine(QStringLiteral("vmStatus"));
+    statusLine()->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* dataNote = new QLabel(
         tr("Data: synthetic records in [−1, 1]^d with ±1 coordinates (the window's dataset is "
            "not used). Neighbours: one record replaced, n public, so Δ₂ = 2√d/n and Δ₁ = 2d/n. "
@@ -337,23 +336,18 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->addWidget(mechs);
     sideLayout->addLayout(form);
-    sideLayout->addWidget(status_);
+    sideLayout->addWidget(statusLine());
     sideLayout->addWidget(dataNote);
     sideLayout->addWidget(exportPlot);
     sideLayout->addStretch(1);
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(side);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(side->minimumSizeHint().width() + 24);
-    scroll->setMaximumWidth(330);
+    auto* scroll = scrollingSidePanel(side, side->minimumSizeHint().width() + 24, 330);
 
     // ---- plot column: the printed-calibration warning, the plot, the σ / guarantee table
     printedWarning_ = new QLabel(
-        tr("<b>Seed 004's printed calibration σ² = 2d ln(2/δ)/(ε²n²) is only (2ε, δ)-DP</b>, "
+        tr("<b>The Kamath & Ullman primer's printed calibration σ² = 2d ln(2/δ)/(ε²n²) is only "
+           "(2ε, δ)-DP</b>, "
            "not (ε, δ)-DP: it assumes ‖X̄ − X̄′‖₂ ≤ √d/n, but replacing one record of "
-           "[−1, 1]^d moves the mean by up to Δ₂ = 2√d/n. Its curve reproduces the seed's "
+           "[−1, 1]^d moves the mean by up to Δ₂ = 2√d/n. Its curve reproduces the primer's "
            "numbers; it does not meet the ε asked for."));
     printedWarning_->setObjectName(QStringLiteral("vmPrintedWarning"));
     printedWarning_->setWordWrap(true);
@@ -370,10 +364,7 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("vectorMeanPlot"));
     plot_->setMinimumSize(460, 340);
-    plot_->plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(plot_, QString(),
-                                QFont(font().family(), font().pointSize() + 1, QFont::Bold));
-    plot_->plotLayout()->addElement(0, 0, title_);
+    title_ = addPlotTitle(plot_);
     makeLogAxis(plot_->xAxis);
     makeLogAxis(plot_->yAxis);
     plot_->axisRect()->setupFullAxesBox(true);
@@ -399,9 +390,7 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     plotColumn->addWidget(printedWarning_);
     plotColumn->addWidget(plot_, 1);
     plotColumn->addWidget(detailsScroll);
-    auto* layout = new QHBoxLayout(this);
-    layout->addLayout(plotColumn, 1);
-    layout->addWidget(scroll);
+    placeBesideSidePanel(plotColumn, scroll);
 
     for (QCheckBox* c : {mechGaussian_, mechPrinted_, mechLaplace_, mechKNorm_}) {
         connect(c, &QCheckBox::toggled, this, [this] { scheduleRecompute(); });
@@ -423,11 +412,11 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     });
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
     connect(runner_, &JobRunner::longJobCancelled, this, [this](const QString& slot) {
-        if (slot == kSlot && running_) {
-            running_ = false;
+        if (slot == kSlot && isRunning()) {
+            setRunning(false);
             cancelledSpec_ = running_spec_;
             running_spec_.reset();
-            shown_ = true;
+            drawn_ = true;
             setStatus(hasResult_ ? tr("Cancelled; the plot shows the previous result.")
                                  : tr("Cancelled; nothing computed yet (change a control to "
                                       "compute)."),
@@ -446,8 +435,8 @@ void VectorMeanPage::updateEpsilonFields() {
     epsilon_->setEnabled(!follow);
     delta_->setEnabled(!follow);
     if (follow && haveContext_) {
-        epsilon_->setText(num(context_.epsilon, 6));
-        delta_->setText(num(context_.delta, 6));
+        epsilon_->setText(formatSignificant(context_.epsilon, 6));
+        delta_->setText(formatSignificant(context_.delta, 6));
     }
 }
 
@@ -459,8 +448,8 @@ void VectorMeanPage::setContext(const MechanismPageContext& context) {
     // Only what changes the result recomputes (the page is shown again, data changes); a run the
     // user cancelled is not restarted by a mere context update (a control edit restarts it).
     if (s && ((running_spec_ && *running_spec_ == *s) ||
-              (!running_ && hasResult_ && result_.spec == *s) ||
-              (!running_ && cancelledSpec_ && *cancelledSpec_ == *s))) {
+              (!isRunning() && hasResult_ && result_.spec == *s) ||
+              (!isRunning() && cancelledSpec_ && *cancelledSpec_ == *s))) {
         return;
     }
     recompute();
@@ -570,7 +559,7 @@ Expected<VectorMeanSweepSpec> VectorMeanPage::spec() const {
     if (work > kMaxWork) {
         return Error{tr("Too much work for one view: trials × Σd × mechanisms = %1 (limit %2). "
                         "Use fewer trials, a smaller d or fewer mechanisms.")
-                         .arg(num(work, 3), num(kMaxWork, 3))
+                         .arg(formatSignificant(work, 3), formatSignificant(kMaxWork, 3))
                          .toStdString()};
     }
     s.seed = context_.seed;
@@ -582,25 +571,25 @@ bool VectorMeanPage::recompute() {
     auto s = spec();
     if (!s) {
         runner_->cancel(kSlot);
-        running_ = false;
+        setRunning(false);
         running_spec_.reset();
-        shown_ = true;
+        drawn_ = true;
         setStatus(QString::fromStdString(s.error().message), true);
         Q_EMIT finished();
         return false;
     }
     const VectorMeanSweepSpec sp = *s;
     running_spec_ = sp;
-    running_ = true;
+    setRunning(true);
     runner_->run<VectorMeanSweep>(
         kSlot,
         [sp](std::stop_token stop, JobProgress& progress) {
             return computeVectorMeanSweep(sp, stop, &progress);
         },
         [this](VectorMeanSweep r) {
-            running_ = false;
+            setRunning(false);
             running_spec_.reset();
-            shown_ = true;
+            drawn_ = true;
             if (r.cancelled) {
                 setStatus(tr("Cancelled; the plot shows the previous result."), false);
             } else {
@@ -633,14 +622,6 @@ bool VectorMeanPage::recompute() {
     return true;
 }
 
-void VectorMeanPage::setStatus(const QString& text, bool error) {
-    setMessageText(status_, text, error);
-}
-
-QString VectorMeanPage::statusText() const {
-    return status_->text();
-}
-
 QString VectorMeanPage::detailsText() const {
     return plainTextOf(details_);
 }
@@ -665,12 +646,13 @@ void VectorMeanPage::draw() {
         return;
     }
     const VectorMeanSweepSpec& s = result_.spec;
-    title_->setText(s.overN ? tr("Mean of n records in [−1, 1]^%1 at ε = %2, δ = %3")
-                                  .arg(s.d)
-                                  .arg(num(s.epsilon), num(s.delta))
-                            : tr("Mean of %1 records in [−1, 1]^d at ε = %2, δ = %3")
-                                  .arg(s.n)
-                                  .arg(num(s.epsilon), num(s.delta)));
+    title_->setText(s.overN
+                        ? tr("Mean of n records in [−1, 1]^%1 at ε = %2, δ = %3")
+                              .arg(s.d)
+                              .arg(formatSignificant(s.epsilon, 4), formatSignificant(s.delta, 4))
+                        : tr("Mean of %1 records in [−1, 1]^d at ε = %2, δ = %3")
+                              .arg(s.n)
+                              .arg(formatSignificant(s.epsilon, 4), formatSignificant(s.delta, 4)));
     plot_->xAxis->setLabel(s.overN ? tr("records n (log scale)") : tr("dimension d (log scale)"));
     plot_->yAxis->setLabel(tr("squared error E‖M(X) − μ‖² (log scale)"));
     double lo = HUGE_VAL, hi = 0;
@@ -769,12 +751,14 @@ void VectorMeanPage::draw() {
 
 void VectorMeanPage::updateDetails() {
     const VectorMeanSweepSpec& s = result_.spec;
-    QString html = tr("<p><b>At n = %L1, d = %L2</b> (the n and d fields): Δ₂ = 2√d/n = %3, "
-                      "Δ₁ = 2d/n = %4. Noise per coordinate:</p>")
-                       .arg(static_cast<qulonglong>(s.n))
-                       .arg(static_cast<qulonglong>(s.d))
-                       .arg(num(2 * std::sqrt(static_cast<double>(s.d)) / static_cast<double>(s.n)),
-                            num(2 * static_cast<double>(s.d) / static_cast<double>(s.n)));
+    QString html =
+        tr("<p><b>At n = %L1, d = %L2</b> (the n and d fields): Δ₂ = 2√d/n = %3, "
+           "Δ₁ = 2d/n = %4. Noise per coordinate:</p>")
+            .arg(static_cast<qulonglong>(s.n))
+            .arg(static_cast<qulonglong>(s.d))
+            .arg(formatSignificant(
+                     2 * std::sqrt(static_cast<double>(s.d)) / static_cast<double>(s.n), 4),
+                 formatSignificant(2 * static_cast<double>(s.d) / static_cast<double>(s.n), 4));
     html += QStringLiteral("<table cellspacing='0' cellpadding='2'>");
     html +=
         tr("<tr><th align='left'>mechanism</th><th align='left'>guarantee</th>"
@@ -784,15 +768,18 @@ void VectorMeanPage::updateDetails() {
         html += QStringLiteral("<tr><td>%1</td>").arg(vectorMechanismLabel(c.spec).toHtmlEscaped());
         if (c.reference) {
             const VectorMeanMechanism& m = *c.reference;
-            const QString guarantee = m.delta > 0
-                                          ? tr("(%1, %2)-DP").arg(num(m.epsilon), num(m.delta))
-                                          : tr("pure %1-DP").arg(num(m.epsilon));
+            const QString guarantee =
+                m.delta > 0
+                    ? tr("(%1, %2)-DP")
+                          .arg(formatSignificant(m.epsilon, 4), formatSignificant(m.delta, 4))
+                    : tr("pure %1-DP").arg(formatSignificant(m.epsilon, 4));
             html += QStringLiteral("<td>%1%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
                         .arg(isPrinted(c.spec) ? QStringLiteral("<b>%1</b> (2ε)").arg(guarantee)
                                                : guarantee,
                              QString(), scaleText(m).toHtmlEscaped(),
-                             num(std::sqrt(m.expectedSquaredNoise / static_cast<double>(m.d))),
-                             num(m.expectedSquaredNoise));
+                             formatSignificant(
+                                 std::sqrt(m.expectedSquaredNoise / static_cast<double>(m.d)), 4),
+                             formatSignificant(m.expectedSquaredNoise, 4));
         } else {
             html += QStringLiteral(
                         "<td colspan='4'><span style='color:#d62728'>refused: %1</span>"
@@ -812,7 +799,7 @@ void VectorMeanPage::updateDetails() {
         tr("<p>Guarantees, for one record replaced: the Gaussian mechanism is (ε, δ)-DP with "
            "σ from its calibration at Δ₂ (checked against the exact privacy profile); seed "
            "004's printed σ² = 2d ln(2/δ)/(ε²n²) is only (2ε, δ)-DP; Laplace (b = Δ₁/ε) and "
-           "K-norm (density ∝ exp(−ε‖z‖₂/Δ₂)) are pure ε-DP (seed 003 §1.3).");
+           "K-norm (density ∝ exp(−ε‖z‖₂/Δ₂)) are pure ε-DP (Hall 2012, §1.3).");
     const double deltaLimitN = 1 / (96 * s.delta);
     bool lowerPartial = false;
     for (std::size_t x : s.xs) {
@@ -823,12 +810,12 @@ void VectorMeanPage::updateDetails() {
         html +=
             tr(" The lower bound holds for (ε, δ)-DP mechanisms only where δ &lt; 1/(96n), i.e. "
                "n &lt; %1 at δ = %2; beyond, it still bounds the pure ε-DP mechanisms.")
-                .arg(num(deltaLimitN), num(s.delta));
+                .arg(formatSignificant(deltaLimitN, 4), formatSignificant(s.delta, 4));
     }
     if (s.population == MeanPopulation::FixedBias) {
         html +=
             tr(" The lower bound is a worst case over populations (attained on average under "
-               "seed 004's uniform prior); one fixed bias b may lie below it.");
+               "the Kamath & Ullman primer's uniform prior); one fixed bias b may lie below it.");
     }
     html += QStringLiteral("</p>");
     for (const auto& c : result_.curves) {
@@ -847,13 +834,8 @@ void VectorMeanPage::updateDetails() {
     details_->setText(html);
 }
 
-void VectorMeanPage::changeEvent(QEvent* event) {
-    MechanismPage::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && plot_) {
-        applyPlotPalette(plot_, palette());
-        title_->setTextColor(palette().color(QPalette::WindowText));
-        draw();
-    }
+void VectorMeanPage::restyle() {
+    draw();
 }
 
 }  // namespace dpx::ui

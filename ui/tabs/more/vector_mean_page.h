@@ -1,9 +1,9 @@
 // "Vector means" page of the More mechanisms tab (issue #9; seed 004 §3, seed 003 §1.3): the mean
 // of n records in [−1, 1]^d released with the Gaussian mechanism (analytic calibration, or seed
 // 004's eq. (4) as printed, which is only (2ε, δ)-DP), Laplace noise (L1) or the K-norm mechanism
-// for the L2 ball (core/mechanisms/vector_mechanisms.h). The plot: the expected squared error E‖M(X) − μ‖²
-// against n or d (Monte Carlo mean ± standard error, closed forms dashed) next to seed 004's
-// upper bound (Thm 4, as printed and with the true Δ₂) and lower bound (Thm 5).
+// for the L2 ball (core/mechanisms/vector_mechanisms.h). The plot: the expected squared error
+// E‖M(X) − μ‖² against n or d (Monte Carlo mean ± standard error, closed forms dashed) next to seed
+// 004's upper bound (Thm 4, as printed and with the true Δ₂) and lower bound (Thm 5).
 //
 // The records are synthetic (±1 coordinates with a common mean, or seed 004's uniform prior); the
 // window's dataset is not used. ε and δ follow the window unless overridden on the page.
@@ -83,25 +83,21 @@ public:
     explicit VectorMeanPage(JobRunner* runner, QWidget* parent = nullptr);
 
     QCustomPlot* plot() const override { return plot_; }
-    bool busy() const override { return running_ || !shown_; }
     void setContext(const MechanismPageContext& context) override;
 
     // The controls' parameters, or why they are invalid.
     Expected<VectorMeanSweepSpec> spec() const;
     // Starts the computation for the controls (false, with the reason shown, when invalid).
     bool recompute();
-    bool hasResult() const { return hasResult_; }
     const VectorMeanSweep& result() const { return result_; }
-    QString statusText() const;
     QString detailsText() const;         // the σ / guarantee table as plain text
     bool printedWarningVisible() const;  // the (2ε, δ) warning of the printed calibration
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     void scheduleRecompute();
-    void setStatus(const QString& text, bool error);
     void draw();
     void updateDetails();
     void updateEpsilonFields();
@@ -126,17 +122,13 @@ private:
     QLineEdit* bias_;
     QLineEdit* trials_;
     QLabel* printedWarning_;
-    QLabel* status_;
     QLabel* details_;
     QCustomPlot* plot_;
     QCPTextElement* title_;
     VectorMeanSweep result_;
     std::optional<VectorMeanSweepSpec> running_spec_;
     std::optional<VectorMeanSweepSpec> cancelledSpec_;  // cancelled by the user (status bar)
-    bool running_ = false;
-    bool shown_ = false;  // a result or an error is on the page
-    bool hasResult_ = false;
-    bool pending_ = false;  // a recompute is scheduled
+    bool pending_ = false;                              // a recompute is scheduled
 };
 
 }  // namespace dpx::ui

@@ -15,16 +15,18 @@
 #include <QTest>
 #include <cmath>
 
-#include "core/ldp/protocols.h"
 #include "core/ldp/experiment.h"
+#include "core/ldp/protocols.h"
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
-#include "ui/tabs/ldp/ldp_tab.h"
-#include "ui/tabs/ldp/study_pages.h"
-#include "ui/main_window.h"
+#include "ui/tabs/ldp/ldp_experiment_page.h"
+#include "ui/tabs/ldp/ldp_experiment_tab.h"
+#include "ui/tabs/ldp/ldp_mean_page.h"
+#include "ui/tabs/ldp/ldp_study_page.h"
 #include "ui/tabs/matrix/matrix_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
-#include "tests/ui/window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -205,7 +207,7 @@ private Q_SLOTS:
         MainWindow w;
         w.resize(1400, 900);
         w.show();
-        LdpExperimentView* v = w.ldpExperimentView();
+        LdpExperimentPage* v = w.ldpExperimentPage();
         ldp::ExperimentSpec spec = ldp::seed002Preset();
         spec.protocols.resize(1);  // dBitFlip d = 1
         spec.shapes = {ldp::TelemetryShape::TruncatedNormal};
@@ -214,7 +216,7 @@ private Q_SLOTS:
         spec.repetitions = 5;
         spec.seed = 7;
         v->setSpec(spec);
-        QSignalSpy done(v, &LdpExperimentView::finished);
+        QSignalSpy done(v, &LdpExperimentPage::finished);
         QVERIFY(v->run());
         QVERIFY(done.wait(60000));
         QCOMPARE(v->points().size(), std::size_t(4));
@@ -243,7 +245,7 @@ private Q_SLOTS:
         w.resize(1400, 900);
         w.show();
         LdpExperimentTab* tab = w.ldpExperimentTab();
-        LdpStudyView* ranges = tab->ranges();
+        LdpStudyPage* ranges = tab->ranges();
         ldp::RangeStudySpec rs = ldp::seed001RangePreset();
         rs.domain = 64;
         rs.users = 1 << 14;
@@ -251,7 +253,7 @@ private Q_SLOTS:
         rs.repetitions = 3;
         rs.rangeSamples = 0;
         ranges->setRangeSpec(rs);
-        QSignalSpy rangesDone(ranges, &LdpStudyView::finished);
+        QSignalSpy rangesDone(ranges, &LdpStudyPage::finished);
         QVERIFY(ranges->run());
         QVERIFY(rangesDone.wait(60000));
         auto direct = ldp::runRangeStudy(rs);
@@ -263,14 +265,14 @@ private Q_SLOTS:
         }
         QCOMPARE(ranges->toCsv().count(QLatin1Char('\n')), 1 + 2 * 5);
 
-        LdpStudyView* marginals = tab->marginals();
+        LdpStudyPage* marginals = tab->marginals();
         ldp::MarginalStudySpec ms = ldp::seed001MarginalPreset();
         ms.attributes = 4;
         ms.users = 1 << 12;
         ms.epsilons = {1};
         ms.repetitions = 2;
         marginals->setMarginalSpec(ms);
-        QSignalSpy marginalsDone(marginals, &LdpStudyView::finished);
+        QSignalSpy marginalsDone(marginals, &LdpStudyPage::finished);
         QVERIFY(marginals->run());
         QVERIFY(marginalsDone.wait(60000));
         auto m = ldp::runMarginalStudy(ms);
@@ -285,13 +287,13 @@ private Q_SLOTS:
                  qPrintable(marginals->statusText()));
         QVERIFY(marginals->hasResult());
         // Means (1BitMean): the view runs core's mean study.
-        LdpMeanView* means = tab->means();
+        LdpMeanPage* means = tab->means();
         ldp::MeanStudySpec mean = ldp::seed002MeanPreset();
         mean.populations = {1000, 10000};
         mean.epsilons = {1};
         mean.repetitions = 5;
         means->setSpec(mean);
-        QSignalSpy meansDone(means, &LdpMeanView::finished);
+        QSignalSpy meansDone(means, &LdpMeanPage::finished);
         QVERIFY(means->run());
         QVERIFY(meansDone.wait(60000));
         auto meanDirect = ldp::runMeanStudy(mean);

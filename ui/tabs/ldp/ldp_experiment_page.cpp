@@ -1,4 +1,4 @@
-#include "ui/tabs/ldp/ldp_tab.h"
+#include "ui/tabs/ldp/ldp_experiment_page.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -12,7 +12,6 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -21,8 +20,10 @@
 #include <set>
 
 #include "core/base/validation.h"
-#include "ui/widgets/file_export.h"
 #include "ui/model/job_runner.h"
+#include "ui/tabs/ldp/ldp_fields.h"
+#include "ui/widgets/file_export.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -52,10 +53,6 @@ const Qt::PenStyle kShapeStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
 const QCPScatterStyle::ScatterShape kShapeMarks[] = {
     QCPScatterStyle::ssDisc, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle};
 
-QString num(double v, int digits = 4) {
-    return QString::number(v, 'g', digits);
-}
-
 QString shapeTitle(ldp::TelemetryShape s) {
     switch (s) {
         case ldp::TelemetryShape::TruncatedNormal:
@@ -70,40 +67,14 @@ QString shapeTitle(ldp::TelemetryShape s) {
 
 }  // namespace
 
-QString numberListText(const std::vector<double>& xs) {
-    QStringList parts;
-    for (double x : xs) {
-        parts << num(x, 6);
-    }
-    return parts.join(QStringLiteral(", "));
-}
-
-Expected<std::vector<double>> parseNumberList(const QString& text, const QString& field) {
-    std::vector<double> out;
-    const QStringList parts =
-        text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
-    if (parts.isEmpty()) {
-        return Error{field.toStdString() + ": give at least one number"};
-    }
-    for (const QString& p : parts) {
-        bool ok = false;
-        const double v = p.toDouble(&ok);
-        if (!ok || !std::isfinite(v)) {
-            return Error{field.toStdString() + ": '" + p.toStdString() + "' is not a number"};
-        }
-        out.push_back(v);
-    }
-    return out;
-}
-
-LdpExperimentView::LdpExperimentView(JobRunner* runner, QWidget* parent)
-    : QWidget(parent), runner_(runner) {
+LdpExperimentPage::LdpExperimentPage(JobRunner* runner, QWidget* parent)
+    : Page(parent), runner_(runner) {
     buildUi();
     setSpec(ldp::seed002Preset());
     draw();
 }
 
-void LdpExperimentView::buildUi() {
+void LdpExperimentPage::buildUi() {
     setObjectName(QStringLiteral("ldpExperimentView"));
     // Protocol choices: seed 002's dBitFlip d = 1, 2, 4 and the other frequency oracles.
     auto protocol = [](ldp::Protocol p, std::size_t bits = 1) {
@@ -134,7 +105,7 @@ void LdpExperimentView::buildUi() {
     }
     buckets_ = new QSpinBox;
     buckets_->setRange(2, 4096);
-    buckets_->setToolTip(tr("k equal buckets on [0, 24] hours (seed 002: 32)."));
+    buckets_->setToolTip(tr("k equal buckets on [0, 24] hours (the telemetry thesis: 32)."));
     users_ = new QLineEdit;
     users_->setObjectName(QStringLiteral("ldpUsers"));
     users_->setToolTip(tr("Population sizes n, separated by commas (e.g. 1000, 1e4, 3e5)."));
@@ -143,7 +114,7 @@ void LdpExperimentView::buildUi() {
     epsilons_->setToolTip(tr("Values of ε, separated by commas."));
     repetitions_ = new QSpinBox;
     repetitions_->setRange(1, 10000);
-    repetitions_->setToolTip(tr("Simulated collections per point (seed 002: 10)."));
+    repetitions_->setToolTip(tr("Simulated collections per point (the telemetry thesis: 10)."));
     seed_ = new QLineEdit;
     seed_->setToolTip(tr("Seed of the simulation: the same seed gives the same figures."));
     postProcess_ = new QComboBox;
@@ -162,7 +133,7 @@ void LdpExperimentView::buildUi() {
     form->addRow(tr("Seed"), seed_);
     form->addRow(tr("Post-processing"), postProcess_);
 
-    preset_ = new QPushButton(tr("Seed 002 preset"));
+    preset_ = new QPushButton(tr("Telemetry thesis preset"));
     preset_->setToolTip(
         tr("k = 32 buckets on [0, 24] h; truncated-normal, uniform and constant "
            "data; dBitFlip with d = 1, 2, 4; n from 1 000 to 300 000; ε from "
@@ -170,6 +141,7 @@ void LdpExperimentView::buildUi() {
     run_ = new QPushButton(tr("Run"));
     run_->setObjectName(QStringLiteral("ldpRun"));
     cancel_ = new QPushButton(tr("Cancel"));
+    setRunButtons(run_, cancel_);
     cancel_->setEnabled(false);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(preset_);
@@ -198,10 +170,8 @@ void LdpExperimentView::buildUi() {
     auto* viewBox = new QGroupBox(tr("View"));
     viewBox->setLayout(viewForm);
 
-    status_ = new QLabel;
-    status_->setObjectName(QStringLiteral("ldpStatus"));
-    status_->setWordWrap(true);
-    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    makeStatusLine(QStringLiteral("ldpStatus"));
+    statusLine()->setTextInteractionFlags(Qt::TextSelectableByMouse);
     comparison_ = new QLabel;
     comparison_->setObjectName(QStringLiteral("ldpComparison"));
     comparison_->setWordWrap(true);
@@ -220,29 +190,19 @@ void LdpExperimentView::buildUi() {
     sideLayout->addWidget(shapes);
     sideLayout->addLayout(form);
     sideLayout->addLayout(buttons);
-    sideLayout->addWidget(status_);
+    sideLayout->addWidget(statusLine());
     sideLayout->addWidget(viewBox);
     sideLayout->addWidget(comparison_);
     sideLayout->addLayout(exportRow);
     sideLayout->addStretch(1);
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(side);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(side->minimumSizeHint().width() + 24);
-    scroll->setMaximumWidth(380);
+    auto* scroll = scrollingSidePanel(side, side->minimumSizeHint().width() + 24, 380);
 
     // Two stacked axis rects sharing one legend underneath.
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("ldpExperimentPlot"));
     plot_->setMinimumSize(420, 420);
-    plot_->plotLayout()->insertRow(0);
-    topTitle_ = new QCPTextElement(plot_, tr("Histogram error max |f̂(v) − f(v)|"),
-                                   QFont(font().family(), font().pointSize() + 1, QFont::Bold));
-    plot_->plotLayout()->addElement(0, 0, topTitle_);
-    bottomTitle_ = new QCPTextElement(plot_, tr("Wasserstein-1 distance (hours)"),
-                                      QFont(font().family(), font().pointSize() + 1, QFont::Bold));
+    topTitle_ = addPlotTitle(plot_, tr("Histogram error max |f̂(v) − f(v)|"));
+    bottomTitle_ = new QCPTextElement(plot_, tr("Wasserstein-1 distance (hours)"), titleFont());
     plot_->plotLayout()->addElement(2, 0, bottomTitle_);
     bottom_ = new QCPAxisRect(plot_);
     plot_->plotLayout()->addElement(3, 0, bottom_);
@@ -271,9 +231,7 @@ void LdpExperimentView::buildUi() {
     plot_->plotLayout()->setRowStretchFactor(2, 0.01);
     plot_->plotLayout()->setRowStretchFactor(4, 0.01);
 
-    auto* layout = new QHBoxLayout(this);
-    layout->addWidget(plot_, 1);
-    layout->addWidget(scroll);
+    placeBesideSidePanel(plot_, scroll);
 
     connect(preset_, &QPushButton::clicked, this, [this] { setSpec(ldp::seed002Preset()); });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
@@ -285,13 +243,13 @@ void LdpExperimentView::buildUi() {
     connect(fixed_, &QComboBox::activated, this, [this] { draw(); });
     connect(shapeFilter_, &QComboBox::activated, this, [this] { draw(); });
     connect(expected_, &QCheckBox::toggled, this, [this] { draw(); });
-    connect(exportCsv, &QPushButton::clicked, this, &LdpExperimentView::exportCsv);
+    connect(exportCsv, &QPushButton::clicked, this, &LdpExperimentPage::exportCsv);
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
     applyPlotPalette(plot_, palette());
     applyAxisRectPalette(bottom_, palette());
 }
 
-void LdpExperimentView::setSpec(const ldp::ExperimentSpec& spec) {
+void LdpExperimentPage::setSpec(const ldp::ExperimentSpec& spec) {
     for (std::size_t i = 0; i < protocolChoices_.size(); ++i) {
         const ldp::ProtocolSpec& c = protocolChoices_[i];
         const bool on = std::any_of(
@@ -316,7 +274,7 @@ void LdpExperimentView::setSpec(const ldp::ExperimentSpec& spec) {
     postProcess_->setCurrentIndex(static_cast<int>(spec.postProcess));
 }
 
-Expected<ldp::ExperimentSpec> LdpExperimentView::spec() const {
+Expected<ldp::ExperimentSpec> LdpExperimentPage::spec() const {
     ldp::ExperimentSpec s;
     for (std::size_t i = 0; i < protocolChoices_.size(); ++i) {
         if (protocolBoxes_[i]->isChecked()) {
@@ -365,7 +323,7 @@ Expected<ldp::ExperimentSpec> LdpExperimentView::spec() const {
     return s;
 }
 
-bool LdpExperimentView::run() {
+bool LdpExperimentPage::run() {
     auto s = spec();
     if (!s) {
         setStatus(QString::fromStdString(s.error().message), true);
@@ -376,21 +334,17 @@ bool LdpExperimentView::run() {
     resultSpec_ = *s;
     points_.clear();
     nextProtocol_ = 0;
-    running_ = true;
+    setRunning(true);
     startedMs_ = QDateTime::currentMSecsSinceEpoch();
-    run_->setEnabled(false);
-    cancel_->setEnabled(true);
     refreshFixedChoices();
     draw();
     startNext();
     return true;
 }
 
-void LdpExperimentView::startNext() {
+void LdpExperimentPage::startNext() {
     if (nextProtocol_ >= resultSpec_.protocols.size()) {
-        running_ = false;
-        run_->setEnabled(true);
-        cancel_->setEnabled(false);
+        setRunning(false);
         const double seconds =
             static_cast<double>(QDateTime::currentMSecsSinceEpoch() - startedMs_) / 1000;
         setStatus(tr("%L1 points (%2 protocols × %3 shapes × %4 n × %5 ε, %6 repetitions each) "
@@ -401,7 +355,7 @@ void LdpExperimentView::startNext() {
                       .arg(resultSpec_.populations.size())
                       .arg(resultSpec_.epsilons.size())
                       .arg(resultSpec_.repetitions)
-                      .arg(num(seconds, 3)));
+                      .arg(formatSignificant(seconds, 3)));
         Q_EMIT finished();
         return;
     }
@@ -420,9 +374,7 @@ void LdpExperimentView::startNext() {
         },
         [this, index](Result r) {
             if (!r) {
-                running_ = false;
-                run_->setEnabled(true);
-                cancel_->setEnabled(false);
+                setRunning(false);
                 setStatus(QString::fromStdString(r.error().message), true);
                 Q_EMIT finished();
                 return;
@@ -437,44 +389,29 @@ void LdpExperimentView::startNext() {
         tr("Local DP experiment"), JobRunner::Lane::Background);
 }
 
-void LdpExperimentView::cancel() {
-    if (!running_) {
+void LdpExperimentPage::cancel() {
+    if (!isRunning()) {
         return;
     }
     runner_->cancel(QString::fromLatin1(kSlot));
-    running_ = false;
-    run_->setEnabled(true);
-    cancel_->setEnabled(false);
+    setRunning(false);
     setStatus(tr("Cancelled after %1 of %2 protocols; the curves shown are complete.")
                   .arg(nextProtocol_ > 0 ? nextProtocol_ - 1 : 0)
                   .arg(resultSpec_.protocols.size()));
     Q_EMIT finished();
 }
 
-bool LdpExperimentView::isRunning() const {
-    return running_;
-}
-
-void LdpExperimentView::setStatus(const QString& text, bool error) {
-    status_->setText(text);
-    status_->setStyleSheet(error ? QStringLiteral("color: #d62728;") : QString());
-}
-
-QString LdpExperimentView::statusText() const {
-    return status_->text();
-}
-
-int LdpExperimentView::curveCount() const {
+int LdpExperimentPage::curveCount() const {
     return curves_;
 }
 
-void LdpExperimentView::setAxis(Axis a) {
+void LdpExperimentPage::setAxis(Axis a) {
     axis_->setCurrentIndex(a == Axis::Population ? 0 : 1);
     refreshFixedChoices();
     draw();
 }
 
-void LdpExperimentView::setFixedValue(double v) {
+void LdpExperimentPage::setFixedValue(double v) {
     for (int i = 0; i < fixed_->count(); ++i) {
         if (fixed_->itemData(i).toDouble() == v) {
             fixed_->setCurrentIndex(i);
@@ -483,13 +420,13 @@ void LdpExperimentView::setFixedValue(double v) {
     draw();
 }
 
-void LdpExperimentView::refreshFixedChoices() {
+void LdpExperimentPage::refreshFixedChoices() {
     const bool againstN = axis_->currentIndex() == 0;
     const double previous = fixed_->currentData().toDouble();
     fixed_->clear();
     if (againstN) {
         for (double e : resultSpec_.epsilons) {
-            fixed_->addItem(QStringLiteral("ε = %1").arg(num(e, 6)), e);
+            fixed_->addItem(QStringLiteral("ε = %1").arg(formatSignificant(e, 6)), e);
         }
     } else {
         for (std::uint64_t n : resultSpec_.populations) {
@@ -506,7 +443,7 @@ void LdpExperimentView::refreshFixedChoices() {
     fixed_->setCurrentIndex(index >= 0 ? index : 0);
 }
 
-void LdpExperimentView::draw() {
+void LdpExperimentPage::draw() {
     plot_->clearPlottables();
     plot_->clearItems();
     curves_ = 0;
@@ -517,7 +454,7 @@ void LdpExperimentView::draw() {
     const QString xLabel = againstN ? tr("users n (log scale)") : tr("ε (log scale)");
     top->axis(QCPAxis::atBottom)->setLabel(xLabel);
     bottom_->axis(QCPAxis::atBottom)->setLabel(xLabel);
-    const QString at = againstN ? QStringLiteral("ε = %1").arg(num(fixed, 6))
+    const QString at = againstN ? QStringLiteral("ε = %1").arg(formatSignificant(fixed, 6))
                                 : tr("n = %L1").arg(static_cast<qulonglong>(fixed));
     topTitle_->setText(tr("Histogram error max |f̂(v) − f(v)| at %1").arg(at));
     bottomTitle_->setText(tr("Wasserstein-1 distance (hours) at %1").arg(at));
@@ -618,15 +555,17 @@ void LdpExperimentView::draw() {
                 ours = &p;
             }
         }
-        compare << tr("%1 at ε = %2, n = %L3: seed 002 ≈ %4, here %5")
-                       .arg(f.wasserstein ? tr("W1") : tr("max error"), num(f.epsilon))
+        compare << tr("%1 at ε = %2, n = %L3: telemetry thesis ≈ %4, here %5")
+                       .arg(f.wasserstein ? tr("W1") : tr("max error"),
+                            formatSignificant(f.epsilon, 4))
                        .arg(static_cast<qulonglong>(f.users))
-                       .arg(num(f.value))
+                       .arg(formatSignificant(f.value, 4))
                        .arg(ours ? QStringLiteral("%1 ± %2").arg(
-                                       num(f.wasserstein ? ours->wasserstein : ours->maxError, 3),
-                                       num(f.wasserstein ? ours->wassersteinCi95
-                                                         : ours->maxErrorCi95,
-                                           2))
+                                       formatSignificant(
+                                           f.wasserstein ? ours->wasserstein : ours->maxError, 3),
+                                       formatSignificant(f.wasserstein ? ours->wassersteinCi95
+                                                                       : ours->maxErrorCi95,
+                                                         2))
                                  : tr("not computed"));
         if (!againstN || f.epsilon != fixed || !normalShown) {
             continue;
@@ -640,7 +579,7 @@ void LdpExperimentView::draw() {
             seedMarks[panel]->setScatterStyle(QCPScatterStyle(
                 QCPScatterStyle::ssCross, palette().color(QPalette::WindowText), 12));
             seedMarks[panel]->setPen(QPen(palette().color(QPalette::WindowText), 2.5));
-            seedMarks[panel]->setName(tr("seed 002, reported (dBitFlip d = 1, normal)"));
+            seedMarks[panel]->setName(tr("telemetry thesis, reported (dBitFlip d = 1, normal)"));
             if (panel == 1 && seedMarks[0]) {
                 seedMarks[panel]->removeFromLegend();
             }
@@ -648,9 +587,9 @@ void LdpExperimentView::draw() {
         seedMarks[panel]->addData(f.users, f.value);
         track(panel, f.value, f.users);
     }
-    comparison_->setText(
-        QStringLiteral("<b>%1</b><br>%2")
-            .arg(tr("Against seed 002's reported figures:"), compare.join(QStringLiteral("<br>"))));
+    comparison_->setText(QStringLiteral("<b>%1</b><br>%2")
+                             .arg(tr("Against the figures the telemetry thesis reports:"),
+                                  compare.join(QStringLiteral("<br>"))));
     for (int panel = 0; panel < 2; ++panel) {
         QCPAxisRect* rect = panel == 0 ? top : bottom_;
         if (hi[panel] > 0) {
@@ -665,14 +604,14 @@ void LdpExperimentView::draw() {
         }
     }
     plot_->legend->setVisible(plot_->legend->itemCount() > 0);
-    if (points_.empty() && !running_) {
-        setStatus(ranOnce_ ? status_->text()
+    if (points_.empty() && !isRunning()) {
+        setStatus(ranOnce_ ? statusText()
                            : tr("Press Run (the preset runs when the tab is first shown)."));
     }
     replotWhenVisible(plot_);
 }
 
-QString LdpExperimentView::toCsv() const {
+QString LdpExperimentPage::toCsv() const {
     QString out = QStringLiteral(
         "protocol,shape,buckets,users,epsilon,repetitions,postprocess,max_error,max_error_ci95,"
         "wasserstein_hours,wasserstein_ci95,expected_max_error,expected_mse\n");
@@ -683,37 +622,33 @@ QString LdpExperimentView::toCsv() const {
                      QString::fromLatin1(ldp::telemetryShapeName(p.shape)))
                 .arg(resultSpec_.buckets)
                 .arg(p.users)
-                .arg(num(p.epsilon, 12))
+                .arg(formatSignificant(p.epsilon, 12))
                 .arg(resultSpec_.repetitions)
                 .arg(QString::fromLatin1(ldp::frequencyPostProcessName(resultSpec_.postProcess)))
-                .arg(num(p.maxError, 10), num(p.maxErrorCi95, 10), num(p.wasserstein, 10),
-                     num(p.wassersteinCi95, 10), num(p.expectedMaxError, 10),
-                     num(p.expectedMse, 10));
+                .arg(formatSignificant(p.maxError, 10), formatSignificant(p.maxErrorCi95, 10),
+                     formatSignificant(p.wasserstein, 10), formatSignificant(p.wassersteinCi95, 10),
+                     formatSignificant(p.expectedMaxError, 10),
+                     formatSignificant(p.expectedMse, 10));
     }
     return out;
 }
 
-void LdpExperimentView::exportCsv() {
+void LdpExperimentPage::exportCsv() {
     saveTextWithDialog(this, tr("Export the experiment"), QStringLiteral("ldp-experiment.csv"),
                        toCsv());
 }
 
-void LdpExperimentView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (!ranOnce_ && !running_) {
+void LdpExperimentPage::showEvent(QShowEvent* event) {
+    Page::showEvent(event);
+    if (!ranOnce_ && !isRunning()) {
         run();
     }
 }
 
-void LdpExperimentView::changeEvent(QEvent* event) {
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && plot_) {
-        applyPlotPalette(plot_, palette());
-        applyAxisRectPalette(bottom_, palette());
-        topTitle_->setTextColor(palette().color(QPalette::WindowText));
-        bottomTitle_->setTextColor(palette().color(QPalette::WindowText));
-        draw();
-    }
+void LdpExperimentPage::restyle() {
+    applyAxisRectPalette(bottom_, palette());
+    bottomTitle_->setTextColor(palette().color(QPalette::WindowText));
+    draw();
 }
 
 }  // namespace dpx::ui

@@ -1,6 +1,6 @@
-// The "Local DP experiment" tab (issue #7): seed 002's low-population telemetry experiment —
-// frequency oracles run by n users over k equal buckets on [0, 24] h, for several data shapes,
-// populations and ε, repeated — with the mean histogram error max_v |f̂(v) − f(v)| and the
+// The telemetry page of the "Local DP experiment" tab (issue #7): seed 002's low-population
+// experiment — frequency oracles run by n users over k equal buckets on [0, 24] h, for several data
+// shapes, populations and ε, repeated — with the mean histogram error max_v |f̂(v) − f(v)| and the
 // Wasserstein-1 distance (hours) plotted against n (or ε) on log–log axes, 95% intervals, the
 // analytic expectation of the max error, and the figures the seed reports marked for comparison.
 // Computation is core/ldp/experiment.h on the JobRunner's background lane, one job per protocol,
@@ -10,12 +10,12 @@
 
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "core/ldp/experiment.h"
+#include "ui/widgets/page.h"
 
 class QCheckBox;
 class QComboBox;
@@ -31,17 +31,12 @@ namespace dpx::ui {
 
 class JobRunner;
 
-// "1000, 2e3, 3000" → numbers; errors name the field and the bad entry.
-Expected<std::vector<double>> parseNumberList(const QString& text, const QString& field);
-// The inverse for the controls: "1000, 2000, 0.5" (6 significant digits).
-QString numberListText(const std::vector<double>& xs);
-
-class LdpExperimentView : public QWidget {
+class LdpExperimentPage : public Page {
     Q_OBJECT
 public:
     enum class Axis { Population, Epsilon };
 
-    explicit LdpExperimentView(JobRunner* runner, QWidget* parent = nullptr);
+    explicit LdpExperimentPage(JobRunner* runner, QWidget* parent = nullptr);
 
     // The experiment the controls describe (validated), or the first problem.
     Expected<ldp::ExperimentSpec> spec() const;
@@ -51,27 +46,23 @@ public:
     // when the controls do not describe a valid experiment.
     bool run();
     void cancel();
-    bool isRunning() const;
 
     // The points computed so far (protocol indices refer to resultSpec().protocols).
     const std::vector<ldp::ExperimentPoint>& points() const { return points_; }
     const ldp::ExperimentSpec& resultSpec() const { return resultSpec_; }
+    // Computing, or no point yet (the preset runs when the page is first shown).
+    bool busy() const override { return isRunning() || points_.empty(); }
     void setAxis(Axis a);
     // The fixed value of the other axis: ε when plotting against n, n when plotting against ε.
     void setFixedValue(double v);
     QString toCsv() const;
 
     QCustomPlot* plot() const { return plot_; }
-    QString statusText() const;
     int curveCount() const;  // graphs drawn (both panels, without reference marks)
-
-Q_SIGNALS:
-    void exportPlotRequested();
-    void finished();  // a run ended (all protocols done, or an error)
 
 protected:
     void showEvent(QShowEvent* event) override;
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     void buildUi();
@@ -79,7 +70,6 @@ private:
     void draw();
     void refreshFixedChoices();
     void exportCsv();
-    void setStatus(const QString& text, bool error = false);
 
     JobRunner* runner_;
     // Controls.
@@ -99,7 +89,6 @@ private:
     QComboBox* fixed_ = nullptr;
     QComboBox* shapeFilter_ = nullptr;
     QCheckBox* expected_ = nullptr;
-    QLabel* status_ = nullptr;
     QLabel* comparison_ = nullptr;
     // Plot: the max error above, the Wasserstein distance below, one legend under both.
     QCustomPlot* plot_ = nullptr;
@@ -110,7 +99,6 @@ private:
     ldp::ExperimentSpec resultSpec_;
     std::vector<ldp::ExperimentPoint> points_;
     std::size_t nextProtocol_ = 0;
-    bool running_ = false;
     bool ranOnce_ = false;
     qint64 startedMs_ = 0;
     int curves_ = 0;
