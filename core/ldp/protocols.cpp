@@ -4,15 +4,13 @@
 #include "core/ldp/protocols.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "core/base/random_variates.h"
+#include "core/base/trial_blocks.h"
 
 namespace dpx::ldp {
 
@@ -655,58 +653,27 @@ Expected<FrequencyEstimate> simulatePerUser(const ProtocolSpec& spec,
         }
     }
     const std::uint64_t users = values.size();
-    const std::uint64_t perBlock = blockUsers(c);
-    const std::uint64_t blocks = (users + perBlock - 1) / perBlock;
-    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-    const auto nThreads =
-        static_cast<unsigned>(std::min<std::uint64_t>(threads == 0 ? hw : threads, blocks));
-
-    std::atomic<std::uint64_t> nextBlock{0};
-    std::atomic<std::uint64_t> blocksDone{0};
-    std::mutex mutex;  // guards total, usersDone, reportedPermille
-    Tally total(c);
-    std::uint64_t usersDone = 0;
-    std::uint64_t reportedPermille = 0;
-
-    auto worker = [&]() {
-        Tally tally(c);
-        for (;;) {
-            if (stop.stop_requested()) {
-                break;
-            }
-            const std::uint64_t b = nextBlock.fetch_add(1, std::memory_order_relaxed);
-            if (b >= blocks) {
-                break;
-            }
-            const std::uint64_t begin = b * perBlock;
-            const std::uint64_t end = std::min(users, begin + perBlock);
-            SimulationRng rng(seed, b);  // one stream per block: independent of the thread count
-            runBlock(c, values.subspan(begin, end - begin), rng, tally);
-            blocksDone.fetch_add(1, std::memory_order_relaxed);
-            if (progress) {
-                const std::lock_guard lock(mutex);
-                usersDone += end - begin;
-                const std::uint64_t permille = usersDone * 1000 / users;
-                if (permille > reportedPermille) {  // at most ~1000 increasing calls
-                    reportedPermille = permille;
-                    progress(static_cast<double>(usersDone) / static_cast<double>(users));
-                }
-            }
-        }
-        const std::lock_guard lock(mutex);
-        total.add(tally);
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned i = 1; i < nThreads; ++i) {
-            pool.emplace_back(worker);
-        }
-        worker();
-    }  // joins
-
+    TrialBlockOptions blocks;
+    blocks.trials = users;
+    blocks.blockSize = blockUsers(c);
+    blocks.threads = threads;
+    blocks.stop = stop;
+    blocks.progress = progress;
+    blocks.progressSteps = 1000;  // blocks can be small: at most ~1000 increasing calls
+    // One tally per worker, summed at the end (integer sums: the order does not matter).
+    std::vector<Tally> tallies(trialBlockWorkers(blocks), Tally(c));
+    const TrialBlocksRun run = runTrialBlocks(blocks, [&](const TrialBlock& b) {
+        SimulationRng rng(seed, b.index);  // one stream per block: independent of the thread count
+        runBlock(c, values.subspan(b.begin, b.size()), rng, tallies[b.worker]);
+        return true;
+    });
     // A cancelled run has tallied an unpredictable subset of blocks: no estimate is returned.
-    if (blocksDone.load() < blocks) {
+    if (!run.complete()) {
         return cancelledEstimate();
+    }
+    Tally total(c);
+    for (const Tally& t : tallies) {
+        total.add(t);
     }
     FrequencyEstimate result;
     result.users = users;
