@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/accuracy/expected_error.h"
+#include "core/base/moments.h"
 #include "core/base/simulation_rng.h"
 #include "core/base/trial_blocks.h"
 #include "core/estimators/resize_estimator.h"
@@ -13,39 +14,6 @@
 namespace dpx {
 
 namespace {
-
-// Mean and centred second moment of one block, combined later in block order with
-// Chan et al.'s pairwise formula so the result does not depend on which thread ran which block.
-struct Moments {
-    double count = 0;
-    double mean = 0;
-    double m2 = 0;
-    void merge(const Moments& o) {
-        if (o.count == 0) {
-            return;
-        }
-        const double n = count + o.count;
-        const double d = o.mean - mean;
-        mean += d * o.count / n;
-        m2 += o.m2 + d * d * count * o.count / n;
-        count = n;
-    }
-};
-
-// Mean and centred second moment of `rows` values from sums of (x − shift), shift = the first
-// value: no division per value and no cancellation, since the shift is a typical value.
-Moments blockMoments(const double* v, std::size_t rows) {
-    const double shift = v[0];
-    double s1 = 0;
-    double s2 = 0;
-    for (std::size_t t = 0; t < rows; ++t) {
-        const double d = v[t] - shift;
-        s1 += d;
-        s2 += d * d;
-    }
-    const auto n = static_cast<double>(rows);
-    return {n, shift + s1 / n, std::max(0.0, s2 - s1 * s1 / n)};
-}
 
 // Writes the estimates of `rows` histograms of `bins` values (stored row after row in `src`) to
 // `dst`; clamp and 2-bin resize read and write in one pass, without a separate copy. False if
@@ -221,7 +189,7 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
                 }
                 for (std::size_t m = 0; m < nMet; ++m) {
                     metricRows(metrics[m], truth, total, est, rows, w.values.data());
-                    block.moments[e * nMet + m] = blockMoments(w.values.data(), rows);
+                    block.moments[e * nMet + m] = Moments::of(w.values.data(), rows);
                     if (keepRows > 0) {
                         block.samples[e * nMet + m].assign(w.values.begin(),
                                                            w.values.begin() + keepRows);
@@ -255,7 +223,7 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
         est.method = "monte-carlo";
         est.trials = static_cast<std::uint64_t>(m.count);
         est.value = m.count > 0 ? m.mean : std::nan("");
-        est.stdError = m.count > 1 ? std::sqrt(m.m2 / (m.count - 1) / m.count) : std::nan("");
+        est.stdError = m.standardError();
         est.ciLow = est.value - 1.96 * est.stdError;
         est.ciHigh = est.value + 1.96 * est.stdError;
         result.trials = est.trials;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <set>
 #include <thread>
 #include <vector>
@@ -103,23 +102,6 @@ std::uint64_t runTrialBlocks(std::uint64_t trials, std::uint64_t blockSize, unsi
                               return true;
                           })
         .prefixTrials;
-}
-
-std::pair<double, double> meanAndStandardError(const std::vector<double>& v) {
-    if (v.empty()) {
-        return {std::nan(""), std::nan("")};
-    }
-    const auto n = static_cast<double>(v.size());
-    double mean = 0;
-    for (double x : v) {
-        mean += x;
-    }
-    mean /= n;
-    double ss = 0;
-    for (double x : v) {
-        ss += (x - mean) * (x - mean);
-    }
-    return {mean, v.size() > 1 ? std::sqrt(ss / (n - 1) / n) : std::nan("")};
 }
 
 }  // namespace dpx

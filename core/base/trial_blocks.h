@@ -12,7 +12,6 @@
 #include <stop_token>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "core/base/stop_token.h"
 
@@ -98,9 +97,5 @@ TrialBlocksRun runTrialBlocksInOrder(const TrialBlockOptions& o, Run&& run, Merg
         return true;
     });
 }
-
-// Mean and standard error of the mean (sample standard deviation / √n) of `v`; NaN for what an
-// empty (or, for the standard error, one-element) sample does not define.
-std::pair<double, double> meanAndStandardError(const std::vector<double>& v);
 
 }  // namespace dpx

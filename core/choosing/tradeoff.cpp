@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/accuracy/expected_error.h"
+#include "core/base/moments.h"
 #include "core/base/random_variates.h"
 #include "core/base/simulation_rng.h"
 #include "core/base/trial_blocks.h"
@@ -457,39 +458,6 @@ Expected<double> localExactSse(const Prepared& p, const TradeoffConfig& c, doubl
     return c.metric.scale == Scale::Counts ? sum * n * n : sum;
 }
 
-// Mean and centred second moment of one block, blocks are merged in block order
-// (Chan et al.'s pairwise update), so the result does not depend on which thread ran which block.
-struct Moments {
-    double count = 0;
-    double mean = 0;
-    double m2 = 0;
-    void merge(const Moments& o) {
-        if (o.count == 0) {
-            return;
-        }
-        const double n = count + o.count;
-        const double d = o.mean - mean;
-        mean += d * o.count / n;
-        m2 += o.m2 + d * d * count * o.count / n;
-        count = n;
-    }
-};
-
-// Mean and centred second moment of `rows` values from sums of (x − shift), shift = the first
-// value: no division per value and no cancellation, since the shift is a typical value.
-Moments blockMoments(const double* v, std::size_t rows) {
-    const double shift = v[0];
-    double s1 = 0;
-    double s2 = 0;
-    for (std::size_t t = 0; t < rows; ++t) {
-        const double d = v[t] - shift;
-        s1 += d;
-        s2 += d * d;
-    }
-    const auto n = static_cast<double>(rows);
-    return {n, shift + s1 / n, std::max(0.0, s2 - s1 * s1 / n)};
-}
-
 // Trials per block of the local Monte Carlo (the unit of work of a thread).
 constexpr std::uint64_t kLocalBlock = 128;
 
@@ -553,7 +521,7 @@ CurvePoint localMonteCarlo(const Prepared& p, const TradeoffConfig& c, double ep
                 values[t - b.begin] =
                     evaluateMetric(c.metric, p.truth.counts, release, p.truth.positions, total);
             }
-            return blockMoments(values.data(), values.size());
+            return Moments::of(values.data(), values.size());
         },
         [&](const Moments& m) { all.merge(m); });
     if (!failure.empty()) {
@@ -565,7 +533,7 @@ CurvePoint localMonteCarlo(const Prepared& p, const TradeoffConfig& c, double ep
     CurvePoint pt;
     pt.epsilon = epsilon;
     pt.value = all.mean;
-    const double half = 1.96 * std::sqrt(all.m2 / (all.count - 1) / all.count);
+    const double half = 1.96 * all.standardError();
     pt.ciLow = all.mean - half;
     pt.ciHigh = all.mean + half;
     pt.method = "Monte Carlo";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/base/moments.h"
 #include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
 
