@@ -145,9 +145,7 @@ Expected<Prepared> prepare(const Histogram& h, const TradeoffConfig& config) {
 
 Expected<CalibratedMechanism> calibrateAt(const TradeoffConfig& c, double epsilon) {
     MechanismSpec spec;
-    spec.kind = c.mechanism == TradeoffMechanism::Laplace     ? MechanismKind::Laplace
-                : c.mechanism == TradeoffMechanism::Geometric ? MechanismKind::Geometric
-                                                              : MechanismKind::Gaussian;
+    spec.kind = additiveMechanismOf(c.mechanism).value_or(MechanismKind::Gaussian);
     spec.epsilon = epsilon;
     spec.delta = c.mechanism == TradeoffMechanism::Gaussian ? c.delta : 0;
     spec.calibration = c.calibration;
@@ -886,14 +884,24 @@ double valueAt(const SortedCurve& s, double e, bool* interpolated) {
 
 }  // namespace
 
-const char* tradeoffMechanismName(TradeoffMechanism m) {
+std::optional<MechanismKind> additiveMechanismOf(TradeoffMechanism m) {
     switch (m) {
         case TradeoffMechanism::Laplace:
-            return "laplace";
+            return MechanismKind::Laplace;
         case TradeoffMechanism::Geometric:
-            return "geometric";
+            return MechanismKind::Geometric;
         case TradeoffMechanism::Gaussian:
-            return "gaussian";
+            return MechanismKind::Gaussian;
+        default:
+            return std::nullopt;
+    }
+}
+
+const char* tradeoffMechanismName(TradeoffMechanism m) {
+    if (const auto kind = additiveMechanismOf(m)) {
+        return mechanismName(*kind);  // the same names as everywhere else
+    }
+    switch (m) {
         case TradeoffMechanism::CountGeometric:
             return "gm";
         case TradeoffMechanism::CountExplicitFair:
@@ -904,6 +912,8 @@ const char* tradeoffMechanismName(TradeoffMechanism m) {
             return "local";
         case TradeoffMechanism::SparseThreshold:
             return "sparse";
+        default:
+            break;
     }
     return "?";
 }

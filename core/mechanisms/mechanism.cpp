@@ -5,31 +5,6 @@
 
 namespace dpx {
 
-const char* mechanismName(MechanismKind kind) {
-    switch (kind) {
-        case MechanismKind::Laplace:
-            return "laplace";
-        case MechanismKind::Geometric:
-            return "geometric";
-        case MechanismKind::Gaussian:
-            return "gaussian";
-    }
-    return "?";
-}
-
-Expected<MechanismKind> mechanismFromName(const std::string& name) {
-    if (name == "laplace") {
-        return MechanismKind::Laplace;
-    }
-    if (name == "geometric" || name == "discrete-laplace") {
-        return MechanismKind::Geometric;
-    }
-    if (name == "gaussian") {
-        return MechanismKind::Gaussian;
-    }
-    return Error{"unknown mechanism '" + name + "' (use laplace, geometric or gaussian)"};
-}
-
 namespace {
 Expected<CalibratedMechanism> calibrateKind(const MechanismSpec& spec, const Sensitivity& s) {
     switch (spec.kind) {

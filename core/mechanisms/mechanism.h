@@ -4,16 +4,12 @@
 #include <string>
 
 #include "core/base/expected.h"
-#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/histogram/histogram.h"
+#include "core/mechanisms/gaussian_mechanism.h"
+#include "core/mechanisms/mechanism_id.h"
 #include "core/mechanisms/privacy_guarantee.h"
 
 namespace dpx {
-
-enum class MechanismKind { Laplace, Geometric, Gaussian };
-
-const char* mechanismName(MechanismKind kind);  // "laplace" / "geometric" / "gaussian"
-Expected<MechanismKind> mechanismFromName(const std::string& name);
 
 struct MechanismSpec {
     MechanismKind kind = MechanismKind::Laplace;

@@ -72,26 +72,26 @@ QString csvField(const QString& s) {
     return s;
 }
 
-QString noiseParameter(PlanMechanism m) {
+QString noiseParameter(MechanismKind m) {
     switch (m) {
-        case PlanMechanism::Laplace:
+        case MechanismKind::Laplace:
             return QStringLiteral("b");
-        case PlanMechanism::Geometric:
+        case MechanismKind::Geometric:
             return QStringLiteral("α");
-        case PlanMechanism::Gaussian:
+        case MechanismKind::Gaussian:
             return QStringLiteral("σ");
     }
     return QStringLiteral("b");
 }
 
-int mechanismIndex(PlanMechanism m) {
+int mechanismIndex(MechanismKind m) {
     return static_cast<int>(m);
 }
 
-PlanMechanism mechanismAt(int index) {
-    return index == 1   ? PlanMechanism::Geometric
-           : index == 2 ? PlanMechanism::Gaussian
-                        : PlanMechanism::Laplace;
+MechanismKind mechanismAt(int index) {
+    return index == 1   ? MechanismKind::Geometric
+           : index == 2 ? MechanismKind::Gaussian
+                        : MechanismKind::Laplace;
 }
 
 QTableWidgetItem* readOnlyItem() {
@@ -291,8 +291,8 @@ BudgetTab::~BudgetTab() {
 }
 
 void BudgetTab::setDataset(const QStringList& columns, const QString& currentColumn,
-                            int currentBins, double totalRecords, double l1Sensitivity,
-                            double l2Sensitivity) {
+                           int currentBins, double totalRecords, double l1Sensitivity,
+                           double l2Sensitivity) {
     const bool sameColumns = columns == columns_;
     if (!sameColumns) {
         binsByColumn_.clear();  // another dataset: its columns' binnings are not known yet
@@ -343,7 +343,7 @@ void BudgetTab::setTotal(double epsilon, double delta) {
 }
 
 void BudgetTab::setPlan(const dpx::BudgetPlan& plan, const QString& datasetKey,
-                         const QString& datasetTitle) {
+                        const QString& datasetTitle) {
     BudgetPlan c = plan;
     for (PlanStatistic& st : c.statistics) {
         st.records = records_;
@@ -447,7 +447,7 @@ QString BudgetTab::ledgerText() const {
 }
 
 void BudgetTab::apply(dpx::BudgetPlan candidate, Origin origin, bool epsChanged,
-                       bool deltaChanged) {
+                      bool deltaChanged) {
     if (ledger_.usable()) {
         // The ledger fixed its total and composition when it was created.
         candidate.total = ledger_.total;
@@ -497,8 +497,8 @@ void BudgetTab::apply(dpx::BudgetPlan candidate, Origin origin, bool epsChanged,
 }
 
 void BudgetTab::finish(const dpx::BudgetPlan& candidate,
-                        const std::optional<dpx::PlanResult>& result, const QString& error,
-                        Origin origin, bool epsChanged, bool deltaChanged) {
+                       const std::optional<dpx::PlanResult>& result, const QString& error,
+                       Origin origin, bool epsChanged, bool deltaChanged) {
     busyTimer_->stop();
     if (!error.isEmpty()) {
         showError(error);
@@ -686,12 +686,12 @@ void BudgetTab::rebuildRows() {
                 // inverts; pure-DP rows hold their own ε.
                 // The tiny step down keeps the conversion's rounding inside the ρ it had.
                 const bool converted = plan_.composition == Composition::Zcdp &&
-                                       s.mechanism == PlanMechanism::Gaussian;
+                                       s.mechanism == MechanismKind::Gaussian;
                 s.hold = {HoldKind::Epsilon, converted ? a->epsilon * (1 - 1e-12) : a->epsilon};
             } else {
                 // The inverse meets ±a to a relative 1e-10 from above; hold a hair more than the
                 // current half-width so that holding what is shown never costs more than it had.
-                s.hold = {HoldKind::Accuracy, s.mechanism == PlanMechanism::Geometric
+                s.hold = {HoldKind::Accuracy, s.mechanism == MechanismKind::Geometric
                                                   ? a->noise.halfWidth95
                                                   : a->noise.halfWidth95 * (1 + 1e-9)};
             }
@@ -762,7 +762,7 @@ void BudgetTab::refresh() {
         }
         table_->item(i, ColEpsilon)->setText(num(a->epsilon));
         table_->item(i, ColDelta)
-            ->setText(zcdp && s.mechanism == PlanMechanism::Gaussian
+            ->setText(zcdp && s.mechanism == MechanismKind::Gaussian
                           ? tr("(total)")
                           : (a->delta > 0 ? num(a->delta) : QStringLiteral("0")));
         table_->item(i, ColRho)->setText(num(a->rho));
@@ -967,7 +967,7 @@ QString BudgetTab::toCsv() const {
         const PlanStatistic& s = plan_.statistics[i];
         QStringList f;
         f << csvField(QString::fromStdString(s.label)) << QString::number(s.bins)
-          << QString::fromLatin1(planMechanismName(s.mechanism)) << full(s.weight)
+          << QString::fromLatin1(mechanismName(s.mechanism)) << full(s.weight)
           << QString::fromLatin1(holdKindName(s.hold.kind))
           << (s.hold.kind == HoldKind::None ? QString() : full(s.hold.value));
         if (result_) {
