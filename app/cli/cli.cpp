@@ -30,17 +30,17 @@
 #include "app/cli/commands/sparse.h"
 #include "app/cli/commands/tradeoff.h"
 #include "app/version.h"
+#include "core/accuracy/expected_error.h"
+#include "core/base/validation.h"
 #include "core/count/count_analysis.h"
 #include "core/count/count_lp.h"
 #include "core/count/count_mechanism.h"
 #include "core/count/count_mechanism_io.h"
 #include "core/estimators/estimator.h"
-#include "core/accuracy/expected_error.h"
-#include "core/mechanisms/gaussian_mechanism.h"
-#include "core/histogram/histogram.h"
-#include "core/mechanisms/mechanism.h"
 #include "core/estimators/noisefirst_estimator.h"
-#include "core/base/validation.h"
+#include "core/histogram/histogram.h"
+#include "core/mechanisms/gaussian_mechanism.h"
+#include "core/mechanisms/mechanism.h"
 
 namespace dpx::cli {
 
@@ -215,13 +215,13 @@ Expected<CalibratedMechanism> mechanismFromArgs(const Args& a, const Sensitivity
     }
     MechanismSpec spec;
     spec.kind = *kind;
-    spec.epsilon = *eps;
+    spec.privacy.epsilon = *eps;
     if (*kind == MechanismKind::Gaussian) {
         auto delta = a.number("delta");
         if (!delta) {
             return Error{"the Gaussian mechanism needs --delta (0 < δ < 1)"};
         }
-        spec.delta = *delta;
+        spec.privacy.delta = *delta;
         auto cal = gaussianCalibrationFromName(a.text("calibration", "analytic"));
         if (!cal) {
             return cal.error();

@@ -122,7 +122,7 @@ Expected<Allocated> allocateGaussianBasic(const PlanStatistic& s, double epsilon
     if (!sigma) {
         return about(s, sigma.error().message);
     }
-    auto charge = gaussianCharge(s.label, epsilon, delta, s.l2Sensitivity, *sigma);
+    auto charge = gaussianCharge(s.label, {epsilon, delta}, s.l2Sensitivity, *sigma);
     auto n = gaussianNoise(*sigma);
     if (!charge || !n) {
         return about(s, !charge ? charge.error().message : n.error().message);
@@ -146,7 +146,7 @@ Expected<Allocated> allocateGaussianZcdp(const PlanStatistic& s, double sigma, d
     if (!eps) {
         return about(s, eps.error().message);
     }
-    auto charge = gaussianCharge(s.label, *eps, totalDelta, s.l2Sensitivity, sigma);
+    auto charge = gaussianCharge(s.label, {*eps, totalDelta}, s.l2Sensitivity, sigma);
     auto n = gaussianNoise(sigma);
     if (!charge || !n) {
         return about(s, !charge ? charge.error().message : n.error().message);

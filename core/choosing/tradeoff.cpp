@@ -146,8 +146,7 @@ Expected<Prepared> prepare(const Histogram& h, const TradeoffConfig& config) {
 Expected<CalibratedMechanism> calibrateAt(const TradeoffConfig& c, double epsilon) {
     MechanismSpec spec;
     spec.kind = additiveMechanismOf(c.mechanism).value_or(MechanismKind::Gaussian);
-    spec.epsilon = epsilon;
-    spec.delta = c.mechanism == TradeoffMechanism::Gaussian ? c.delta : 0;
+    spec.privacy = {epsilon, c.mechanism == TradeoffMechanism::Gaussian ? c.delta : 0};
     spec.calibration = c.calibration;
     return calibrate(spec, c.sensitivity);
 }

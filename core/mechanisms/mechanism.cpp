@@ -9,14 +9,15 @@ namespace {
 Expected<CalibratedMechanism> calibrateKind(const MechanismSpec& spec, const Sensitivity& s) {
     switch (spec.kind) {
         case MechanismKind::Laplace:
-            return calibrateLaplace({spec.epsilon, s.l1});
+            return calibrateLaplace({spec.privacy.epsilon, s.l1});
         case MechanismKind::Geometric:
             if (!s.integral) {
                 return Error{"the geometric mechanism needs an integer L1 sensitivity"};
             }
-            return calibrateGeometric({spec.epsilon, s.l1});
+            return calibrateGeometric({spec.privacy.epsilon, s.l1});
         case MechanismKind::Gaussian:
-            return calibrateGaussian({spec.epsilon, spec.delta, s.l2, spec.calibration});
+            return calibrateGaussian(
+                {spec.privacy.epsilon, spec.privacy.delta, s.l2, spec.calibration});
     }
     return Error{"unknown mechanism"};
 }

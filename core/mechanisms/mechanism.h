@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/base/expected.h"
+#include "core/base/privacy_params.h"
 #include "core/histogram/histogram.h"
 #include "core/mechanisms/gaussian_mechanism.h"
 #include "core/mechanisms/mechanism_id.h"
@@ -13,8 +14,7 @@ namespace dpx {
 
 struct MechanismSpec {
     MechanismKind kind = MechanismKind::Laplace;
-    double epsilon = 1;
-    double delta = 0;  // used by Gaussian only
+    PrivacyParams privacy;  // δ is used by Gaussian only
     GaussianCalibration calibration = GaussianCalibration::Analytic;
 };
 

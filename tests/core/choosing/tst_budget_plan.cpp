@@ -610,12 +610,12 @@ void TestBudgetPlan::startsFromLedger() {
 
     // δ: a Gaussian statistic gets only the δ the ledger has left, and none is an error.
     auto g = plan(1, 1e-6, Composition::Basic, {stat("g", 4, MechanismKind::Gaussian)});
-    g.spent = {*gaussianCharge("r", 0.5, 4e-7, 1, 3.0)};
+    g.spent = {*gaussianCharge("r", {0.5, 4e-7}, 1, 3.0)};
     auto rg = allocatePlan(g);
     DPX_VERIFY_OK(rg);
     QCOMPARE(rg->statistics[0].delta, 6e-7);
     QCOMPARE(rg->statistics[0].epsilon, 0.5);
-    g.spent = {*gaussianCharge("r", 0.5, 1e-6, 1, 3.0)};
+    g.spent = {*gaussianCharge("r", {0.5, 1e-6}, 1, 3.0)};
     auto nd = allocatePlan(g);
     QVERIFY(!nd);
     QVERIFY2(nd.error().message.find("no δ") != std::string::npos, nd.error().message.c_str());
