@@ -35,27 +35,27 @@ void TestPrivacyParams::validPairsPass() {
     QCOMPARE(defaults.epsilon, 1.0);
     QCOMPARE(defaults.delta, 0.0);
     QVERIFY(defaults.isPure());
-    QVERIFY(!(PrivacyParams{1, 1e-6}.isPure()));
+    QVERIFY(!(PrivacyParams{1, 1e-6}).isPure());
 }
 
 void TestPrivacyParams::epsilonRulesAreValidateEpsilons() {
     for (const double eps : {0.0, -1.0, kNaN, kInf, -kInf}) {
-        const Status s = PrivacyParams{eps, 0}.validate();
+        const Status s = (PrivacyParams{eps, 0}).validate();
         QVERIFY(!s);
         QCOMPARE(s.error().message, validateEpsilon(eps).error().message);
     }
     // ε is checked first.
-    QCOMPARE(PrivacyParams{0, 2}.validate().error().message, validateEpsilon(0).error().message);
+    QCOMPARE((PrivacyParams{0, 2}).validate().error().message, validateEpsilon(0).error().message);
 }
 
 void TestPrivacyParams::deltaMustBeInZeroOne() {
-    QCOMPARE(PrivacyParams{1, 1}.validate().error().message,
+    QCOMPARE((PrivacyParams{1, 1}).validate().error().message,
              std::string("δ must be in [0, 1) (got 1)"));
-    QCOMPARE(PrivacyParams{1, -0.1}.validate().error().message,
+    QCOMPARE((PrivacyParams{1, -0.1}).validate().error().message,
              std::string("δ must be in [0, 1) (got -0.1)"));
-    QCOMPARE(PrivacyParams{1, kNaN}.validate().error().message,
+    QCOMPARE((PrivacyParams{1, kNaN}).validate().error().message,
              std::string("δ must be in [0, 1) (got nan)"));
-    QVERIFY(!PrivacyParams{1, kInf}.validate());
+    QVERIFY(!(PrivacyParams{1, kInf}).validate().hasValue());
 }
 
 void TestPrivacyParams::budgetTotalIsAPrivacyParams() {
@@ -64,9 +64,9 @@ void TestPrivacyParams::budgetTotalIsAPrivacyParams() {
     QCOMPARE(p.epsilon, 2.0);
     QCOMPARE(p.delta, 1e-6);
     DPX_VERIFY_OK(total.validate());
-    QCOMPARE(BudgetTotal{1, 1}.validate().error().message,
+    QCOMPARE((BudgetTotal{1, 1}).validate().error().message,
              std::string("total budget: δ must be in [0, 1) (got 1)"));
-    QCOMPARE(BudgetTotal{0, 0}.validate().error().message,
+    QCOMPARE((BudgetTotal{0, 0}).validate().error().message,
              "total budget: " + validateEpsilon(0).error().message);
 }
 
