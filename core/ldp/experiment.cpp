@@ -10,9 +10,9 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "core/accuracy/wasserstein.h"
 #include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
-#include "core/accuracy/wasserstein.h"
 
 namespace dpx::ldp {
 
@@ -298,7 +298,7 @@ Status ExperimentSpec::validate() const {
     return okStatus();
 }
 
-ExperimentSpec seed002Preset() {
+ExperimentSpec telemetryExperimentPreset() {
     ExperimentSpec s;
     for (const std::size_t d : {1, 2, 4}) {
         ProtocolSpec p;

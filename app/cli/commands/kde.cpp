@@ -9,9 +9,9 @@
 #include <ostream>
 
 #include "app/cli/args.h"
+#include "core/base/validation.h"
 #include "core/histogram/dataset.h"
 #include "core/mechanisms/functional_kde.h"
-#include "core/base/validation.h"
 
 namespace dpx::cli {
 
@@ -155,7 +155,7 @@ int cmdKde(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     QJsonObject source;
     std::vector<double> data;
     if (example) {
-        auto x = fig32ExampleData(100, *seed);
+        auto x = twoClusterSample(100, *seed);
         if (!x) {
             return fail(err, x.error());
         }

@@ -14,9 +14,9 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/tradeoff.h"
+#include "core/base/validation.h"
 #include "core/ldp/experiment.h"
 #include "core/ldp/metrics.h"
-#include "core/base/validation.h"
 
 namespace dpx::cli {
 
@@ -238,7 +238,7 @@ int cmdLdpExperiment(const std::vector<std::string>& argv, std::ostream& out, st
         if (*preset != "seed002") {
             return fail(err, "--preset: unknown preset '" + *preset + "' (available: seed002)");
         }
-        spec = ldp::seed002Preset();
+        spec = ldp::telemetryExperimentPreset();
     } else {
         for (const char* required : {"protocols", "shapes", "users", "epsilons"}) {
             if (!a.has(required)) {

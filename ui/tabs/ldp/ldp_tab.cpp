@@ -21,8 +21,8 @@
 #include <set>
 
 #include "core/base/validation.h"
-#include "ui/widgets/file_export.h"
 #include "ui/model/job_runner.h"
+#include "ui/widgets/file_export.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -99,7 +99,7 @@ Expected<std::vector<double>> parseNumberList(const QString& text, const QString
 LdpExperimentView::LdpExperimentView(JobRunner* runner, QWidget* parent)
     : QWidget(parent), runner_(runner) {
     buildUi();
-    setSpec(ldp::seed002Preset());
+    setSpec(ldp::telemetryExperimentPreset());
     draw();
 }
 
@@ -275,7 +275,8 @@ void LdpExperimentView::buildUi() {
     layout->addWidget(plot_, 1);
     layout->addWidget(scroll);
 
-    connect(preset_, &QPushButton::clicked, this, [this] { setSpec(ldp::seed002Preset()); });
+    connect(preset_, &QPushButton::clicked, this,
+            [this] { setSpec(ldp::telemetryExperimentPreset()); });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
     connect(axis_, &QComboBox::activated, this, [this] {

@@ -17,9 +17,9 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "ui/widgets/file_export.h"
 #include "ui/model/job_runner.h"
 #include "ui/tabs/ldp/ldp_tab.h"
+#include "ui/widgets/file_export.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -41,9 +41,9 @@ LdpStudyView::LdpStudyView(Mode mode, JobRunner* runner, QWidget* parent)
     : QWidget(parent), mode_(mode), runner_(runner) {
     buildUi();
     if (mode_ == Mode::Range) {
-        setRangeSpec(ldp::seed001RangePreset());
+        setRangeSpec(ldp::rangeStudyPreset());
     } else {
-        setMarginalSpec(ldp::seed001MarginalPreset());
+        setMarginalSpec(ldp::marginalStudyPreset());
     }
     draw();
 }
@@ -195,9 +195,9 @@ void LdpStudyView::buildUi() {
 
     connect(preset, &QPushButton::clicked, this, [this] {
         if (mode_ == Mode::Range) {
-            setRangeSpec(ldp::seed001RangePreset());
+            setRangeSpec(ldp::rangeStudyPreset());
         } else {
-            setMarginalSpec(ldp::seed001MarginalPreset());
+            setMarginalSpec(ldp::marginalStudyPreset());
         }
     });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
@@ -643,7 +643,7 @@ LdpMeanView::LdpMeanView(JobRunner* runner, QWidget* parent) : QWidget(parent), 
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(plot_, 1);
     layout->addWidget(scroll);
-    connect(preset, &QPushButton::clicked, this, [this] { setSpec(ldp::seed002MeanPreset()); });
+    connect(preset, &QPushButton::clicked, this, [this] { setSpec(ldp::telemetryMeanPreset()); });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
     connect(exportCsv, &QPushButton::clicked, this, [this] {
@@ -652,7 +652,7 @@ LdpMeanView::LdpMeanView(JobRunner* runner, QWidget* parent) : QWidget(parent), 
     });
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
     applyPlotPalette(plot_, palette());
-    setSpec(ldp::seed002MeanPreset());
+    setSpec(ldp::telemetryMeanPreset());
     draw();
 }
 

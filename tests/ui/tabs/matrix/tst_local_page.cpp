@@ -15,16 +15,16 @@
 #include <QTest>
 #include <cmath>
 
-#include "core/ldp/protocols.h"
 #include "core/ldp/experiment.h"
+#include "core/ldp/protocols.h"
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
 #include "ui/tabs/ldp/ldp_tab.h"
 #include "ui/tabs/ldp/study_pages.h"
-#include "ui/main_window.h"
 #include "ui/tabs/matrix/matrix_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
-#include "tests/ui/window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -206,7 +206,7 @@ private Q_SLOTS:
         w.resize(1400, 900);
         w.show();
         LdpExperimentView* v = w.ldpExperimentView();
-        ldp::ExperimentSpec spec = ldp::seed002Preset();
+        ldp::ExperimentSpec spec = ldp::telemetryExperimentPreset();
         spec.protocols.resize(1);  // dBitFlip d = 1
         spec.shapes = {ldp::TelemetryShape::TruncatedNormal};
         spec.populations = {1000, 10000};
@@ -244,7 +244,7 @@ private Q_SLOTS:
         w.show();
         LdpExperimentTab* tab = w.ldpExperimentTab();
         LdpStudyView* ranges = tab->ranges();
-        ldp::RangeStudySpec rs = ldp::seed001RangePreset();
+        ldp::RangeStudySpec rs = ldp::rangeStudyPreset();
         rs.domain = 64;
         rs.users = 1 << 14;
         rs.epsilons = {1, 2};
@@ -264,7 +264,7 @@ private Q_SLOTS:
         QCOMPARE(ranges->toCsv().count(QLatin1Char('\n')), 1 + 2 * 5);
 
         LdpStudyView* marginals = tab->marginals();
-        ldp::MarginalStudySpec ms = ldp::seed001MarginalPreset();
+        ldp::MarginalStudySpec ms = ldp::marginalStudyPreset();
         ms.attributes = 4;
         ms.users = 1 << 12;
         ms.epsilons = {1};
@@ -286,7 +286,7 @@ private Q_SLOTS:
         QVERIFY(marginals->hasResult());
         // Means (1BitMean): the view runs core's mean study.
         LdpMeanView* means = tab->means();
-        ldp::MeanStudySpec mean = ldp::seed002MeanPreset();
+        ldp::MeanStudySpec mean = ldp::telemetryMeanPreset();
         mean.populations = {1000, 10000};
         mean.epsilons = {1};
         mean.repetitions = 5;
