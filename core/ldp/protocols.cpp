@@ -144,7 +144,7 @@ void olhSupportKernel(const std::uint64_t* a, const std::uint64_t* b, const std:
             const std::uint64_t wrap = 0 - static_cast<std::uint64_t>(r[i] >= kOlhPrime);
             r[i] -= kOlhPrime & wrap;
             std::int64_t x = t[i] + ag[i] - (pg & static_cast<std::int64_t>(wrap));
-            x += gs & (x >> 63);         // x < 0: add g (arithmetic shift, C++20)
+            x += gs & (x >> 63);          // x < 0: add g (arithmetic shift, C++20)
             x -= gs & ~((x - gs) >> 63);  // x ≥ g: subtract g
             t[i] = x;
         }
@@ -209,11 +209,11 @@ bool cpuHasAvx2() {
 // Per-thread tallies of the per-user simulator (integer sums, so merging in any order gives the
 // same result).
 struct Tally {
-    std::vector<std::uint64_t> support;   // C_j: reports supporting j (DBitFlip: 1-bits at j)
-    std::vector<std::uint64_t> sampled;   // DBitFlip: M_j, users who sampled bucket j
-    std::vector<std::int64_t> hadamard;   // HRR: S_ℓ = Σ reported ±1 bits with index ℓ
-    std::vector<std::uint32_t> perm;      // DBitFlip scratch: identity permutation of [D]
-    std::vector<std::uint64_t> swaps;     // DBitFlip scratch: Fisher–Yates swap targets
+    std::vector<std::uint64_t> support;  // C_j: reports supporting j (DBitFlip: 1-bits at j)
+    std::vector<std::uint64_t> sampled;  // DBitFlip: M_j, users who sampled bucket j
+    std::vector<std::int64_t> hadamard;  // HRR: S_ℓ = Σ reported ±1 bits with index ℓ
+    std::vector<std::uint32_t> perm;     // DBitFlip scratch: identity permutation of [D]
+    std::vector<std::uint64_t> swaps;    // DBitFlip scratch: Fisher–Yates swap targets
 
     explicit Tally(const Derived& c) {
         if (c.protocol == Protocol::HRR) {
@@ -425,8 +425,8 @@ std::vector<double> estimateFromHadamard(const Derived& c, std::span<const std::
 //                          = (C_v − q·M_v) / ((N d / D)(p − q)).
 std::vector<double> estimateDBitFlip(const Derived& c, std::span<const std::uint64_t> ones,
                                      std::span<const std::uint64_t> sampled, std::uint64_t users) {
-    const double expectedSamplers = static_cast<double>(users) * static_cast<double>(c.bits) /
-                                    static_cast<double>(c.domain);
+    const double expectedSamplers =
+        static_cast<double>(users) * static_cast<double>(c.bits) / static_cast<double>(c.domain);
     std::vector<double> f(c.domain);
     for (std::size_t j = 0; j < c.domain; ++j) {
         f[j] = (static_cast<double>(ones[j]) - c.q * static_cast<double>(sampled[j])) /
@@ -482,20 +482,23 @@ Status ProtocolSpec::validate() const {
         return Error{"epsilon (ε) of the LDP protocol must be finite and > 0"};
     }
     if (epsilon > kMaxEpsilon) {
-        return Error{"epsilon (ε) of the LDP protocol must be at most 50: beyond that every report "
-                     "is the true value to double precision and e^ε heads for overflow"};
+        return Error{
+            "epsilon (ε) of the LDP protocol must be at most 50: beyond that every report "
+            "is the true value to double precision and e^ε heads for overflow"};
     }
     if (domain < 2 || domain > kMaxDomain) {
         return Error{"domain size D of the LDP protocol must be in [2, " +
                      std::to_string(kMaxDomain) + "], got " + std::to_string(domain)};
     }
     if (protocol == Protocol::RR && domain != 2) {
-        return Error{"domain size D must be 2 for binary randomized response (rr); use grr for "
-                     "larger domains"};
+        return Error{
+            "domain size D must be 2 for binary randomized response (rr); use grr for "
+            "larger domains"};
     }
     if (protocol == Protocol::OLH && epsilon > kMaxOlhEpsilon) {
-        return Error{"epsilon (ε) must be at most 40 for olh: the hash range g = round(e^ε + 1) "
-                     "must stay below the hash prime 2^61 − 1"};
+        return Error{
+            "epsilon (ε) must be at most 40 for olh: the hash range g = round(e^ε + 1) "
+            "must stay below the hash prime 2^61 − 1"};
     }
     if (protocol == Protocol::DBitFlip && (bits < 1 || bits > domain)) {
         return Error{"bits d of dbitflip must be in [1, D] = [1, " + std::to_string(domain) +
@@ -605,8 +608,9 @@ Expected<ReportMatrix> reportMatrix(const ProtocolSpec& spec) {
         case Protocol::HRR: {
             const std::size_t dh = c.hadamard;
             if (dh > 64) {
-                return Error{"the report space of hrr has 2·D′ reports: the matrix is shown for "
-                             "D′ = 2^⌈log2 D⌉ ≤ 64 only"};
+                return Error{
+                    "the report space of hrr has 2·D′ reports: the matrix is shown for "
+                    "D′ = 2^⌈log2 D⌉ ≤ 64 only"};
             }
             // Rows (ℓ, b), b = +1 then −1: P = (1/D′)·(p if b = H[ℓ][v] else 1 − p).
             const double keep = c.p;
@@ -718,9 +722,7 @@ Expected<FrequencyEstimate> simulateAggregate(const ProtocolSpec& spec,
         return Error{"the number of users N = Σ true counts must be at least 1"};
     }
     const auto theta = [&](std::size_t j) { return static_cast<std::uint64_t>(trueCounts[j]); };
-    const auto cancelled = [&](std::size_t j) {
-        return (j & 1023U) == 0 && stop.stop_requested();
-    };
+    const auto cancelled = [&](std::size_t j) { return (j & 1023U) == 0 && stop.stop_requested(); };
     SimulationRng rng(seed, 0);
     FrequencyEstimate result;
     result.users = users;
