@@ -127,7 +127,7 @@ BudgetPlan makePlan(int n, Composition composition) {
         s.label = "s" + std::to_string(i);
         s.bins = 10;
         s.mechanism =
-            composition == Composition::Basic ? PlanMechanism::Laplace : PlanMechanism::Gaussian;
+            composition == Composition::Basic ? MechanismKind::Laplace : MechanismKind::Gaussian;
         plan.statistics.push_back(s);
     }
     return plan;

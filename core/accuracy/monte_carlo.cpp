@@ -1,52 +1,19 @@
-// Monte Carlo expected errors: deterministic block partition, worker threads, cancellation.
+// Monte Carlo expected errors: blocks of trials on the trials engine (core/base/trial_blocks.h),
+// merged in block order.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <map>
-#include <mutex>
-#include <thread>
+#include <optional>
 #include <vector>
 
 #include "core/accuracy/expected_error.h"
-#include "core/estimators/resize_estimator.h"
+#include "core/base/moments.h"
 #include "core/base/simulation_rng.h"
+#include "core/base/trial_blocks.h"
+#include "core/estimators/resize_estimator.h"
 
 namespace dpx {
 
 namespace {
-
-// Mean and centred second moment of one block, combined later in block order with
-// Chan et al.'s pairwise formula so the result does not depend on which thread ran which block.
-struct Moments {
-    double count = 0;
-    double mean = 0;
-    double m2 = 0;
-    void merge(const Moments& o) {
-        if (o.count == 0) {
-            return;
-        }
-        const double n = count + o.count;
-        const double d = o.mean - mean;
-        mean += d * o.count / n;
-        m2 += o.m2 + d * d * count * o.count / n;
-        count = n;
-    }
-};
-
-// Mean and centred second moment of `rows` values from sums of (x − shift), shift = the first
-// value: no division per value and no cancellation, since the shift is a typical value.
-Moments blockMoments(const double* v, std::size_t rows) {
-    const double shift = v[0];
-    double s1 = 0;
-    double s2 = 0;
-    for (std::size_t t = 0; t < rows; ++t) {
-        const double d = v[t] - shift;
-        s1 += d;
-        s2 += d * d;
-    }
-    const auto n = static_cast<double>(rows);
-    return {n, shift + s1 / n, std::max(0.0, s2 - s1 * s1 / n)};
-}
 
 // Writes the estimates of `rows` histograms of `bins` values (stored row after row in `src`) to
 // `dst`; clamp and 2-bin resize read and write in one pass, without a separate copy. False if
@@ -163,120 +130,86 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
     const std::size_t nMet = metrics.size();
     const std::size_t cells = nEst * nMet;
     const double total = truth.total();
-    const std::uint64_t blocks = (options.trials + kMonteCarloBlock - 1) / kMonteCarloBlock;
-    // Finished blocks are merged strictly in block order (deterministic for any thread count);
-    // a block that finishes early waits in `pending`, so memory stays bounded by the handful of
-    // blocks in flight, not by the number of trials.
-    std::mutex mergeMutex;
-    struct BlockResult {
-        std::vector<Moments> moments;               // per cell
-        std::vector<std::vector<double>> samples;   // per cell, only blocks below keepSamples
-    };
-    std::map<std::uint64_t, BlockResult> pending;  // guarded by mergeMutex
-    std::uint64_t mergedBlocks = 0;                // guarded: length of the merged prefix
-    std::vector<Moments> totals(cells);            // guarded: merge of that prefix
-    std::vector<std::vector<double>> kept(cells);  // guarded: samples of that prefix
     const std::uint64_t keep = std::min(options.keepSamples, options.trials);
-
-    std::atomic<std::uint64_t> nextBlock{0};
-    std::atomic<std::uint64_t> trialsDone{0};
-    std::mutex progressMutex;
-    std::uint64_t reported = 0;  // guarded by progressMutex: keeps reported fractions increasing
-    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-    const unsigned threads = static_cast<unsigned>(
-        std::min<std::uint64_t>(options.threads == 0 ? hw : options.threads, blocks));
-
-    auto worker = [&]() {
-        // One block at a time: all noise first, then each estimator and metric over the whole
-        // block, so that the dispatch on kinds happens per block and the loops are tight.
-        std::vector<double> noisy(kMonteCarloBlock * nBins), work(kMonteCarloBlock * nBins);
-        std::vector<double> values(kMonteCarloBlock);
+    struct BlockResult {
+        std::vector<Moments> moments;              // per cell
+        std::vector<std::vector<double>> samples;  // per cell, only blocks below keepSamples
+    };
+    // Per worker: all noise of a block first, then each estimator and metric over the whole
+    // block, so that the dispatch on kinds happens per block and the loops are tight.
+    struct Workspace {
+        std::vector<double> noisy, work, values;
         EstimatorWorkspace ws;
-        for (;;) {
-            if (options.stop.stop_requested()) {
-                return;
+    };
+    TrialBlockOptions blocks;
+    blocks.trials = options.trials;
+    blocks.blockSize = kMonteCarloBlock;
+    blocks.threads = options.threads;
+    blocks.stop = options.stop;
+    blocks.progress = options.progress;
+    std::vector<Workspace> workspaces(trialBlockWorkers(blocks));
+    std::vector<Moments> totals(cells);            // merge of the finished prefix of blocks
+    std::vector<std::vector<double>> kept(cells);  // samples of that prefix
+    // Blocks are merged strictly in block order: deterministic for any thread count.
+    const TrialBlocksRun run = runTrialBlocksInOrder(
+        blocks,
+        [&](const TrialBlock& b) -> std::optional<BlockResult> {
+            Workspace& w = workspaces[b.worker];
+            if (w.noisy.empty()) {
+                w.noisy.resize(kMonteCarloBlock * nBins);
+                w.work.resize(kMonteCarloBlock * nBins);
+                w.values.resize(kMonteCarloBlock);
             }
-            const std::uint64_t b = nextBlock.fetch_add(1, std::memory_order_relaxed);
-            if (b >= blocks) {
-                return;
-            }
-            const std::uint64_t begin = b * kMonteCarloBlock;
-            const std::uint64_t end = std::min(options.trials, begin + kMonteCarloBlock);
-            const auto rows = static_cast<std::size_t>(end - begin);
-            SimulationRng rng(options.seed, b);
-            sampleNoise(noise, rng, std::span(noisy.data(), rows * nBins));
+            const auto rows = static_cast<std::size_t>(b.size());
+            SimulationRng rng(options.seed, b.index);
+            sampleNoise(noise, rng, std::span(w.noisy.data(), rows * nBins));
             for (std::size_t t = 0; t < rows; ++t) {
                 for (std::size_t i = 0; i < nBins; ++i) {
-                    noisy[t * nBins + i] += truth.counts[i];
+                    w.noisy[t * nBins + i] += truth.counts[i];
                 }
             }
             BlockResult block;
-            std::vector<Moments>& stats = block.moments;
-            stats.resize(cells);
+            block.moments.resize(cells);
             const auto keepRows =
-                static_cast<std::size_t>(begin < keep ? std::min(end, keep) - begin : 0);
+                static_cast<std::size_t>(b.begin < keep ? std::min(b.end, keep) - b.begin : 0);
             if (keepRows > 0) {
                 block.samples.resize(cells);
             }
             for (std::size_t e = 0; e < nEst; ++e) {
-                const double* est = noisy.data();
+                const double* est = w.noisy.data();
                 if (estimators[e].kind != EstimatorKind::Identity) {
-                    if (!estimateRows(estimators[e], noisy.data(), work.data(), rows, nBins, ws,
-                                      options.stop)) {
-                        return;  // cancelled: the unfinished block is never merged
+                    if (!estimateRows(estimators[e], w.noisy.data(), w.work.data(), rows, nBins,
+                                      w.ws, options.stop)) {
+                        return std::nullopt;  // cancelled: the unfinished block is never merged
                     }
-                    est = work.data();
+                    est = w.work.data();
                 }
                 if (options.stop.stop_requested()) {
-                    return;
+                    return std::nullopt;
                 }
                 for (std::size_t m = 0; m < nMet; ++m) {
-                    metricRows(metrics[m], truth, total, est, rows, values.data());
-                    stats[e * nMet + m] = blockMoments(values.data(), rows);
+                    metricRows(metrics[m], truth, total, est, rows, w.values.data());
+                    block.moments[e * nMet + m] = Moments::of(w.values.data(), rows);
                     if (keepRows > 0) {
-                        block.samples[e * nMet + m].assign(values.begin(),
-                                                           values.begin() + keepRows);
+                        block.samples[e * nMet + m].assign(w.values.begin(),
+                                                           w.values.begin() + keepRows);
                     }
                 }
             }
-            {
-                const std::lock_guard lock(mergeMutex);
-                pending.emplace(b, std::move(block));
-                for (auto it = pending.begin(); it != pending.end() && it->first == mergedBlocks;
-                     it = pending.erase(it), ++mergedBlocks) {
-                    for (std::size_t c = 0; c < cells; ++c) {
-                        totals[c].merge(it->second.moments[c]);
-                        if (!it->second.samples.empty()) {
-                            kept[c].insert(kept[c].end(), it->second.samples[c].begin(),
-                                           it->second.samples[c].end());
-                        }
-                    }
+            return block;
+        },
+        [&](const BlockResult& block) {
+            for (std::size_t c = 0; c < cells; ++c) {
+                totals[c].merge(block.moments[c]);
+                if (!block.samples.empty()) {
+                    kept[c].insert(kept[c].end(), block.samples[c].begin(), block.samples[c].end());
                 }
             }
-            const std::uint64_t done =
-                trialsDone.fetch_add(end - begin, std::memory_order_relaxed) + (end - begin);
-            if (options.progress) {
-                const std::lock_guard lock(progressMutex);
-                if (done > reported) {
-                    reported = done;
-                    options.progress(static_cast<double>(done) /
-                                     static_cast<double>(options.trials));
-                }
-            }
-        }
-    };
-
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned i = 1; i < threads; ++i) {
-            pool.emplace_back(worker);
-        }
-        worker();
-    }  // joins
+        });
 
     // Only the merged prefix of blocks counts: a cancelled run then equals a shorter full run.
     MonteCarloResult result;
-    result.cancelled = mergedBlocks < blocks;
+    result.cancelled = !run.complete();
     result.values.assign(nEst, std::vector<ErrorEstimate>(nMet));
     if (keep > 0) {
         result.samples.assign(nEst, std::vector<std::vector<double>>(nMet));
@@ -290,7 +223,7 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
         est.method = "monte-carlo";
         est.trials = static_cast<std::uint64_t>(m.count);
         est.value = m.count > 0 ? m.mean : std::nan("");
-        est.stdError = m.count > 1 ? std::sqrt(m.m2 / (m.count - 1) / m.count) : std::nan("");
+        est.stdError = m.standardError();
         est.ciLow = est.value - 1.96 * est.stdError;
         est.ciHigh = est.value + 1.96 * est.stdError;
         result.trials = est.trials;
@@ -298,9 +231,6 @@ Expected<MonteCarloResult> monteCarloExpectedError(const TruthModel& truth,
             return Error{"the Monte Carlo errors overflow double precision for " +
                          noise.describe() + "; ε (or the counts) is outside the supported range"};
         }
-    }
-    if (!result.cancelled && options.progress && reported < options.trials) {
-        options.progress(1.0);
     }
     return result;
 }

@@ -230,27 +230,24 @@ Expected<BudgetCharge> pureDpCharge(std::string label, double epsilon) {
     return BudgetCharge{std::move(label), epsilon, 0, *rho};
 }
 
-Expected<BudgetCharge> gaussianCharge(std::string label, double epsilon, double delta,
+Expected<BudgetCharge> gaussianCharge(std::string label, PrivacyParams privacy,
                                       double l2Sensitivity, double sigma) {
-    if (auto s = validateEpsilon(epsilon); !s) {
+    if (auto s = validateEpsilon(privacy.epsilon); !s) {
         return s.error();
     }
-    if (auto s = validateDelta(delta); !s) {
+    if (auto s = validateDelta(privacy.delta); !s) {
         return s.error();
     }
     auto rho = gaussianRho(l2Sensitivity, sigma);
     if (!rho) {
         return rho.error();
     }
-    return BudgetCharge{std::move(label), epsilon, delta, *rho};
+    return BudgetCharge{std::move(label), privacy.epsilon, privacy.delta, *rho};
 }
 
 Status BudgetTotal::validate() const {
-    if (auto s = validateEpsilon(epsilon); !s) {
+    if (auto s = PrivacyParams::validate(); !s) {
         return Error{"total budget: " + s.error().message};
-    }
-    if (!std::isfinite(delta) || delta < 0 || delta >= 1) {
-        return Error{"total budget: δ must be in [0, 1) (got " + formatNumber(delta) + ")"};
     }
     return okStatus();
 }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/base/expected.h"
+#include "core/base/privacy_params.h"
 
 namespace dpx {
 
@@ -58,13 +59,13 @@ struct BudgetCharge {
 // A pure ε-DP release: (ε, 0) with ρ = ε²/2.
 Expected<BudgetCharge> pureDpCharge(std::string label, double epsilon);
 // A Gaussian release calibrated to (ε, δ) with noise σ and L2 sensitivity Δ2: ρ = Δ2²/(2σ²).
-Expected<BudgetCharge> gaussianCharge(std::string label, double epsilon, double delta,
+// δ must be in (0, 1) (validateDelta).
+Expected<BudgetCharge> gaussianCharge(std::string label, PrivacyParams privacy,
                                       double l2Sensitivity, double sigma);
 
-struct BudgetTotal {
-    double epsilon = 1;  // finite > 0
-    double delta = 0;    // in [0, 1); zCDP accounting needs δ > 0
-    Status validate() const;
+// The total (ε, δ) of a budget: ε finite > 0, δ in [0, 1); zCDP accounting needs δ > 0.
+struct BudgetTotal : PrivacyParams {
+    Status validate() const;  // PrivacyParams::validate's message after "total budget: "
 };
 
 struct BudgetUsage {

@@ -7,8 +7,8 @@
 #include <numbers>
 #include <tuple>
 
-#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/base/validation.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 
 namespace dpx {
 
@@ -98,7 +98,7 @@ Expected<Allocated> allocatePure(const PlanStatistic& s, double epsilon) {
     a.epsilon = epsilon;
     a.rho = *charge->rho;
     Expected<NoiseSummary> n = Error{};
-    if (s.mechanism == PlanMechanism::Laplace) {
+    if (s.mechanism == MechanismKind::Laplace) {
         n = laplaceNoise(s.l1Sensitivity / epsilon);  // b = Δ1/ε (Dwork & Roth 2014 Thm 3.6)
     } else {
         const double logAlpha = -epsilon / s.l1Sensitivity;  // α = e^{−ε/Δ1}
@@ -122,7 +122,7 @@ Expected<Allocated> allocateGaussianBasic(const PlanStatistic& s, double epsilon
     if (!sigma) {
         return about(s, sigma.error().message);
     }
-    auto charge = gaussianCharge(s.label, epsilon, delta, s.l2Sensitivity, *sigma);
+    auto charge = gaussianCharge(s.label, {epsilon, delta}, s.l2Sensitivity, *sigma);
     auto n = gaussianNoise(*sigma);
     if (!charge || !n) {
         return about(s, !charge ? charge.error().message : n.error().message);
@@ -146,7 +146,7 @@ Expected<Allocated> allocateGaussianZcdp(const PlanStatistic& s, double sigma, d
     if (!eps) {
         return about(s, eps.error().message);
     }
-    auto charge = gaussianCharge(s.label, *eps, totalDelta, s.l2Sensitivity, sigma);
+    auto charge = gaussianCharge(s.label, {*eps, totalDelta}, s.l2Sensitivity, sigma);
     auto n = gaussianNoise(sigma);
     if (!charge || !n) {
         return about(s, !charge ? charge.error().message : n.error().message);
@@ -203,7 +203,7 @@ Expected<Allocated> allocateHeld(const PlanStatistic& s, const BudgetPlan& plan,
         return allocateFromRho(s, *rho, plan.total.delta);
     }
     // Held accuracy: every bin within ±a with 95% probability.
-    if (zcdp && s.mechanism == PlanMechanism::Gaussian) {
+    if (zcdp && s.mechanism == MechanismKind::Gaussian) {
         double sigma = a / kNormalQuantile975;  // z σ ≤ a
         while (sigma * kNormalQuantile975 > a) {
             sigma = std::nextafter(sigma, 0.0);
@@ -215,7 +215,7 @@ Expected<Allocated> allocateHeld(const PlanStatistic& s, const BudgetPlan& plan,
         return about(s,
                      "accuracy ±" + formatNumber(a) + " is not reachable: " + eps.error().message);
     }
-    return s.mechanism == PlanMechanism::Gaussian ? allocateGaussianBasic(s, *eps, delta)
+    return s.mechanism == MechanismKind::Gaussian ? allocateGaussianBasic(s, *eps, delta)
                                                   : allocatePure(s, *eps);
 }
 
@@ -269,7 +269,7 @@ OtherAccounting otherAccounting(const BudgetPlan& plan, const std::vector<PlanSt
     o.composition = Composition::Basic;
     std::vector<double> gaussianWeights;
     for (const auto& s : stats) {
-        gaussianWeights.push_back(s.mechanism == PlanMechanism::Gaussian ? 1.0 : 0.0);
+        gaussianWeights.push_back(s.mechanism == MechanismKind::Gaussian ? 1.0 : 0.0);
     }
     std::vector<double> deltas(stats.size(), 0.0);
     const bool anyGaussian =
@@ -318,27 +318,6 @@ OtherAccounting otherAccounting(const BudgetPlan& plan, const std::vector<PlanSt
 
 }  // namespace
 
-const char* planMechanismName(PlanMechanism m) {
-    switch (m) {
-        case PlanMechanism::Laplace:
-            return "laplace";
-        case PlanMechanism::Geometric:
-            return "geometric";
-        case PlanMechanism::Gaussian:
-            return "gaussian";
-    }
-    return "laplace";
-}
-
-Expected<PlanMechanism> planMechanismFromName(const std::string& name) {
-    for (auto m : {PlanMechanism::Laplace, PlanMechanism::Geometric, PlanMechanism::Gaussian}) {
-        if (name == planMechanismName(m)) {
-            return m;
-        }
-    }
-    return Error{"unknown mechanism '" + name + "' (use laplace, geometric or gaussian)"};
-}
-
 const char* holdKindName(HoldKind h) {
     switch (h) {
         case HoldKind::None:
@@ -361,7 +340,7 @@ Status PlanStatistic::validate() const {
     if (auto s = validatePositiveFinite(l1Sensitivity, "the L1 sensitivity Δ1"); !s) {
         return about(*this, s.error().message);
     }
-    if (mechanism == PlanMechanism::Geometric && std::floor(l1Sensitivity) != l1Sensitivity) {
+    if (mechanism == MechanismKind::Geometric && std::floor(l1Sensitivity) != l1Sensitivity) {
         return about(*this, "the geometric mechanism needs a whole-number L1 sensitivity (got " +
                                 formatNumber(l1Sensitivity) + ")");
     }
@@ -413,7 +392,7 @@ Status BudgetPlan::validate() const {
         if (auto s = st.validate(); !s) {
             return s;
         }
-        if (st.mechanism == PlanMechanism::Gaussian && total.delta == 0) {
+        if (st.mechanism == MechanismKind::Gaussian && total.delta == 0) {
             return about(st,
                          "the Gaussian mechanism needs a total δ > 0 (it is not pure ε-DP); "
                          "set δ or choose Laplace or geometric");
@@ -462,7 +441,7 @@ Expected<double> gaussianEpsilonOfSigma(double sigma, double delta, double l2Sen
                               delta, kEpsilonLow, kEpsilonHigh);
 }
 
-Expected<double> epsilonForHalfWidth(PlanMechanism m, double halfWidth, double l1Sensitivity,
+Expected<double> epsilonForHalfWidth(MechanismKind m, double halfWidth, double l1Sensitivity,
                                      double l2Sensitivity, double delta) {
     if (auto s = validatePositiveFinite(halfWidth, "the accuracy target ±a"); !s) {
         return s.error();
@@ -471,7 +450,7 @@ Expected<double> epsilonForHalfWidth(PlanMechanism m, double halfWidth, double l
         return s.error();
     }
     switch (m) {
-        case PlanMechanism::Laplace: {
+        case MechanismKind::Laplace: {
             // b ln 20 ≤ a ⇔ ε ≥ Δ1 ln 20/a; step up past any rounding of b = Δ1/ε.
             double eps = l1Sensitivity * std::log(1 / kTail) / halfWidth;
             for (int i = 0;
@@ -480,7 +459,7 @@ Expected<double> epsilonForHalfWidth(PlanMechanism m, double halfWidth, double l
             }
             return eps;
         }
-        case PlanMechanism::Geometric: {
+        case MechanismKind::Geometric: {
             // Pr[|Z| > ⌊a⌋] = 2α^{⌊a⌋+1}/(1+α) ≤ 0.05 with α = e^{−ε/Δ1}: decreasing in ε.
             const double m1 = std::floor(halfWidth) + 1;
             auto eps = epsilonForAccuracy(
@@ -496,7 +475,7 @@ Expected<double> epsilonForHalfWidth(PlanMechanism m, double halfWidth, double l
             }
             return e;
         }
-        case PlanMechanism::Gaussian: {
+        case MechanismKind::Gaussian: {
             // σ = a/z_{0.975}; the smallest ε whose analytic σ at δ is ≤ that σ.
             if (auto s = validatePositiveFinite(l2Sensitivity, "the L2 sensitivity Δ2"); !s) {
                 return s.error();
@@ -557,7 +536,7 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
     std::vector<double> gaussianWeights(n, 0.0);
     bool anyGaussian = false;
     for (std::size_t i = 0; i < n; ++i) {
-        if (stats[i].mechanism == PlanMechanism::Gaussian) {
+        if (stats[i].mechanism == MechanismKind::Gaussian) {
             gaussianWeights[i] = 1;
             anyGaussian = true;
         }
@@ -617,9 +596,10 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
         const BudgetUsage u = ledger.usage();
         double start = 0;
         if (zcdp) {
-            // The ledger reports the spent ε of Σρ rounded up by a relative 1e-12 (core/choosing/budget.h);
-            // leaving 3e-12 of ρ_budget more keeps even that reported ε within the total (dε/dρ ≥
-            // ε/(2ρ) at the budget, so the conversion drops by ≥ 2e-12 relative).
+            // The ledger reports the spent ε of Σρ rounded up by a relative 1e-12
+            // (core/choosing/budget.h); leaving 3e-12 of ρ_budget more keeps even that reported ε
+            // within the total (dε/dρ ≥ ε/(2ρ) at the budget, so the conversion drops by ≥ 2e-12
+            // relative).
             start = u.rhoRemaining - 3 * kZcdpRelativeMargin * u.rhoBudget;
         } else {
             double held = 0;

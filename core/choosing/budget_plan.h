@@ -1,6 +1,6 @@
 // A release plan (issue #6 Budget view): several histograms released from one dataset, each with a
-// share of a total (ε, δ) budget, composed by basic composition or zCDP (core/choosing/budget.h), and the
-// expected error each statistic gets at its share.
+// share of a total (ε, δ) budget, composed by basic composition or zCDP (core/choosing/budget.h),
+// and the expected error each statistic gets at its share.
 //
 // Allocation (allocatePlan):
 //  1. Held statistics take their amount first: a held ε (the user typed it), or a held accuracy
@@ -36,8 +36,9 @@
 #include <string>
 #include <vector>
 
-#include "core/choosing/budget.h"
 #include "core/base/expected.h"
+#include "core/choosing/budget.h"
+#include "core/mechanisms/mechanism_id.h"
 
 namespace dpx {
 
@@ -45,13 +46,6 @@ namespace dpx {
 inline constexpr double kNormalQuantile975 = 1.959963984540054;
 // The per-bin coverage of the half-widths: 95%.
 inline constexpr double kPlanCoverage = 0.95;
-
-enum class PlanMechanism { Laplace, Geometric, Gaussian };
-const char* planMechanismName(PlanMechanism m);  // "laplace" / "geometric" / "gaussian"
-Expected<PlanMechanism> planMechanismFromName(const std::string& name);
-inline bool isPureDp(PlanMechanism m) {
-    return m != PlanMechanism::Gaussian;
-}
 
 enum class HoldKind { None, Epsilon, Accuracy };
 const char* holdKindName(HoldKind h);  // "none" / "epsilon" / "accuracy"
@@ -68,7 +62,7 @@ struct PlanHold {
 struct PlanStatistic {
     std::string label;      // the column name
     std::int64_t bins = 1;  // k ≥ 1
-    PlanMechanism mechanism = PlanMechanism::Laplace;
+    MechanismKind mechanism = MechanismKind::Laplace;
     double l1Sensitivity = 1;       // Δ1 (finite > 0; a whole number for the geometric mechanism)
     double l2Sensitivity = 1;       // Δ2 (finite > 0)
     std::optional<double> records;  // the true total N, finite > 0, for "% of N"
@@ -105,7 +99,7 @@ Expected<NoiseSummary> gaussianNoise(double sigma);
 // ε = −Δ1 ln α; Gaussian (analytic calibration at δ): the smallest ε with Balle & Wang's δ(ε) of
 // σ = a/z_{0.975} at most δ. The returned ε always meets the target. Errors: bad input, or a
 // target not reachable for ε ≤ 1000.
-Expected<double> epsilonForHalfWidth(PlanMechanism m, double halfWidth, double l1Sensitivity,
+Expected<double> epsilonForHalfWidth(MechanismKind m, double halfWidth, double l1Sensitivity,
                                      double l2Sensitivity = 1, double delta = 0);
 // The smallest ε for which the analytic Gaussian calibration at δ gives noise ≤ σ (the (ε, δ)
 // that a Gaussian of scale σ satisfies). Errors: bad input, ε > 1000 needed.
@@ -114,7 +108,7 @@ Expected<double> gaussianEpsilonOfSigma(double sigma, double delta, double l2Sen
 struct StatisticAllocation {
     std::string label;
     std::int64_t bins = 1;
-    PlanMechanism mechanism = PlanMechanism::Laplace;
+    MechanismKind mechanism = MechanismKind::Laplace;
     PlanHold hold;
     // Basic: the ε and δ charged. zCDP: a pure-DP statistic's ε = √(2ρ) (δ = 0); a Gaussian one's
     // ε is what its ρ alone converts to at the total δ (Prop 1.3), and δ is the total δ.

@@ -1,25 +1,24 @@
 #include "core/choosing/tradeoff.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
 #include <string_view>
-#include <thread>
 #include <utility>
 
-#include "core/count/count_analysis.h"
 #include "core/accuracy/expected_error.h"
-#include "core/ldp/metrics.h"
-#include "core/mechanisms/mechanism.h"
+#include "core/base/moments.h"
 #include "core/base/random_variates.h"
 #include "core/base/simulation_rng.h"
-#include "core/mechanisms/sparse_histogram.h"
 #include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
+#include "core/count/count_analysis.h"
+#include "core/ldp/metrics.h"
+#include "core/mechanisms/mechanism.h"
+#include "core/mechanisms/sparse_histogram.h"
 
 namespace dpx {
 
@@ -146,11 +145,8 @@ Expected<Prepared> prepare(const Histogram& h, const TradeoffConfig& config) {
 
 Expected<CalibratedMechanism> calibrateAt(const TradeoffConfig& c, double epsilon) {
     MechanismSpec spec;
-    spec.kind = c.mechanism == TradeoffMechanism::Laplace     ? MechanismKind::Laplace
-                : c.mechanism == TradeoffMechanism::Geometric ? MechanismKind::Geometric
-                                                              : MechanismKind::Gaussian;
-    spec.epsilon = epsilon;
-    spec.delta = c.mechanism == TradeoffMechanism::Gaussian ? c.delta : 0;
+    spec.kind = additiveMechanismOf(c.mechanism).value_or(MechanismKind::Gaussian);
+    spec.privacy = {epsilon, c.mechanism == TradeoffMechanism::Gaussian ? c.delta : 0};
     spec.calibration = c.calibration;
     return calibrate(spec, c.sensitivity);
 }
@@ -459,88 +455,49 @@ Expected<double> localExactSse(const Prepared& p, const TradeoffConfig& c, doubl
     return c.metric.scale == Scale::Counts ? sum * n * n : sum;
 }
 
-// Mean and centred second moment of a block of trial values; blocks are merged in block order
-// (Chan et al.'s pairwise update), so the result does not depend on which thread ran which block.
-struct Moments {
-    double count = 0;
-    double mean = 0;
-    double m2 = 0;
-    void merge(const Moments& o) {
-        if (o.count == 0) {
-            return;
-        }
-        const double n = count + o.count;
-        const double d = o.mean - mean;
-        mean += d * o.count / n;
-        m2 += o.m2 + d * d * count * o.count / n;
-        count = n;
-    }
-};
-
-Moments blockMoments(const double* v, std::size_t rows) {
-    const double shift = v[0];  // a typical value: no cancellation in the sums below
-    double s1 = 0;
-    double s2 = 0;
-    for (std::size_t t = 0; t < rows; ++t) {
-        const double d = v[t] - shift;
-        s1 += d;
-        s2 += d * d;
-    }
-    const auto n = static_cast<double>(rows);
-    return {n, shift + s1 / n, std::max(0.0, s2 - s1 * s1 / n)};
-}
-
 // Trials per block of the local Monte Carlo (the unit of work of a thread).
 constexpr std::uint64_t kLocalBlock = 128;
 
 // Monte Carlo of a local configuration at ε: trial t simulates one collection with
 // ldp::simulateAggregate and seed splitmix(seed ⊕ splitmix(t)) — the same at every ε, so a curve
 // uses common random numbers —, applies the estimator to f̂, releases N·f̂ and evaluates the
-// metric. Blocks of kLocalBlock trials run on `threads` threads (the calling thread is one of
-// them and the only one that reports progress); the result depends on the seed only.
+// metric. Blocks of kLocalBlock trials run on the trials engine (core/base/trial_blocks.h),
+// merged in block order: the result depends on the seed only.
 CurvePoint localMonteCarlo(const Prepared& p, const TradeoffConfig& c, double epsilon,
                            const CurveOptions& o, const std::function<void(double)>& progress) {
     ldp::ProtocolSpec spec = p.local;
     spec.epsilon = epsilon;
-    const std::uint64_t blocks = (o.trials + kLocalBlock - 1) / kLocalBlock;
-    std::vector<Moments> results(blocks);
-    std::atomic<std::uint64_t> nextBlock{0};
-    std::atomic<std::uint64_t> blocksDone{0};
-    std::atomic<bool> failed{false};
     std::mutex failureMutex;
     std::string failure;  // guarded by failureMutex
     const auto users = static_cast<double>(p.users);
     const double total = p.truth.total();
-
-    auto worker = [&](bool reports) {
-        std::vector<double> release(p.counts.size());
-        std::vector<double> values(kLocalBlock);
-        auto fail = [&](const std::string& why) {
-            const std::lock_guard lock(failureMutex);
-            if (failure.empty()) {
-                failure = why;
-            }
-            failed = true;
-        };
-        for (;;) {
-            if (o.stop.stop_requested() || failed.load(std::memory_order_relaxed)) {
-                return;
-            }
-            const std::uint64_t b = nextBlock.fetch_add(1, std::memory_order_relaxed);
-            if (b >= blocks) {
-                return;
-            }
-            const std::uint64_t begin = b * kLocalBlock;
-            const std::uint64_t end = std::min(o.trials, begin + kLocalBlock);
-            for (std::uint64_t t = begin; t < end; ++t) {
+    auto fail = [&](const std::string& why) {
+        const std::lock_guard lock(failureMutex);
+        if (failure.empty()) {
+            failure = why;
+        }
+        return std::optional<Moments>();
+    };
+    TrialBlockOptions blocks;
+    blocks.trials = o.trials;
+    blocks.blockSize = kLocalBlock;
+    blocks.threads = o.threads;
+    blocks.stop = o.stop;
+    blocks.progress = progress;
+    Moments all;
+    const TrialBlocksRun run = runTrialBlocksInOrder(
+        blocks,
+        [&](const TrialBlock& b) -> std::optional<Moments> {
+            std::vector<double> release(p.counts.size());
+            std::vector<double> values(b.size());
+            for (std::uint64_t t = b.begin; t < b.end; ++t) {
                 auto est =
                     ldp::simulateAggregate(spec, p.counts, splitmix(o.seed ^ splitmix(t)), o.stop);
                 if (!est) {
-                    fail(est.error().message);
-                    return;
+                    return fail(est.error().message);
                 }
                 if (est->cancelled) {
-                    return;
+                    return std::nullopt;
                 }
                 std::vector<double>& f = est->frequencies;
                 if (c.estimator == EstimatorKind::Clamp) {
@@ -551,48 +508,29 @@ CurvePoint localMonteCarlo(const Prepared& p, const TradeoffConfig& c, double ep
                     auto projected =
                         ldp::postProcessFrequencies(f, ldp::FrequencyPostProcess::Simplex);
                     if (!projected) {
-                        fail(projected.error().message);
-                        return;
+                        return fail(projected.error().message);
                     }
                     f = std::move(*projected);
                 }
                 for (std::size_t j = 0; j < f.size(); ++j) {
                     release[j] = users * f[j];
                 }
-                values[t - begin] =
+                values[t - b.begin] =
                     evaluateMetric(c.metric, p.truth.counts, release, p.truth.positions, total);
             }
-            results[b] = blockMoments(values.data(), static_cast<std::size_t>(end - begin));
-            const std::uint64_t done = blocksDone.fetch_add(1, std::memory_order_relaxed) + 1;
-            if (reports && progress) {
-                progress(static_cast<double>(done) / static_cast<double>(blocks));
-            }
-        }
-    };
-    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-    const auto threads =
-        static_cast<unsigned>(std::min<std::uint64_t>(o.threads == 0 ? hw : o.threads, blocks));
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned i = 1; i < threads; ++i) {
-            pool.emplace_back(worker, false);
-        }
-        worker(true);
-    }  // joins
-    if (failed) {
+            return Moments::of(values.data(), values.size());
+        },
+        [&](const Moments& m) { all.merge(m); });
+    if (!failure.empty()) {
         return missing(epsilon, failure);
     }
-    if (blocksDone.load() < blocks) {
+    if (!run.complete()) {
         return missing(epsilon, "cancelled");
-    }
-    Moments all;
-    for (const Moments& m : results) {
-        all.merge(m);
     }
     CurvePoint pt;
     pt.epsilon = epsilon;
     pt.value = all.mean;
-    const double half = 1.96 * std::sqrt(all.m2 / (all.count - 1) / all.count);
+    const double half = 1.96 * all.standardError();
     pt.ciLow = all.mean - half;
     pt.ciHigh = all.mean + half;
     pt.method = "Monte Carlo";
@@ -945,14 +883,24 @@ double valueAt(const SortedCurve& s, double e, bool* interpolated) {
 
 }  // namespace
 
-const char* tradeoffMechanismName(TradeoffMechanism m) {
+std::optional<MechanismKind> additiveMechanismOf(TradeoffMechanism m) {
     switch (m) {
         case TradeoffMechanism::Laplace:
-            return "laplace";
+            return MechanismKind::Laplace;
         case TradeoffMechanism::Geometric:
-            return "geometric";
+            return MechanismKind::Geometric;
         case TradeoffMechanism::Gaussian:
-            return "gaussian";
+            return MechanismKind::Gaussian;
+        default:
+            return std::nullopt;
+    }
+}
+
+const char* tradeoffMechanismName(TradeoffMechanism m) {
+    if (const auto kind = additiveMechanismOf(m)) {
+        return mechanismName(*kind);  // the same names as everywhere else
+    }
+    switch (m) {
         case TradeoffMechanism::CountGeometric:
             return "gm";
         case TradeoffMechanism::CountExplicitFair:
@@ -963,6 +911,8 @@ const char* tradeoffMechanismName(TradeoffMechanism m) {
             return "local";
         case TradeoffMechanism::SparseThreshold:
             return "sparse";
+        default:
+            break;
     }
     return "?";
 }

@@ -14,7 +14,8 @@
 //    Pr[|e_i| ≤ t]); W1 and resize are Monte Carlo. LP matrices over the grid come from one
 //    warm-started designCountMechanismSweep;
 //  * local frequency oracles (Local, issue #7; core/ldp/protocols.h): see "Local protocols" below;
-//  * sparse histograms (SparseThreshold, issue #9; seed 003 §2.4.1, core/mechanisms/sparse_histogram.h):
+//  * sparse histograms (SparseThreshold, issue #9; seed 003 §2.4.1,
+//  core/mechanisms/sparse_histogram.h):
 //    Laplace noise of scale b = Δ1/ε in every bin, then 0 released wherever h + L ≤ τ = b·ln p
 //    (p = the number of bins), then the estimator. Under replace-one neighbours (Δ1 = 2) this is
 //    exactly the seed's mechanism (b = 2/ε, τ = (2/ε)·ln p); under add/remove the noise is the
@@ -54,21 +55,23 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
 
+#include "core/accuracy/metrics.h"
+#include "core/base/expected.h"
+#include "core/base/noise_distribution.h"
+#include "core/base/stop_token.h"
 #include "core/count/count_lp.h"
 #include "core/count/count_mechanism.h"
 #include "core/estimators/estimator.h"
-#include "core/base/expected.h"
-#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/histogram/histogram.h"
 #include "core/ldp/protocols.h"
-#include "core/accuracy/metrics.h"
-#include "core/base/noise_distribution.h"
-#include "core/base/stop_token.h"
+#include "core/mechanisms/gaussian_mechanism.h"
+#include "core/mechanisms/mechanism_id.h"
 
 namespace dpx {
 
@@ -87,6 +90,10 @@ enum class TradeoffMechanism {
 const char* tradeoffMechanismName(TradeoffMechanism m);
 bool isCountTradeoffMechanism(TradeoffMechanism m);
 bool isLocalTradeoffMechanism(TradeoffMechanism m);  // Local
+// The per-bin additive mechanism (core/mechanisms/mechanism_id.h) that Laplace, Geometric and
+// Gaussian are; std::nullopt for the count, local and sparse mechanisms. The one conversion
+// between the two enums; the three shared names are MechanismKind's.
+std::optional<MechanismKind> additiveMechanismOf(TradeoffMechanism m);
 
 // The name of a local protocol in configuration names and labels: ldp::protocolName with
 // dBitFlip's number of bits d appended — "rr", "grr", "oue", "sue", "olh", "hrr", "dbitflip1",

@@ -16,7 +16,7 @@ namespace {
 // Fixed seeds of the generators (changing one changes the example).
 constexpr std::uint64_t kTelemetrySeed = 2;  // seed 002
 constexpr std::uint64_t kAgesSeed = 1000;
-constexpr std::uint64_t kEdwardsSeed = 3;  // seed 003
+constexpr std::uint64_t kEdwardsSeed = 3;    // seed 003
 constexpr std::uint64_t kNltcsSeed = 30003;  // seed 003, second table
 
 constexpr double kTelemetryMean = 12;
@@ -230,7 +230,7 @@ Expected<DataTable> makeNltcsLike() {
     return DataTable::create(std::move(cols));
 }
 
-Expected<DataTable> makeSeed000() {
+Expected<DataTable> makeTwoBins() {
     std::vector<DataColumn> cols;
     cols.push_back(DataColumn::text("bin", std::vector<std::string>(16, "bin 2")));
     return DataTable::create(std::move(cols));
@@ -250,7 +250,8 @@ const std::vector<ExampleDataset>& exampleDatasets() {
     static const std::vector<ExampleDataset> list = {
         {"telemetry", "Device report times (synthetic telemetry)",
          "The hour of the day at which each device sends its report, as in the telemetry "
-         "setting of seed 002. Synthetic: drawn with a fixed seed from a normal distribution "
+         "setting of Ding, Kulkarni & Yekhanin 2017. Synthetic: drawn with a fixed seed from a "
+         "normal distribution "
          "with mean 12 h and standard deviation 4 h, cut off at 0 h and 24 h.",
          "hours", "hour", Binning::equalWidth(32, kTelemetryLo, kTelemetryHi), 10000, 1000,
          1000000},
@@ -261,16 +262,16 @@ const std::vector<ExampleDataset>& exampleDatasets() {
         {"edwards-like", "Sparse 64-cell table (synthetic, Edwards-like)",
          "70 records classified by 6 yes/no variables into 64 cells, of which only 22 are "
          "occupied, mostly with small counts. Synthetic: it has the size and sparsity of the "
-         "“Edwards” table in seed 003 (whose counts are not available here), not its counts.",
+         "“Edwards” table in Hall 2012 (whose counts are not available here), not its counts.",
          "", "cell", Binning::fixedCategories(allCellPatterns()), 70, 70, 70},
         {"nltcs-like", "Very sparse 65,536-cell table (synthetic, NLTCS-like)",
          "21,574 records classified by 16 yes/no items into 65,536 cells, of which only 3,152 "
          "are occupied and one (all items “no”) holds just over half of the records. Synthetic: "
-         "it has the size and sparsity of the National Long Term Care Survey table in seed 003 "
+         "it has the size and sparsity of the National Long Term Care Survey table in Hall 2012 "
          "(Fig. 2.4), not its counts; generated with a fixed seed.",
          "", "cell", Binning::integers(0, static_cast<double>(kNltcsCells - 1)), kNltcsRows,
          kNltcsRows, kNltcsRows},
-        {"seed000", "Two bins [0, 16] (seed 000)",
+        {"two-bins", "Two bins [0, 16] (Kerrigan 2019, §3.3)",
          "The two-bin histogram H = [0, 16] of Kerrigan 2019 §3.3: 16 records, all in the second "
          "bin. Here resizing is worse than clamping at ε = 0.1.",
          "", "bin", Binning::fixedCategories({"bin 1", "bin 2"}), 16, 16, 16},
@@ -278,7 +279,17 @@ const std::vector<ExampleDataset>& exampleDatasets() {
     return list;
 }
 
+std::string_view currentExampleId(std::string_view id) {
+    for (const auto& [old, current] : kExampleIdAliases) {
+        if (id == old) {
+            return current;
+        }
+    }
+    return id;
+}
+
 const ExampleDataset* findExample(std::string_view id) {
+    id = currentExampleId(id);
     for (const auto& e : exampleDatasets()) {
         if (e.id == id) {
             return &e;
@@ -297,26 +308,28 @@ Expected<DataTable> makeExampleTable(const std::string& id, std::int64_t rows) {
     }
     if (rows < ex->minRows || rows > ex->maxRows) {
         if (ex->minRows == ex->maxRows) {
-            return Error{"the '" + id + "' example has a fixed size of " + groupThousands(ex->minRows) +
-                         " rows; " + groupThousands(rows) + " rows were asked for"};
+            return Error{"the '" + id + "' example has a fixed size of " +
+                         groupThousands(ex->minRows) + " rows; " + groupThousands(rows) +
+                         " rows were asked for"};
         }
         return Error{"the '" + id + "' example can have " + groupThousands(ex->minRows) + " to " +
                      groupThousands(ex->maxRows) + " rows, not " + groupThousands(rows)};
     }
-    if (id == "telemetry") {
+    const std::string_view current = ex->id;
+    if (current == "telemetry") {
         return makeTelemetry(rows);
     }
-    if (id == "ages") {
+    if (current == "ages") {
         return makeAges();
     }
-    if (id == "edwards-like") {
+    if (current == "edwards-like") {
         return makeEdwardsLike();
     }
-    if (id == "nltcs-like") {
+    if (current == "nltcs-like") {
         return makeNltcsLike();
     }
-    if (id == "seed000") {
-        return makeSeed000();
+    if (current == "two-bins") {
+        return makeTwoBins();
     }
     return unknownExample(id);
 }

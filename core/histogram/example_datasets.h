@@ -6,13 +6,15 @@
 // - ages: 5,000 whole ages 0–99; default 10-year groups (the histogram of earlier versions).
 // - edwards-like: 70 records of 6 binary variables (numeric 0/1 columns A–F and the text column
 //   "cell" with their 6-bit pattern, A first): 64 cells, 22 occupied, mostly small counts;
-//   synthetic, in the shape of the "Edwards" table of seed 003. Default: one bin per cell in
-//   binary order, empty cells included.
+//   synthetic, in the shape of the "Edwards" table of Hall 2012 (seed 003). Default: one bin per
+//   cell in binary order, empty cells included.
 // - nltcs-like: 21,574 records of 16 yes/no items (numeric 0/1 columns D1–D16 and the numeric
 //   column "cell", the 16-bit pattern as 0–65535, D1 the highest bit): 65,536 cells, 3,152
 //   occupied, one dominant cell (cell 0, 10,800 records); synthetic, in the shape of the NLTCS
-//   table of seed 003 (Fig. 2.4). Default: one bin per cell 0–65535, empty cells included.
-// - seed000: the two-bin histogram [0, 16] of seed 000: 16 records, all in "bin 2".
+//   table of Hall 2012 (seed 003, Fig. 2.4). Default: one bin per cell 0–65535, empty cells
+//   included.
+// - two-bins: the two-bin histogram [0, 16] of Kerrigan 2019 §3.3 (seed 000): 16 records, all in
+//   "bin 2". Formerly "seed000", still accepted (kExampleIdAliases).
 //
 // Every example is deterministic: the same id and row count give the same table on every run
 // (the generators use SimulationRng with fixed seeds; telemetry's first m rows are the same for
@@ -22,16 +24,17 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "core/histogram/dataset.h"
 #include "core/base/expected.h"
+#include "core/histogram/dataset.h"
 #include "core/histogram/histogram.h"
 
 namespace dpx {
 
 struct ExampleDataset {
-    std::string id;           // "telemetry", "ages", "edwards-like", "nltcs-like", "seed000"
+    std::string id;           // "telemetry", "ages", "edwards-like", "nltcs-like", "two-bins"
     std::string title;        // shown to the user
     std::string description;  // one or two sentences: what it is and where it comes from
     std::string unit;         // unit of the default column ("" for categories)
@@ -43,7 +46,16 @@ struct ExampleDataset {
 };
 
 const std::vector<ExampleDataset>& exampleDatasets();
-// nullptr if there is no example with that id.
+
+// Former ids of examples, still accepted wherever an id is read (saved sessions, scripts'
+// --example): {old, current}. The one alias table; findExample and makeExample* resolve it.
+inline constexpr std::pair<std::string_view, std::string_view> kExampleIdAliases[] = {
+    {"seed000", "two-bins"},
+};
+// The current id of `id` (itself when it is not a former id).
+std::string_view currentExampleId(std::string_view id);
+
+// nullptr if there is no example with that id (current or former).
 const ExampleDataset* findExample(std::string_view id);
 
 // The example's table with `rows` rows (0: its default size; a fixed-size example accepts only 0

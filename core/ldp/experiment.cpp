@@ -2,18 +2,17 @@
 #include "core/ldp/experiment.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <tuple>
 
 #include <boost/math/distributions/students_t.hpp>
 
-#include "core/base/validation.h"
 #include "core/accuracy/wasserstein.h"
+#include "core/base/trial_blocks.h"
+#include "core/base/validation.h"
 
 namespace dpx::ldp {
 
@@ -27,9 +26,6 @@ std::uint64_t splitMix(std::uint64_t x) {
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
 }
-
-// More threads than this only add start-up cost (the points are independent and CPU-bound).
-constexpr std::size_t kMaxExperimentThreads = 256;
 
 // Where a point sits in the protocol-major order.
 struct PointIndex {
@@ -302,7 +298,7 @@ Status ExperimentSpec::validate() const {
     return okStatus();
 }
 
-ExperimentSpec seed002Preset() {
+ExperimentSpec telemetryExperimentPreset() {
     ExperimentSpec s;
     for (const std::size_t d : {1, 2, 4}) {
         ProtocolSpec p;
@@ -330,59 +326,37 @@ Expected<ExperimentResult> runExperiment(const ExperimentSpec& spec, const std::
     const std::vector<double> centres = telemetryBucketCentres(spec.buckets);
     std::vector<std::optional<ExperimentPoint>> slots(total);
 
-    std::atomic<std::size_t> next{0};
-    std::mutex mutex;  // guards done, reportedPermille, failure
-    std::size_t done = 0;
-    std::size_t reportedPermille = 0;
+    std::mutex mutex;  // guards failure
     std::optional<Error> failure;
-    std::atomic<bool> failed{false};
-
-    auto worker = [&]() {
-        for (;;) {
-            if (stop.stop_requested() || failed.load(std::memory_order_relaxed)) {
-                return;
-            }
-            const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
-            if (i >= total) {
-                return;
-            }
-            auto pt = computePoint(spec, pointIndex(spec, i), centres, stop);
+    // One "trial" per point, one point per block: the engine hands points out to the workers.
+    TrialBlockOptions points;
+    points.trials = total;
+    points.blockSize = 1;
+    points.threads = threads;
+    points.stop = stop;
+    points.progress = progress;
+    points.progressSteps = 1000;
+    runTrialBlocks(points, [&](const TrialBlock& b) {
+        const auto i = static_cast<std::size_t>(b.index);
+        auto pt = computePoint(spec, pointIndex(spec, i), centres, stop);
+        if (!pt) {
             const std::lock_guard lock(mutex);
-            if (!pt) {
-                if (!failure) {
-                    failure = pt.error();
-                }
-                failed = true;
-                return;
+            if (!failure) {
+                failure = pt.error();
             }
-            if (!*pt) {
-                return;  // stopped mid-point
-            }
-            slots[i] = std::move(**pt);
-            ++done;
-            const std::size_t permille = done * 1000 / total;
-            if (progress && permille > reportedPermille) {
-                reportedPermille = permille;
-                progress(static_cast<double>(done) / static_cast<double>(total));
-            }
+            return false;
         }
-    };
-    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-    const auto nThreads = static_cast<unsigned>(
-        std::min<std::size_t>({threads == 0 ? hw : threads, total, kMaxExperimentThreads}));
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned t = 1; t < nThreads; ++t) {
-            pool.emplace_back(worker);
+        if (!*pt) {
+            return false;  // stopped mid-point
         }
-        worker();
-    }  // joins
+        slots[i] = std::move(**pt);
+        return true;
+    });
     if (failure) {
         return *failure;
     }
 
     ExperimentResult result;
-    result.points.reserve(done);
     for (auto& slot : slots) {
         if (slot) {
             result.points.push_back(std::move(*slot));

@@ -5,11 +5,11 @@
 // 95% confidence intervals, next to the analytic expectation of the estimator. Used by the LDP
 // experiment window and `dpx ldp-experiment`. No Qt.
 //
-// Simulation: simulateAggregate (core/ldp/protocols.h), exact in distribution for RR, GRR, OUE, SUE, HRR;
-// for dBitFlip and OLH every bucket's estimate has the protocol's exact law but buckets are drawn
-// independently (the protocols' O(1/k) correlations between buckets are not reproduced; see
-// simulateAggregate). The truth is telemetryCounts (core/ldp/metrics.h): the shape's probabilities
-// scaled to exactly n users.
+// Simulation: simulateAggregate (core/ldp/protocols.h), exact in distribution for RR, GRR, OUE,
+// SUE, HRR; for dBitFlip and OLH every bucket's estimate has the protocol's exact law but buckets
+// are drawn independently (the protocols' O(1/k) correlations between buckets are not reproduced;
+// see simulateAggregate). The truth is telemetryCounts (core/ldp/metrics.h): the shape's
+// probabilities scaled to exactly n users.
 #pragma once
 
 #include <cstddef>
@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "core/base/expected.h"
-#include "core/ldp/protocols.h"
-#include "core/ldp/metrics.h"
 #include "core/base/stop_token.h"
+#include "core/ldp/metrics.h"
+#include "core/ldp/protocols.h"
 
 namespace dpx::ldp {
 
@@ -29,8 +29,8 @@ namespace dpx::ldp {
 inline constexpr unsigned kMaxExperimentRepetitions = 100'000;
 inline constexpr std::uint64_t kMaxExperimentUsers = 1'000'000'000'000'000;  // telemetryCounts
 // The largest experimentWork() accepted: 0.5–2 minutes of one core (one unit, a binomial draw or
-// an erf evaluation, took 10–35 ns on the machine of docs/performance.md; seed002Preset() is
-// 1.2·10^8 units, 1.2 s on one core).
+// an erf evaluation, took 10–35 ns on the machine of docs/performance.md;
+// telemetryExperimentPreset() is 1.2·10^8 units, 1.2 s on one core).
 inline constexpr double kMaxExperimentWork = 3e9;
 
 struct ExperimentSpec {
@@ -60,7 +60,7 @@ struct ExperimentSpec {
 //   ε ∈ {0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5, 10}   (9 values)
 // 3 × 3 × 11 × 9 = 891 points. Seed 002 also memoises reports for repeated collection, which
 // does not change a single collection's estimate.
-ExperimentSpec seed002Preset();
+ExperimentSpec telemetryExperimentPreset();
 
 struct ExperimentPoint {
     std::size_t protocol = 0;  // index into spec.protocols

@@ -149,7 +149,7 @@ Status MeanStudySpec::validate() const {
     return okStatus();
 }
 
-MeanStudySpec seed002MeanPreset() {
+MeanStudySpec telemetryMeanPreset() {
     MeanStudySpec s;
     s.populations = {1000, 2000, 3000, 5000, 10000, 20000, 30000, 50000, 100000, 200000, 300000};
     s.epsilons = {0.1, 0.3, 1, 3, 10};

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "core/base/expected.h"
-#include "core/ldp/metrics.h"
 #include "core/base/stop_token.h"
+#include "core/ldp/metrics.h"
 
 namespace dpx::ldp {
 
@@ -67,7 +67,7 @@ struct MeanStudySpec {
 };
 // n ∈ {1, 2, 3, 5}·10³ … 3·10⁵ and ε ∈ {0.1, 0.3, 1, 3, 10}, normal data, 32 buckets, 10
 // repetitions (seed 002's ranges).
-MeanStudySpec seed002MeanPreset();
+MeanStudySpec telemetryMeanPreset();
 
 struct MeanStudyPoint {
     std::uint64_t users = 0;

@@ -4,15 +4,13 @@
 #include "core/ldp/protocols.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "core/base/random_variates.h"
+#include "core/base/trial_blocks.h"
 
 namespace dpx::ldp {
 
@@ -146,7 +144,7 @@ void olhSupportKernel(const std::uint64_t* a, const std::uint64_t* b, const std:
             const std::uint64_t wrap = 0 - static_cast<std::uint64_t>(r[i] >= kOlhPrime);
             r[i] -= kOlhPrime & wrap;
             std::int64_t x = t[i] + ag[i] - (pg & static_cast<std::int64_t>(wrap));
-            x += gs & (x >> 63);         // x < 0: add g (arithmetic shift, C++20)
+            x += gs & (x >> 63);          // x < 0: add g (arithmetic shift, C++20)
             x -= gs & ~((x - gs) >> 63);  // x ≥ g: subtract g
             t[i] = x;
         }
@@ -211,11 +209,11 @@ bool cpuHasAvx2() {
 // Per-thread tallies of the per-user simulator (integer sums, so merging in any order gives the
 // same result).
 struct Tally {
-    std::vector<std::uint64_t> support;   // C_j: reports supporting j (DBitFlip: 1-bits at j)
-    std::vector<std::uint64_t> sampled;   // DBitFlip: M_j, users who sampled bucket j
-    std::vector<std::int64_t> hadamard;   // HRR: S_ℓ = Σ reported ±1 bits with index ℓ
-    std::vector<std::uint32_t> perm;      // DBitFlip scratch: identity permutation of [D]
-    std::vector<std::uint64_t> swaps;     // DBitFlip scratch: Fisher–Yates swap targets
+    std::vector<std::uint64_t> support;  // C_j: reports supporting j (DBitFlip: 1-bits at j)
+    std::vector<std::uint64_t> sampled;  // DBitFlip: M_j, users who sampled bucket j
+    std::vector<std::int64_t> hadamard;  // HRR: S_ℓ = Σ reported ±1 bits with index ℓ
+    std::vector<std::uint32_t> perm;     // DBitFlip scratch: identity permutation of [D]
+    std::vector<std::uint64_t> swaps;    // DBitFlip scratch: Fisher–Yates swap targets
 
     explicit Tally(const Derived& c) {
         if (c.protocol == Protocol::HRR) {
@@ -427,8 +425,8 @@ std::vector<double> estimateFromHadamard(const Derived& c, std::span<const std::
 //                          = (C_v − q·M_v) / ((N d / D)(p − q)).
 std::vector<double> estimateDBitFlip(const Derived& c, std::span<const std::uint64_t> ones,
                                      std::span<const std::uint64_t> sampled, std::uint64_t users) {
-    const double expectedSamplers = static_cast<double>(users) * static_cast<double>(c.bits) /
-                                    static_cast<double>(c.domain);
+    const double expectedSamplers =
+        static_cast<double>(users) * static_cast<double>(c.bits) / static_cast<double>(c.domain);
     std::vector<double> f(c.domain);
     for (std::size_t j = 0; j < c.domain; ++j) {
         f[j] = (static_cast<double>(ones[j]) - c.q * static_cast<double>(sampled[j])) /
@@ -484,20 +482,23 @@ Status ProtocolSpec::validate() const {
         return Error{"epsilon (ε) of the LDP protocol must be finite and > 0"};
     }
     if (epsilon > kMaxEpsilon) {
-        return Error{"epsilon (ε) of the LDP protocol must be at most 50: beyond that every report "
-                     "is the true value to double precision and e^ε heads for overflow"};
+        return Error{
+            "epsilon (ε) of the LDP protocol must be at most 50: beyond that every report "
+            "is the true value to double precision and e^ε heads for overflow"};
     }
     if (domain < 2 || domain > kMaxDomain) {
         return Error{"domain size D of the LDP protocol must be in [2, " +
                      std::to_string(kMaxDomain) + "], got " + std::to_string(domain)};
     }
     if (protocol == Protocol::RR && domain != 2) {
-        return Error{"domain size D must be 2 for binary randomized response (rr); use grr for "
-                     "larger domains"};
+        return Error{
+            "domain size D must be 2 for binary randomized response (rr); use grr for "
+            "larger domains"};
     }
     if (protocol == Protocol::OLH && epsilon > kMaxOlhEpsilon) {
-        return Error{"epsilon (ε) must be at most 40 for olh: the hash range g = round(e^ε + 1) "
-                     "must stay below the hash prime 2^61 − 1"};
+        return Error{
+            "epsilon (ε) must be at most 40 for olh: the hash range g = round(e^ε + 1) "
+            "must stay below the hash prime 2^61 − 1"};
     }
     if (protocol == Protocol::DBitFlip && (bits < 1 || bits > domain)) {
         return Error{"bits d of dbitflip must be in [1, D] = [1, " + std::to_string(domain) +
@@ -607,8 +608,9 @@ Expected<ReportMatrix> reportMatrix(const ProtocolSpec& spec) {
         case Protocol::HRR: {
             const std::size_t dh = c.hadamard;
             if (dh > 64) {
-                return Error{"the report space of hrr has 2·D′ reports: the matrix is shown for "
-                             "D′ = 2^⌈log2 D⌉ ≤ 64 only"};
+                return Error{
+                    "the report space of hrr has 2·D′ reports: the matrix is shown for "
+                    "D′ = 2^⌈log2 D⌉ ≤ 64 only"};
             }
             // Rows (ℓ, b), b = +1 then −1: P = (1/D′)·(p if b = H[ℓ][v] else 1 − p).
             const double keep = c.p;
@@ -655,58 +657,27 @@ Expected<FrequencyEstimate> simulatePerUser(const ProtocolSpec& spec,
         }
     }
     const std::uint64_t users = values.size();
-    const std::uint64_t perBlock = blockUsers(c);
-    const std::uint64_t blocks = (users + perBlock - 1) / perBlock;
-    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-    const auto nThreads =
-        static_cast<unsigned>(std::min<std::uint64_t>(threads == 0 ? hw : threads, blocks));
-
-    std::atomic<std::uint64_t> nextBlock{0};
-    std::atomic<std::uint64_t> blocksDone{0};
-    std::mutex mutex;  // guards total, usersDone, reportedPermille
-    Tally total(c);
-    std::uint64_t usersDone = 0;
-    std::uint64_t reportedPermille = 0;
-
-    auto worker = [&]() {
-        Tally tally(c);
-        for (;;) {
-            if (stop.stop_requested()) {
-                break;
-            }
-            const std::uint64_t b = nextBlock.fetch_add(1, std::memory_order_relaxed);
-            if (b >= blocks) {
-                break;
-            }
-            const std::uint64_t begin = b * perBlock;
-            const std::uint64_t end = std::min(users, begin + perBlock);
-            SimulationRng rng(seed, b);  // one stream per block: independent of the thread count
-            runBlock(c, values.subspan(begin, end - begin), rng, tally);
-            blocksDone.fetch_add(1, std::memory_order_relaxed);
-            if (progress) {
-                const std::lock_guard lock(mutex);
-                usersDone += end - begin;
-                const std::uint64_t permille = usersDone * 1000 / users;
-                if (permille > reportedPermille) {  // at most ~1000 increasing calls
-                    reportedPermille = permille;
-                    progress(static_cast<double>(usersDone) / static_cast<double>(users));
-                }
-            }
-        }
-        const std::lock_guard lock(mutex);
-        total.add(tally);
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned i = 1; i < nThreads; ++i) {
-            pool.emplace_back(worker);
-        }
-        worker();
-    }  // joins
-
+    TrialBlockOptions blocks;
+    blocks.trials = users;
+    blocks.blockSize = blockUsers(c);
+    blocks.threads = threads;
+    blocks.stop = stop;
+    blocks.progress = progress;
+    blocks.progressSteps = 1000;  // blocks can be small: at most ~1000 increasing calls
+    // One tally per worker, summed at the end (integer sums: the order does not matter).
+    std::vector<Tally> tallies(trialBlockWorkers(blocks), Tally(c));
+    const TrialBlocksRun run = runTrialBlocks(blocks, [&](const TrialBlock& b) {
+        SimulationRng rng(seed, b.index);  // one stream per block: independent of the thread count
+        runBlock(c, values.subspan(b.begin, b.size()), rng, tallies[b.worker]);
+        return true;
+    });
     // A cancelled run has tallied an unpredictable subset of blocks: no estimate is returned.
-    if (blocksDone.load() < blocks) {
+    if (!run.complete()) {
         return cancelledEstimate();
+    }
+    Tally total(c);
+    for (const Tally& t : tallies) {
+        total.add(t);
     }
     FrequencyEstimate result;
     result.users = users;
@@ -751,9 +722,7 @@ Expected<FrequencyEstimate> simulateAggregate(const ProtocolSpec& spec,
         return Error{"the number of users N = Σ true counts must be at least 1"};
     }
     const auto theta = [&](std::size_t j) { return static_cast<std::uint64_t>(trueCounts[j]); };
-    const auto cancelled = [&](std::size_t j) {
-        return (j & 1023U) == 0 && stop.stop_requested();
-    };
+    const auto cancelled = [&](std::size_t j) { return (j & 1023U) == 0 && stop.stop_requested(); };
     SimulationRng rng(seed, 0);
     FrequencyEstimate result;
     result.users = users;

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <iterator>
 
-#include "core/ldp/range.h"
 #include "core/choosing/tradeoff.h"
+#include "core/ldp/range.h"
 
 namespace dpx::ldp {
 
@@ -152,7 +152,7 @@ Status RangeStudySpec::validate() const {
     return okStatus();
 }
 
-RangeStudySpec seed001RangePreset() {
+RangeStudySpec rangeStudyPreset() {
     RangeStudySpec s;
     s.methods = {{RangeMethod::Flat, Protocol::OUE, 2},
                  {RangeMethod::Hierarchical, Protocol::OUE, 2},
@@ -348,7 +348,7 @@ Status MarginalStudySpec::validate() const {
     return okStatus();
 }
 
-MarginalStudySpec seed001MarginalPreset() {
+MarginalStudySpec marginalStudyPreset() {
     MarginalStudySpec s;
     s.methods = {{MarginalMethod::Inpht, Protocol::OUE},
                  {MarginalMethod::OneHot, Protocol::OUE},

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "core/base/expected.h"
+#include "core/base/stop_token.h"
 #include "core/histogram/histogram.h"
-#include "core/ldp/protocols.h"
 #include "core/ldp/marginals.h"
 #include "core/ldp/metrics.h"
-#include "core/base/stop_token.h"
+#include "core/ldp/protocols.h"
 
 namespace dpx::ldp {
 
@@ -58,7 +58,7 @@ struct RangeStudySpec {
 // Seed 001 ch. 5's setting scaled to a desktop: D = 1024, N = 2^20 (the seed uses 2^26), truncated-
 // normal data, ε ∈ {0.5, ln 3, 2, 4} (ln 3 is the seed's default), flat OUE, HH_2, HH_4 and HH_8
 // with consistency (the seed's optimum B ≈ 9), HaarHRR; 5 repetitions, 20 000 sampled ranges.
-RangeStudySpec seed001RangePreset();
+RangeStudySpec rangeStudyPreset();
 
 struct RangeStudyPoint {
     std::size_t method = 0;  // index into spec.methods
@@ -108,7 +108,7 @@ struct MarginalStudySpec {
 // Seed 001 ch. 4's setting: d = 8 binary attributes (the seed's NYC taxi data has 8), k = 2,
 // N = 2^18, ε ∈ {0.2, 0.6, ln 3, 1.4} (the seed's range 0.2–1.4 and default ln 3), skewed data,
 // INPHT against one-hot OUE and OLH; 5 repetitions.
-MarginalStudySpec seed001MarginalPreset();
+MarginalStudySpec marginalStudyPreset();
 
 struct MarginalStudyPoint {
     std::size_t method = 0;

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/base/simulation_rng.h"
 #include "core/base/validation.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 
 namespace dpx {
 
@@ -333,12 +333,12 @@ Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
             return Error{"at ε = " + formatNumber(p.epsilon) + " the noise c(δ)Δ/ε = " +
                          formatNumber(r.noiseScale) + " is NOT (ε, δ)-DP (its exact δ is " +
                          formatNumber(exactDelta) + " > δ = " + formatNumber(p.delta) +
-                         "); seed 003 Prop 1.3.3 assumes ε ≤ 1: use a smaller ε or the "
+                         "); Hall 2012, Prop. 1.3.3 assumes ε ≤ 1: use a smaller ε or the "
                          "analytic calibration"};
         }
         if (p.epsilon > 1) {
             r.warnings.push_back(
-                "seed 003 Prop 1.3.3 is proven for ε ≤ 1; at ε = " + formatNumber(p.epsilon) +
+                "Hall 2012, Prop. 1.3.3 is proven for ε ≤ 1; at ε = " + formatNumber(p.epsilon) +
                 " the noise was checked against the exact Gaussian privacy profile");
         }
     }
@@ -387,7 +387,7 @@ Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
     return r;
 }
 
-Expected<std::vector<double>> fig32ExampleData(std::size_t n, std::uint64_t seed, double spread) {
+Expected<std::vector<double>> twoClusterSample(std::size_t n, std::uint64_t seed, double spread) {
     if (n < 1 || n > 10'000'000) {
         return Error{"the example needs between 1 and 10,000,000 points (got " + std::to_string(n) +
                      ")"};
@@ -395,7 +395,7 @@ Expected<std::vector<double>> fig32ExampleData(std::size_t n, std::uint64_t seed
     if (auto s = validatePositiveFinite(spread, "the mixture spread s"); !s) {
         return s.error();
     }
-    SimulationRng rng(seed, kFig32Stream);
+    SimulationRng rng(seed, kTwoClusterSampleStream);
     std::vector<double> x(n);
     for (double& v : x) {
         const double centre = rng.uniform() < 0.5 ? 0.3 : 0.7;

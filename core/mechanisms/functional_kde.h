@@ -11,7 +11,8 @@
 // c(δ)Δ/ε (the sd), as implemented. The Mahalanobis distance ‖f_D − f_D′‖_K on any finite grid is
 // at most the RKHS distance Δ (seed 003 §3.2), so the release is the scalar Gaussian mechanism with
 // sensitivity Δ and σ = c(δ)Δ/ε; Prop 1.3.3 proves (ε, δ) only for ε ≤ 1, so the σ is checked
-// against the exact privacy profile (core/mechanisms/gaussian_mechanism.h) and refused where it fails.
+// against the exact privacy profile (core/mechanisms/gaussian_mechanism.h) and refused where it
+// fails.
 //
 // Everything here uses SimulationRng: previews and teaching, not an exported release.
 #pragma once
@@ -123,12 +124,13 @@ Expected<FunctionalKdeResult> releaseFunctionalKde(
     std::span<const double> data, const FunctionalKdeParams& params,
     const std::stop_token& stop = {}, const std::function<void(double)>& progress = {});
 
-// Seed 003 Fig. 3.2's data: n points from an equal mixture of N(0.3, s²) and N(0.7, s²). The seed
-// does not give s; s = 0.1 by default. Draws from SimulationRng(seed, kFig32Stream), a stream no
-// release uses (releases use streams 0 … samples − 1), so one seed can drive both.
+// Two clusters, the data of Hall 2012 Fig. 3.2 (seed 003): n points from an equal mixture of
+// N(0.3, s²) and N(0.7, s²). The thesis does not give s; s = 0.1 by default. Draws from
+// SimulationRng(seed, kTwoClusterSampleStream), a stream no release uses (releases use streams
+// 0 … samples − 1), so one seed can drive both.
 // Errors: n < 1 or > 10⁷, s not finite > 0.
-inline constexpr std::uint64_t kFig32Stream = std::uint64_t{1} << 62;
-Expected<std::vector<double>> fig32ExampleData(std::size_t n = 100, std::uint64_t seed = 1,
+inline constexpr std::uint64_t kTwoClusterSampleStream = std::uint64_t{1} << 62;
+Expected<std::vector<double>> twoClusterSample(std::size_t n = 100, std::uint64_t seed = 1,
                                                double spread = 0.1);
 
 }  // namespace dpx

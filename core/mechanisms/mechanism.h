@@ -4,21 +4,17 @@
 #include <string>
 
 #include "core/base/expected.h"
-#include "core/mechanisms/gaussian_mechanism.h"
+#include "core/base/privacy_params.h"
 #include "core/histogram/histogram.h"
+#include "core/mechanisms/gaussian_mechanism.h"
+#include "core/mechanisms/mechanism_id.h"
 #include "core/mechanisms/privacy_guarantee.h"
 
 namespace dpx {
 
-enum class MechanismKind { Laplace, Geometric, Gaussian };
-
-const char* mechanismName(MechanismKind kind);  // "laplace" / "geometric" / "gaussian"
-Expected<MechanismKind> mechanismFromName(const std::string& name);
-
 struct MechanismSpec {
     MechanismKind kind = MechanismKind::Laplace;
-    double epsilon = 1;
-    double delta = 0;  // used by Gaussian only
+    PrivacyParams privacy;  // δ is used by Gaussian only
     GaussianCalibration calibration = GaussianCalibration::Analytic;
 };
 

@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "core/base/noise_distribution.h"
+#include "core/base/privacy_params.h"
 
 namespace dpx {
 
-struct PrivacyGuarantee {
-    double epsilon = 0;
-    double delta = 0;           // 0 for pure ε-DP
+// The (ε, δ) promised (δ = 0 for pure ε-DP), with the zCDP form and a sentence for people.
+struct PrivacyGuarantee : PrivacyParams {
     std::optional<double> rho;  // zCDP parameter where defined
     std::string rhoNote;        // how ρ was obtained
     std::string sentence;       // plain-language statement of the guarantee

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/base/moments.h"
 #include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
 
@@ -38,7 +39,7 @@ std::string randomDpGuaranteeText(const RandomDpParams& params) {
            "assumes the records are a random sample from some population and only promises that "
            "the ε-DP bound holds with probability at least 1 − γ over that sampling; with "
            "probability up to γ it may fail completely. Rare cells are published exactly, without "
-           "noise, so a person in a rare cell can be exposed. Not differential privacy (seed 003 "
+           "noise, so a person in a rare cell can be exposed. Not differential privacy (Hall 2012, "
            "ch. 5).";
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/base/moments.h"
 #include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
 
@@ -124,7 +125,7 @@ Expected<SparseExpectedError> sparseExpectedError(std::span<const std::int64_t> 
     if (2 * r.occupied > r.cells) {
         r.warnings.push_back(
             "more than half the cells are occupied: thresholding is meant for sparse "
-            "histograms and can be worse than clamping here (seed 003 §2.4.1)");
+            "histograms and can be worse than clamping here (Hall 2012, §2.4.1)");
     }
     // Larger beyond rounding: where every cell is far above τ the two are equal in exact
     // arithmetic (e.g. ε = 10 on the telemetry histogram), and "6.4 > 6.4" helps nobody.

@@ -118,7 +118,8 @@ Expected<VectorMeanMechanism> calibrateVectorMean(const VectorMeanParams& p) {
             if (printed) {
                 m.warnings.insert(
                     m.warnings.begin(),
-                    "seed 004 eq. (4) as printed: σ² = 2d ln(2/δ)/(ε²n²) assumes ‖X̄ − X̄′‖₂² ≤ "
+                    "Kamath & Ullman primer, eq. (4) as printed: σ² = 2d ln(2/δ)/(ε²n²) assumes ‖X̄ "
+                    "− X̄′‖₂² ≤ "
                     "d/n², "
                     "but replacing one record of [−1, 1]^d can move the mean by 2√d/n, so this "
                     "release is (2ε, δ) = (" +
@@ -127,7 +128,7 @@ Expected<VectorMeanMechanism> calibrateVectorMean(const VectorMeanParams& p) {
             }
             m.guarantee = "(" + formatNumber(m.epsilon) + ", " + formatNumber(m.delta) +
                           ")-differential privacy for one record replaced (Gaussian mechanism, " +
-                          (printed ? std::string("seed 004 eq. 4 as printed")
+                          (printed ? std::string("Kamath & Ullman primer, eq. 4 as printed")
                                    : std::string(gaussianCalibrationName(p.mechanism.calibration)) +
                                          " calibration") +
                           ", Δ₂ = 2√d/n)";
@@ -139,7 +140,7 @@ Expected<VectorMeanMechanism> calibrateVectorMean(const VectorMeanParams& p) {
             m.expectedSquaredNoise = d * 2 * m.scale * m.scale;
             m.guarantee = "pure " + formatNumber(p.epsilon) +
                           "-differential privacy for one record replaced (Laplace b = Δ₁/ε, "
-                          "Δ₁ = 2d/n; seed 003 Prop 1.3.1)";
+                          "Δ₁ = 2d/n; Hall 2012, Prop. 1.3.1)";
             break;
         case VectorMechanismKind::KNorm:
             m.scale = m.l2Sensitivity / p.epsilon;
@@ -147,7 +148,7 @@ Expected<VectorMeanMechanism> calibrateVectorMean(const VectorMeanParams& p) {
             m.expectedSquaredNoise = d * (d + 1) * m.scale * m.scale;
             m.guarantee = "pure " + formatNumber(p.epsilon) +
                           "-differential privacy for one record replaced (K-norm mechanism for "
-                          "the L2 ball, density ∝ exp(−ε‖z‖₂/Δ₂), Δ₂ = 2√d/n; seed 003 §1.3)";
+                          "the L2 ball, density ∝ exp(−ε‖z‖₂/Δ₂), Δ₂ = 2√d/n; Hall 2012, §1.3)";
             break;
     }
     if (!std::isfinite(m.scale) || !(m.scale > 0) || !std::isfinite(m.expectedSquaredNoise)) {
@@ -159,7 +160,7 @@ Expected<VectorMeanMechanism> calibrateVectorMean(const VectorMeanParams& p) {
         m.warnings.push_back("δ = " + formatNumber(p.delta) +
                              " is not below 1/n = " + formatNumber(1 / n) +
                              ": a mechanism that publishes δn of the records is (0, δ)-DP, so "
-                             "such a δ protects little (seed 004 Remark 3)");
+                             "such a δ protects little (Kamath & Ullman primer, Remark 3)");
     }
     return m;
 }
@@ -246,9 +247,10 @@ Expected<double> meanLowerBound(std::size_t n, std::size_t d, double epsilon, do
     }
     const double nn = dbl(n), dd = dbl(d);
     if (!std::isfinite(delta) || delta < 0 || !(delta < 1 / (96 * nn))) {
-        return Error{"seed 004's lower bound (Thm 5) holds only for δ < 1/(96n) = " +
-                     formatNumber(1 / (96 * nn)) + "; δ = " + formatNumber(delta) +
-                     " is outside it, so no lower bound is drawn"};
+        return Error{
+            "the lower bound of the Kamath & Ullman primer (Thm 5) holds only for δ < 1/(96n) = " +
+            formatNumber(1 / (96 * nn)) + "; δ = " + formatNumber(delta) +
+            " is outside it, so no lower bound is drawn"};
     }
     return std::min(dd / 6, dd * dd / (2304 * epsilon * epsilon * nn * nn));
 }
@@ -362,7 +364,8 @@ Expected<MeanSimulationResult> simulateMeanError(const MeanSimulationParams& p) 
     r.warnings = mech->warnings;
     if (p.population == MeanPopulation::FixedBias && r.bounds.lower) {
         r.warnings.push_back(
-            "the lower bound is a worst case over populations (seed 004 Thm 5, attained on "
+            "the lower bound is a worst case over populations (Kamath & Ullman primer, Thm 5, "
+            "attained on "
             "average under the uniform prior); one fixed bias may have a smaller error");
     }
     return r;

@@ -5,15 +5,15 @@
 #include <cmath>
 #include <limits>
 
-#include "core/count/count_analysis.h"
-#include "io/sources/csv_reader.h"
-#include "io/sources/sql_source.h"
-#include "core/histogram/example_datasets.h"
 #include "core/accuracy/expected_error.h"
-#include "core/ldp/metrics.h"
-#include "core/mechanisms/mechanism.h"
 #include "core/base/simulation_rng.h"
 #include "core/base/validation.h"
+#include "core/count/count_analysis.h"
+#include "core/histogram/example_datasets.h"
+#include "core/ldp/metrics.h"
+#include "core/mechanisms/mechanism.h"
+#include "io/sources/csv_reader.h"
+#include "io/sources/sql_source.h"
 
 namespace dpx::ui {
 
@@ -803,8 +803,7 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
         spec.kind = s.mechanism == MechanismChoice::Laplace     ? MechanismKind::Laplace
                     : s.mechanism == MechanismChoice::Geometric ? MechanismKind::Geometric
                                                                 : MechanismKind::Gaussian;
-        spec.epsilon = s.epsilon;
-        spec.delta = usesDelta(s.mechanism) ? s.delta : 0;
+        spec.privacy = {s.epsilon, usesDelta(s.mechanism) ? s.delta : 0};
         spec.calibration = s.calibration;
         auto mech = calibrate(spec, data.sensitivity);
         if (!mech) {

@@ -8,9 +8,9 @@
 #include <limits>
 #include <tuple>
 
-#include "core/histogram/example_datasets.h"
-#include "core/choosing/tradeoff.h"
 #include "core/base/validation.h"
+#include "core/choosing/tradeoff.h"
+#include "core/histogram/example_datasets.h"
 
 namespace dpx::ui {
 
@@ -88,7 +88,7 @@ Status validateBudget(double epsilon, double delta,
         if (r.bins < 1 || r.bins > 10'000'000) {
             return Error{"budget statistic '" + name + "': bins must be 1 to 10,000,000"};
         }
-        if (!planMechanismFromName(r.mechanism.toStdString())) {
+        if (!mechanismFromName(r.mechanism.toStdString())) {
             return Error{"budget statistic '" + name + "': unknown mechanism '" +
                          r.mechanism.toStdString() + "' (laplace, geometric, gaussian)"};
         }
@@ -460,7 +460,8 @@ bool isTradeoffConfigId(const QString& id) {
     if (m == QLatin1String("sparse")) {
         return parts[1] == QLatin1String("identity") || parts[1] == QLatin1String("resize");
     }
-    // Local protocols (core/choosing/tradeoff.h names: "grr", "oue", "dbitflip2", …): no NoiseFirst.
+    // Local protocols (core/choosing/tradeoff.h names: "grr", "oue", "dbitflip2", …): no
+    // NoiseFirst.
     if (localProtocolFromConfigName(m.toStdString())) {
         return parts[1] != QLatin1String("noisefirst");
     }
@@ -1387,7 +1388,7 @@ BudgetPlan budgetPlanOf(const ExplorerState& state) {
         PlanStatistic st;
         st.label = r.column.toStdString();
         st.bins = r.bins;
-        if (auto m = planMechanismFromName(r.mechanism.toStdString())) {
+        if (auto m = mechanismFromName(r.mechanism.toStdString())) {
             st.mechanism = *m;
         }
         st.weight = r.weight;
@@ -1410,7 +1411,7 @@ void setBudgetPlan(ExplorerState& s, const BudgetPlan& plan) {
         ExplorerState::BudgetRow r;
         r.column = QString::fromStdString(st.label);
         r.bins = static_cast<int>(std::clamp<std::int64_t>(st.bins, 1, 10'000'000));
-        r.mechanism = QString::fromLatin1(planMechanismName(st.mechanism));
+        r.mechanism = QString::fromLatin1(mechanismName(st.mechanism));
         r.weight = st.weight;
         r.hold = QString::fromLatin1(holdKindName(st.hold.kind));
         r.holdValue = st.hold.kind == HoldKind::None ? 0 : st.hold.value;

@@ -541,7 +541,12 @@ void DataPanel::showState(const ExplorerState& s) {
         b12(cap_), b13(type_);
     const bool external = isExternalSource(s.source);
     if (!external) {
-        example_->setCurrentIndex(std::max(0, example_->findData(s.exampleId)));
+        // A former id (a session saved before an example was renamed) selects its example.
+        const std::string id = s.exampleId.toStdString();
+        const std::string_view current = currentExampleId(id);
+        example_->setCurrentIndex(
+            std::max(0, example_->findData(QString::fromUtf8(
+                            current.data(), static_cast<qsizetype>(current.size())))));
     } else {
         QString path, title;
         switch (s.source) {

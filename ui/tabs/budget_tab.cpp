@@ -65,26 +65,26 @@ QString csvField(const QString& s) {
     return s;
 }
 
-QString noiseParameter(PlanMechanism m) {
+QString noiseParameter(MechanismKind m) {
     switch (m) {
-        case PlanMechanism::Laplace:
+        case MechanismKind::Laplace:
             return QStringLiteral("b");
-        case PlanMechanism::Geometric:
+        case MechanismKind::Geometric:
             return QStringLiteral("α");
-        case PlanMechanism::Gaussian:
+        case MechanismKind::Gaussian:
             return QStringLiteral("σ");
     }
     return QStringLiteral("b");
 }
 
-int mechanismIndex(PlanMechanism m) {
+int mechanismIndex(MechanismKind m) {
     return static_cast<int>(m);
 }
 
-PlanMechanism mechanismAt(int index) {
-    return index == 1   ? PlanMechanism::Geometric
-           : index == 2 ? PlanMechanism::Gaussian
-                        : PlanMechanism::Laplace;
+MechanismKind mechanismAt(int index) {
+    return index == 1   ? MechanismKind::Geometric
+           : index == 2 ? MechanismKind::Gaussian
+                        : MechanismKind::Laplace;
 }
 
 QTableWidgetItem* readOnlyItem() {
@@ -679,12 +679,12 @@ void BudgetTab::rebuildRows() {
                 // inverts; pure-DP rows hold their own ε.
                 // The tiny step down keeps the conversion's rounding inside the ρ it had.
                 const bool converted = plan_.composition == Composition::Zcdp &&
-                                       s.mechanism == PlanMechanism::Gaussian;
+                                       s.mechanism == MechanismKind::Gaussian;
                 s.hold = {HoldKind::Epsilon, converted ? a->epsilon * (1 - 1e-12) : a->epsilon};
             } else {
                 // The inverse meets ±a to a relative 1e-10 from above; hold a hair more than the
                 // current half-width so that holding what is shown never costs more than it had.
-                s.hold = {HoldKind::Accuracy, s.mechanism == PlanMechanism::Geometric
+                s.hold = {HoldKind::Accuracy, s.mechanism == MechanismKind::Geometric
                                                   ? a->noise.halfWidth95
                                                   : a->noise.halfWidth95 * (1 + 1e-9)};
             }
@@ -756,7 +756,7 @@ void BudgetTab::refresh() {
         }
         table_->item(i, ColEpsilon)->setText(formatSignificant(a->epsilon, 4));
         table_->item(i, ColDelta)
-            ->setText(zcdp && s.mechanism == PlanMechanism::Gaussian
+            ->setText(zcdp && s.mechanism == MechanismKind::Gaussian
                           ? tr("(total)")
                           : (a->delta > 0 ? formatSignificant(a->delta, 4) : QStringLiteral("0")));
         table_->item(i, ColRho)->setText(formatSignificant(a->rho, 4));
@@ -974,7 +974,7 @@ QString BudgetTab::toCsv() const {
         const PlanStatistic& s = plan_.statistics[i];
         QStringList f;
         f << csvField(QString::fromStdString(s.label)) << QString::number(s.bins)
-          << QString::fromLatin1(planMechanismName(s.mechanism)) << formatSignificant(s.weight, 17)
+          << QString::fromLatin1(mechanismName(s.mechanism)) << formatSignificant(s.weight, 17)
           << QString::fromLatin1(holdKindName(s.hold.kind))
           << (s.hold.kind == HoldKind::None ? QString() : formatSignificant(s.hold.value, 17));
         if (result_) {

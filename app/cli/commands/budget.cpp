@@ -30,7 +30,7 @@ Expected<PlanStatistic> parseStat(const std::string& text) {
     }
     s.bins = bins;
     if (parts.size() >= 3) {
-        auto m = planMechanismFromName(parts[2]);
+        auto m = mechanismFromName(parts[2]);
         if (!m) {
             return Error{"--stat " + s.label + ": " + m.error().message};
         }
@@ -77,13 +77,13 @@ QJsonObject usageJson(const BudgetUsage& u) {
     return o;
 }
 
-const char* scaleName(PlanMechanism m) {
+const char* scaleName(MechanismKind m) {
     switch (m) {
-        case PlanMechanism::Laplace:
+        case MechanismKind::Laplace:
             return "b";
-        case PlanMechanism::Geometric:
+        case MechanismKind::Geometric:
             return "alpha";
-        case PlanMechanism::Gaussian:
+        case MechanismKind::Gaussian:
             return "sigma";
     }
     return "b";
@@ -200,7 +200,7 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         QJsonObject j;
         j[QStringLiteral("label")] = qs(s.label);
         j[QStringLiteral("bins")] = static_cast<qint64>(s.bins);
-        j[QStringLiteral("mechanism")] = QString::fromLatin1(planMechanismName(s.mechanism));
+        j[QStringLiteral("mechanism")] = QString::fromLatin1(mechanismName(s.mechanism));
         j[QStringLiteral("weight")] = plan.statistics[i].weight;
         j[QStringLiteral("hold")] = QString::fromLatin1(holdKindName(s.hold.kind));
         if (s.hold.kind != HoldKind::None) {

@@ -57,13 +57,13 @@ Expected<CalibratedMechanism> mechanismFromArgs(const Args& a, const Sensitivity
     }
     MechanismSpec spec;
     spec.kind = *kind;
-    spec.epsilon = *eps;
+    spec.privacy.epsilon = *eps;
     if (*kind == MechanismKind::Gaussian) {
         auto delta = a.number("delta");
         if (!delta) {
             return Error{"the Gaussian mechanism needs --delta (0 < δ < 1)"};
         }
-        spec.delta = *delta;
+        spec.privacy.delta = *delta;
         auto cal = gaussianCalibrationFromName(a.text("calibration", "analytic"));
         if (!cal) {
             return cal.error();

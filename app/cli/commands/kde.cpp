@@ -136,7 +136,7 @@ int cmdKde(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     QJsonObject source;
     std::vector<double> data;
     if (example) {
-        auto x = fig32ExampleData(100, *seed);
+        auto x = twoClusterSample(100, *seed);
         if (!x) {
             return fail(err, x.error());
         }

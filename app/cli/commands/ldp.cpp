@@ -23,6 +23,7 @@
 #include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
 #include "core/accuracy/wasserstein.h"
+#include "core/base/moments.h"
 #include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
 #include "core/choosing/tradeoff.h"

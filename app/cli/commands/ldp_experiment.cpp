@@ -218,7 +218,7 @@ int cmdLdpExperiment(const std::vector<std::string>& argv, std::ostream& out, st
                                  "' (available: " + kTelemetryPreset + ")");
         }
         preset = kTelemetryPreset;
-        spec = ldp::seed002Preset();
+        spec = ldp::telemetryExperimentPreset();
     } else {
         for (const char* required : {"protocols", "shapes", "users", "epsilons"}) {
             if (!a.has(required)) {

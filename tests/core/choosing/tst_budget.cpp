@@ -1,6 +1,7 @@
-// Privacy-budget arithmetic (core/choosing/budget.h): exact basic composition at the edge (shares summing to
-// the total exactly, one ulp more), zCDP conversions against hand/high-precision values (Python
-// decimal module, 40 digits), splitting and the accuracy → ε inverse against the forward map.
+// Privacy-budget arithmetic (core/choosing/budget.h): exact basic composition at the edge (shares
+// summing to the total exactly, one ulp more), zCDP conversions against hand/high-precision values
+// (Python decimal module, 40 digits), splitting and the accuracy → ε inverse against the forward
+// map.
 #include <QTest>
 
 #include <cmath>
@@ -8,9 +9,9 @@
 #include <numbers>
 #include <vector>
 
+#include "core/base/simulation_rng.h"
 #include "core/choosing/budget.h"
 #include "core/mechanisms/gaussian_mechanism.h"
-#include "core/base/simulation_rng.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
@@ -294,7 +295,7 @@ void TestBudget::gaussianRhoValues() {
     DPX_VERIFY_OK(m);
     const double sigma = *gaussianSigma({1.0, 1e-6, 2.0, GaussianCalibration::Analytic});
     DPX_VERIFY_REL(*gaussianRho(2.0, sigma), *m->guarantee.rho, 1e-14);
-    const auto g = gaussianCharge("g", 1.0, 1e-6, 2.0, sigma);
+    const auto g = gaussianCharge("g", {1.0, 1e-6}, 2.0, sigma);
     DPX_VERIFY_OK(g);
     DPX_VERIFY_REL(*g->rho, *m->guarantee.rho, 1e-14);
 }

@@ -1,6 +1,6 @@
-// Release plans (core/choosing/budget_plan.h, issue #6 Budget view): closed-form errors per mechanism
-// (Laplace quantile b ln 20, E|Z|; geometric exact tail; Gaussian σ√(2/π)), the accuracy → ε
-// inverses against the forward maps, exact shares (10 × 0.1 of 1), zCDP shares within ρ_budget,
+// Release plans (core/choosing/budget_plan.h, issue #6 Budget view): closed-form errors per
+// mechanism (Laplace quantile b ln 20, E|Z|; geometric exact tail; Gaussian σ√(2/π)), the accuracy
+// → ε inverses against the forward maps, exact shares (10 × 0.1 of 1), zCDP shares within ρ_budget,
 // the other accountant on hand-computed cases, and every rejection.
 #include <QTest>
 
@@ -18,14 +18,14 @@
 
 using namespace dpx;
 
-Q_DECLARE_METATYPE(dpx::PlanMechanism)
+Q_DECLARE_METATYPE(dpx::MechanismKind)
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-PlanStatistic stat(const std::string& label, std::int64_t bins, PlanMechanism m,
+PlanStatistic stat(const std::string& label, std::int64_t bins, MechanismKind m,
                    double weight = 1) {
     PlanStatistic s;
     s.label = label;
@@ -96,7 +96,7 @@ void TestBudgetPlan::closedFormsLaplace() {
     // One Laplace statistic with the whole ε = 0.5, k = 10, Δ1 = 1: b = 2 (Dwork & Roth 2014
     // Thm 3.6); ±95% = b ln 20 (Laplace quantile: Pr[|Z| > a] = e^{−a/b}); E[L1] = kΔ1/ε = 20;
     // Var = 2b² = 8.
-    auto s = stat("age", 10, PlanMechanism::Laplace);
+    auto s = stat("age", 10, MechanismKind::Laplace);
     s.records = 1000;
     auto r = allocatePlan(plan(0.5, 0, Composition::Basic, {s}));
     DPX_VERIFY_OK(r);
@@ -119,7 +119,7 @@ void TestBudgetPlan::closedFormsGeometric() {
     // summing the pmf.
     for (double eps : {0.05, 0.3, 1.0, 2.5, 6.0}) {
         auto r = allocatePlan(
-            plan(eps, 0, Composition::Basic, {stat("zip", 7, PlanMechanism::Geometric)}));
+            plan(eps, 0, Composition::Basic, {stat("zip", 7, MechanismKind::Geometric)}));
         DPX_VERIFY_OK(r);
         const StatisticAllocation& a = r->statistics.at(0);
         const double alpha = std::exp(-eps);
@@ -133,7 +133,7 @@ void TestBudgetPlan::closedFormsGeometric() {
 void TestBudgetPlan::closedFormsGaussian() {
     // σ from the analytic calibration (Balle & Wang 2018); ±95% = z σ; E|Z| = σ√(2/π).
     auto r = allocatePlan(
-        plan(1, 1e-6, Composition::Basic, {stat("income", 20, PlanMechanism::Gaussian)}));
+        plan(1, 1e-6, Composition::Basic, {stat("income", 20, MechanismKind::Gaussian)}));
     DPX_VERIFY_OK(r);
     const StatisticAllocation& a = r->statistics.at(0);
     const double sigma = analyticSigma(1, 1e-6);
@@ -148,20 +148,20 @@ void TestBudgetPlan::closedFormsGaussian() {
 }
 
 void TestBudgetPlan::holdAccuracyInverse_data() {
-    QTest::addColumn<PlanMechanism>("mechanism");
+    QTest::addColumn<MechanismKind>("mechanism");
     QTest::addColumn<double>("target");
     QTest::addColumn<double>("l1");
     for (double a : {0.4, 1.0, 3.7, 25.0, 1000.0}) {
-        QTest::addRow("laplace a=%g", a) << PlanMechanism::Laplace << a << 1.0;
-        QTest::addRow("laplace Δ1=2 a=%g", a) << PlanMechanism::Laplace << a << 2.0;
-        QTest::addRow("geometric a=%g", a) << PlanMechanism::Geometric << a << 1.0;
-        QTest::addRow("geometric Δ1=3 a=%g", a) << PlanMechanism::Geometric << a << 3.0;
-        QTest::addRow("gaussian a=%g", a) << PlanMechanism::Gaussian << a << 1.0;
+        QTest::addRow("laplace a=%g", a) << MechanismKind::Laplace << a << 1.0;
+        QTest::addRow("laplace Δ1=2 a=%g", a) << MechanismKind::Laplace << a << 2.0;
+        QTest::addRow("geometric a=%g", a) << MechanismKind::Geometric << a << 1.0;
+        QTest::addRow("geometric Δ1=3 a=%g", a) << MechanismKind::Geometric << a << 3.0;
+        QTest::addRow("gaussian a=%g", a) << MechanismKind::Gaussian << a << 1.0;
     }
 }
 
 void TestBudgetPlan::holdAccuracyInverse() {
-    QFETCH(PlanMechanism, mechanism);
+    QFETCH(MechanismKind, mechanism);
     QFETCH(double, target);
     QFETCH(double, l1);
     const double delta = 1e-6;
@@ -170,21 +170,21 @@ void TestBudgetPlan::holdAccuracyInverse() {
     // The forward map at ε meets the target; at a slightly smaller ε it does not (minimality).
     auto halfWidth = [&](double e) {
         switch (mechanism) {
-            case PlanMechanism::Laplace:
+            case MechanismKind::Laplace:
                 return laplaceNoise(l1 / e)->halfWidth95;
-            case PlanMechanism::Geometric:
+            case MechanismKind::Geometric:
                 return geometricNoise(std::exp(-e / l1))->halfWidth95;
-            case PlanMechanism::Gaussian:
+            case MechanismKind::Gaussian:
                 return gaussianNoise(analyticSigma(e, delta))->halfWidth95;
         }
         return kNaN;
     };
     QVERIFY2(halfWidth(*eps) <= target, QByteArray::number(halfWidth(*eps), 'g', 17).constData());
     QVERIFY(halfWidth(*eps * (1 - 1e-8)) > target);
-    if (mechanism == PlanMechanism::Laplace) {
+    if (mechanism == MechanismKind::Laplace) {
         DPX_VERIFY_REL(*eps, l1 * std::log(20.0) / target, 1e-15);  // ε = Δ1 ln 20/a
     }
-    if (mechanism == PlanMechanism::Geometric) {
+    if (mechanism == MechanismKind::Geometric) {
         // Exact tail at t = ⌊a⌋: 2α^{t+1}/(1+α) = 0.05 at the returned ε (to the bisection's
         // 1e-10).
         const double alpha = std::exp(-*eps / l1);
@@ -196,11 +196,11 @@ void TestBudgetPlan::holdAccuracyInverse() {
 
 void TestBudgetPlan::heldAccuracyInPlan() {
     // Held at ±10 (Laplace: ε = ln 20/10) and ±8 (Gaussian), the third statistic takes the rest.
-    auto a = stat("age", 10, PlanMechanism::Laplace);
+    auto a = stat("age", 10, MechanismKind::Laplace);
     a.hold = {HoldKind::Accuracy, 10};
-    auto g = stat("income", 10, PlanMechanism::Gaussian);
+    auto g = stat("income", 10, MechanismKind::Gaussian);
     g.hold = {HoldKind::Accuracy, 8};
-    auto f = stat("zip", 50, PlanMechanism::Laplace);
+    auto f = stat("zip", 50, MechanismKind::Laplace);
     for (Composition c : {Composition::Basic, Composition::Zcdp}) {
         auto r = allocatePlan(plan(3, 1e-6, c, {a, g, f}));
         DPX_VERIFY_OK(r);
@@ -228,7 +228,7 @@ void TestBudgetPlan::tenSharesSumExactly() {
     // and nothing is left, exactly.
     std::vector<PlanStatistic> stats;
     for (int i = 0; i < 10; ++i) {
-        stats.push_back(stat("c" + std::to_string(i), 5, PlanMechanism::Laplace));
+        stats.push_back(stat("c" + std::to_string(i), 5, MechanismKind::Laplace));
     }
     auto r = allocatePlan(plan(1, 0, Composition::Basic, stats));
     DPX_VERIFY_OK(r);
@@ -249,11 +249,11 @@ void TestBudgetPlan::tenSharesSumExactly() {
 
 void TestBudgetPlan::heldEpsilonResplits() {
     // Hold 0.5 of 1 on one statistic: the two others get 0.25 each, exactly.
-    auto h = stat("a", 4, PlanMechanism::Laplace);
+    auto h = stat("a", 4, MechanismKind::Laplace);
     h.hold = {HoldKind::Epsilon, 0.5};
     auto r = allocatePlan(
         plan(1, 0, Composition::Basic,
-             {h, stat("b", 4, PlanMechanism::Geometric), stat("c", 4, PlanMechanism::Laplace)}));
+             {h, stat("b", 4, MechanismKind::Geometric), stat("c", 4, MechanismKind::Laplace)}));
     DPX_VERIFY_OK(r);
     QCOMPARE(r->statistics[0].epsilon, 0.5);
     QCOMPARE(r->statistics[1].epsilon, 0.25);
@@ -263,8 +263,8 @@ void TestBudgetPlan::heldEpsilonResplits() {
     h.hold = {HoldKind::Epsilon, 0.3};
     auto r2 = allocatePlan(
         plan(1, 0, Composition::Basic,
-             {h, stat("b", 4, PlanMechanism::Laplace), stat("c", 4, PlanMechanism::Laplace),
-              stat("d", 4, PlanMechanism::Laplace)}));
+             {h, stat("b", 4, MechanismKind::Laplace), stat("c", 4, MechanismKind::Laplace),
+              stat("d", 4, MechanismKind::Laplace)}));
     DPX_VERIFY_OK(r2);
     DPX_VERIFY_REL(r2->statistics[1].epsilon, 0.7 / 3, 1e-15);
     QVERIFY(r2->usage.epsilonSpent <= 1.0);
@@ -276,8 +276,8 @@ void TestBudgetPlan::weightsSplit() {
     // shares.
     auto r = allocatePlan(
         plan(2, 1e-6, Composition::Basic,
-             {stat("a", 4, PlanMechanism::Gaussian, 1), stat("b", 4, PlanMechanism::Laplace, 3),
-              stat("c", 4, PlanMechanism::Gaussian, 0.5)}));
+             {stat("a", 4, MechanismKind::Gaussian, 1), stat("b", 4, MechanismKind::Laplace, 3),
+              stat("c", 4, MechanismKind::Gaussian, 0.5)}));
     DPX_VERIFY_OK(r);
     QCOMPARE(r->statistics[0].epsilon, 2 * 1 / 4.5);
     QCOMPARE(r->statistics[1].epsilon, 2 * 3 / 4.5);
@@ -293,8 +293,8 @@ void TestBudgetPlan::zcdpWithinBudget() {
     // σ_i = Δ2/√(2ρ_i); Σρ ≤ ρ_budget and the conversion of Σρ stays within ε.
     auto r = allocatePlan(
         plan(1, 1e-6, Composition::Zcdp,
-             {stat("a", 10, PlanMechanism::Laplace), stat("b", 10, PlanMechanism::Gaussian, 2),
-              stat("c", 10, PlanMechanism::Geometric)}));
+             {stat("a", 10, MechanismKind::Laplace), stat("b", 10, MechanismKind::Gaussian, 2),
+              stat("c", 10, MechanismKind::Geometric)}));
     DPX_VERIFY_OK(r);
     const double budget = *zcdpBudget(1, 1e-6);
     DPX_VERIFY_REL(r->rhoBudget, budget, 2e-12);
@@ -312,10 +312,10 @@ void TestBudgetPlan::zcdpWithinBudget() {
     DPX_VERIFY_REL(r->statistics[1].share, 0.5, 1e-11);
     QVERIFY(r->statistics[0].delta == 0 && r->statistics[1].delta == 1e-6);
     // Held ε on a Gaussian statistic under zCDP: ρ with conversion ε at the total δ.
-    auto g = stat("g", 10, PlanMechanism::Gaussian);
+    auto g = stat("g", 10, MechanismKind::Gaussian);
     g.hold = {HoldKind::Epsilon, 0.4};
     auto r2 =
-        allocatePlan(plan(1, 1e-6, Composition::Zcdp, {g, stat("x", 3, PlanMechanism::Laplace)}));
+        allocatePlan(plan(1, 1e-6, Composition::Zcdp, {g, stat("x", 3, MechanismKind::Laplace)}));
     DPX_VERIFY_OK(r2);
     DPX_VERIFY_REL(r2->statistics[0].epsilon, 0.4, 1e-12);
     QVERIFY(r2->statistics[0].rho <= *zcdpBudget(0.4, 1e-6));
@@ -327,7 +327,7 @@ void TestBudgetPlan::otherAccountantTenGaussians() {
     // than 1: the advanced accountant is tighter for many Gaussian releases.
     std::vector<PlanStatistic> stats;
     for (int i = 0; i < 10; ++i) {
-        stats.push_back(stat("g" + std::to_string(i), 10, PlanMechanism::Gaussian));
+        stats.push_back(stat("g" + std::to_string(i), 10, MechanismKind::Gaussian));
     }
     auto r = allocatePlan(plan(1, 1e-5, Composition::Basic, stats));
     DPX_VERIFY_OK(r);
@@ -364,14 +364,14 @@ void TestBudgetPlan::otherAccountantTenGaussians() {
 
 void TestBudgetPlan::otherAccountantPureDp() {
     // Pure DP, δ = 0: zCDP has no (ε, 0) conversion — not available, with a reason.
-    auto r = allocatePlan(plan(1, 0, Composition::Basic, {stat("a", 3, PlanMechanism::Laplace)}));
+    auto r = allocatePlan(plan(1, 0, Composition::Basic, {stat("a", 3, MechanismKind::Laplace)}));
     DPX_VERIFY_OK(r);
     QVERIFY(!r->other.available);
     QVERIFY(dpxtest::mentions(r->other.note, "δ > 0"));
     // One Laplace statistic at ε = 1, δ = 1e-6: ρ = 1/2 converts to 0.5 + 2√(0.5 ln 1e6) > 1:
     // basic is tighter for a single pure-DP release.
     auto r2 =
-        allocatePlan(plan(1, 1e-6, Composition::Basic, {stat("a", 3, PlanMechanism::Laplace)}));
+        allocatePlan(plan(1, 1e-6, Composition::Basic, {stat("a", 3, MechanismKind::Laplace)}));
     DPX_VERIFY_OK(r2);
     QVERIFY(r2->other.available);
     DPX_VERIFY_REL(r2->other.epsilon, 0.5 + 2 * std::sqrt(0.5 * std::log(1e6)), 1e-14);
@@ -382,8 +382,8 @@ void TestBudgetPlan::neverOverruns() {
     // Awkward totals and weights: every plan the function returns fits the total.
     const double totals[] = {0.1, 0.3, 1.0 / 3, 0.7, 1, 2.2, 9.99};
     const double w[] = {1, 0.1, 3, 7, 0.3, 1.0 / 7};
-    const PlanMechanism ms[] = {PlanMechanism::Laplace, PlanMechanism::Gaussian,
-                                PlanMechanism::Geometric};
+    const MechanismKind ms[] = {MechanismKind::Laplace, MechanismKind::Gaussian,
+                                MechanismKind::Geometric};
     for (Composition c : {Composition::Basic, Composition::Zcdp}) {
         for (double t : totals) {
             for (std::size_t n = 1; n <= 6; ++n) {
@@ -410,8 +410,8 @@ void TestBudgetPlan::neverOverruns() {
 }
 
 void TestBudgetPlan::rejections() {
-    const auto lap = stat("age", 10, PlanMechanism::Laplace);
-    const auto gau = stat("income", 10, PlanMechanism::Gaussian);
+    const auto lap = stat("age", 10, MechanismKind::Laplace);
+    const auto gau = stat("income", 10, MechanismKind::Gaussian);
     auto with = [](PlanStatistic s, auto change) {
         change(s);
         return s;
@@ -483,7 +483,7 @@ void TestBudgetPlan::rejections() {
     DPX_VERIFY_ERROR(allocatePlan(plan(1, 0, Composition::Basic,
                                        {with(lap,
                                              [](auto& s) {
-                                                 s.mechanism = PlanMechanism::Geometric;
+                                                 s.mechanism = MechanismKind::Geometric;
                                                  s.l1Sensitivity = 1.5;
                                              })})),
                      "whole-number");
@@ -532,10 +532,10 @@ void TestBudgetPlan::rejections() {
                                                  s.hold = {HoldKind::Accuracy, 1e-4};
                                              })})),
                      "not reachable");
-    DPX_VERIFY_ERROR(epsilonForHalfWidth(PlanMechanism::Laplace, 0, 1), "accuracy");
-    DPX_VERIFY_ERROR(epsilonForHalfWidth(PlanMechanism::Gaussian, 1, 1, 1, 0), "δ");
+    DPX_VERIFY_ERROR(epsilonForHalfWidth(MechanismKind::Laplace, 0, 1), "accuracy");
+    DPX_VERIFY_ERROR(epsilonForHalfWidth(MechanismKind::Gaussian, 1, 1, 1, 0), "δ");
     DPX_VERIFY_ERROR(gaussianEpsilonOfSigma(-1, 1e-6, 1), "σ");
-    DPX_VERIFY_ERROR(planMechanismFromName("cauchy"), "unknown mechanism");
+    DPX_VERIFY_ERROR(mechanismFromName("cauchy"), "unknown mechanism");
 }
 
 void TestBudgetPlan::noiseRejections() {
@@ -554,7 +554,7 @@ void TestBudgetPlan::identicalStatisticsKeepTheirLabels() {
     for (Composition c : {Composition::Basic, Composition::Zcdp}) {
         std::vector<PlanStatistic> stats;
         for (const char* label : {"a", "b", "c", "d"}) {
-            stats.push_back(stat(label, 8, PlanMechanism::Gaussian));
+            stats.push_back(stat(label, 8, MechanismKind::Gaussian));
         }
         auto r = allocatePlan(plan(2, 1e-6, c, stats));
         DPX_VERIFY_OK(r);
@@ -582,7 +582,7 @@ void TestBudgetPlan::startsFromLedger() {
     // shares only that (and "fits" only within it), its start is the ledger's usage, and a hold
     // of the whole total no longer fits.
     auto p = plan(1, 0, Composition::Basic,
-                  {stat("a", 4, PlanMechanism::Laplace), stat("b", 4, PlanMechanism::Laplace)});
+                  {stat("a", 4, MechanismKind::Laplace), stat("b", 4, MechanismKind::Laplace)});
     p.spent = {*pureDpCharge("r1", 0.5), *pureDpCharge("r2", 0.4996)};
     auto r = allocatePlan(p);
     DPX_VERIFY_OK(r);
@@ -609,19 +609,19 @@ void TestBudgetPlan::startsFromLedger() {
     QVERIFY(!allocatePlan(p));
 
     // δ: a Gaussian statistic gets only the δ the ledger has left, and none is an error.
-    auto g = plan(1, 1e-6, Composition::Basic, {stat("g", 4, PlanMechanism::Gaussian)});
-    g.spent = {*gaussianCharge("r", 0.5, 4e-7, 1, 3.0)};
+    auto g = plan(1, 1e-6, Composition::Basic, {stat("g", 4, MechanismKind::Gaussian)});
+    g.spent = {*gaussianCharge("r", {0.5, 4e-7}, 1, 3.0)};
     auto rg = allocatePlan(g);
     DPX_VERIFY_OK(rg);
     QCOMPARE(rg->statistics[0].delta, 6e-7);
     QCOMPARE(rg->statistics[0].epsilon, 0.5);
-    g.spent = {*gaussianCharge("r", 0.5, 1e-6, 1, 3.0)};
+    g.spent = {*gaussianCharge("r", {0.5, 1e-6}, 1, 3.0)};
     auto nd = allocatePlan(g);
     QVERIFY(!nd);
     QVERIFY2(nd.error().message.find("no δ") != std::string::npos, nd.error().message.c_str());
 
     // zCDP: the ρ already charged comes off ρ_budget; the plan's ε stays within the total.
-    auto z = plan(1, 1e-6, Composition::Zcdp, {stat("z", 4, PlanMechanism::Laplace)});
+    auto z = plan(1, 1e-6, Composition::Zcdp, {stat("z", 4, MechanismKind::Laplace)});
     const double fresh = allocatePlan(z)->statistics[0].rho;
     z.spent = {*pureDpCharge("r", 0.1)};
     auto rz = allocatePlan(z);

@@ -107,7 +107,7 @@ private Q_SLOTS:
     void csvFile();
     // Examples
     void examplesList();
-    void exampleSeed000();
+    void exampleTwoBins();
     void exampleAges();
     void exampleTelemetry();
     void exampleTelemetryLarge();
@@ -1132,20 +1132,40 @@ void TestDataset::examplesList() {
         }
     }
     std::sort(ids.begin(), ids.end());
-    QCOMPARE(ids, strings({"ages", "edwards-like", "nltcs-like", "seed000", "telemetry"}));
+    QCOMPARE(ids, strings({"ages", "edwards-like", "nltcs-like", "telemetry", "two-bins"}));
     QVERIFY(findExample("nope") == nullptr);
 }
 
-void TestDataset::exampleSeed000() {
-    // Seed 000 §3.3: H = [0, 16].
-    auto h = makeExample("seed000");
-    DPX_VERIFY_OK(h);
-    QCOMPARE(h->counts(), (std::vector<std::int64_t>{0, 16}));
-    QCOMPARE(h->labels(), strings({"bin 1", "bin 2"}));
-    QVERIFY(!h->hasEdges());
-    auto t = makeExampleTable("seed000");
-    DPX_VERIFY_OK(t);
-    QCOMPARE(t->rowCount(), std::size_t(16));
+void TestDataset::exampleTwoBins() {
+    // Kerrigan 2019 §3.3 (seed 000): H = [0, 16]. Its former id "seed000" (saved sessions,
+    // scripts) still gives the same example.
+    for (const char* id : {"two-bins", "seed000"}) {
+        auto h = makeExample(id);
+        DPX_VERIFY_OK(h);
+        QCOMPARE(h->counts(), (std::vector<std::int64_t>{0, 16}));
+        QCOMPARE(h->labels(), strings({"bin 1", "bin 2"}));
+        QVERIFY(!h->hasEdges());
+        auto t = makeExampleTable(id);
+        DPX_VERIFY_OK(t);
+        QCOMPARE(t->rowCount(), std::size_t(16));
+        QVERIFY(findExample(id) == findExample("two-bins"));
+    }
+    QVERIFY(currentExampleId("seed000") == "two-bins");
+    QVERIFY(currentExampleId("ages") == "ages");
+    QVERIFY(currentExampleId("nope") == "nope");
+    // Every alias leads to an example that exists, and no current id is also an alias.
+    for (const auto& [old, current] : kExampleIdAliases) {
+        QVERIFY(findExample(current) != nullptr);
+        QVERIFY(findExample(old) == findExample(current));
+        for (const auto& e : exampleDatasets()) {
+            QVERIFY(e.id != old);
+        }
+    }
+    // No "seed 00N" reaches the user: titles and descriptions cite the work instead.
+    for (const auto& e : exampleDatasets()) {
+        QVERIFY2(e.title.find("seed") == std::string::npos, e.title.c_str());
+        QVERIFY2(e.description.find("seed 00") == std::string::npos, e.description.c_str());
+    }
 }
 
 void TestDataset::exampleAges() {
@@ -1314,6 +1334,7 @@ void TestDataset::exampleErrors() {
     DPX_VERIFY_ERROR(makeExampleTable("ages", 10), "fixed size of 5,000 rows");
     DPX_VERIFY_OK(makeExampleTable("ages", 5000));
     DPX_VERIFY_ERROR(makeExampleTable("seed000", 17), "fixed size of 16 rows");
+    DPX_VERIFY_ERROR(makeExampleTable("two-bins", 17), "fixed size of 16 rows");
 }
 
 QTEST_APPLESS_MAIN(TestDataset)

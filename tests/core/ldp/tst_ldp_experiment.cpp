@@ -17,10 +17,10 @@
 #include <tuple>
 #include <vector>
 
-#include "core/ldp/protocols.h"
+#include "core/accuracy/wasserstein.h"
 #include "core/ldp/experiment.h"
 #include "core/ldp/metrics.h"
-#include "core/accuracy/wasserstein.h"
+#include "core/ldp/protocols.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
@@ -242,7 +242,7 @@ private Q_SLOTS:
 void TestLdpExperiment::preset() {
     // Seed 002 §"Low population experiments": k = 32 buckets on [0, 24], d ∈ {1, 2, 4},
     // constant/uniform/normal data, n ∈ [1e3, 3e5], ε ∈ [0.1, 10], 10 runs.
-    const ExperimentSpec s = seed002Preset();
+    const ExperimentSpec s = telemetryExperimentPreset();
     DPX_VERIFY_OK(s.validate());
     QCOMPARE(s.protocols.size(), std::size_t{3});
     const std::size_t bits[] = {1, 2, 4};
@@ -334,7 +334,7 @@ void TestLdpExperiment::workEstimate() {
     DPX_VERIFY_REL(w5, 8 * (5 * (2 * k + 3 * k) + 4001 * k) + 8 * (5 * (4 * k + 3 * k) + 4001 * k),
                    1e-12);
     DPX_VERIFY_REL(w10 - w5, 8 * 5 * (5 * k) + 8 * 5 * (7 * k), 1e-12);
-    QVERIFY(experimentWork(seed002Preset()) < kMaxExperimentWork / 10);
+    QVERIFY(experimentWork(telemetryExperimentPreset()) < kMaxExperimentWork / 10);
 }
 
 void TestLdpExperiment::seedsDependOnContent() {

@@ -52,7 +52,7 @@ private Q_SLOTS:
     }
 
     void studyAgainstNormalApproximation() {
-        MeanStudySpec s = seed002MeanPreset();
+        MeanStudySpec s = telemetryMeanPreset();
         QVERIFY(s.validate().hasValue());
         s.populations = {1000, 100000};
         s.epsilons = {1};
@@ -77,13 +77,13 @@ private Q_SLOTS:
         DPX_VERIFY_ERROR(simulateOneBitMean({1, 24}, {{1}, {-1}}, 1), "negative");
         DPX_VERIFY_ERROR(simulateOneBitMean({1, 24}, {{1}, {0}}, 1), "no users");
         DPX_VERIFY_ERROR(oneBitMeanVariance({1, 24}, {{1, 2}, {1}}), "length");
-        MeanStudySpec s = seed002MeanPreset();
+        MeanStudySpec s = telemetryMeanPreset();
         s.populations = {0};
         DPX_VERIFY_ERROR(s.validate(), "populations[0]");
-        s = seed002MeanPreset();
+        s = telemetryMeanPreset();
         s.epsilons = {1, 21};
         DPX_VERIFY_ERROR(s.validate(), "epsilons[1]");
-        s = seed002MeanPreset();
+        s = telemetryMeanPreset();
         s.repetitions = 0;
         DPX_VERIFY_ERROR(s.validate(), "repetitions");
     }

@@ -18,12 +18,12 @@ class TestLdpStudy : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void presetsAreValid() {
-        const RangeStudySpec r = seed001RangePreset();
+        const RangeStudySpec r = rangeStudyPreset();
         QVERIFY(r.validate().hasValue());
         QCOMPARE(r.domain, std::size_t(1024));
         QCOMPARE(r.methods.size(), std::size_t(5));
         QCOMPARE(r.epsilons.size(), std::size_t(4));
-        const MarginalStudySpec m = seed001MarginalPreset();
+        const MarginalStudySpec m = marginalStudyPreset();
         QVERIFY(m.validate().hasValue());
         QCOMPARE(m.attributes, 8u);
         QCOMPARE(m.order, 2u);
@@ -34,44 +34,44 @@ private Q_SLOTS:
     }
 
     void rejections() {
-        RangeStudySpec r = seed001RangePreset();
+        RangeStudySpec r = rangeStudyPreset();
         r.methods.clear();
         DPX_VERIFY_ERROR(r.validate(), "methods");
         for (double bad : {0.0, -1.0, 25.0, std::nan(""), HUGE_VAL}) {
-            RangeStudySpec e = seed001RangePreset();
+            RangeStudySpec e = rangeStudyPreset();
             e.epsilons = {1, bad};
             DPX_VERIFY_ERROR(e.validate(), "epsilons[1]");
         }
-        r = seed001RangePreset();
+        r = rangeStudyPreset();
         r.domain = 1;
         DPX_VERIFY_ERROR(r.validate(), "domain");
-        r = seed001RangePreset();
+        r = rangeStudyPreset();
         r.users = 0;
         DPX_VERIFY_ERROR(r.validate(), "users");
-        r = seed001RangePreset();
+        r = rangeStudyPreset();
         r.repetitions = 0;
         DPX_VERIFY_ERROR(r.validate(), "repetitions");
-        r = seed001RangePreset();
+        r = rangeStudyPreset();
         r.rangeSamples = 0;  // all ranges of D = 1024: fine
         QVERIFY(r.validate().hasValue());
         r.domain = 4096;
         DPX_VERIFY_ERROR(r.validate(), "all ranges");
-        r = seed001RangePreset();
+        r = rangeStudyPreset();
         r.methods = {{RangeMethod::Hierarchical, Protocol::RR, 2}};
         DPX_VERIFY_ERROR(r.validate(), "oracle");
         r.methods = {{RangeMethod::Hierarchical, Protocol::OUE, 1}};
         QVERIFY(!r.validate().hasValue());
 
-        MarginalStudySpec m = seed001MarginalPreset();
+        MarginalStudySpec m = marginalStudyPreset();
         m.order = 9;
         DPX_VERIFY_ERROR(m.validate(), "order");
-        m = seed001MarginalPreset();
+        m = marginalStudyPreset();
         m.attributes = 17;
         DPX_VERIFY_ERROR(m.validate(), "attributes");
-        m = seed001MarginalPreset();
+        m = marginalStudyPreset();
         m.methods = {{MarginalMethod::OneHot, Protocol::DBitFlip}};
         DPX_VERIFY_ERROR(m.validate(), "oracle");
-        m = seed001MarginalPreset();
+        m = marginalStudyPreset();
         m.epsilons = {};
         DPX_VERIFY_ERROR(m.validate(), "epsilons");
         DPX_VERIFY_ERROR(binaryAttributeTable(0, 10, true), "attributes");
@@ -117,7 +117,7 @@ private Q_SLOTS:
 
     // Content-derived seeds: a method alone gives the same numbers as inside a larger study.
     void reproducibleAlone() {
-        RangeStudySpec s = seed001RangePreset();
+        RangeStudySpec s = rangeStudyPreset();
         s.domain = 128;
         s.users = 1 << 14;
         s.epsilons = {0.5, 2};
@@ -143,7 +143,7 @@ private Q_SLOTS:
     // one-hot baselines (it spends the reports on the 36 low-order coefficients instead of 256
     // cells); all errors fall as ε grows.
     void marginalStudy() {
-        MarginalStudySpec s = seed001MarginalPreset();
+        MarginalStudySpec s = marginalStudyPreset();
         s.users = 1 << 16;
         s.epsilons = {0.4, 1.4};
         s.repetitions = 4;
@@ -191,11 +191,11 @@ private Q_SLOTS:
     void cancellation() {
         std::stop_source src;
         src.request_stop();
-        auto r = runRangeStudy(seed001RangePreset(), src.get_token());
+        auto r = runRangeStudy(rangeStudyPreset(), src.get_token());
         QVERIFY(r.hasValue());
         QVERIFY(r->cancelled);
         QVERIFY(r->points.empty());
-        auto m = runMarginalStudy(seed001MarginalPreset(), src.get_token());
+        auto m = runMarginalStudy(marginalStudyPreset(), src.get_token());
         QVERIFY(m.hasValue() && m->cancelled);
     }
 };

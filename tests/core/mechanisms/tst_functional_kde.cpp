@@ -1,7 +1,7 @@
-// Functional KDE release (core/mechanisms/functional_kde.h, seed 003 §3.3.1): the noise scale against the
-// seed's Fig. 3.2 value, the true KDE against a direct sum, the pivoted-Cholesky factor of the
-// Gaussian kernel against K entry by entry, and rejection of every bad parameter. Deterministic
-// except sampledCovarianceMatchesK, whose tolerance is 5 standard errors.
+// Functional KDE release (core/mechanisms/functional_kde.h, seed 003 §3.3.1): the noise scale
+// against the seed's Fig. 3.2 value, the true KDE against a direct sum, the pivoted-Cholesky factor
+// of the Gaussian kernel against K entry by entry, and rejection of every bad parameter.
+// Deterministic except sampledCovarianceMatchesK, whose tolerance is 5 standard errors.
 #include <QTest>
 
 #include <cmath>
@@ -132,7 +132,7 @@ void TestFunctionalKde::factorMatchesKernel() {
 }
 
 void TestFunctionalKde::releaseFig32() {
-    const auto data = fig32ExampleData();
+    const auto data = twoClusterSample();
     DPX_VERIFY_OK(data);
     QCOMPARE(data->size(), std::size_t(100));
     FunctionalKdeParams p;  // the defaults are Fig. 3.2's setting
@@ -243,7 +243,7 @@ void TestFunctionalKde::gridKdeMatchesDirectSum() {
     QFETCH(double, lo);
     QFETCH(double, hi);
     QFETCH(int, m);
-    const auto data = fig32ExampleData(3000, 7);
+    const auto data = twoClusterSample(3000, 7);
     DPX_VERIFY_OK(data);
     // The grid as the release builds it: lo + i·step, the last point exactly hi (a grid built as
     // lo + (hi − lo)·i/(m − 1) differs in the last bit, which moves a kernel 9h away by 10⁻¹²
@@ -271,7 +271,7 @@ void TestFunctionalKde::gridKdeMatchesDirectSum() {
 // The release uses the fast KDE with progress (rising to ≥ 0.95) and stops on request with
 // "cancelled" and no result; so does the factor.
 void TestFunctionalKde::progressAndCancellation() {
-    const auto data = fig32ExampleData(30000, 3);
+    const auto data = twoClusterSample(30000, 3);
     DPX_VERIFY_OK(data);
     FunctionalKdeParams p;
     p.gridPoints = 500;
@@ -320,7 +320,7 @@ void TestFunctionalKde::silverman() {
 // δ(σ) ≤ δ, so the profile is within 10⁻⁶ relative of δ there and σ exceeds 0.0303916; at
 // Fig. 3.2's ε = 1, δ = 0.1 it is below the seed's 0.138099.
 void TestFunctionalKde::analyticCalibration() {
-    const auto data = fig32ExampleData();
+    const auto data = twoClusterSample();
     DPX_VERIFY_OK(data);
     FunctionalKdeParams p;
     p.epsilon = 10;
@@ -396,8 +396,8 @@ void TestFunctionalKde::rejections() {
     DPX_VERIFY_ERROR(factorGaussianKernel(std::vector<double>{}, 0.1), "grid");
     DPX_VERIFY_ERROR(factorGaussianKernel(std::vector<double>{0, 1}, 0.1, -1), "tolerance");
     DPX_VERIFY_ERROR(factorGaussianKernel(std::vector<double>{0, 1}, 0.1, kNaN), "tolerance");
-    DPX_VERIFY_ERROR(fig32ExampleData(0), "between 1");
-    DPX_VERIFY_ERROR(fig32ExampleData(10, 1, 0), "spread");
+    DPX_VERIFY_ERROR(twoClusterSample(0), "between 1");
+    DPX_VERIFY_ERROR(twoClusterSample(10, 1, 0), "spread");
 }
 
 QTEST_APPLESS_MAIN(TestFunctionalKde)

@@ -1,10 +1,11 @@
 // The Budget tab (ui/tabs/budget_tab.h, issues #6 and #17): the table shows core's allocation
-// (core/choosing/budget_plan.h), editing a row's ε holds it and re-splits the others within the total, an
-// invalid total shows an error and keeps the plan, zCDP fills the ρ column and names itself in the
-// summary; the view renders, and a plan that does not compute keeps a full-width chart. Issue #17:
-// the plan starts from a ledger's releases, each statistic owns its bins, plans belong to
-// datasets (and old sessions still open), and the allocation runs on the JobRunner, never on the
-// GUI thread. Set DPX_BUDGET_VIEW_PNG=/path.png to keep the 1100×700 rendering (light palette).
+// (core/choosing/budget_plan.h), editing a row's ε holds it and re-splits the others within the
+// total, an invalid total shows an error and keeps the plan, zCDP fills the ρ column and names
+// itself in the summary; the view renders, and a plan that does not compute keeps a full-width
+// chart. Issue #17: the plan starts from a ledger's releases, each statistic owns its bins, plans
+// belong to datasets (and old sessions still open), and the allocation runs on the JobRunner, never
+// on the GUI thread. Set DPX_BUDGET_VIEW_PNG=/path.png to keep the 1100×700 rendering (light
+// palette).
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -23,9 +24,9 @@
 #include <cmath>
 
 #include "core/choosing/budget_plan.h"
-#include "ui/tabs/budget_tab.h"
 #include "ui/model/explorer_state.h"
 #include "ui/model/job_runner.h"
+#include "ui/tabs/budget_tab.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 using namespace dpx;
@@ -201,7 +202,7 @@ void TestBudgetView::editAccuracyHolds() {
     auto* mech = qobject_cast<QComboBox*>(w.table()->cellWidget(0, BudgetTab::ColMechanism));
     mech->setCurrentIndex(2);  // Gaussian
     SETTLE(w);
-    QCOMPARE(w.plan().statistics[0].mechanism, PlanMechanism::Gaussian);
+    QCOMPARE(w.plan().statistics[0].mechanism, MechanismKind::Gaussian);
     hold->setCurrentIndex(2);
     SETTLE(w);
     QVERIFY2(w.errorText().isEmpty(), qPrintable(w.errorText()));
@@ -243,7 +244,7 @@ void TestBudgetView::invalidTotalKeepsPlan() {
     auto* mech = qobject_cast<QComboBox*>(v.table()->cellWidget(0, BudgetTab::ColMechanism));
     mech->setCurrentIndex(2);
     SETTLE(v);
-    QCOMPARE(v.plan().statistics[0].mechanism, PlanMechanism::Gaussian);
+    QCOMPARE(v.plan().statistics[0].mechanism, MechanismKind::Gaussian);
     const QString gauss = v.toCsv();
     typeInto(delta, QStringLiteral("0"));
     SETTLE(v);

@@ -70,7 +70,7 @@ QString shapeTitle(ldp::TelemetryShape s) {
 LdpExperimentPage::LdpExperimentPage(JobRunner* runner, QWidget* parent)
     : Page(parent), runner_(runner) {
     buildUi();
-    setSpec(ldp::seed002Preset());
+    setSpec(ldp::telemetryExperimentPreset());
     draw();
 }
 
@@ -233,7 +233,7 @@ void LdpExperimentPage::buildUi() {
 
     placeBesideSidePanel(plot_, scroll);
 
-    connect(preset_, &QPushButton::clicked, this, [this] { setSpec(ldp::seed002Preset()); });
+    connect(preset_, &QPushButton::clicked, this, [this] { setSpec(ldp::telemetryExperimentPreset()); });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
     connect(axis_, &QComboBox::activated, this, [this] {

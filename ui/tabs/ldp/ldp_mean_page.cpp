@@ -97,7 +97,7 @@ LdpMeanPage::LdpMeanPage(JobRunner* runner, QWidget* parent) : Page(parent), run
     plot_->yAxis->setLabel(tr("mean absolute error of the mean (hours, log)"));
     plot_->legend->setVisible(true);
     placeBesideSidePanel(plot_, scroll);
-    connect(preset, &QPushButton::clicked, this, [this] { setSpec(ldp::seed002MeanPreset()); });
+    connect(preset, &QPushButton::clicked, this, [this] { setSpec(ldp::telemetryMeanPreset()); });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
     connect(exportCsv, &QPushButton::clicked, this, [this] {
@@ -106,7 +106,7 @@ LdpMeanPage::LdpMeanPage(JobRunner* runner, QWidget* parent) : Page(parent), run
     });
     connect(exportPlot, &QPushButton::clicked, this, [this] { Q_EMIT exportPlotRequested(); });
     applyPlotPalette(plot_, palette());
-    setSpec(ldp::seed002MeanPreset());
+    setSpec(ldp::telemetryMeanPreset());
     draw();
 }
 

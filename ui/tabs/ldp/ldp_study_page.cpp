@@ -37,9 +37,9 @@ LdpStudyPage::LdpStudyPage(Mode mode, JobRunner* runner, QWidget* parent)
     : Page(parent), mode_(mode), runner_(runner) {
     buildUi();
     if (mode_ == Mode::Range) {
-        setRangeSpec(ldp::seed001RangePreset());
+        setRangeSpec(ldp::rangeStudyPreset());
     } else {
-        setMarginalSpec(ldp::seed001MarginalPreset());
+        setMarginalSpec(ldp::marginalStudyPreset());
     }
     draw();
 }
@@ -180,9 +180,9 @@ void LdpStudyPage::buildUi() {
 
     connect(preset, &QPushButton::clicked, this, [this] {
         if (mode_ == Mode::Range) {
-            setRangeSpec(ldp::seed001RangePreset());
+            setRangeSpec(ldp::rangeStudyPreset());
         } else {
-            setMarginalSpec(ldp::seed001MarginalPreset());
+            setMarginalSpec(ldp::marginalStudyPreset());
         }
     });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });

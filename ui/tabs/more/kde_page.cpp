@@ -71,7 +71,7 @@ KdePageResult computeKde(const KdeInput& in, const std::stop_token& stop, JobPro
     r.seed = in.seed;
     std::vector<double> data;
     if (in.example) {
-        auto x = fig32ExampleData(kFig32N, in.dataSeed);
+        auto x = twoClusterSample(kFig32N, in.dataSeed);
         if (!x) {
             r.error = QString::fromStdString(x.error().message);
             return r;

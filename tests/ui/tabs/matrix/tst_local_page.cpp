@@ -208,7 +208,7 @@ private Q_SLOTS:
         w.resize(1400, 900);
         w.show();
         LdpExperimentPage* v = w.ldpExperimentPage();
-        ldp::ExperimentSpec spec = ldp::seed002Preset();
+        ldp::ExperimentSpec spec = ldp::telemetryExperimentPreset();
         spec.protocols.resize(1);  // dBitFlip d = 1
         spec.shapes = {ldp::TelemetryShape::TruncatedNormal};
         spec.populations = {1000, 10000};
@@ -246,7 +246,7 @@ private Q_SLOTS:
         w.show();
         LdpExperimentTab* tab = w.ldpExperimentTab();
         LdpStudyPage* ranges = tab->ranges();
-        ldp::RangeStudySpec rs = ldp::seed001RangePreset();
+        ldp::RangeStudySpec rs = ldp::rangeStudyPreset();
         rs.domain = 64;
         rs.users = 1 << 14;
         rs.epsilons = {1, 2};
@@ -266,7 +266,7 @@ private Q_SLOTS:
         QCOMPARE(ranges->toCsv().count(QLatin1Char('\n')), 1 + 2 * 5);
 
         LdpStudyPage* marginals = tab->marginals();
-        ldp::MarginalStudySpec ms = ldp::seed001MarginalPreset();
+        ldp::MarginalStudySpec ms = ldp::marginalStudyPreset();
         ms.attributes = 4;
         ms.users = 1 << 12;
         ms.epsilons = {1};
@@ -288,7 +288,7 @@ private Q_SLOTS:
         QVERIFY(marginals->hasResult());
         // Means (1BitMean): the view runs core's mean study.
         LdpMeanPage* means = tab->means();
-        ldp::MeanStudySpec mean = ldp::seed002MeanPreset();
+        ldp::MeanStudySpec mean = ldp::telemetryMeanPreset();
         mean.populations = {1000, 10000};
         mean.epsilons = {1};
         mean.repetitions = 5;

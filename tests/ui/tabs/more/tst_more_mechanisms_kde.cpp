@@ -1,8 +1,8 @@
-// The "Functional KDE" page of the More mechanisms tab (ui/tabs/more/kde_page.h), driven offscreen in a
-// MainWindow: seed 003 Fig. 3.2's setting shows the pointwise sd 0.138099 on the page; the drawn
-// true KDE and releases equal core's, recomputed here from the same data; a column of the window's
-// dataset is used as it is with Silverman's h and the closed-form sd; the y axis keeps the true
-// KDE readable at ε = 0.01 and releases hug the curve at ε = 10; a CSV column is read from the
+// The "Functional KDE" page of the More mechanisms tab (ui/tabs/more/kde_page.h), driven offscreen
+// in a MainWindow: seed 003 Fig. 3.2's setting shows the pointwise sd 0.138099 on the page; the
+// drawn true KDE and releases equal core's, recomputed here from the same data; a column of the
+// window's dataset is used as it is with Silverman's h and the closed-form sd; the y axis keeps the
+// true KDE readable at ε = 0.01 and releases hug the curve at ε = 10; a CSV column is read from the
 // file; bad inputs give messages;
 // "Draw again" and superseded runs behave.
 
@@ -21,11 +21,11 @@
 
 #include "core/mechanisms/functional_kde.h"
 #include "core/mechanisms/gaussian_mechanism.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
 #include "ui/model/job_runner.h"
 #include "ui/tabs/more/kde_page.h"
-#include "ui/main_window.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
 #include "ui/widgets/qcustomplot_include.h"
 
@@ -127,7 +127,7 @@ private Q_SLOTS:
 
         // The same release from core, the data drawn with the window's seed.
         const std::uint64_t seed = w.document()->state().seed;
-        const auto data = fig32ExampleData(100, seed);
+        const auto data = twoClusterSample(100, seed);
         QVERIFY(data.hasValue());
         FunctionalKdeParams p;  // Fig. 3.2's setting: h 0.1, [0, 1], 1000 points, ε 1, δ 0.1
         p.samples = 5;
