@@ -279,7 +279,7 @@ private Q_SLOTS:
         page->setDeltaOverride(1e-5);
         QVERIFY(settle(page));
         QVERIFY2(page->hasResult(), qPrintable(page->messageText()));
-        QVERIFY(page->infoText().contains(QStringLiteral("Prop 1.3.3 is proven for ε ≤ 1")));
+        QVERIFY(page->infoText().contains(QStringLiteral("Hall 2012, Prop. 1.3.3 is proven for ε ≤ 1")));
     }
 
     // Bad inputs: h ≤ 0 or not a number, a bad grid end, a constant column, n < 2 and a dataset
