@@ -42,6 +42,7 @@ using dpx::ui::test::applyAndWait;
 namespace {
 
 // Applies a state and waits until its release is on screen.
+// The two-bin example of Kerrigan 2019 (example id "seed000") at ε = eps.
 ExplorerState kerriganTwoBins(double eps) {
     ExplorerState s;
     s.data.exampleId = QStringLiteral("seed000");

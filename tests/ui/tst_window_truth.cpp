@@ -30,6 +30,7 @@ using dpx::ui::test::applyAndWait;
 
 namespace {
 
+// The two-bin example of Kerrigan 2019 (example id "seed000") at ε = eps.
 ExplorerState kerriganTwoBins(double eps) {
     ExplorerState s;
     s.data.exampleId = QStringLiteral("seed000");

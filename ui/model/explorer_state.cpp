@@ -204,7 +204,6 @@ public:
                                : path_ + QLatin1Char('.') + QLatin1String(k);
     }
     QJsonValue value(const char* k) const { return o_.value(QLatin1String(k)); }
-    bool has(const char* k) const { return o_.contains(QLatin1String(k)); }
 
     Status text(const char* k, QString& out) const {
         const QJsonValue v = value(k);
