@@ -427,17 +427,17 @@ int main(int argc, char** argv) {
     for (const Scenario& sc : scenarios) {
         w.engine()->setLongTrials(dpx::ui::ExplorerEngine::kLongTrials);
         ExplorerState s = w.document()->state();
-        s.exampleId = QStringLiteral("telemetry");
-        s.exampleRows = sc.rows;
-        s.csvPath.clear();
-        s.column.clear();
-        s.binning = dpx::ui::BinningChoice::EqualWidth;
-        s.bins = sc.bins;
-        s.rangeLo = 0;
-        s.rangeHi = 24;
-        s.mechanism = sc.mechanism;
-        s.countN = sc.countN;
-        s.epsilon = 1;
+        s.data.exampleId = QStringLiteral("telemetry");
+        s.data.exampleRows = sc.rows;
+        s.data.csvPath.clear();
+        s.data.column.clear();
+        s.data.binning.kind = dpx::ui::BinningChoice::EqualWidth;
+        s.data.binning.bins = sc.bins;
+        s.data.binning.rangeLo = 0;
+        s.data.binning.rangeHi = 24;
+        s.mechanism.kind = sc.mechanism;
+        s.mechanism.countN = sc.countN;
+        s.mechanism.epsilon = 1;
         const int before = probe.shownCount();
         if (auto st = w.document()->apply(s, QStringLiteral("bench")); !st) {
             std::printf("RESULT case=gui-redraw scenario=%s error=\"%s\"\n", sc.name.c_str(),
@@ -501,7 +501,7 @@ int main(int argc, char** argv) {
                 const std::string loadStart = loadAverage();
                 for (int k = 0; k < warmup + changes; ++k) {
                     double e = epsilons[next++ % epsilons.size()];
-                    if (e == w.document()->state().epsilon) {
+                    if (e == w.document()->state().mechanism.epsilon) {
                         e = epsilons[next++ % epsilons.size()];
                     }
                     const int shownBefore = probe.shownCount();
@@ -620,7 +620,7 @@ int main(int argc, char** argv) {
                     int switchFallbacks = 0;
                     for (int rep = 0; rep < switches; ++rep) {
                         double e = epsilons[next++ % epsilons.size()];
-                        if (e == w.document()->state().epsilon) {
+                        if (e == w.document()->state().mechanism.epsilon) {
                             e = epsilons[next++ % epsilons.size()];
                         }
                         const int shownBefore = probe.shownCount();

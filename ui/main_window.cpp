@@ -28,23 +28,24 @@
 #include <iterator>
 #include <utility>
 
-#include "ui/tabs/budget_tab.h"
-#include "ui/panels/data_panel.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
+#include "ui/panels/data_panel.h"
+#include "ui/panels/mechanism_panel.h"
+#include "ui/panels/pg_dialog.h"
+#include "ui/release/known_ledgers.h"
+#include "ui/release/release_dialog.h"
+#include "ui/tabs/budget_tab.h"
 #include "ui/tabs/errors_tab.h"
 #include "ui/tabs/histogram_tab.h"
 #include "ui/release/known_ledgers.h"
 #include "ui/tabs/ldp/ldp_experiment_page.h"
 #include "ui/tabs/ldp/ldp_experiment_tab.h"
 #include "ui/tabs/matrix/matrix_tab.h"
-#include "ui/panels/mechanism_panel.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
-#include "ui/panels/pg_dialog.h"
-#include "ui/widgets/qcustomplot_include.h"
-#include "ui/release/release_dialog.h"
 #include "ui/tabs/risk_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
+#include "ui/widgets/qcustomplot_include.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
 
@@ -136,10 +137,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                "meeting an accuracy target"));
     tabs_->setTabToolTip(5, tr("Split one total (ε, δ) across several histograms, with basic or "
                                "zCDP composition, and see each one's expected error"));
-    tabs_->setTabToolTip(6, tr("Seed 002's telemetry experiment: local protocols run by n users, "
-                               "histogram error and Wasserstein distance against n and ε"));
-    tabs_->setTabToolTip(7, tr("Seeds 003 and 004: sparse histograms, random DP, the exponential "
-                               "mechanism, vector means and a private density estimate (KDE)"));
+    tabs_->setTabToolTip(6, tr("Local protocols run by n users, as in the telemetry study of Ding, "
+                               "Kulkarni & Yekhanin 2017: histogram error and Wasserstein "
+                               "distance against n and ε"));
+    tabs_->setTabToolTip(7, tr("From Hall 2012 and the Kamath & Ullman primer: sparse histograms, "
+                               "random DP, the exponential mechanism, vector means and a private "
+                               "density estimate (KDE)"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -174,19 +177,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(engine_, &ExplorerEngine::computing, this, &MainWindow::showComputing);
     connect(doc_, &ExplorerDocument::changed, this, [this](unsigned flags, const ExplorerState& s) {
         if (flags & ViewChanged) {
-            if (s.dark != appliedDark_) {
-                applyTheme(s.dark);
+            if (s.view.dark != appliedDark_) {
+                applyTheme(s.view.dark);
             }
             const QSignalBlocker b1(overlayAction_), b2(logAction_), b3(darkAction_);
-            overlayAction_->setChecked(s.overlay);
-            logAction_->setChecked(s.matrixLog);
-            darkAction_->setChecked(s.dark);
-            matrix_->setLogScale(s.matrixLog);
-            errors_->setScale(s.scale);
+            overlayAction_->setChecked(s.view.overlay);
+            logAction_->setChecked(s.view.matrixLog);
+            darkAction_->setChecked(s.view.dark);
+            matrix_->setLogScale(s.view.matrixLog);
+            errors_->setScale(s.view.scale);
         }
         if (flags & TabChanged) {
             // A hidden view that missed changes replots when shown (replotWhenVisible).
-            showTab(s.tab);
+            showTab(s.view.tab);
         }
         if (flags & (EstimatorChanged | ViewChanged)) {
             redrawViews();
@@ -198,8 +201,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             updateRisk();
             // The LP panel shows the settings being solved at once (not those of the last
             // result, which may take minutes to replace), and appears with Optimal (LP).
-            matrix_->setLpControlsVisible(s.mechanism == MechanismChoice::CountOptimal);
-            matrix_->setLpSettings(s.lpObjective, s.lpConstraints, s.lpBinomialP, s.lpMinDiagonal);
+            matrix_->setLpControlsVisible(s.mechanism.kind == MechanismChoice::CountOptimal);
+            matrix_->setLpSettings(s.mechanism.lp.objective, s.mechanism.lp.constraints,
+                                   s.mechanism.lp.binomialP, s.mechanism.lp.minDiagonal);
         }
         if (flags & (MechanismChanged | SeedChanged)) {
             updateMoreMechanisms();
@@ -212,27 +216,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
     });
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
-        if (i < 0 || i >= kTabCount || doc_->state().tab == kTabIds[i]) {
+        if (i < 0 || i >= kTabCount || doc_->state().view.tab == kTabIds[i]) {
             return;
         }
         ExplorerState s = doc_->state();
-        s.tab = kTabIds[i];
+        s.view.tab = kTabIds[i];
         // Switching tabs is not worth an undo step: set it directly via a merged command.
         (void)doc_->apply(s, tr("switch tab"), QStringLiteral("tab"));
     });
     connect(matrix_, &MatrixTab::logScaleToggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
-        s.matrixLog = on;
+        s.view.matrixLog = on;
         (void)doc_->apply(s, tr("log colour scale"));
     });
     connect(
         matrix_, &MatrixTab::lpSettingsEdited, this,
         [this](const QString& objective, const QStringList& constraints, double p, double floor) {
             ExplorerState s = doc_->state();
-            s.lpObjective = objective;
-            s.lpConstraints = constraints;
-            s.lpBinomialP = p;
-            s.lpMinDiagonal = floor;
+            s.mechanism.lp.objective = objective;
+            s.mechanism.lp.constraints = constraints;
+            s.mechanism.lp.binomialP = p;
+            s.mechanism.lp.minDiagonal = floor;
             const Status st = doc_->apply(s, tr("change LP settings"));
             if (!st) {
                 statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
@@ -240,7 +244,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         });
     connect(errors_, &ErrorsTab::scaleToggled, this, [this](Scale sc) {
         ExplorerState s = doc_->state();
-        s.scale = sc;
+        s.view.scale = sc;
         (void)doc_->apply(s, tr("error scale"));
     });
     connect(risk_, &RiskTab::tracingRequested, this, [this](const TracingAttackParams& params) {
@@ -281,12 +285,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(tradeoff_, &TradeoffTab::configurationChosen, this,
             [this](MechanismChoice m, int bits, EstimatorKind e, double epsilon) {
                 ExplorerState s = doc_->state();
-                s.mechanism = m;
+                s.mechanism.kind = m;
                 if (m == MechanismChoice::LocalDBitFlip) {
-                    s.ldpBits = bits;
+                    s.mechanism.ldpBits = bits;
                 }
-                s.estimator = e;
-                s.epsilon = epsilon;
+                s.mechanism.estimator = e;
+                s.mechanism.epsilon = epsilon;
                 const Status st = doc_->apply(s, tr("use %1:%2 at ε = %3")
                                                      .arg(configIdOf(s)
                                                               .value_or(mechanismChoiceTitle(m))
@@ -295,7 +299,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                                           QString::number(epsilon, 'g', 6)));
                 statusBar()->showMessage(
                     st ? tr("Switched to %1 with the %2 estimator at ε = %3 (Ctrl+Z undoes).")
-                             .arg(mechanismChoiceTitle(s.mechanism),
+                             .arg(mechanismChoiceTitle(s.mechanism.kind),
                                   QString::fromLatin1(estimatorName(e)),
                                   QString::number(epsilon, 'g', 6))
                        : QString::fromStdString(st.error().message),
@@ -303,7 +307,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             });
     connect(tradeoff_, &TradeoffTab::scaleToggled, this, [this](Scale sc) {
         ExplorerState s = doc_->state();
-        s.scale = sc;
+        s.view.scale = sc;
         (void)doc_->apply(s, tr("error scale"));
     });
     connect(tradeoff_, &TradeoffTab::exportPlotRequested, this, &MainWindow::exportPlot);
@@ -368,7 +372,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(histogram_, &HistogramTab::overlayToggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
-        s.overlay = on;
+        s.view.overlay = on;
         (void)doc_->apply(s, tr("overlay"));
     });
 
@@ -438,24 +442,24 @@ void MainWindow::buildMenus() {
     auto* view = menuBar()->addMenu(tr("&View"));
     overlayAction_ = view->addAction(tr("&Overlay true and noisy bars"));
     overlayAction_->setCheckable(true);
-    overlayAction_->setChecked(doc_->state().overlay);
+    overlayAction_->setChecked(doc_->state().view.overlay);
     connect(overlayAction_, &QAction::toggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
-        s.overlay = on;
+        s.view.overlay = on;
         (void)doc_->apply(s, tr("overlay"));
     });
     logAction_ = view->addAction(tr("&Log colour scale for the matrix"));
     logAction_->setCheckable(true);
     connect(logAction_, &QAction::toggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
-        s.matrixLog = on;
+        s.view.matrixLog = on;
         (void)doc_->apply(s, tr("log colour scale"));
     });
     darkAction_ = view->addAction(tr("&Dark theme"));
     darkAction_->setCheckable(true);
     connect(darkAction_, &QAction::toggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
-        s.dark = on;
+        s.view.dark = on;
         (void)doc_->apply(s, tr("theme"));
     });
     view->addSeparator();
@@ -532,14 +536,14 @@ QString MainWindow::xTitle() const {
 void MainWindow::showComputing(const QString& what) {
     const ExplorerState& s = doc_->state();
     QString text = what;
-    const bool lp =
-        what == ExplorerEngine::tr("Solving LP") && s.mechanism == MechanismChoice::CountOptimal;
+    const bool lp = what == ExplorerEngine::tr("Solving LP") &&
+                    s.mechanism.kind == MechanismChoice::CountOptimal;
     if (lp) {
-        text = s.countN > 0 ? tr("Solving the LP for n = %L1 at ε = %2")
-                                  .arg(s.countN)
-                                  .arg(QString::number(s.epsilon, 'g', 6))
-                            : tr("Solving the LP at ε = %1 (n = the largest count)")
-                                  .arg(QString::number(s.epsilon, 'g', 6));
+        text = s.mechanism.countN > 0 ? tr("Solving the LP for n = %L1 at ε = %2")
+                                            .arg(s.mechanism.countN)
+                                            .arg(QString::number(s.mechanism.epsilon, 'g', 6))
+                                      : tr("Solving the LP at ε = %1 (n = the largest count)")
+                                            .arg(QString::number(s.mechanism.epsilon, 'g', 6));
     }
     statusText_->setText(text + QStringLiteral("…"));
     pendingWhat_ = text;
@@ -560,10 +564,11 @@ void MainWindow::showRelease(const ReleaseResult& r) {
     viewsShowPending_ = false;
     pendingWhat_.clear();
     updateRisk();
-    histogram_->setRelease(r, s.estimator, s.overlay, xTitle());
+    histogram_->setRelease(r, s.mechanism.estimator, s.view.overlay, xTitle());
     if (!r.error.isEmpty()) {
         if (r.lp && r.lp->status != LpStatus::Optimal) {
-            MatrixInfo info{mechanismChoiceTitle(s.mechanism), s.epsilon, std::nullopt};
+            MatrixInfo info{mechanismChoiceTitle(s.mechanism.kind), s.mechanism.epsilon,
+                            std::nullopt};
             matrix_->setLpResult(*r.lp, info);
         } else {
             matrix_->setMessage(r.error);
@@ -577,11 +582,12 @@ void MainWindow::showRelease(const ReleaseResult& r) {
                 labels << l;
             }
             matrix_->setLocalMechanism(r.reportMatrix ? &*r.reportMatrix : nullptr,
-                                       r.mechanismTitle, s.epsilon, labels, r.localDetails,
-                                       r.reportMatrixWhy);
+                                       r.mechanismTitle, s.mechanism.epsilon, labels,
+                                       r.localDetails, r.reportMatrixWhy);
         } else if (r.matrix) {
-            MatrixInfo info{r.mechanismTitle, s.epsilon,
-                            usesDelta(s.mechanism) ? std::optional<double>(s.delta) : std::nullopt};
+            MatrixInfo info{r.mechanismTitle, s.mechanism.epsilon,
+                            usesDelta(s.mechanism.kind) ? std::optional<double>(s.mechanism.delta)
+                                                        : std::nullopt};
             matrix_->setCountMechanism(*r.matrix, info, r.lp ? &*r.lp : nullptr);
         } else if (r.calibrated) {
             matrix_->setNoiseDistribution(r.calibrated->noise, r.mechanismTitle);
@@ -589,9 +595,10 @@ void MainWindow::showRelease(const ReleaseResult& r) {
         showErrors();
         statusText_->setText(r.mechanismTitle + QStringLiteral(" · ") + r.guarantee);
     }
-    matrix_->setLpControlsVisible(s.mechanism == MechanismChoice::CountOptimal);
-    matrix_->setLpSettings(s.lpObjective, s.lpConstraints, s.lpBinomialP, s.lpMinDiagonal);
-    matrix_->setLogScale(s.matrixLog);
+    matrix_->setLpControlsVisible(s.mechanism.kind == MechanismChoice::CountOptimal);
+    matrix_->setLpSettings(s.mechanism.lp.objective, s.mechanism.lp.constraints,
+                           s.mechanism.lp.binomialP, s.mechanism.lp.minDiagonal);
+    matrix_->setLogScale(s.view.matrixLog);
     releaseDrawn_ = true;
     Q_EMIT releaseShown();
     tryScreenshot();
@@ -606,7 +613,7 @@ void MainWindow::showErrors() {
     ErrorsData d;
     d.estimators = allEstimators();
     d.metrics = allMetrics();
-    d.scale = doc_->state().scale;
+    d.scale = doc_->state().view.scale;
     d.cells.assign(d.estimators.size(), std::vector<ErrorCellData>(d.metrics.size()));
     const bool mcReady =
         mc.error.isEmpty() && mc.trials > 0 && mc.expected.size() == d.estimators.size();
@@ -652,7 +659,7 @@ void MainWindow::redrawViews() {
         return;
     }
     const ExplorerState& s = doc_->state();
-    histogram_->setRelease(r, s.estimator, s.overlay, xTitle());
+    histogram_->setRelease(r, s.mechanism.estimator, s.view.overlay, xTitle());
     showErrors();
 }
 
@@ -661,20 +668,20 @@ void MainWindow::redrawViews() {
 void MainWindow::updateRisk() {
     const ExplorerState& s = doc_->state();
     RiskLevel level;
-    level.epsilon = s.epsilon;
-    level.delta = usesDelta(s.mechanism) ? s.delta : 0;
-    if (s.mechanism == MechanismChoice::Gaussian) {
+    level.epsilon = s.mechanism.epsilon;
+    level.delta = usesDelta(s.mechanism.kind) ? s.mechanism.delta : 0;
+    if (s.mechanism.kind == MechanismChoice::Gaussian) {
         const ReleaseResult& r = engine_->release();
         const auto& c = r.calibrated;
         if (r.error.isEmpty() && c && c->noise.kind() == NoiseKind::Gaussian &&
-            c->guarantee.epsilon == s.epsilon && c->guarantee.delta == s.delta &&
-            c->noise.parameter() > 0) {
+            c->guarantee.epsilon == s.mechanism.epsilon &&
+            c->guarantee.delta == s.mechanism.delta && c->noise.parameter() > 0) {
             level.gaussianMu = c->l2Sensitivity / c->noise.parameter();
         } else {
             level.gaussianNote =
                 tr("The exact Gaussian curve appears once the release is computed.");
         }
-    } else if (s.mechanism == MechanismChoice::CountGaussian) {
+    } else if (s.mechanism.kind == MechanismChoice::CountGaussian) {
         level.gaussianNote =
             tr("Rounded and clamped Gaussian counts: the exact Gaussian-DP curve "
                "does not apply and is omitted.");
@@ -718,18 +725,20 @@ void MainWindow::updateBudgetDataset() {
 namespace {
 // The data a budget plan is for, in a few words ("telemetry", "ages.csv", "db.sqlite, table t").
 QString budgetDatasetTitle(const ExplorerState& s) {
-    switch (s.source) {
+    switch (s.data.source) {
         case SourceKind::Example:
-            return QObject::tr("the example %1").arg(s.exampleId);
+            return QObject::tr("the example %1").arg(s.data.exampleId);
         case SourceKind::Csv:
-            return QFileInfo(s.csvPath).fileName();
+            return QFileInfo(s.data.csvPath).fileName();
         case SourceKind::Sqlite:
-            return s.sqlTable.isEmpty() ? QFileInfo(s.sqlitePath).fileName()
-                                        : QObject::tr("%1, table %2")
-                                              .arg(QFileInfo(s.sqlitePath).fileName(), s.sqlTable);
+            return s.data.sqlTable.isEmpty()
+                       ? QFileInfo(s.data.sqlitePath).fileName()
+                       : QObject::tr("%1, table %2")
+                             .arg(QFileInfo(s.data.sqlitePath).fileName(), s.data.sqlTable);
         case SourceKind::Postgres:
-            return s.sqlTable.isEmpty() ? s.pgDatabase
-                                        : QObject::tr("%1, table %2").arg(s.pgDatabase, s.sqlTable);
+            return s.data.sqlTable.isEmpty()
+                       ? s.data.postgres.database
+                       : QObject::tr("%1, table %2").arg(s.data.postgres.database, s.data.sqlTable);
     }
     return {};
 }
@@ -739,7 +748,7 @@ QString budgetDatasetTitle(const ExplorerState& s) {
 // the current dataset, and the status bar that dataset's ledger.
 void MainWindow::syncBudgetFromDocument() {
     const ExplorerState& state = doc_->state();
-    const QString key = budgetDatasetKey(state);
+    const QString key = budgetDatasetKey(state.data);
     const bool otherDataset = key != budget_->planDataset();
     if (otherDataset) {
         // Until the new data are loaded (updateBudgetDataset), no ledger: never the previous
@@ -764,12 +773,12 @@ void MainWindow::updateMoreMechanisms() {
     const ExplorerState& s = doc_->state();
     MechanismPageContext c;
     c.dataset = std::make_shared<const DatasetResult>(engine_->dataset());
-    c.epsilon = s.epsilon;
-    c.delta = s.delta;
-    c.neighbouring = s.neighbouring;
-    c.seed = s.seed;
-    if (s.source == SourceKind::Csv) {
-        c.csvPath = s.csvPath;
+    c.epsilon = s.mechanism.epsilon;
+    c.delta = s.mechanism.delta;
+    c.neighbouring = s.data.neighbouring;
+    c.seed = s.mechanism.seed;
+    if (s.data.source == SourceKind::Csv) {
+        c.csvPath = s.data.csvPath;
     }
     moreTab_->setContext(c);
 }
@@ -830,15 +839,15 @@ Status MainWindow::openCsv(const QString& path) {
         return Error{"'" + path.toStdString() + "' does not exist"};
     }
     ExplorerState s = doc_->state();
-    s.source = SourceKind::Csv;
-    s.csvPath = info.absoluteFilePath();
-    s.sqlTable.clear();
+    s.data.source = SourceKind::Csv;
+    s.data.csvPath = info.absoluteFilePath();
+    s.data.sqlTable.clear();
     // The column and binning last used with this file come back (the same file again keeps them).
-    s.enterSource(doc_->state(), dataPanel_->columnInForce());
+    s.data.enterSource(doc_->state().data, dataPanel_->columnInForce());
     const bool same = s == doc_->state();
     auto st = doc_->apply(s, tr("open %1").arg(info.fileName()));
     if (st) {
-        addRecentFile(s.csvPath);
+        addRecentFile(s.data.csvPath);
         if (same) {
             releaseDrawn_ = mcDrawn_ = false;
             engine_->refreshAll();  // the same file again: read it again
@@ -853,10 +862,10 @@ Status MainWindow::openSqlite(const QString& path) {
         return Error{"'" + path.toStdString() + "' is not a file"};
     }
     ExplorerState s = doc_->state();
-    s.source = SourceKind::Sqlite;
-    s.sqlitePath = info.absoluteFilePath();
-    s.sqlTable.clear();
-    s.enterSource(doc_->state(), dataPanel_->columnInForce());
+    s.data.source = SourceKind::Sqlite;
+    s.data.sqlitePath = info.absoluteFilePath();
+    s.data.sqlTable.clear();
+    s.data.enterSource(doc_->state().data, dataPanel_->columnInForce());
     const bool same = s == doc_->state();
     auto st = doc_->apply(s, tr("open %1").arg(info.fileName()));
     if (st && same) {
@@ -869,8 +878,8 @@ Status MainWindow::openSqlite(const QString& path) {
 Status MainWindow::openSession(const QString& path) {
     // Sessions hold no password: use the one remembered for that connection, if the user asked.
     const Status st = doc_->loadSession(path, [](ExplorerState& s) {
-        if (s.source == SourceKind::Postgres && s.pgPassword.isEmpty()) {
-            s.pgPassword = rememberedPgPassword(s);
+        if (s.data.source == SourceKind::Postgres && s.data.postgres.password.isEmpty()) {
+            s.data.postgres.password = rememberedPgPassword(s);
         }
     });
     if (st && !doc_->ignoredSessionKeys().isEmpty()) {
@@ -878,6 +887,13 @@ Status MainWindow::openSession(const QString& path) {
         const QString text = tr("%1: ignored settings this version does not know (%2): written "
                                 "by a newer version, or misspelt?")
                                  .arg(QFileInfo(path).fileName(), keys.join(QStringLiteral(", ")));
+        statusBar()->showMessage(text, 15000);
+        qWarning("%s", qPrintable(text));
+    }
+    if (st && !doc_->sessionDeprecations().isEmpty()) {
+        // After the ignored keys: the older spelling is the one the user should fix first.
+        const QString text = tr("%1: %2").arg(
+            QFileInfo(path).fileName(), doc_->sessionDeprecations().join(QStringLiteral("; ")));
         statusBar()->showMessage(text, 15000);
         qWarning("%s", qPrintable(text));
     }
@@ -904,16 +920,17 @@ void MainWindow::connectPostgres() {
         return;
     }
     ExplorerState s = doc_->state();
-    const bool same = s.source == SourceKind::Postgres;
+    const bool same = s.data.source == SourceKind::Postgres;
     const ExplorerState before = s;
     dialog.applyTo(s);
     storePgPassword(s, dialog.rememberPassword());
-    if (!same || s.pgHost != before.pgHost || s.pgPort != before.pgPort ||
-        s.pgDatabase != before.pgDatabase) {
-        s.sqlTable.clear();
-        s.enterSource(before, dataPanel_->columnInForce());
+    if (!same || s.data.postgres.host != before.data.postgres.host ||
+        s.data.postgres.port != before.data.postgres.port ||
+        s.data.postgres.database != before.data.postgres.database) {
+        s.data.sqlTable.clear();
+        s.data.enterSource(before.data, dataPanel_->columnInForce());
     }
-    if (auto st = doc_->apply(s, tr("connect to %1").arg(s.pgDatabase)); !st) {
+    if (auto st = doc_->apply(s, tr("connect to %1").arg(s.data.postgres.database)); !st) {
         QMessageBox::warning(this, tr("Cannot connect"),
                              QString::fromStdString(st.error().message));
     } else if (s == before) {

@@ -130,28 +130,28 @@ int main(int argc, char** argv) {
             return fail(QStringLiteral("unknown example '%1' (use %2)")
                             .arg(parser.value(example), examples));
         }
-        s.exampleId = parser.value(example);
-        s.source = dpx::ui::SourceKind::Example;
+        s.data.exampleId = parser.value(example);
+        s.data.source = dpx::ui::SourceKind::Example;
     }
     if (parser.isSet(mechanism)) {
         auto m = dpx::ui::mechanismChoiceFromId(parser.value(mechanism));
         if (!m) {
             return fail(QString::fromStdString(m.error().message));
         }
-        s.mechanism = *m;
+        s.mechanism.kind = *m;
     }
     if (parser.isSet(epsilon)) {
         bool ok = false;
-        s.epsilon = parser.value(epsilon).toDouble(&ok);
+        s.mechanism.epsilon = parser.value(epsilon).toDouble(&ok);
         if (!ok) {
             return fail(QStringLiteral("--epsilon must be a number from 0.01 to 20"));
         }
     }
     if (parser.isSet(tab)) {
-        s.tab = parser.value(tab);
+        s.view.tab = parser.value(tab);
     }
     if (parser.isSet(dark)) {
-        s.dark = true;
+        s.view.dark = true;
     }
     if (auto st = doc->apply(s, QStringLiteral("command line")); !st) {
         return fail(QString::fromStdString(st.error().message));

@@ -20,20 +20,20 @@
 #include <cmath>
 
 #include "core/count/count_mechanism.h"
-#include "ui/tabs/budget_tab.h"
-#include "ui/panels/data_panel.h"
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
-#include "ui/tabs/errors_tab.h"
-#include "ui/tabs/histogram_tab.h"
-#include "ui/widgets/log_slider_field.h"
-#include "ui/main_window.h"
-#include "ui/tabs/matrix/matrix_tab.h"
+#include "ui/panels/data_panel.h"
 #include "ui/panels/mechanism_panel.h"
 #include "ui/panels/pg_dialog.h"
-#include "ui/widgets/plot_refresh.h"
+#include "ui/tabs/budget_tab.h"
+#include "ui/tabs/errors_tab.h"
+#include "ui/tabs/histogram_tab.h"
+#include "ui/tabs/matrix/matrix_tab.h"
 #include "ui/tabs/risk_tab.h"
-#include "tests/ui/window_test_support.h"
+#include "ui/widgets/log_slider_field.h"
+#include "ui/widgets/plot_refresh.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -42,10 +42,11 @@ using dpx::ui::test::applyAndWait;
 namespace {
 
 // Applies a state and waits until its release is on screen.
-ExplorerState seed000(double eps) {
+// The two-bin example of Kerrigan 2019 (example id "seed000") at ε = eps.
+ExplorerState kerriganTwoBins(double eps) {
     ExplorerState s;
-    s.exampleId = QStringLiteral("seed000");
-    s.epsilon = eps;
+    s.data.exampleId = QStringLiteral("seed000");
+    s.mechanism.epsilon = eps;
     return s;
 }
 
@@ -65,8 +66,8 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         ExplorerState s = w.document()->state();
-        s.budgetEpsilon = 2;
-        s.budgetRows = {
+        s.budget.plan.epsilon = 2;
+        s.budget.plan.rows = {
             {QStringLiteral("hour"), 32, QStringLiteral("laplace"), 1, QStringLiteral("none"), 0},
             {QStringLiteral("hour"), 8, QStringLiteral("gaussian"), 3, QStringLiteral("none"), 0}};
         QVERIFY(applyAndWait(w, s));
@@ -79,10 +80,10 @@ private Q_SLOTS:
         QCOMPARE(v->result()->statistics[1].epsilon, 1.5);
 
         v->addStatistic(QStringLiteral("hour"));
-        QTRY_COMPARE(w.document()->state().budgetRows.size(), std::size_t(3));
+        QTRY_COMPARE(w.document()->state().budget.plan.rows.size(), std::size_t(3));
         QCOMPARE(w.document()->undoStack()->undoText(), QStringLiteral("budget plan"));
         w.document()->undoStack()->undo();
-        QCOMPARE(w.document()->state().budgetRows.size(), std::size_t(2));
+        QCOMPARE(w.document()->state().budget.plan.rows.size(), std::size_t(2));
         QTRY_VERIFY(!v->busy());
         QCOMPARE(v->plan().statistics.size(), std::size_t(2));
         QCOMPARE(v->result()->statistics[1].epsilon, 1.5);
@@ -90,10 +91,10 @@ private Q_SLOTS:
 
     // Seed 000 §3.3, H = [0, 16], ε = 0.1 (Laplace b = 10): identity E[SSE] = 2·2b² = 400;
     // clamp Σ 2b² − e^{−h/b}(hb + b²) = 247.5069053213896 (closed forms).
-    void showsExactErrorsForSeed000() {
+    void showsExactErrorsForKerriganTwoBins() {
         MainWindow w;
         w.show();
-        QVERIFY(applyAndWait(w, seed000(0.1)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(0.1)));
         const ReleaseResult& r = w.engine()->release();
         QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
         QVERIFY(r.expected[0][0].exact);
@@ -109,14 +110,14 @@ private Q_SLOTS:
     void typedEpsilonRecomputes() {
         MainWindow w;
         w.show();
-        QVERIFY(applyAndWait(w, seed000(0.1)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(0.1)));
         const QVector<double> before = w.histogramView()->plottedNoisy();
         QLineEdit* edit = w.mechanismPanel()->epsilonField()->lineEdit();
         QSignalSpy shown(&w, &MainWindow::releaseShown);
         edit->setText(QStringLiteral("1"));
         Q_EMIT edit->editingFinished();
         QVERIFY(shown.wait(30000));
-        QCOMPARE(w.document()->state().epsilon, 1.0);
+        QCOMPARE(w.document()->state().mechanism.epsilon, 1.0);
         QVERIFY(std::abs(w.engine()->release().expected[0][0].value - 4) < 1e-9);
         QVERIFY(w.histogramView()->plottedNoisy() != before);
     }
@@ -127,7 +128,7 @@ private Q_SLOTS:
         MainWindow w;
         w.resize(1400, 900);
         w.show();
-        QVERIFY(applyAndWait(w, seed000(0.1)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(0.1)));
         QVERIFY(w.showTab(QStringLiteral("histogram")));
         QCustomPlot* hist = w.histogramView()->plot();
         QCustomPlot* errs = w.errorsView()->histogramPlot();
@@ -155,7 +156,7 @@ private Q_SLOTS:
     void invalidEpsilonIsRefused() {
         MainWindow w;
         w.show();
-        QVERIFY(applyAndWait(w, seed000(0.5)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(0.5)));
         QLineEdit* edit = w.mechanismPanel()->epsilonField()->lineEdit();
         QLabel* message = w.mechanismPanel()->messageLabel();
         edit->setText(QStringLiteral("0.001"));
@@ -163,15 +164,15 @@ private Q_SLOTS:
         QVERIFY(!message->isHidden());
         QVERIFY2(message->text().contains(QStringLiteral("ε must be between")),
                  qPrintable(message->text()));
-        QCOMPARE(w.document()->state().epsilon, 0.5);  // nothing accepted
+        QCOMPARE(w.document()->state().mechanism.epsilon, 0.5);  // nothing accepted
         edit->setText(QStringLiteral("abc"));
         Q_EMIT edit->editingFinished();
         QVERIFY(message->text().contains(QStringLiteral("not a number")));
-        QCOMPARE(w.document()->state().epsilon, 0.5);
+        QCOMPARE(w.document()->state().mechanism.epsilon, 0.5);
         edit->setText(QStringLiteral("2"));
         Q_EMIT edit->editingFinished();
         QVERIFY(message->isHidden());
-        QCOMPARE(w.document()->state().epsilon, 2.0);
+        QCOMPARE(w.document()->state().mechanism.epsilon, 2.0);
     }
 
     // A count mechanism puts its matrix on the matrix tab: the heatmap's cells are the core's
@@ -180,8 +181,8 @@ private Q_SLOTS:
     void countMechanismShowsItsMatrix() {
         MainWindow w;
         w.show();
-        ExplorerState s = seed000(0.7);
-        s.mechanism = MechanismChoice::CountGeometric;
+        ExplorerState s = kerriganTwoBins(0.7);
+        s.mechanism.kind = MechanismChoice::CountGeometric;
         QVERIFY(applyAndWait(w, s));
         QVERIFY2(w.engine()->release().error.isEmpty(), qPrintable(w.engine()->release().error));
         QCOMPARE(w.matrixView()->currentPage(), MatrixTab::Page::Matrix);
@@ -193,7 +194,7 @@ private Q_SLOTS:
                          gm->at(static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
             }
         }
-        s.mechanism = MechanismChoice::Laplace;
+        s.mechanism.kind = MechanismChoice::Laplace;
         QVERIFY(applyAndWait(w, s));
         QCOMPARE(w.matrixView()->currentPage(), MatrixTab::Page::Noise);
     }
@@ -203,10 +204,10 @@ private Q_SLOTS:
     void lpSolveCanBeCancelled() {
         MainWindow w;
         w.show();
-        ExplorerState s = seed000(0.01);
-        s.mechanism = MechanismChoice::CountOptimal;
-        s.countN = 400;
-        s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        ExplorerState s = kerriganTwoBins(0.01);
+        s.mechanism.kind = MechanismChoice::CountOptimal;
+        s.mechanism.countN = 400;
+        s.mechanism.lp.constraints = {QStringLiteral("wh"), QStringLiteral("cm")};
         QVERIFY(w.document()->apply(s, QStringLiteral("test")));
         QTRY_VERIFY_WITH_TIMEOUT(w.engine()->runner()->isRunning(QStringLiteral("release")), 20000);
         // The event loop turns while the LP runs: a timer fires on time.
@@ -224,21 +225,21 @@ private Q_SLOTS:
     void undoRestoresTheRelease() {
         MainWindow w;
         w.show();
-        QVERIFY(applyAndWait(w, seed000(0.1)));
-        QVERIFY(applyAndWait(w, seed000(1.0)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(0.1)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(1.0)));
         QSignalSpy shown(&w, &MainWindow::releaseShown);
         w.document()->undoStack()->undo();
         QVERIFY(shown.wait(30000));
-        QCOMPARE(w.document()->state().epsilon, 0.1);
+        QCOMPARE(w.document()->state().mechanism.epsilon, 0.1);
         QVERIFY(std::abs(w.engine()->release().expected[0][0].value - 400) < 1e-9);
     }
 
     void sessionRoundTripThroughTheWindow() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("s.json"));
-        ExplorerState s = seed000(0.3);
-        s.mechanism = MechanismChoice::CountExplicitFair;
-        s.tab = QStringLiteral("matrix");
+        ExplorerState s = kerriganTwoBins(0.3);
+        s.mechanism.kind = MechanismChoice::CountExplicitFair;
+        s.view.tab = QStringLiteral("matrix");
         {
             MainWindow w;
             QVERIFY(applyAndWait(w, s));
@@ -276,8 +277,8 @@ private Q_SLOTS:
                  qPrintable(w.engine()->release().error));
         QVERIFY(w.engine()->dataset().error.contains(QStringLiteral("line 3")));
         ExplorerState s = w.document()->state();
-        s.csvPath = good;
-        s.column = QStringLiteral("age");
+        s.data.csvPath = good;
+        s.data.column = QStringLiteral("age");
         QVERIFY(applyAndWait(w, s));
         const ReleaseResult& r = w.engine()->release();
         QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
@@ -295,14 +296,14 @@ private Q_SLOTS:
     // e^1.193/(1 + e^1.193) = 76.7%), never the pure number with "except with probability δ".
     void plainReadingStatesTheRightBound() {
         ExplorerState s;
-        s.mechanism = MechanismChoice::Laplace;
-        s.epsilon = 1;
+        s.mechanism.kind = MechanismChoice::Laplace;
+        s.mechanism.epsilon = 1;
         QString text = plainReading(s);
         QVERIFY2(text.contains(QStringLiteral("73.1%")), qPrintable(text));
         QVERIFY2(!text.contains(QStringLiteral("except")), qPrintable(text));
-        s.mechanism = MechanismChoice::Gaussian;
-        s.epsilon = 0.5;
-        s.delta = 1e-6;
+        s.mechanism.kind = MechanismChoice::Gaussian;
+        s.mechanism.epsilon = 0.5;
+        s.mechanism.delta = 1e-6;
         text = plainReading(s);
         QVERIFY2(text.contains(QStringLiteral("76.7%")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("2e-06")), qPrintable(text));
@@ -323,15 +324,15 @@ private Q_SLOTS:
         f.close();
         MainWindow w;
         w.show();
-        QVERIFY(applyAndWait(w, seed000(1)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(1)));
         ExplorerState s = w.document()->state();
-        s.source = SourceKind::Csv;
-        s.csvPath = path;
-        s.column = QStringLiteral("value");
-        s.binning = BinningChoice::EqualWidth;
-        s.rangeLo = 0;
-        s.rangeHi = 100;
-        s.bins = 10;
+        s.data.source = SourceKind::Csv;
+        s.data.csvPath = path;
+        s.data.column = QStringLiteral("value");
+        s.data.binning.kind = BinningChoice::EqualWidth;
+        s.data.binning.rangeLo = 0;
+        s.data.binning.rangeHi = 100;
+        s.data.binning.bins = 10;
         QSignalSpy shown(&w, &MainWindow::releaseShown);
         QVERIFY(w.document()->apply(s, QStringLiteral("open big")).hasValue());
         QVERIFY(w.engine()->runner()->isRunning(QStringLiteral("data")));
@@ -360,16 +361,16 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         ExplorerState s = w.document()->state();
-        s.source = SourceKind::Csv;
-        s.csvPath = path;
-        s.csvDelimiter = QStringLiteral("semicolon");
-        s.csvHeader = false;
-        s.csvSkipBadRows = true;
-        s.column = QStringLiteral("column 2");
-        s.binning = BinningChoice::EqualWidth;
-        s.rangeLo = 0;
-        s.rangeHi = 100;
-        s.bins = 4;
+        s.data.source = SourceKind::Csv;
+        s.data.csvPath = path;
+        s.data.csvOptions.delimiter = QStringLiteral("semicolon");
+        s.data.csvOptions.header = false;
+        s.data.csvOptions.skipBadRows = true;
+        s.data.column = QStringLiteral("column 2");
+        s.data.binning.kind = BinningChoice::EqualWidth;
+        s.data.binning.rangeLo = 0;
+        s.data.binning.rangeHi = 100;
+        s.data.binning.bins = 4;
         QVERIFY(applyAndWait(w, s));
         const DatasetResult& d = w.engine()->dataset();
         QVERIFY2(d.error.isEmpty(), qPrintable(d.error));
@@ -386,7 +387,7 @@ private Q_SLOTS:
         QVERIFY2(summary.contains(QStringLiteral("above the range dropped")), qPrintable(summary));
         QVERIFY(w.dataPanel()->dataRangeLabel()->isHidden());
         // Stop at the bad row: its line is the message, in the panel and the views.
-        s.csvSkipBadRows = false;
+        s.data.csvOptions.skipBadRows = false;
         QVERIFY(applyAndWait(w, s));
         QVERIFY2(w.engine()->dataset().error.contains(QStringLiteral("line 2")),
                  qPrintable(w.engine()->dataset().error));
@@ -394,9 +395,9 @@ private Q_SLOTS:
         QVERIFY(w.dataPanel()->messageLabel()->text().contains(QStringLiteral("line 2")));
         QVERIFY(w.engine()->release().error.contains(QStringLiteral("line 2")));
         // Automatic bins: a first pass reads the range, and the panel says it is data-dependent.
-        s.csvSkipBadRows = true;
-        s.binning = BinningChoice::Auto;
-        s.rangeLo = s.rangeHi = 0;
+        s.data.csvOptions.skipBadRows = true;
+        s.data.binning.kind = BinningChoice::Auto;
+        s.data.binning.rangeLo = s.data.binning.rangeHi = 0;
         QVERIFY(applyAndWait(w, s));
         const DatasetResult& a = w.engine()->dataset();
         QVERIFY2(a.error.isEmpty(), qPrintable(a.error));
@@ -409,7 +410,7 @@ private Q_SLOTS:
         QSignalSpy shown(&w, &MainWindow::releaseShown);
         w.document()->undoStack()->undo();
         QVERIFY(shown.wait(30000));
-        QVERIFY(!w.document()->state().csvSkipBadRows);
+        QVERIFY(!w.document()->state().data.csvOptions.skipBadRows);
     }
 
     // Issue #17 item 11: ±Infinity in a SQLite REAL column is a bad value in the window too, under
@@ -435,12 +436,12 @@ private Q_SLOTS:
         QVERIFY(w.openSqlite(path));
         QVERIFY(shown.wait(30000));
         ExplorerState s = w.document()->state();
-        s.column = QStringLiteral("x");
-        s.binning = BinningChoice::EqualWidth;
-        s.rangeLo = 0;
-        s.rangeHi = 4;
-        s.bins = 2;
-        s.csvSkipBadRows = false;
+        s.data.column = QStringLiteral("x");
+        s.data.binning.kind = BinningChoice::EqualWidth;
+        s.data.binning.rangeLo = 0;
+        s.data.binning.rangeHi = 4;
+        s.data.binning.bins = 2;
+        s.data.csvOptions.skipBadRows = false;
         QVERIFY(applyAndWait(w, s));
         // Stop (the default): an error naming the reason, not infinities clamped into the end bins.
         QVERIFY2(w.engine()->dataset().error.contains(QStringLiteral("not a number")),
@@ -449,7 +450,7 @@ private Q_SLOTS:
         QVERIFY(box && box->isVisibleTo(w.dataPanel()));
         QCOMPARE(box->currentIndex(), 0);
         // Skip: the two infinities are counted as skipped, not as data.
-        s.csvSkipBadRows = true;
+        s.data.csvOptions.skipBadRows = true;
         QVERIFY(applyAndWait(w, s));
         const DatasetResult& d = w.engine()->dataset();
         QVERIFY2(d.error.isEmpty(), qPrintable(d.error));
@@ -491,13 +492,13 @@ private Q_SLOTS:
         QCOMPARE(d.tables, (QStringList{QStringLiteral("empty_one"), QStringLiteral("people")}));
         QVERIFY2(d.error.contains(QStringLiteral("no numbers")), qPrintable(d.error));
         ExplorerState s = w.document()->state();
-        QCOMPARE(s.source, SourceKind::Sqlite);
-        s.sqlTable = QStringLiteral("people");
-        s.column = QStringLiteral("age");
-        s.binning = BinningChoice::EqualWidth;
-        s.rangeLo = 0;
-        s.rangeHi = 100;
-        s.bins = 2;
+        QCOMPARE(s.data.source, SourceKind::Sqlite);
+        s.data.sqlTable = QStringLiteral("people");
+        s.data.column = QStringLiteral("age");
+        s.data.binning.kind = BinningChoice::EqualWidth;
+        s.data.binning.rangeLo = 0;
+        s.data.binning.rangeHi = 100;
+        s.data.binning.bins = 2;
         QVERIFY(applyAndWait(w, s));
         const DatasetResult& p = w.engine()->dataset();
         QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
@@ -508,21 +509,21 @@ private Q_SLOTS:
         QCOMPARE(p.rows, qint64(6));
         QVERIFY(w.engine()->release().error.isEmpty());
         // Automatic: the range from one aggregate query, flagged as data-dependent.
-        s.binning = BinningChoice::Auto;
-        s.rangeLo = s.rangeHi = 0;
+        s.data.binning.kind = BinningChoice::Auto;
+        s.data.binning.rangeLo = s.data.binning.rangeHi = 0;
         QVERIFY(applyAndWait(w, s));
         QVERIFY(w.engine()->dataset().dataDependent);
         QVERIFY(w.engine()->dataset().dataDependentText.contains(QStringLiteral("[34, 120]")));
         // Declared categories with "other".
-        s.column = QStringLiteral("state");
-        s.binning = BinningChoice::Categories;
-        s.categories = {QStringLiteral("CA"), QStringLiteral("NY")};
-        s.unknownCategory = UnknownCategory::Other;
+        s.data.column = QStringLiteral("state");
+        s.data.binning.kind = BinningChoice::Categories;
+        s.data.binning.categories = {QStringLiteral("CA"), QStringLiteral("NY")};
+        s.data.binning.unknownCategory = UnknownCategory::Other;
         QVERIFY(applyAndWait(w, s));
         QCOMPARE(w.engine()->dataset().histogram->counts(), (std::vector<std::int64_t>{4, 1, 1}));
         QVERIFY(!w.engine()->dataset().dataDependent);
         // An unknown table: the message names the tables there are.
-        s.sqlTable = QStringLiteral("nope");
+        s.data.sqlTable = QStringLiteral("nope");
         QVERIFY(applyAndWait(w, s));
         QVERIFY2(w.engine()->dataset().error.contains(QStringLiteral("no table 'nope'")),
                  qPrintable(w.engine()->dataset().error));
@@ -550,18 +551,18 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         ExplorerState s = w.document()->state();
-        s.source = SourceKind::Csv;
-        s.csvPath = path;
-        s.column = QStringLiteral("hour");
-        s.binning = BinningChoice::Integer;
-        s.rangeLo = 0;
-        s.rangeHi = 10;
-        s.mechanism = MechanismChoice::Laplace;
-        s.epsilon = 1;
+        s.data.source = SourceKind::Csv;
+        s.data.csvPath = path;
+        s.data.column = QStringLiteral("hour");
+        s.data.binning.kind = BinningChoice::Integer;
+        s.data.binning.rangeLo = 0;
+        s.data.binning.rangeHi = 10;
+        s.mechanism.kind = MechanismChoice::Laplace;
+        s.mechanism.epsilon = 1;
         QVERIFY(applyAndWait(w, s));
         QCOMPARE(w.engine()->dataset().sensitivity.l1, 1.0);
-        s.idColumn = QStringLiteral("id");
-        s.cap = 2;
+        s.data.idColumn = QStringLiteral("id");
+        s.data.cap = 2;
         QVERIFY(applyAndWait(w, s));
         const DatasetResult& d = w.engine()->dataset();
         QVERIFY2(d.error.isEmpty(), qPrintable(d.error));
@@ -575,7 +576,7 @@ private Q_SLOTS:
         QVERIFY(
             w.dataPanel()->summaryLabel()->text().contains(QStringLiteral("2 rows over the cap")));
         QVERIFY(w.dataPanel()->neighbouringBox()->itemText(0).contains(QStringLiteral("Δ1 = 2")));
-        s.neighbouring = Neighbouring::Replace;
+        s.data.neighbouring = Neighbouring::Replace;
         QVERIFY(applyAndWait(w, s));
         QCOMPARE(w.engine()->dataset().sensitivity.l1, 4.0);
         QVERIFY(std::abs(w.engine()->dataset().sensitivity.l2 - 2 * std::sqrt(2.0)) < 1e-12);
@@ -585,7 +586,7 @@ private Q_SLOTS:
         QSignalSpy shown(&w, &MainWindow::releaseShown);
         w.dataPanel()->capBox()->setValue(3);
         QVERIFY(shown.wait(30000));
-        QCOMPARE(w.document()->state().cap, 3);
+        QCOMPARE(w.document()->state().data.cap, 3);
         QCOMPARE(w.engine()->dataset().sensitivity.l1, 6.0);
     }
 
@@ -594,11 +595,11 @@ private Q_SLOTS:
     // user ticks the box, and is removed again when unticked.
     void pgDialogTestsInTheBackground() {
         ExplorerState s;
-        s.pgHost = QStringLiteral("127.0.0.1");
-        s.pgPort = 1;  // nothing listens there: refused at once
-        s.pgDatabase = QStringLiteral("census");
-        s.pgUser = QStringLiteral("analyst");
-        s.pgConnectTimeout = 2;
+        s.data.postgres.host = QStringLiteral("127.0.0.1");
+        s.data.postgres.port = 1;  // nothing listens there: refused at once
+        s.data.postgres.database = QStringLiteral("census");
+        s.data.postgres.user = QStringLiteral("analyst");
+        s.data.postgres.connectTimeout = 2;
         PgConnectionDialog dialog(s);
         dialog.passwordEdit()->setText(QStringLiteral("pw"));
         dialog.show();
@@ -614,8 +615,8 @@ private Q_SLOTS:
         }
         ExplorerState t = s;
         dialog.applyTo(t);
-        QCOMPARE(t.source, SourceKind::Postgres);
-        QCOMPARE(t.pgPassword, QStringLiteral("pw"));
+        QCOMPARE(t.data.source, SourceKind::Postgres);
+        QCOMPARE(t.data.postgres.password, QStringLiteral("pw"));
         storePgPassword(t, false);
         QVERIFY(rememberedPgPassword(t).isEmpty());
         storePgPassword(t, true);
@@ -653,8 +654,8 @@ private Q_SLOTS:
     void riskTabFollowsTheDocument() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("risk.json"));
-        ExplorerState s = seed000(1.0);
-        s.tab = QStringLiteral("risk");
+        ExplorerState s = kerriganTwoBins(1.0);
+        s.view.tab = QStringLiteral("risk");
         {
             MainWindow w;
             w.resize(1400, 900);
@@ -673,17 +674,17 @@ private Q_SLOTS:
                      qPrintable(risk->posteriorText()));
 
             ExplorerState t = w.document()->state();
-            t.epsilon = 2;
+            t.mechanism.epsilon = 2;
             QVERIFY(applyAndWait(w, t));
             const double e2 = std::exp(2.0);
             QVERIFY(std::abs(risk->posteriorAtPrior() - e2 / (1 + e2)) < 1e-12);
             QVERIFY2(risk->posteriorText().contains(QStringLiteral("88.1%")),
                      qPrintable(risk->posteriorText()));
 
-            t.mechanism = MechanismChoice::Gaussian;
-            t.epsilon = 0.5;
+            t.mechanism.kind = MechanismChoice::Gaussian;
+            t.mechanism.epsilon = 0.5;
             QVERIFY(applyAndWait(w, t));
-            QCOMPARE(risk->level().delta, t.delta);
+            QCOMPARE(risk->level().delta, t.mechanism.delta);
             QVERIFY(risk->level().gaussianMu.has_value());
             const auto& c = w.engine()->release().calibrated;
             QVERIFY(c.has_value());
@@ -708,7 +709,7 @@ private Q_SLOTS:
         QSignalSpy shown(&w2, &MainWindow::releaseShown);
         QVERIFY(w2.openSession(path));
         QVERIFY(shown.wait(30000));
-        QCOMPARE(w2.document()->state().tab, QStringLiteral("risk"));
+        QCOMPARE(w2.document()->state().view.tab, QStringLiteral("risk"));
         QCOMPARE(w2.tabs()->currentWidget(), static_cast<QWidget*>(w2.riskView()));
         QCOMPARE(w2.riskView()->level().epsilon, 0.5);
     }

@@ -14,15 +14,15 @@
 #include <QStatusBar>
 #include <QTest>
 
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
+#include "ui/panels/mechanism_panel.h"
+#include "ui/tabs/matrix/matrix_tab.h"
+#include "ui/tabs/tradeoff_tab.h"
 #include "ui/widgets/epsilon_override.h"
 #include "ui/widgets/log_slider_field.h"
-#include "ui/main_window.h"
-#include "ui/tabs/matrix/matrix_tab.h"
-#include "ui/panels/mechanism_panel.h"
-#include "ui/tabs/tradeoff_tab.h"
-#include "tests/ui/window_test_support.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -30,10 +30,11 @@ using dpx::ui::test::applyAndWait;
 
 namespace {
 
-ExplorerState seed000(double eps) {
+// The two-bin example of Kerrigan 2019 (example id "seed000") at ε = eps.
+ExplorerState kerriganTwoBins(double eps) {
     ExplorerState s;
-    s.exampleId = QStringLiteral("seed000");
-    s.epsilon = eps;
+    s.data.exampleId = QStringLiteral("seed000");
+    s.mechanism.epsilon = eps;
     return s;
 }
 
@@ -77,7 +78,7 @@ private Q_SLOTS:
     void refusedEpsilonClearsWhenAValidOneIsTyped() {
         MainWindow w;
         w.show();
-        QVERIFY(applyAndWait(w, seed000(1)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(1)));
         LogSliderField* field = w.mechanismPanel()->epsilonField();
         QLabel* message = w.mechanismPanel()->messageLabel();
         type(field->lineEdit(), QStringLiteral("25"));
@@ -85,7 +86,7 @@ private Q_SLOTS:
         QVERIFY2(message->text().contains(QStringLiteral("got 25")), qPrintable(message->text()));
         QVERIFY(field->lineEdit()->property("invalid").toBool());
         QVERIFY(field->lineEdit()->toolTip().contains(QStringLiteral("got 25")));
-        QCOMPARE(w.document()->state().epsilon, 1.0);
+        QCOMPARE(w.document()->state().mechanism.epsilon, 1.0);
         shot(w, "truth_epsilon_refused.png");
 
         type(field->lineEdit(), QStringLiteral("1"));  // the value already in force
@@ -144,19 +145,20 @@ private Q_SLOTS:
         MainWindow w;
         w.resize(1400, 900);
         w.show();
-        ExplorerState s = seed000(0.01);
-        s.mechanism = MechanismChoice::CountOptimal;
-        s.lpMinDiagonal = 0.9;  // P[j][j] ≥ 0.9 with ε = 0.01: two entries of 0.9 in a column
-        s.tab = QStringLiteral("matrix");
+        ExplorerState s = kerriganTwoBins(0.01);
+        s.mechanism.kind = MechanismChoice::CountOptimal;
+        s.mechanism.lp.minDiagonal =
+            0.9;  // P[j][j] ≥ 0.9 with ε = 0.01: two entries of 0.9 in a column
+        s.view.tab = QStringLiteral("matrix");
         QVERIFY(applyAndWait(w, s));
         QVERIFY(!w.engine()->release().error.isEmpty());
         QVERIFY2(w.matrixView()->messageText().contains(QStringLiteral("infeasible")),
                  qPrintable(w.matrixView()->messageText()));
         QVERIFY(!histogramMessage(w).isEmpty());
 
-        s.lpMinDiagonal = 0;
-        s.countN = 400;
-        s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        s.mechanism.lp.minDiagonal = 0;
+        s.mechanism.countN = 400;
+        s.mechanism.lp.constraints = {QStringLiteral("wh"), QStringLiteral("cm")};
         QVERIFY(w.document()->apply(s, QStringLiteral("test")).hasValue());
         QTRY_VERIFY_WITH_TIMEOUT(w.engine()->runner()->isRunning(QStringLiteral("release")), 20000);
         const QString shown = w.matrixView()->messageText();
@@ -198,15 +200,15 @@ private Q_SLOTS:
         MainWindow w;
         w.resize(1400, 900);
         w.show();
-        ExplorerState s = seed000(0.01);
-        s.mechanism = MechanismChoice::CountGeometric;
-        s.tab = QStringLiteral("matrix");
+        ExplorerState s = kerriganTwoBins(0.01);
+        s.mechanism.kind = MechanismChoice::CountGeometric;
+        s.view.tab = QStringLiteral("matrix");
         QVERIFY(applyAndWait(w, s));
         QCOMPARE(w.matrixView()->currentPage(), MatrixTab::Page::Matrix);
         QVERIFY(w.matrixView()->pendingText().isEmpty());
-        s.mechanism = MechanismChoice::CountOptimal;
-        s.countN = 400;
-        s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        s.mechanism.kind = MechanismChoice::CountOptimal;
+        s.mechanism.countN = 400;
+        s.mechanism.lp.constraints = {QStringLiteral("wh"), QStringLiteral("cm")};
         QVERIFY(!w.matrixView()->lpControlsVisible());
         QVERIFY(w.document()->apply(s, QStringLiteral("test")).hasValue());
         QVERIFY(w.matrixView()->lpControlsVisible());  // at once, not after the solve
@@ -220,8 +222,8 @@ private Q_SLOTS:
         QVERIFY2(w.matrixView()->pendingText().contains(QStringLiteral("cancelled")),
                  qPrintable(w.matrixView()->pendingText()));
         QVERIFY(w.engine()->runner()->waitForIdle(20000));
-        s.mechanism = MechanismChoice::CountExplicitFair;
-        s.countN = 0;
+        s.mechanism.kind = MechanismChoice::CountExplicitFair;
+        s.mechanism.countN = 0;
         QVERIFY(applyAndWait(w, s));
         QVERIFY(w.matrixView()->pendingText().isEmpty());
     }
@@ -234,7 +236,7 @@ private Q_SLOTS:
         w.show();
         w.engine()->setLongTrials(2'000'000'000ULL);  // runs until cancelled
         QSignalSpy mc(w.engine(), &ExplorerEngine::monteCarloReady);
-        QVERIFY(applyAndWait(w, seed000(0.5)));
+        QVERIFY(applyAndWait(w, kerriganTwoBins(0.5)));
         QTRY_VERIFY_WITH_TIMEOUT(!mc.isEmpty(), 30000);  // the quick pass
         QTRY_VERIFY_WITH_TIMEOUT(w.engine()->runner()->isRunning(QStringLiteral("mc")), 10000);
         // A redraw while the long pass runs (here the estimator) shows it refining.
@@ -264,12 +266,12 @@ private Q_SLOTS:
         MainWindow w;
         w.resize(1520, 900);
         w.show();
-        ExplorerState s = seed000(1);
-        s.countN = 100;  // one LP per point at n = 100: a second or so each
-        s.tradeoffConfigs = {QStringLiteral("laplace:identity"),
-                             QStringLiteral("optimal:identity")};
-        s.tradeoffPoints = 200;  // 200 LPs: seconds at least
-        s.tab = QStringLiteral("tradeoff");
+        ExplorerState s = kerriganTwoBins(1);
+        s.mechanism.countN = 100;  // one LP per point at n = 100: a second or so each
+        s.tradeoff.configs = {QStringLiteral("laplace:identity"),
+                              QStringLiteral("optimal:identity")};
+        s.tradeoff.points = 200;  // 200 LPs: seconds at least
+        s.view.tab = QStringLiteral("tradeoff");
         QVERIFY(applyAndWait(w, s));
         TradeoffTab* v = w.tradeoffView();
         QTRY_VERIFY_WITH_TIMEOUT(v->computing(), 10000);
@@ -282,8 +284,8 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("optimal:identity")), qPrintable(text));
         shot(w, "truth_tradeoff_cancelled.png");
         // A setting changes: the curves are computed again, and the cancel note goes.
-        s.tradeoffConfigs = {QStringLiteral("laplace:identity")};
-        s.tradeoffPoints = 25;
+        s.tradeoff.configs = {QStringLiteral("laplace:identity")};
+        s.tradeoff.points = 25;
         QVERIFY(w.document()->apply(s, QStringLiteral("test")).hasValue());
         QTRY_VERIFY_WITH_TIMEOUT(
             !v->computing() && !v->curves().empty() && !v->curves().front().points.empty(), 30000);

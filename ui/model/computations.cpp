@@ -30,27 +30,29 @@ QString num(double v) {
 // The binning the state declares, with [lo, hi] for equal-width and integer bins when no range is
 // declared (the data's range). Auto is the caller's business.
 Expected<Binning> declaredBinning(const ExplorerState& s, double lo, double hi, bool dataRange) {
-    switch (s.binning) {
+    switch (s.data.binning.kind) {
         case BinningChoice::EqualWidth: {
-            Binning b = Binning::equalWidth(s.bins, lo, hi > lo ? hi : lo + 1, OutOfRange::Drop);
+            Binning b = Binning::equalWidth(s.data.binning.bins, lo, hi > lo ? hi : lo + 1,
+                                            OutOfRange::Drop);
             // The data's maximum must be counted: a range taken from the data is closed.
-            b.closedHi = dataRange || s.closedHi;
+            b.closedHi = dataRange || s.data.binning.closedHi;
             return b;
         }
         case BinningChoice::Integer:
             return Binning::integers(std::floor(lo), std::ceil(hi), 1, OutOfRange::Drop);
         case BinningChoice::Categories: {
-            if (s.categories.isEmpty()) {
+            if (s.data.binning.categories.isEmpty()) {
                 return Binning::distinctValues(CategoryOrder::Sorted);
             }
             std::vector<std::string> list;
-            for (const QString& c : s.categories) {
+            for (const QString& c : s.data.binning.categories) {
                 list.push_back(c.toStdString());
             }
-            return Binning::fixedCategories(std::move(list), s.unknownCategory);
+            return Binning::fixedCategories(std::move(list), s.data.binning.unknownCategory);
         }
         case BinningChoice::Edges:
-            return Binning::fromEdges(s.edges, OutOfRange::Drop, s.closedHi);
+            return Binning::fromEdges(s.data.binning.edges, OutOfRange::Drop,
+                                      s.data.binning.closedHi);
         case BinningChoice::Auto:
             break;
     }
@@ -60,10 +62,10 @@ Expected<Binning> declaredBinning(const ExplorerState& s, double lo, double hi, 
 // The binning the state asks for, for this column of an in-memory table (examples).
 Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
                              const ExampleDataset* example) {
-    switch (s.binning) {
+    switch (s.data.binning.kind) {
         case BinningChoice::Auto:
-            if (example &&
-                (s.column.isEmpty() || s.column.toStdString() == example->defaultColumn)) {
+            if (example && (s.data.column.isEmpty() ||
+                            s.data.column.toStdString() == example->defaultColumn)) {
                 return example->defaultBinning;
             }
             return suggestBinning(column);
@@ -73,8 +75,8 @@ Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
                 return Error{"the column '" + column.name() +
                              "' holds text: use categories to bin it"};
             }
-            double lo = s.rangeLo;
-            double hi = s.rangeHi;
+            double lo = s.data.binning.rangeLo;
+            double hi = s.data.binning.rangeHi;
             const bool dataRange = lo == hi;
             if (dataRange) {  // the data's range
                 const ColumnProfile p = profileColumn(column);
@@ -118,17 +120,17 @@ double quantileOfColumn(const CountMechanism& m, std::size_t j, double p, bool u
 Expected<CountMechanism> countMatrix(const ExplorerState& s, int n,
                                      std::optional<CountLpResult>& lp,
                                      const std::stop_token& stop) {
-    switch (s.mechanism) {
+    switch (s.mechanism.kind) {
         case MechanismChoice::CountGeometric:
-            return truncatedGeometric(n, s.epsilon);
+            return truncatedGeometric(n, s.mechanism.epsilon);
         case MechanismChoice::CountExplicitFair:
-            return explicitFair(n, s.epsilon);
+            return explicitFair(n, s.mechanism.epsilon);
         case MechanismChoice::CountUniform:
             return uniformMechanism(n);
         case MechanismChoice::CountLaplace:
-            return discretizedLaplace(n, s.epsilon);
+            return discretizedLaplace(n, s.mechanism.epsilon);
         case MechanismChoice::CountGaussian:
-            return discretizedGaussian(n, s.epsilon, s.delta);
+            return discretizedGaussian(n, s.mechanism.epsilon, s.mechanism.delta);
         case MechanismChoice::CountOptimal: {
             auto spec = lpSpecOf(s, n);
             if (!spec) {
@@ -159,43 +161,39 @@ Expected<CountMechanism> countMatrix(const ExplorerState& s, int n,
 Expected<CountLpSpec> lpSpecOf(const ExplorerState& s, int n) {
     CountLpSpec spec;
     spec.n = n;
-    spec.epsilon = s.epsilon;
-    QString obj = s.lpObjective;
-    if (obj.startsWith(QLatin1String("minimax-"))) {
-        spec.aggregate = LpAggregate::Max;
-        obj = obj.mid(8);
+    spec.epsilon = s.mechanism.epsilon;
+    // The one grammar (core/count/lp_objective.h): an unknown name or l0d:D with D > n is an
+    // error, never a silent L0 or a clamp.
+    LpObjectiveRules rules;
+    rules.n = n;
+    auto objective = parseLpObjective(s.mechanism.lp.objective.toStdString(), rules);
+    if (!objective) {
+        return objective.error();
     }
-    if (obj == QLatin1String("l1")) {
-        spec.cost = LpCostKind::L1;
-    } else if (obj == QLatin1String("l2")) {
-        spec.cost = LpCostKind::L2;
-    } else if (obj.startsWith(QLatin1String("l0d:"))) {
-        spec.cost = LpCostKind::L0d;
-        spec.d = std::min(obj.mid(4).toInt(), n);
-    }
-    for (const QString& c : s.lpConstraints) {
+    applyLpObjective(objective->objective, spec);
+    for (const QString& c : s.mechanism.lp.constraints) {
         for (CountProperty p : kAllCountProperties) {
             if (c.compare(QLatin1String(countPropertyName(p)), Qt::CaseInsensitive) == 0) {
                 spec.constraints.push_back(p);
             }
         }
     }
-    if (s.lpBinomialP >= 0) {
-        auto w = binomialWeights(n, s.lpBinomialP);
+    if (s.mechanism.lp.binomialP >= 0) {
+        auto w = binomialWeights(n, s.mechanism.lp.binomialP);
         if (!w) {
             return w.error();
         }
         spec.weights = *w;
     }
-    spec.minDiagonal = s.lpMinDiagonal;
+    spec.minDiagonal = s.mechanism.lp.minDiagonal;
     return spec;
 }
 
 bool sameSource(const ExplorerState& a, const ExplorerState& b) {
     // Only examples are tables in memory; external sources are streamed or counted by the database
     // on every load.
-    return a.source == SourceKind::Example && b.source == SourceKind::Example &&
-           a.exampleId == b.exampleId && a.exampleRows == b.exampleRows;
+    return a.data.source == SourceKind::Example && b.data.source == SourceKind::Example &&
+           a.data.exampleId == b.data.exampleId && a.data.exampleRows == b.data.exampleRows;
 }
 
 Expected<Sensitivity> cappedSensitivity(std::size_t bins, Neighbouring relation, int cap) {
@@ -206,10 +204,11 @@ namespace {
 
 data::CsvOptions csvOptionsOf(const ExplorerState& s) {
     data::CsvOptions o;
-    o.delimiter = csvDelimiterChar(s.csvDelimiter);
-    o.header = s.csvHeader;
-    o.onBadRow = s.csvSkipBadRows ? data::BadRowPolicy::Skip : data::BadRowPolicy::Stop;
-    for (const QString& t : s.csvTypes) {
+    o.delimiter = csvDelimiterChar(s.data.csvOptions.delimiter);
+    o.header = s.data.csvOptions.header;
+    o.onBadRow =
+        s.data.csvOptions.skipBadRows ? data::BadRowPolicy::Skip : data::BadRowPolicy::Stop;
+    for (const QString& t : s.data.csvOptions.types) {
         const qsizetype eq = t.lastIndexOf(QLatin1Char('='));
         const std::string type = t.mid(eq + 1).toStdString();
         for (auto v : {data::ValueType::Integer, data::ValueType::Float,
@@ -226,19 +225,19 @@ data::CsvOptions csvOptionsOf(const ExplorerState& s) {
 
 data::SqlConnectionSpec sqlSpecOf(const ExplorerState& s) {
     data::SqlConnectionSpec spec;
-    if (s.source == SourceKind::Sqlite) {
+    if (s.data.source == SourceKind::Sqlite) {
         spec.driver = data::SqlDriver::SQLite;
-        spec.path = s.sqlitePath.toStdString();
+        spec.path = s.data.sqlitePath.toStdString();
         return spec;
     }
     spec.driver = data::SqlDriver::PostgreSQL;
-    spec.host = s.pgHost.toStdString();
-    spec.port = s.pgPort;
-    spec.database = s.pgDatabase.toStdString();
-    spec.user = s.pgUser.toStdString();
-    spec.password = s.pgPassword.toStdString();
-    spec.connectTimeoutSeconds = s.pgConnectTimeout;
-    spec.statementTimeoutMs = s.pgStatementTimeout;
+    spec.host = s.data.postgres.host.toStdString();
+    spec.port = s.data.postgres.port;
+    spec.database = s.data.postgres.database.toStdString();
+    spec.user = s.data.postgres.user.toStdString();
+    spec.password = s.data.postgres.password.toStdString();
+    spec.connectTimeoutSeconds = s.data.postgres.connectTimeout;
+    spec.statementTimeoutMs = s.data.postgres.statementTimeout;
     return spec;
 }
 
@@ -251,16 +250,16 @@ QString delimiterText(char d) {
 DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
                            const LoadProgress& progress) {
     DatasetResult r;
-    r.source = s.source;
-    const bool csv = s.source == SourceKind::Csv;
+    r.source = s.data.source;
+    const bool csv = s.data.source == SourceKind::Csv;
     data::CsvOptions options;
     data::SqlConnectionSpec spec;
     std::vector<data::ColumnInfo> cols;
     std::string table;
     if (csv) {
-        r.sourceTitle = QFileInfo(s.csvPath).fileName();
+        r.sourceTitle = QFileInfo(s.data.csvPath).fileName();
         options = csvOptionsOf(s);
-        auto schema = data::inspectCsv(s.csvPath.toStdString(), options);
+        auto schema = data::inspectCsv(s.data.csvPath.toStdString(), options);
         if (!schema) {
             r.error = q(schema.error().message);
             return r;
@@ -268,8 +267,9 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
         options.delimiter = schema->delimiter;  // the same dialect for the counting pass
         r.description =
             QObject::tr("CSV file %1 · delimiter %2%3 · %4")
-                .arg(s.csvPath, delimiterText(schema->delimiter),
-                     csvDelimiterChar(s.csvDelimiter) == 0 ? QObject::tr(" (detected)") : QString(),
+                .arg(s.data.csvPath, delimiterText(schema->delimiter),
+                     csvDelimiterChar(s.data.csvOptions.delimiter) == 0 ? QObject::tr(" (detected)")
+                                                                        : QString(),
                      schema->header ? QObject::tr("header row") : QObject::tr("no header row"));
         cols = schema->columns;
         r.typeOverridden = schema->overridden;
@@ -289,12 +289,12 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
             r.error = QObject::tr("The %1 has no tables.").arg(q(spec.describe()));
             return r;
         }
-        table = s.sqlTable.isEmpty() ? tables->front() : s.sqlTable.toStdString();
+        table = s.data.sqlTable.isEmpty() ? tables->front() : s.data.sqlTable.toStdString();
         r.sqlTable = q(table);
         r.sourceTitle =
-            s.source == SourceKind::Sqlite
-                ? QStringLiteral("%1 — %2").arg(r.sqlTable, QFileInfo(s.sqlitePath).fileName())
-                : QStringLiteral("%1 — %2").arg(r.sqlTable, s.pgDatabase);
+            s.data.source == SourceKind::Sqlite
+                ? QStringLiteral("%1 — %2").arg(r.sqlTable, QFileInfo(s.data.sqlitePath).fileName())
+                : QStringLiteral("%1 — %2").arg(r.sqlTable, s.data.postgres.database);
         auto c = data::sqlListColumns(spec, table, stop);
         if (!c) {
             r.error = q(c.error().message);
@@ -311,7 +311,8 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
         r.error = QObject::tr("The source has no columns.");
         return r;
     }
-    const std::string column = s.column.isEmpty() ? cols.front().name : s.column.toStdString();
+    const std::string column =
+        s.data.column.isEmpty() ? cols.front().name : s.data.column.toStdString();
     const auto it = std::find_if(cols.begin(), cols.end(),
                                  [&](const data::ColumnInfo& c) { return c.name == column; });
     if (it == cols.end()) {
@@ -323,11 +324,11 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
     const data::ValueType type = it->type;
     const bool numeric = type != data::ValueType::Categorical;
     data::ContributionCap cap;
-    if (!s.idColumn.isEmpty()) {
-        cap.idColumn = s.idColumn.toStdString();
-        cap.maxRowsPerPerson = s.cap;
-        r.cap = s.cap;
-        r.idColumn = s.idColumn;
+    if (!s.data.idColumn.isEmpty()) {
+        cap.idColumn = s.data.idColumn.toStdString();
+        cap.maxRowsPerPerson = s.data.cap;
+        r.cap = s.data.cap;
+        r.idColumn = s.data.idColumn;
     }
     auto count = [&](const Binning& b, double from, double to) -> Expected<data::SourceHistograms> {
         const std::vector<data::ColumnRequest> req{{column, b}};
@@ -336,12 +337,12 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
             if (progress) {
                 cb = [&progress, from, to](double f) { progress(from + f * (to - from)); };
             }
-            return data::csvHistograms(s.csvPath.toStdString(), options, req, cap, stop, cb);
+            return data::csvHistograms(s.data.csvPath.toStdString(), options, req, cap, stop, cb);
         }
         // The same skip/stop rule as the CSV reader (issue #17 item 11: one rule for all sources).
         auto h = data::sqlHistograms(
             spec, table, req, cap, stop,
-            s.csvSkipBadRows ? data::BadRowPolicy::Skip : data::BadRowPolicy::Stop);
+            s.data.csvOptions.skipBadRows ? data::BadRowPolicy::Skip : data::BadRowPolicy::Stop);
         if (progress) {
             progress(to);
         }
@@ -350,11 +351,11 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
 
     // The range, when the bins need one and none is declared: a first pass (CSV: the reader's
     // Binner tracks min/max whatever the bins; SQL: one aggregate query).
-    const bool rangeBinning =
-        s.binning == BinningChoice::EqualWidth || s.binning == BinningChoice::Integer;
-    const bool needRange =
-        (s.binning == BinningChoice::Auto && numeric) || (rangeBinning && s.rangeLo == s.rangeHi);
-    double lo = s.rangeLo, hi = s.rangeHi;
+    const bool rangeBinning = s.data.binning.kind == BinningChoice::EqualWidth ||
+                              s.data.binning.kind == BinningChoice::Integer;
+    const bool needRange = (s.data.binning.kind == BinningChoice::Auto && numeric) ||
+                           (rangeBinning && s.data.binning.rangeLo == s.data.binning.rangeHi);
+    double lo = s.data.binning.rangeLo, hi = s.data.binning.rangeHi;
     double passStart = 0;
     if (needRange) {
         if (rangeBinning && !numeric) {
@@ -399,14 +400,14 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
                 .arg(num(lo), num(hi));
     }
     Expected<Binning> binning = Error{""};
-    if (s.binning == BinningChoice::Auto) {
+    if (s.data.binning.kind == BinningChoice::Auto) {
         if (!numeric) {
             binning = Binning::distinctValues(CategoryOrder::Sorted);
         } else if ((type == data::ValueType::Integer || type == data::ValueType::Date) &&
                    hi - lo < 200) {
             binning = Binning::integers(std::floor(lo), std::ceil(hi));
         } else {
-            Binning b = Binning::equalWidth(s.bins, lo, hi > lo ? hi : lo + 1);
+            Binning b = Binning::equalWidth(s.data.binning.bins, lo, hi > lo ? hi : lo + 1);
             b.closedHi = true;
             binning = b;
         }
@@ -448,16 +449,16 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
         r.skippedText += (r.skippedText.isEmpty() ? QString() : QStringLiteral(" ")) +
                          QObject::tr("%L1 rows over the cap of %L2 per person (by '%3') dropped.")
                              .arg(r.cappedRows)
-                             .arg(s.cap)
-                             .arg(s.idColumn);
+                             .arg(s.data.cap)
+                             .arg(s.data.idColumn);
     }
     r.binningText = q(binning->describe());
     r.binning = *binning;
     // Counted against every row read, skipped and capped rows included ("2 of 4 rows counted;
     // 2 rows skipped (not a number: 2)"), as dpx histogram reports it.
     r.reportText = q(data::describeColumnReport(*h, 0, column));
-    auto sens =
-        cappedSensitivity(binned.histogram.size(), s.neighbouring, cap.enabled() ? s.cap : 1);
+    auto sens = cappedSensitivity(binned.histogram.size(), s.data.neighbouring,
+                                  cap.enabled() ? s.data.cap : 1);
     if (!sens) {
         r.error = q(sens.error().message);
         return r;
@@ -471,19 +472,19 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
 
 DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTable> cached,
                           const std::stop_token& stop, const LoadProgress& progress) {
-    if (isExternalSource(s.source)) {
+    if (isExternalSource(s.data.source)) {
         return loadExternal(s, stop, progress);
     }
     DatasetResult r;
-    const ExampleDataset* example = findExample(s.exampleId.toStdString());
+    const ExampleDataset* example = findExample(s.data.exampleId.toStdString());
     if (!example) {
-        r.error = QObject::tr("There is no built-in example called '%1'.").arg(s.exampleId);
+        r.error = QObject::tr("There is no built-in example called '%1'.").arg(s.data.exampleId);
         return r;
     }
     r.sourceTitle = q(example->title);
     r.description = q(example->description);
     if (!cached) {
-        auto t = makeExampleTable(s.exampleId.toStdString(), s.exampleRows);
+        auto t = makeExampleTable(s.data.exampleId.toStdString(), s.data.exampleRows);
         if (!t) {
             r.error = q(t.error().message);
             return r;
@@ -499,7 +500,7 @@ DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTabl
     for (const std::string& c : cached->columnNames()) {
         r.columns << q(c);
     }
-    std::string column = s.column.toStdString();
+    std::string column = s.data.column.toStdString();
     if (column.empty()) {
         column = example->defaultColumn;
     }
@@ -526,7 +527,7 @@ DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTabl
     r.binningText = q(binning->describe());
     r.binning = *binning;
     r.reportText = q(binned->report.describe());
-    auto sens = histogramSensitivity(binned->histogram.size(), s.neighbouring, {});
+    auto sens = histogramSensitivity(binned->histogram.size(), s.data.neighbouring, {});
     if (!sens) {
         r.error = q(sens.error().message);
         return r;
@@ -591,10 +592,10 @@ namespace {
 Status localRelease(const Histogram& h, const DatasetResult& data, const ExplorerState& s,
                     ReleaseResult& r, const std::stop_token& stop) {
     ldp::ProtocolSpec spec;
-    spec.protocol = localProtocolOf(s.mechanism);
-    spec.epsilon = s.epsilon;
+    spec.protocol = localProtocolOf(s.mechanism.kind);
+    spec.epsilon = s.mechanism.epsilon;
     spec.domain = h.size();
-    spec.bits = static_cast<std::size_t>(s.ldpBits);
+    spec.bits = static_cast<std::size_t>(s.mechanism.ldpBits);
     if (spec.protocol == ldp::Protocol::RR && h.size() != 2) {
         return Error{"Randomized response reports one bit: it needs exactly 2 bins, the data has " +
                      std::to_string(h.size()) + ". Use generalized RR (direct encoding) for more."};
@@ -615,7 +616,7 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
     }
     const auto users = static_cast<std::uint64_t>(total);
     Expected<ldp::FrequencyEstimate> est = Error{""};
-    if (s.ldpPerUser) {
+    if (s.mechanism.ldpPerUser) {
         if (users > kMaxPerUserReports) {
             return Error{"Simulating every report holds one value per person: at most " +
                          groupThousands(static_cast<long long>(kMaxPerUserReports)) +
@@ -628,9 +629,9 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
             values.insert(values.end(), static_cast<std::size_t>(h.counts()[j]),
                           static_cast<std::uint32_t>(j));
         }
-        est = ldp::simulatePerUser(spec, values, s.seed, 0, stop);
+        est = ldp::simulatePerUser(spec, values, s.mechanism.seed, 0, stop);
     } else {
-        est = ldp::simulateAggregate(spec, h.counts(), s.seed, stop);
+        est = ldp::simulateAggregate(spec, h.counts(), s.mechanism.seed, stop);
     }
     if (!est) {
         return est.error();
@@ -645,7 +646,7 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
     const double n = static_cast<double>(users);
     r.local = spec;
     r.localUsers = users;
-    r.localPerUser = s.ldpPerUser;
+    r.localPerUser = s.mechanism.ldpPerUser;
     r.noisy.resize(h.size());
     r.localVariance.resize(h.size());
     for (std::size_t j = 0; j < h.size(); ++j) {
@@ -750,7 +751,7 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
                  num(std::sqrt(*std::min_element(r.localVariance.begin(), r.localVariance.end()))),
                  num(std::sqrt(*std::max_element(r.localVariance.begin(), r.localVariance.end()))),
                  num(sse));
-    r.mechanismTitle = mechanismChoiceTitle(s.mechanism) + QStringLiteral(": ") + detail +
+    r.mechanismTitle = mechanismChoiceTitle(s.mechanism.kind) + QStringLiteral(": ") + detail +
                        QObject::tr(", %L1 reports").arg(users);
     const int rowsPerPerson = data.cap > 1 ? data.cap : 1;
     r.guarantee = QObject::tr(
@@ -758,13 +759,13 @@ Status localRelease(const Histogram& h, const DatasetResult& data, const Explore
                       "leaves their device, so no collector needs to be trusted; the estimated "
                       "histogram is also ε-DP when one person's value is changed (the number of "
                       "people N is not hidden).")
-                      .arg(num(s.epsilon));
+                      .arg(num(s.mechanism.epsilon));
     if (rowsPerPerson > 1) {
         r.warnings << QObject::tr(
                           "Up to %1 rows per person are counted: a person sends up to "
                           "%1 reports, so their protection is %1·ε = %2 in total.")
                           .arg(rowsPerPerson)
-                          .arg(num(rowsPerPerson * s.epsilon));
+                          .arg(num(rowsPerPerson * s.mechanism.epsilon));
     }
     if (est->users != users) {
         return Error{"internal error: the simulation saw a different number of reports"};
@@ -796,15 +797,15 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
     const auto& ests = allEstimators();
     const auto& mets = allMetrics();
     r.estimatorApplies.assign(ests.size(), true);
-    SimulationRng rng(s.seed, 0);  // simulation only: not a release
+    SimulationRng rng(s.mechanism.seed, 0);  // simulation only: not a release
 
-    if (!isCountMechanism(s.mechanism) && !isLocalMechanism(s.mechanism)) {
+    if (!isCountMechanism(s.mechanism.kind) && !isLocalMechanism(s.mechanism.kind)) {
         MechanismSpec spec;
-        spec.kind = s.mechanism == MechanismChoice::Laplace     ? MechanismKind::Laplace
-                    : s.mechanism == MechanismChoice::Geometric ? MechanismKind::Geometric
-                                                                : MechanismKind::Gaussian;
-        spec.privacy = {s.epsilon, usesDelta(s.mechanism) ? s.delta : 0};
-        spec.calibration = s.calibration;
+        spec.kind = s.mechanism.kind == MechanismChoice::Laplace     ? MechanismKind::Laplace
+                    : s.mechanism.kind == MechanismChoice::Geometric ? MechanismKind::Geometric
+                                                                     : MechanismKind::Gaussian;
+        spec.privacy = {s.mechanism.epsilon, usesDelta(s.mechanism.kind) ? s.mechanism.delta : 0};
+        spec.calibration = s.mechanism.calibration;
         auto mech = calibrate(spec, data.sensitivity);
         if (!mech) {
             r.error = q(mech.error().message);
@@ -827,7 +828,7 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
             r.bandLo.push_back(t - band);
             r.bandHi.push_back(t + band);
         }
-    } else if (isLocalMechanism(s.mechanism)) {
+    } else if (isLocalMechanism(s.mechanism.kind)) {
         if (auto st = localRelease(h, data, s, r, stop); !st) {
             r.error = q(st.error().message);
             return r;
@@ -842,8 +843,8 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
         for (std::int64_t c : h.counts()) {
             largest = std::max(largest, c);
         }
-        const int n =
-            s.countN > 0 ? s.countN : static_cast<int>(std::max<std::int64_t>(largest, 1));
+        const int n = s.mechanism.countN > 0 ? s.mechanism.countN
+                                             : static_cast<int>(std::max<std::int64_t>(largest, 1));
         if (largest > kMaxCountPeople) {
             r.error = QObject::tr(
                           "Count mechanisms work on counts up to %1, but the largest bin "
@@ -870,23 +871,23 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
         }
         r.count = true;
         r.matrix = *m;
-        r.mechanismTitle = mechanismChoiceTitle(s.mechanism) + QObject::tr(", n = %1").arg(n);
+        r.mechanismTitle = mechanismChoiceTitle(s.mechanism.kind) + QObject::tr(", n = %1").arg(n);
         const double achieved = m->achievedEpsilon();
-        r.guarantee = usesDelta(s.mechanism)
+        r.guarantee = usesDelta(s.mechanism.kind)
                           ? QObject::tr(
                                 "(ε, δ)-DP with ε = %1, δ = %2 (Gaussian noise; not pure ε-DP: "
                                 "the matrix's own pure level is %3).")
-                                .arg(num(s.epsilon), num(s.delta),
+                                .arg(num(s.mechanism.epsilon), num(s.mechanism.delta),
                                      std::isinf(achieved) ? QStringLiteral("∞") : num(achieved))
-                      : achieved <= s.epsilon * (1 + 1e-12)
+                      : achieved <= s.mechanism.epsilon * (1 + 1e-12)
                           ? QObject::tr(
                                 "ε-DP with ε = %1 for each count (verified: achieved ε "
                                 "= %2).")
-                                .arg(num(s.epsilon), num(achieved))
+                                .arg(num(s.mechanism.epsilon), num(achieved))
                           : QObject::tr("NOT ε-DP at ε = %1: the matrix's achieved ε is %2.")
-                                .arg(num(s.epsilon),
+                                .arg(num(s.mechanism.epsilon),
                                      std::isinf(achieved) ? QStringLiteral("∞") : num(achieved));
-        auto outputs = sampleOutputs(*m, h.counts(), s.seed);
+        auto outputs = sampleOutputs(*m, h.counts(), s.mechanism.seed);
         if (!outputs) {
             r.error = q(outputs.error().message);
             return r;
@@ -932,7 +933,7 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                            : estimate({ests[e], r.noiseVariance}, r.noisy);
         r.estimates[e] = est ? *est : r.noisy;
         for (std::size_t m = 0; m < mets.size(); ++m) {
-            r.realized[e][m] = evaluateMetric({mets[m], s.scale}, r.truth, r.estimates[e],
+            r.realized[e][m] = evaluateMetric({mets[m], s.view.scale}, r.truth, r.estimates[e],
                                               r.positions, truth.total() > 0 ? truth.total() : 1);
         }
     }
@@ -953,7 +954,7 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                     for (double v : r.localVariance) {
                         sum += v;
                     }
-                    if (s.scale == Scale::Frequencies) {
+                    if (s.view.scale == Scale::Frequencies) {
                         const double n = static_cast<double>(r.localUsers);
                         sum /= n * n;
                     }
@@ -964,7 +965,7 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                 }
             } else if (r.calibrated) {
                 auto x = exactExpectedError(truth, r.calibrated->noise, {ests[e], r.noiseVariance},
-                                            {mets[m], s.scale});
+                                            {mets[m], s.view.scale});
                 if (x) {
                     c = {x->value, 0, QObject::tr("exact (%1)").arg(q(x->method)), true, true, {}};
                 } else {
@@ -979,7 +980,7 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                         auto d = inputErrorDistribution(*r.matrix, static_cast<std::size_t>(j));
                         sum += mets[m] == Metric::SSE ? d->meanSquare : d->meanAbs;
                     }
-                    if (s.scale == Scale::Frequencies) {
+                    if (s.view.scale == Scale::Frequencies) {
                         const double t = truth.total() > 0 ? truth.total() : 1;
                         sum /= mets[m] == Metric::SSE ? t * t : t;
                     }

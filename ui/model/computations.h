@@ -16,15 +16,16 @@
 #include <stop_token>
 #include <vector>
 
+#include "core/accuracy/metrics.h"
 #include "core/count/count_lp.h"
 #include "core/count/count_mechanism.h"
-#include "io/sources/sql_source.h"
-#include "core/histogram/dataset.h"
+#include "core/count/lp_objective.h"
 #include "core/estimators/estimator.h"
+#include "core/histogram/dataset.h"
 #include "core/histogram/histogram.h"
 #include "core/ldp/protocols.h"
-#include "core/accuracy/metrics.h"
 #include "core/mechanisms/privacy_guarantee.h"
+#include "io/sources/sql_source.h"
 #include "ui/model/explorer_state.h"
 
 namespace dpx::ui {
@@ -75,7 +76,8 @@ Expected<Sensitivity> cappedSensitivity(std::size_t bins, Neighbouring relation,
 data::SqlConnectionSpec sqlSpecOf(const ExplorerState& s);
 
 // The LP of the CountOptimal mechanism for the state's objective, constraints, weights and
-// accuracy floor, at group size n and the state's ε.
+// accuracy floor, at group size n and the state's ε. An objective the grammar of
+// core/count/lp_objective.h refuses (or l0d:D with D > n) is an error.
 Expected<CountLpSpec> lpSpecOf(const ExplorerState& s, int n);
 
 // `cached`: the table of the previous load if it came from the same source (example id + rows or
@@ -118,8 +120,8 @@ struct ReleaseResult {
     double noiseVariance = 0;                         // per bin (histogram mechanisms)
 
     // Local protocols: the protocol (ε and domain = bins set), the number of reports N (the
-    // histogram total), the variance of every estimated count N·f̂_j (exact, core/ldp/protocols.h), and
-    // the report matrix P[report | value] where the report space is small enough to enumerate
+    // histogram total), the variance of every estimated count N·f̂_j (exact, core/ldp/protocols.h),
+    // and the report matrix P[report | value] where the report space is small enough to enumerate
     // (else the reason). `noisy` holds N·f̂, the collector's unbiased estimate of the counts.
     std::optional<ldp::ProtocolSpec> local;
     std::uint64_t localUsers = 0;

@@ -60,39 +60,39 @@ Status ExplorerDocument::apply(const ExplorerState& next, const QString& descrip
 
 Status ExplorerDocument::setEpsilon(double epsilon) {
     ExplorerState s = state_;
-    s.epsilon = epsilon;
+    s.mechanism.epsilon = epsilon;
     return apply(s, tr("change ε"), QStringLiteral("epsilon"));
 }
 
 Status ExplorerDocument::setDelta(double delta) {
     ExplorerState s = state_;
-    s.delta = delta;
+    s.mechanism.delta = delta;
     return apply(s, tr("change δ"), QStringLiteral("delta"));
 }
 
 Status ExplorerDocument::setMechanism(MechanismChoice m) {
     ExplorerState s = state_;
-    s.mechanism = m;
+    s.mechanism.kind = m;
     return apply(s, tr("choose %1").arg(mechanismChoiceTitle(m)));
 }
 
 Status ExplorerDocument::setSeed(std::uint64_t seed) {
     ExplorerState s = state_;
-    s.seed = seed;
+    s.mechanism.seed = seed;
     return apply(s, tr("new draw"));
 }
 
 Status ExplorerDocument::setEstimator(EstimatorKind e) {
     ExplorerState s = state_;
-    s.estimator = e;
+    s.mechanism.estimator = e;
     return apply(s, tr("choose estimator"));
 }
 
 Status ExplorerDocument::setExample(const QString& id) {
     ExplorerState s = state_;
-    s.source = SourceKind::Example;
-    s.exampleId = id;
-    s.enterSource(state_);  // the example's column and binning of earlier come back
+    s.data.source = SourceKind::Example;
+    s.data.exampleId = id;
+    s.data.enterSource(state_.data);  // the example's column and binning of earlier come back
     return apply(s, tr("open example"));
 }
 
@@ -138,6 +138,7 @@ Status ExplorerDocument::loadSession(const QString& path,
         amend(loaded);
     }
     ignoredKeys_ = ExplorerState::unknownKeys(doc.object());
+    deprecations_ = ExplorerState::deprecations(doc.object());
     return apply(loaded, tr("open session"));
 }
 

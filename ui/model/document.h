@@ -4,8 +4,8 @@
 #pragma once
 
 #include <QObject>
-#include <QStringList>
 #include <QString>
+#include <QStringList>
 #include <QUndoStack>
 #include <functional>
 
@@ -39,10 +39,12 @@ public:
     // a broken file changes nothing and the error says why. The file never holds a password;
     // `amend` may complete the loaded state before it applies (a remembered password).
     Status saveSession(const QString& path) const;
-    Status loadSession(const QString& path,
-                       const std::function<void(ExplorerState&)>& amend = {});
+    Status loadSession(const QString& path, const std::function<void(ExplorerState&)>& amend = {});
     // Keys of the last loaded session that were not understood (ExplorerState::unknownKeys).
     const QStringList& ignoredSessionKeys() const { return ignoredKeys_; }
+    // Old spellings the last loaded session used (ExplorerState::deprecations): it opened, and
+    // is saved in the current spelling.
+    const QStringList& sessionDeprecations() const { return deprecations_; }
 
 Q_SIGNALS:
     // After every change (including undo and redo): which aspects changed, and the new state.
@@ -50,6 +52,7 @@ Q_SIGNALS:
 
 private:
     QStringList ignoredKeys_;
+    QStringList deprecations_;
     friend class StateCommand;
     void setState(const ExplorerState& s);
 

@@ -17,7 +17,7 @@ ExplorerEngine::ExplorerEngine(ExplorerDocument* doc, QObject* parent)
         // is lost (Reload, or any change, loads again).
         dataPending_ = false;
         dataset_ = DatasetResult{};
-        dataset_.source = doc_->state().source;
+        dataset_.source = doc_->state().data.source;
         dataset_.error = tr("Loading was cancelled. Press Reload in the data panel to load again.");
         loadedFrom_ = doc_->state();
         Q_EMIT datasetReady(dataset_);
@@ -35,7 +35,7 @@ void ExplorerEngine::onChanged(unsigned flags, const ExplorerState& s) {
         return;
     }
     const bool scaleChanged = (flags & ViewChanged) && release_.error.isEmpty() &&
-                              !release_.expected.empty() && s.scale != loadedScale();
+                              !release_.expected.empty() && s.view.scale != loadedScale();
     if ((flags & (MechanismChanged | SeedChanged)) || scaleChanged) {
         startRelease();
     }
@@ -56,10 +56,11 @@ void ExplorerEngine::startData() {
     dataPending_ = true;
     Q_EMIT computing(tr("Loading data"));
     QString label;
-    if (isExternalSource(s.source)) {
+    if (isExternalSource(s.data.source)) {
         // Streamed or counted by a database on every load: long, with progress and Cancel.
-        label = s.source == SourceKind::Csv ? tr("Reading %1").arg(QFileInfo(s.csvPath).fileName())
-                                            : tr("Querying the database");
+        label = s.data.source == SourceKind::Csv
+                    ? tr("Reading %1").arg(QFileInfo(s.data.csvPath).fileName())
+                    : tr("Querying the database");
     } else if (!cached) {
         label = tr("Loading data");
     }
@@ -85,7 +86,7 @@ void ExplorerEngine::startRelease() {
     const ExplorerState s = doc_->state();
     const DatasetResult data = dataset_;
     runner_.cancel(QStringLiteral("mc"));
-    const bool lp = s.mechanism == MechanismChoice::CountOptimal;
+    const bool lp = s.mechanism.kind == MechanismChoice::CountOptimal;
     Q_EMIT computing(lp ? tr("Solving LP") : tr("Computing release"));
     runner_.run<ReleaseResult>(
         QStringLiteral("release"),
@@ -98,8 +99,8 @@ void ExplorerEngine::startRelease() {
         },
         [this, s](ReleaseResult r) {
             release_ = std::move(r);
-            releaseScale_ = s.scale;
-            releaseSeed_ = s.seed;
+            releaseScale_ = s.view.scale;
+            releaseSeed_ = s.mechanism.seed;
             mc_ = MonteCarloErrors{};
             Q_EMIT releaseReady(release_);
             if (release_.error.isEmpty()) {

@@ -1,7 +1,7 @@
 // Everything the user has chosen in the window, as one value: the dataset and its binning, the
 // mechanism and its parameters, the estimator, the seed, the LP settings of the optimal count
-// mechanism, and view options. The document (ui/model/document.h) holds one and records every change on
-// its undo stack; a session file is this value as JSON.
+// mechanism, and view options. The document (ui/model/document.h) holds one and records every
+// change on its undo stack; a session file is this value as JSON.
 #pragma once
 
 #include <QJsonObject>
@@ -11,20 +11,20 @@
 
 #include <vector>
 
-#include "core/choosing/budget_plan.h"
-#include "core/histogram/dataset.h"
-#include "core/estimators/estimator.h"
+#include "core/accuracy/metrics.h"
 #include "core/base/expected.h"
-#include "core/mechanisms/gaussian_mechanism.h"
+#include "core/choosing/budget_plan.h"
+#include "core/estimators/estimator.h"
+#include "core/histogram/dataset.h"
 #include "core/histogram/histogram.h"
 #include "core/ldp/protocols.h"
-#include "core/accuracy/metrics.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 
 namespace dpx::ui {
 
-// The mechanisms of the window. Histogram mechanisms add noise to every bin (core/mechanisms/mechanism.h);
-// count mechanisms release each bin's count through an (n+1)×(n+1) matrix (core/count/count_mechanism.h,
-// core/count/count_lp.h), n = the group size.
+// The mechanisms of the window. Histogram mechanisms add noise to every bin
+// (core/mechanisms/mechanism.h); count mechanisms release each bin's count through an (n+1)×(n+1)
+// matrix (core/count/count_mechanism.h, core/count/count_lp.h), n = the group size.
 enum class MechanismChoice {
     Laplace,
     Geometric,
@@ -35,8 +35,8 @@ enum class MechanismChoice {
     CountLaplace,       // Laplace rounded and clamped to {0..n}
     CountGaussian,      // Gaussian rounded and clamped to {0..n}: (ε, δ) only
     CountOptimal,       // LP design
-    // Local protocols (core/ldp/protocols.h): every record is one person who randomises their own value
-    // before it leaves their device; the collector estimates the histogram from the reports.
+    // Local protocols (core/ldp/protocols.h): every record is one person who randomises their own
+    // value before it leaves their device; the collector estimates the histogram from the reports.
     LocalRR,        // binary randomized response (2 bins)
     LocalGRR,       // generalized RR / direct encoding
     LocalOUE,       // optimal unary encoding
@@ -99,59 +99,127 @@ inline constexpr double kMaxTradeoffPopulation = 1e12;
 // estimator; gm, em, optimal with identity or resize).
 bool isTradeoffConfigId(const QString& id);
 
-struct ExplorerState {
-    // Data. The source; for Example the built-in example exampleId (exampleRows rows, 0 = its
-    // default).
-    SourceKind source = SourceKind::Example;
-    QString exampleId = QStringLiteral("telemetry");
-    qint64 exampleRows = 0;
-    QString csvPath;
-    // CSV import options.
-    QString csvDelimiter = QStringLiteral("auto");
-    bool csvHeader = true;
-    bool csvSkipBadRows = false;  // false: the first bad row is the error
-    QStringList csvTypes;         // per-column type overrides, "column=integer|float|..."
-    // SQLite file; PostgreSQL connection. The password is held in memory only: it is never part of
-    // the session JSON (the connection dialog may keep it in the settings if the user asks).
-    QString sqlitePath;
-    QString pgHost = QStringLiteral("localhost");
-    int pgPort = 5432;
-    QString pgDatabase, pgUser, pgPassword;
-    int pgConnectTimeout = 10;        // s
-    int pgStatementTimeout = 300000;  // ms, 0 = none
-    QString sqlTable;                 // empty: the first table
-    QString column;                   // empty: the dataset's default column
-    BinningChoice binning = BinningChoice::Auto;
+// The binning of one column: how its values become bins. The current column's is
+// DataChoices::binning; the binnings of other columns are remembered with their column.
+struct ColumnBinning {
+    BinningChoice kind = BinningChoice::Auto;
     int bins = 32;
     double rangeLo = 0, rangeHi = 0;  // equal for "the data's range"
     bool closedHi = true;             // equal-width and edges: the last bin includes its upper end
     std::vector<double> edges;        // BinningChoice::Edges
     QStringList categories;           // BinningChoice::Categories; empty: taken from the data
     UnknownCategory unknownCategory = UnknownCategory::Drop;
+
+    Status validate() const;
+    // Written into (and read from) the object holding the column: keys binning, bins, range,
+    // closed, edges, categories, unknown_category. `path` names that object in messages.
+    void writeJson(QJsonObject& o) const;
+    static Expected<ColumnBinning> fromJson(const QJsonObject& o, const QString& path);
+    bool operator==(const ColumnBinning&) const = default;
+};
+
+// A binning remembered for another column or source of the session: it comes back when that
+// column is chosen again.
+struct ColumnChoice {
+    QString source;  // dataSourceKey(): the file, database or example (without the table)
+    QString table;   // SQL sources: the table
+    QString column;  // "" = the source's default column
+    ColumnBinning binning;
+
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<ColumnChoice> fromJson(const QJsonObject& o, const QString& path);
+    bool operator==(const ColumnChoice&) const = default;
+};
+
+// CSV import options ("data.csv_options").
+struct CsvImportOptions {
+    QString delimiter = QStringLiteral("auto");
+    bool header = true;
+    bool skipBadRows = false;  // false: the first bad row is the error
+    QStringList types;         // per-column type overrides, "column=integer|float|..."
+
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<CsvImportOptions> fromJson(const QJsonObject& o);
+    bool operator==(const CsvImportOptions&) const = default;
+};
+
+// A PostgreSQL connection ("data.postgresql"). The password is held in memory only: it is never
+// part of the session JSON (the connection dialog may keep it in the settings if the user asks).
+struct PostgresConnection {
+    QString host = QStringLiteral("localhost");
+    int port = 5432;
+    QString database, user, password;
+    int connectTimeout = 10;        // s
+    int statementTimeout = 300000;  // ms, 0 = none
+
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<PostgresConnection> fromJson(const QJsonObject& o);
+    bool operator==(const PostgresConnection&) const = default;
+};
+
+// The data ("data"): the source; for Example the built-in example exampleId (exampleRows rows,
+// 0 = its default); the column, its binning and the contribution bounding.
+struct DataChoices {
+    SourceKind source = SourceKind::Example;
+    QString exampleId = QStringLiteral("telemetry");
+    qint64 exampleRows = 0;
+    QString csvPath;
+    CsvImportOptions csvOptions;
+    QString sqlitePath;
+    PostgresConnection postgres;
+    QString sqlTable;  // empty: the first table
+    QString column;    // empty: the dataset's default column
+    ColumnBinning binning;
     // Contribution bounding (external sources): at most `cap` rows per value of idColumn.
     QString idColumn;  // empty: one row per person
     int cap = 1;
     Neighbouring neighbouring = Neighbouring::AddRemove;
     // The binning chosen for the other columns and sources of this session: a column's binning
     // comes back when it is chosen again (rememberColumnChoice, recallColumnChoice, enterSource).
-    // Newest last, at most kMaxColumnChoices; the current column's binning is the fields above.
-    struct ColumnChoice {
-        QString source;  // dataSourceKey(): the file, database or example (without the table)
-        QString table;   // SQL sources: the table
-        QString column;  // "" = the source's default column
-        BinningChoice binning = BinningChoice::Auto;
-        int bins = 32;
-        double rangeLo = 0, rangeHi = 0;
-        bool closedHi = true;
-        std::vector<double> edges;
-        QStringList categories;
-        UnknownCategory unknownCategory = UnknownCategory::Drop;
-        bool operator==(const ColumnChoice&) const = default;
-    };
+    // Newest last, at most kMaxColumnChoices; the current column's binning is `binning`.
     std::vector<ColumnChoice> otherColumns;
 
-    // Mechanism.
-    MechanismChoice mechanism = MechanismChoice::Laplace;
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<DataChoices> fromJson(const QJsonObject& o);
+    bool operator==(const DataChoices&) const = default;
+
+    // A new source (file, database, example) makes the previous table, column, id column,
+    // category list and declared bins meaningless: clear them and go back to automatic bins.
+    void forgetSourceChoices();
+    // Leaving the current column (or source): its binning joins otherColumns, under
+    // `columnInForce` when the column is "" (the default column, as loaded) and it is known.
+    void rememberColumnChoice(const QString& columnInForce = {});
+    // Choosing `column` of the current source and table: the binning remembered for it comes back
+    // (true), or automatic bins (false).
+    bool recallColumnChoice(const QString& column);
+    // This holds a new source's fields (kind, path, example, connection, table or none) and
+    // `left` is the data before: left's column and binning are remembered, the table, column
+    // and binning last used with the new source come back (or its default column, automatic
+    // bins), and the previous source's id column and categories are cleared. Choosing the same
+    // source again keeps its column and binning.
+    void enterSource(const DataChoices& left, const QString& columnInForce = {});
+};
+
+// The LP of CountOptimal ("mechanism.lp").
+struct LpChoices {
+    QString objective = QStringLiteral("l0");  // core/count/lp_objective.h: l0, l1, l0d:D, ...
+    QStringList constraints = {QStringLiteral("wh")};
+    double binomialP = -1;  // < 0: uniform weights
+    double minDiagonal = 0;
+
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<LpChoices> fromJson(const QJsonObject& o);
+    bool operator==(const LpChoices&) const = default;
+};
+
+// The mechanism and its parameters, the estimator and the seed ("mechanism").
+struct MechanismChoices {
+    MechanismChoice kind = MechanismChoice::Laplace;
     double epsilon = 1;
     double delta = 1e-6;
     GaussianCalibration calibration = GaussianCalibration::Analytic;
@@ -163,80 +231,102 @@ struct ExplorerState {
     // distribution; the default, fast for any N).
     int ldpBits = 1;
     bool ldpPerUser = false;
+    LpChoices lp;
 
-    // LP of CountOptimal.
-    QString lpObjective = QStringLiteral("l0");  // l0, l1, l2, l0d:D, minimax-...
-    QStringList lpConstraints = {QStringLiteral("wh")};
-    double lpBinomialP = -1;  // < 0: uniform weights
-    double lpMinDiagonal = 0;
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<MechanismChoices> fromJson(const QJsonObject& o);
+    bool operator==(const MechanismChoices&) const = default;
+};
 
-    // View.
+// View options ("view").
+struct ViewChoices {
     bool overlay = true;     // histogram: true and noisy bars overlaid (else side by side)
     bool matrixLog = false;  // heatmap colour scale: log10
     Scale scale = Scale::Counts;
     bool dark = false;
     QString tab = QStringLiteral("histogram");  // histogram, …, budget, ldp-experiment
 
-    // Trade-off tab: the curves drawn ("laplace:clamp", see ui/tabs/tradeoff_tab.h), the metric, the
-    // x axis (ε, or the population N at the current ε) and the grids (log-spaced).
-    QStringList tradeoffConfigs = {QStringLiteral("laplace:identity"),
-                                   QStringLiteral("laplace:clamp"),
-                                   QStringLiteral("geometric:clamp"),
-                                   QStringLiteral("gaussian:clamp"), QStringLiteral("gm:identity")};
-    Metric tradeoffMetric = Metric::L1;
-    bool tradeoffAgainstPopulation = false;
-    double tradeoffEpsLo = 0.01, tradeoffEpsHi = 10;
-    double tradeoffPopLo = 100, tradeoffPopHi = 1e7;
-    int tradeoffPoints = 25;
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<ViewChoices> fromJson(const QJsonObject& o);
+    bool operator==(const ViewChoices&) const = default;
+};
 
-    // Budget tab: the release plan (core/choosing/budget_plan.h) without what the dataset supplies
-    // (sensitivities, N). No rows: the plan starts with the current column. Each row owns its
-    // bins. A plan belongs to a dataset (budgetDatasetKey): the budget* fields are the plan of
-    // `budgetDataset` ("": of the current dataset, not yet pinned), the plans of other datasets
-    // wait in budgetOtherPlans; read the current dataset's plan with currentBudget() and change
-    // it with setBudgetPlan/setBudgetLedger, which swap the plans when the dataset changed.
-    struct BudgetRow {
-        QString column;
-        int bins = 1;
-        QString mechanism = QStringLiteral("laplace");  // laplace, geometric, gaussian
-        double weight = 1;
-        QString hold = QStringLiteral("none");  // none, epsilon, accuracy
-        double holdValue = 0;                   // the held ε or ±95% half-width
-        bool operator==(const BudgetRow&) const = default;
-    };
-    struct DatasetBudget {
-        QString dataset;  // budgetDatasetKey of the data the plan is for
-        double epsilon = 1, delta = 1e-6;
-        bool zcdp = false;
-        std::vector<BudgetRow> rows;
-        QString ledger;  // the privacy ledger the plan starts from; "" none chosen
-        bool operator==(const DatasetBudget&) const = default;
-    };
-    double budgetEpsilon = 1, budgetDelta = 1e-6;
-    bool budgetZcdp = false;
-    std::vector<BudgetRow> budgetRows;
-    QString budgetLedger;
-    QString budgetDataset;
-    std::vector<DatasetBudget> budgetOtherPlans;  // at most kMaxBudgetPlans, oldest first
+// The Trade-off tab ("tradeoff"): the curves drawn ("laplace:clamp", see ui/tabs/tradeoff_tab.h),
+// the metric, the x axis (ε, or the population N at the current ε) and the grids (log-spaced).
+struct TradeoffChoices {
+    QStringList configs = {QStringLiteral("laplace:identity"), QStringLiteral("laplace:clamp"),
+                           QStringLiteral("geometric:clamp"), QStringLiteral("gaussian:clamp"),
+                           QStringLiteral("gm:identity")};
+    Metric metric = Metric::L1;
+    bool againstPopulation = false;
+    double epsLo = 0.01, epsHi = 10;
+    double popLo = 100, popHi = 1e7;
+    int points = 25;
+
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<TradeoffChoices> fromJson(const QJsonObject& o);
+    bool operator==(const TradeoffChoices&) const = default;
+};
+
+// One statistic of a budget plan (core/choosing/budget_plan.h) without what the dataset supplies
+// (sensitivities, N). Each row owns its bins.
+struct BudgetRow {
+    QString column;
+    int bins = 1;
+    QString mechanism = QStringLiteral("laplace");  // laplace, geometric, gaussian
+    double weight = 1;
+    QString hold = QStringLiteral("none");  // none, epsilon, accuracy
+    double holdValue = 0;                   // the held ε or ±95% half-width
+    bool operator==(const BudgetRow&) const = default;
+};
+
+// The budget plan of one dataset.
+struct DatasetBudget {
+    QString dataset;  // budgetDatasetKey of the data the plan is for
+    double epsilon = 1, delta = 1e-6;
+    bool zcdp = false;
+    std::vector<BudgetRow> rows;  // none: the plan starts with the current column
+    QString ledger;               // the privacy ledger the plan starts from; "" none chosen
+
+    Status validate() const;
+    QJsonObject toJson() const;
+    // `path`: where the plan sits, "budget" or "budget.other_datasets[2]".
+    static Expected<DatasetBudget> fromJson(const QJsonObject& o, const QString& path);
+    bool operator==(const DatasetBudget&) const = default;
+};
+
+// The Budget tab ("budget"). A plan belongs to a dataset (budgetDatasetKey): `plan` is the plan
+// of plan.dataset ("": of the current dataset, not yet pinned), the plans of other datasets wait
+// in otherPlans; read the current dataset's plan with currentBudget() and change it with
+// setBudgetPlan/setBudgetLedger, which swap the plans when the dataset changed.
+struct BudgetChoices {
+    DatasetBudget plan;
+    std::vector<DatasetBudget> otherPlans;  // at most kMaxBudgetPlans, oldest first
+
+    Status validate() const;
+    // The plan at the top level (as before plans had a dataset), the others in "other_datasets".
+    QJsonObject toJson() const;
+    // A plan without "dataset" (written before plans had one) is `sessionDataset`'s.
+    static Expected<BudgetChoices> fromJson(const QJsonObject& o, const QString& sessionDataset);
+    bool operator==(const BudgetChoices&) const = default;
+};
+
+struct ExplorerState {
+    using ColumnChoice = ui::ColumnChoice;
+    using BudgetRow = ui::BudgetRow;
+    using DatasetBudget = ui::DatasetBudget;
+
+    DataChoices data;
+    MechanismChoices mechanism;
+    ViewChoices view;
+    TradeoffChoices tradeoff;
+    BudgetChoices budget;
 
     // Every field in range, with a message naming the first one that is not.
     Status validate() const;
-    // A new source (file, database, example) makes the previous table, column, id column,
-    // category list and declared bins meaningless: clear them and go back to automatic bins.
-    void forgetSourceChoices();
-    // Leaving the current column (or source): its binning joins otherColumns, under
-    // `columnInForce` when the state's column is "" (the default column, as loaded) and it is
-    // known.
-    void rememberColumnChoice(const QString& columnInForce = {});
-    // Choosing `column` of the current source and table: the binning remembered for it comes back
-    // (true), or automatic bins (false).
-    bool recallColumnChoice(const QString& column);
-    // The state holds a new source's fields (kind, path, example, connection, table or none)
-    // and `left` is the state before: left's column and binning are remembered, the table, column
-    // and binning last used with the new source come back (or its default column, automatic
-    // bins), and the previous source's id column and categories are cleared. Choosing the same
-    // source again keeps its column and binning.
-    void enterSource(const ExplorerState& left, const QString& columnInForce = {});
     QJsonObject toJson() const;
     // Missing keys keep their defaults; unknown keys are ignored; a present but invalid value is
     // an error naming the key.
@@ -244,6 +334,9 @@ struct ExplorerState {
     // Keys of a session that fromJson does not read ("data.bogus"): what toJson of the loaded
     // state does not write back. A newer version's keys or a typo; the caller warns about them.
     static QStringList unknownKeys(const QJsonObject& o);
+    // Messages about spellings a session used that still open but will not forever (the old LP
+    // objective "l0d3"); the caller shows them.
+    static QStringList deprecations(const QJsonObject& o);
 
     bool operator==(const ExplorerState&) const = default;
 };
@@ -263,17 +356,17 @@ unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
 
 // Remembered column choices kept in a state (and its sessions).
 inline constexpr std::size_t kMaxColumnChoices = 200;
-// The source of a state without its table: "example:telemetry", "csv:/abs/path",
+// The source of the data without its table: "example:telemetry", "csv:/abs/path",
 // "sqlite:/abs/path", "postgresql://user@host:port/db".
-QString dataSourceKey(const ExplorerState& s);
+QString dataSourceKey(const DataChoices& d);
 
 // Other datasets' plans kept in a state (and its sessions).
 inline constexpr std::size_t kMaxBudgetPlans = 50;
 // The dataset a budget plan belongs to: "example:telemetry:50000" (id and rows), "csv:/abs/path",
 // "sqlite:/abs/path#table", "postgresql://user@host:port/db#table".
-QString budgetDatasetKey(const ExplorerState& s);
+QString budgetDatasetKey(const DataChoices& d);
 // The plan of the state's current dataset (an empty plan with the default total if it has none).
-ExplorerState::DatasetBudget currentBudget(const ExplorerState& s);
+DatasetBudget currentBudget(const ExplorerState& s);
 // The budget plan of the current dataset (sensitivities 1 and N unknown: the dataset fills them
 // in) and back; setBudgetPlan keeps the dataset's ledger, setBudgetLedger its plan.
 BudgetPlan budgetPlanOf(const ExplorerState& s);

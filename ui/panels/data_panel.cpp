@@ -49,15 +49,22 @@ QString numberText(double v) {
 // in force for the other). `loadedColumn`: the column the load binned, for a state naming none.
 bool sameBinningInputs(const ExplorerState& a, const ExplorerState& b,
                        const QString& loadedColumn) {
-    const QString ca = a.column.isEmpty() ? loadedColumn : a.column;
-    const QString cb = b.column.isEmpty() ? loadedColumn : b.column;
-    return dataSourceKey(a) == dataSourceKey(b) && a.sqlTable == b.sqlTable && ca == cb &&
-           a.exampleRows == b.exampleRows && a.csvDelimiter == b.csvDelimiter &&
-           a.csvHeader == b.csvHeader && a.csvSkipBadRows == b.csvSkipBadRows &&
-           a.csvTypes == b.csvTypes && a.binning == b.binning && a.bins == b.bins &&
-           a.rangeLo == b.rangeLo && a.rangeHi == b.rangeHi && a.closedHi == b.closedHi &&
-           a.edges == b.edges && a.categories == b.categories &&
-           a.unknownCategory == b.unknownCategory;
+    const QString ca = a.data.column.isEmpty() ? loadedColumn : a.data.column;
+    const QString cb = b.data.column.isEmpty() ? loadedColumn : b.data.column;
+    return dataSourceKey(a.data) == dataSourceKey(b.data) && a.data.sqlTable == b.data.sqlTable &&
+           ca == cb && a.data.exampleRows == b.data.exampleRows &&
+           a.data.csvOptions.delimiter == b.data.csvOptions.delimiter &&
+           a.data.csvOptions.header == b.data.csvOptions.header &&
+           a.data.csvOptions.skipBadRows == b.data.csvOptions.skipBadRows &&
+           a.data.csvOptions.types == b.data.csvOptions.types &&
+           a.data.binning.kind == b.data.binning.kind &&
+           a.data.binning.bins == b.data.binning.bins &&
+           a.data.binning.rangeLo == b.data.binning.rangeLo &&
+           a.data.binning.rangeHi == b.data.binning.rangeHi &&
+           a.data.binning.closedHi == b.data.binning.closedHi &&
+           a.data.binning.edges == b.data.binning.edges &&
+           a.data.binning.categories == b.data.binning.categories &&
+           a.data.binning.unknownCategory == b.data.binning.unknownCategory;
 }
 
 bool numericKind(const Binning& b) {
@@ -265,9 +272,9 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         const QVariant itemData = example_->itemData(i);
         if (itemData.typeId() == QMetaType::QString) {
             ExplorerState s = doc_->state();
-            s.source = SourceKind::Example;
-            s.exampleId = itemData.toString();
-            s.enterSource(doc_->state(), columnInForce());
+            s.data.source = SourceKind::Example;
+            s.data.exampleId = itemData.toString();
+            s.data.enterSource(doc_->state().data, columnInForce());
             apply(s, tr("open example"));
             return;
         }
@@ -277,15 +284,15 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
             return;
         }
         ExplorerState s = doc_->state();  // a source opened earlier
-        s.source = *kind;
+        s.data.source = *kind;
         if (*kind == SourceKind::Csv) {
-            s.csvPath = item.value(1);
+            s.data.csvPath = item.value(1);
         } else if (*kind == SourceKind::Sqlite) {
-            s.sqlitePath = item.value(1);
+            s.data.sqlitePath = item.value(1);
         }
-        s.sqlTable.clear();
+        s.data.sqlTable.clear();
         // The column and binning last used with that source come back.
-        s.enterSource(doc_->state(), columnInForce());
+        s.data.enterSource(doc_->state().data, columnInForce());
         apply(s, tr("open %1").arg(example_->itemText(i)));
     });
     connect(openCsv_, &QPushButton::clicked, this, &DataPanel::openCsvRequested);
@@ -294,44 +301,44 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     connect(reload_, &QPushButton::clicked, this, &DataPanel::reloadRequested);
     connect(delimiter_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = doc_->state();
-        s.csvDelimiter = delimiter_->itemData(i).toString();
-        s.column.clear();
+        s.data.csvOptions.delimiter = delimiter_->itemData(i).toString();
+        s.data.column.clear();
         apply(s, tr("change delimiter"));
     });
     connect(header_, &QCheckBox::toggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
-        s.csvHeader = on;
-        s.column.clear();
-        s.idColumn.clear();
+        s.data.csvOptions.header = on;
+        s.data.column.clear();
+        s.data.idColumn.clear();
         apply(s, tr("header row"));
     });
     connect(badRows_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = doc_->state();
-        s.csvSkipBadRows = badRows_->itemData(i).toBool();
+        s.data.csvOptions.skipBadRows = badRows_->itemData(i).toBool();
         apply(s, tr("bad rows policy"));
     });
     connect(sqlBadValues_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = doc_->state();
-        s.csvSkipBadRows = sqlBadValues_->itemData(i).toBool();
+        s.data.csvOptions.skipBadRows = sqlBadValues_->itemData(i).toBool();
         apply(s, tr("bad values policy"));
     });
     connect(table_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = doc_->state();
-        s.sqlTable = table_->itemText(i);
-        s.enterSource(doc_->state(), columnInForce());
+        s.data.sqlTable = table_->itemText(i);
+        s.data.enterSource(doc_->state().data, columnInForce());
         apply(s, tr("choose table"));
     });
     connect(rows_, &QSpinBox::valueChanged, this, [this](int v) {
         ExplorerState s = doc_->state();
-        s.exampleRows = v;
+        s.data.exampleRows = v;
         apply(s, tr("change rows"));
     });
     connect(column_, &QComboBox::activated, this, [this](int i) {
         // The binning of the column left is remembered; the one chosen for this column before
         // comes back (automatic bins for a column not binned yet).
         ExplorerState s = doc_->state();
-        s.rememberColumnChoice(columnInForce());
-        s.recallColumnChoice(column_->itemText(i));
+        s.data.rememberColumnChoice(columnInForce());
+        s.data.recallColumnChoice(column_->itemText(i));
         apply(s, tr("choose column"));
     });
     connect(type_, &QComboBox::activated, this, [this](int i) {
@@ -340,38 +347,40 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         if (column.isEmpty()) {
             return;
         }
-        s.csvTypes.erase(std::remove_if(s.csvTypes.begin(), s.csvTypes.end(),
-                                        [&](const QString& t) {
-                                            return t.left(t.lastIndexOf(QLatin1Char('='))) ==
-                                                   column;
-                                        }),
-                         s.csvTypes.end());
+        s.data.csvOptions.types.erase(
+            std::remove_if(s.data.csvOptions.types.begin(), s.data.csvOptions.types.end(),
+                           [&](const QString& t) {
+                               return t.left(t.lastIndexOf(QLatin1Char('='))) == column;
+                           }),
+            s.data.csvOptions.types.end());
         const QString type = type_->itemData(i).toString();
         if (!type.isEmpty()) {
-            s.csvTypes << column + QLatin1Char('=') + type;
+            s.data.csvOptions.types << column + QLatin1Char('=') + type;
         }
-        s.column = column;
+        s.data.column = column;
         apply(s, tr("column type"));
     });
     connect(binning_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = binningEditState();
-        s.binning = *binningChoiceFromId(binning_->itemData(i).toString());
-        if (s.binning == BinningChoice::Edges && s.edges.size() < 2) {
+        s.data.binning.kind = *binningChoiceFromId(binning_->itemData(i).toString());
+        if (s.data.binning.kind == BinningChoice::Edges && s.data.binning.edges.size() < 2) {
             // A start to edit: the edges of the bins in force (what the histogram shows now),
             // else the declared range, else [0, 1] (nothing loaded to start from).
-            s.edges = edgesInForce(doc_->state());
-            if (s.edges.size() < 2) {
-                s.edges = s.rangeLo < s.rangeHi ? std::vector<double>{s.rangeLo, s.rangeHi}
-                                                : std::vector<double>{0, 1};
+            s.data.binning.edges = edgesInForce(doc_->state());
+            if (s.data.binning.edges.size() < 2) {
+                s.data.binning.edges =
+                    s.data.binning.rangeLo < s.data.binning.rangeHi
+                        ? std::vector<double>{s.data.binning.rangeLo, s.data.binning.rangeHi}
+                        : std::vector<double>{0, 1};
             }
         }
         apply(s, tr("change binning"));
     });
     connect(bins_, &QSpinBox::valueChanged, this, [this](int v) {
         ExplorerState s = binningEditState();
-        s.bins = v;
-        if (s.binning == BinningChoice::Auto) {
-            s.binning = BinningChoice::EqualWidth;
+        s.data.binning.bins = v;
+        if (s.data.binning.kind == BinningChoice::Auto) {
+            s.data.binning.kind = BinningChoice::EqualWidth;
         }
         apply(s, tr("change bins"));
     });
@@ -380,7 +389,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         const QString lo = rangeLo_->text().trimmed();
         const QString hi = rangeHi_->text().trimmed();
         if (lo.isEmpty() && hi.isEmpty()) {
-            s.rangeLo = s.rangeHi = 0;
+            s.data.binning.rangeLo = s.data.binning.rangeHi = 0;
             apply(s, tr("change range"));
             return;
         }
@@ -393,11 +402,12 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
                    "data's range)."));
             return;
         }
-        s.rangeLo = a;
-        s.rangeHi = b;
-        if (s.binning == BinningChoice::Auto || s.binning == BinningChoice::Categories ||
-            s.binning == BinningChoice::Edges) {
-            s.binning = BinningChoice::EqualWidth;
+        s.data.binning.rangeLo = a;
+        s.data.binning.rangeHi = b;
+        if (s.data.binning.kind == BinningChoice::Auto ||
+            s.data.binning.kind == BinningChoice::Categories ||
+            s.data.binning.kind == BinningChoice::Edges) {
+            s.data.binning.kind = BinningChoice::EqualWidth;
         }
         apply(s, tr("change range"));
     };
@@ -405,7 +415,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     connect(rangeHi_, &QLineEdit::editingFinished, this, rangeEdited);
     connect(closed_, &QCheckBox::toggled, this, [this](bool on) {
         ExplorerState s = binningEditState();
-        s.closedHi = on;
+        s.data.binning.closedHi = on;
         apply(s, tr("upper end"));
     });
     connect(edges_, &QLineEdit::editingFinished, this, [this] {
@@ -421,39 +431,41 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
                 return;
             }
         }
-        s.edges = edges;
-        s.binning = BinningChoice::Edges;
+        s.data.binning.edges = edges;
+        s.data.binning.kind = BinningChoice::Edges;
         apply(s, tr("change edges"));
     });
     connect(categories_, &QLineEdit::editingFinished, this, [this] {
         ExplorerState s = binningEditState();
-        s.categories.clear();
+        s.data.binning.categories.clear();
         for (const QString& c : categories_->text().split(QLatin1Char(','))) {
             if (!c.trimmed().isEmpty()) {
-                s.categories << c.trimmed();
+                s.data.binning.categories << c.trimmed();
             }
         }
-        s.binning = BinningChoice::Categories;
+        s.data.binning.kind = BinningChoice::Categories;
         apply(s, tr("change categories"));
     });
     connect(unknown_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = binningEditState();
-        s.unknownCategory = static_cast<UnknownCategory>(unknown_->itemData(i).toInt());
+        s.data.binning.unknownCategory =
+            static_cast<UnknownCategory>(unknown_->itemData(i).toInt());
         apply(s, tr("other categories"));
     });
     connect(idColumn_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = doc_->state();
-        s.idColumn = idColumn_->itemData(i).toString();
+        s.data.idColumn = idColumn_->itemData(i).toString();
         apply(s, tr("person id column"));
     });
     connect(cap_, &QSpinBox::valueChanged, this, [this](int v) {
         ExplorerState s = doc_->state();
-        s.cap = v;
+        s.data.cap = v;
         apply(s, tr("change cap"));
     });
     connect(neighbouring_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = doc_->state();
-        s.neighbouring = *neighbouringFromName(neighbouring_->itemData(i).toString().toStdString());
+        s.data.neighbouring =
+            *neighbouringFromName(neighbouring_->itemData(i).toString().toStdString());
         apply(s, tr("change neighbouring relation"));
     });
     connect(doc_, &ExplorerDocument::changed, this, [this](unsigned flags, const ExplorerState& s) {
@@ -494,17 +506,17 @@ void DataPanel::apply(ExplorerState s, const QString& what) {
 
 QString DataPanel::columnInForce() const {
     const ExplorerState& s = doc_->state();
-    if (loadedColumn_.isEmpty() || dataSourceKey(loadedFor_) != dataSourceKey(s) ||
-        loadedFor_.sqlTable != s.sqlTable) {
+    if (loadedColumn_.isEmpty() || dataSourceKey(loadedFor_.data) != dataSourceKey(s.data) ||
+        loadedFor_.data.sqlTable != s.data.sqlTable) {
         return {};
     }
-    return s.column.isEmpty() ? loadedColumn_ : s.column;
+    return s.data.column.isEmpty() ? loadedColumn_ : s.data.column;
 }
 
 ExplorerState DataPanel::binningEditState() const {
     ExplorerState s = doc_->state();
-    if (s.column.isEmpty()) {
-        s.column = columnInForce();
+    if (s.data.column.isEmpty()) {
+        s.data.column = columnInForce();
     }
     return s;
 }
@@ -539,30 +551,31 @@ void DataPanel::showState(const ExplorerState& s) {
     const QSignalBlocker b1(example_), b2(rows_), b3(binning_), b4(bins_), b5(neighbouring_),
         b6(delimiter_), b7(header_), b8(badRows_), b9(closed_), b10(unknown_), b11(idColumn_),
         b12(cap_), b13(type_);
-    const bool external = isExternalSource(s.source);
+    const bool external = isExternalSource(s.data.source);
     if (!external) {
         // A former id (a session saved before an example was renamed) selects its example.
-        const std::string id = s.exampleId.toStdString();
+        const std::string id = s.data.exampleId.toStdString();
         const std::string_view current = currentExampleId(id);
         example_->setCurrentIndex(
             std::max(0, example_->findData(QString::fromUtf8(
                             current.data(), static_cast<qsizetype>(current.size())))));
     } else {
         QString path, title;
-        switch (s.source) {
+        switch (s.data.source) {
             case SourceKind::Csv:
-                path = s.csvPath;
+                path = s.data.csvPath;
                 title = QFileInfo(path).fileName();
                 break;
             case SourceKind::Sqlite:
-                path = s.sqlitePath;
+                path = s.data.sqlitePath;
                 title = tr("%1 (SQLite)").arg(QFileInfo(path).fileName());
                 break;
             default:
-                title = tr("%1 on %2 (PostgreSQL)").arg(s.pgDatabase, s.pgHost);
+                title =
+                    tr("%1 on %2 (PostgreSQL)").arg(s.data.postgres.database, s.data.postgres.host);
                 break;
         }
-        const QVariant item = sourceItem(s.source, path);
+        const QVariant item = sourceItem(s.data.source, path);
         int k = example_->findData(item);
         if (k < 0) {
             example_->addItem(title, item);
@@ -574,40 +587,42 @@ void DataPanel::showState(const ExplorerState& s) {
         example_->setCurrentIndex(k);
     }
     reload_->setEnabled(external);
-    form_->setRowVisible(csvRow_, s.source == SourceKind::Csv);
-    form_->setRowVisible(tableRow_, isSqlSource(s.source));
+    form_->setRowVisible(csvRow_, s.data.source == SourceKind::Csv);
+    form_->setRowVisible(tableRow_, isSqlSource(s.data.source));
     form_->setRowVisible(rows_, !external);
     form_->setRowVisible(capRow_, external);
-    type_->setVisible(s.source == SourceKind::Csv);
-    delimiter_->setCurrentIndex(std::max(0, delimiter_->findData(s.csvDelimiter)));
-    header_->setChecked(s.csvHeader);
-    badRows_->setCurrentIndex(s.csvSkipBadRows ? 1 : 0);
+    type_->setVisible(s.data.source == SourceKind::Csv);
+    delimiter_->setCurrentIndex(std::max(0, delimiter_->findData(s.data.csvOptions.delimiter)));
+    header_->setChecked(s.data.csvOptions.header);
+    badRows_->setCurrentIndex(s.data.csvOptions.skipBadRows ? 1 : 0);
     {
         const QSignalBlocker block(sqlBadValues_);
-        sqlBadValues_->setCurrentIndex(s.csvSkipBadRows ? 1 : 0);
+        sqlBadValues_->setCurrentIndex(s.data.csvOptions.skipBadRows ? 1 : 0);
     }
 
-    const ExampleDataset* ex = external ? nullptr : findExample(s.exampleId.toStdString());
+    const ExampleDataset* ex = external ? nullptr : findExample(s.data.exampleId.toStdString());
     const bool sizable = ex && ex->minRows < ex->maxRows;
     rows_->setEnabled(sizable);
     if (ex) {
         rows_->setRange(static_cast<int>(ex->minRows), static_cast<int>(ex->maxRows));
         rows_->setSingleStep(static_cast<int>(std::max<std::int64_t>(1, ex->minRows)));
-        rows_->setValue(static_cast<int>(s.exampleRows > 0 ? s.exampleRows : ex->defaultRows));
+        rows_->setValue(
+            static_cast<int>(s.data.exampleRows > 0 ? s.data.exampleRows : ex->defaultRows));
     }
-    binning_->setCurrentIndex(binning_->findData(QString::fromLatin1(binningChoiceId(s.binning))));
+    binning_->setCurrentIndex(
+        binning_->findData(QString::fromLatin1(binningChoiceId(s.data.binning.kind))));
     // The bins box shows the number of bins in force: the declared one, or what automatic
     // binning chose for the loaded column ("auto" until it is loaded).
     const Binning* inForce = binningInForce(s);
-    const bool autoBins = s.binning == BinningChoice::Auto;
+    const bool autoBins = s.data.binning.kind == BinningChoice::Auto;
     const bool autoNumeric =
         autoBins && inForce &&
         (inForce->kind == BinningKind::EqualWidth || inForce->kind == BinningKind::Integer);
     bins_->setSpecialValueText(tr("auto"));
     if (!autoBins) {
         bins_->setMinimum(1);
-        bins_->setValue(s.bins);
-        bins_->setEnabled(s.binning == BinningChoice::EqualWidth);
+        bins_->setValue(s.data.binning.bins);
+        bins_->setEnabled(s.data.binning.kind == BinningChoice::EqualWidth);
         bins_->setToolTip(tr("Number of equal-width bins."));
     } else if (inForce) {
         bins_->setMinimum(1);
@@ -629,9 +644,9 @@ void DataPanel::showState(const ExplorerState& s) {
             tr("Automatic binning: the number of bins is chosen when the column "
                "is loaded."));
     }
-    form_->setRowVisible(bins_, s.binning == BinningChoice::EqualWidth || autoBins);
-    const bool numericRange =
-        s.binning == BinningChoice::EqualWidth || s.binning == BinningChoice::Integer;
+    form_->setRowVisible(bins_, s.data.binning.kind == BinningChoice::EqualWidth || autoBins);
+    const bool numericRange = s.data.binning.kind == BinningChoice::EqualWidth ||
+                              s.data.binning.kind == BinningChoice::Integer;
     const bool autoRange = autoBins && (!inForce || autoNumeric);
     form_->setRowVisible(rangeRow_, numericRange || autoRange);
     rangeLo_->setEnabled(numericRange || autoRange);
@@ -640,64 +655,67 @@ void DataPanel::showState(const ExplorerState& s) {
     const bool rangeInForce =
         inForce &&
         (inForce->kind == BinningKind::EqualWidth || inForce->kind == BinningKind::Integer) &&
-        (autoBins || (numericRange && s.rangeLo == s.rangeHi));
+        (autoBins || (numericRange && s.data.binning.rangeLo == s.data.binning.rangeHi));
     rangeLo_->setPlaceholderText(rangeInForce ? numberText(inForce->lo) : tr("data min"));
     rangeHi_->setPlaceholderText(rangeInForce ? numberText(inForce->hi) : tr("data max"));
-    closed_->setEnabled(s.binning == BinningChoice::EqualWidth && s.rangeLo < s.rangeHi);
-    closed_->setChecked(s.closedHi || s.rangeLo == s.rangeHi);
-    if (s.rangeLo == s.rangeHi) {
+    closed_->setEnabled(s.data.binning.kind == BinningChoice::EqualWidth &&
+                        s.data.binning.rangeLo < s.data.binning.rangeHi);
+    closed_->setChecked(s.data.binning.closedHi ||
+                        s.data.binning.rangeLo == s.data.binning.rangeHi);
+    if (s.data.binning.rangeLo == s.data.binning.rangeHi) {
         rangeLo_->clear();
         rangeHi_->clear();
     } else {
-        rangeLo_->setText(numberText(s.rangeLo));
-        rangeHi_->setText(numberText(s.rangeHi));
+        rangeLo_->setText(numberText(s.data.binning.rangeLo));
+        rangeHi_->setText(numberText(s.data.binning.rangeHi));
     }
-    form_->setRowVisible(edges_, s.binning == BinningChoice::Edges);
+    form_->setRowVisible(edges_, s.data.binning.kind == BinningChoice::Edges);
     QStringList edgeText;
-    for (double e : s.edges) {
+    for (double e : s.data.binning.edges) {
         edgeText << numberText(e);
     }
     if (!edges_->hasFocus()) {
         edges_->setText(edgeText.join(QStringLiteral(", ")));
         edges_->setCursorPosition(0);  // a long list reads from its first edge
     }
-    if (s.binning == BinningChoice::Edges) {
+    if (s.data.binning.kind == BinningChoice::Edges) {
         closed_->setEnabled(true);
-        closed_->setChecked(s.closedHi);
+        closed_->setChecked(s.data.binning.closedHi);
         form_->setRowVisible(rangeRow_, true);
         rangeLo_->setEnabled(false);
         rangeHi_->setEnabled(false);
-        if (s.edges.size() >= 2) {  // the range the edges span, not "data min"
-            rangeLo_->setPlaceholderText(numberText(s.edges.front()));
-            rangeHi_->setPlaceholderText(numberText(s.edges.back()));
+        if (s.data.binning.edges.size() >= 2) {  // the range the edges span, not "data min"
+            rangeLo_->setPlaceholderText(numberText(s.data.binning.edges.front()));
+            rangeHi_->setPlaceholderText(numberText(s.data.binning.edges.back()));
         }
     }
-    form_->setRowVisible(categoriesRow_, s.binning == BinningChoice::Categories);
-    categories_->setText(s.categories.join(QStringLiteral(", ")));
-    unknown_->setCurrentIndex(static_cast<int>(s.unknownCategory));
-    unknown_->setEnabled(!s.categories.isEmpty());
-    cap_->setValue(s.cap);
-    cap_->setEnabled(!s.idColumn.isEmpty());
+    form_->setRowVisible(categoriesRow_, s.data.binning.kind == BinningChoice::Categories);
+    categories_->setText(s.data.binning.categories.join(QStringLiteral(", ")));
+    unknown_->setCurrentIndex(static_cast<int>(s.data.binning.unknownCategory));
+    unknown_->setEnabled(!s.data.binning.categories.isEmpty());
+    cap_->setValue(s.data.cap);
+    cap_->setEnabled(!s.data.idColumn.isEmpty());
     if (idColumn_->count() == 0) {
         idColumn_->addItem(tr("none: one row per person"), QString());
     }
-    int idIndex = idColumn_->findData(s.idColumn);
+    int idIndex = idColumn_->findData(s.data.idColumn);
     if (idIndex < 0) {
-        idColumn_->addItem(s.idColumn, s.idColumn);
+        idColumn_->addItem(s.data.idColumn, s.data.idColumn);
         idIndex = idColumn_->count() - 1;
     }
     idColumn_->setCurrentIndex(idIndex);
     // The neighbouring relation's sensitivity follows from the cap (ui/model/computations.h).
-    const int c = external && !s.idColumn.isEmpty() ? s.cap : 1;
-    const QString unit = c > 1 || (external && !s.idColumn.isEmpty()) ? tr("person") : tr("record");
+    const int c = external && !s.data.idColumn.isEmpty() ? s.data.cap : 1;
+    const QString unit =
+        c > 1 || (external && !s.data.idColumn.isEmpty()) ? tr("person") : tr("record");
     neighbouring_->setItemText(0, tr("Add or remove one %1 (Δ1 = %L2)").arg(unit).arg(c));
     neighbouring_->setItemText(1, tr("Replace one %1 (Δ1 = %L2)").arg(unit).arg(2 * c));
     neighbouring_->setCurrentIndex(
-        neighbouring_->findData(QString::fromLatin1(neighbouringName(s.neighbouring))));
+        neighbouring_->findData(QString::fromLatin1(neighbouringName(s.data.neighbouring))));
     // The type box follows the column: the override, if any.
-    const QString column = s.column.isEmpty() ? column_->currentText() : s.column;
+    const QString column = s.data.column.isEmpty() ? column_->currentText() : s.data.column;
     QString override;
-    for (const QString& t : s.csvTypes) {
+    for (const QString& t : s.data.csvOptions.types) {
         const qsizetype eq = t.lastIndexOf(QLatin1Char('='));
         if (t.left(eq) == column) {
             override = t.mid(eq + 1);

@@ -34,21 +34,22 @@ void addHeading(QComboBox* box, const QString& text) {
 }  // namespace
 
 QString plainReading(const ExplorerState& s) {
-    const double factor = std::exp(s.epsilon);
-    const QString eps = formatParameter(s.epsilon);
+    const double factor = std::exp(s.mechanism.epsilon);
+    const QString eps = formatParameter(s.mechanism.epsilon);
     const QString times = factor < 1000 ? QString::number(factor, 'g', 3)
                                         : QLocale().toString(std::round(factor), 'f', 0);
-    // Prior 50% that a given person is in the data → the largest posterior (core/choosing/risk.h): pure DP
-    // e^ε/(1+e^ε) for every output; with δ > 0 the bound at ε + ln 2, which may fail on outputs of
-    // total probability ≤ 2δ (attaching "except with probability δ" to the pure-DP number would
-    // overstate the protection).
-    const bool withDelta = usesDelta(s.mechanism);
-    const auto bound = posteriorBound(0.5, PrivacyLevel{s.epsilon, withDelta ? s.delta : 0.0});
+    // Prior 50% that a given person is in the data → the largest posterior (core/choosing/risk.h):
+    // pure DP e^ε/(1+e^ε) for every output; with δ > 0 the bound at ε + ln 2, which may fail on
+    // outputs of total probability ≤ 2δ (attaching "except with probability δ" to the pure-DP
+    // number would overstate the protection).
+    const bool withDelta = usesDelta(s.mechanism.kind);
+    const auto bound =
+        posteriorBound(0.5, PrivacyLevel{s.mechanism.epsilon, withDelta ? s.mechanism.delta : 0.0});
     const double posterior = bound ? 100 * bound->posterior : 100.0;
     const QString post =
         posterior < 99.95 ? QString::number(posterior, 'f', 1) : QStringLiteral("99.9+");
     QString text;
-    if (isLocalMechanism(s.mechanism)) {
+    if (isLocalMechanism(s.mechanism.kind)) {
         text = QObject::tr(
                    "ε = %1, local: each person randomises their own value on their "
                    "device, so any report is at most %2× more (or less) likely for one "
@@ -59,7 +60,7 @@ QString plainReading(const ExplorerState& s) {
         text = QObject::tr(
                    "(ε, δ) = (%1, %2): adding or changing one person's data makes any "
                    "set of outcomes at most %3× more likely, plus at most δ.")
-                   .arg(eps, formatParameter(s.delta), times);
+                   .arg(eps, formatParameter(s.mechanism.delta), times);
     } else {
         text = QObject::tr(
                    "ε = %1: adding or changing one person's data makes any outcome at "
@@ -76,7 +77,7 @@ QString plainReading(const ExplorerState& s) {
                 "An observer who thought a person 50% likely to be in the data can be at "
                 "most %1% sure after seeing the release%2.")
                 .arg(post, failure);
-    if (s.epsilon > 5) {
+    if (s.mechanism.epsilon > 5) {
         text += QLatin1Char(' ') + QObject::tr("This is weak protection.");
     }
     return text;
@@ -210,7 +211,7 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     });
     connect(calibration_, &QComboBox::activated, this, [this](int index) {
         ExplorerState s = doc_->state();
-        s.calibration =
+        s.mechanism.calibration =
             *gaussianCalibrationFromName(calibration_->itemData(index).toString().toStdString());
         report(tr("Calibration"), doc_->apply(s, tr("choose calibration")));
     });
@@ -220,18 +221,19 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     });
     connect(groupSize_, &QSpinBox::valueChanged, this, [this](int n) {
         ExplorerState s = doc_->state();
-        s.countN = n;
+        s.mechanism.countN = n;
         report(tr("Group size"), doc_->apply(s, tr("change group size"), QStringLiteral("n")));
     });
     connect(ldpBits_, &QSpinBox::valueChanged, this, [this](int d) {
         ExplorerState s = doc_->state();
-        s.ldpBits = d;
+        s.mechanism.ldpBits = d;
         report(tr("Bits per person"),
                doc_->apply(s, tr("change bits per person"), QStringLiteral("ldpBits")));
     });
     connect(ldpSimulator_, &QComboBox::activated, this, [this](int index) {
         ExplorerState s = doc_->state();
-        s.ldpPerUser = ldpSimulator_->itemData(index).toString() == QLatin1String("per-user");
+        s.mechanism.ldpPerUser =
+            ldpSimulator_->itemData(index).toString() == QLatin1String("per-user");
         report(tr("Simulation"), doc_->apply(s, tr("choose simulation")));
     });
     connect(seed_, &QLineEdit::editingFinished, this, [this] {
@@ -275,24 +277,24 @@ void MechanismPanel::showState(const ExplorerState& s) {
     const QSignalBlocker b1(mechanism_), b2(calibration_), b3(estimator_), b4(groupSize_),
         b5(ldpBits_), b6(ldpSimulator_);
     mechanism_->setCurrentIndex(
-        mechanism_->findData(QString::fromLatin1(mechanismChoiceId(s.mechanism))));
-    epsilon_->setValue(s.epsilon);
-    delta_->setValue(s.delta);
-    delta_->setEnabled(usesDelta(s.mechanism));
-    calibration_->setCurrentIndex(
-        calibration_->findData(QString::fromLatin1(gaussianCalibrationName(s.calibration))));
-    calibration_->setEnabled(s.mechanism == MechanismChoice::Gaussian);
+        mechanism_->findData(QString::fromLatin1(mechanismChoiceId(s.mechanism.kind))));
+    epsilon_->setValue(s.mechanism.epsilon);
+    delta_->setValue(s.mechanism.delta);
+    delta_->setEnabled(usesDelta(s.mechanism.kind));
+    calibration_->setCurrentIndex(calibration_->findData(
+        QString::fromLatin1(gaussianCalibrationName(s.mechanism.calibration))));
+    calibration_->setEnabled(s.mechanism.kind == MechanismChoice::Gaussian);
     estimator_->setCurrentIndex(
-        estimator_->findData(QString::fromLatin1(estimatorName(s.estimator))));
-    groupSize_->setValue(s.countN);
-    groupSize_->setEnabled(isCountMechanism(s.mechanism));
-    groupSizeLabel_->setEnabled(isCountMechanism(s.mechanism));
-    const bool local = isLocalMechanism(s.mechanism);
-    const bool dbitflip = s.mechanism == MechanismChoice::LocalDBitFlip;
-    ldpBits_->setValue(s.ldpBits);
+        estimator_->findData(QString::fromLatin1(estimatorName(s.mechanism.estimator))));
+    groupSize_->setValue(s.mechanism.countN);
+    groupSize_->setEnabled(isCountMechanism(s.mechanism.kind));
+    groupSizeLabel_->setEnabled(isCountMechanism(s.mechanism.kind));
+    const bool local = isLocalMechanism(s.mechanism.kind);
+    const bool dbitflip = s.mechanism.kind == MechanismChoice::LocalDBitFlip;
+    ldpBits_->setValue(s.mechanism.ldpBits);
     ldpBits_->setVisible(dbitflip);
     ldpBitsLabel_->setVisible(dbitflip);
-    ldpSimulator_->setCurrentIndex(s.ldpPerUser ? 1 : 0);
+    ldpSimulator_->setCurrentIndex(s.mechanism.ldpPerUser ? 1 : 0);
     ldpSimulator_->setVisible(local);
     ldpSimulatorLabel_->setVisible(local);
     groupSize_->setVisible(!local);
@@ -311,7 +313,7 @@ void MechanismPanel::showState(const ExplorerState& s) {
         }
     }
     if (!seed_->hasFocus()) {
-        seed_->setText(QString::number(s.seed));
+        seed_->setText(QString::number(s.mechanism.seed));
     }
     reading_->setText(plainReading(s));
     // A refusal describes the value the user typed. Once the control shows the document's value
@@ -321,7 +323,7 @@ void MechanismPanel::showState(const ExplorerState& s) {
         const bool stillShown = messageField_ == tr("ε")   ? !epsilon_->error().isEmpty()
                                 : messageField_ == tr("δ") ? !delta_->error().isEmpty()
                                 : messageField_ == tr("Seed")
-                                    ? seed_->text().trimmed() != QString::number(s.seed)
+                                    ? seed_->text().trimmed() != QString::number(s.mechanism.seed)
                                     : false;
         if (!stillShown) {
             message_->hide();

@@ -19,9 +19,9 @@ namespace dpx::ui {
 
 QString pgPasswordKey(const ExplorerState& s) {
     return QStringLiteral("postgresql/passwords/%1@%2:%3/%4")
-        .arg(s.pgUser, s.pgHost)
-        .arg(s.pgPort)
-        .arg(s.pgDatabase);
+        .arg(s.data.postgres.user, s.data.postgres.host)
+        .arg(s.data.postgres.port)
+        .arg(s.data.postgres.database);
 }
 
 QString rememberedPgPassword(const ExplorerState& s) {
@@ -30,8 +30,8 @@ QString rememberedPgPassword(const ExplorerState& s) {
 
 void storePgPassword(const ExplorerState& s, bool remember) {
     QSettings settings;
-    if (remember && !s.pgPassword.isEmpty()) {
-        settings.setValue(pgPasswordKey(s), s.pgPassword);
+    if (remember && !s.data.postgres.password.isEmpty()) {
+        settings.setValue(pgPasswordKey(s), s.data.postgres.password);
     } else {
         settings.remove(pgPasswordKey(s));
     }
@@ -40,36 +40,40 @@ void storePgPassword(const ExplorerState& s, bool remember) {
 PgConnectionDialog::PgConnectionDialog(const ExplorerState& s, QWidget* parent)
     : QDialog(parent), watcher_(new QFutureWatcher<QString>(this)) {
     setWindowTitle(tr("Connect to PostgreSQL"));
-    host_ = new QLineEdit(s.pgHost);
-    host_->setToolTip(tr("Host name or address of the server, or the directory of its unix "
-                         "socket (e.g. /run/postgresql)."));
+    host_ = new QLineEdit(s.data.postgres.host);
+    host_->setToolTip(
+        tr("Host name or address of the server, or the directory of its unix "
+           "socket (e.g. /run/postgresql)."));
     port_ = new QSpinBox;
     port_->setRange(1, 65535);
-    port_->setValue(s.pgPort);
+    port_->setValue(s.data.postgres.port);
     port_->setToolTip(tr("TCP port of the server (PostgreSQL's default is 5432)."));
-    database_ = new QLineEdit(s.pgDatabase);
+    database_ = new QLineEdit(s.data.postgres.database);
     database_->setToolTip(tr("The database to read from."));
-    user_ = new QLineEdit(s.pgUser);
+    user_ = new QLineEdit(s.data.postgres.user);
     user_->setToolTip(tr("The database user. Read access to the table is enough."));
-    password_ = new QLineEdit(s.pgPassword.isEmpty() ? rememberedPgPassword(s) : s.pgPassword);
+    password_ = new QLineEdit(s.data.postgres.password.isEmpty() ? rememberedPgPassword(s)
+                                                                 : s.data.postgres.password);
     password_->setEchoMode(QLineEdit::Password);
-    password_->setToolTip(tr("Never saved in a session file. Leave empty to let PostgreSQL use "
-                             "PGPASSWORD or ~/.pgpass."));
+    password_->setToolTip(
+        tr("Never saved in a session file. Leave empty to let PostgreSQL use "
+           "PGPASSWORD or ~/.pgpass."));
     remember_ = new QCheckBox(tr("Remember password (stored in plain text in the settings file)"));
     remember_->setObjectName(QStringLiteral("rememberPassword"));
     remember_->setChecked(!rememberedPgPassword(s).isEmpty());
-    remember_->setToolTip(tr("Keeps the password in DP Explorer's settings file, unencrypted, "
-                             "for this user, host, port and database. Untick to remove it."));
+    remember_->setToolTip(
+        tr("Keeps the password in DP Explorer's settings file, unencrypted, "
+           "for this user, host, port and database. Untick to remove it."));
     connectTimeout_ = new QSpinBox;
     connectTimeout_->setRange(1, 3600);
     connectTimeout_->setSuffix(tr(" s"));
-    connectTimeout_->setValue(s.pgConnectTimeout);
+    connectTimeout_->setValue(s.data.postgres.connectTimeout);
     connectTimeout_->setToolTip(tr("How long to wait for the server to answer when connecting."));
     statementTimeout_ = new QSpinBox;
     statementTimeout_->setRange(0, 2147483647);
     statementTimeout_->setSuffix(tr(" ms"));
     statementTimeout_->setSpecialValueText(tr("none"));
-    statementTimeout_->setValue(s.pgStatementTimeout);
+    statementTimeout_->setValue(s.data.postgres.statementTimeout);
     statementTimeout_->setToolTip(tr("Longest time a query may run on the server (0: no limit)."));
     test_ = new QPushButton(tr("Test connection"));
     test_->setToolTip(tr("Connects and lists the tables, in the background."));
@@ -123,14 +127,14 @@ PgConnectionDialog::~PgConnectionDialog() {
 }
 
 void PgConnectionDialog::applyTo(ExplorerState& s) const {
-    s.source = SourceKind::Postgres;
-    s.pgHost = host_->text().trimmed();
-    s.pgPort = port_->value();
-    s.pgDatabase = database_->text().trimmed();
-    s.pgUser = user_->text().trimmed();
-    s.pgPassword = password_->text();
-    s.pgConnectTimeout = connectTimeout_->value();
-    s.pgStatementTimeout = statementTimeout_->value();
+    s.data.source = SourceKind::Postgres;
+    s.data.postgres.host = host_->text().trimmed();
+    s.data.postgres.port = port_->value();
+    s.data.postgres.database = database_->text().trimmed();
+    s.data.postgres.user = user_->text().trimmed();
+    s.data.postgres.password = password_->text();
+    s.data.postgres.connectTimeout = connectTimeout_->value();
+    s.data.postgres.statementTimeout = statementTimeout_->value();
 }
 
 bool PgConnectionDialog::rememberPassword() const {
@@ -150,10 +154,9 @@ void PgConnectionDialog::testConnection() {
         if (!tables) {
             return QStringLiteral("-") + QString::fromStdString(tables.error().message);
         }
-        return QStringLiteral("+") +
-               QObject::tr("Connected to the %1: %n table(s).", nullptr,
-                           static_cast<int>(tables->size()))
-                   .arg(QString::fromStdString(spec.describe()));
+        return QStringLiteral("+") + QObject::tr("Connected to the %1: %n table(s).", nullptr,
+                                                 static_cast<int>(tables->size()))
+                                         .arg(QString::fromStdString(spec.describe()));
     }));
 }
 

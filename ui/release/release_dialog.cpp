@@ -26,10 +26,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "io/release/release_files.h"
+#include "core/base/validation.h"
 #include "core/histogram/dataset.h"
 #include "core/histogram/example_datasets.h"
-#include "core/base/validation.h"
+#include "io/release/release_files.h"
 #include "ui/model/job_runner.h"
 #include "ui/release/known_ledgers.h"
 
@@ -180,14 +180,14 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
     }
     c.column = r.column;
     c.binsText = r.binningText;
-    c.relation = s.neighbouring;
+    c.relation = s.data.neighbouring;
     c.cap = r.idColumn.isEmpty() ? 1 : std::max(1, r.cap);
-    c.epsilon = s.epsilon;
-    c.delta = s.delta;
-    c.budgetEpsilon = s.budgetEpsilon;
-    c.budgetDelta = s.budgetDelta;
-    c.budgetZcdp = s.budgetZcdp;
-    switch (s.mechanism) {
+    c.epsilon = s.mechanism.epsilon;
+    c.delta = s.mechanism.delta;
+    c.budgetEpsilon = s.budget.plan.epsilon;
+    c.budgetDelta = s.budget.plan.delta;
+    c.budgetZcdp = s.budget.plan.zcdp;
+    switch (s.mechanism.kind) {
         case MechanismChoice::Gaussian:
         case MechanismChoice::CountGaussian:
             c.mechanism = ReleaseMechanism::DiscreteGaussian;
@@ -198,22 +198,23 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
         default:
             c.mechanism = ReleaseMechanism::DiscreteLaplace;
     }
-    c.postProcessing = s.estimator;
+    c.postProcessing = s.mechanism.estimator;
     // n is published in the metadata, so it is never taken from the data (the window's automatic
     // n is the largest count): the document's declared n, else a fixed default to be edited.
-    c.groupSize = std::clamp<qint64>(s.countN > 0 ? s.countN : 100, 1, kMaxReleaseGroupSize);
+    c.groupSize = std::clamp<qint64>(s.mechanism.countN > 0 ? s.mechanism.countN : 100, 1,
+                                     kMaxReleaseGroupSize);
 
     // Bins taken from the data are refused (they reveal which values occur).
     if (r.dataDependent) {
         c.refusal = r.dataDependentText;
-    } else if (s.source == SourceKind::Example) {
-        const ExampleDataset* ex = findExample(s.exampleId.toStdString());
+    } else if (s.data.source == SourceKind::Example) {
+        const ExampleDataset* ex = findExample(s.data.exampleId.toStdString());
         const bool defaultColumn =
-            ex && (s.column.isEmpty() || s.column.toStdString() == ex->defaultColumn);
-        const bool rangeFromData =
-            (s.binning == BinningChoice::EqualWidth || s.binning == BinningChoice::Integer) &&
-            s.rangeLo == s.rangeHi;
-        if (s.binning == BinningChoice::Auto && !defaultColumn) {
+            ex && (s.data.column.isEmpty() || s.data.column.toStdString() == ex->defaultColumn);
+        const bool rangeFromData = (s.data.binning.kind == BinningChoice::EqualWidth ||
+                                    s.data.binning.kind == BinningChoice::Integer) &&
+                                   s.data.binning.rangeLo == s.data.binning.rangeHi;
+        if (s.data.binning.kind == BinningChoice::Auto && !defaultColumn) {
             c.refusal = QObject::tr(
                 "Automatic bins for this column are chosen from its values: "
                 "declare the bins (a range, edges or categories).");
@@ -221,7 +222,8 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
             c.refusal = QObject::tr(
                 "The range of the bins is the data's min and max: declare "
                 "it.");
-        } else if (s.binning == BinningChoice::Categories && s.categories.isEmpty()) {
+        } else if (s.data.binning.kind == BinningChoice::Categories &&
+                   s.data.binning.categories.isEmpty()) {
             c.refusal = QObject::tr(
                 "The categories are the values found in the data: declare "
                 "the list.");
@@ -235,40 +237,43 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
                         .arg(c.refusal);
     }
 
-    switch (s.source) {
+    switch (s.data.source) {
         case SourceKind::Example: {
-            const ExampleDataset* ex = findExample(s.exampleId.toStdString());
-            const qint64 rows = s.exampleRows > 0 ? s.exampleRows : ex ? ex->defaultRows : r.rows;
-            c.dataset = QStringLiteral("built-in example %1 (%2 rows)").arg(s.exampleId).arg(rows);
+            const ExampleDataset* ex = findExample(s.data.exampleId.toStdString());
+            const qint64 rows = s.data.exampleRows > 0 ? s.data.exampleRows
+                                : ex                   ? ex->defaultRows
+                                                       : r.rows;
+            c.dataset =
+                QStringLiteral("built-in example %1 (%2 rows)").arg(s.data.exampleId).arg(rows);
             c.defaultDir = documentsDir();
-            c.ledgerBase = fileStem(s.exampleId);
-            c.defaultBase = fileStem(s.exampleId + QLatin1Char('-') + r.column);
+            c.ledgerBase = fileStem(s.data.exampleId);
+            c.defaultBase = fileStem(s.data.exampleId + QLatin1Char('-') + r.column);
             break;
         }
         case SourceKind::Csv:
-            c.dataset = QFileInfo(s.csvPath).absoluteFilePath();
-            c.defaultDir = QFileInfo(s.csvPath).absolutePath();
-            c.ledgerBase = fileStem(QFileInfo(s.csvPath).completeBaseName());
-            c.defaultBase =
-                fileStem(QFileInfo(s.csvPath).completeBaseName() + QLatin1Char('-') + r.column);
+            c.dataset = QFileInfo(s.data.csvPath).absoluteFilePath();
+            c.defaultDir = QFileInfo(s.data.csvPath).absolutePath();
+            c.ledgerBase = fileStem(QFileInfo(s.data.csvPath).completeBaseName());
+            c.defaultBase = fileStem(QFileInfo(s.data.csvPath).completeBaseName() +
+                                     QLatin1Char('-') + r.column);
             break;
         case SourceKind::Sqlite:
-            c.dataset =
-                QFileInfo(s.sqlitePath).absoluteFilePath() + QStringLiteral(" table ") + r.sqlTable;
-            c.defaultDir = QFileInfo(s.sqlitePath).absolutePath();
-            c.ledgerBase = fileStem(QFileInfo(s.sqlitePath).completeBaseName() + QLatin1Char('-') +
-                                    r.sqlTable);
-            c.defaultBase =
-                fileStem(QFileInfo(s.sqlitePath).completeBaseName() + QLatin1Char('-') + r.column);
+            c.dataset = QFileInfo(s.data.sqlitePath).absoluteFilePath() +
+                        QStringLiteral(" table ") + r.sqlTable;
+            c.defaultDir = QFileInfo(s.data.sqlitePath).absolutePath();
+            c.ledgerBase = fileStem(QFileInfo(s.data.sqlitePath).completeBaseName() +
+                                    QLatin1Char('-') + r.sqlTable);
+            c.defaultBase = fileStem(QFileInfo(s.data.sqlitePath).completeBaseName() +
+                                     QLatin1Char('-') + r.column);
             break;
         case SourceKind::Postgres:
             c.dataset = QStringLiteral("postgresql://%1@%2:%3/%4 table %5")
-                            .arg(s.pgUser, s.pgHost)
-                            .arg(s.pgPort)
-                            .arg(s.pgDatabase, r.sqlTable);
+                            .arg(s.data.postgres.user, s.data.postgres.host)
+                            .arg(s.data.postgres.port)
+                            .arg(s.data.postgres.database, r.sqlTable);
             c.defaultDir = documentsDir();
-            c.ledgerBase = fileStem(s.pgDatabase + QLatin1Char('-') + r.sqlTable);
-            c.defaultBase = fileStem(s.pgDatabase + QLatin1Char('-') + r.column);
+            c.ledgerBase = fileStem(s.data.postgres.database + QLatin1Char('-') + r.sqlTable);
+            c.defaultBase = fileStem(s.data.postgres.database + QLatin1Char('-') + r.column);
             break;
     }
     c.source = QStringLiteral("column '%1' of %2").arg(r.column, c.dataset);

@@ -24,8 +24,8 @@
 
 #include "core/base/validation.h"
 #include "ui/model/computations.h"
-#include "ui/widgets/file_export.h"
 #include "ui/model/job_runner.h"
+#include "ui/widgets/file_export.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -281,13 +281,13 @@ MechanismChoice mechanismChoiceOf(TradeoffMechanism m) {
 }
 
 std::optional<QString> configIdOf(const ExplorerState& s) {
-    if (isLocalMechanism(s.mechanism)) {
-        const Row r{TradeoffMechanism::Local, localProtocolOf(s.mechanism),
-                    static_cast<std::size_t>(s.ldpBits)};
-        return configId(r, s.estimator);
+    if (isLocalMechanism(s.mechanism.kind)) {
+        const Row r{TradeoffMechanism::Local, localProtocolOf(s.mechanism.kind),
+                    static_cast<std::size_t>(s.mechanism.ldpBits)};
+        return configId(r, s.mechanism.estimator);
     }
-    if (auto m = tradeoffMechanismOf(s.mechanism)) {
-        return configId(Row{*m}, s.estimator);
+    if (auto m = tradeoffMechanismOf(s.mechanism.kind)) {
+        return configId(Row{*m}, s.mechanism.estimator);
     }
     return std::nullopt;
 }
@@ -374,8 +374,23 @@ TradeoffTab::TradeoffTab(JobRunner* runner, QWidget* parent) : QWidget(parent), 
     draw();
 }
 
-void TradeoffTab::buildControls() {
-    // Configurations: a grid of mechanism × estimator check boxes.
+namespace {
+
+QDoubleSpinBox* makeSpin(double lo, double hi, double value, int decimals, const QString& name) {
+    auto* s = new QDoubleSpinBox;
+    s->setObjectName(name);
+    s->setRange(lo, hi);
+    s->setDecimals(decimals);
+    s->setValue(value);
+    s->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+    s->setKeyboardTracking(false);
+    return s;
+}
+
+}  // namespace
+
+QGroupBox* TradeoffTab::buildConfigurationGrid() {
+    // A grid of mechanism × estimator check boxes.
     auto* configBox = new QGroupBox(tr("Configurations"));
     auto* grid = new QGridLayout(configBox);
     grid->setHorizontalSpacing(6);
@@ -393,7 +408,7 @@ void TradeoffTab::buildControls() {
         auto* name = new QLabel(rowTitle(m));
         if (m.mechanism == TradeoffMechanism::SparseThreshold) {
             name->setToolTip(
-                tr("Laplace + threshold: the sparse histogram of seed 003 §2.4.1 "
+                tr("Laplace + threshold: the sparse histogram of Hall 2012, §2.4.1 "
                    "(see More mechanisms ▸ Sparse histograms)"));
         }
         QPalette pal = name->palette();
@@ -417,13 +432,13 @@ void TradeoffTab::buildControls() {
                 c->setEnabled(false);
                 c->setToolTip(e == EstimatorKind::Clamp
                                   ? tr("The thresholded release is ≥ 0 already: clamp = "
-                                       "identity. Laplace clamped at 0, the seed's comparison, "
+                                       "identity. Laplace clamped at 0, Hall 2012's comparison, "
                                        "is the Laplace row's Clamp")
                                   : tr("NoiseFirst assumes untouched Laplace noise in every "
                                        "bin: not for the thresholded release"));
             } else if (m.mechanism == TradeoffMechanism::SparseThreshold) {
                 c->setToolTip(tr("Laplace (Δ1/ε) in every bin, then 0 where the noisy count is "
-                                 "≤ τ = (Δ1/ε)·ln p (seed 003 §2.4.1), with the %1 estimator")
+                                 "≤ τ = (Δ1/ε)·ln p (Hall 2012, §2.4.1), with the %1 estimator")
                                   .arg(estimatorTitle(e)));
             }
             if (isCountTradeoffMechanism(m.mechanism) &&
@@ -440,7 +455,10 @@ void TradeoffTab::buildControls() {
         }
     }
 
-    // Metric, scale, axis and ranges.
+    return configBox;
+}
+
+QFormLayout* TradeoffTab::buildAxisControls() {
     metric_ = new QComboBox;
     metric_->setObjectName(QStringLiteral("tradeoffMetric"));
     for (Metric m : {Metric::SSE, Metric::L1, Metric::LInf, Metric::W1}) {
@@ -459,16 +477,6 @@ void TradeoffTab::buildControls() {
         tr("Against N, the histogram keeps its shape and is scaled to N records "
            "(largest remainders), at the document's ε"));
 
-    auto makeSpin = [](double lo, double hi, double value, int decimals, const QString& name) {
-        auto* s = new QDoubleSpinBox;
-        s->setObjectName(name);
-        s->setRange(lo, hi);
-        s->setDecimals(decimals);
-        s->setValue(value);
-        s->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-        s->setKeyboardTracking(false);
-        return s;
-    };
     epsLo_ = makeSpin(kMinEpsilon, kMaxEpsilon, 0.01, 3, QStringLiteral("tradeoffEpsLo"));
     epsHi_ = makeSpin(kMinEpsilon, kMaxEpsilon, 10, 3, QStringLiteral("tradeoffEpsHi"));
     popLo_ = makeSpin(1, 1e12, 100, 0, QStringLiteral("tradeoffPopLo"));
@@ -503,7 +511,7 @@ void TradeoffTab::buildControls() {
     }
     connect(scale_, &QComboBox::currentIndexChanged, this, [this] {
         const auto sc = static_cast<Scale>(scale_->currentData().toInt());
-        if (haveInputs_ && sc != inputs_.state.scale) {
+        if (haveInputs_ && sc != inputs_.state.view.scale) {
             Q_EMIT scaleToggled(sc);  // the document's scale; setInputs follows
         }
     });
@@ -512,7 +520,10 @@ void TradeoffTab::buildControls() {
     }
     connect(points_, &QSpinBox::valueChanged, this, [this] { Q_EMIT settingsEdited(); });
 
-    // Accuracy first.
+    return form;
+}
+
+QGroupBox* TradeoffTab::buildTargetControls() {
     targetConfig_ = new QComboBox;
     targetConfig_->setObjectName(QStringLiteral("tradeoffTargetConfig"));
     targetKind_ = new QComboBox;
@@ -567,6 +578,10 @@ void TradeoffTab::buildControls() {
         }
     });
 
+    return targetBox;
+}
+
+QHBoxLayout* TradeoffTab::buildExportButtons() {
     exportCsv_ = new QPushButton(tr("Export curves (CSV)…"));
     exportCsv_->setObjectName(QStringLiteral("tradeoffExportCsv"));
     exportPlot_ = new QPushButton(tr("Export plot…"));
@@ -577,6 +592,16 @@ void TradeoffTab::buildControls() {
     exportRow->addWidget(exportCsv_);
     exportRow->addWidget(exportPlot_);
 
+    return exportRow;
+}
+
+void TradeoffTab::buildControls() {
+    // The side panel: the configurations drawn, the metric, scale, axis and ranges, the
+    // accuracy-first solver and the exports; the plot with the frontier and status on the left.
+    QGroupBox* configBox = buildConfigurationGrid();
+    QFormLayout* form = buildAxisControls();
+    QGroupBox* targetBox = buildTargetControls();
+    QHBoxLayout* exportRow = buildExportButtons();
     auto* side = new QVBoxLayout;
     side->addWidget(configBox);
     side->addLayout(form);
@@ -670,14 +695,14 @@ void TradeoffTab::setPopulationRange(double lo, double hi, int points) {
 }
 
 void TradeoffTab::writeSettings(ExplorerState& s) const {
-    s.tradeoffConfigs = selectedConfigs();
-    s.tradeoffMetric = metric();
-    s.tradeoffAgainstPopulation = axis() == Axis::Population;
-    s.tradeoffEpsLo = epsLo_->value();
-    s.tradeoffEpsHi = epsHi_->value();
-    s.tradeoffPopLo = popLo_->value();
-    s.tradeoffPopHi = popHi_->value();
-    s.tradeoffPoints = points_->value();
+    s.tradeoff.configs = selectedConfigs();
+    s.tradeoff.metric = metric();
+    s.tradeoff.againstPopulation = axis() == Axis::Population;
+    s.tradeoff.epsLo = epsLo_->value();
+    s.tradeoff.epsHi = epsHi_->value();
+    s.tradeoff.popLo = popLo_->value();
+    s.tradeoff.popHi = popHi_->value();
+    s.tradeoff.points = points_->value();
 }
 
 bool TradeoffTab::readSettings(const ExplorerState& s) {
@@ -691,19 +716,19 @@ bool TradeoffTab::readSettings(const ExplorerState& s) {
             const QSignalBlocker b(checks_[i][j]);
             checks_[i][j]->setChecked(
                 checks_[i][j]->isEnabled() &&
-                s.tradeoffConfigs.contains(configId(kMechanisms[i], kEstimators[j])));
+                s.tradeoff.configs.contains(configId(kMechanisms[i], kEstimators[j])));
         }
     }
     const QSignalBlocker b1(metric_), b2(axis_), b3(epsLo_), b4(epsHi_), b5(popLo_), b6(popHi_),
         b7(points_);
-    metric_->setCurrentIndex(metric_->findData(static_cast<int>(s.tradeoffMetric)));
+    metric_->setCurrentIndex(metric_->findData(static_cast<int>(s.tradeoff.metric)));
     axis_->setCurrentIndex(axis_->findData(
-        static_cast<int>(s.tradeoffAgainstPopulation ? Axis::Population : Axis::Epsilon)));
-    epsLo_->setValue(s.tradeoffEpsLo);
-    epsHi_->setValue(s.tradeoffEpsHi);
-    popLo_->setValue(s.tradeoffPopLo);
-    popHi_->setValue(s.tradeoffPopHi);
-    points_->setValue(s.tradeoffPoints);
+        static_cast<int>(s.tradeoff.againstPopulation ? Axis::Population : Axis::Epsilon)));
+    epsLo_->setValue(s.tradeoff.epsLo);
+    epsHi_->setValue(s.tradeoff.epsHi);
+    popLo_->setValue(s.tradeoff.popLo);
+    popHi_->setValue(s.tradeoff.popHi);
+    points_->setValue(s.tradeoff.points);
     rebuildTargetConfigs();
     return true;
 }
@@ -740,25 +765,31 @@ bool TradeoffTab::curvesKeyChanged(const TradeoffInputs& next) const {
     return !sameTruth || inputs_.message != next.message ||
            inputs_.sensitivity.l1 != next.sensitivity.l1 ||
            inputs_.sensitivity.l2 != next.sensitivity.l2 ||
-           inputs_.sensitivity.integral != next.sensitivity.integral || a.delta != b.delta ||
-           a.calibration != b.calibration || a.countN != b.countN ||
-           a.lpObjective != b.lpObjective || a.lpConstraints != b.lpConstraints ||
-           a.lpBinomialP != b.lpBinomialP || a.lpMinDiagonal != b.lpMinDiagonal ||
-           a.scale != b.scale || (changesBetween(a, b) & TradeoffChanged) != 0 ||
-           (axis() == Axis::Population && a.epsilon != b.epsilon);
+           inputs_.sensitivity.integral != next.sensitivity.integral ||
+           a.mechanism.delta != b.mechanism.delta ||
+           a.mechanism.calibration != b.mechanism.calibration ||
+           a.mechanism.countN != b.mechanism.countN ||
+           a.mechanism.lp.objective != b.mechanism.lp.objective ||
+           a.mechanism.lp.constraints != b.mechanism.lp.constraints ||
+           a.mechanism.lp.binomialP != b.mechanism.lp.binomialP ||
+           a.mechanism.lp.minDiagonal != b.mechanism.lp.minDiagonal ||
+           a.view.scale != b.view.scale || (changesBetween(a, b) & TradeoffChanged) != 0 ||
+           (axis() == Axis::Population && a.mechanism.epsilon != b.mechanism.epsilon);
 }
 
 void TradeoffTab::setInputs(const TradeoffInputs& inputs) {
     const bool settingsChanged = readSettings(inputs.state);
     const bool changed = curvesKeyChanged(inputs) || settingsChanged;
-    const bool configChanged = !haveInputs_ || inputs_.state.mechanism != inputs.state.mechanism ||
-                               inputs_.state.estimator != inputs.state.estimator;
-    const bool highlightChanged = configChanged || inputs_.state.epsilon != inputs.state.epsilon;
+    const bool configChanged =
+        !haveInputs_ || inputs_.state.mechanism.kind != inputs.state.mechanism.kind ||
+        inputs_.state.mechanism.estimator != inputs.state.mechanism.estimator;
+    const bool highlightChanged =
+        configChanged || inputs_.state.mechanism.epsilon != inputs.state.mechanism.epsilon;
     inputs_ = inputs;
     haveInputs_ = true;
     {
         const QSignalBlocker b(scale_);
-        scale_->setCurrentIndex(scale_->findData(static_cast<int>(inputs.state.scale)));
+        scale_->setCurrentIndex(scale_->findData(static_cast<int>(inputs.state.view.scale)));
     }
     if (changed) {
         markStale();
@@ -799,22 +830,22 @@ void TradeoffTab::showEvent(QShowEvent* event) {
 }
 
 TradeoffConfig TradeoffTab::configFor(TradeoffMechanism m, EstimatorKind e,
-                                       const ldp::ProtocolSpec& local) const {
+                                      const ldp::ProtocolSpec& local) const {
     TradeoffConfig c;
     c.mechanism = m;
     if (m == TradeoffMechanism::Local) {
         c.local = local;
     }
     c.estimator = e;
-    c.delta = inputs_.state.delta;
-    c.calibration = inputs_.state.calibration;
+    c.delta = inputs_.state.mechanism.delta;
+    c.calibration = inputs_.state.mechanism.calibration;
     c.sensitivity = inputs_.sensitivity;
-    c.countPeople = inputs_.state.countN;
+    c.countPeople = inputs_.state.mechanism.countN;
     c.metric.metric = metric();
-    c.metric.scale = inputs_.state.scale;
+    c.metric.scale = inputs_.state.view.scale;
     if (m == TradeoffMechanism::CountOptimal) {
         // n and ε are set per point by the sweep; the objective and constraints are the document's.
-        if (auto spec = lpSpecOf(inputs_.state, std::max(1, inputs_.state.countN))) {
+        if (auto spec = lpSpecOf(inputs_.state, std::max(1, inputs_.state.mechanism.countN))) {
             c.lp = *spec;
         }
     }
@@ -916,7 +947,7 @@ void TradeoffTab::startCurve(std::size_t index, std::uint64_t trials) {
     const Histogram truth = *inputs_.truth;
     const std::vector<double> grid = grid_;
     const Axis axis = gridAxis_;
-    const double epsilon = inputs_.state.epsilon;
+    const double epsilon = inputs_.state.mechanism.epsilon;
     const std::uint64_t generation = generation_;
     const QString id = curveIds_[static_cast<qsizetype>(index)];
     curveRunning_[index] = true;
@@ -1091,7 +1122,7 @@ QStringList TradeoffTab::statisticalTies(const FrontierSegment& segment) const {
 }
 
 QString TradeoffTab::valueUnit() const {
-    const bool freq = inputs_.state.scale == Scale::Frequencies;
+    const bool freq = inputs_.state.view.scale == Scale::Frequencies;
     switch (metric()) {
         case Metric::SSE:
             return freq ? tr("fraction²") : tr("records²");
@@ -1111,7 +1142,7 @@ void TradeoffTab::updateTitle() {
         plot_->xAxis->setLabel(tr("privacy loss ε (log scale)"));
     } else {
         title_->setText(tr("Expected %1 error against population N at ε = %2")
-                            .arg(m, num(inputs_.state.epsilon)));
+                            .arg(m, num(inputs_.state.mechanism.epsilon)));
         plot_->xAxis->setLabel(tr("population N (records, log scale)"));
     }
     plot_->yAxis->setLabel(tr("expected %1 (%2, log scale)").arg(m, valueUnit()));
@@ -1356,7 +1387,7 @@ void TradeoffTab::drawMarkers() {
         return;
     }
     QColor text = palette().color(QPalette::WindowText);
-    const double eps = inputs_.state.epsilon;
+    const double eps = inputs_.state.mechanism.epsilon;
     if (gridAxis_ == Axis::Epsilon) {
         auto* line = new QCPItemStraightLine(plot_);
         QColor c = text;
@@ -1452,7 +1483,7 @@ void TradeoffTab::onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMous
         configs_[curve].mechanism == TradeoffMechanism::SparseThreshold) {
         return;  // the sparse release has its page under More mechanisms, not a window mechanism
     }
-    const double epsilon = gridAxis_ == Axis::Epsilon ? x : inputs_.state.epsilon;
+    const double epsilon = gridAxis_ == Axis::Epsilon ? x : inputs_.state.mechanism.epsilon;
     Q_EMIT configurationChosen(mechanismChoiceOf(configs_[curve]),
                                static_cast<int>(configs_[curve].local.bits),
                                configs_[curve].estimator, epsilon);
@@ -1600,7 +1631,7 @@ void TradeoffTab::solveTarget() {
                    "one of those metrics, or a plain value."));
             return;
         }
-        if (inputs_.state.scale == Scale::Frequencies) {
+        if (inputs_.state.view.scale == Scale::Frequencies) {
             target = target / 100;  // L1/N already
         } else {
             if (total <= 0) {
@@ -1642,8 +1673,8 @@ void TradeoffTab::solveTarget() {
 }
 
 void TradeoffTab::showSolution(const TradeoffConfig& cfg, TargetKind kind, double target, double k,
-                                const QString& id, const QString& error,
-                                const EpsilonSolution& solution) {
+                               const QString& id, const QString& error,
+                               const EpsilonSolution& solution) {
     if (!error.isEmpty()) {
         solved_.reset();
         solvedTarget_.reset();
@@ -1681,7 +1712,7 @@ QString TradeoffTab::toCsv() const {
                       .arg(gridAxis_ == Axis::Epsilon ? QStringLiteral("epsilon")
                                                       : QStringLiteral("population"));
     const QString metricName = QString::fromLatin1(dpx::metricName(metric()));
-    const QString scaleName = QString::fromLatin1(dpx::scaleName(inputs_.state.scale));
+    const QString scaleName = QString::fromLatin1(dpx::scaleName(inputs_.state.view.scale));
     auto onFrontier = [this](std::size_t curve, double x) {
         for (const FrontierPoint& p : frontier_.points) {
             if (p.epsilon == x && p.curve == curve) {

@@ -1,11 +1,12 @@
 // The "Trade-off" tab (issue #6): expected error against ε (or against the population size N at
 // the current ε) for every selected configuration, mechanism × estimator, on log–log axes, with
 // the frontier (the lower envelope across the configurations, as on DPComp.org) highlighted, and
-// the accuracy-first inverse (the smallest ε meeting a target). Computation is core/choosing/tradeoff.h on
-// the JobRunner's background lane, one job per curve so that curves appear as they finish: exact
-// curves at once, Monte Carlo curves first from a quick pass and then refined with more trials.
-// Curves are only computed while the tab is visible (a hidden tab remembers that it is stale).
-// Clicking a point asks the main window to switch the document to that configuration and ε.
+// the accuracy-first inverse (the smallest ε meeting a target). Computation is
+// core/choosing/tradeoff.h on the JobRunner's background lane, one job per curve so that curves
+// appear as they finish: exact curves at once, Monte Carlo curves first from a quick pass and then
+// refined with more trials. Curves are only computed while the tab is visible (a hidden tab
+// remembers that it is stale). Clicking a point asks the main window to switch the document to that
+// configuration and ε.
 #pragma once
 
 #include <QString>
@@ -15,8 +16,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/histogram/histogram.h"
 #include "core/choosing/tradeoff.h"
+#include "core/histogram/histogram.h"
 #include "ui/model/explorer_state.h"
 
 class QCheckBox;
@@ -25,6 +26,9 @@ class QCPAbstractPlottable;
 class QCPTextElement;
 class QCustomPlot;
 class QDoubleSpinBox;
+class QFormLayout;
+class QGroupBox;
+class QHBoxLayout;
 class QLabel;
 class QMouseEvent;
 class QPushButton;
@@ -139,6 +143,10 @@ protected:
 private:
     struct CurveResult;
     void buildControls();
+    QGroupBox* buildConfigurationGrid();  // mechanism × estimator check boxes
+    QFormLayout* buildAxisControls();     // metric, scale, axis, ε and N ranges, points
+    QGroupBox* buildTargetControls();     // accuracy first: the smallest ε meeting a target
+    QHBoxLayout* buildExportButtons();
     void markStale();
     void startIfNeeded();
     void startCurve(std::size_t index, std::uint64_t trials);

@@ -1,6 +1,7 @@
-// The document (ui/model/document.h) and its state (ui/model/explorer_state.h): changes propagate with the
-// right flags, invalid values are refused without any change, undo/redo restore states exactly,
-// slider drags merge into one step, and sessions round-trip while broken files are refused.
+// The document (ui/model/document.h) and its state (ui/model/explorer_state.h): changes propagate
+// with the right flags, invalid values are refused without any change, undo/redo restore states
+// exactly, slider drags merge into one step, and sessions round-trip while broken files are
+// refused.
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -23,7 +24,7 @@ private Q_SLOTS:
         QVERIFY(doc.setEpsilon(0.5).hasValue());
         QCOMPARE(spy.size(), 1);
         QCOMPARE(spy.last().at(0).toUInt(), unsigned(MechanismChanged));
-        QCOMPARE(doc.state().epsilon, 0.5);
+        QCOMPARE(doc.state().mechanism.epsilon, 0.5);
         QVERIFY(doc.setSeed(99).hasValue());
         QCOMPARE(spy.last().at(0).toUInt(), unsigned(SeedChanged));
         QVERIFY(doc.setExample(QStringLiteral("ages")).hasValue());
@@ -45,7 +46,7 @@ private Q_SLOTS:
         QVERIFY(!doc.setDelta(0.5).hasValue());
         QVERIFY(!doc.setDelta(0).hasValue());
         QCOMPARE(spy.size(), 1);  // only the mechanism change
-        QCOMPARE(doc.state().epsilon, 1.0);
+        QCOMPARE(doc.state().mechanism.epsilon, 1.0);
         QCOMPARE(doc.undoStack()->count(), 1);
     }
 
@@ -73,9 +74,9 @@ private Q_SLOTS:
         }
         QCOMPARE(doc.undoStack()->count(), 1);
         doc.undoStack()->undo();
-        QCOMPARE(doc.state().epsilon, 1.0);
+        QCOMPARE(doc.state().mechanism.epsilon, 1.0);
         doc.undoStack()->redo();
-        QCOMPARE(doc.state().epsilon, 4.0);
+        QCOMPARE(doc.state().mechanism.epsilon, 4.0);
         // A different kind of change in between starts a new step.
         QVERIFY(doc.setSeed(3).hasValue());
         QVERIFY(doc.setEpsilon(5).hasValue());
@@ -87,34 +88,35 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("s.json"));
         ExplorerDocument doc;
         ExplorerState s = doc.state();
-        s.exampleId = QStringLiteral("ages");
-        s.mechanism = MechanismChoice::CountOptimal;
-        s.epsilon = 0.37;
-        s.delta = 1e-9;
-        s.seed = std::numeric_limits<std::uint64_t>::max();  // not representable as a double
-        s.lpConstraints = {QStringLiteral("wh"), QStringLiteral("cm")};
-        s.lpObjective = QStringLiteral("minimax-l1");
-        s.neighbouring = Neighbouring::Replace;
-        s.rangeLo = -2.5;
-        s.rangeHi = 7;
-        s.binning = BinningChoice::EqualWidth;
-        s.dark = true;
-        s.tab = QStringLiteral("matrix");
-        s.tradeoffConfigs = {QStringLiteral("em:resize"), QStringLiteral("gaussian:noisefirst")};
-        s.tradeoffMetric = Metric::W1;
-        s.tradeoffAgainstPopulation = true;
-        s.tradeoffEpsLo = 0.05;
-        s.tradeoffEpsHi = 3;
-        s.tradeoffPopLo = 10;
-        s.tradeoffPopHi = 5e8;
-        s.tradeoffPoints = 9;
-        s.budgetEpsilon = 2.5;
-        s.budgetDelta = 1e-7;
-        s.budgetZcdp = true;
-        s.budgetRows = {{QStringLiteral("age"), 10, QStringLiteral("gaussian"), 2,
-                         QStringLiteral("accuracy"), 8.5},
-                        {QStringLiteral("age"), 100, QStringLiteral("geometric"), 0,
-                         QStringLiteral("epsilon"), 0.25}};
+        s.data.exampleId = QStringLiteral("ages");
+        s.mechanism.kind = MechanismChoice::CountOptimal;
+        s.mechanism.epsilon = 0.37;
+        s.mechanism.delta = 1e-9;
+        s.mechanism.seed =
+            std::numeric_limits<std::uint64_t>::max();  // not representable as a double
+        s.mechanism.lp.constraints = {QStringLiteral("wh"), QStringLiteral("cm")};
+        s.mechanism.lp.objective = QStringLiteral("minimax-l1");
+        s.data.neighbouring = Neighbouring::Replace;
+        s.data.binning.rangeLo = -2.5;
+        s.data.binning.rangeHi = 7;
+        s.data.binning.kind = BinningChoice::EqualWidth;
+        s.view.dark = true;
+        s.view.tab = QStringLiteral("matrix");
+        s.tradeoff.configs = {QStringLiteral("em:resize"), QStringLiteral("gaussian:noisefirst")};
+        s.tradeoff.metric = Metric::W1;
+        s.tradeoff.againstPopulation = true;
+        s.tradeoff.epsLo = 0.05;
+        s.tradeoff.epsHi = 3;
+        s.tradeoff.popLo = 10;
+        s.tradeoff.popHi = 5e8;
+        s.tradeoff.points = 9;
+        s.budget.plan.epsilon = 2.5;
+        s.budget.plan.delta = 1e-7;
+        s.budget.plan.zcdp = true;
+        s.budget.plan.rows = {{QStringLiteral("age"), 10, QStringLiteral("gaussian"), 2,
+                               QStringLiteral("accuracy"), 8.5},
+                              {QStringLiteral("age"), 100, QStringLiteral("geometric"), 0,
+                               QStringLiteral("epsilon"), 0.25}};
         QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
         QVERIFY(doc.saveSession(path).hasValue());
         ExplorerDocument other;
@@ -134,10 +136,10 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("s.json"));
         ExplorerDocument doc;
         ExplorerState s = doc.state();
-        s.source = SourceKind::Csv;
-        s.csvPath = QStringLiteral("/tmp/x.csv");
-        s.idColumn = QStringLiteral("id");
-        s.cap = 2;
+        s.data.source = SourceKind::Csv;
+        s.data.csvPath = QStringLiteral("/tmp/x.csv");
+        s.data.idColumn = QStringLiteral("id");
+        s.data.cap = 2;
         QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
         QVERIFY(doc.saveSession(path).hasValue());
         QFile f(path);
@@ -157,7 +159,7 @@ private Q_SLOTS:
         QStringList keys = other.ignoredSessionKeys();
         keys.sort();
         QCOMPARE(keys, (QStringList{QStringLiteral("data.bisn"), QStringLiteral("future")}));
-        QCOMPARE(other.state().cap, 2);
+        QCOMPARE(other.state().data.cap, 2);
     }
 
     void sourcesRoundTripWithoutPassword() {
@@ -165,28 +167,28 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("pg.json"));
         ExplorerDocument doc;
         ExplorerState s = doc.state();
-        s.source = SourceKind::Postgres;
-        s.pgHost = QStringLiteral("db.example");
-        s.pgPort = 6543;
-        s.pgDatabase = QStringLiteral("census");
-        s.pgUser = QStringLiteral("analyst");
-        s.pgPassword = QStringLiteral("s3cret-p@ss");
-        s.pgConnectTimeout = 7;
-        s.pgStatementTimeout = 1234;
-        s.sqlTable = QStringLiteral("public_use.persons");
-        s.column = QStringLiteral("income");
-        s.binning = BinningChoice::Edges;
-        s.edges = {0, 10000, 25000, 1e6};
-        s.closedHi = false;
-        s.categories = {QStringLiteral("CA"), QStringLiteral("NY")};
-        s.unknownCategory = UnknownCategory::Other;
-        s.idColumn = QStringLiteral("person");
-        s.cap = 3;
-        s.csvDelimiter = QStringLiteral("semicolon");
-        s.csvHeader = false;
-        s.csvSkipBadRows = true;
-        s.csvTypes = {QStringLiteral("zip=categorical")};
-        s.sqlitePath = QStringLiteral("/tmp/x.db");
+        s.data.source = SourceKind::Postgres;
+        s.data.postgres.host = QStringLiteral("db.example");
+        s.data.postgres.port = 6543;
+        s.data.postgres.database = QStringLiteral("census");
+        s.data.postgres.user = QStringLiteral("analyst");
+        s.data.postgres.password = QStringLiteral("s3cret-p@ss");
+        s.data.postgres.connectTimeout = 7;
+        s.data.postgres.statementTimeout = 1234;
+        s.data.sqlTable = QStringLiteral("public_use.persons");
+        s.data.column = QStringLiteral("income");
+        s.data.binning.kind = BinningChoice::Edges;
+        s.data.binning.edges = {0, 10000, 25000, 1e6};
+        s.data.binning.closedHi = false;
+        s.data.binning.categories = {QStringLiteral("CA"), QStringLiteral("NY")};
+        s.data.binning.unknownCategory = UnknownCategory::Other;
+        s.data.idColumn = QStringLiteral("person");
+        s.data.cap = 3;
+        s.data.csvOptions.delimiter = QStringLiteral("semicolon");
+        s.data.csvOptions.header = false;
+        s.data.csvOptions.skipBadRows = true;
+        s.data.csvOptions.types = {QStringLiteral("zip=categorical")};
+        s.data.sqlitePath = QStringLiteral("/tmp/x.db");
         QVERIFY(doc.apply(s, QStringLiteral("test")).hasValue());
         QVERIFY(doc.saveSession(path).hasValue());
         QFile f(path);
@@ -198,26 +200,30 @@ private Q_SLOTS:
         ExplorerDocument other;
         QVERIFY(other.loadSession(path).hasValue());
         ExplorerState expected = s;
-        expected.pgPassword.clear();
+        expected.data.postgres.password.clear();
         QCOMPARE(other.state(), expected);
         // The amend hook completes it (the window fills in a remembered password there).
         ExplorerDocument third;
-        QVERIFY(third.loadSession(path, [](ExplorerState& x) { x.pgPassword = QStringLiteral("p"); })
-                    .hasValue());
-        QCOMPARE(third.state().pgPassword, QStringLiteral("p"));
+        QVERIFY(
+            third
+                .loadSession(
+                    path, [](ExplorerState& x) { x.data.postgres.password = QStringLiteral("p"); })
+                .hasValue());
+        QCOMPARE(third.state().data.postgres.password, QStringLiteral("p"));
         // A session from before issue #5: "csv" without "source".
         const QString old = dir.filePath(QStringLiteral("old.json"));
         QFile o(old);
         QVERIFY(o.open(QIODevice::WriteOnly));
-        o.write("{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"csv\":\"/d/a.csv\"}}");
+        o.write(
+            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"csv\":\"/d/a.csv\"}}");
         o.close();
         ExplorerDocument fourth;
         QVERIFY(fourth.loadSession(old).hasValue());
-        QCOMPARE(fourth.state().source, SourceKind::Csv);
-        QCOMPARE(fourth.state().csvPath, QStringLiteral("/d/a.csv"));
+        QCOMPARE(fourth.state().data.source, SourceKind::Csv);
+        QCOMPARE(fourth.state().data.csvPath, QStringLiteral("/d/a.csv"));
         // Changing the source is one undoable step.
         fourth.undoStack()->undo();
-        QCOMPARE(fourth.state().source, SourceKind::Example);
+        QCOMPARE(fourth.state().data.source, SourceKind::Example);
     }
 
     void brokenSessionsAreRefused_data() {
@@ -229,52 +235,70 @@ private Q_SLOTS:
         QTest::newRow("future version")
             << QByteArray("{\"format\":\"dpexplorer-session\",\"version\":2}") << "version";
         QTest::newRow("epsilon text") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"epsilon\":\"x\"}}")
+                                             "{\"format\":\"dpexplorer-session\",\"version\":1,"
+                                             "\"mechanism\":{\"epsilon\":\"x\"}}")
                                       << "epsilon";
         QTest::newRow("epsilon zero") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"epsilon\":0}}")
+                                             "{\"format\":\"dpexplorer-session\",\"version\":1,"
+                                             "\"mechanism\":{\"epsilon\":0}}")
                                       << "ε must be";
         QTest::newRow("bad mechanism") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"name\":\"magic\"}}")
+                                              "{\"format\":\"dpexplorer-session\",\"version\":1,"
+                                              "\"mechanism\":{\"name\":\"magic\"}}")
                                        << "unknown mechanism";
-        QTest::newRow("bad seed") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"seed\":-4}}")
-                                  << "seed";
+        QTest::newRow("bad seed")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"seed\":-4}}")
+            << "seed";
         QTest::newRow("bad source") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"source\":\"ftp\"}}")
+                                           "{\"format\":\"dpexplorer-session\",\"version\":1,"
+                                           "\"data\":{\"source\":\"ftp\"}}")
                                     << "unknown source";
         QTest::newRow("csv without file") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"source\":\"csv\"}}")
+                                                 "{\"format\":\"dpexplorer-session\",\"version\":1,"
+                                                 "\"data\":{\"source\":\"csv\"}}")
                                           << "needs a file";
-        QTest::newRow("bad cap") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"cap\":0}}")
-                                 << "cap";
-        QTest::newRow("bad bins") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"bins\":2.5}}")
-                                  << "bins";
-        QTest::newRow("bad constraint") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"lp\":"
-            "{\"constraints\":[\"zz\"]}}}") << "constraint";
-        QTest::newRow("bad trade-off config") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
-            "{\"configs\":[\"gm:clamp\"]}}") << "trade-off configuration 'gm:clamp'";
-        QTest::newRow("bad trade-off range") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
-            "{\"epsilon_range\":[2,1]}}") << "trade-off ε range";
-        QTest::newRow("bad trade-off axis") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
-            "{\"against\":\"time\"}}") << "against";
-        QTest::newRow("bad budget mechanism") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
-            "{\"statistics\":[{\"column\":\"a\",\"mechanism\":\"magic\"}]}}")
-                                              << "budget statistic 'a': unknown mechanism";
-        QTest::newRow("bad budget hold") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
-            "{\"statistics\":[{\"column\":\"a\",\"hold\":\"epsilon\",\"hold_value\":0}]}}")
-                                         << "held value";
-        QTest::newRow("bad budget total") << QByteArray(
-            "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":{\"delta\":1}}")
-                                          << "budget total";
+        QTest::newRow("bad cap")
+            << QByteArray("{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"cap\":0}}")
+            << "cap";
+        QTest::newRow("bad bins")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"data\":{\"bins\":2.5}}")
+            << "bins";
+        QTest::newRow("bad constraint")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"mechanism\":{\"lp\":"
+                   "{\"constraints\":[\"zz\"]}}}")
+            << "constraint";
+        QTest::newRow("bad trade-off config")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+                   "{\"configs\":[\"gm:clamp\"]}}")
+            << "trade-off configuration 'gm:clamp'";
+        QTest::newRow("bad trade-off range")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+                   "{\"epsilon_range\":[2,1]}}")
+            << "trade-off ε range";
+        QTest::newRow("bad trade-off axis")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"tradeoff\":"
+                   "{\"against\":\"time\"}}")
+            << "against";
+        QTest::newRow("bad budget mechanism")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
+                   "{\"statistics\":[{\"column\":\"a\",\"mechanism\":\"magic\"}]}}")
+            << "budget statistic 'a': unknown mechanism";
+        QTest::newRow("bad budget hold")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
+                   "{\"statistics\":[{\"column\":\"a\",\"hold\":\"epsilon\",\"hold_value\":0}]}}")
+            << "held value";
+        QTest::newRow("bad budget total")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":{\"delta\":1}}")
+            << "budget total";
     }
     void brokenSessionsAreRefused() {
         QFETCH(QByteArray, content);

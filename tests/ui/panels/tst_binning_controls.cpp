@@ -14,11 +14,11 @@
 #include <QTest>
 #include <QWidget>
 
-#include "ui/panels/data_panel.h"
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
-#include "ui/main_window.h"
-#include "tests/ui/window_test_support.h"
+#include "ui/panels/data_panel.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -102,7 +102,7 @@ private Q_SLOTS:
         QCOMPARE(d.column, QStringLiteral("age"));
         QCOMPARE(d.histogram->size(), std::size_t{74});
         // Automatic binning chose one bin per whole number: the Bins box says 74, not 32.
-        QCOMPARE(w.document()->state().binning, BinningChoice::Auto);
+        QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::Auto);
         QCOMPARE(panel->binsBox()->value(), 74);
         QCOMPARE(panel->binsBox()->text(), QStringLiteral("74"));
         QVERIFY(panel->binsBox()->toolTip().contains(QStringLiteral("whole number")));
@@ -112,10 +112,10 @@ private Q_SLOTS:
 
         // "Bins with my edges" starts from the bins in force: the same 74 bins, every record.
         QVERIFY(andWait(w, [&] { activateData(panel->binningBox(), QStringLiteral("edges")); }));
-        QCOMPARE(w.document()->state().binning, BinningChoice::Edges);
-        QCOMPARE(w.document()->state().edges.size(), std::size_t{75});
-        QCOMPARE(w.document()->state().edges.front(), 0.0);
-        QCOMPARE(w.document()->state().edges.back(), 74.0);
+        QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::Edges);
+        QCOMPARE(w.document()->state().data.binning.edges.size(), std::size_t{75});
+        QCOMPARE(w.document()->state().data.binning.edges.front(), 0.0);
+        QCOMPARE(w.document()->state().data.binning.edges.back(), 74.0);
         QVERIFY(panel->edgesEdit()->text().startsWith(QStringLiteral("0, 1, 2, 3")));
         QCOMPARE(w.engine()->dataset().histogram->size(), std::size_t{74});
         QCOMPARE(w.engine()->dataset().histogram->total(), std::int64_t{kRows});
@@ -123,7 +123,7 @@ private Q_SLOTS:
 
         // Equal-width on the automatic column: the Bins box shows the declared number.
         QVERIFY(andWait(w, [&] { activate(panel->columnBox(), QStringLiteral("score")); }));
-        QCOMPARE(w.document()->state().binning, BinningChoice::Auto);
+        QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::Auto);
         QCOMPARE(w.engine()->dataset().histogram->size(),
                  static_cast<std::size_t>(panel->binsBox()->value()));
     }
@@ -144,47 +144,47 @@ private Q_SLOTS:
                 andWait(w, [&] { activateData(panel->binningBox(), QStringLiteral("edges")); }));
             QVERIFY(andWait(
                 w, [&] { typeEdges(panel->edgesEdit(), QStringLiteral("0, 18, 65, 74")); }));
-            QCOMPARE(w.document()->state().edges, mine);
+            QCOMPARE(w.document()->state().data.binning.edges, mine);
             QCOMPARE(w.engine()->dataset().histogram->size(), std::size_t{3});
             // The range fields (disabled with edges) show the span of the edges.
             QCOMPARE(panel->rangeLowEdit()->placeholderText(), QStringLiteral("0"));
             QCOMPARE(panel->rangeHighEdit()->placeholderText(), QStringLiteral("74"));
             // score: automatic, then 10 equal-width bins.
             QVERIFY(andWait(w, [&] { activate(panel->columnBox(), QStringLiteral("score")); }));
-            QCOMPARE(w.document()->state().binning, BinningChoice::Auto);
+            QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::Auto);
             QVERIFY(andWait(w, [&] { panel->binsBox()->setValue(10); }));
-            QCOMPARE(w.document()->state().binning, BinningChoice::EqualWidth);
+            QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::EqualWidth);
             QCOMPARE(w.engine()->dataset().histogram->size(), std::size_t{10});
             // Back to age: my edges, in the state and in the controls.
             QVERIFY(andWait(w, [&] { activate(panel->columnBox(), QStringLiteral("age")); }));
-            QCOMPARE(w.document()->state().binning, BinningChoice::Edges);
-            QCOMPARE(w.document()->state().edges, mine);
+            QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::Edges);
+            QCOMPARE(w.document()->state().data.binning.edges, mine);
             QCOMPARE(panel->edgesEdit()->text(), QStringLiteral("0, 18, 65, 74"));
             QCOMPARE(w.engine()->dataset().histogram->size(), std::size_t{3});
             // And score's 10 bins come back too.
             QVERIFY(andWait(w, [&] { activate(panel->columnBox(), QStringLiteral("score")); }));
-            QCOMPARE(w.document()->state().binning, BinningChoice::EqualWidth);
-            QCOMPARE(w.document()->state().bins, 10);
+            QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::EqualWidth);
+            QCOMPARE(w.document()->state().data.binning.bins, 10);
             QVERIFY(andWait(w, [&] { activate(panel->columnBox(), QStringLiteral("age")); }));
 
             // The same CSV chosen again: read again, column and edges kept.
             QVERIFY(andWait(w, [&] { QVERIFY(w.openCsv(path)); }));
-            QCOMPARE(w.document()->state().column, QStringLiteral("age"));
-            QCOMPARE(w.document()->state().binning, BinningChoice::Edges);
-            QCOMPARE(w.document()->state().edges, mine);
+            QCOMPARE(w.document()->state().data.column, QStringLiteral("age"));
+            QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::Edges);
+            QCOMPARE(w.document()->state().data.binning.edges, mine);
 
             // Another dataset, then this file again: its column and binning come back.
             QVERIFY(andWait(
                 w, [&] { activateData(panel->exampleBox(), QStringLiteral("telemetry")); }));
-            QCOMPARE(w.document()->state().source, SourceKind::Example);
-            QCOMPARE(w.document()->state().binning, BinningChoice::Auto);
+            QCOMPARE(w.document()->state().data.source, SourceKind::Example);
+            QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::Auto);
             QVERIFY(andWait(w, [&] { QVERIFY(w.openCsv(path)); }));
-            QCOMPARE(w.document()->state().column, QStringLiteral("age"));
-            QCOMPARE(w.document()->state().edges, mine);
+            QCOMPARE(w.document()->state().data.column, QStringLiteral("age"));
+            QCOMPARE(w.document()->state().data.binning.edges, mine);
             QCOMPARE(w.engine()->dataset().histogram->size(), std::size_t{3});
             // Undo goes back to the example, in one step.
             QVERIFY(andWait(w, [&] { w.document()->undoStack()->undo(); }));
-            QCOMPARE(w.document()->state().source, SourceKind::Example);
+            QCOMPARE(w.document()->state().data.source, SourceKind::Example);
             QVERIFY(andWait(w, [&] { w.document()->undoStack()->redo(); }));
             QVERIFY(w.document()->saveSession(session));
         }
@@ -192,11 +192,11 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(andWait(w, [&] { QVERIFY(w.openSession(session)); }));
-        QCOMPARE(w.document()->state().column, QStringLiteral("age"));
-        QCOMPARE(w.document()->state().edges, mine);
+        QCOMPARE(w.document()->state().data.column, QStringLiteral("age"));
+        QCOMPARE(w.document()->state().data.binning.edges, mine);
         QVERIFY(andWait(w, [&] { activate(w.dataPanel()->columnBox(), QStringLiteral("score")); }));
-        QCOMPARE(w.document()->state().binning, BinningChoice::EqualWidth);
-        QCOMPARE(w.document()->state().bins, 10);
+        QCOMPARE(w.document()->state().data.binning.kind, BinningChoice::EqualWidth);
+        QCOMPARE(w.document()->state().data.binning.bins, 10);
     }
 };
 

@@ -28,13 +28,13 @@
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_files.h"
 #include "io/release/release_job.h"
-#include "ui/tabs/budget_tab.h"
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
 #include "ui/release/known_ledgers.h"
-#include "ui/main_window.h"
 #include "ui/release/release_dialog.h"
-#include "tests/ui/window_test_support.h"
+#include "ui/tabs/budget_tab.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -172,7 +172,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(waitForData(w));
-        QVERIFY(w.document()->state().source == SourceKind::Example);
+        QVERIFY(w.document()->state().data.source == SourceKind::Example);
         const std::vector<std::int64_t> truth = w.engine()->dataset().histogram->counts();
         QLabel* label = w.releaseController()->ledgerLabel();
         QCOMPARE(label->text(), QStringLiteral("No ledger"));
@@ -329,8 +329,8 @@ private Q_SLOTS:
         w.show();
         QVERIFY(waitForData(w));
         ExplorerState s = w.document()->state();
-        s.mechanism = MechanismChoice::CountGeometric;
-        s.countN = 0;
+        s.mechanism.kind = MechanismChoice::CountGeometric;
+        s.mechanism.countN = 0;
         QVERIFY(applyAndWait(w, s));
         const auto counts = w.engine()->dataset().histogram->counts();
         const std::int64_t largest = *std::max_element(counts.begin(), counts.end());
@@ -342,7 +342,7 @@ private Q_SLOTS:
         QCOMPARE(d->findChild<QSpinBox*>(QStringLiteral("releaseGroupSize"))->value(), 100);
         d->close();
         QTRY_VERIFY(w.releaseController()->dialog() == nullptr);
-        s.countN = 30;
+        s.mechanism.countN = 30;
         QVERIFY(applyAndWait(w, s));
         d = openDialog(w, reports);
         QCOMPARE(d->findChild<QSpinBox*>(QStringLiteral("releaseGroupSize"))->value(), 30);
@@ -357,9 +357,9 @@ private Q_SLOTS:
         w.show();
         QVERIFY(waitForData(w));
         ExplorerState s = w.document()->state();
-        s.binning = BinningChoice::EqualWidth;
-        s.bins = 10;
-        s.rangeLo = s.rangeHi = 0;  // the data's range
+        s.data.binning.kind = BinningChoice::EqualWidth;
+        s.data.binning.bins = 10;
+        s.data.binning.rangeLo = s.data.binning.rangeHi = 0;  // the data's range
         QVERIFY(applyAndWait(w, s));
         Reports reports;
         ReleaseDialog* d = openDialog(w, reports);
@@ -539,7 +539,7 @@ private Q_SLOTS:
         // Another dataset: no ledger of its own, its own (new) plan, and a line saying so.
         ExplorerState s = w.document()->state();
         const ExplorerState telemetry = s;
-        s.exampleId = QStringLiteral("ages");
+        s.data.exampleId = QStringLiteral("ages");
         QVERIFY(applyAndWait(w, s));
         QTRY_COMPARE_WITH_TIMEOUT(w.releaseController()->ledgerLabel()->text(),
                                   QStringLiteral("No ledger"), 10000);

@@ -548,7 +548,7 @@ void TestBudgetView::planComputedOffTheGuiThread() {
 void TestBudgetView::plansBelongToDatasets() {
     using dpx::ui::ExplorerState;
     ExplorerState s;
-    s.exampleId = QStringLiteral("ages");
+    s.data.exampleId = QStringLiteral("ages");
     BudgetPlan p = ui::budgetPlanOf(s);
     PlanStatistic st;
     st.label = "age";
@@ -557,11 +557,11 @@ void TestBudgetView::plansBelongToDatasets() {
     p.total = {2, 0};
     ui::setBudgetPlan(s, p);
     ui::setBudgetLedger(s, QStringLiteral("/data/ages-ledger.json"));
-    QCOMPARE(s.budgetDataset, ui::budgetDatasetKey(s));
-    QVERIFY(s.budgetDataset.startsWith(QStringLiteral("example:ages:")));
+    QCOMPARE(s.budget.plan.dataset, ui::budgetDatasetKey(s.data));
+    QVERIFY(s.budget.plan.dataset.startsWith(QStringLiteral("example:ages:")));
     // Another dataset: its own empty plan with the default total and no ledger.
     ExplorerState t = s;
-    t.exampleId = QStringLiteral("telemetry");
+    t.data.exampleId = QStringLiteral("telemetry");
     QVERIFY(ui::changesBetween(s, t) & ui::BudgetChanged);
     QVERIFY(ui::budgetPlanOf(t).statistics.empty());
     QCOMPARE(ui::budgetPlanOf(t).total.epsilon, 1.0);
@@ -569,11 +569,11 @@ void TestBudgetView::plansBelongToDatasets() {
     BudgetPlan q = ui::budgetPlanOf(t);
     q.statistics = {st};
     ui::setBudgetPlan(t, q);
-    QCOMPARE(t.budgetRows.size(), std::size_t(1));
-    QCOMPARE(t.budgetOtherPlans.size(), std::size_t(1));
-    QCOMPARE(t.budgetOtherPlans[0].ledger, QStringLiteral("/data/ages-ledger.json"));
+    QCOMPARE(t.budget.plan.rows.size(), std::size_t(1));
+    QCOMPARE(t.budget.otherPlans.size(), std::size_t(1));
+    QCOMPARE(t.budget.otherPlans[0].ledger, QStringLiteral("/data/ages-ledger.json"));
     // Back to ages: its plan and ledger again.
-    t.exampleId = QStringLiteral("ages");
+    t.data.exampleId = QStringLiteral("ages");
     QCOMPARE(ui::budgetPlanOf(t).statistics.size(), std::size_t(2));
     QCOMPARE(ui::budgetPlanOf(t).total.epsilon, 2.0);
     QCOMPARE(ui::currentBudget(t).ledger, QStringLiteral("/data/ages-ledger.json"));
@@ -592,25 +592,26 @@ void TestBudgetView::plansBelongToDatasets() {
     old[QStringLiteral("budget")] = budget;
     auto opened = ExplorerState::fromJson(old);
     QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
-    QCOMPARE(opened->budgetDataset, ui::budgetDatasetKey(*opened));
+    QCOMPARE(opened->budget.plan.dataset, ui::budgetDatasetKey(opened->data));
     QCOMPARE(ui::budgetPlanOf(*opened).statistics.size(), std::size_t(2));
     ExplorerState moved = *opened;
-    moved.exampleId = QStringLiteral("telemetry");
+    moved.data.exampleId = QStringLiteral("telemetry");
     QVERIFY(ui::budgetPlanOf(moved).statistics.empty());
 
     // The view says which plan it shows.
     JobRunner runner;
     BudgetTab v(&runner);
     QVERIFY(setUp(v));
-    v.setPlan(ui::budgetPlanOf(s), ui::budgetDatasetKey(s), QStringLiteral("ages"));
+    v.setPlan(ui::budgetPlanOf(s), ui::budgetDatasetKey(s.data), QStringLiteral("ages"));
     SETTLE(v);
     QVERIFY(v.noteText().isEmpty());  // the first plan shown: nothing changed
-    v.setPlan(ui::budgetPlanOf(moved), ui::budgetDatasetKey(moved), QStringLiteral("telemetry"));
+    v.setPlan(ui::budgetPlanOf(moved), ui::budgetDatasetKey(moved.data),
+              QStringLiteral("telemetry"));
     SETTLE(v);
     QVERIFY2(v.noteText().contains(QStringLiteral("telemetry")) &&
                  v.noteText().contains(QStringLiteral("no budget plan yet")),
              qPrintable(v.noteText()));
-    v.setPlan(ui::budgetPlanOf(s), ui::budgetDatasetKey(s), QStringLiteral("ages"));
+    v.setPlan(ui::budgetPlanOf(s), ui::budgetDatasetKey(s.data), QStringLiteral("ages"));
     SETTLE(v);
     QVERIFY2(v.noteText().contains(QStringLiteral("ages")) &&
                  v.noteText().contains(QStringLiteral("2 statistics")),

@@ -1,6 +1,6 @@
-// The Trade-off tab (ui/tabs/tradeoff_tab.h) inside the real window, offscreen: it computes only when
-// shown, follows the document (new data → new curves; a new ε only moves the marker), a click on
-// a point switches the document to that configuration and ε, the accuracy-first solver agrees
+// The Trade-off tab (ui/tabs/tradeoff_tab.h) inside the real window, offscreen: it computes only
+// when shown, follows the document (new data → new curves; a new ε only moves the marker), a click
+// on a point switches the document to that configuration and ε, the accuracy-first solver agrees
 // with the closed forms, curves against the population scale as they must, and the CSV export
 // holds every point.
 #include <QCheckBox>
@@ -16,12 +16,12 @@
 #include <cmath>
 
 #include "core/choosing/tradeoff.h"
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
-#include "ui/main_window.h"
-#include "ui/widgets/qcustomplot_include.h"
 #include "ui/tabs/tradeoff_tab.h"
-#include "tests/ui/window_test_support.h"
+#include "ui/widgets/qcustomplot_include.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -104,31 +104,29 @@ private Q_SLOTS:
 
         QSignalSpy updates(v, &TradeoffTab::curvesUpdated);
         ExplorerState s = w.document()->state();
-        s.epsilon = 2;
+        s.mechanism.epsilon = 2;
         QVERIFY(applyAndWait(w, s));
         QVERIFY(w.engine()->runner()->waitForIdle(30000));
         // Only the window's own release/Monte Carlo jobs ran: no curve was recomputed.
         QCOMPARE(updates.count(), 0);
         QVERIFY(curvesDone(*v));
 
-        s.binning = BinningChoice::EqualWidth;
-        s.bins = 16;
+        s.data.binning.kind = BinningChoice::EqualWidth;
+        s.data.binning.bins = 16;
         QVERIFY(applyAndWait(w, s));
-        QTRY_VERIFY_WITH_TIMEOUT(curvesDone(*v) &&
-                                     std::abs(v->curves()[0].points[0].value - 16 / 0.01) < 1e-6,
-                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            curvesDone(*v) && std::abs(v->curves()[0].points[0].value - 16 / 0.01) < 1e-6, 30000);
 
         // Hidden: stale, nothing computed until shown.
         QVERIFY(w.showTab(QStringLiteral("histogram")));
         s = w.document()->state();
-        s.bins = 8;
+        s.data.binning.bins = 8;
         QVERIFY(applyAndWait(w, s));
         QVERIFY(w.engine()->runner()->waitForIdle(30000));
         QVERIFY(std::abs(v->curves()[0].points[0].value - 16 / 0.01) < 1e-6);  // not recomputed
         QVERIFY(w.showTab(QStringLiteral("tradeoff")));
-        QTRY_VERIFY_WITH_TIMEOUT(curvesDone(*v) &&
-                                     std::abs(v->curves()[0].points[0].value - 8 / 0.01) < 1e-6,
-                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            curvesDone(*v) && std::abs(v->curves()[0].points[0].value - 8 / 0.01) < 1e-6, 30000);
     }
 
     // A real mouse click on a point of the Laplace/clamp curve switches the document to Laplace,
@@ -142,19 +140,20 @@ private Q_SLOTS:
         v->setSelectedConfigs({QStringLiteral("laplace:clamp"), QStringLiteral("gm:identity")});
         QVERIFY(w.showTab(QStringLiteral("tradeoff")));
         QTRY_VERIFY_WITH_TIMEOUT(curvesDone(*v), 30000);
-        QCOMPARE(w.document()->state().estimator, EstimatorKind::Identity);
+        QCOMPARE(w.document()->state().mechanism.estimator, EstimatorKind::Identity);
         const std::size_t c = curveIndex(*v, QStringLiteral("laplace:clamp"));
         const std::size_t k = 22;  // ε ≈ 4.6: far from the GM curve
         v->plot()->replot();
         const QPoint at = v->pointPosition(c, k);
         QVERIFY(v->plot()->rect().contains(at));
         QTest::mouseClick(v->plot(), Qt::LeftButton, {}, at);
-        QTRY_COMPARE_WITH_TIMEOUT(w.document()->state().estimator, EstimatorKind::Clamp, 5000);
-        QCOMPARE(w.document()->state().mechanism, MechanismChoice::Laplace);
-        QCOMPARE(w.document()->state().epsilon, v->grid()[k]);
+        QTRY_COMPARE_WITH_TIMEOUT(w.document()->state().mechanism.estimator, EstimatorKind::Clamp,
+                                  5000);
+        QCOMPARE(w.document()->state().mechanism.kind, MechanismChoice::Laplace);
+        QCOMPARE(w.document()->state().mechanism.epsilon, v->grid()[k]);
         w.document()->undoStack()->undo();
-        QCOMPARE(w.document()->state().estimator, EstimatorKind::Identity);
-        QCOMPARE(w.document()->state().epsilon, 1.0);
+        QCOMPARE(w.document()->state().mechanism.estimator, EstimatorKind::Identity);
+        QCOMPARE(w.document()->state().mechanism.epsilon, 1.0);
     }
 
     // Accuracy first. Laplace identity: E[L1] = k/ε, so E[L1] ≤ 64 needs ε = 32/64 = 0.5; each
@@ -166,8 +165,8 @@ private Q_SLOTS:
         w.show();
         QVERIFY(applyAndWait(w, w.document()->state()));
         TradeoffTab* v = w.tradeoffView();
-        v->setSelectedConfigs({QStringLiteral("laplace:identity"),
-                               QStringLiteral("laplace:resize")});
+        v->setSelectedConfigs(
+            {QStringLiteral("laplace:identity"), QStringLiteral("laplace:resize")});
         QVERIFY(w.showTab(QStringLiteral("tradeoff")));
         v->targetConfigCombo()->setCurrentIndex(
             v->targetConfigCombo()->findData(QStringLiteral("laplace:identity")));
@@ -178,7 +177,7 @@ private Q_SLOTS:
         QVERIFY(std::abs(*v->solvedEpsilon() - 0.5) < 1e-5);
         QVERIFY(v->useSolutionButton()->isVisibleTo(v));
         v->useSolutionButton()->click();
-        QVERIFY(std::abs(w.document()->state().epsilon - 0.5) < 1e-5);
+        QVERIFY(std::abs(w.document()->state().mechanism.epsilon - 0.5) < 1e-5);
 
         v->targetKindCombo()->setCurrentIndex(2);
         v->targetKSpin()->setValue(10);
@@ -192,9 +191,9 @@ private Q_SLOTS:
         v->targetKindCombo()->setCurrentIndex(1);
         v->targetValueSpin()->setValue(5);
         v->solveButton()->click();
-        QTRY_VERIFY_WITH_TIMEOUT(v->solvedEpsilon().has_value() &&
-                                     std::abs(*v->solvedEpsilon() - 32.0 / 500) < 1e-6,
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            v->solvedEpsilon().has_value() && std::abs(*v->solvedEpsilon() - 32.0 / 500) < 1e-6,
+            10000);
 
         v->targetConfigCombo()->setCurrentIndex(
             v->targetConfigCombo()->findData(QStringLiteral("laplace:resize")));
@@ -215,7 +214,7 @@ private Q_SLOTS:
         w.resize(1520, 900);
         w.show();
         ExplorerState s = w.document()->state();
-        s.scale = Scale::Frequencies;
+        s.view.scale = Scale::Frequencies;
         QVERIFY(applyAndWait(w, s));
         TradeoffTab* v = w.tradeoffView();
         v->setSelectedConfigs({QStringLiteral("laplace:identity"), QStringLiteral("gm:identity")});

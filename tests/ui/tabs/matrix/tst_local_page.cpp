@@ -37,13 +37,13 @@ namespace {
 // The telemetry example in 8 equal bins on [0, 24] h.
 ExplorerState telemetry8(MechanismChoice m, double eps) {
     ExplorerState s;
-    s.exampleId = QStringLiteral("telemetry");
-    s.binning = BinningChoice::EqualWidth;
-    s.bins = 8;
-    s.rangeLo = 0;
-    s.rangeHi = 24;
-    s.mechanism = m;
-    s.epsilon = eps;
+    s.data.exampleId = QStringLiteral("telemetry");
+    s.data.binning.kind = BinningChoice::EqualWidth;
+    s.data.binning.bins = 8;
+    s.data.binning.rangeLo = 0;
+    s.data.binning.rangeHi = 24;
+    s.mechanism.kind = m;
+    s.mechanism.epsilon = eps;
     return s;
 }
 
@@ -95,7 +95,7 @@ private Q_SLOTS:
         const ReleaseResult again = computeRelease(w.engine()->dataset(), s, {});
         QCOMPARE(again.noisy, r.noisy);
         ExplorerState other = s;
-        other.seed = 2;
+        other.mechanism.seed = 2;
         QVERIFY(computeRelease(w.engine()->dataset(), other, {}).noisy != r.noisy);
 
         // Matrix tab: the report matrix, verified at ε.
@@ -131,9 +131,9 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         ExplorerState s;
-        s.exampleId = QStringLiteral("telemetry");
-        s.mechanism = MechanismChoice::LocalOUE;
-        s.epsilon = 2;
+        s.data.exampleId = QStringLiteral("telemetry");
+        s.mechanism.kind = MechanismChoice::LocalOUE;
+        s.mechanism.epsilon = 2;
         QVERIFY(applyAndWait(w, s));
         const ReleaseResult& r = w.engine()->release();
         QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
@@ -141,7 +141,7 @@ private Q_SLOTS:
         QVERIFY(!r.reportMatrixWhy.isEmpty());
         QCOMPARE(w.matrixView()->currentPage(), MatrixTab::Page::Local);
         QVERIFY(w.matrixView()->currentPlot() == nullptr);
-        s.ldpPerUser = true;
+        s.mechanism.ldpPerUser = true;
         QVERIFY(applyAndWait(w, s));
         const ReleaseResult& u = w.engine()->release();
         QVERIFY2(u.error.isEmpty(), qPrintable(u.error));
@@ -164,28 +164,28 @@ private Q_SLOTS:
         QVERIFY2(w.engine()->release().error.contains(QStringLiteral("exactly 2 bins")),
                  qPrintable(w.engine()->release().error));
         ExplorerState s = telemetry8(MechanismChoice::LocalDBitFlip, 1);
-        s.ldpBits = 9;
+        s.mechanism.ldpBits = 9;
         QVERIFY(applyAndWait(w, s));
         QVERIFY2(w.engine()->release().error.contains(QStringLiteral("d = 9")),
                  qPrintable(w.engine()->release().error));
-        s.ldpBits = 0;
+        s.mechanism.ldpBits = 0;
         QVERIFY(!w.document()->apply(s, QStringLiteral("test")));
-        s.ldpBits = 4;
+        s.mechanism.ldpBits = 4;
         QVERIFY(applyAndWait(w, s));
         QVERIFY2(w.engine()->release().error.isEmpty(), qPrintable(w.engine()->release().error));
     }
 
     void sessionKeys() {
         ExplorerState s = telemetry8(MechanismChoice::LocalDBitFlip, 3);
-        s.ldpBits = 2;
-        s.ldpPerUser = true;
-        s.tab = QStringLiteral("ldp-experiment");
+        s.mechanism.ldpBits = 2;
+        s.mechanism.ldpPerUser = true;
+        s.view.tab = QStringLiteral("ldp-experiment");
         auto back = ExplorerState::fromJson(s.toJson());
         QVERIFY(back.hasValue());
-        QCOMPARE(back->mechanism, MechanismChoice::LocalDBitFlip);
-        QCOMPARE(back->ldpBits, 2);
-        QVERIFY(back->ldpPerUser);
-        QCOMPARE(back->tab, QStringLiteral("ldp-experiment"));
+        QCOMPARE(back->mechanism.kind, MechanismChoice::LocalDBitFlip);
+        QCOMPARE(back->mechanism.ldpBits, 2);
+        QVERIFY(back->mechanism.ldpPerUser);
+        QCOMPARE(back->view.tab, QStringLiteral("ldp-experiment"));
         QJsonObject o = s.toJson();
         QJsonObject mech = o.value(QStringLiteral("mechanism")).toObject();
         mech[QStringLiteral("ldp_simulator")] = QStringLiteral("magic");
@@ -327,9 +327,9 @@ private Q_SLOTS:
         QVERIFY(t->selectedConfigs().contains(QStringLiteral("dbitflip1:clamp")));
         QSignalSpy shown(&w, &MainWindow::releaseShown);
         Q_EMIT t->configurationChosen(MechanismChoice::LocalDBitFlip, 2, EstimatorKind::Clamp, 0.5);
-        QCOMPARE(w.document()->state().mechanism, MechanismChoice::LocalDBitFlip);
-        QCOMPARE(w.document()->state().ldpBits, 2);
-        QCOMPARE(w.document()->state().epsilon, 0.5);
+        QCOMPARE(w.document()->state().mechanism.kind, MechanismChoice::LocalDBitFlip);
+        QCOMPARE(w.document()->state().mechanism.ldpBits, 2);
+        QCOMPARE(w.document()->state().mechanism.epsilon, 0.5);
         QVERIFY(shown.wait(30000) || !shown.isEmpty());
     }
 };

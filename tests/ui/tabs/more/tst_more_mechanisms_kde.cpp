@@ -126,7 +126,7 @@ private Q_SLOTS:
             "(ε, δ)-DP for the whole function (every grid point and any finer grid)")));
 
         // The same release from core, the data drawn with the window's seed.
-        const std::uint64_t seed = w.document()->state().seed;
+        const std::uint64_t seed = w.document()->state().mechanism.seed;
         const auto data = twoClusterSample(100, seed);
         QVERIFY(data.hasValue());
         FunctionalKdeParams p;  // Fig. 3.2's setting: h 0.1, [0, 1], 1000 points, ε 1, δ 0.1
@@ -183,15 +183,15 @@ private Q_SLOTS:
         QCOMPARE(r.silverman, sil);
         QVERIFY(std::abs(r.bandwidth - sil) <= 0.05 * sil);  // rounded to 2 significant digits
         const ExplorerState& s = w.document()->state();
-        QCOMPARE(r.epsilon, s.epsilon);
-        QCOMPARE(r.delta, s.delta);
+        QCOMPARE(r.epsilon, s.mechanism.epsilon);
+        QCOMPARE(r.delta, s.mechanism.delta);
         // The default σ is the analytic Gaussian one for Δ = √2/(n·√(2π)·h).
         QCOMPARE(r.calibration, GaussianCalibration::Analytic);
         const double n = static_cast<double>(x.size());
         const double sensitivity =
             std::sqrt(2.0) / (n * std::sqrt(2 * std::numbers::pi) * r.bandwidth);
-        const double analytic =
-            *gaussianSigma({s.epsilon, s.delta, sensitivity, GaussianCalibration::Analytic});
+        const double analytic = *gaussianSigma(
+            {s.mechanism.epsilon, s.mechanism.delta, sensitivity, GaussianCalibration::Analytic});
         QVERIFY(std::abs(r.release.noiseScale - analytic) <= 1e-12 * analytic);
         // The grid is the data range ± 3h and the truth is core's KDE of the raw values.
         const auto [mn, mx] = std::minmax_element(x.begin(), x.end());
@@ -210,11 +210,11 @@ private Q_SLOTS:
         // by default) and the seed's σ scales like 1/ε.
         page->setCalibration(GaussianCalibration::Seed);
         QVERIFY(settle(page));
-        const double sd = closedFormSd(n, r.bandwidth, s.epsilon, s.delta);
+        const double sd = closedFormSd(n, r.bandwidth, s.mechanism.epsilon, s.mechanism.delta);
         QVERIFY(std::abs(page->result().release.noiseScale - sd) <= 1e-12 * sd);
         QVERIFY(page->infoText().contains(QStringLiteral("c(δ)·Δ/ε")));
         ExplorerState t = s;
-        t.epsilon = 0.5;
+        t.mechanism.epsilon = 0.5;
         QVERIFY(w.document()->apply(t, QStringLiteral("test")));
         QVERIFY(settle(page));
         QCOMPARE(page->result().epsilon, 0.5);
@@ -303,9 +303,9 @@ private Q_SLOTS:
 
         // A dataset without numeric columns (the seed 000 example: one text column 'bin').
         ExplorerState s = w.document()->state();
-        s.exampleId = QStringLiteral("seed000");
-        s.column.clear();
-        s.binning = BinningChoice::Auto;
+        s.data.exampleId = QStringLiteral("seed000");
+        s.data.column.clear();
+        s.data.binning.kind = BinningChoice::Auto;
         QSignalSpy ready(w.engine(), &ExplorerEngine::datasetReady);
         QVERIFY(w.document()->apply(s, QStringLiteral("test")));
         QVERIFY(ready.wait(kTimeoutMs) || !ready.isEmpty());
@@ -468,8 +468,8 @@ private Q_SLOTS:
                  qPrintable(page->messageText()));
         const auto started = runner->started();
         ExplorerState s = w.document()->state();
-        s.binning = BinningChoice::EqualWidth;
-        s.bins = 16;
+        s.data.binning.kind = BinningChoice::EqualWidth;
+        s.data.binning.bins = 16;
         QSignalSpy ready(w.engine(), &ExplorerEngine::datasetReady);
         QVERIFY(w.document()->apply(s, QStringLiteral("test")));
         QVERIFY(ready.wait(kTimeoutMs) || !ready.isEmpty());
@@ -478,7 +478,7 @@ private Q_SLOTS:
         QVERIFY(!runner->isRunning(QStringLiteral("kde")));
         QVERIFY(page->messageText().startsWith(QStringLiteral("Cancelled")));
         page->setBandwidthText(QStringLiteral("0.5"));
-        s.epsilon = 2;
+        s.mechanism.epsilon = 2;
         QVERIFY(w.document()->apply(s, QStringLiteral("test")));
         QVERIFY(settle(page));
         QVERIFY2(page->hasResult(), qPrintable(page->messageText()));

@@ -19,16 +19,16 @@
 
 #include "core/mechanisms/exponential_mechanism.h"
 #include "core/mechanisms/random_dp.h"
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
-#include "ui/widgets/epsilon_override.h"
-#include "ui/widgets/log_slider_field.h"
-#include "ui/main_window.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
-#include "ui/widgets/qcustomplot_include.h"
 #include "ui/tabs/more/rdp_page.h"
 #include "ui/tabs/more/select_page.h"
-#include "tests/ui/window_test_support.h"
+#include "ui/widgets/epsilon_override.h"
+#include "ui/widgets/log_slider_field.h"
+#include "ui/widgets/qcustomplot_include.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -52,12 +52,12 @@ bool waitUntil(const std::function<bool()>& done, int ms = 20000) {
 // The telemetry example in `bins` equal bins on [0, 24] h (n = 10 000).
 ExplorerState telemetry(int bins, double eps) {
     ExplorerState s;
-    s.exampleId = QStringLiteral("telemetry");
-    s.binning = BinningChoice::EqualWidth;
-    s.bins = bins;
-    s.rangeLo = 0;
-    s.rangeHi = 24;
-    s.epsilon = eps;
+    s.data.exampleId = QStringLiteral("telemetry");
+    s.data.binning.kind = BinningChoice::EqualWidth;
+    s.data.binning.bins = bins;
+    s.data.binning.rangeLo = 0;
+    s.data.binning.rangeHi = 24;
+    s.mechanism.epsilon = eps;
     return s;
 }
 
@@ -176,7 +176,7 @@ private Q_SLOTS:
         // The Monte Carlo is core's with the window's seed, and agrees with the closed form.
         MonteCarloOptions mc;
         mc.trials = 400;
-        mc.seed = w.document()->state().seed;
+        mc.seed = w.document()->state().mechanism.seed;
         auto ref = randomDpMonteCarlo(counts, RandomDpParams{1.0, 0.3}, mc);
         QVERIFY(ref);
         QCOMPARE(o.mc.meanRdpL1, ref->meanRdpL1);
@@ -195,7 +195,7 @@ private Q_SLOTS:
 
         // ε follows the window ...
         ExplorerState s = w.document()->state();
-        s.epsilon = 10;
+        s.mechanism.epsilon = 10;
         QVERIFY(w.document()->apply(s, QStringLiteral("test")));
         QVERIFY(waitUntil([&] { return !page->busy() && page->inputs().epsilon == 10; }));
         QVERIFY(std::abs(page->outcome().plan.scale - 2 / (n * 10)) < 1e-18);
@@ -207,7 +207,7 @@ private Q_SLOTS:
         Q_EMIT field->lineEdit()->editingFinished();
         QVERIFY(waitUntil([&] { return !page->busy() && page->inputs().epsilon == 0.01; }));
         QVERIFY(std::abs(page->outcome().plan.scale - 2 / (n * 0.01)) < 1e-15);
-        QCOMPARE(w.document()->state().epsilon, 10.0);  // the window keeps its ε
+        QCOMPARE(w.document()->state().mechanism.epsilon, 10.0);  // the window keeps its ε
 
         // A negative ε typed on the page is refused on the field; nothing is recomputed.
         field->lineEdit()->setText(QStringLiteral("-1"));
@@ -342,8 +342,8 @@ private Q_SLOTS:
 
         // The median under replace-one: Δu = 1, c = ε/2 (not monotone); utilities written out.
         ExplorerState s = w.document()->state();
-        s.neighbouring = Neighbouring::Replace;
-        s.epsilon = 10;
+        s.data.neighbouring = Neighbouring::Replace;
+        s.mechanism.epsilon = 10;
         QVERIFY(w.document()->apply(s, QStringLiteral("test")));
         page->taskControl()->setCurrentIndex(1);
         page->quantileControl()->setValue(0.5);

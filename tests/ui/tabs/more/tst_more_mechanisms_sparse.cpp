@@ -20,13 +20,13 @@
 
 #include "core/histogram/example_datasets.h"
 #include "core/mechanisms/sparse_histogram.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
-#include "ui/main_window.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
-#include "ui/widgets/qcustomplot_include.h"
 #include "ui/tabs/more/sparse_page.h"
 #include "ui/tabs/tradeoff_tab.h"
+#include "ui/widgets/qcustomplot_include.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -247,13 +247,13 @@ private Q_SLOTS:
         page->setTrials(200);
         QVERIFY(QTest::qWaitFor([page] { return page->hasResult() && !page->busy(); }, 30000));
         QCOMPARE(page->result().spec.data, SparsePage::Data::Window);
-        QCOMPARE(page->result().spec.params.epsilon, w.document()->state().epsilon);
+        QCOMPARE(page->result().spec.params.epsilon, w.document()->state().mechanism.epsilon);
         const auto& truth = w.engine()->dataset().histogram;
         QVERIFY(truth);
         QCOMPARE(page->result().counts, truth->counts());
 
         ExplorerState s = w.document()->state();
-        s.epsilon = 0.25;
+        s.mechanism.epsilon = 0.25;
         QVERIFY(w.document()->apply(s, QStringLiteral("test")));
         QVERIFY(QTest::qWaitFor(
             [page] {
@@ -340,14 +340,14 @@ private Q_SLOTS:
         w.resize(1520, 900);
         w.show();
         ExplorerState s = w.document()->state();
-        s.exampleId = QStringLiteral("edwards-like");
-        s.neighbouring = Neighbouring::Replace;
-        s.tradeoffConfigs = {QStringLiteral("laplace:clamp"), QStringLiteral("sparse:identity")};
-        s.tradeoffMetric = Metric::L1;
-        s.tradeoffEpsLo = 0.1;
-        s.tradeoffEpsHi = 10;
-        s.tradeoffPoints = 3;
-        s.epsilon = 0.3;  // the current-ε marker away from the points clicked at ε = 1
+        s.data.exampleId = QStringLiteral("edwards-like");
+        s.data.neighbouring = Neighbouring::Replace;
+        s.tradeoff.configs = {QStringLiteral("laplace:clamp"), QStringLiteral("sparse:identity")};
+        s.tradeoff.metric = Metric::L1;
+        s.tradeoff.epsLo = 0.1;
+        s.tradeoff.epsHi = 10;
+        s.tradeoff.points = 3;
+        s.mechanism.epsilon = 0.3;  // the current-ε marker away from the points clicked at ε = 1
         QVERIFY(w.document()->apply(s, QStringLiteral("test")));
         TradeoffTab* v = w.tradeoffView();
         QVERIFY(w.showTab(QStringLiteral("tradeoff")));

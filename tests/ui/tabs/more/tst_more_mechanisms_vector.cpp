@@ -19,15 +19,15 @@
 
 #include "core/choosing/risk.h"
 #include "core/mechanisms/vector_mechanisms.h"
+#include "tests/ui/window_test_support.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
 #include "ui/model/job_runner.h"
-#include "ui/main_window.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
-#include "ui/widgets/qcustomplot_include.h"
-#include "ui/tabs/risk_tab.h"
 #include "ui/tabs/more/vector_mean_page.h"
-#include "tests/ui/window_test_support.h"
+#include "ui/tabs/risk_tab.h"
+#include "ui/widgets/qcustomplot_include.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -135,7 +135,7 @@ private Q_SLOTS:
             p.population = MeanPopulation::FixedBias;
             p.bias = bias;
             p.trials = 300;
-            p.seed = w.document()->state().seed;
+            p.seed = w.document()->state().mechanism.seed;
             auto core = simulateMeanError(p);
             QVERIFY(core);
             QCOMPARE(points[i].second, core->total.mean);
@@ -224,7 +224,7 @@ private Q_SLOTS:
                          {VectorMechanismKind::KNorm, GaussianCalibration::Analytic}};
             p.population = MeanPopulation::UniformPrior;
             p.trials = 300;
-            p.seed = w.document()->state().seed;
+            p.seed = w.document()->state().mechanism.seed;
             auto core = simulateMeanError(p);
             QVERIFY(core);
             QCOMPARE(kpoints[i].second, core->total.mean);
@@ -245,7 +245,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         ExplorerState s = w.document()->state();
-        s.epsilon = 0.01;
+        s.mechanism.epsilon = 0.01;
         QVERIFY(applyAndWait(w, s));
         auto* page = qobject_cast<VectorMeanPage*>(
             w.moreMechanismsTab()->page(QStringLiteral("vector-mean")));
@@ -263,7 +263,7 @@ private Q_SLOTS:
         QVERIFY(top > 1e6);
         QVERIFY(page->plot()->yAxis->range().upper >= top);
         QVERIFY(page->detailsText().contains(QStringLiteral("noise drowns the mean")));
-        s.epsilon = 2;
+        s.mechanism.epsilon = 2;
         QVERIFY(applyAndWait(w, s));
         QVERIFY(waitIdle(page));
         QCOMPARE(page->result().spec.epsilon, 2.0);
@@ -350,7 +350,8 @@ private Q_SLOTS:
                  qPrintable(page->statusText()));
         QCOMPARE(page->result().curves.front().points.front().total.mean, before);
         ExplorerState s = w.document()->state();
-        s.bins = s.bins + 1;  // a context update that does not change the page's inputs
+        s.data.binning.bins =
+            s.data.binning.bins + 1;  // a context update that does not change the page's inputs
         QVERIFY(applyAndWait(w, s));
         QVERIFY(!page->busy());
         field(page, "vmTrials")->setText(QStringLiteral("50"));
@@ -365,8 +366,8 @@ private Q_SLOTS:
         w.resize(1500, 900);
         w.show();
         ExplorerState s = w.document()->state();
-        s.epsilon = 4;
-        s.tab = QStringLiteral("risk");
+        s.mechanism.epsilon = 4;
+        s.view.tab = QStringLiteral("risk");
         QVERIFY(applyAndWait(w, s));
         RiskTab* risk = w.riskView();
         risk->tracingRecordsSpin()->setValue(50);
@@ -417,7 +418,7 @@ private Q_SLOTS:
         QVERIFY2(aucs[1] > aucs[0] + 0.01, qPrintable(QString::number(aucs[1] - aucs[0])));
         QVERIFY2(aucs[0] > aucs[2] + 0.01, qPrintable(QString::number(aucs[0] - aucs[2])));
         // Changing ε clears the ROC (it would no longer match the drawn region).
-        s.epsilon = 3;
+        s.mechanism.epsilon = 3;
         QVERIFY(applyAndWait(w, s));
         QVERIFY(!risk->hasTracingRoc());
     }
