@@ -3,7 +3,8 @@
 //  * lp-single:  one solve, WH + CM, uniform weights, for every --n × --loss, with and without the
 //                symmetry reduction (the full LP is the one scipy_count_lp.py hands to HiGHS);
 //  * lp-sweep:   the same LP for ε = --sweep-from, +step, ... (--sweep-points values) at --sweep-n,
-//                warm-started (designCountMechanismSweep) and cold (one designCountMechanism per ε);
+//                warm-started (designCountMechanismSweep) and cold (one designCountMechanism per
+//                ε);
 //  * lp-large:   one solve at --large-n (symmetry reduction on);
 //  * closed:     GM, EM and UM built for --closed-n people (median of --reps).
 // Times are wall-clock seconds of the library call, including building the LP and the repair.
@@ -87,7 +88,8 @@ int main(int argc, char** argv) {
     if (points > 0) {
         std::vector<double> epsilons;
         for (std::size_t k = 0; k < points; ++k) {
-            epsilons.push_back(o.real("sweep-from") + static_cast<double>(k) * o.real("sweep-step"));
+            epsilons.push_back(o.real("sweep-from") +
+                               static_cast<double>(k) * o.real("sweep-step"));
         }
         const CountLpSpec s = specFor(sweepN, epsilons.front(), "l0", true);
         auto start = std::chrono::steady_clock::now();
@@ -101,9 +103,10 @@ int main(int argc, char** argv) {
         for (std::size_t k = 0; k < warm->size(); ++k) {
             const auto& r = (*warm)[k];
             iterations += r.iterations;
-            std::printf("# sweep eps=%.3f status=%s objective=%.10f iterations=%d simplex_s=%.4f%s\n",
-                        epsilons[k], dpx::lpStatusName(r.status), r.objective, r.iterations,
-                        r.seconds, r.warmStarted ? " warm" : " cold");
+            std::printf(
+                "# sweep eps=%.3f status=%s objective=%.10f iterations=%d simplex_s=%.4f%s\n",
+                epsilons[k], dpx::lpStatusName(r.status), r.objective, r.iterations, r.seconds,
+                r.warmStarted ? " warm" : " cold");
         }
         std::printf("RESULT case=lp-sweep mode=warm n=%d points=%zu seconds=%.4f iterations=%d\n",
                     sweepN, points, warmSeconds, iterations);

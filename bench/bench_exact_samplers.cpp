@@ -1,9 +1,10 @@
-// Exact release samplers (issue #8): draws per second of each sampler in core/release/exact_samplers.h at a
-// few scales, with bits from the OS CSPRNG (ReleaseRandomness, getrandom) as a release uses them,
-// plus the raw rate of ReleaseRandomness::next64. Every case draws --draws values per run (one
-// continuous stream, as the release entry points do); the figure is the median of --reps runs.
-// A RESULT line per case: name, draws/s, mean 64-bit words read per draw (bits used ÷ 64, counted
-// through a wrapper), and the sample mean and variance as a sanity check against the law.
+// Exact release samplers (issue #8): draws per second of each sampler in
+// core/release/exact_samplers.h at a few scales, with bits from the OS CSPRNG (ReleaseRandomness,
+// getrandom) as a release uses them, plus the raw rate of ReleaseRandomness::next64. Every case
+// draws --draws values per run (one continuous stream, as the release entry points do); the figure
+// is the median of --reps runs. A RESULT line per case: name, draws/s, mean 64-bit words read per
+// draw (bits used ÷ 64, counted through a wrapper), and the sample mean and variance as a sanity
+// check against the law.
 #include <cmath>
 #include <cstdio>
 #include <string>

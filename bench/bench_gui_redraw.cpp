@@ -10,8 +10,8 @@
 //             JobRunner posts to itself, seen by an event filter on the runner), so
 //             worker = deliver − applied includes any wait for a free pool thread;
 //   shown     MainWindow::releaseShown: showRelease() has handed the release to every view, on
-//             every tab. Views replot through replotWhenVisible() (ui/widgets/plot_refresh.h): a plot
-//             on the current tab replots now — HistogramTab and ErrorsTab with QCustomPlot's
+//             every tab. Views replot through replotWhenVisible() (ui/widgets/plot_refresh.h): a
+//             plot on the current tab replots now — HistogramTab and ErrorsTab with QCustomPlot's
 //             default priority (layers drawn into the paint buffers, then a synchronous repaint
 //             of the widget inside replot()), MatrixTab's heatmap, profile and noise plots with
 //             rpQueuedReplot (a replot queued for the next event-loop pass) — and a plot on a
@@ -75,12 +75,12 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
-#include "ui/tabs/errors_tab.h"
 #include "ui/model/explorer_state.h"
+#include "ui/tabs/errors_tab.h"
 #include "ui/tabs/histogram_tab.h"
-#include "ui/main_window.h"
 #include "ui/tabs/matrix/matrix_tab.h"
 #include "ui/widgets/qcustomplot_include.h"
 
@@ -129,8 +129,9 @@ public:
         for (int p = 0; p < kPlots; ++p) {
             QCustomPlot* plot = plots_[static_cast<std::size_t>(p)];
             plot->installEventFilter(this);
-            QObject::connect(plot, &QCustomPlot::beforeReplot, this,
-                             [this, p] { replotStart_[static_cast<std::size_t>(p)] = Clock::now(); });
+            QObject::connect(plot, &QCustomPlot::beforeReplot, this, [this, p] {
+                replotStart_[static_cast<std::size_t>(p)] = Clock::now();
+            });
             QObject::connect(plot, &QCustomPlot::afterReplot, this, [this, p] {
                 const auto k = static_cast<std::size_t>(p);
                 lastReplotEnd_[k] = Clock::now();
@@ -469,11 +470,12 @@ int main(int argc, char** argv) {
             }
         }
         const int n = r.matrix ? static_cast<int>(r.matrix->people()) : 0;
-        std::printf("# scenario %s: %lld rows, %zu bins, largest bin %g, %s, exact expected "
-                    "cells %d of %zu\n",
-                    sc.name.c_str(), static_cast<long long>(w.engine()->dataset().rows),
-                    r.truth.size(), largest, qPrintable(r.mechanismTitle), exactCells,
-                    r.expected.size() * (r.expected.empty() ? 0 : r.expected[0].size()));
+        std::printf(
+            "# scenario %s: %lld rows, %zu bins, largest bin %g, %s, exact expected "
+            "cells %d of %zu\n",
+            sc.name.c_str(), static_cast<long long>(w.engine()->dataset().rows), r.truth.size(),
+            largest, qPrintable(r.mechanismTitle), exactCells,
+            r.expected.size() * (r.expected.empty() ? 0 : r.expected[0].size()));
         std::fflush(stdout);
 
         for (const std::string& mode : o.list("modes")) {
@@ -482,9 +484,9 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "unknown mode '%s'\n", mode.c_str());
                 return 2;
             }
-            w.engine()->setLongTrials(quiet ? static_cast<std::uint64_t>(
-                                                  o.integer("quiet-long-trials"))
-                                            : dpx::ui::ExplorerEngine::kLongTrials);
+            w.engine()->setLongTrials(
+                quiet ? static_cast<std::uint64_t>(o.integer("quiet-long-trials"))
+                      : dpx::ui::ExplorerEngine::kLongTrials);
             for (const std::string& tab : o.list("tabs")) {
                 if (!w.showTab(QString::fromStdString(tab))) {
                     std::fprintf(stderr, "unknown tab '%s'\n", tab.c_str());
@@ -557,19 +559,19 @@ int main(int argc, char** argv) {
                     return v;
                 };
                 const auto total = column([](const Sample& x) { return x.total; });
-                std::printf("RESULT case=gui-redraw scenario=%s tab=%s mc=%s median_ms=%.3f "
-                            "p90_ms=%.3f changes=%zu min_ms=%.3f max_ms=%.3f bins=%zu n=%d "
-                            "visible_ms=%.3f apply_ms=%.3f worker_ms=%.3f worker_p90_ms=%.3f "
-                            "gui_ms=%.3f paint_ms=%.3f",
-                            sc.name.c_str(), tab.c_str(), mode.c_str(), median(total),
-                            quantile(total, 0.9), samples.size(), quantile(total, 0),
-                            quantile(total, 1), r.truth.size(), n,
-                            median(column([](const Sample& x) { return x.visible; })),
-                            median(column([](const Sample& x) { return x.apply; })),
-                            median(column([](const Sample& x) { return x.worker; })),
-                            quantile(column([](const Sample& x) { return x.worker; }), 0.9),
-                            median(column([](const Sample& x) { return x.gui; })),
-                            median(column([](const Sample& x) { return x.paint; })));
+                std::printf(
+                    "RESULT case=gui-redraw scenario=%s tab=%s mc=%s median_ms=%.3f "
+                    "p90_ms=%.3f changes=%zu min_ms=%.3f max_ms=%.3f bins=%zu n=%d "
+                    "visible_ms=%.3f apply_ms=%.3f worker_ms=%.3f worker_p90_ms=%.3f "
+                    "gui_ms=%.3f paint_ms=%.3f",
+                    sc.name.c_str(), tab.c_str(), mode.c_str(), median(total), quantile(total, 0.9),
+                    samples.size(), quantile(total, 0), quantile(total, 1), r.truth.size(), n,
+                    median(column([](const Sample& x) { return x.visible; })),
+                    median(column([](const Sample& x) { return x.apply; })),
+                    median(column([](const Sample& x) { return x.worker; })),
+                    quantile(column([](const Sample& x) { return x.worker; }), 0.9),
+                    median(column([](const Sample& x) { return x.gui; })),
+                    median(column([](const Sample& x) { return x.paint; })));
                 for (int p = 0; p < kPlots; ++p) {
                     const auto q = static_cast<std::size_t>(p);
                     const auto count = column([q](const Sample& x) { return x.replots[q]; });
@@ -601,18 +603,19 @@ int main(int argc, char** argv) {
                 for (const Sample& x : samples) {
                     inFlightMean += x.inFlight / static_cast<double>(samples.size());
                 }
-                std::printf(" fallback=%d mc_busy_at_change=%d jobs_in_flight_at_change=%.2f "
-                            "mc_in_window=%d timeouts=%d load=%s,%s\n",
-                            fallbacks, mcBusyAtChange, inFlightMean, mcInWindow, timeouts,
-                            loadStart.c_str(), loadAverage().c_str());
+                std::printf(
+                    " fallback=%d mc_busy_at_change=%d jobs_in_flight_at_change=%.2f "
+                    "mc_in_window=%d timeouts=%d load=%s,%s\n",
+                    fallbacks, mcBusyAtChange, inFlightMean, mcInWindow, timeouts,
+                    loadStart.c_str(), loadAverage().c_str());
                 std::fflush(stdout);
                 failures += timeouts > 0 ? 1 : 0;
 
                 // The cost moved to the tab switch: after an ε change on `tab`, the other tabs'
                 // plots are stale and replot when shown. Time showTab(other) → its visible plots
                 // painted, then go back.
-                for (const std::string& other : {std::string("histogram"), std::string("matrix"),
-                                                 std::string("errors")}) {
+                for (const std::string& other :
+                     {std::string("histogram"), std::string("matrix"), std::string("errors")}) {
                     if (other == tab || switches <= 0) {
                         continue;
                     }
@@ -645,11 +648,11 @@ int main(int argc, char** argv) {
                         w.showTab(QString::fromStdString(tab));
                         (void)probe.flushRedraw(timeoutMs);
                     }
-                    std::printf("RESULT case=gui-tab-switch scenario=%s from=%s to=%s mc=%s "
-                                "median_ms=%.3f max_ms=%.3f switches=%zu fallback=%d\n",
-                                sc.name.c_str(), tab.c_str(), other.c_str(), mode.c_str(),
-                                median(sw), sw.empty() ? 0.0 : quantile(sw, 1), sw.size(),
-                                switchFallbacks);
+                    std::printf(
+                        "RESULT case=gui-tab-switch scenario=%s from=%s to=%s mc=%s "
+                        "median_ms=%.3f max_ms=%.3f switches=%zu fallback=%d\n",
+                        sc.name.c_str(), tab.c_str(), other.c_str(), mode.c_str(), median(sw),
+                        sw.empty() ? 0.0 : quantile(sw, 1), sw.size(), switchFallbacks);
                     std::fflush(stdout);
                 }
             }

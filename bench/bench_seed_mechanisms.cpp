@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "core/base/simulation_rng.h"
 #include "core/histogram/example_datasets.h"
 #include "core/mechanisms/functional_kde.h"
-#include "core/base/simulation_rng.h"
 #include "core/mechanisms/sparse_histogram.h"
 
 namespace {

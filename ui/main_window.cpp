@@ -38,7 +38,6 @@
 #include "ui/tabs/budget_tab.h"
 #include "ui/tabs/errors_tab.h"
 #include "ui/tabs/histogram_tab.h"
-#include "ui/release/known_ledgers.h"
 #include "ui/tabs/ldp/ldp_experiment_page.h"
 #include "ui/tabs/ldp/ldp_experiment_tab.h"
 #include "ui/tabs/matrix/matrix_tab.h"

@@ -32,16 +32,16 @@ const std::vector<Command> kCommands{
     {"estimate", cmdEstimate, R"(
   dpx estimate --counts LIST --estimator identity|clamp|resize|noisefirst
                [--epsilon E] [--mechanism laplace|geometric|gaussian] [--sensitivity S]
-               [--delta D] [--calibration classic|seed|analytic])"},
+               [--delta D] [--calibration classic|hall|analytic])"},
     {"expected-error", cmdExpectedError, R"(
   dpx expected-error --counts LIST --mechanism laplace|geometric|gaussian --epsilon E
                --estimator NAME --metric sse|l1|linf|w1 [--scale counts|frequencies]
                [--method exact|monte-carlo] [--trials N] [--seed S] [--threads T]
-               [--delta D] [--calibration classic|seed|analytic]
+               [--delta D] [--calibration classic|hall|analytic]
                [--neighbouring add-remove|replace] [--max-bins M] [--max-per-bin C]
                [--edges e0,e1,...])"},
     {"sigma", cmdSigma, R"(
-  dpx sigma --epsilon E --delta D --sensitivity S [--calibration classic|seed|analytic])"},
+  dpx sigma --epsilon E --delta D --sensitivity S [--calibration classic|hall|analytic])"},
     {"matrix", cmdMatrix, R"(
   dpx matrix --mechanism geometric|explicit-fair|uniform|randomized-response|laplace|gaussian|
                          grr|optimal
@@ -129,7 +129,7 @@ const std::vector<Command> kCommands{
     {"mean", cmdMean, R"(
   dpx mean --n N --d D --epsilon E --delta D
            [--mechanism gaussian|gaussian-printed|laplace|knorm|all (default all)]
-           [--calibration analytic|seed|classic (gaussian)] [--population bias|uniform-prior]
+           [--calibration analytic|hall|classic (gaussian)] [--population bias|uniform-prior]
            [--bias B (each coordinate's mean, −1…1; default 0)] [--trials T (1000)] [--seed S])"},
     {"kde", cmdKde, R"(
   dpx kde (--data FILE --column C --bandwidth H --epsilon E --delta D | --example fig32)

@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
-#include "core/estimators/estimator.h"
 #include "core/accuracy/expected_error.h"
 #include "core/base/partial_moments.h"
+#include "core/estimators/estimator.h"
 
 namespace dpx {
 
@@ -134,15 +134,15 @@ Integral expectedMaxAbs(const NoiseDistribution& d, EstimatorKind est, std::vect
     for (std::size_t i = 0; i + 1 < points.size(); ++i) {
         const double a = points[i];
         const double b = points[i + 1];
-        const double bound = std::isinf(b) ? 2 * n * partialMoment(d, 1, a, kInf)
-                                           : tail(a) * (b - a);
+        const double bound =
+            std::isinf(b) ? 2 * n * partialMoment(d, 1, a, kInf) : tail(a) * (b - a);
         if (r.value > 0 && bound <= 1e-3 * tolerance * r.value) {
             r.error += bound;
             continue;
         }
         double err = 0;
-        r.value += boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
-            tail, a, b, 15, tolerance, &err);
+        r.value += boost::math::quadrature::gauss_kronrod<double, 31>::integrate(tail, a, b, 15,
+                                                                                 tolerance, &err);
         r.error += err;
     }
     r.error = std::max(r.error, tolerance * std::abs(r.value));

@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "core/estimators/estimator.h"
-#include "core/base/expected.h"
 #include "core/accuracy/metrics.h"
+#include "core/base/expected.h"
 #include "core/base/noise_distribution.h"
 #include "core/base/stop_token.h"
+#include "core/estimators/estimator.h"
 
 namespace dpx {
 

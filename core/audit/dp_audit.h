@@ -40,9 +40,9 @@
 #include <vector>
 
 #include "core/base/expected.h"
-#include "core/release/release_rng.h"
 #include "core/base/simulation_rng.h"
 #include "core/base/stop_token.h"
+#include "core/release/release_rng.h"
 
 namespace dpx {
 
@@ -62,8 +62,8 @@ Expected<double> clopperPearsonUpper(std::uint64_t k, std::uint64_t n, double al
 
 // The randomness an audited mechanism draws from: one seeded xoshiro256** stream (SimulationRng)
 // per input, usable both as a SimulationRng (floating-point mechanisms) and as RandomBits (the
-// exact samplers of core/release/exact_samplers.h). NOT DIFFERENTIALLY PRIVATE: the seed fixes every
-// output, which is what makes an audit reproducible. The release entry points take
+// exact samplers of core/release/exact_samplers.h). NOT DIFFERENTIALLY PRIVATE: the seed fixes
+// every output, which is what makes an audit reproducible. The release entry points take
 // ReleaseRandomness& only, so this type cannot reach a release.
 class AuditRandomness final : public RandomBits {
 public:

@@ -125,8 +125,7 @@ std::uint64_t binomialBtrs(SimulationRng& rng, std::uint64_t n, double p) {
 }
 
 std::uint64_t binomialSmallP(SimulationRng& rng, std::uint64_t n, double p) {
-    return static_cast<double>(n) * p < 10 ? binomialInversion(rng, n, p)
-                                           : binomialBtrs(rng, n, p);
+    return static_cast<double>(n) * p < 10 ? binomialInversion(rng, n, p) : binomialBtrs(rng, n, p);
 }
 
 }  // namespace

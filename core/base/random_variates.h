@@ -30,8 +30,8 @@ std::uint64_t uniformInt(SimulationRng& rng, std::uint64_t k);
 std::uint64_t binomial(SimulationRng& rng, std::uint64_t n, double p);
 
 // Multinomial(n; probs / Σprobs) into out (same size as probs) by conditional binomials:
-// out[i] = Bin(n − Σ_{j<i} out[j], probs[i] / Σ_{j≥i} probs[j]). probs need not sum to 1 but must be
-// finite, ≥ 0 and not all 0; n ≤ 2^62 (std::invalid_argument otherwise). O(size) binomial draws.
+// out[i] = Bin(n − Σ_{j<i} out[j], probs[i] / Σ_{j≥i} probs[j]). probs need not sum to 1 but must
+// be finite, ≥ 0 and not all 0; n ≤ 2^62 (std::invalid_argument otherwise). O(size) binomial draws.
 void multinomial(SimulationRng& rng, std::uint64_t n, std::span<const double> probs,
                  std::span<std::uint64_t> out);
 

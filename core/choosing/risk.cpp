@@ -7,9 +7,9 @@
 #include <limits>
 #include <optional>
 
-#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/base/simulation_rng.h"
 #include "core/base/validation.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 
 namespace dpx {
 
@@ -144,7 +144,7 @@ Expected<double> posteriorGivenAccusation(double prior, const PrivacyLevel& leve
 }
 
 Expected<std::vector<XYPoint>> posteriorOverPrior(const PrivacyLevel& level, std::size_t points,
-                                                     double slack) {
+                                                  double slack) {
     if (auto s = validatePoints(points); !s) {
         return s.error();
     }
@@ -162,8 +162,8 @@ Expected<std::vector<XYPoint>> posteriorOverPrior(const PrivacyLevel& level, std
 }
 
 Expected<std::vector<XYPoint>> posteriorOverEpsilon(double prior, double delta,
-                                                       const std::vector<double>& epsilons,
-                                                       double slack) {
+                                                    const std::vector<double>& epsilons,
+                                                    double slack) {
     if (epsilons.empty()) {
         return Error{"no ε values given"};
     }
@@ -179,15 +179,13 @@ Expected<std::vector<XYPoint>> posteriorOverEpsilon(double prior, double delta,
     return out;
 }
 
-
 double tradeoffEpsDelta(double epsilon, double delta, double alpha) {
     const double a = 1 - delta - std::exp(epsilon) * alpha;
     const double b = std::exp(-epsilon) * (1 - delta - alpha);
     return std::max({0.0, a, b});
 }
 
-Expected<std::vector<XYPoint>> testRegionBoundary(const PrivacyLevel& level,
-                                                     std::size_t points) {
+Expected<std::vector<XYPoint>> testRegionBoundary(const PrivacyLevel& level, std::size_t points) {
     if (auto s = level.validate(); !s) {
         return s.error();
     }

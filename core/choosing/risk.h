@@ -96,11 +96,11 @@ Expected<double> posteriorGivenAccusation(double prior, const PrivacyLevel& leve
 // posteriorBound over `points` ≥ 2 priors evenly spaced in the open interval (0, 1):
 // p_i = (i + 1)/(points + 1); y = bound.posterior.
 Expected<std::vector<XYPoint>> posteriorOverPrior(const PrivacyLevel& level, std::size_t points,
-                                                     double slack = kDefaultPosteriorSlack);
+                                                  double slack = kDefaultPosteriorSlack);
 // posteriorBound for fixed p and δ over the given ε values (x = ε).
 Expected<std::vector<XYPoint>> posteriorOverEpsilon(double prior, double delta,
-                                                       const std::vector<double>& epsilons,
-                                                       double slack = kDefaultPosteriorSlack);
+                                                    const std::vector<double>& epsilons,
+                                                    double slack = kDefaultPosteriorSlack);
 
 // Log-spaced ε grids: dpx::logSpaced in core/base/validation.h.
 
@@ -171,9 +171,9 @@ struct TracingAttackParams {
     std::size_t trials = 20;             // independent datasets (fresh μ, X, noise)
     std::size_t candidatesPerTrial = 0;  // members (and as many non-members) per dataset; 0 = n
     std::uint64_t seed = 1;
-    // The noise of the release (issue #9, core/mechanisms/vector_mechanisms.h), calibrated to (ε, δ) with
-    // n and d. The default (Gaussian, analytic) is the release described above; Laplace and K-norm
-    // are pure ε-DP (δ is then still validated but unused).
+    // The noise of the release (issue #9, core/mechanisms/vector_mechanisms.h), calibrated to (ε,
+    // δ) with n and d. The default (Gaussian, analytic) is the release described above; Laplace and
+    // K-norm are pure ε-DP (δ is then still validated but unused).
     VectorMechanismSpec mechanism{};
     Status validate() const;
 };

@@ -5,11 +5,11 @@
 #include <numbers>
 #include <utility>
 
+#include "core/base/simulation_rng.h"
+#include "core/base/validation.h"
 #include "core/mechanisms/gaussian_mechanism.h"
 #include "core/mechanisms/geometric_mechanism.h"
 #include "core/mechanisms/laplace_mechanism.h"
-#include "core/base/simulation_rng.h"
-#include "core/base/validation.h"
 
 namespace dpx {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/count/count_mechanism.h"
 #include "core/base/expected.h"
 #include "core/base/noise_distribution.h"
+#include "core/count/count_mechanism.h"
 
 namespace dpx {
 

@@ -52,10 +52,11 @@ double objectiveOf(const CountLpSpec& s, const std::vector<double>& w, const std
     return s.aggregate == LpAggregate::Sum ? sum : worst;
 }
 
-// The LP in triplet form, built in one go. Variables are the cells P[i][j] (flat index k = i·m + j);
-// with the symmetry reduction a cell and its mirror m²−1−k share the variable min(k, m²−1−k), rows
-// are merged accordingly and rows that become duplicates are dropped. Row and column order depend
-// only on (n, cost, constraints, symmetry), never on ε, so a basis carries over between ε values.
+// The LP in triplet form, built in one go. Variables are the cells P[i][j] (flat index k = i·m +
+// j); with the symmetry reduction a cell and its mirror m²−1−k share the variable min(k, m²−1−k),
+// rows are merged accordingly and rows that become duplicates are dropped. Row and column order
+// depend only on (n, cost, constraints, symmetry), never on ε, so a basis carries over between ε
+// values.
 class Formulation {
 public:
     Formulation(std::size_t m, bool symmetric) : m_(m), symmetric_(symmetric) {
@@ -113,7 +114,7 @@ public:
 
 private:
     bool isDuplicate(double lo, double hi, const std::vector<std::pair<int, double>>& terms) {
-        std::uint64_t h = std::hash<double>{}(lo) ^ (std::hash<double>{}(hi) * 31);
+        std::uint64_t h = std::hash<double>{}(lo) ^ (std::hash<double>{}(hi)*31);
         for (const auto& [c, v] : terms) {
             h = h * 1000003u ^ static_cast<std::uint64_t>(c);
             h = h * 1000003u ^ std::hash<double>{}(v);
@@ -344,8 +345,7 @@ LpData buildLp(const CountLpSpec& spec, const std::vector<double>& w, double alp
                 }
             }
             // S holds by construction under the reduction (the rows would be 0 = 0).
-            if (has(CountProperty::Symmetric) && !symmetric &&
-                i * m + j < (n - i) * m + (n - j)) {
+            if (has(CountProperty::Symmetric) && !symmetric && i * m + j < (n - i) * m + (n - j)) {
                 f.addDifference(i, j, n - i, n - j, 1, true);
             }
         }
@@ -436,7 +436,8 @@ CountLpResult solveOnce(const CountLpSpec& spec, const std::vector<double>& w, d
     model.setPrimalTolerance(1e-10);
     const auto start = std::chrono::steady_clock::now();
     model.dual();  // dual simplex: faster here than primal (2x), barrier or CLP's automatic choice
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.iterations = model.numberIterations();
     switch (model.status()) {
         case 0:
@@ -549,9 +550,10 @@ Expected<CountLpResult> designCountMechanism(const CountLpSpec& spec, std::stop_
     return solveOnce(spec, w, spec.epsilon, symmetric, basis, stop);
 }
 
-Expected<std::vector<CountLpResult>> designCountMechanismSweep(
-    const CountLpSpec& spec, const std::vector<double>& epsilons, std::stop_token stop,
-    const LpSweepProgress& progress) {
+Expected<std::vector<CountLpResult>> designCountMechanismSweep(const CountLpSpec& spec,
+                                                               const std::vector<double>& epsilons,
+                                                               std::stop_token stop,
+                                                               const LpSweepProgress& progress) {
     if (epsilons.empty()) {
         return Error{"an ε sweep needs at least one ε value"};
     }

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/count/count_mechanism.h"
 #include "core/base/expected.h"
+#include "core/count/count_mechanism.h"
 
 namespace dpx {
 
@@ -86,8 +86,8 @@ Expected<CountLpResult> designCountMechanism(const CountLpSpec& spec, std::stop_
 // The LP has the same rows and columns for every ε (only the ratio coefficients α change), so each
 // solve after the first starts from the optimal basis of the previous one. The values are solved
 // from the largest ε down, whatever their order in `epsilons`: a large ε is a cheap cold solve and
-// each step towards a smaller ε then needs a few hundred iterations (n = 100, WH + CM, ε = 2 ... 0.1
-// in steps of 0.1: 7.7k iterations in all, against 11k for the single cold solve at ε = 0.1).
+// each step towards a smaller ε then needs a few hundred iterations (n = 100, WH + CM, ε = 2 ...
+// 0.1 in steps of 0.1: 7.7k iterations in all, against 11k for the single cold solve at ε = 0.1).
 // Results come back in the order of `epsilons`. A solve that does not end optimal does not pass
 // its basis on. `progress(done, total)` is called after each solve (from the calling thread);
 // after `stop` fires, the values not yet solved are reported with status Cancelled.

@@ -1,15 +1,15 @@
-// Reading and writing count-query mechanism matrices (core/count/count_mechanism.h) as text: CSV and a
-// minimal JSON form. Row i of the file is output i, so P[i][j] is line i+1, field j+1 of the CSV
-// and matrix[i][j] of the JSON. No library: the JSON reader is a small strict parser for exactly
-// the shape {"matrix": [[...], [...], ...]}.
+// Reading and writing count-query mechanism matrices (core/count/count_mechanism.h) as text: CSV
+// and a minimal JSON form. Row i of the file is output i, so P[i][j] is line i+1, field j+1 of the
+// CSV and matrix[i][j] of the JSON. No library: the JSON reader is a small strict parser for
+// exactly the shape {"matrix": [[...], [...], ...]}.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/count/count_mechanism.h"
 #include "core/base/expected.h"
+#include "core/count/count_mechanism.h"
 
 namespace dpx {
 

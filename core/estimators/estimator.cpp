@@ -2,10 +2,10 @@
 
 #include <cmath>
 
+#include "core/base/validation.h"
 #include "core/estimators/clamp_estimator.h"
 #include "core/estimators/noisefirst_estimator.h"
 #include "core/estimators/resize_estimator.h"
-#include "core/base/validation.h"
 
 namespace dpx {
 

@@ -297,7 +297,8 @@ Expected<DataTable> DataTable::create(std::vector<DataColumn> columns) {
             for (std::size_t r = 0; r < rows; ++r) {
                 if (std::isinf(c.numbers()[r])) {
                     return Error{"column " + quoted(c.name()) + " holds an infinite value in row " +
-                                 groupThousands(r + 1) + "; values must be finite (NaN marks missing)"};
+                                 groupThousands(r + 1) +
+                                 "; values must be finite (NaN marks missing)"};
                 }
             }
         }
@@ -463,8 +464,8 @@ Status Binning::validate() const {
     switch (kind) {
         case BinningKind::EqualWidth:
             if (bins < 1 || bins > kMaxBins) {
-                return Error{"the number of bins must be between 1 and " + groupThousands(kMaxBins) +
-                             ", got " + groupThousands(bins)};
+                return Error{"the number of bins must be between 1 and " +
+                             groupThousands(kMaxBins) + ", got " + groupThousands(bins)};
             }
             if (!std::isfinite(lo) || !std::isfinite(hi)) {
                 return Error{"the bin range [" + formatShortest(lo) + ", " + formatShortest(hi) +
@@ -490,14 +491,16 @@ Status Binning::validate() const {
                              " is empty: the lower end must not be above the upper end"};
             }
             if (width < 1) {
-                return Error{"the width of integer bins must be at least 1, got " + groupThousands(width)};
+                return Error{"the width of integer bins must be at least 1, got " +
+                             groupThousands(width)};
             }
             const auto span = static_cast<std::int64_t>(hi) - static_cast<std::int64_t>(lo) + 1;
             const std::int64_t nb = span / width + (span % width != 0 ? 1 : 0);
             if (nb > kMaxBins) {
                 return Error{"integer bins from " + formatShortest(lo) + " to " +
-                             formatShortest(hi) + " in steps of " + groupThousands(width) + " make " +
-                             groupThousands(nb) + " bins; at most " + groupThousands(kMaxBins) +
+                             formatShortest(hi) + " in steps of " + groupThousands(width) +
+                             " make " + groupThousands(nb) + " bins; at most " +
+                             groupThousands(kMaxBins) +
                              " are allowed (use a larger width or equal-width bins)"};
             }
             return okStatus();
@@ -563,10 +566,11 @@ std::string Binning::describe() const {
                                                         : ", values outside dropped");
         }
         case BinningKind::Integer: {
-            std::string s = width == 1 ? "one bin per whole number from " + formatShortest(lo) +
-                                             " to " + formatShortest(hi)
-                                       : "whole numbers from " + formatShortest(lo) + " to " +
-                                             formatShortest(hi) + " in groups of " + groupThousands(width);
+            std::string s = width == 1
+                                ? "one bin per whole number from " + formatShortest(lo) + " to " +
+                                      formatShortest(hi)
+                                : "whole numbers from " + formatShortest(lo) + " to " +
+                                      formatShortest(hi) + " in groups of " + groupThousands(width);
             return s + (outOfRange == OutOfRange::Clamp ? ", values outside counted in the end bins"
                                                         : ", values outside dropped");
         }

@@ -12,8 +12,8 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "core/histogram/dataset.h"
 #include "core/base/validation.h"
+#include "core/histogram/dataset.h"
 
 namespace dpx {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/ldp/protocols.h"
-#include "core/ldp/marginals.h"
 #include "core/choosing/tradeoff.h"
+#include "core/ldp/marginals.h"
+#include "core/ldp/protocols.h"
 
 namespace dpx::ldp {
 
@@ -24,16 +24,19 @@ double normalCdf(double z) {
 
 const char* telemetryShapeName(TelemetryShape s) {
     switch (s) {
-    case TelemetryShape::TruncatedNormal: return "normal";
-    case TelemetryShape::Uniform: return "uniform";
-    case TelemetryShape::Constant: return "constant";
+        case TelemetryShape::TruncatedNormal:
+            return "normal";
+        case TelemetryShape::Uniform:
+            return "uniform";
+        case TelemetryShape::Constant:
+            return "constant";
     }
     return "?";
 }
 
 Expected<TelemetryShape> telemetryShapeFromName(const std::string& name) {
-    for (auto s : {TelemetryShape::TruncatedNormal, TelemetryShape::Uniform,
-                   TelemetryShape::Constant}) {
+    for (auto s :
+         {TelemetryShape::TruncatedNormal, TelemetryShape::Uniform, TelemetryShape::Constant}) {
         if (name == telemetryShapeName(s)) {
             return s;
         }
@@ -48,24 +51,26 @@ Expected<std::vector<double>> telemetryShapeProbabilities(TelemetryShape s, std:
     std::vector<double> p(buckets, 0);
     const double width = kHours / static_cast<double>(buckets);
     switch (s) {
-    case TelemetryShape::Uniform: std::fill(p.begin(), p.end(), 1 / static_cast<double>(buckets)); break;
-    case TelemetryShape::Constant:
-        // The bucket containing 12 h, ⌊k/2⌋: for even k 12 h is the lower edge of bucket k/2,
-        // for odd k the centre of bucket (k−1)/2. Integer arithmetic: 12/(24/k) rounds below
-        // k/2 for some k (k = 118 gives 58.999…).
-        p[buckets / 2] = 1;
-        break;
-    case TelemetryShape::TruncatedNormal: {
-        const double mass = normalCdf(3) - normalCdf(-3);
-        for (std::size_t b = 0; b < buckets; ++b) {
-            const double lo = width * static_cast<double>(b);
-            const double hi = b + 1 == buckets ? kHours : lo + width;
-            p[b] = (normalCdf((hi - kNormalMean) / kNormalSd) -
-                    normalCdf((lo - kNormalMean) / kNormalSd)) /
-                   mass;
+        case TelemetryShape::Uniform:
+            std::fill(p.begin(), p.end(), 1 / static_cast<double>(buckets));
+            break;
+        case TelemetryShape::Constant:
+            // The bucket containing 12 h, ⌊k/2⌋: for even k 12 h is the lower edge of bucket k/2,
+            // for odd k the centre of bucket (k−1)/2. Integer arithmetic: 12/(24/k) rounds below
+            // k/2 for some k (k = 118 gives 58.999…).
+            p[buckets / 2] = 1;
+            break;
+        case TelemetryShape::TruncatedNormal: {
+            const double mass = normalCdf(3) - normalCdf(-3);
+            for (std::size_t b = 0; b < buckets; ++b) {
+                const double lo = width * static_cast<double>(b);
+                const double hi = b + 1 == buckets ? kHours : lo + width;
+                p[b] = (normalCdf((hi - kNormalMean) / kNormalSd) -
+                        normalCdf((lo - kNormalMean) / kNormalSd)) /
+                       mass;
+            }
+            break;
         }
-        break;
-    }
     }
     return p;
 }
@@ -104,16 +109,19 @@ std::vector<double> telemetryBucketCentres(std::size_t buckets) {
 
 const char* frequencyPostProcessName(FrequencyPostProcess p) {
     switch (p) {
-    case FrequencyPostProcess::None: return "none";
-    case FrequencyPostProcess::Clamp: return "clamp";
-    case FrequencyPostProcess::Simplex: return "simplex";
+        case FrequencyPostProcess::None:
+            return "none";
+        case FrequencyPostProcess::Clamp:
+            return "clamp";
+        case FrequencyPostProcess::Simplex:
+            return "simplex";
     }
     return "?";
 }
 
 Expected<FrequencyPostProcess> frequencyPostProcessFromName(const std::string& name) {
-    for (auto p : {FrequencyPostProcess::None, FrequencyPostProcess::Clamp,
-                   FrequencyPostProcess::Simplex}) {
+    for (auto p :
+         {FrequencyPostProcess::None, FrequencyPostProcess::Clamp, FrequencyPostProcess::Simplex}) {
         if (name == frequencyPostProcessName(p)) {
             return p;
         }
@@ -132,15 +140,17 @@ Expected<std::vector<double>> postProcessFrequencies(std::span<const double> est
         }
     }
     switch (p) {
-    case FrequencyPostProcess::None: return std::vector<double>(estimate.begin(), estimate.end());
-    case FrequencyPostProcess::Clamp: {
-        std::vector<double> out(estimate.begin(), estimate.end());
-        for (double& v : out) {
-            v = std::max(v, 0.0);
+        case FrequencyPostProcess::None:
+            return std::vector<double>(estimate.begin(), estimate.end());
+        case FrequencyPostProcess::Clamp: {
+            std::vector<double> out(estimate.begin(), estimate.end());
+            for (double& v : out) {
+                v = std::max(v, 0.0);
+            }
+            return out;
         }
-        return out;
-    }
-    case FrequencyPostProcess::Simplex: return projectToSimplex(estimate);
+        case FrequencyPostProcess::Simplex:
+            return projectToSimplex(estimate);
     }
     return Error{"post-processing: unknown kind"};
 }

@@ -29,9 +29,9 @@ Expected<TelemetryShape> telemetryShapeFromName(const std::string& name);
 Expected<std::vector<double>> telemetryShapeProbabilities(TelemetryShape s, std::size_t buckets);
 
 // The shape's counts for `users` users: the probabilities scaled to exactly `users` by largest
-// remainders (core/choosing/tradeoff.h scaleToPopulation on weights in units of 1e-18; total exactly users,
-// every count within 1 of users·p), with edges 24·b/buckets. Errors: buckets < 1 or > 2^22,
-// users < 1 or > 10^15.
+// remainders (core/choosing/tradeoff.h scaleToPopulation on weights in units of 1e-18; total
+// exactly users, every count within 1 of users·p), with edges 24·b/buckets. Errors: buckets < 1 or
+// > 2^22, users < 1 or > 10^15.
 Expected<Histogram> telemetryCounts(TelemetryShape s, std::size_t buckets, std::uint64_t users);
 
 // Bucket centres in hours, 24·(b + ½)/buckets: the positions of the Wasserstein metric.

@@ -47,10 +47,10 @@ inline constexpr std::size_t kMaxDomain = std::size_t{1} << 22;
 
 struct ProtocolSpec {
     Protocol protocol = Protocol::GRR;
-    double epsilon = 1;        // finite > 0
-    std::size_t domain = 2;    // D ≥ 2 (RR: exactly 2)
-    std::size_t bits = 1;      // DBitFlip only: d in [1, D]
-    Status validate() const;   // messages name the field
+    double epsilon = 1;       // finite > 0
+    std::size_t domain = 2;   // D ≥ 2 (RR: exactly 2)
+    std::size_t bits = 1;     // DBitFlip only: d in [1, D]
+    Status validate() const;  // messages name the field
 };
 
 // The report probabilities of a protocol as p (report supports the true value) and q (supports
@@ -112,8 +112,7 @@ Expected<FrequencyEstimate> simulatePerUser(const ProtocolSpec& spec,
 // encodings with p and 1/g), whose per-j marginals equal the universal family's — documented.
 Expected<FrequencyEstimate> simulateAggregate(const ProtocolSpec& spec,
                                               std::span<const std::int64_t> trueCounts,
-                                              std::uint64_t seed,
-                                              const std::stop_token& stop = {});
+                                              std::uint64_t seed, const std::stop_token& stop = {});
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks shared with the range-query and marginal oracles (ldp_range, ldp_marginals).

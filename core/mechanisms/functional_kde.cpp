@@ -316,7 +316,7 @@ Expected<FunctionalKdeResult> releaseFunctionalKde(std::span<const double> data,
     r.n = data.size();
     r.sensitivity = kdeSensitivity(r.n, p.bandwidth);
     r.cDelta = kdeCDelta(p.delta);
-    if (p.calibration != GaussianCalibration::Seed) {
+    if (p.calibration != GaussianCalibration::Hall) {
         // The release is the Gaussian mechanism with Mahalanobis sensitivity Δ (see the header),
         // so any calibration of the scalar Gaussian mechanism applies; gaussianSigma checks it.
         auto sigma = gaussianSigma({p.epsilon, p.delta, r.sensitivity, p.calibration});

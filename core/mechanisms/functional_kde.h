@@ -46,7 +46,7 @@ struct FunctionalKdeParams {
     // How the scale of G is chosen: Seed (default) is seed 003's c(δ)Δ/ε; Analytic is the
     // smallest σ whose exact profile reaches (ε, δ) for sensitivity Δ (Balle & Wang 2018 Thm 8),
     // valid at any ε; Classic is Δ·√(2 ln(1.25/δ))/ε. Every σ is checked against the exact profile.
-    GaussianCalibration calibration = GaussianCalibration::Seed;
+    GaussianCalibration calibration = GaussianCalibration::Hall;
     Status validate() const;
 };
 

@@ -80,8 +80,8 @@ const char* gaussianCalibrationName(GaussianCalibration c) {
     switch (c) {
         case GaussianCalibration::Classic:
             return "classic";
-        case GaussianCalibration::Seed:
-            return "seed";
+        case GaussianCalibration::Hall:
+            return "hall";
         case GaussianCalibration::Analytic:
             return "analytic";
     }
@@ -92,13 +92,15 @@ Expected<GaussianCalibration> gaussianCalibrationFromName(const std::string& nam
     if (name == "classic") {
         return GaussianCalibration::Classic;
     }
-    if (name == "seed") {
-        return GaussianCalibration::Seed;
+    // "seed" is the name this calibration had before issue #18 (the source documents were called
+    // seeds; users never saw them); still read from scripts and sessions.
+    if (name == "hall" || name == "seed") {
+        return GaussianCalibration::Hall;
     }
     if (name == "analytic") {
         return GaussianCalibration::Analytic;
     }
-    return Error{"unknown Gaussian calibration '" + name + "' (use classic, seed or analytic)"};
+    return Error{"unknown Gaussian calibration '" + name + "' (use classic, hall or analytic)"};
 }
 
 Status GaussianParams::validate() const {
@@ -127,7 +129,7 @@ Expected<double> gaussianSigma(const GaussianParams& p) {
     switch (p.calibration) {
         case GaussianCalibration::Classic:
             return classicSigma(p.epsilon, p.delta, p.l2Sensitivity);
-        case GaussianCalibration::Seed:
+        case GaussianCalibration::Hall:
             return seedSigma(p.epsilon, p.delta, p.l2Sensitivity);
         case GaussianCalibration::Analytic:
             return analyticSigma(p.epsilon, p.delta, p.l2Sensitivity);

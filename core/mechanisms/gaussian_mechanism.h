@@ -14,9 +14,11 @@
 
 namespace dpx {
 
-enum class GaussianCalibration { Classic, Seed, Analytic };
+// Classic: Dwork & Roth 2014 Thm A.1, c(δ) = √(2 ln(1.25/δ)); Hall: Hall 2012 Prop. 1.3.3 (also
+// Kamath & Ullman), c(δ) = √(2 ln(2/δ)); Analytic: Balle & Wang 2018.
+enum class GaussianCalibration { Classic, Hall, Analytic };
 
-const char* gaussianCalibrationName(GaussianCalibration c);  // "classic" / "seed" / "analytic"
+const char* gaussianCalibrationName(GaussianCalibration c);  // "classic" / "hall" / "analytic"
 Expected<GaussianCalibration> gaussianCalibrationFromName(const std::string& name);
 
 struct GaussianParams {

@@ -24,7 +24,7 @@ struct CalibratedMechanism {
     PrivacyGuarantee guarantee;
     double l1Sensitivity = 0;
     double l2Sensitivity = 0;
-    std::string calibration;            // for Gaussian: "classic", "seed", "analytic"
+    std::string calibration;            // for Gaussian: "classic", "hall", "analytic"
     std::vector<std::string> warnings;  // things the user should know, never errors
 };
 

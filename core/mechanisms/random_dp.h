@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "core/base/expected.h"
 #include "core/accuracy/expected_error.h"  // MonteCarloOptions
+#include "core/base/expected.h"
 #include "core/base/simulation_rng.h"
 
 namespace dpx {

@@ -103,7 +103,7 @@ Expected<VectorMeanMechanism> calibrateVectorMean(const VectorMeanParams& p) {
             const bool printed = p.mechanism.kind == VectorMechanismKind::GaussianPrinted;
             // Printed eq. (4) = the seed calibration at 2ε for the true Δ₂ (see the header).
             GaussianParams g{printed ? 2 * p.epsilon : p.epsilon, p.delta, m.l2Sensitivity,
-                             printed ? GaussianCalibration::Seed : p.mechanism.calibration};
+                             printed ? GaussianCalibration::Hall : p.mechanism.calibration};
             auto cal = calibrateGaussian(g);
             if (!cal) {
                 return cal.error();

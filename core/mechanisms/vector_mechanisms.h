@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "core/base/expected.h"
-#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/base/simulation_rng.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 
 namespace dpx {
 

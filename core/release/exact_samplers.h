@@ -5,9 +5,10 @@
 // random bits. Parameters are exact rationals, built from the user's decimal text (parseDecimal:
 // "0.1" is exactly 1/10) or from a double's exact binary value (Rational::fromDouble).
 //
-// Bits come from a RandomBits (core/release/release_rng.h). The sample* functions are the building blocks
-// and take any RandomBits so that tests can script the bits; a release must call the release*
-// entry points at the end of this file, which accept only ReleaseRandomness (the OS CSPRNG).
+// Bits come from a RandomBits (core/release/release_rng.h). The sample* functions are the building
+// blocks and take any RandomBits so that tests can script the bits; a release must call the
+// release* entry points at the end of this file, which accept only ReleaseRandomness (the OS
+// CSPRNG).
 //
 // Bit order: a draw of b bits takes the next b bits of the stream, most significant first, where
 // the stream is the 64-bit words of next64() one after another, each read from bit 63 down to bit
@@ -34,8 +35,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/count/count_mechanism.h"
 #include "core/base/expected.h"
+#include "core/count/count_mechanism.h"
 #include "core/release/release_rng.h"
 
 namespace dpx {
@@ -122,8 +123,8 @@ Expected<std::int64_t> sampleDiscreteGaussian(const Rational& sigma2, RandomBits
 Expected<std::vector<std::int64_t>> sampleDiscreteGaussian(const Rational& sigma2,
                                                            std::size_t count, RandomBits& bits);
 
-// Outputs of a count mechanism matrix (core/count/count_mechanism.h) with exact thresholds. Each stored
-// double P[i][j] is an exact dyadic rational; column j is sampled with probability exactly
+// Outputs of a count mechanism matrix (core/count/count_mechanism.h) with exact thresholds. Each
+// stored double P[i][j] is an exact dyadic rational; column j is sampled with probability exactly
 // P[i][j]/S_j, S_j = Σ_i P[i][j] computed exactly (the stored columns sum to 1 only within
 // kColumnSumTolerance, so the mechanism actually run is the column-normalised matrix). The draw
 // compares a uniform U ∈ [0, 1), generated bit by bit (lazy binary expansion), with the exact

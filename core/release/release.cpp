@@ -5,8 +5,8 @@
 #include <limits>
 #include <span>
 
-#include "core/histogram/dataset.h"
 #include "core/base/validation.h"
+#include "core/histogram/dataset.h"
 
 namespace dpx {
 

@@ -1,9 +1,9 @@
 // The release path of a histogram (issue #8): noise from the exact samplers of
-// core/release/exact_samplers.h with randomness from the OS CSPRNG only, added to every declared bin, then
-// optional post-processing (clamp, resize, NoiseFirst: functions of the noisy counts alone, so
-// free of privacy cost, Dwork & Roth 2014 Prop. 2.1). The result holds the released values and a
-// metadata record; it never holds the true counts, a seed or RNG state. Writing the files and
-// charging the budget ledger live in io/release (release_files.h, privacy_ledger.h).
+// core/release/exact_samplers.h with randomness from the OS CSPRNG only, added to every declared
+// bin, then optional post-processing (clamp, resize, NoiseFirst: functions of the noisy counts
+// alone, so free of privacy cost, Dwork & Roth 2014 Prop. 2.1). The result holds the released
+// values and a metadata record; it never holds the true counts, a seed or RNG state. Writing the
+// files and charging the budget ledger live in io/release (release_files.h, privacy_ledger.h).
 //
 // Sensitivity. One person contributes at most `contributionCap` rows (1: one row per person).
 // Add/remove neighbours change the histogram by a vector of L1 norm ≤ cap; replace neighbours by
@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "core/base/expected.h"
 #include "core/count/count_mechanism.h"
 #include "core/estimators/estimator.h"
-#include "core/release/exact_samplers.h"
-#include "core/base/expected.h"
 #include "core/histogram/histogram.h"
+#include "core/release/exact_samplers.h"
 #include "core/release/release_rng.h"
 
 namespace dpx {

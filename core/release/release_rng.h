@@ -3,15 +3,15 @@
 // never blocks again), and fails closed: if the OS cannot deliver bytes, the caller gets an Error
 // and no value, never a fallback generator.
 //
-// RandomBits is the one interface the exact samplers (core/release/exact_samplers.h) read bits through, so
-// their algorithm logic can be tested with scripted bit strings. ReleaseRandomness is its only
-// implementation in the core for releases. It is final, has no constructor taking a seed, cannot
-// be copied or moved, and is unrelated to SimulationRng (core/base/simulation_rng.h): the release entry
-// points take a ReleaseRandomness&, so neither a seeded simulation generator nor a test double can
-// reach them. tests/core/release/tst_release_rng.cpp checks this at compile time. Deterministic sources
-// (scripted bits, a seeded generator wrapped as RandomBits) exist only under tests/, plus the
-// statistical audit's seeded AuditRandomness (core/audit/dp_audit.h); they are NOT differentially
-// private.
+// RandomBits is the one interface the exact samplers (core/release/exact_samplers.h) read bits
+// through, so their algorithm logic can be tested with scripted bit strings. ReleaseRandomness is
+// its only implementation in the core for releases. It is final, has no constructor taking a seed,
+// cannot be copied or moved, and is unrelated to SimulationRng (core/base/simulation_rng.h): the
+// release entry points take a ReleaseRandomness&, so neither a seeded simulation generator nor a
+// test double can reach them. tests/core/release/tst_release_rng.cpp checks this at compile time.
+// Deterministic sources (scripted bits, a seeded generator wrapped as RandomBits) exist only under
+// tests/, plus the statistical audit's seeded AuditRandomness (core/audit/dp_audit.h); they are NOT
+// differentially private.
 #pragma once
 
 #include <sys/types.h>

@@ -17,9 +17,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/base/validation.h"
 #include "core/histogram/dataset.h"
 #include "core/release/exact_samplers.h"
-#include "core/base/validation.h"
 
 namespace dpx::data {
 

@@ -1,6 +1,6 @@
 // A per-dataset privacy-budget ledger file (issue #8): the total budget (ε, δ), the composition
-// (basic or zCDP, core/choosing/budget.h) and every release charged to it, as JSON. The arithmetic is
-// BudgetLedger's: exact rationals for basic composition (ten charges of 0.1 fill a total of 1
+// (basic or zCDP, core/choosing/budget.h) and every release charged to it, as JSON. The arithmetic
+// is BudgetLedger's: exact rationals for basic composition (ten charges of 0.1 fill a total of 1
 // exactly), exact ρ sums with a 1e-12 safety margin for zCDP.
 //
 // Integrity: the file carries "format": "dpx-privacy-ledger", "version": 2 and a SHA-256 of its
@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "core/base/expected.h"
 #include "core/choosing/budget.h"
 #include "core/release/exact_samplers.h"
-#include "core/base/expected.h"
 
 namespace dpx::data {
 

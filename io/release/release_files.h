@@ -36,9 +36,9 @@
 #include <string_view>
 #include <vector>
 
-#include "io/release/privacy_ledger.h"
 #include "core/base/expected.h"
 #include "core/release/release.h"
+#include "io/release/privacy_ledger.h"
 
 namespace dpx::data {
 

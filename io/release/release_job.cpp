@@ -10,9 +10,9 @@
 #include <cmath>
 #include <utility>
 
-#include "io/release/release_files.h"
-#include "core/histogram/dataset.h"
 #include "core/base/validation.h"
+#include "core/histogram/dataset.h"
+#include "io/release/release_files.h"
 
 namespace dpx::data {
 

@@ -1,6 +1,7 @@
 // One histogram release from start to finish (issues #8, #17), shared by `dpx release` and the
 // window's "Release…" dialog so that both refuse the same things in the same order:
-//  1. the spec (ε, δ, n, cap, post-processing; core/release/release.h) and the paths, without the data;
+//  1. the spec (ε, δ, n, cap, post-processing; core/release/release.h) and the paths, without the
+//  data;
 //     the ledger path resolved (resolveLedgerPath: links followed, FIFOs, devices, directories
 //     refused, a read-only ledger refused for writing);
 //  2. the release's cost (releaseCost: the discrete Gaussian's calibration), before any lock;
@@ -25,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "core/choosing/budget.h"
-#include "io/release/privacy_ledger.h"
-#include "io/release/release_files.h"
 #include "core/base/expected.h"
+#include "core/choosing/budget.h"
 #include "core/histogram/histogram.h"
 #include "core/release/release.h"
+#include "io/release/privacy_ledger.h"
+#include "io/release/release_files.h"
 
 namespace dpx::data {
 

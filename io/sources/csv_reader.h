@@ -50,9 +50,9 @@
 #include <utility>
 #include <vector>
 
-#include "io/sources/data_source.h"
 #include "core/base/expected.h"
 #include "core/base/stop_token.h"
+#include "io/sources/data_source.h"
 
 namespace dpx::data {
 

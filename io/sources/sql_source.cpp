@@ -26,8 +26,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "io/sources/csv_reader.h"  // parseIsoDate: dates are days since 1970-01-01 everywhere
 #include "core/base/validation.h"
+#include "io/sources/csv_reader.h"  // parseIsoDate: dates are days since 1970-01-01 everywhere
 
 namespace dpx::data {
 

@@ -27,8 +27,8 @@
 #include <string_view>
 #include <vector>
 
-#include "io/sources/data_source.h"
 #include "core/base/expected.h"
+#include "io/sources/data_source.h"
 
 namespace dpx::data {
 

@@ -1,6 +1,6 @@
-// The invariant checks of the CSV reader fuzz target (issue #5, Robustness), shared by the libFuzzer
-// target tests/fuzz/fuzz_csv_reader.cpp and by tst_csv_reader, which replays every reproducer in
-// tests/fuzz/regressions/ through the same checks without clang.
+// The invariant checks of the CSV reader fuzz target (issue #5, Robustness), shared by the
+// libFuzzer target tests/fuzz/fuzz_csv_reader.cpp and by tst_csv_reader, which replays every
+// reproducer in tests/fuzz/regressions/ through the same checks without clang.
 //
 // Input format: the first kConfigBytes bytes choose the options (see decodeCase), the rest is the
 // file's content. A shorter input is all content, read with the default options.
@@ -347,13 +347,13 @@ inline std::string checkCsvInput(const std::uint8_t* input, std::size_t size, In
     test.threads = c.options.threads;
     test.blockBytes = c.options.blockBytes;
 
-    const auto a = detail::guarded([&] { return data::csvHistograms(path, ref, requests, cap); },
-                                   escaped);
+    const auto a =
+        detail::guarded([&] { return data::csvHistograms(path, ref, requests, cap); }, escaped);
     if (!escaped.empty()) {
         return escaped + " (reference run)";
     }
-    const auto b = detail::guarded([&] { return data::csvHistograms(path, test, requests, cap); },
-                                   escaped);
+    const auto b =
+        detail::guarded([&] { return data::csvHistograms(path, test, requests, cap); }, escaped);
     if (!escaped.empty()) {
         return escaped + " (run with " + std::to_string(test.threads) + " threads, block " +
                std::to_string(test.blockBytes) + ")";
@@ -361,12 +361,13 @@ inline std::string checkCsvInput(const std::uint8_t* input, std::size_t size, In
     if (!detail::same(a, b)) {
         data::CsvOptions mid = test;
         mid.threads = 1;
-        const auto m = detail::guarded(
-            [&] { return data::csvHistograms(path, mid, requests, cap); }, escaped);
+        const auto m =
+            detail::guarded([&] { return data::csvHistograms(path, mid, requests, cap); }, escaped);
         return "the result depends on the threads or the block size:\n  1 thread, whole file: " +
                detail::describe(a) + "\n  " + std::to_string(test.threads) + " threads, block " +
-               std::to_string(test.blockBytes) + ": " + detail::describe(b) + "\n  1 thread, block " +
-               std::to_string(test.blockBytes) + ": " + detail::describe(m);
+               std::to_string(test.blockBytes) + ": " + detail::describe(b) +
+               "\n  1 thread, block " + std::to_string(test.blockBytes) + ": " +
+               detail::describe(m);
     }
     if (a) {
         if (std::string why = detail::accounting(*a, ref.onBadRow); !why.empty()) {

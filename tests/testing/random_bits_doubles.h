@@ -1,7 +1,7 @@
 // TEST ONLY. NOT DIFFERENTIALLY PRIVATE. Deterministic implementations of dpx::RandomBits for the
-// tests of core/release/exact_samplers.h: they make the samplers' outputs predictable, which is exactly
-// what a release must never be. They live under tests/ so that no production target can link
-// them, and the release entry points (release*) do not accept them: those take
+// tests of core/release/exact_samplers.h: they make the samplers' outputs predictable, which is
+// exactly what a release must never be. They live under tests/ so that no production target can
+// link them, and the release entry points (release*) do not accept them: those take
 // dpx::ReleaseRandomness& only (tst_release_rng checks this at compile time).
 #pragma once
 
@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/release/release_rng.h"
 #include "core/base/simulation_rng.h"
+#include "core/release/release_rng.h"
 
 namespace dpxtest {
 

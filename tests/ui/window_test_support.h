@@ -5,9 +5,9 @@
 #include <QSignalSpy>
 #include <QString>
 
+#include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/explorer_state.h"
-#include "ui/main_window.h"
 
 namespace dpx::ui::test {
 

@@ -1,8 +1,9 @@
-// Runs the computations of ui/model/computations.h for the document's current state on the JobRunner
-// and publishes their results. What a change re-runs depends on what changed: the data only when
-// the dataset, column or binning change (a loaded table is reused when only the column or binning
-// differ); the release when the mechanism, its parameters, the seed or the error scale change;
-// Monte Carlo after every release, first a quick pass then a long one that can be cancelled.
+// Runs the computations of ui/model/computations.h for the document's current state on the
+// JobRunner and publishes their results. What a change re-runs depends on what changed: the data
+// only when the dataset, column or binning change (a loaded table is reused when only the column or
+// binning differ); the release when the mechanism, its parameters, the seed or the error scale
+// change; Monte Carlo after every release, first a quick pass then a long one that can be
+// cancelled.
 #pragma once
 
 #include <QObject>

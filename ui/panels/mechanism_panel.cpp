@@ -119,7 +119,7 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
         tr("Classic √(2 ln(1.25/δ))·Δ/ε"),
         QString::fromLatin1(gaussianCalibrationName(GaussianCalibration::Classic)));
     calibration_->addItem(tr("Seed document's constant"),
-                          QString::fromLatin1(gaussianCalibrationName(GaussianCalibration::Seed)));
+                          QString::fromLatin1(gaussianCalibrationName(GaussianCalibration::Hall)));
     calibration_->setToolTip(
         tr("How σ of the Gaussian noise is derived from (ε, δ) and the L2 "
            "sensitivity."));

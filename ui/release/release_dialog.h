@@ -4,10 +4,10 @@
 //
 // One truth for the budget (issue #17): what is left is shown rounded down (a figure shown can be
 // typed and spent), "Use the rest" fills in the largest ε the ledger accepts, the ledgers used
-// are remembered (ui/release/known_ledgers.h), and a release that would create a new ledger for a dataset
-// a known ledger has already charged is warned about and needs explicit confirmation. The status
-// bar shows the ledger of the dataset shown (chosen for its plan, else the last one used for it),
-// re-read whenever its file changes (a `dpx release` from a terminal included).
+// are remembered (ui/release/known_ledgers.h), and a release that would create a new ledger for a
+// dataset a known ledger has already charged is warned about and needs explicit confirmation. The
+// status bar shows the ledger of the dataset shown (chosen for its plan, else the last one used for
+// it), re-read whenever its file changes (a `dpx release` from a terminal included).
 //
 // The dialog is pre-filled from the document (data, column, bins, relation, cap, ε, δ, the budget
 // tab's total) and shows, before the user clicks, what the release costs, what the ledger has left
@@ -23,11 +23,11 @@
 #include <functional>
 #include <optional>
 
-#include "io/release/release_job.h"
 #include "core/histogram/histogram.h"
-#include "ui/tabs/budget_tab.h"
+#include "io/release/release_job.h"
 #include "ui/model/computations.h"
 #include "ui/model/explorer_state.h"
+#include "ui/tabs/budget_tab.h"
 
 class QAction;
 class QFileSystemWatcher;

@@ -10,8 +10,8 @@
 // dialog, or the last one used for the dataset), the plan starts from what that ledger has
 // already spent — its total and composition are the ledger's, and "fits" means "fits what the
 // ledger has left". Each statistic owns its bins (a new one never takes the main view's bin count
-// of another column). The window keeps one plan per dataset (ui/model/explorer_state.h) and says when it
-// swaps them.
+// of another column). The window keeps one plan per dataset (ui/model/explorer_state.h) and says
+// when it swaps them.
 //
 // Invalid input shows an error and leaves the last valid plan in place. The allocation runs on
 // the window's JobRunner, never on the GUI thread (a plan of 10 000 statistics must not freeze
@@ -94,8 +94,8 @@ public:
     void setComposition(dpx::Composition composition);
     // Shows `plan` (the document's, after an undo, a loaded session or a change of dataset) with
     // the dataset's sensitivities and N filled in; if it does not compute, its rows are shown with
-    // the error. `datasetKey` (ui/model/explorer_state.h budgetDatasetKey) names the dataset the plan
-    // belongs to: when it differs from the previous one, a line above the table says that the
+    // the error. `datasetKey` (ui/model/explorer_state.h budgetDatasetKey) names the dataset the
+    // plan belongs to: when it differs from the previous one, a line above the table says that the
     // plan of `datasetTitle` is shown (restored, or new and empty) until the next edit.
     void setPlan(const dpx::BudgetPlan& plan, const QString& datasetKey = {},
                  const QString& datasetTitle = {});

@@ -1,9 +1,10 @@
 // The "Risk" tab (issue #6): what the document's (ε, δ) means for one person in the data
-// (core/choosing/risk.h, docs/risk-and-budget.md). Three plots: the largest posterior belief over the prior
-// p at the current ε (with the "no information" diagonal), the same over ε for the chosen p, and
-// the hypothesis-testing region (false-positive α, false-negative β) with the (ε, δ) boundary and,
-// for the Gaussian mechanism, its exact Gaussian-DP curve. A group of k people is drawn as a
-// second curve in every plot. The widget only displays: the main window passes the level.
+// (core/choosing/risk.h, docs/risk-and-budget.md). Three plots: the largest posterior belief over
+// the prior p at the current ε (with the "no information" diagonal), the same over ε for the chosen
+// p, and the hypothesis-testing region (false-positive α, false-negative β) with the (ε, δ)
+// boundary and, for the Gaussian mechanism, its exact Gaussian-DP curve. A group of k people is
+// drawn as a second curve in every plot. The widget only displays: the main window passes the
+// level.
 #pragma once
 
 #include <QString>

@@ -17,10 +17,10 @@
 #include <numbers>
 #include <vector>
 
-#include "core/estimators/estimator.h"
 #include "core/accuracy/expected_error.h"
 #include "core/accuracy/metrics.h"
 #include "core/base/noise_distribution.h"
+#include "core/estimators/estimator.h"
 #include "tests/testing/quadrature.h"
 #include "tests/testing/test_support.h"
 
@@ -683,7 +683,8 @@ void TestExactError::maxAbsWideCounts() {
         const double u = upperTail(kind, param, t);
         double m = 0;  // clamp: bins with h ≤ t lose their lower tail
         if (estimator == EstimatorKind::Clamp) {
-            m = static_cast<double>(std::count_if(h.begin(), h.end(), [t](double v) { return v <= t; }));
+            m = static_cast<double>(
+                std::count_if(h.begin(), h.end(), [t](double v) { return v <= t; }));
         }
         return -std::expm1(m * std::log1p(-u) + (n - m) * std::log1p(-2 * u));
     };

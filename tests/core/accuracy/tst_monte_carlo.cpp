@@ -7,21 +7,21 @@
 #include <QTest>
 
 #include <atomic>
-#include <thread>
 #include <chrono>
 #include <cmath>
-#include <optional>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <stop_token>
+#include <thread>
 #include <vector>
 
-#include "core/estimators/estimator.h"
 #include "core/accuracy/expected_error.h"
-#include "core/base/simulation_rng.h"
 #include "core/accuracy/metrics.h"
 #include "core/base/noise_distribution.h"
+#include "core/base/simulation_rng.h"
+#include "core/estimators/estimator.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/w1_reference.h"
 

@@ -16,11 +16,11 @@
 #include <cmath>
 #include <limits>
 
-#include "core/count/count_mechanism.h"
 #include "core/audit/dp_audit.h"
-#include "core/release/exact_samplers.h"
 #include "core/base/noise_distribution.h"
 #include "core/base/simulation_rng.h"
+#include "core/count/count_mechanism.h"
+#include "core/release/exact_samplers.h"
 
 using namespace dpx;
 
@@ -69,8 +69,8 @@ AuditMechanism matrixMechanism(const CountMechanismSampler& sampler) {
         };
 }
 
-// The simulation path's continuous Laplace (core/base/simulation_rng.h: ziggurat exponential, random
-// sign), h + Laplace(b).
+// The simulation path's continuous Laplace (core/base/simulation_rng.h: ziggurat exponential,
+// random sign), h + Laplace(b).
 AuditMechanism continuousLaplace(double b) {
     const NoiseDistribution noise = NoiseDistribution::laplace(b);
     return [noise](const std::vector<std::int64_t>& in, AuditRandomness& rng) -> Expected<double> {

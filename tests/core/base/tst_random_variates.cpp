@@ -61,8 +61,8 @@ double chiSquaredPValue(const std::vector<std::uint64_t>& draws, std::uint64_t n
     double accE = 0, accO = 0;
     for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
         accE += m * (cdfBelow(edges[i + 1]) - cdfBelow(edges[i]));
-        const auto lo = std::lower_bound(sorted.begin(), sorted.end(),
-                                         static_cast<std::uint64_t>(edges[i]));
+        const auto lo =
+            std::lower_bound(sorted.begin(), sorted.end(), static_cast<std::uint64_t>(edges[i]));
         const auto hi = std::lower_bound(sorted.begin(), sorted.end(),
                                          static_cast<std::uint64_t>(edges[i + 1]));
         accO += static_cast<double>(hi - lo);
@@ -159,8 +159,7 @@ void TestRandomVariates::logPmfAgainstMpmath_data() {
     QTest::newRow("n=20,k=20") << 20.0 << 20.0 << 0.3 << -24.079456086518720593;
     QTest::newRow("n=1e9,k=100,p=1e-7") << 1e9 << 100.0 << 1e-7 << -3.2223569067543508488;
     QTest::newRow("n=1e9,k=mode+3sd") << 1e9 << 500047434.0 << 0.5 << -15.087392985617870442;
-    QTest::newRow("n=2^40") << 1099511627776.0 << 329853000000.0 << 0.3
-                            << -14.517953760762092515;
+    QTest::newRow("n=2^40") << 1099511627776.0 << 329853000000.0 << 0.3 << -14.517953760762092515;
     QTest::newRow("n=2^48") << 281474976710656.0 << 140737500701006.0 << 0.5
                             << -17.944302834431372896;
     QTest::newRow("n=1e9,k=n-3") << 1e9 << 999999997.0 << 0.9999999 << -87.976253563207576891;
@@ -296,10 +295,12 @@ void TestRandomVariates::multinomialSumsAndMeans() {
     const std::vector<double> weights{2, 6};
     multinomial(rng, kMaxBinomialTrials, weights, std::span(out.data(), 2));
     QCOMPARE(out[0] + out[1], kMaxBinomialTrials);
-    QVERIFY(throwsInvalid(
-        [&] { multinomial(rng, 5, std::vector<double>{0, 0}, std::span(out.data(), 2)); }));
-    QVERIFY(throwsInvalid(
-        [&] { multinomial(rng, 5, std::vector<double>{1, -1}, std::span(out.data(), 2)); }));
+    QVERIFY(throwsInvalid([&] {
+        multinomial(rng, 5, std::vector<double>{0, 0}, std::span(out.data(), 2));
+    }));
+    QVERIFY(throwsInvalid([&] {
+        multinomial(rng, 5, std::vector<double>{1, -1}, std::span(out.data(), 2));
+    }));
     QVERIFY(throwsInvalid([&] {
         multinomial(rng, 5, std::vector<double>{1, std::nan("")}, std::span(out.data(), 2));
     }));
@@ -322,8 +323,7 @@ void TestRandomVariates::multinomialUniformBothPaths() {
         const double var = double(n) * pj * (1 - pj);
         for (std::size_t j = 0; j < out.size(); ++j) {
             DPX_VERIFY_NEAR(mom[j].mean, double(n) * pj, 5 * std::sqrt(var / m));
-            DPX_VERIFY_NEAR(mom[j].variance(), var,
-                            5 * var * std::sqrt((2 + 1 / var) / m));
+            DPX_VERIFY_NEAR(mom[j].variance(), var, 5 * var * std::sqrt((2 + 1 / var) / m));
         }
     }
 }

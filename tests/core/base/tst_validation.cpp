@@ -7,16 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "core/estimators/estimator.h"
 #include "core/accuracy/expected_error.h"
+#include "core/accuracy/metrics.h"
+#include "core/base/validation.h"
+#include "core/estimators/estimator.h"
+#include "core/estimators/noisefirst_estimator.h"
+#include "core/histogram/histogram.h"
 #include "core/mechanisms/gaussian_mechanism.h"
 #include "core/mechanisms/geometric_mechanism.h"
-#include "core/histogram/histogram.h"
 #include "core/mechanisms/laplace_mechanism.h"
 #include "core/mechanisms/mechanism.h"
-#include "core/accuracy/metrics.h"
-#include "core/estimators/noisefirst_estimator.h"
-#include "core/base/validation.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
@@ -198,7 +198,7 @@ void TestValidation::gaussianParams() {
     DPX_VERIFY_ERROR(gaussianSigma({value, 1e-5, 1, cal}), "ε|epsilon");
     DPX_VERIFY_ERROR((GaussianParams{1, 1e-5, value, cal}.validate()), "sensitivity|Δ2");
     DPX_VERIFY_ERROR(calibrateGaussian({1, 1e-5, value, cal}), "sensitivity|Δ2");
-    for (auto c : {GaussianCalibration::Classic, GaussianCalibration::Seed}) {
+    for (auto c : {GaussianCalibration::Classic, GaussianCalibration::Hall}) {
         DPX_VERIFY_ERROR(gaussianSigma({value, 1e-5, 1, c}), "ε|epsilon");
         DPX_VERIFY_ERROR(gaussianSigma({0.5, 1e-5, value, c}), "sensitivity|Δ2");
     }
@@ -207,7 +207,7 @@ void TestValidation::gaussianParams() {
 void TestValidation::gaussianDelta() {
     QFETCH(double, value);
     for (auto c :
-         {GaussianCalibration::Classic, GaussianCalibration::Seed, GaussianCalibration::Analytic}) {
+         {GaussianCalibration::Classic, GaussianCalibration::Hall, GaussianCalibration::Analytic}) {
         DPX_VERIFY_ERROR((GaussianParams{0.5, value, 1, c}.validate()), "δ|delta");
         DPX_VERIFY_ERROR(gaussianSigma({0.5, value, 1, c}), "δ|delta");
         DPX_VERIFY_ERROR(calibrateGaussian({0.5, value, 1, c}), "δ|delta");
@@ -424,7 +424,7 @@ void TestValidation::names() {
         QCOMPARE(*scaleFromName(scaleName(s)), s);
     }
     for (auto c :
-         {GaussianCalibration::Classic, GaussianCalibration::Seed, GaussianCalibration::Analytic}) {
+         {GaussianCalibration::Classic, GaussianCalibration::Hall, GaussianCalibration::Analytic}) {
         QCOMPARE(*gaussianCalibrationFromName(gaussianCalibrationName(c)), c);
     }
     for (auto r : {Neighbouring::AddRemove, Neighbouring::Replace}) {

@@ -15,8 +15,8 @@
 #include <numbers>
 #include <vector>
 
-#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/choosing/risk.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 #include "tests/testing/quadrature.h"
 #include "tests/testing/test_support.h"
 

@@ -1,5 +1,6 @@
-// Membership-inference demonstration (core/choosing/risk.h simulateTracingAttack): the tracing attack of
-// seed 004 §3.2 on a noisy mean. Statistical test: fixed seeds, tolerances from the sample sizes.
+// Membership-inference demonstration (core/choosing/risk.h simulateTracingAttack): the tracing
+// attack of seed 004 §3.2 on a noisy mean. Statistical test: fixed seeds, tolerances from the
+// sample sizes.
 //  - Without noise and d ≫ n the attack separates members from non-members (AUC ≈ 1), and the
 //    mean member score matches E Z = E‖X_i − μ‖²/n = d·E(1 − μ_k²)/n = 2d/(3n) (μ_k ~ U[−1, 1];
 //    seed 004 Claim 1 gives E Z' = 0 for non-members).

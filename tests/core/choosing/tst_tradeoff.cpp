@@ -1,12 +1,12 @@
-// Trade-off curves, frontier, population scaling and accuracy-first solving (core/choosing/tradeoff.h).
-// References: closed forms (Laplace SSE per bin 2b², Pr[|Z| ≤ k] = 1 − e^{−k/b}; geometric
-// Pr[|Z| ≤ K] = 1 − 2α^{K+1}/(1+α); Gaussian erf(k/(σ√2))), power-law curves whose log–log
-// interpolation is exact, hand-computed largest-remainder roundings, and Monte Carlo with
-// tolerances of 4 standard errors (fixed seeds). Local protocols: the frequency-oracle variance
-// of Wang et al. 2017 (USENIX Security), Thm 2, Var[ĉ_j] = N·q(1−q)/(p−q)² + N·f_j(1−p−q)/(p−q),
-// which for GRR (p = e^ε/(e^ε+D−1), q = 1/(e^ε+D−1)) is N[(e^ε+D−2)/(e^ε−1)² + f_j(D−2)/(e^ε−1)]
-// (seed 001 §2.4: (e^ε+D−2)/(N(e^ε−1)²) for f → 0) and for OUE (p = ½, q = 1/(e^ε+1))
-// N[4e^ε/(e^ε−1)² + f_j].
+// Trade-off curves, frontier, population scaling and accuracy-first solving
+// (core/choosing/tradeoff.h). References: closed forms (Laplace SSE per bin 2b², Pr[|Z| ≤ k] = 1 −
+// e^{−k/b}; geometric Pr[|Z| ≤ K] = 1 − 2α^{K+1}/(1+α); Gaussian erf(k/(σ√2))), power-law curves
+// whose log–log interpolation is exact, hand-computed largest-remainder roundings, and Monte Carlo
+// with tolerances of 4 standard errors (fixed seeds). Local protocols: the frequency-oracle
+// variance of Wang et al. 2017 (USENIX Security), Thm 2, Var[ĉ_j] = N·q(1−q)/(p−q)² +
+// N·f_j(1−p−q)/(p−q), which for GRR (p = e^ε/(e^ε+D−1), q = 1/(e^ε+D−1)) is N[(e^ε+D−2)/(e^ε−1)² +
+// f_j(D−2)/(e^ε−1)] (seed 001 §2.4: (e^ε+D−2)/(N(e^ε−1)²) for f → 0) and for OUE (p = ½, q =
+// 1/(e^ε+1)) N[4e^ε/(e^ε−1)² + f_j].
 #include <QTest>
 
 #include <cmath>
@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "core/accuracy/metrics.h"
+#include "core/choosing/tradeoff.h"
 #include "core/count/count_analysis.h"
 #include "core/count/count_mechanism.h"
 #include "core/histogram/example_datasets.h"
-#include "core/mechanisms/gaussian_mechanism.h"
-#include "core/ldp/protocols.h"
 #include "core/ldp/metrics.h"
-#include "core/accuracy/metrics.h"
+#include "core/ldp/protocols.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/mechanisms/sparse_histogram.h"
-#include "core/choosing/tradeoff.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
@@ -806,11 +806,11 @@ void TestTradeoff::localMonteCarloContract_data() {
                                               << int(Metric::W1) << int(Scale::Frequencies);
 }
 
-// The Monte Carlo's contract (core/choosing/tradeoff.h): trial t simulates ldp::simulateAggregate with seed
-// splitmix(seed ⊕ splitmix(t)), post-processes f̂ (clamp: max(0, ·); resize: the projection onto
-// the simplex, ldp::FrequencyPostProcess::Simplex), releases N·f̂ and evaluates the metric; the
-// point is the mean with mean ± 1.96·s/√n. Recomputed here trial by trial. N = 18 is small, so
-// estimates are often negative and the estimators change them.
+// The Monte Carlo's contract (core/choosing/tradeoff.h): trial t simulates ldp::simulateAggregate
+// with seed splitmix(seed ⊕ splitmix(t)), post-processes f̂ (clamp: max(0, ·); resize: the
+// projection onto the simplex, ldp::FrequencyPostProcess::Simplex), releases N·f̂ and evaluates the
+// metric; the point is the mean with mean ± 1.96·s/√n. Recomputed here trial by trial. N = 18 is
+// small, so estimates are often negative and the estimators change them.
 void TestTradeoff::localMonteCarloContract() {
     QFETCH(QString, protocol);
     QFETCH(int, estimator);
@@ -967,9 +967,9 @@ void TestTradeoff::localPopulation() {
 
 // Central Laplace against local protocols at equal ε on the telemetry histogram (32 bins,
 // N = 10 000): Laplace calibrated for replace-one neighbours (Δ1 = 2, the relation the local
-// guarantee covers; see core/choosing/tradeoff.h) has SSE = D·2(2/ε)², independent of N, while every
-// local report carries its own noise, so a local SSE in counts is N·(N·Σ Var) ∝ N (at ε = 5: GRR
-// 4.7·10³ against 10.2): the central model wins everywhere on [0.1, 5]. Not for every N and ε:
+// guarantee covers; see core/choosing/tradeoff.h) has SSE = D·2(2/ε)², independent of N, while
+// every local report carries its own noise, so a local SSE in counts is N·(N·Σ Var) ∝ N (at ε = 5:
+// GRR 4.7·10³ against 10.2): the central model wins everywhere on [0.1, 5]. Not for every N and ε:
 // with N = 20 at ε = 10 a report is truthful with probability e^ε/(e^ε+D−1) ≈ 0.9999 and GRR's SSE
 // falls like e^(−ε), below Laplace's 8D/ε². Between local protocols the frontier switches from
 // OUE to GRR where their SSE cross (D < 3e^ε + 2 for f → 0, seed 001 §2.4; exactly, with Σf = 1,

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "core/base/noise_distribution.h"
+#include "core/base/simulation_rng.h"
 #include "core/count/count_analysis.h"
 #include "core/count/count_mechanism.h"
 #include "core/mechanisms/gaussian_mechanism.h"
-#include "core/base/noise_distribution.h"
-#include "core/base/simulation_rng.h"
 #include "tests/testing/quadrature.h"
 #include "tests/testing/test_support.h"
 

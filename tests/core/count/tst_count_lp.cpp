@@ -1,6 +1,6 @@
-// LP-designed count mechanisms (core/count/count_lp.h) against reference values of seed 001 ch. 6 and
-// closed forms. Optima are not unique, so tests check objective values, exact ε-DP, column sums and
-// the requested properties, never specific matrices.
+// LP-designed count mechanisms (core/count/count_lp.h) against reference values of seed 001 ch. 6
+// and closed forms. Optima are not unique, so tests check objective values, exact ε-DP, column sums
+// and the requested properties, never specific matrices.
 #include <QTest>
 #include <cmath>
 #include <stop_token>
@@ -203,15 +203,20 @@ private Q_SLOTS:
         QTest::addColumn<bool>("minimax");
         QTest::addColumn<QString>("constraints");
         QTest::addColumn<double>("binomialP");  // < 0: uniform weights
-        QTest::newRow("l0 wh+cm n=12") << 12 << 0.7 << int(LpCostKind::L0) << false << "wh,cm" << -1.0;
-        QTest::newRow("l0 wh+cm n=13") << 13 << 0.3 << int(LpCostKind::L0) << false << "wh,cm" << -1.0;
+        QTest::newRow("l0 wh+cm n=12")
+            << 12 << 0.7 << int(LpCostKind::L0) << false << "wh,cm" << -1.0;
+        QTest::newRow("l0 wh+cm n=13")
+            << 13 << 0.3 << int(LpCostKind::L0) << false << "wh,cm" << -1.0;
         QTest::newRow("l1 none n=9") << 9 << 1.1 << int(LpCostKind::L1) << false << "" << -1.0;
-        QTest::newRow("l2 rh+ch n=10") << 10 << 0.5 << int(LpCostKind::L2) << false << "rh,ch" << -1.0;
+        QTest::newRow("l2 rh+ch n=10")
+            << 10 << 0.5 << int(LpCostKind::L2) << false << "rh,ch" << -1.0;
         QTest::newRow("minimax l1 n=8") << 8 << 0.9 << int(LpCostKind::L1) << true << "rm" << -1.0;
-        QTest::newRow("l0d f+s n=11") << 11 << 0.6 << int(LpCostKind::L0d) << false << "f,s" << -1.0;
-        QTest::newRow("binomial 1/2 n=10") << 10 << 0.8 << int(LpCostKind::L1) << false << "cm" << 0.5;
-        QTest::newRow("custom all n=7") << 7 << 0.4 << int(LpCostKind::Custom) << false
-                                        << "rh,rm,ch,cm,f,wh,s" << -1.0;
+        QTest::newRow("l0d f+s n=11")
+            << 11 << 0.6 << int(LpCostKind::L0d) << false << "f,s" << -1.0;
+        QTest::newRow("binomial 1/2 n=10")
+            << 10 << 0.8 << int(LpCostKind::L1) << false << "cm" << 0.5;
+        QTest::newRow("custom all n=7")
+            << 7 << 0.4 << int(LpCostKind::Custom) << false << "rh,rm,ch,cm,f,wh,s" << -1.0;
     }
     void symmetryReductionKeepsTheOptimum() {
         QFETCH(int, n);
@@ -227,7 +232,8 @@ private Q_SLOTS:
         s.d = 2;
         s.aggregate = minimax ? LpAggregate::Max : LpAggregate::Sum;
         const auto m = static_cast<std::size_t>(n) + 1;
-        if (s.cost == LpCostKind::Custom) {  // symmetric: c(i,j) = c(n−i,n−j), not a function of i−j
+        if (s.cost ==
+            LpCostKind::Custom) {  // symmetric: c(i,j) = c(n−i,n−j), not a function of i−j
             for (std::size_t i = 0; i < m; ++i) {
                 for (std::size_t j = 0; j < m; ++j) {
                     const double a = static_cast<double>(i) - static_cast<double>(j);
@@ -299,8 +305,8 @@ private Q_SLOTS:
         s.constraints = {CountProperty::WeaklyHonest, CountProperty::ColumnMonotone};
         const std::vector<double> eps = {1.0, 0.3, 2.0, 0.3, 0.7};
         std::vector<std::size_t> progress;
-        const auto sweep = designCountMechanismSweep(
-            s, eps, {}, [&](std::size_t done, std::size_t total) {
+        const auto sweep =
+            designCountMechanismSweep(s, eps, {}, [&](std::size_t done, std::size_t total) {
                 QCOMPARE(total, eps.size());
                 progress.push_back(done);
             });
@@ -323,7 +329,7 @@ private Q_SLOTS:
                                     .arg(ref->objective, 0, 'g', 15)));
         }
         QCOMPARE(cold, 1);
-        QVERIFY(!(*sweep)[2].warmStarted);  // ε = 2, the largest
+        QVERIFY(!(*sweep)[2].warmStarted);                       // ε = 2, the largest
         QVERIFY((*sweep)[0].objective > (*sweep)[2].objective);  // more privacy, more loss
     }
 
@@ -354,7 +360,8 @@ private Q_SLOTS:
         for (const auto& r : *sweep) {
             QCOMPARE(r.status, LpStatus::Cancelled);
         }
-        QCOMPARE(QString::fromLatin1(lpStatusName(LpStatus::Cancelled)), QStringLiteral("cancelled"));
+        QCOMPARE(QString::fromLatin1(lpStatusName(LpStatus::Cancelled)),
+                 QStringLiteral("cancelled"));
     }
 
     // Infeasible: at ε = 0.1 a true count cannot be reported correctly with probability 0.9
@@ -406,7 +413,8 @@ private Q_SLOTS:
             verifyDesign(s, *r);
             const double alpha = std::exp(-eps);
             QVERIFY2(std::abs(*r->normalised - 2 * alpha / (1 + alpha)) <= 1e-9,
-                     qPrintable(QStringLiteral("ε = %1: L0 %2").arg(eps).arg(*r->normalised, 0, 'g', 15)));
+                     qPrintable(
+                         QStringLiteral("ε = %1: L0 %2").arg(eps).arg(*r->normalised, 0, 'g', 15)));
         }
     }
 };

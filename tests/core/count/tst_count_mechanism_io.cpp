@@ -1,6 +1,6 @@
-// CSV and JSON text forms of count-query mechanism matrices (core/count/count_mechanism_io.h): bit-exact
-// round trips, the accepted variants (CRLF, ';', spaces, no final newline) and every rejection,
-// whose message must say where in the text the problem is.
+// CSV and JSON text forms of count-query mechanism matrices (core/count/count_mechanism_io.h):
+// bit-exact round trips, the accepted variants (CRLF, ';', spaces, no final newline) and every
+// rejection, whose message must say where in the text the problem is.
 #include <QTest>
 
 #include <cstring>

@@ -12,8 +12,8 @@
 #include <numbers>
 #include <vector>
 
-#include "core/ldp/metrics.h"
 #include "core/base/simulation_rng.h"
+#include "core/ldp/metrics.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
@@ -66,8 +66,8 @@ void TestLdpMetrics::expectedMaxAbsRandomizedResponse() {
     for (int t = 0; t < trials; ++t) {
         const auto est = simulateAggregate(rr, counts, 1000 + static_cast<std::uint64_t>(t));
         QVERIFY(est.hasValue());
-        const double m = std::max(std::abs(est->frequencies[0] - 0.3),
-                                  std::abs(est->frequencies[1] - 0.7));
+        const double m =
+            std::max(std::abs(est->frequencies[0] - 0.3), std::abs(est->frequencies[1] - 0.7));
         sum += m;
         sumSq += m * m;
     }

@@ -18,8 +18,8 @@
 #include <stop_token>
 #include <vector>
 
-#include "core/ldp/protocols.h"
 #include "core/base/simulation_rng.h"
+#include "core/ldp/protocols.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
@@ -77,8 +77,8 @@ std::vector<std::int64_t> skewedCounts(std::size_t domain, std::int64_t users) {
 // Sample mean/variance of every f̂_j over R runs against f_j and estimatorVariance.
 void checkAgainstFormula(const ProtocolSpec& spec, const std::vector<std::int64_t>& counts,
                          const std::vector<Moments>& mom, const char* what) {
-    const auto n = static_cast<std::uint64_t>(std::accumulate(counts.begin(), counts.end(),
-                                                              std::int64_t{0}));
+    const auto n =
+        static_cast<std::uint64_t>(std::accumulate(counts.begin(), counts.end(), std::int64_t{0}));
     for (std::size_t j = 0; j < counts.size(); ++j) {
         const double f = static_cast<double>(counts[j]) / static_cast<double>(n);
         const auto v = estimatorVariance(spec, n, f);
@@ -89,10 +89,8 @@ void checkAgainstFormula(const ProtocolSpec& spec, const std::vector<std::int64_
                   dpxtest::nearMessage("", mom[j].mean, f, 4.5 * std::sqrt(*v / r)))
                      .constData());
         QVERIFY2(std::abs(mom[j].variance() - *v) <= 5 * *v * std::sqrt(2 / (r - 1)),
-                 (QByteArray(what) + " variance of f̂_" + QByteArray::number(qulonglong(j)) +
-                  ": " +
-                  dpxtest::nearMessage("", mom[j].variance(), *v,
-                                       5 * *v * std::sqrt(2 / (r - 1))))
+                 (QByteArray(what) + " variance of f̂_" + QByteArray::number(qulonglong(j)) + ": " +
+                  dpxtest::nearMessage("", mom[j].variance(), *v, 5 * *v * std::sqrt(2 / (r - 1))))
                      .constData());
     }
 }
@@ -205,14 +203,13 @@ void TestLdp::constants() {
         double p0, q0;
         std::size_t g;
     };
-    const std::vector<Row> rows{
-        {Protocol::RR, 2, 0.75, 0.25, 0},          // e^ε/(e^ε + 1)
-        {Protocol::GRR, 8, 0.3, 0.1, 0},           // 3/10, 1/10
-        {Protocol::OUE, 8, 0.5, 0.25, 0},          // ½, 1/(e^ε + 1)
-        {Protocol::SUE, 8, s3 / (s3 + 1), 1 / (s3 + 1), 0},
-        {Protocol::OLH, 8, 0.5, 0.25, 4},          // g = 4, 3/(3 + 3), 1/4
-        {Protocol::HRR, 8, 0.75, 0.5, 0},          // p, and ½ for any other value
-        {Protocol::DBitFlip, 8, s3 / (s3 + 1), 1 / (s3 + 1), 0}};
+    const std::vector<Row> rows{{Protocol::RR, 2, 0.75, 0.25, 0},  // e^ε/(e^ε + 1)
+                                {Protocol::GRR, 8, 0.3, 0.1, 0},   // 3/10, 1/10
+                                {Protocol::OUE, 8, 0.5, 0.25, 0},  // ½, 1/(e^ε + 1)
+                                {Protocol::SUE, 8, s3 / (s3 + 1), 1 / (s3 + 1), 0},
+                                {Protocol::OLH, 8, 0.5, 0.25, 4},  // g = 4, 3/(3 + 3), 1/4
+                                {Protocol::HRR, 8, 0.75, 0.5, 0},  // p, and ½ for any other value
+                                {Protocol::DBitFlip, 8, s3 / (s3 + 1), 1 / (s3 + 1), 0}};
     for (const Row& r : rows) {
         const auto c = oracleConstants(makeSpec(r.p, eps, r.d, 2));
         QVERIFY(c.hasValue());
@@ -480,8 +477,8 @@ void TestLdp::cancellation() {
     QVERIFY(r.hasValue());
     QVERIFY(r->cancelled);
     QVERIFY(r->frequencies.empty());
-    const auto a = simulateAggregate(spec, std::vector<std::int64_t>(1024, 5), 1,
-                                     stopped.get_token());
+    const auto a =
+        simulateAggregate(spec, std::vector<std::int64_t>(1024, 5), 1, stopped.get_token());
     QVERIFY(a.hasValue() && a->cancelled && a->frequencies.empty());
     // Requested from the progress callback after the first block (~0.4 s of work in total).
     std::stop_source source;

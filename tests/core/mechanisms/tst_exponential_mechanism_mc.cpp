@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "core/mechanisms/exponential_mechanism.h"
 #include "core/base/simulation_rng.h"
+#include "core/mechanisms/exponential_mechanism.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;

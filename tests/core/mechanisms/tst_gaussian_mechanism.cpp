@@ -183,7 +183,7 @@ void TestGaussianMechanism::formulas_data() {
     QTest::addColumn<double>("delta");
     QTest::addColumn<double>("l2");
     const int classic = int(GaussianCalibration::Classic);
-    const int seed = int(GaussianCalibration::Seed);
+    const int seed = int(GaussianCalibration::Hall);
     QTest::newRow("classic 0.5 1e-5") << classic << 0.5 << 1e-5 << 1.0;
     QTest::newRow("classic 0.1 1e-6 D2 2") << classic << 0.1 << 1e-6 << 2.0;
     QTest::newRow("classic 0.9 0.01 D2 3") << classic << 0.9 << 0.01 << 3.0;
@@ -264,8 +264,8 @@ void TestGaussianMechanism::refusedWhenNotPrivate_data() {
     // seed ε=10, δ=1e-5 → 1.36e-5; seed ε=8, δ=0.01 → 0.0104.
     QTest::newRow("classic eps 10 delta 1e-5") << int(GaussianCalibration::Classic) << 10.0 << 1e-5;
     QTest::newRow("classic eps 5 delta 0.5") << int(GaussianCalibration::Classic) << 5.0 << 0.5;
-    QTest::newRow("seed eps 10 delta 1e-5") << int(GaussianCalibration::Seed) << 10.0 << 1e-5;
-    QTest::newRow("seed eps 8 delta 0.01") << int(GaussianCalibration::Seed) << 8.0 << 0.01;
+    QTest::newRow("seed eps 10 delta 1e-5") << int(GaussianCalibration::Hall) << 10.0 << 1e-5;
+    QTest::newRow("seed eps 8 delta 0.01") << int(GaussianCalibration::Hall) << 8.0 << 0.01;
 }
 
 void TestGaussianMechanism::refusedWhenNotPrivate() {
@@ -290,7 +290,7 @@ void TestGaussianMechanism::guarantee_data() {
     QTest::addColumn<double>("delta");
     QTest::addColumn<double>("l2");
     for (auto c :
-         {GaussianCalibration::Classic, GaussianCalibration::Seed, GaussianCalibration::Analytic}) {
+         {GaussianCalibration::Classic, GaussianCalibration::Hall, GaussianCalibration::Analytic}) {
         QTest::addRow("%s 0.5 1e-6 D2 1", gaussianCalibrationName(c))
             << int(c) << 0.5 << 1e-6 << 1.0;
         QTest::addRow("%s 0.9 1e-3 D2 sqrt2", gaussianCalibrationName(c))

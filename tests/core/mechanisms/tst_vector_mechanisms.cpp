@@ -1,6 +1,6 @@
-// Vector mean mechanisms (core/mechanisms/vector_mechanisms.h): calibration against the closed forms of seed
-// 004 §3 and seed 003 §1.3, the seed 004 bounds, and rejection of every bad parameter.
-// Deterministic; the Monte Carlo checks are in tst_vector_mechanisms_stat.
+// Vector mean mechanisms (core/mechanisms/vector_mechanisms.h): calibration against the closed
+// forms of seed 004 §3 and seed 003 §1.3, the seed 004 bounds, and rejection of every bad
+// parameter. Deterministic; the Monte Carlo checks are in tst_vector_mechanisms_stat.
 #include <QTest>
 
 #include <cmath>
@@ -70,7 +70,7 @@ void TestVectorMechanisms::gaussianSeedCalibrations() {
     QVERIFY(dpxtest::mentions(printed->warnings.front(), "2ε"));
     // The seed calibration at Δ₂ = 2√d/n: σ² = 8d ln(2/δ)/(ε²n²), four times the printed one.
     const auto seed = calibrateVectorMean(
-        params(VectorMechanismKind::Gaussian, 1000, 10, 0.5, 1e-6, GaussianCalibration::Seed));
+        params(VectorMechanismKind::Gaussian, 1000, 10, 0.5, 1e-6, GaussianCalibration::Hall));
     DPX_VERIFY_OK(seed);
     DPX_VERIFY_REL(seed->scale * seed->scale, 80 * ln / 0.25e6, 1e-12);
     QCOMPARE(seed->epsilon, 0.5);
@@ -92,7 +92,7 @@ void TestVectorMechanisms::gaussianAnalytic() {
     QVERIFY(m->warnings.empty());
     // The seed formula at ε = 10 is not (ε, δ)-DP by the exact profile: refused.
     DPX_VERIFY_ERROR(calibrateVectorMean(params(VectorMechanismKind::Gaussian, 50, 4, 10, 1e-5,
-                                                GaussianCalibration::Seed)),
+                                                GaussianCalibration::Hall)),
                      "not (ε, δ)-dp");
 }
 
@@ -132,7 +132,7 @@ void TestVectorMechanisms::bounds() {
     QVERIFY(b->lowerNote.empty());
     // Gaussian (seed calibration) error = d/n + dσ² equals the corrected Thm 4 bound exactly.
     const auto m = calibrateVectorMean(
-        params(VectorMechanismKind::Gaussian, 1000, 10, 1, 1e-6, GaussianCalibration::Seed));
+        params(VectorMechanismKind::Gaussian, 1000, 10, 1, 1e-6, GaussianCalibration::Hall));
     DPX_VERIFY_OK(m);
     DPX_VERIFY_REL(0.01 + m->expectedSquaredNoise, b->upper, 1e-13);
     // … and the printed mechanism's equals the printed bound.

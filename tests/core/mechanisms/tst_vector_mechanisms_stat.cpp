@@ -146,7 +146,7 @@ void TestVectorMechanismsStat::boundsOrdering() {
         p.release.d = 100;
         p.release.epsilon = 1;
         p.release.delta = 1e-6;
-        p.release.mechanism = {kind, GaussianCalibration::Seed};
+        p.release.mechanism = {kind, GaussianCalibration::Hall};
         p.population = MeanPopulation::UniformPrior;
         p.trials = 4000;
         p.seed = 31;

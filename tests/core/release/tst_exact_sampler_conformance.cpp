@@ -1,6 +1,6 @@
-// Conformance of the exact samplers (core/release/exact_samplers.h, issue #8; LABELS statistical audit):
-// the discrete Laplace (t = 1, 3.5, 10) and discrete Gaussian (σ² = 1, 10, 100/3) against their
-// exact PMFs, Bernoulli(exp(−γ)) frequencies, and the matrix sampler against GM columns, with
+// Conformance of the exact samplers (core/release/exact_samplers.h, issue #8; LABELS statistical
+// audit): the discrete Laplace (t = 1, 3.5, 10) and discrete Gaussian (σ² = 1, 10, 100/3) against
+// their exact PMFs, Bernoulli(exp(−γ)) frequencies, and the matrix sampler against GM columns, with
 // 10^6 draws per case from two sources:
 //
 //  * Seeded (dpxtest::SeededTestBits, a test double that is NOT DP): χ² goodness of fit (cells

@@ -1,5 +1,5 @@
-// Exact samplers (core/release/exact_samplers.h, issue #8), deterministic part: exact rationals and the
-// decimal parser; the algorithm logic of CKS 2020 Algorithms 1–3 and of the matrix sampler on
+// Exact samplers (core/release/exact_samplers.h, issue #8), deterministic part: exact rationals and
+// the decimal parser; the algorithm logic of CKS 2020 Algorithms 1–3 and of the matrix sampler on
 // scripted bit strings (expected outputs derived by hand from the algorithms, bit by bit, in the
 // comments); failure of the bit source; parameter validation; the discrete Gaussian's δ against
 // 50-digit mpmath values, an independent long double summation and the continuous Gaussian; the
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/count/count_mechanism.h"
-#include "core/release/exact_samplers.h"
 #include "core/mechanisms/gaussian_mechanism.h"
+#include "core/release/exact_samplers.h"
 #include "tests/testing/random_bits_doubles.h"
 #include "tests/testing/test_support.h"
 

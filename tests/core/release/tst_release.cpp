@@ -1,8 +1,8 @@
-// The release path (core/release/release.h): every declared bin gets noise from the OS source, the result
-// and its metadata never contain the true counts, post-processing comes after noise, the matrix
-// of geometric-matrix is verified exactly before sampling, the discrete Gaussian's σ² meets δ, and
-// every bad parameter is refused with a message naming it. The noise is real (getrandom), so the
-// statistical checks use bounds whose false-failure probability is stated and negligible.
+// The release path (core/release/release.h): every declared bin gets noise from the OS source, the
+// result and its metadata never contain the true counts, post-processing comes after noise, the
+// matrix of geometric-matrix is verified exactly before sampling, the discrete Gaussian's σ² meets
+// δ, and every bad parameter is refused with a message naming it. The noise is real (getrandom), so
+// the statistical checks use bounds whose false-failure probability is stated and negligible.
 #include <QTest>
 
 #include <algorithm>

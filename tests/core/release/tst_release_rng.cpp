@@ -1,7 +1,8 @@
-// Release randomness (core/release/release_rng.h, issue #8): the type rules that keep seeded generators
-// and test doubles away from the release API (compile time), the getrandom loop's handling of
-// short reads, EINTR and failures (with a fake system call), and the OS source itself: bit balance
-// with a bound whose false-failure probability is below 1e-10, fresh words after fork().
+// Release randomness (core/release/release_rng.h, issue #8): the type rules that keep seeded
+// generators and test doubles away from the release API (compile time), the getrandom loop's
+// handling of short reads, EINTR and failures (with a fake system call), and the OS source itself:
+// bit balance with a bound whose false-failure probability is below 1e-10, fresh words after
+// fork().
 #include <QTest>
 
 #include <sys/wait.h>
@@ -14,9 +15,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/base/simulation_rng.h"
 #include "core/release/exact_samplers.h"
 #include "core/release/release_rng.h"
-#include "core/base/simulation_rng.h"
 #include "tests/testing/random_bits_doubles.h"
 #include "tests/testing/test_support.h"
 

@@ -83,9 +83,9 @@ private Q_SLOTS:
 
     void zcdpComposition() {
         // Total (1, 1e-6): ρ_budget = (√(1 + L) − √L)², L = ln 1e6 = 13.8155…, ρ_budget =
-        // 0.0174689048 (Python math) (Bun & Steinke Prop 1.3 inverted; core/choosing/budget.h). ε = 0.1 pure
-        // costs ρ = 0.005 each: three fit (0.015), a fourth (0.020) does not, although basic
-        // composition would allow 10.
+        // 0.0174689048 (Python math) (Bun & Steinke Prop 1.3 inverted; core/choosing/budget.h). ε =
+        // 0.1 pure costs ρ = 0.005 each: three fit (0.015), a fourth (0.020) does not, although
+        // basic composition would allow 10.
         auto ledger = PrivacyLedger::create("d", "1", "1e-6", Composition::Zcdp);
         QVERIFY(ledger);
         QVERIFY(ledger->append(pure("0.1", "1/200")));

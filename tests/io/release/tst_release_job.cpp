@@ -18,9 +18,9 @@
 #include <optional>
 #include <thread>
 
+#include "core/histogram/dataset.h"
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_job.h"
-#include "core/histogram/dataset.h"
 
 using namespace dpx;
 using namespace dpx::data;

@@ -18,8 +18,8 @@
 #include <stop_token>
 #include <thread>
 
-#include "io/sources/sql_source.h"
 #include "core/histogram/dataset.h"
+#include "io/sources/sql_source.h"
 #include "tst_sql_pg_server.h"
 
 using namespace dpx;

@@ -1,6 +1,6 @@
-// JobRunner (ui/model/job_runner.h): work runs off the GUI thread, results come back on it, superseded
-// and cancelled jobs never deliver, stop requests reach the worker, progress is reported for long
-// jobs only, and destroying the runner waits for its workers.
+// JobRunner (ui/model/job_runner.h): work runs off the GUI thread, results come back on it,
+// superseded and cancelled jobs never deliver, stop requests reach the worker, progress is reported
+// for long jobs only, and destroying the runner waits for its workers.
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
@@ -65,7 +65,9 @@ private Q_SLOTS:
         QList<int> delivered;
         runner.run<int>(
             QStringLiteral("slot"),
-            [&](std::stop_token st, JobProgress& p) { return slowWork(st, p, 3000, &firstSawStop); },
+            [&](std::stop_token st, JobProgress& p) {
+                return slowWork(st, p, 3000, &firstSawStop);
+            },
             [&](int v) { delivered << v; });
         QTest::qWait(20);
         runner.run<int>(
@@ -84,7 +86,8 @@ private Q_SLOTS:
         JobRunner runner;
         QList<int> delivered;
         runner.run<int>(
-            QStringLiteral("x"), [](std::stop_token st, JobProgress& p) { return slowWork(st, p, 100, nullptr); },
+            QStringLiteral("x"),
+            [](std::stop_token st, JobProgress& p) { return slowWork(st, p, 100, nullptr); },
             [&](int v) { delivered << v; });
         runner.run<int>(
             QStringLiteral("y"), [](std::stop_token, JobProgress&) { return 1; },

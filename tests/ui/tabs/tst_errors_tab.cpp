@@ -104,7 +104,8 @@ private Q_SLOTS:
         QCOMPARE(t->rowCount(), 3);
         QCOMPARE(t->columnCount(), 4);
         QCOMPARE(t->verticalHeaderItem(1)->text(), QStringLiteral("Clamp"));
-        QVERIFY(t->verticalHeaderItem(1)->toolTip().startsWith(QStringLiteral("Clamp negatives to 0")));
+        QVERIFY(
+            t->verticalHeaderItem(1)->toolTip().startsWith(QStringLiteral("Clamp negatives to 0")));
         // realized (this draw) columns 0, 2; expected columns 1, 3.
         QCOMPARE(cellText(t, 0, 0), QStringLiteral("512.25"));
         QCOMPARE(cellText(t, 0, 1), QStringLiteral("400"));

@@ -233,7 +233,8 @@ void LdpExperimentPage::buildUi() {
 
     placeBesideSidePanel(plot_, scroll);
 
-    connect(preset_, &QPushButton::clicked, this, [this] { setSpec(ldp::telemetryExperimentPreset()); });
+    connect(preset_, &QPushButton::clicked, this,
+            [this] { setSpec(ldp::telemetryExperimentPreset()); });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
     connect(axis_, &QComboBox::activated, this, [this] {

@@ -255,7 +255,7 @@ void KdePage::buildUi() {
     calibration_->addItem(tr("Analytic (Balle & Wang): smallest σ, any ε"),
                           static_cast<int>(GaussianCalibration::Analytic));
     calibration_->addItem(tr("Hall 2012: σ = c(δ)·Δ/ε (Prop 1.3.3)"),
-                          static_cast<int>(GaussianCalibration::Seed));
+                          static_cast<int>(GaussianCalibration::Hall));
     calibration_->setToolTip(
         tr("The scale σ of the Gaussian-process noise. Both are checked against the exact "
            "privacy profile of the Gaussian mechanism with sensitivity Δ. Hall's c(δ)Δ/ε is "
@@ -559,7 +559,7 @@ void KdePage::useFig32Setting() {
     deltaOverride_ = 0.1;
     followDelta_->setChecked(false);
     gridPoints_->setValue(1000);
-    setCalibration(GaussianCalibration::Seed);
+    setCalibration(GaussianCalibration::Hall);
     gridLo_->clear();
     gridHi_->clear();
     updating_ = false;
@@ -994,7 +994,7 @@ void KdePage::draw() {
     }
     info += QStringLiteral("</p>");
     const double seedSd = rel.cDelta * rel.sensitivity / r.epsilon;
-    if (r.calibration == GaussianCalibration::Seed) {
+    if (r.calibration == GaussianCalibration::Hall) {
         info += tr("<p><b>Pointwise standard deviation</b> σ = c(δ)·Δ/ε = %1 × %2 / %3 = "
                    "<b>%4</b> (%5 % of the KDE's peak %6), the same at every x because "
                    "K(x, x) = 1.<br>Δ = √2/(n·√(2π)·h) = %2 (one record replaced), c(δ) = "

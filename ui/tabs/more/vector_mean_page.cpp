@@ -238,7 +238,7 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     calibration_->addItem(tr("analytic (Balle–Wang)"),
                           static_cast<int>(GaussianCalibration::Analytic));
     calibration_->addItem(tr("seed: σ = √(2 ln(2/δ))·Δ₂/ε"),
-                          static_cast<int>(GaussianCalibration::Seed));
+                          static_cast<int>(GaussianCalibration::Hall));
     calibration_->addItem(tr("classic: σ = √(2 ln(1.25/δ))·Δ₂/ε"),
                           static_cast<int>(GaussianCalibration::Classic));
     auto* gaussRow = new QHBoxLayout;
@@ -477,7 +477,7 @@ Expected<VectorMeanSweepSpec> VectorMeanPage::spec() const {
              static_cast<GaussianCalibration>(calibration_->currentData().toInt())});
     }
     if (mechPrinted_->isChecked()) {
-        s.mechanisms.push_back({VectorMechanismKind::GaussianPrinted, GaussianCalibration::Seed});
+        s.mechanisms.push_back({VectorMechanismKind::GaussianPrinted, GaussianCalibration::Hall});
     }
     if (mechLaplace_->isChecked()) {
         s.mechanisms.push_back({VectorMechanismKind::Laplace, GaussianCalibration::Analytic});

@@ -1,8 +1,8 @@
-// The "Mechanism matrix" tab (ui/tabs/matrix/matrix_tab.h), offscreen: the heatmap holds exactly the core's
-// matrix (linear and log), the badges agree with the core's property checks and never call an
-// (ε, δ) mechanism ε-DP, the column profile and its summary follow the selected input, the LP
-// controls emit their settings as strings, and histogram mechanisms show the noise law.
-// Set DPX_MATRIX_VIEW_SCREENSHOTS=<dir> to also save the rendered tab as PNG files there.
+// The "Mechanism matrix" tab (ui/tabs/matrix/matrix_tab.h), offscreen: the heatmap holds exactly
+// the core's matrix (linear and log), the badges agree with the core's property checks and never
+// call an (ε, δ) mechanism ε-DP, the column profile and its summary follow the selected input, the
+// LP controls emit their settings as strings, and histogram mechanisms show the noise law. Set
+// DPX_MATRIX_VIEW_SCREENSHOTS=<dir> to also save the rendered tab as PNG files there.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -14,10 +14,10 @@
 #include <QTest>
 #include <cmath>
 
+#include "core/base/noise_distribution.h"
 #include "core/count/count_analysis.h"
 #include "core/count/count_lp.h"
 #include "core/count/count_mechanism.h"
-#include "core/base/noise_distribution.h"
 #include "ui/tabs/matrix/matrix_tab.h"
 #include "ui/widgets/qcustomplot_include.h"
 

@@ -208,7 +208,7 @@ private Q_SLOTS:
 
         // The seed's calibration gives the closed form; the window's ε moves the page (it follows
         // by default) and the seed's σ scales like 1/ε.
-        page->setCalibration(GaussianCalibration::Seed);
+        page->setCalibration(GaussianCalibration::Hall);
         QVERIFY(settle(page));
         const double sd = closedFormSd(n, r.bandwidth, s.mechanism.epsilon, s.mechanism.delta);
         QVERIFY(std::abs(page->result().release.noiseScale - sd) <= 1e-12 * sd);
@@ -274,12 +274,13 @@ private Q_SLOTS:
         QVERIFY(page->messageText().isEmpty());
 
         // The seed's σ at ε = 2 passes the exact check, with the Prop 1.3.3 warning.
-        page->setCalibration(GaussianCalibration::Seed);
+        page->setCalibration(GaussianCalibration::Hall);
         page->setEpsilonOverride(2);
         page->setDeltaOverride(1e-5);
         QVERIFY(settle(page));
         QVERIFY2(page->hasResult(), qPrintable(page->messageText()));
-        QVERIFY(page->infoText().contains(QStringLiteral("Hall 2012, Prop. 1.3.3 is proven for ε ≤ 1")));
+        QVERIFY(page->infoText().contains(
+            QStringLiteral("Hall 2012, Prop. 1.3.3 is proven for ε ≤ 1")));
     }
 
     // Bad inputs: h ≤ 0 or not a number, a bad grid end, a constant column, n < 2 and a dataset
