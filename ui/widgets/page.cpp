@@ -1,5 +1,7 @@
 #include "ui/widgets/page.h"
 
+#include "ui/widgets/plot_refresh.h"
+
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -104,6 +106,36 @@ void Page::setRunning(bool running) {
     if (cancel_) {
         cancel_->setEnabled(running);
     }
+}
+
+void Page::endWithMessage(const QString& text, const std::function<void()>& forgetResult) {
+    setRunning(false);
+    hasResult_ = false;
+    drawn_ = true;
+    setStatus(text, true);
+    forgetResult();
+    Q_EMIT finished();
+}
+
+void Page::finishCurvePlot(QCustomPlot* plot, const QString& dashedKey, PlotExtent fitted,
+                           PlotExtent whenEmpty, const QString& emptyHint) {
+    if (!dashedKey.isEmpty()) {
+        QCPGraph* key = plot->addGraph();
+        key->setPen(QPen(palette().color(QPalette::WindowText), 1.2, Qt::DashLine));
+        key->setName(dashedKey);
+    }
+    if (fitted.hi > 0) {
+        plot->yAxis->setRange(fitted.lo / 1.6, fitted.hi * 1.6);
+        plot->xAxis->setRange(fitted.xlo / 1.3, fitted.xhi * 1.3);
+    } else {
+        plot->yAxis->setRange(whenEmpty.lo, whenEmpty.hi);
+        plot->xAxis->setRange(whenEmpty.xlo, whenEmpty.xhi);
+        if (!emptyHint.isEmpty()) {
+            setStatus(emptyHint);
+        }
+    }
+    plot->legend->setVisible(plot->legend->itemCount() > 0);
+    replotWhenVisible(plot);
 }
 
 void Page::setStatus(const QString& text, bool error) {

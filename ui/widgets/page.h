@@ -4,6 +4,8 @@
 // what differs: their controls, their computation and their drawing.
 #pragma once
 
+#include <functional>
+
 #include <QFont>
 #include <QString>
 #include <QWidget>
@@ -73,6 +75,20 @@ protected:
     void setRunButtons(QPushButton* run, QPushButton* cancel);
     // A computation starts (true) or ends (false).
     void setRunning(bool running);
+    // The computation ends with a message instead of a result: not running, no result, `text`
+    // in the status line as an error; `forgetResult` drops the page's outcome and redraws (the
+    // page cancels its own job first); then finished() as for a result.
+    void endWithMessage(const QString& text, const std::function<void()>& forgetResult);
+    // The end of a log-log plot drawn from curves: a dashed legend key `dashedKey` (none when
+    // empty) for the analytic curves drawn without legend entries, the axes fitted around the
+    // data's [lo, hi] × [xlo, xhi] (`fitted`) when there are data, else `whenEmpty` with
+    // `emptyHint` in the status line (when not empty), the legend shown when it has entries, the
+    // replot.
+    struct PlotExtent {
+        double lo = 0, hi = 0, xlo = 0, xhi = 0;
+    };
+    void finishCurvePlot(QCustomPlot* plot, const QString& dashedKey, PlotExtent fitted,
+                         PlotExtent whenEmpty, const QString& emptyHint);
     bool hasResult_ = false;  // a result is drawn
     bool drawn_ = false;      // a result or a message is shown: nothing more is awaited
 

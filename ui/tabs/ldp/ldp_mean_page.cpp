@@ -238,23 +238,11 @@ void LdpMeanPage::draw() {
         e->setData(x, expected, true);
         e->removeFromLegend();
     }
-    if (hasResult_) {
-        QCPGraph* key = plot_->addGraph();
-        key->setPen(QPen(palette().color(QPalette::WindowText), 1.2, Qt::DashLine));
-        key->setName(tr("√(2/π)·σ (exact variance)"));
-    }
-    if (hi > 0) {
-        plot_->yAxis->setRange(lo / 1.6, hi * 1.6);
-        plot_->xAxis->setRange(xlo / 1.3, xhi * 1.3);
-    } else {
-        plot_->yAxis->setRange(1e-3, 10);
-        plot_->xAxis->setRange(1e3, 3e5);
-        if (!isRunning() && !ranOnce_) {
-            setStatus(tr("Press Run (the preset runs when the study is first shown)."));
-        }
-    }
-    plot_->legend->setVisible(plot_->legend->itemCount() > 0);
-    replotWhenVisible(plot_);
+    finishCurvePlot(plot_, hasResult_ ? tr("√(2/π)·σ (exact variance)") : QString(),
+                    {lo, hi, xlo, xhi}, {1e-3, 10, 1e3, 3e5},
+                    !isRunning() && !ranOnce_
+                        ? tr("Press Run (the preset runs when the study is first shown).")
+                        : QString());
 }
 
 QString LdpMeanPage::toCsv() const {

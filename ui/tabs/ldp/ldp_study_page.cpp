@@ -438,23 +438,11 @@ void LdpStudyPage::draw() {
             a->removeFromLegend();
         }
     }
-    if (range && hasResult_) {
-        QCPGraph* key = plot_->addGraph();
-        key->setPen(QPen(palette().color(QPalette::WindowText), 1.2, Qt::DashLine));
-        key->setName(tr("analytic prediction / bound"));
-    }
-    if (hi > 0) {
-        plot_->yAxis->setRange(lo / 1.6, hi * 1.6);
-        plot_->xAxis->setRange(xlo / 1.3, xhi * 1.3);
-    } else {
-        plot_->yAxis->setRange(1e-6, 1);
-        plot_->xAxis->setRange(0.1, 10);
-        if (!isRunning() && !ranOnce_) {
-            setStatus(tr("Press Run (the preset runs when the study is first shown)."));
-        }
-    }
-    plot_->legend->setVisible(plot_->legend->itemCount() > 0);
-    replotWhenVisible(plot_);
+    finishCurvePlot(plot_, range && hasResult_ ? tr("analytic prediction / bound") : QString(),
+                    {lo, hi, xlo, xhi}, {1e-6, 1, 0.1, 10},
+                    !isRunning() && !ranOnce_
+                        ? tr("Press Run (the preset runs when the study is first shown).")
+                        : QString());
 }
 
 QString LdpStudyPage::toCsv() const {

@@ -235,16 +235,13 @@ void RandomDpPage::setContext(const MechanismPageContext& context) {
 
 void RandomDpPage::showMessage(const QString& text) {
     runner_->cancel(kSlot);
-    setRunning(false);
-    hasResult_ = false;
-    drawn_ = true;
-    outcome_ = Outcome{};
-    setStatus(text, true);
-    guarantee_->clear();
-    cells_->clear();
-    errors_->clear();
-    draw();
-    Q_EMIT finished();
+    endWithMessage(text, [this] {
+        outcome_ = Outcome{};
+        guarantee_->clear();
+        cells_->clear();
+        errors_->clear();
+        draw();
+    });
 }
 
 QString RandomDpPage::messageText() const {

@@ -287,15 +287,12 @@ void SelectionPage::setContext(const MechanismPageContext& context) {
 
 void SelectionPage::showMessage(const QString& text) {
     runner_->cancel(kSlot);
-    setRunning(false);
-    hasResult_ = false;
-    drawn_ = true;
-    outcome_ = Outcome{};
-    setStatus(text, true);
-    summary_->clear();
-    rationale_->clear();
-    draw();
-    Q_EMIT finished();
+    endWithMessage(text, [this] {
+        outcome_ = Outcome{};
+        summary_->clear();
+        rationale_->clear();
+        draw();
+    });
 }
 
 QString SelectionPage::messageText() const {
