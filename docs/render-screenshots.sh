@@ -15,9 +15,9 @@ shot() {  # shot NAME ARGS...
 }
 shot window-histogram --example telemetry --mechanism laplace --epsilon 1 --tab histogram
 shot window-histogram-eps001 --example telemetry --mechanism laplace --epsilon 0.01 --tab histogram
-shot window-errors --example seed000 --mechanism laplace --epsilon 0.1 --tab errors
+shot window-errors --example two-bins --mechanism laplace --epsilon 0.1 --tab errors
 shot window-matrix-lp --example edwards-like --mechanism count-optimal --epsilon 0.5 --tab matrix
-shot window-matrix-dark --example seed000 --mechanism count-geometric --epsilon 0.2 --tab matrix --dark
+shot window-matrix-dark --example two-bins --mechanism count-geometric --epsilon 0.2 --tab matrix --dark
 # The walk-through of choosing-epsilon.md: one session file per picture (docs/sessions/).
 for s in histogram tradeoff population risk budget; do
     shot "choosing-$s" --session "$here/sessions/choosing-$s.json"

@@ -50,7 +50,7 @@ case "$mode" in
     build) ;;
     run)
         exe="$build_dir/app/dpexplorer"
-        args=(--example seed000)
+        args=(--example two-bins)
         # DPX_SCREENSHOT=file.png: save the window once computed, then quit (for docs and checks).
         [ -n "${DPX_SCREENSHOT:-}" ] && args+=(--screenshot "$DPX_SCREENSHOT")
         if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
