@@ -435,7 +435,7 @@ void TestDpxCli::sigma_data() {
         << QStringLiteral("--epsilon 0.5 --delta 1e-5 --sensitivity 2 --calibration classic")
         << 2 * std::sqrt(2 * std::log(1.25 / 1e-5)) / 0.5;
     QTest::newRow("seed eps 2 delta 1e-8")
-        << QStringLiteral("--epsilon 2 --delta 1e-8 --sensitivity 1 --calibration seed")
+        << QStringLiteral("--epsilon 2 --delta 1e-8 --sensitivity 1 --calibration hall")
         << std::sqrt(2 * std::log(2 / 1e-8)) / 2;
 }
 

@@ -325,7 +325,7 @@ private Q_SLOTS:
         QVERIFY(runPage(page));
         QVERIFY2(page->statusText().contains(QStringLiteral("refused")),
                  qPrintable(page->statusText()));
-        QVERIFY(graphIndex(page->plot(), QStringLiteral("Gaussian, seed: refused")) >= 0);
+        QVERIFY(graphIndex(page->plot(), QStringLiteral("Gaussian, hall: refused")) >= 0);
         QVERIFY(page->detailsText().contains(QStringLiteral("NOT (ε, δ)-DP")));
     }
 
