@@ -36,7 +36,7 @@ namespace {
 
 // The rows of the configuration grid: the central mechanisms (with the sparse, thresholded Laplace
 // release of seed 003 §2.4.1, issue #9), then the local protocols (issue #7; dBitFlip with one bit
-// per user, seed 002's d = 1).
+// per user, the telemetry study's d = 1).
 struct Row {
     TradeoffMechanism mechanism;
     ldp::Protocol protocol = ldp::Protocol::GRR;  // Local rows

@@ -243,7 +243,8 @@ Truth truthOf(const Histogram& h, std::string source) {
     return t;
 }
 
-// Frequency oracles, hh and haar: --shape (seed 002's telemetry buckets on [0, 24] h) with
+// Frequency oracles, hh and haar: --shape (the telemetry study's telemetry buckets on [0, 24] h)
+// with
 // --domain and --users, or --counts / --data (optionally rescaled to --users).
 Expected<Truth> frequencyTruth(const Args& a) {
     const bool shape = a.has("shape");

@@ -1,5 +1,5 @@
-// dpx ldp-experiment: seed 002's low-population telemetry experiment (core/ldp/experiment.h,
-// issue #7) over protocols × data shapes × populations × ε, JSON on `out`.
+// dpx ldp-experiment: the telemetry study's low-population telemetry experiment
+// (core/ldp/experiment.h, issue #7) over protocols × data shapes × populations × ε, JSON on `out`.
 #pragma once
 
 #include <iosfwd>

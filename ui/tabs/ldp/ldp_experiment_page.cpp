@@ -76,7 +76,7 @@ LdpExperimentPage::LdpExperimentPage(JobRunner* runner, QWidget* parent)
 
 void LdpExperimentPage::buildUi() {
     setObjectName(QStringLiteral("ldpExperimentView"));
-    // Protocol choices: seed 002's dBitFlip d = 1, 2, 4 and the other frequency oracles.
+    // Protocol choices: the telemetry study's dBitFlip d = 1, 2, 4 and the other frequency oracles.
     auto protocol = [](ldp::Protocol p, std::size_t bits = 1) {
         ldp::ProtocolSpec s;
         s.protocol = p;
@@ -436,7 +436,8 @@ void LdpExperimentPage::refreshFixedChoices() {
     }
     int index = fixed_->findData(previous);
     if (index < 0 && againstN) {
-        index = fixed_->findData(1.0);  // seed 002's histogram-error figures are at ε = 1
+        index =
+            fixed_->findData(1.0);  // the telemetry study's histogram-error figures are at ε = 1
     }
     if (index < 0 && !againstN) {
         index = fixed_->findData(1e4);

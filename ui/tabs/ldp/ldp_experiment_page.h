@@ -1,10 +1,10 @@
-// The telemetry page of the "Local DP experiment" tab (issue #7): seed 002's low-population
-// experiment — frequency oracles run by n users over k equal buckets on [0, 24] h, for several data
-// shapes, populations and ε, repeated — with the mean histogram error max_v |f̂(v) − f(v)| and the
-// Wasserstein-1 distance (hours) plotted against n (or ε) on log–log axes, 95% intervals, the
-// analytic expectation of the max error, and the figures the seed reports marked for comparison.
-// Computation is core/ldp/experiment.h on the JobRunner's background lane, one job per protocol,
-// so the curves appear protocol by protocol; the preset runs when the tab is first shown.
+// The telemetry page of the "Local DP experiment" tab (issue #7): the telemetry study's
+// low-population experiment — frequency oracles run by n users over k equal buckets on [0, 24] h,
+// for several data shapes, populations and ε, repeated — with the mean histogram error max_v |f̂(v)
+// − f(v)| and the Wasserstein-1 distance (hours) plotted against n (or ε) on log–log axes, 95%
+// intervals, the analytic expectation of the max error, and the figures the seed reports marked for
+// comparison. Computation is core/ldp/experiment.h on the JobRunner's background lane, one job per
+// protocol, so the curves appear protocol by protocol; the preset runs when the tab is first shown.
 // The experiment's settings are the tab's own (not part of the document or of sessions).
 #pragma once
 

@@ -1,5 +1,5 @@
-// The "Local DP experiment" tab: a study chooser over seed 002's telemetry experiment and seed
-// 001's range-query and marginal studies.
+// The "Local DP experiment" tab: a study chooser over the low-population telemetry experiment and
+// seed 001's range-query and marginal studies.
 #pragma once
 
 #include <QWidget>

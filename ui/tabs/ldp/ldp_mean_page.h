@@ -1,6 +1,6 @@
-// Means under local DP (Microsoft's 1BitMean, the mean mechanism of seed 002's telemetry study):
-// the mean absolute error of the estimated mean (hours) against n for each ε, next to the normal
-// approximation √(2/π)·σ of the exact variance (core/ldp/mean.h).
+// Means under local DP (Microsoft's 1BitMean, the mean mechanism of the telemetry study's telemetry
+// study): the mean absolute error of the estimated mean (hours) against n for each ε, next to the
+// normal approximation √(2/π)·σ of the exact variance (core/ldp/mean.h).
 #pragma once
 
 #include "core/ldp/mean.h"
