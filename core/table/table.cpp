@@ -20,7 +20,8 @@ std::string indexText(std::uint64_t i) {
 }  // namespace
 
 std::string cellCountText(CellCount cells) {
-    if (cells == 0) return "0";
+    if (cells == 0)
+        return "0";
     std::string s;
     while (cells > 0) {
         s.push_back(static_cast<char>('0' + static_cast<int>(cells % 10)));
@@ -35,8 +36,10 @@ double cellCountDouble(CellCount cells) {
 }
 
 Status Attribute::validate() const {
-    if (name.empty()) return Error{"an attribute needs a name"};
-    if (labels.empty()) return Error{"attribute '" + name + "' has no bins"};
+    if (name.empty())
+        return Error{"an attribute needs a name"};
+    if (labels.empty())
+        return Error{"attribute '" + name + "' has no bins"};
     if (labels.size() > kMaxAttributeBins) {
         return Error{"attribute '" + name + "' has " + std::to_string(labels.size()) +
                      " bins; at most " + std::to_string(kMaxAttributeBins) + " are allowed"};
@@ -61,26 +64,30 @@ Attribute indexAttribute(std::string name, std::uint64_t bins) {
     Attribute a;
     a.name = std::move(name);
     a.labels.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(bins, kMaxDenseCells)));
-    for (std::uint64_t i = 0; i < bins; ++i) a.labels.push_back(indexText(i));
+    for (std::uint64_t i = 0; i < bins; ++i)
+        a.labels.push_back(indexText(i));
     a.binning = std::to_string(bins) + " positions 0–" + indexText(bins == 0 ? 0 : bins - 1);
     return a;
 }
 
 Expected<ContingencyTable> ContingencyTable::withAttributes(std::vector<Attribute> attributes) {
-    if (attributes.empty()) return Error{"a table needs at least one attribute"};
+    if (attributes.empty())
+        return Error{"a table needs at least one attribute"};
     if (attributes.size() > kMaxAttributes) {
         return Error{"a table has at most " + std::to_string(kMaxAttributes) + " attributes, not " +
                      std::to_string(attributes.size())};
     }
     CellCount cells = 1;
     for (std::size_t a = 0; a < attributes.size(); ++a) {
-        if (auto st = attributes[a].validate(); !st) return st.error();
+        if (auto st = attributes[a].validate(); !st)
+            return st.error();
         for (std::size_t b = 0; b < a; ++b) {
             if (attributes[b].name == attributes[a].name) {
                 return Error{"attribute '" + attributes[a].name + "' appears twice"};
             }
         }
-        cells *= attributes[a].size();  // each factor ≤ 2³², so no 128-bit overflow before the check
+        cells *=
+            attributes[a].size();  // each factor ≤ 2³², so no 128-bit overflow before the check
         if (cells > kMaxCells) {
             std::string names;
             for (std::size_t b = 0; b <= a; ++b) {
@@ -109,7 +116,8 @@ Expected<ContingencyTable> ContingencyTable::withAttributes(std::vector<Attribut
 Expected<ContingencyTable> ContingencyTable::dense(std::vector<Attribute> attributes,
                                                    std::vector<std::int64_t> counts) {
     auto t = withAttributes(std::move(attributes));
-    if (!t) return t.error();
+    if (!t)
+        return t.error();
     if (t->cells_ > kMaxDenseCells) {
         return Error{"a dense table has at most " + std::to_string(kMaxDenseCells) +
                      " cells; this domain has " + cellCountText(t->cells_)};
@@ -127,7 +135,8 @@ Expected<ContingencyTable> ContingencyTable::dense(std::vector<Attribute> attrib
         if (__builtin_add_overflow(total, counts[i], &total)) {
             return Error{"the counts add up to more than 2^63 − 1"};
         }
-        if (counts[i] > 0) ++t->occupied_;
+        if (counts[i] > 0)
+            ++t->occupied_;
     }
     t->total_ = total;
     t->denseCounts_ = std::move(counts);
@@ -137,7 +146,8 @@ Expected<ContingencyTable> ContingencyTable::dense(std::vector<Attribute> attrib
 Expected<ContingencyTable> ContingencyTable::fromCells(std::vector<Attribute> attributes,
                                                        std::vector<TableCell> cells) {
     auto t = withAttributes(std::move(attributes));
-    if (!t) return t.error();
+    if (!t)
+        return t.error();
     std::sort(cells.begin(), cells.end(),
               [](const TableCell& x, const TableCell& y) { return x.index < y.index; });
     std::int64_t total = 0;
@@ -155,7 +165,8 @@ Expected<ContingencyTable> ContingencyTable::fromCells(std::vector<Attribute> at
             return Error{"cell " + t->cellLabel(c.index) + " has a negative count (" +
                          std::to_string(c.count) + ")"};
         }
-        if (c.count == 0) continue;
+        if (c.count == 0)
+            continue;
         if (__builtin_add_overflow(total, c.count, &total)) {
             return Error{"the counts add up to more than 2^63 − 1"};
         }
@@ -165,7 +176,8 @@ Expected<ContingencyTable> ContingencyTable::fromCells(std::vector<Attribute> at
     t->occupied_ = kept.size();
     if (t->cells_ <= kMaxDenseCells) {
         t->denseCounts_.assign(static_cast<std::size_t>(t->cells_), 0);
-        for (const TableCell& c : kept) t->denseCounts_[c.index] = c.count;
+        for (const TableCell& c : kept)
+            t->denseCounts_[c.index] = c.count;
     } else {
         t->sparse_ = std::move(kept);
     }
@@ -179,7 +191,8 @@ Expected<ContingencyTable> ContingencyTable::fromHistogram(const Histogram& h, s
     a.labels = h.labels();
     if (a.labels.size() != h.size()) {
         a.labels.clear();
-        for (std::size_t i = 0; i < h.size(); ++i) a.labels.push_back(std::to_string(i));
+        for (std::size_t i = 0; i < h.size(); ++i)
+            a.labels.push_back(std::to_string(i));
     }
     a.edges = h.edges();
     a.binning = std::move(binning);
@@ -192,7 +205,8 @@ Expected<ContingencyTable> ContingencyTable::fromHistogram(const Histogram& h, s
 std::vector<std::uint64_t> ContingencyTable::shape() const {
     std::vector<std::uint64_t> s;
     s.reserve(attributes_.size());
-    for (const Attribute& a : attributes_) s.push_back(a.size());
+    for (const Attribute& a : attributes_)
+        s.push_back(a.size());
     return s;
 }
 
@@ -202,14 +216,16 @@ bool ContingencyTable::allDeclared() const {
 }
 
 std::int64_t ContingencyTable::count(std::uint64_t index) const {
-    if (isDense()) return denseCounts_[static_cast<std::size_t>(index)];
+    if (isDense())
+        return denseCounts_[static_cast<std::size_t>(index)];
     auto it = std::lower_bound(sparse_.begin(), sparse_.end(), index,
                                [](const TableCell& c, std::uint64_t i) { return c.index < i; });
     return it != sparse_.end() && it->index == index ? it->count : 0;
 }
 
 std::vector<TableCell> ContingencyTable::occupiedCells() const {
-    if (!isDense()) return sparse_;
+    if (!isDense())
+        return sparse_;
     std::vector<TableCell> out;
     out.reserve(static_cast<std::size_t>(occupied_));
     forEachOccupied([&](std::uint64_t i, std::int64_t c) { out.push_back({i, c}); });
@@ -238,7 +254,8 @@ std::string ContingencyTable::cellLabel(std::uint64_t index) const {
     const auto c = coordinates(index);
     std::string s;
     for (std::size_t a = 0; a < c.size(); ++a) {
-        if (a) s += ", ";
+        if (a)
+            s += ", ";
         s += attributes_[a].name + " = " + attributes_[a].labels[static_cast<std::size_t>(c[a])];
     }
     return s;
@@ -246,15 +263,18 @@ std::string ContingencyTable::cellLabel(std::uint64_t index) const {
 
 Expected<std::size_t> ContingencyTable::attributeIndex(const std::string& name) const {
     for (std::size_t a = 0; a < attributes_.size(); ++a) {
-        if (attributes_[a].name == name) return a;
+        if (attributes_[a].name == name)
+            return a;
     }
     std::string names;
-    for (const Attribute& a : attributes_) names += (names.empty() ? "" : ", ") + a.name;
+    for (const Attribute& a : attributes_)
+        names += (names.empty() ? "" : ", ") + a.name;
     return Error{"the table has no attribute '" + name + "' (attributes: " + names + ")"};
 }
 
 Expected<ContingencyTable> ContingencyTable::marginal(std::span<const std::size_t> keep) const {
-    if (keep.empty()) return Error{"a marginal keeps at least one attribute"};
+    if (keep.empty())
+        return Error{"a marginal keeps at least one attribute"};
     std::vector<Attribute> attrs;
     for (std::size_t i = 0; i < keep.size(); ++i) {
         if (keep[i] >= attributes_.size()) {
@@ -269,7 +289,8 @@ Expected<ContingencyTable> ContingencyTable::marginal(std::span<const std::size_
         attrs.push_back(attributes_[keep[i]]);
     }
     auto shell = withAttributes(attrs);
-    if (!shell) return shell.error();
+    if (!shell)
+        return shell.error();
     const auto& strides = shell->strides_;
     auto target = [&](std::uint64_t index) {
         std::uint64_t out = 0;
@@ -312,12 +333,14 @@ Expected<Histogram> ContingencyTable::toHistogram() const {
         return Histogram::create(denseCounts_, std::move(labels), attributes_[0].edges);
     }
     labels.reserve(denseCounts_.size());
-    for (std::size_t i = 0; i < denseCounts_.size(); ++i) labels.push_back(cellLabel(i));
+    for (std::size_t i = 0; i < denseCounts_.size(); ++i)
+        labels.push_back(cellLabel(i));
     return Histogram::create(denseCounts_, std::move(labels));
 }
 
 Expected<ContingencyTable> ContingencyTable::toDense() const {
-    if (isDense()) return *this;
+    if (isDense())
+        return *this;
     return Error{"the table has " + cellCountText(cells_) + " cells; at most " +
                  std::to_string(kMaxDenseCells) + " can be stored densely"};
 }

@@ -65,6 +65,9 @@ struct TableCell {
 
 class ContingencyTable {
 public:
+    // An empty value (no attribute, no cell) to assign a real table to later; every factory below
+    // returns a table of at least one attribute and one cell.
+    ContingencyTable() = default;
     // Dense: counts.size() must equal the number of cells (≤ kMaxDenseCells), every count ≥ 0.
     static Expected<ContingencyTable> dense(std::vector<Attribute> attributes,
                                             std::vector<std::int64_t> counts);
@@ -98,10 +101,12 @@ public:
     void forEachOccupied(F&& f) const {
         if (isDense()) {
             for (std::size_t i = 0; i < denseCounts_.size(); ++i) {
-                if (denseCounts_[i] != 0) f(std::uint64_t{i}, denseCounts_[i]);
+                if (denseCounts_[i] != 0)
+                    f(std::uint64_t{i}, denseCounts_[i]);
             }
         } else {
-            for (const TableCell& c : sparse_) f(c.index, c.count);
+            for (const TableCell& c : sparse_)
+                f(c.index, c.count);
         }
     }
 
@@ -127,7 +132,6 @@ public:
     bool operator==(const ContingencyTable&) const = default;
 
 private:
-    ContingencyTable() = default;
     static Expected<ContingencyTable> withAttributes(std::vector<Attribute> attributes);
     std::vector<Attribute> attributes_;
     std::vector<std::uint64_t> strides_;  // stride of attribute a: product of the later sizes

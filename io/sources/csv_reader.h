@@ -101,6 +101,15 @@ Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptio
                                          const ContributionCap& cap = {}, std::stop_token stop = {},
                                          const ProgressCallback& progress = {});
 
+// The joint table of the requested columns (k = 1…32) in the same single pass, with the same
+// limits, policies, messages, threads and contribution cap as csvHistograms (data_source.h,
+// SourceTable, says which rows count). The domain is the product of the declared bins; an
+// overflow beyond 2⁶⁴ cells is an error naming the columns before any byte is read.
+Expected<SourceTable> csvJointTable(const std::string& path, const CsvOptions& options,
+                                    const std::vector<ColumnRequest>& requests,
+                                    const ContributionCap& cap = {}, std::stop_token stop = {},
+                                    const ProgressCallback& progress = {});
+
 // yyyy-mm-dd (a real calendar date, years 0001–9999) as days since 1970-01-01.
 bool parseIsoDate(std::string_view text, std::int64_t& days);
 

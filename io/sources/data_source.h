@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/histogram/dataset.h"
+#include "core/table/table.h"
 
 namespace dpx::data {
 
@@ -70,6 +71,20 @@ struct SourceHistograms {
     // Rows not counted at all, by reason ("ragged row", "invalid UTF-8", ...), in first-seen order.
     std::vector<std::pair<std::string, std::int64_t>> skipped;
     std::int64_t cappedRows = 0;  // rows dropped by the contribution cap
+};
+
+// A joint table of several columns (issue #19): every row whose value in EVERY requested column
+// falls in a bin counts once in the cell of those bins; a row with a missing, out-of-range or
+// unknown value in any of them is not counted (its column's report says why, each row once in the
+// first column that dropped it, in request order). Categories taken from the data make a bin for
+// each value found (so the attribute is not `declared`).
+struct SourceTable {
+    std::int64_t rows = 0;  // data rows read (skipped and capped rows included)
+    ContingencyTable table;
+    std::vector<BinningReport> reports;  // one per requested column, in request order
+    std::int64_t counted = 0;            // rows counted in a cell (= table.total())
+    std::vector<std::pair<std::string, std::int64_t>> skipped;  // as SourceHistograms::skipped
+    std::int64_t cappedRows = 0;
 };
 
 // One sentence about column `index` of `h`, counting against every row read (so rows skipped as

@@ -131,6 +131,21 @@ Expected<SourceHistograms> histogramsFromUri(std::string_view uri, const std::st
                                              std::stop_token stop = {},
                                              BadRowPolicy onBadValue = BadRowPolicy::Skip);
 
+// The joint table of the requested columns, counted by the database in ONE query: GROUP BY over
+// the k bin expressions (the same expressions as sqlHistograms), so only occupied cells cross the
+// connection. Rows with a NULL, out-of-range or unknown value in any column are not counted (the
+// reports say why); bad values follow `onBadValue` as in sqlHistograms (a skipped value drops its
+// row here, since the row has no cell). Same drivers (SQLite, PostgreSQL, ODBC), cap and
+// cancellation as sqlHistograms.
+Expected<SourceTable> sqlJointTable(const SqlConnectionSpec& spec, const std::string& table,
+                                    const std::vector<ColumnRequest>& columns,
+                                    const ContributionCap& cap = {}, std::stop_token stop = {},
+                                    BadRowPolicy onBadValue = BadRowPolicy::Skip);
+Expected<SourceTable> jointTableFromUri(std::string_view uri, const std::string& table,
+                                        const std::vector<ColumnRequest>& columns,
+                                        const ContributionCap& cap = {}, std::stop_token stop = {},
+                                        BadRowPolicy onBadValue = BadRowPolicy::Skip);
+
 // The SQL that sqlHistograms runs for one column, with its parameters shown as `?` (for the docs
 // and the tests). `column` and `id` must be columns of the table as sqlListColumns gives them.
 Expected<std::string> sqlHistogramQuery(SqlDriver driver, const std::string& table,
