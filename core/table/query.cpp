@@ -639,7 +639,9 @@ double SummedNoise::rmse() const {
 //  Discrete Laplace: the Fejér-kernel inversion of discreteMeanAbs (adaptive Gauss–Kronrod,
 //    relative tolerance 10⁻¹³).
 double SummedNoise::meanAbs() const {
-    if (terms <= 1)
+    if (terms == 0)
+        return 0;  // an empty sum
+    if (terms == 1)
         return cell.meanAbs();
     const double m = cellCountDouble(terms);
     const double p = cell.parameter();
@@ -665,7 +667,11 @@ double SummedNoise::meanAbs() const {
 //    units whose probabilities that error spans — a relative error below 10⁻⁹).
 // The search is bracketed by Chebyshev's bound Pr[|Σ| > x] ≤ Var/x².
 double SummedNoise::absQuantile(double level) const {
-    if (terms <= 1)
+    if (!(level > 0 && level < 1))
+        return std::numeric_limits<double>::quiet_NaN();
+    if (terms == 0)
+        return 0;
+    if (terms == 1)
         return cell.absQuantile(level);
     const double m = cellCountDouble(terms);
     const double p = cell.parameter();

@@ -325,6 +325,11 @@ void TestTableQuery::laplaceTwoTermsClosedForm() {
             DPX_VERIFY_NEAR(1 - (2 + x) * std::exp(-x) / 2, level, 1e-11);
         }
     }
+    // m = 0 is an empty sum; a level outside (0, 1) has no quantile.
+    const SummedNoise none{NoiseDistribution::laplace(2), 0};
+    QCOMPARE(none.meanAbs(), 0.0);
+    QCOMPARE(none.absQuantile(0.9), 0.0);
+    QVERIFY(std::isnan(SummedNoise{NoiseDistribution::laplace(2), 3}.absQuantile(1.0)));
     // m = 1 is the cell law itself.
     const SummedNoise one{NoiseDistribution::laplace(2), 1};
     QCOMPARE(one.absQuantile(0.95), NoiseDistribution::laplace(2).absQuantile(0.95));
