@@ -22,7 +22,52 @@ std::string quotedName(const std::string& s) {
     return "'" + s + "'";
 }
 
+// The error for a declared domain beyond 2⁶⁴ cells, or none. `names[a]`, `layouts[a]`.
+Status declaredDomain(const std::vector<std::string>& names,
+                      const std::vector<const BinLayout*>& layouts,
+                      const std::vector<const Binning*>& binnings) {
+    CellCount declared = 1;
+    std::string text;
+    for (std::size_t a = 0; a < names.size(); ++a) {
+        if (categoriesFromData(*binnings[a])) {
+            continue;
+        }
+        text += (text.empty() ? "" : " × ") + quotedName(names[a]) + " (" +
+                groupThousands(static_cast<std::int64_t>(layouts[a]->bins)) + ")";
+        declared *= layouts[a]->bins;  // each factor ≤ kMaxBins + 1 and declared ≤ 2⁶⁴ before
+        if (declared > kMaxCells) {
+            return Error{"the joint domain of " + text +
+                         " has more than 2^64 cells; use fewer bins or fewer columns"};
+        }
+    }
+    return okStatus();
+}
+
 }  // namespace
+
+Status checkJointDomain(const std::vector<ColumnRequest>& requests) {
+    if (requests.size() > kMaxAttributes) {
+        return Error{"a joint table has at most " + std::to_string(kMaxAttributes) +
+                     " columns, not " + std::to_string(requests.size())};
+    }
+    std::vector<std::string> names;
+    std::vector<BinLayout> layouts;
+    for (const ColumnRequest& rq : requests) {
+        auto l = binLayout(rq.binning);
+        if (!l) {
+            return Error{"the column " + quotedName(rq.column) + ": " + l.error().message};
+        }
+        names.push_back(rq.column);
+        layouts.push_back(std::move(l).value());
+    }
+    std::vector<const BinLayout*> lp;
+    std::vector<const Binning*> bp;
+    for (std::size_t a = 0; a < requests.size(); ++a) {
+        lp.push_back(&layouts[a]);
+        bp.push_back(&requests[a].binning);
+    }
+    return declaredDomain(names, lp, bp);
+}
 
 Expected<JointBinner> JointBinner::create(std::vector<std::string> names,
                                           std::vector<Binner> binners) {
@@ -44,25 +89,23 @@ Expected<JointBinner> JointBinner::create(std::vector<std::string> names,
             }
         }
     }
+    {
+        std::vector<const BinLayout*> lp;
+        std::vector<const Binning*> bp;
+        for (const Binner& b : binners) {
+            lp.push_back(&b.layout());
+            bp.push_back(&b.binning());
+        }
+        if (auto ok = declaredDomain(names, lp, bp); !ok) {
+            return ok.error();
+        }
+    }
     JointBinner j;
-    CellCount declared = 1;
-    std::string declaredNames;
-    bool overflow = false;
     // Largest value a provisional key may take: 2¹²⁸ − 1.
     const CellCount keyMax = ~CellCount{0};
     for (std::size_t a = 0; a < binners.size(); ++a) {
         const Binner& b = binners[a];
         const bool fromData = categoriesFromData(b.binning());
-        if (!fromData) {
-            const CellCount n = b.layout().bins;
-            declaredNames += (declaredNames.empty() ? "" : " × ") + quotedName(names[a]) + " (" +
-                             groupThousands(static_cast<std::int64_t>(b.layout().bins)) + ")";
-            declared *= n;  // each factor ≤ kMaxBins + 1 < 2¹⁷ and declared ≤ 2⁶⁴: no overflow
-            if (declared > kMaxCells) {
-                overflow = true;
-                break;
-            }
-        }
         const CellCount r = fromData ? CellCount{static_cast<std::uint64_t>(kMaxBins)}
                                      : CellCount{std::max<std::size_t>(b.layout().bins, 1)};
         if (j.domain_ > keyMax / r) {
@@ -77,10 +120,6 @@ Expected<JointBinner> JointBinner::create(std::vector<std::string> names,
         }
         j.radix_.push_back(r);
         j.domain_ *= r;
-    }
-    if (overflow) {
-        return Error{"the joint domain of " + declaredNames +
-                     " has more than 2^64 cells; use fewer bins or fewer columns"};
     }
     j.names_ = std::move(names);
     j.binners_ = std::move(binners);

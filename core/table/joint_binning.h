@@ -113,6 +113,11 @@ private:
     std::unordered_map<Key, std::int64_t, KeyHash> cells_;  // sparse: occupied provisional cells
 };
 
+// The domain of the declared bins of the requests (categories from the data left out) must be at
+// most 2⁶⁴ cells: the check every source makes before reading any data (and JointBinner::create
+// repeats). Also checks each binning (Binning::validate) and that k ≤ kMaxAttributes.
+Status checkJointDomain(const std::vector<ColumnRequest>& requests);
+
 // The joint table of columns of a table (the window's built-in examples, tests): rows in order,
 // row numbers 1-based in messages. The requests name distinct columns.
 Expected<JointBinned> binJoint(const DataTable& table, const std::vector<ColumnRequest>& requests);
