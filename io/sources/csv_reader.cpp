@@ -828,6 +828,51 @@ Expected<CsvSchema> inspectCsv(const std::string& path, const CsvOptions& o) {
     return schema;
 }
 
+Expected<CsvSchema> csvForEachRecord(const std::string& path, const CsvOptions& options,
+                                     const CsvRecordCallback& record) {
+    auto schema = inspectCsv(path, options);
+    if (!schema) {
+        return schema.error();
+    }
+    const CsvSchema& sc = *schema;
+    Scanner scanner(path, sc.fileBytes, sc.delimiter, options.limits, options.blockBytes);
+    if (!scanner.open()) {
+        return Error{"cannot open " + quotedName(path)};
+    }
+    scanner.start(sc.dataOffset, sc.fileBytes, sc.dataLine);
+    std::string reason, message;
+    std::vector<std::string_view> fields;
+    while (true) {
+        const Scanner::Step step = scanner.next();
+        if (step == Scanner::Step::Fatal) {
+            return Error{at(scanner.fatal().line, scanner.fatal().column) +
+                         scanner.fatal().message};
+        }
+        if (step == Scanner::Step::Done) {
+            break;
+        }
+        const std::int64_t ln = scanner.recordLine();
+        if (!scanner.checkRow(reason, message)) {
+            return Error{message};
+        }
+        const std::size_t n = scanner.fieldCount();
+        if (n != sc.columns.size()) {
+            return Error{at(ln, static_cast<std::int64_t>(std::min(n, sc.columns.size())) + 1) +
+                         "the record has " + groupThousands(n) + (n == 1 ? " field" : " fields") +
+                         ", but the " + (sc.header ? "header has " : "first record has ") +
+                         groupThousands(sc.columns.size())};
+        }
+        fields.clear();
+        for (std::size_t j = 0; j < n; ++j) {
+            fields.push_back(scanner.value(j));
+        }
+        if (auto ok = record(ln, fields); !ok) {
+            return ok.error();
+        }
+    }
+    return schema;
+}
+
 // --- the pass ---------------------------------------------------------------------------------
 
 namespace {
