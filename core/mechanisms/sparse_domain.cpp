@@ -57,11 +57,6 @@ private:
     double lambda_, blockLambda_, blockTail_;
 };
 
-// Pr[L > t] for L ~ Laplace(b), any real t.
-double laplaceSurvival(double t, double b) {
-    return t >= 0 ? 0.5 * std::exp(-t / b) : 1 - 0.5 * std::exp(t / b);
-}
-
 }  // namespace
 
 double defaultSparseDomainThreshold(double epsilon, CellCount cells) {
@@ -90,13 +85,14 @@ Expected<SparseDomainExpectedError> sparseDomainExpectedError(const ContingencyT
     r.scale = params.noiseScale();
     r.threshold = sparseDomainThreshold(params, r.cells);
     const double empty = cellCountDouble(r.cells - r.occupied);
-    r.emptyReleaseProbability = laplaceSurvival(r.threshold, r.scale);
+    const NoiseDistribution laplace = NoiseDistribution::laplace(r.scale);
+    r.emptyReleaseProbability = laplace.survival(r.threshold);  // ½e^{−τ/b}
     r.expectedReleasedEmpty = empty * r.emptyReleaseProbability;
     r.emptyL1 = empty * sparseCellExpectedL1(0, r.scale, r.threshold);
     table.forEachOccupied([&](std::uint64_t, std::int64_t c) {
         const auto h = static_cast<double>(c);
         r.occupiedL1 += sparseCellExpectedL1(h, r.scale, r.threshold);
-        r.expectedReleasedOccupied += laplaceSurvival(r.threshold - h, r.scale);
+        r.expectedReleasedOccupied += laplace.survival(r.threshold - h);
     });
     r.thresholdedL1 = r.emptyL1 + r.occupiedL1;
     r.plainLaplaceL1 = cellCountDouble(r.cells) * r.scale;

@@ -20,14 +20,6 @@ using namespace dpx;
 
 namespace {
 
-Attribute numbered(std::string name, std::size_t bins) {
-    Attribute a;
-    a.name = std::move(name);
-    for (std::size_t i = 0; i < bins; ++i)
-        a.labels.push_back(std::to_string(i));
-    return a;
-}
-
 AuditParams params(double epsilon, std::uint64_t seed) {
     AuditParams p;
     p.epsilon = epsilon;
@@ -44,7 +36,8 @@ AuditMechanism sparseDomain(bool countReleased) {
     return [countReleased](const std::vector<std::int64_t>& in,
                            AuditRandomness& rng) -> Expected<double> {
         std::vector<TableCell> cells{{5, in[0]}, {40, in[1]}, {12, 4}, {33, 1}, {63, 7}};
-        auto t = ContingencyTable::fromCells({numbered("a", 8), numbered("b", 8)}, cells);
+        auto t =
+            ContingencyTable::fromCells({indexAttribute("a", 8), indexAttribute("b", 8)}, cells);
         if (!t)
             return t.error();
         auto r = simulateSparseDomain(*t, {1.0, 1.0}, rng.simulation());

@@ -31,14 +31,6 @@ namespace {
 
 constexpr double kReject = 1e-6;
 
-Attribute numbered(std::string name, std::size_t bins) {
-    Attribute a;
-    a.name = std::move(name);
-    for (std::size_t i = 0; i < bins; ++i)
-        a.labels.push_back(std::to_string(i));
-    return a;
-}
-
 // Chi-square p-value of observed vs expected counts; bins with expected < 5 are pooled into
 // their neighbour (in order) first.
 double chiSquareP(const std::vector<double>& observed, const std::vector<double>& expected) {
@@ -110,7 +102,8 @@ ContingencyTable smallTable() {
     std::vector<TableCell> cells;
     for (std::uint64_t i = 0; i < 20; ++i)
         cells.push_back({(i * 37 + 3) % 200, static_cast<std::int64_t>(1 + (i * 7) % 12)});
-    return ContingencyTable::fromCells({numbered("a", 8), numbered("b", 25)}, cells).value();
+    return ContingencyTable::fromCells({indexAttribute("a", 8), indexAttribute("b", 25)}, cells)
+        .value();
 }
 
 }  // namespace
@@ -229,9 +222,9 @@ void TestSparseDomain::hugeDomain2To64() {
     std::vector<TableCell> cells;
     for (const auto& [i, c] : occ)
         cells.push_back({i, c});
-    auto t = ContingencyTable::fromCells(
-        {numbered("w", 65536), numbered("x", 65536), numbered("y", 65536), numbered("z", 65536)},
-        cells);
+    auto t = ContingencyTable::fromCells({indexAttribute("w", 65536), indexAttribute("x", 65536),
+                                          indexAttribute("y", 65536), indexAttribute("z", 65536)},
+                                         cells);
     DPX_VERIFY_OK(t);
     const double b = 2, lambda = 3;
     const double pi = lambda / (0x1.0p64 - 1000);
@@ -289,9 +282,9 @@ void TestSparseDomain::occupiedBlocksAreSkipped() {
         cells.push_back({i, 1});
     for (std::uint64_t i = 101000; i < 2000000; i += 1000)
         cells.push_back({i, 2});
-    auto t = ContingencyTable::fromCells(
-        {numbered("a", 1024), numbered("b", 1024), numbered("c", 1024), numbered("d", 1024)},
-        cells);
+    auto t = ContingencyTable::fromCells({indexAttribute("a", 1024), indexAttribute("b", 1024),
+                                          indexAttribute("c", 1024), indexAttribute("d", 1024)},
+                                         cells);
     DPX_VERIFY_OK(t);
     const double b = 2;
     const double q = static_cast<double>(cells.size());
@@ -316,7 +309,7 @@ void TestSparseDomain::occupiedBlocksAreSkipped() {
         if (i != 57)
             all.push_back({i, 3});
     }
-    auto u = ContingencyTable::fromCells({numbered("a", 100)}, all).value();
+    auto u = ContingencyTable::fromCells({indexAttribute("a", 100)}, all).value();
     std::uint64_t hits = 0;
     for (int r = 0; r < 4000; ++r) {
         auto s = simulateSparseDomain(u, {1.0, 0.0}, rng).value();
@@ -339,7 +332,7 @@ void TestSparseDomain::lastEmptyCell() {
     std::vector<TableCell> cells;
     for (std::uint64_t i = 0; i + 1 < 64; ++i)
         cells.push_back({i, 1});
-    auto t = ContingencyTable::fromCells({numbered("a", 64)}, cells).value();
+    auto t = ContingencyTable::fromCells({indexAttribute("a", 64)}, cells).value();
     SimulationRng rng(7, 7);
     std::uint64_t hits = 0;
     for (int r = 0; r < 2000; ++r) {
@@ -369,8 +362,8 @@ void TestSparseDomain::expectedErrorMatchesDense() {
 
 void TestSparseDomain::expectedErrorHugeDomain() {
     // 2⁶⁴ cells, 2 occupied, default τ = (2/ε)·64·ln 2: the closed forms directly.
-    auto t = ContingencyTable::fromCells({numbered("w", 65536), numbered("x", 65536),
-                                          numbered("y", 65536), numbered("z", 65536)},
+    auto t = ContingencyTable::fromCells({indexAttribute("w", 65536), indexAttribute("x", 65536),
+                                          indexAttribute("y", 65536), indexAttribute("z", 65536)},
                                          {{5, 10}, {~std::uint64_t{0}, 1}})
                  .value();
     const double eps = 0.5, b = 4, tau = b * 64 * std::log(2.0);
@@ -397,8 +390,8 @@ void TestSparseDomain::defaultThreshold() {
 }
 
 void TestSparseDomain::refusals() {
-    auto t = ContingencyTable::fromCells({numbered("a", 1024), numbered("b", 1024),
-                                          numbered("c", 1024), numbered("d", 1024)},
+    auto t = ContingencyTable::fromCells({indexAttribute("a", 1024), indexAttribute("b", 1024),
+                                          indexAttribute("c", 1024), indexAttribute("d", 1024)},
                                          {{3, 1}})
                  .value();
     SimulationRng rng(1, 1);
