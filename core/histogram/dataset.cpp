@@ -726,13 +726,18 @@ void Binner::addMissing() {
     ++report_.missing;
 }
 
+std::size_t Binner::fail(Error error) {
+    failure_ = std::move(error);
+    return kFailed;
+}
+
 Error Binner::tooManyCategories() const {
     return Error{subject_ + " has more than " + groupThousands(kMaxBins) +
                  " distinct values, too many to give each its own bin (use equal-width bins, or "
                  "a fixed category list)"};
 }
 
-Expected<std::size_t> Binner::unknownCategory(std::string_view shown, std::int64_t row) {
+std::size_t Binner::unknownCategory(std::string_view shown, std::int64_t row) {
     switch (binning_.unknown) {
         case UnknownCategory::Drop:
             ++report_.unknownCategories;
@@ -743,13 +748,13 @@ Expected<std::size_t> Binner::unknownCategory(std::string_view shown, std::int64
         case UnknownCategory::Error:
             break;
     }
-    return Error{subject_ + " holds " + quoted(shown) + " in " + rowNoun_ + " " +
-                 groupThousands(row) +
-                 ", which is not in the category list (declare it, or let "
-                 "values outside the list go to an 'other' bin or be dropped)"};
+    return fail(Error{subject_ + " holds " + quoted(shown) + " in " + rowNoun_ + " " +
+                      groupThousands(row) +
+                      ", which is not in the category list (declare it, or let "
+                      "values outside the list go to an 'other' bin or be dropped)"});
 }
 
-Expected<std::size_t> Binner::categoryBin(double key, std::int64_t row) {
+std::size_t Binner::categoryBin(double key, std::int64_t row) {
     const auto it = numberIndex_.find(key);
     if (it != numberIndex_.end()) {
         return it->second;
@@ -758,7 +763,7 @@ Expected<std::size_t> Binner::categoryBin(double key, std::int64_t row) {
         return unknownCategory(formatShortest(key), row);
     }
     if (numberKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
-        return tooManyCategories();
+        return fail(tooManyCategories());
     }
     numberIndex_.emplace(key, numberKeys_.size());
     numberKeys_.push_back(key);
@@ -767,19 +772,28 @@ Expected<std::size_t> Binner::categoryBin(double key, std::int64_t row) {
 }
 
 Status Binner::addNumber(double x, std::int64_t row) {
-    auto bin = binNumber(x, row);
-    if (!bin) {
-        return bin.error();
+    const std::size_t bin = binNumberOrFail(x, row);
+    if (bin < kFailed) {
+        ++counts_[bin];
+        return okStatus();
     }
-    if (*bin != kNotCounted) {
-        ++counts_[*bin];
+    if (bin == kFailed) {
+        return failure_;
     }
     return okStatus();
 }
 
 Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
+    const std::size_t bin = binNumberOrFail(x, row);
+    if (bin == kFailed) {
+        return failure_;
+    }
+    return bin;
+}
+
+std::size_t Binner::binNumberOrFail(double x, std::int64_t row) {
     if (kind_ != ColumnKind::Numeric) {
-        return Error{subject_ + " holds text, but a number was given to its bins"};
+        return fail(Error{subject_ + " holds text, but a number was given to its bins"});
     }
     ++report_.rows;
     if (std::isnan(x)) {
@@ -800,10 +814,11 @@ Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
         case BinningKind::Integer: {
             const std::vector<double>& e = layout_.edges;
             if (b.kind == BinningKind::Integer && std::floor(x) != x) {
-                return Error{subject_ + " holds " + formatShortest(x) + " in " + rowNoun_ + " " +
-                             groupThousands(row) +
-                             ", which is not a whole number; integer bins need whole numbers (use "
-                             "equal-width bins)"};
+                return fail(
+                    Error{subject_ + " holds " + formatShortest(x) + " in " + rowNoun_ + " " +
+                          groupThousands(row) +
+                          ", which is not a whole number; integer bins need whole numbers (use "
+                          "equal-width bins)"});
             }
             // Integer bins: the range is lo … hi (e.back() = hi + 1 is not a value of the range).
             const double top = b.kind == BinningKind::Integer ? b.hi : e.back();
@@ -828,8 +843,8 @@ Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
                 return equalWidthIndex(x, e, b.lo, scale_, kd_);
             }
             if (b.kind == BinningKind::Integer) {
-                const auto lo = static_cast<std::int64_t>(b.lo);
-                return static_cast<std::size_t>((static_cast<std::int64_t>(x) - lo) / b.width);
+                const auto offset = static_cast<std::int64_t>(x) - static_cast<std::int64_t>(b.lo);
+                return static_cast<std::size_t>(b.width == 1 ? offset : offset / b.width);
             }
             // The last edge e_k ≤ x only when x = e_k and the last bin is closed.
             const auto it = std::upper_bound(e.begin(), e.end(), x);
@@ -839,23 +854,32 @@ Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
         case BinningKind::Categories:
             return categoryBin(normaliseZero(x), row);
     }
-    return Error{"unknown binning kind"};
+    return fail(Error{"unknown binning kind"});
 }
 
 Status Binner::addText(std::string_view s, std::int64_t row) {
-    auto bin = binText(s, row);
-    if (!bin) {
-        return bin.error();
+    const std::size_t bin = binTextOrFail(s, row);
+    if (bin < kFailed) {
+        ++counts_[bin];
+        return okStatus();
     }
-    if (*bin != kNotCounted) {
-        ++counts_[*bin];
+    if (bin == kFailed) {
+        return failure_;
     }
     return okStatus();
 }
 
 Expected<std::size_t> Binner::binText(std::string_view s, std::int64_t row) {
+    const std::size_t bin = binTextOrFail(s, row);
+    if (bin == kFailed) {
+        return failure_;
+    }
+    return bin;
+}
+
+std::size_t Binner::binTextOrFail(std::string_view s, std::int64_t row) {
     if (kind_ != ColumnKind::Text) {
-        return Error{subject_ + " is numeric, but a text value was given to its bins"};
+        return fail(Error{subject_ + " is numeric, but a text value was given to its bins"});
     }
     ++report_.rows;
     if (s.empty()) {
@@ -870,7 +894,7 @@ Expected<std::size_t> Binner::binText(std::string_view s, std::int64_t row) {
         return unknownCategory(s, row);
     }
     if (textKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
-        return tooManyCategories();
+        return fail(tooManyCategories());
     }
     textIndex_.emplace(std::string(s), textKeys_.size());
     textKeys_.emplace_back(s);

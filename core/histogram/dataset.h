@@ -248,6 +248,12 @@ public:
     static constexpr std::size_t kNotCounted = static_cast<std::size_t>(-1);
     Expected<std::size_t> binNumber(double x, std::int64_t row);
     Expected<std::size_t> binText(std::string_view s, std::int64_t row);
+    // The same without the Expected, for the per-row loops: the bin, kNotCounted, or kFailed with
+    // the error in failure().
+    static constexpr std::size_t kFailed = kNotCounted - 1;
+    std::size_t binNumberOrFail(double x, std::int64_t row);
+    std::size_t binTextOrFail(std::string_view s, std::int64_t row);
+    const Error& failure() const { return failure_; }
     // The number of bins so far (categories from the data: the values seen so far).
     std::size_t binCount() const { return counts_.size(); }
 
@@ -267,8 +273,9 @@ public:
 private:
     Binner() = default;
     Error tooManyCategories() const;
-    Expected<std::size_t> unknownCategory(std::string_view shown, std::int64_t row);
-    Expected<std::size_t> categoryBin(double key, std::int64_t row);
+    std::size_t fail(Error error);  // keeps the error, returns kFailed
+    std::size_t unknownCategory(std::string_view shown, std::int64_t row);
+    std::size_t categoryBin(double key, std::int64_t row);
     // Bin order of finish(): the internal bin of each final bin.
     std::vector<std::size_t> binOrder() const;
 
@@ -278,6 +285,7 @@ private:
     BinLayout layout_;
     std::vector<std::int64_t> counts_;
     BinningReport report_;
+    Error failure_;              // the last error of binNumberOrFail / binTextOrFail
     double scale_ = 0, kd_ = 0;  // equal-width: k / ((hi − lo)/2) and k
     // Categories: key → bin (fixed list or first seen); keys_ in bin order.
     struct TextHash {

@@ -265,12 +265,13 @@ Expected<JointBinned> binJoint(const DataTable& table, const std::vector<ColumnR
         JointBinner::Key key = 0;
         bool counted = true;
         for (std::size_t a = 0; a < k && counted; ++a) {
-            auto in = columns[a]->isNumeric() ? jb->number(a, columns[a]->numbers()[r], row, key)
-                                              : jb->text(a, columns[a]->texts()[r], row, key);
-            if (!in) {
-                return in.error();
+            const auto in = columns[a]->isNumeric()
+                                ? jb->number(a, columns[a]->numbers()[r], row, key)
+                                : jb->text(a, columns[a]->texts()[r], row, key);
+            if (in == JointBinner::Outcome::Failed) {
+                return jb->failure(a);
             }
-            counted = *in;
+            counted = in == JointBinner::Outcome::Binned;
         }
         if (counted) {
             jb->count(key);

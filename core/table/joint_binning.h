@@ -54,17 +54,18 @@ public:
     std::size_t size() const { return binners_.size(); }
 
     // Bins attribute a's value of the current row into `key`. Call for a = 0, 1, … in order;
-    // false means the row is not counted (missing, out of range, not in the category list — the
-    // report of `a` says why): stop there, without binning the later attributes. After the last
-    // attribute returned true, count(key). Errors as Binner::addNumber / addText.
-    Expected<bool> number(std::size_t a, double x, std::int64_t row, Key& key) {
-        auto bin = binners_[a].binNumber(x, row);
-        return step(a, bin, key);
+    // NotCounted means the row is not counted (missing, out of range, not in the category list —
+    // the report of `a` says why): stop there, without binning the later attributes. After the
+    // last attribute returned Binned, count(key). Failed: an error as Binner::addNumber / addText
+    // gives, in failure(a).
+    enum class Outcome { Binned, NotCounted, Failed };
+    Outcome number(std::size_t a, double x, std::int64_t row, Key& key) {
+        return step(a, binners_[a].binNumberOrFail(x, row), key);
     }
-    Expected<bool> text(std::size_t a, std::string_view s, std::int64_t row, Key& key) {
-        auto bin = binners_[a].binText(s, row);
-        return step(a, bin, key);
+    Outcome text(std::size_t a, std::string_view s, std::int64_t row, Key& key) {
+        return step(a, binners_[a].binTextOrFail(s, row), key);
     }
+    const Error& failure(std::size_t a) const { return binners_[a].failure(); }
     void count(Key key) {
         if (dense_) {
             ++counts_[static_cast<std::size_t>(key)];
@@ -84,15 +85,12 @@ public:
 
 private:
     JointBinner() = default;
-    Expected<bool> step(std::size_t a, const Expected<std::size_t>& bin, Key& key) {
-        if (!bin) {
-            return bin.error();
+    Outcome step(std::size_t a, std::size_t bin, Key& key) const {
+        if (bin >= Binner::kFailed) {
+            return bin == Binner::kFailed ? Outcome::Failed : Outcome::NotCounted;
         }
-        if (*bin == Binner::kNotCounted) {
-            return false;
-        }
-        key = key * radix_[a] + *bin;
-        return true;
+        key = key * radix_[a] + bin;
+        return Outcome::Binned;
     }
     struct KeyHash {
         std::size_t operator()(Key k) const {

@@ -1093,15 +1093,15 @@ ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
             bool counted = true;
             for (std::size_t r = 0; r < plan.requestColumn.size() && counted; ++r) {
                 const std::size_t j = plan.requestColumn[r];
-                auto in = plan.types[j] == ValueType::Categorical
-                              ? res.joint->text(r, texts[j], ln, key)
-                              : res.joint->number(r, numbers[j], ln, key);
-                if (!in) {
-                    res.error =
-                        Error{at(ln, static_cast<std::int64_t>(j) + 1) + in.error().message};
+                const auto in = plan.types[j] == ValueType::Categorical
+                                    ? res.joint->text(r, texts[j], ln, key)
+                                    : res.joint->number(r, numbers[j], ln, key);
+                if (in == JointBinner::Outcome::Failed) {
+                    res.error = Error{at(ln, static_cast<std::int64_t>(j) + 1) +
+                                      res.joint->failure(r).message};
                     return res;
                 }
-                counted = *in;
+                counted = in == JointBinner::Outcome::Binned;
             }
             if (counted) {
                 res.joint->count(key);

@@ -199,19 +199,19 @@ private Q_SLOTS:
         }
         for (std::size_t i = 0; i < n; ++i) {
             JointBinner& jb = parts[i * 3 / n];
+            using O = JointBinner::Outcome;
             JointBinner::Key key = 0;
-            auto in = jb.number(0, x[i], 1, key);
-            QVERIFY(in);
-            if (!*in) {
+            O in = jb.number(0, x[i], 1, key);
+            QVERIFY(in != O::Failed);
+            if (in == O::NotCounted) {
                 continue;
             }
             in = jb.text(1, s[i], 1, key);
-            QVERIFY(in);
-            if (!*in) {
+            QVERIFY(in != O::Failed);
+            if (in == O::NotCounted) {
                 continue;
             }
-            in = jb.number(2, y[i], 1, key);
-            QVERIFY(in && *in);
+            QCOMPARE(jb.number(2, y[i], 1, key), O::Binned);
             jb.count(key);
         }
         QVERIFY(parts[0].merge(parts[1]));
@@ -236,8 +236,8 @@ private Q_SLOTS:
         JointBinner first = make(), second = make();
         auto add = [](JointBinner& jb, const char* s, double b) {
             JointBinner::Key key = 0;
-            QVERIFY(*jb.text(0, s, 1, key));
-            QVERIFY(*jb.number(1, b, 1, key));
+            QCOMPARE(jb.text(0, s, 1, key), JointBinner::Outcome::Binned);
+            QCOMPARE(jb.number(1, b, 1, key), JointBinner::Outcome::Binned);
             jb.count(key);
         };
         add(first, "x", 0);
