@@ -399,39 +399,44 @@ int printJointTable(const HistogramQuery& q, const JointOptions& joint, std::ost
 
 }  // namespace
 
-Expected<data::SourceHistograms> histogramsFromSource(const HistogramQuery& q) {
-    if (data::isSqlUri(q.data)) {
-        // The counting runs inside the database (io/sources/sql_source.h); the URI may hold a
-        // password, so messages name the source by its description, never by the URI.
-        if (q.table.empty()) {
-            return Error{
-                "--table is required for a database source (sqlite:PATH, "
-                "postgresql://...)"};
-        }
-        // The same bad-value policy as a CSV file (--on-error, default stop).
-        return data::histogramsFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
+namespace {
+
+// The --table rule of every source: required for a database, refused for a file.
+Status tableOptionFits(const HistogramQuery& q) {
+    if (data::isSqlUri(q.data) && q.table.empty()) {
+        return Error{
+            "--table is required for a database source (sqlite:PATH, "
+            "postgresql://...)"};
     }
-    if (!q.table.empty()) {
+    if (!data::isSqlUri(q.data) && !q.table.empty()) {
         return Error{
             "--table applies to database sources (sqlite:PATH, postgresql://...), not "
             "to a CSV file"};
+    }
+    return okStatus();
+}
+
+}  // namespace
+
+Expected<data::SourceHistograms> histogramsFromSource(const HistogramQuery& q) {
+    if (auto st = tableOptionFits(q); !st) {
+        return st.error();
+    }
+    if (data::isSqlUri(q.data)) {
+        // The counting runs inside the database (io/sources/sql_source.h); the URI may hold a
+        // password, so messages name the source by its description, never by the URI. The same
+        // bad-value policy as a CSV file (--on-error, default stop).
+        return data::histogramsFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
     }
     return data::csvHistograms(q.data, q.csv, q.requests, q.cap);
 }
 
 Expected<data::SourceTable> jointTableFromSource(const HistogramQuery& q) {
-    if (data::isSqlUri(q.data)) {
-        if (q.table.empty()) {
-            return Error{
-                "--table is required for a database source (sqlite:PATH, "
-                "postgresql://...)"};
-        }
-        return data::jointTableFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
+    if (auto st = tableOptionFits(q); !st) {
+        return st.error();
     }
-    if (!q.table.empty()) {
-        return Error{
-            "--table applies to database sources (sqlite:PATH, postgresql://...), not "
-            "to a CSV file"};
+    if (data::isSqlUri(q.data)) {
+        return data::jointTableFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
     }
     return data::csvJointTable(q.data, q.csv, q.requests, q.cap);
 }

@@ -115,6 +115,22 @@ Expected<MonteCarloArgs> monteCarloArgsFrom(const Args& a) {
 
 namespace {
 
+// ε and --threshold (default: none, i.e. (2/ε)·ln p), validated; messages name the option.
+Expected<SparseHistogramParams> sparseParamsFrom(const Args& a, double epsilon) {
+    SparseHistogramParams params{epsilon, std::nullopt};
+    if (a.has("threshold")) {
+        auto t = a.number("threshold");
+        if (!t) {
+            return t.error();
+        }
+        params.threshold = *t;
+    }
+    if (auto st = params.validate(); !st) {
+        return Error{"--threshold: " + st.error().message};
+    }
+    return params;
+}
+
 // The most released cells listed in the JSON (the count is always given).
 constexpr std::size_t kMaxListedCells = 1000;
 
@@ -136,16 +152,9 @@ int sparseOnTable(const Args& a, std::ostream& out, std::ostream& err) {
     if (auto st = validateEpsilon(*eps); !st) {
         return fail(err, "--epsilon: " + st.error().message);
     }
-    SparseHistogramParams params{*eps, std::nullopt};
-    if (a.has("threshold")) {
-        auto t = a.number("threshold");
-        if (!t) {
-            return fail(err, t.error());
-        }
-        params.threshold = *t;
-    }
-    if (auto st = params.validate(); !st) {
-        return fail(err, Error{"--threshold: " + st.error().message});
+    auto params = sparseParamsFrom(a, *eps);
+    if (!params) {
+        return fail(err, params.error());
     }
     auto seed = a.unsignedInt("seed", 1);
     if (!seed) {
@@ -156,12 +165,12 @@ int sparseOnTable(const Args& a, std::ostream& out, std::ostream& err) {
         return fail(err, t.error());
     }
     const ContingencyTable& table = t->table;
-    auto exact = sparseDomainExpectedError(table, params);
+    auto exact = sparseDomainExpectedError(table, *params);
     if (!exact) {
         return fail(err, exact.error());
     }
     SimulationRng rng(*seed, 0);
-    auto sim = simulateSparseDomain(table, params, rng);
+    auto sim = simulateSparseDomain(table, *params, rng);
     if (!sim) {
         return fail(err, sim.error());
     }
@@ -185,7 +194,7 @@ int sparseOnTable(const Args& a, std::ostream& out, std::ostream& err) {
     o[QStringLiteral("epsilon")] = *eps;
     o[QStringLiteral("noise_scale")] = exact->scale;
     o[QStringLiteral("threshold")] = exact->threshold;
-    o[QStringLiteral("threshold_default")] = !params.threshold.has_value();
+    o[QStringLiteral("threshold_default")] = !params->threshold.has_value();
     o[QStringLiteral("cells")] = cellCountJson(exact->cells);
     o[QStringLiteral("occupied")] = static_cast<qint64>(exact->occupied);
     o[QStringLiteral("records")] = static_cast<qint64>(table.total());
@@ -239,17 +248,11 @@ int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     const Args& a = input->args;
     const Histogram& hist = input->histogram;
     const double eps = input->epsilon;
-    SparseHistogramParams params{eps, std::nullopt};
-    if (a.has("threshold")) {
-        auto t = a.number("threshold");
-        if (!t) {
-            return fail(err, t.error());
-        }
-        params.threshold = *t;
+    auto checked = sparseParamsFrom(a, eps);
+    if (!checked) {
+        return fail(err, checked.error());
     }
-    if (auto s = params.validate(); !s) {
-        return fail(err, Error{"--threshold: " + s.error().message});
-    }
+    const SparseHistogramParams params = *checked;
     auto mcArgs = monteCarloArgsFrom(a);
     if (!mcArgs) {
         return fail(err, mcArgs.error());

@@ -103,9 +103,6 @@ Expected<LoadedTable> tableFromArgs(const Args& a, const data::ContributionCap& 
         return st.error();
     }
     if (a.has("counts-file")) {
-        if (a.has("counts")) {
-            return Error{"--counts and --counts-file cannot be combined"};
-        }
         return fromCountsFile(a);
     }
     if (a.has("joint")) {
