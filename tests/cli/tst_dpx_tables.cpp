@@ -238,6 +238,27 @@ private Q_SLOTS:
                  describe(both).constData());
     }
 
+    // dpx ldp's marginal protocols number cells with attribute i as bit i; a .npy of d binary
+    // axes is in C order (axis 0 most significant), so [c00, c01, c10, c11] is --counts
+    // c00,c10,c01,c11.
+    void ldpMarginalsFromBinaryAxes() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("b.npy"));
+        QVERIFY(writeFile(file, npy("<i8", "(2, 2)", int64s({100, 200, 300, 400}))));
+        const QStringList rest =
+            words("--protocol inpht:1 --attributes 2 --epsilon 1 --trials 2 --seed 4");
+        const Run f =
+            dpx(QStringList{QStringLiteral("ldp"), QStringLiteral("--counts-file"), file} + rest);
+        const Run c = dpx(words("ldp --counts 100,300,200,400") + rest);
+        QVERIFY2(f.exitCode == 0 && c.exitCode == 0, (describe(f) + describe(c)).constData());
+        QJsonObject fj = f.json, cj = c.json;
+        for (const char* k : {"data", "source", "seconds"}) {
+            fj.remove(QLatin1String(k));
+            cj.remove(QLatin1String(k));
+        }
+        QCOMPARE(fj, cj);
+    }
+
     // dpx release of a joint table: one CSV column per attribute, every cell once in C order, the
     // metadata lists the attributes, the ledger charged ε as for any histogram.
     void releaseOfAJointTable() {
