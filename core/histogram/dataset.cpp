@@ -784,8 +784,7 @@ std::size_t Binner::categoryBin(double key, std::int64_t row) {
     return counts_.size() - 1;
 }
 
-Status Binner::addNumber(double x, std::int64_t row) {
-    const std::size_t bin = binNumberOrFail(x, row);
+Status Binner::count(std::size_t bin) {
     if (bin < kFailed) {
         ++counts_[bin];
         return okStatus();
@@ -796,12 +795,19 @@ Status Binner::addNumber(double x, std::int64_t row) {
     return okStatus();
 }
 
-Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
-    const std::size_t bin = binNumberOrFail(x, row);
+Expected<std::size_t> Binner::result(std::size_t bin) const {
     if (bin == kFailed) {
         return failure_;
     }
     return bin;
+}
+
+Status Binner::addNumber(double x, std::int64_t row) {
+    return count(binNumberOrFail(x, row));
+}
+
+Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
+    return result(binNumberOrFail(x, row));
 }
 
 std::size_t Binner::binNumberOrFail(double x, std::int64_t row) {
@@ -867,23 +873,11 @@ std::size_t Binner::binNumberOrFail(double x, std::int64_t row) {
 }
 
 Status Binner::addText(std::string_view s, std::int64_t row) {
-    const std::size_t bin = binTextOrFail(s, row);
-    if (bin < kFailed) {
-        ++counts_[bin];
-        return okStatus();
-    }
-    if (bin == kFailed) {
-        return failure_;
-    }
-    return okStatus();
+    return count(binTextOrFail(s, row));
 }
 
 Expected<std::size_t> Binner::binText(std::string_view s, std::int64_t row) {
-    const std::size_t bin = binTextOrFail(s, row);
-    if (bin == kFailed) {
-        return failure_;
-    }
-    return bin;
+    return result(binTextOrFail(s, row));
 }
 
 std::size_t Binner::binTextOrFail(std::string_view s, std::int64_t row) {
