@@ -731,6 +731,19 @@ std::size_t Binner::fail(Error error) {
     return kFailed;
 }
 
+// The messages of binNumberOrFail, out of line: the per-value path stays small (perf showed its
+// frame and register saves, made for building these strings, among the costs of every value).
+std::size_t Binner::failWith(const char* message, bool withSubject) {
+    return fail(Error{(withSubject ? subject_ : std::string()) + message});
+}
+
+std::size_t Binner::failNotWhole(double x, std::int64_t row) {
+    return fail(Error{subject_ + " holds " + formatShortest(x) + " in " + rowNoun_ + " " +
+                      groupThousands(row) +
+                      ", which is not a whole number; integer bins need whole numbers (use "
+                      "equal-width bins)"});
+}
+
 Error Binner::tooManyCategories() const {
     return Error{subject_ + " has more than " + groupThousands(kMaxBins) +
                  " distinct values, too many to give each its own bin (use equal-width bins, or "
@@ -771,8 +784,7 @@ std::size_t Binner::categoryBin(double key, std::int64_t row) {
     return counts_.size() - 1;
 }
 
-Status Binner::addNumber(double x, std::int64_t row) {
-    const std::size_t bin = binNumberOrFail(x, row);
+Status Binner::count(std::size_t bin) {
     if (bin < kFailed) {
         ++counts_[bin];
         return okStatus();
@@ -783,17 +795,24 @@ Status Binner::addNumber(double x, std::int64_t row) {
     return okStatus();
 }
 
-Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
-    const std::size_t bin = binNumberOrFail(x, row);
+Expected<std::size_t> Binner::result(std::size_t bin) const {
     if (bin == kFailed) {
         return failure_;
     }
     return bin;
 }
 
+Status Binner::addNumber(double x, std::int64_t row) {
+    return count(binNumberOrFail(x, row));
+}
+
+Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
+    return result(binNumberOrFail(x, row));
+}
+
 std::size_t Binner::binNumberOrFail(double x, std::int64_t row) {
     if (kind_ != ColumnKind::Numeric) {
-        return fail(Error{subject_ + " holds text, but a number was given to its bins"});
+        return failWith(" holds text, but a number was given to its bins", true);
     }
     ++report_.rows;
     if (std::isnan(x)) {
@@ -814,11 +833,7 @@ std::size_t Binner::binNumberOrFail(double x, std::int64_t row) {
         case BinningKind::Integer: {
             const std::vector<double>& e = layout_.edges;
             if (b.kind == BinningKind::Integer && std::floor(x) != x) {
-                return fail(
-                    Error{subject_ + " holds " + formatShortest(x) + " in " + rowNoun_ + " " +
-                          groupThousands(row) +
-                          ", which is not a whole number; integer bins need whole numbers (use "
-                          "equal-width bins)"});
+                return failNotWhole(x, row);
             }
             // Integer bins: the range is lo … hi (e.back() = hi + 1 is not a value of the range).
             const double top = b.kind == BinningKind::Integer ? b.hi : e.back();
@@ -854,32 +869,20 @@ std::size_t Binner::binNumberOrFail(double x, std::int64_t row) {
         case BinningKind::Categories:
             return categoryBin(normaliseZero(x), row);
     }
-    return fail(Error{"unknown binning kind"});
+    return failWith("unknown binning kind", false);
 }
 
 Status Binner::addText(std::string_view s, std::int64_t row) {
-    const std::size_t bin = binTextOrFail(s, row);
-    if (bin < kFailed) {
-        ++counts_[bin];
-        return okStatus();
-    }
-    if (bin == kFailed) {
-        return failure_;
-    }
-    return okStatus();
+    return count(binTextOrFail(s, row));
 }
 
 Expected<std::size_t> Binner::binText(std::string_view s, std::int64_t row) {
-    const std::size_t bin = binTextOrFail(s, row);
-    if (bin == kFailed) {
-        return failure_;
-    }
-    return bin;
+    return result(binTextOrFail(s, row));
 }
 
 std::size_t Binner::binTextOrFail(std::string_view s, std::int64_t row) {
     if (kind_ != ColumnKind::Text) {
-        return fail(Error{subject_ + " is numeric, but a text value was given to its bins"});
+        return failWith(" is numeric, but a text value was given to its bins", true);
     }
     ++report_.rows;
     if (s.empty()) {

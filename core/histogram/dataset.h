@@ -274,6 +274,10 @@ private:
     Binner() = default;
     Error tooManyCategories() const;
     std::size_t fail(Error error);  // keeps the error, returns kFailed
+    Status count(std::size_t bin);  // one count in `bin` (kNotCounted: none; kFailed: the error)
+    Expected<std::size_t> result(std::size_t bin) const;
+    [[gnu::noinline, gnu::cold]] std::size_t failWith(const char* message, bool withSubject);
+    [[gnu::noinline, gnu::cold]] std::size_t failNotWhole(double x, std::int64_t row);
     std::size_t unknownCategory(std::string_view shown, std::int64_t row);
     std::size_t categoryBin(double key, std::int64_t row);
     // Bin order of finish(): the internal bin of each final bin.

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -1017,7 +1018,7 @@ ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
             }
             const std::string_view v = sc.value(j);
             texts[j] = v;
-            numbers[j] = std::nan("");
+            numbers[j] = std::numeric_limits<double>::quiet_NaN();
             if (v.empty() || plan.types[j] == ValueType::Categorical) {
                 continue;
             }

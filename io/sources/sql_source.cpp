@@ -1105,6 +1105,23 @@ Expected<ColumnResult> readResult(const std::vector<ResultRow>& rows, const Plan
     return r;
 }
 
+// The checks and the connection every count starts with: the cap, the connection, and on
+// PostgreSQL the canceller that turns a stop request into pg_cancel_backend.
+Status openForCounting(Connection& c, std::optional<PgCanceller>& canceller,
+                       const ContributionCap& cap, const std::stop_token& stop) {
+    if (cap.enabled() && cap.maxRowsPerPerson < 1) {
+        return Error{"the contribution cap must be at least 1 row per person, not " +
+                     std::to_string(cap.maxRowsPerPerson)};
+    }
+    if (auto ok = c.open(); !ok) {
+        return ok;
+    }
+    if (c.dialect() == SqlDriver::PostgreSQL) {
+        canceller.emplace(c.spec(), c.backendPid(), stop);
+    }
+    return okStatus();
+}
+
 // The table, its columns and a plan for each requested column: every name is checked and every
 // binning validated before any query runs. `aliased`: the columns' values are named dpx_v0,
 // dpx_v1, … (for queries over several columns), else each dpx_v.
@@ -1617,20 +1634,13 @@ Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const st
     if (columns.empty()) {
         return Error{"no column to count"};
     }
-    if (cap.enabled() && cap.maxRowsPerPerson < 1) {
-        return Error{"the contribution cap must be at least 1 row per person, not " +
-                     std::to_string(cap.maxRowsPerPerson)};
-    }
     Connection c(spec);
-    if (auto ok = c.open(); !ok) {
+    std::optional<PgCanceller> canceller;
+    if (auto ok = openForCounting(c, canceller, cap, stop); !ok) {
         return ok.error();
     }
     const SqlDriver dialect = c.dialect();
     const bool pg = dialect == SqlDriver::PostgreSQL;
-    std::optional<PgCanceller> canceller;
-    if (pg) {
-        canceller.emplace(spec, c.backendPid(), stop);
-    }
     auto prepared = prepareColumns(c, table, columns, cap, pg);
     if (!prepared) {
         return prepared.error();
@@ -1784,20 +1794,13 @@ Expected<SourceTable> sqlJointTable(const SqlConnectionSpec& spec, const std::st
             }
         }
     }
-    if (cap.enabled() && cap.maxRowsPerPerson < 1) {
-        return Error{"the contribution cap must be at least 1 row per person, not " +
-                     std::to_string(cap.maxRowsPerPerson)};
-    }
     Connection c(spec);
-    if (auto ok = c.open(); !ok) {
+    std::optional<PgCanceller> canceller;
+    if (auto ok = openForCounting(c, canceller, cap, stop); !ok) {
         return ok.error();
     }
     const SqlDriver dialect = c.dialect();
     const bool pg = dialect == SqlDriver::PostgreSQL;
-    std::optional<PgCanceller> canceller;
-    if (pg) {
-        canceller.emplace(spec, c.backendPid(), stop);
-    }
     auto prepared = prepareColumns(c, table, columns, cap, true);
     if (!prepared) {
         return prepared.error();
