@@ -163,10 +163,10 @@ struct DiscreteSum {
         const double s = std::sin(t / 2);
         return m * std::log1p(c * s * s);
     }
-    // The upper end t₁ of the integrals: φ^m(t) ≤ e^{−700} beyond it (the integrands are then
-    // below 10^{−304} times their size at 0), π when φ^m never gets that small.
+    // The upper end t₁ of the integrals: φ^m(t) ≤ e^{−45} < 3·10⁻²⁰ beyond it (φ decreases on
+    // [0, π]), π when φ^m never gets that small.
     double cutoff() const {
-        const double s2 = std::expm1(700 / m) / c;
+        const double s2 = std::expm1(45 / m) / c;
         return s2 >= 1 ? std::numbers::pi : 2 * std::asin(std::sqrt(s2));
     }
 };
@@ -187,7 +187,7 @@ double integrate(const auto& f, double a, double b, unsigned depth = 15) {
 // E|S| for S the sum of m discrete Laplace(α), by the Fejér identity |k| = (1/2π)∫_{−π}^{π}
 // (1 − cos kt)/(1 − cos t) dt for integers k, so E|S| = (1/π)∫₀^π (1 − φ_Z(t)^m)/(1 − cos t) dt
 // (a characteristic-function inversion with a positive, non-oscillating integrand). Beyond t₁,
-// φ^m < e^{−700} and ∫_{t₁}^π dt/(1 − cos t) = cot(t₁/2) exactly.
+// ∫_{t₁}^π dt/(1 − cos t) = cot(t₁/2) exactly and the φ^m part is below e^{−45} times that.
 double discreteMeanAbs(double alpha, double m) {
     const DiscreteSum d{m, 4 * alpha / ((1 - alpha) * (1 - alpha))};
     const double t1 = d.cutoff();
@@ -201,10 +201,18 @@ double discreteMeanAbs(double alpha, double m) {
     return (integrate(f, 0, t1) + tail) / std::numbers::pi;
 }
 
+}  // namespace
+
+namespace detail {
+
 // Pr[|S| ≤ k] for integer k ≥ 0, by lattice inversion with the Dirichlet kernel:
-// Σ_{|j|≤k} Pr[S = j] = (1/π)∫₀^π φ_Z(t)^m · sin((k + ½)t)/sin(t/2) dt; truncated at t₁ where
-// the rest is below e^{−700}·(2k + 1)·π.
-double discreteAbsCdf(double alpha, double m, double k) {
+// Σ_{|j|≤k} Pr[S = j] = (1/π)∫₀^π φ_Z(t)^m · sin((k + ½)t)/sin(t/2) dt, truncated at t₁; the rest
+// is at most e^{−45}·∫_{t₁}^π dt/sin(t/2) = e^{−45}·2·ln cot(t₁/4) < 10⁻¹⁶. The range is split at
+// t_w·2^j (t_w the width of the peak of φ^m) and at the half-periods of the sine (at most 2¹⁶
+// pieces, each by Gauss–Kronrod with ≤ 5 bisections).
+// Cheap when m is large (t₁ ≈ 2√(45/(mc)) and k·t₁ ≈ 10·z: about 10 pieces); many pieces only
+// when m is small and α close to 1, where discreteSumAbsCdfDirect is used instead.
+double discreteSumAbsCdfInversion(double alpha, double m, double k) {
     const DiscreteSum d{m, 4 * alpha / ((1 - alpha) * (1 - alpha))};
     const double t1 = d.cutoff();
     auto f = [&](double t) {
@@ -213,13 +221,97 @@ double discreteAbsCdf(double alpha, double m, double k) {
             return 2 * k + 1;
         return std::exp(-d.mlog(t)) * std::sin((k + 0.5) * t) / s;
     };
-    // Split at the oscillation's half-periods π/(k + ½) so each piece is smooth (≤ 4096 pieces).
-    const double period = std::numbers::pi / (k + 0.5);
-    const double pieces = std::min(4096.0, std::max(1.0, std::ceil(t1 / period)));
-    double sum = 0;
-    for (double i = 0; i < pieces; ++i)
-        sum += integrate(f, t1 * i / pieces, t1 * (i + 1) / pieces, 6);
+    // Beyond t_e the oscillating rest is below 10⁻¹⁵: the envelope g(t) = φ(t)^m/sin(t/2) is
+    // positive and decreasing on (0, π], so by Bonnet's second mean-value theorem
+    // |∫_{t_e}^{t₁} g(t) sin(ωt) dt| = g(t_e)·|∫_{t_e}^{ξ} sin(ωt) dt| ≤ 2g(t_e)/ω, ω = k + ½. t_e
+    // is the smallest t with 2g(t)/ω ≤ 10⁻¹⁵ (bisection); for small m and α near 1 it is far
+    // below t₁ (m = 2, α = 1 − 10⁻⁵: about 10⁻², against t₁ ≈ 0.8).
+    const double omega = k + 0.5;
+    auto bound = [&](double t) { return 2 * std::exp(-d.mlog(t)) / std::sin(t / 2) / omega; };
+    double te = t1;
+    if (bound(t1) <= 1e-15) {
+        double a = 0;
+        for (int i = 0; i < 200 && te - a > 1e-300; ++i) {
+            const double mid = (a + te) / 2;
+            (bound(mid) <= 1e-15 ? te : a) = mid;
+        }
+    }
+    // Pieces: dyadic in units of the width t_w of φ^m (where m·ln(1/φ) = 1), so the peak at 0 is
+    // resolved however narrow, each dyadic range cut further at the sine's half-periods.
+    const double sw2 = std::expm1(1 / m) / d.c;
+    const double tw = sw2 >= 1 ? te : std::min(te, 2 * std::asin(std::sqrt(sw2)));
+    const double period = std::numbers::pi / omega;
+    double sum = 0, lo = 0, hi = tw / 4;
+    for (int budget = 65536; lo < te && budget > 0; lo = hi, hi = std::min(te, 2 * hi)) {
+        const double pieces =
+            std::min<double>(budget, std::max(1.0, std::ceil((hi - lo) / period)));
+        budget -= static_cast<int>(pieces);
+        for (double i = 0; i < pieces; ++i)
+            sum += integrate(f, lo + (hi - lo) * i / pieces, lo + (hi - lo) * (i + 1) / pieces, 5);
+    }
     return std::clamp(sum / std::numbers::pi, 0.0, 1.0);
+}
+
+// Pr[|S| ≤ k] = 1 − 2·Pr[S > k] by direct summation over the second negative binomial:
+// S = N₁ − N₂, N_i ~ NegBin(m, 1 − α) (failures before the m-th success, Pr[N = n] =
+// C(n+m−1, n)(1−α)^m α^n), so Pr[S > k] = Σ_n Pr[N₂ = n]·Pr[N₁ ≥ n + k + 1] with
+// Pr[N ≥ r] = I_α(r, m) (regularised incomplete beta, Boost.Math ibeta). The sum runs outward from
+// the mode until the terms fall below 10⁻³⁰ (then the rest of the geometric-like tail is below
+// 10⁻²⁵); Pr[N = n] and I_α(n + k + 1, m) follow the recurrences p(n+1) = p(n)·α(n+m)/(n+1) and
+// I(r+1) = I(r) − p(r), recomputed exactly (ibeta_derivative, ibeta) every 64 steps so that
+// rounding cannot accumulate (error below 10⁻¹³). Cost: the number of terms, about (m + 60√m +
+// 60)/(1 − α).
+double discreteSumAbsCdfDirect(double alpha, double m, double k) {
+    // Pr[N = n] = (1−α)/(m + n)·∂I_{1−α}(m, n + 1)/∂x (Boost.Math ibeta_derivative, accurate to a
+    // few ulps; lgamma differences would lose 10 digits at n ~ 10⁵).
+    auto pmf = [&](double n) {
+        return (1 - alpha) / (m + n) * boost::math::ibeta_derivative(m, n + 1, 1 - alpha);
+    };
+    auto tail = [&](double r) { return r <= 0 ? 1.0 : boost::math::ibeta(r, m, alpha); };
+    const double mode = std::floor(std::max(0.0, (m - 1) * alpha / (1 - alpha)));
+    double total = 0;
+    // Upward from the mode, then downward from mode − 1.
+    for (int dir : {+1, -1}) {
+        double n = dir > 0 ? mode : mode - 1;
+        double p = 0, t = 0, pr = 0;
+        for (long step = 0; n >= 0; ++step, n += dir) {
+            const double r = n + k + 1;
+            if (step % 64 == 0) {
+                p = pmf(n);
+                t = tail(r);
+                pr = pmf(r);
+            }
+            total += p * t;
+            if (p < 1e-30 && (dir < 0 || n > mode))
+                break;
+            if (dir > 0) {
+                t -= pr;  // I(r + 1) = I(r) − Pr[N = r]
+                pr *= alpha * (r + m) / (r + 1);
+                p *= alpha * (n + m) / (n + 1);
+            } else {
+                pr *= r / (alpha * (r - 1 + m));  // Pr[N = r − 1]
+                t += pr;                          // I(r − 1) = I(r) + Pr[N = r − 1]
+                p *= n / (alpha * (n - 1 + m));
+            }
+        }
+    }
+    return std::clamp(1 - 2 * total, 0.0, 1.0);
+}
+
+}  // namespace detail
+
+namespace {
+
+// The number of terms discreteSumAbsCdfDirect would sum; it is used up to kMaxDirectTerms.
+constexpr double kMaxDirectTerms = 1e5;
+double directTerms(double alpha, double m) {
+    return (m + 60 * std::sqrt(m) + 60) / (1 - alpha);
+}
+
+double discreteAbsCdf(double alpha, double m, double k) {
+    return directTerms(alpha, m) <= kMaxDirectTerms
+               ? detail::discreteSumAbsCdfDirect(alpha, m, k)
+               : detail::discreteSumAbsCdfInversion(alpha, m, k);
 }
 
 // Pr[|S| ≤ x] for S = b(G₁ − G₂), G_i ~ Gamma(m, 1) (the sum of m Laplace(b)). With
@@ -547,7 +639,9 @@ double SummedNoise::rmse() const {
 //  Discrete Laplace: the Fejér-kernel inversion of discreteMeanAbs (adaptive Gauss–Kronrod,
 //    relative tolerance 10⁻¹³).
 double SummedNoise::meanAbs() const {
-    if (terms <= 1)
+    if (terms == 0)
+        return 0;  // an empty sum
+    if (terms == 1)
         return cell.meanAbs();
     const double m = cellCountDouble(terms);
     const double p = cell.parameter();
@@ -567,12 +661,17 @@ double SummedNoise::meanAbs() const {
 //  Laplace: the root of LaplaceSum::absCdf(x/b) = level (TOMS 748, relative tolerance 2⁻⁴⁷); the
 //    cdf is exact up to the quadrature tolerance 10⁻¹³ and the 2·10⁻²⁰ of Gamma mass left out.
 //  Discrete Laplace: the smallest integer k with Pr[|Σ| ≤ k] ≥ level (bisection over integers;
-//    each probability by the Dirichlet-kernel inversion of discreteAbsCdf, accurate to about
-//    10⁻¹²; when m is so large that one value of Σ has a probability below that, k can be off by
-//    the few units whose probabilities that error spans — a relative error below 10⁻⁹).
+//    each probability by direct summation over a negative binomial while that takes at most
+//    kMaxDirectTerms terms, else by the Dirichlet-kernel inversion, both accurate to about 10⁻¹²;
+//    when m is so large that one value of Σ has a probability below that, k can be off by the few
+//    units whose probabilities that error spans — a relative error below 10⁻⁹).
 // The search is bracketed by Chebyshev's bound Pr[|Σ| > x] ≤ Var/x².
 double SummedNoise::absQuantile(double level) const {
-    if (terms <= 1)
+    if (!(level > 0 && level < 1))
+        return std::numeric_limits<double>::quiet_NaN();
+    if (terms == 0)
+        return 0;
+    if (terms == 1)
         return cell.absQuantile(level);
     const double m = cellCountDouble(terms);
     const double p = cell.parameter();

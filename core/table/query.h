@@ -92,4 +92,12 @@ Expected<QueryReadout> queryReadout(const ContingencyTable& table, const TableQu
                                     const NoiseDistribution& cellNoise, double level,
                                     std::span<const double> noisyDense = {});
 
+// Exposed for tests: the two ways SummedNoise computes Pr[|S| ≤ k] for S the sum of m discrete
+// Laplace(α) (k ≥ 0 an integer, m ≥ 1): lattice inversion of the characteristic function, and
+// direct summation over a negative binomial (query.cpp says which is used when).
+namespace detail {
+double discreteSumAbsCdfInversion(double alpha, double m, double k);
+double discreteSumAbsCdfDirect(double alpha, double m, double k);
+}  // namespace detail
+
 }  // namespace dpx

@@ -93,6 +93,8 @@ private Q_SLOTS:
     void laplaceAgainstGridConvolution();
     void discreteAgainstConvolution_data();
     void discreteAgainstConvolution();
+    void discreteTwoMethods_data();
+    void discreteTwoMethods();
     void normalLimitForHugeM_data();
     void normalLimitForHugeM();
     void monteCarlo_data();
@@ -323,6 +325,11 @@ void TestTableQuery::laplaceTwoTermsClosedForm() {
             DPX_VERIFY_NEAR(1 - (2 + x) * std::exp(-x) / 2, level, 1e-11);
         }
     }
+    // m = 0 is an empty sum; a level outside (0, 1) has no quantile.
+    const SummedNoise none{NoiseDistribution::laplace(2), 0};
+    QCOMPARE(none.meanAbs(), 0.0);
+    QCOMPARE(none.absQuantile(0.9), 0.0);
+    QVERIFY(std::isnan(SummedNoise{NoiseDistribution::laplace(2), 3}.absQuantile(1.0)));
     // m = 1 is the cell law itself.
     const SummedNoise one{NoiseDistribution::laplace(2), 1};
     QCOMPARE(one.absQuantile(0.95), NoiseDistribution::laplace(2).absQuantile(0.95));
@@ -401,6 +408,41 @@ void TestTableQuery::discreteAgainstConvolution() {
             cdf += 2 * pmf[K + k];
         }
         QCOMPARE(s.absQuantile(level), static_cast<double>(k));
+    }
+}
+
+void TestTableQuery::discreteTwoMethods_data() {
+    QTest::addColumn<double>("alpha");
+    QTest::addColumn<int>("m");
+    QTest::newRow("a=0.6 m=4") << 0.6 << 4;
+    QTest::newRow("a=0.9 m=6") << 0.9 << 6;
+    QTest::newRow("a=0.99 m=3") << 0.99 << 3;
+    QTest::newRow("a=0.999 m=2") << 0.999 << 2;
+    QTest::newRow("a=0.5 m=300") << 0.5 << 300;
+    QTest::newRow("a=0.95 m=5000") << 0.95 << 5000;
+}
+
+void TestTableQuery::discreteTwoMethods() {
+    // The two computations of Pr[|S| ≤ k] SummedNoise chooses between — lattice inversion of the
+    // characteristic function and direct summation over a negative binomial — agree with each
+    // other and, where it is affordable (m ≤ 6, α ≤ 0.9), with the convolved pmf.
+    QFETCH(double, alpha);
+    QFETCH(int, m);
+    const double sd = std::sqrt(m * 2 * alpha) / (1 - alpha);
+    std::vector<double> pmf;
+    if (m <= 6 && alpha <= 0.9)
+        pmf = discreteSumPmf(alpha, m, 600);
+    for (double z : {0.0, 0.1, 0.5, 1.0, 2.0, 3.5}) {
+        const double k = std::floor(z * sd);
+        const double inv = detail::discreteSumAbsCdfInversion(alpha, m, k);
+        const double dir = detail::discreteSumAbsCdfDirect(alpha, m, k);
+        DPX_VERIFY_NEAR(inv, dir, 1e-11);
+        if (!pmf.empty()) {
+            double conv = pmf[600];
+            for (int j = 1; j <= static_cast<int>(k); ++j)
+                conv += 2 * pmf[600 + j];
+            DPX_VERIFY_NEAR(dir, conv, 1e-12);
+        }
     }
 }
 
