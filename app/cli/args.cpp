@@ -7,6 +7,12 @@ namespace dpx::cli {
 
 Expected<Args> Args::parse(const std::vector<std::string>& argv, std::size_t first,
                            const std::set<std::string>& known) {
+    return parse(argv, first, known, {}, {});
+}
+
+Expected<Args> Args::parse(const std::vector<std::string>& argv, std::size_t first,
+                           const std::set<std::string>& known, const std::set<std::string>& flags,
+                           const std::set<std::string>& repeatable) {
     Args a;
     for (std::size_t i = first; i < argv.size(); ++i) {
         const std::string& tok = argv[i];
@@ -18,6 +24,11 @@ Expected<Args> Args::parse(const std::vector<std::string>& argv, std::size_t fir
         if (const auto eq = name.find('='); eq != std::string::npos) {
             value = name.substr(eq + 1);
             name = name.substr(0, eq);
+            if (flags.count(name)) {
+                return Error{"option --" + name + " takes no value"};
+            }
+        } else if (flags.count(name)) {
+            // A flag: present, no value.
         } else {
             if (i + 1 >= argv.size()) {
                 return Error{"option --" + name + " needs a value"};
@@ -26,6 +37,11 @@ Expected<Args> Args::parse(const std::vector<std::string>& argv, std::size_t fir
         }
         if (!known.count(name)) {
             return Error{"unknown option --" + name + " for this command"};
+        }
+        if (repeatable.count(name)) {
+            a.repeated_[name].push_back(value);
+            a.values_.emplace(name, value);  // get(): the first
+            continue;
         }
         if (a.values_.count(name)) {
             return Error{"option --" + name + " given more than once"};
@@ -41,6 +57,16 @@ std::optional<std::string> Args::get(const std::string& name) const {
         return std::nullopt;
     }
     return it->second;
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+    if (const auto it = repeated_.find(name); it != repeated_.end()) {
+        return it->second;
+    }
+    if (const auto v = get(name)) {
+        return {*v};
+    }
+    return {};
 }
 
 Expected<double> parseNumber(const std::string& text, const std::string& what) {

@@ -18,9 +18,17 @@ public:
     // argv[first..] as "--name value" pairs; `known` lists the allowed names (without "--").
     static Expected<Args> parse(const std::vector<std::string>& argv, std::size_t first,
                                 const std::set<std::string>& known);
+    // As above; `flags` (also in `known`) take no value ("--joint"), `repeatable` ones may be
+    // given several times (get() is then the first, all() every value in order).
+    static Expected<Args> parse(const std::vector<std::string>& argv, std::size_t first,
+                                const std::set<std::string>& known,
+                                const std::set<std::string>& flags,
+                                const std::set<std::string>& repeatable);
 
     bool has(const std::string& name) const { return values_.count(name) > 0; }
     std::optional<std::string> get(const std::string& name) const;
+    // Every value of a repeatable option, in the order given (one value for the others).
+    std::vector<std::string> all(const std::string& name) const;
 
     Expected<double> number(const std::string& name) const;                   // required
     Expected<double> number(const std::string& name, double fallback) const;  // optional
@@ -32,6 +40,7 @@ public:
 
 private:
     std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> repeated_;
 };
 
 Expected<double> parseNumber(const std::string& text, const std::string& what);

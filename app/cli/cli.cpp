@@ -13,6 +13,7 @@
 #include "app/cli/commands/ldp_mean.h"
 #include "app/cli/commands/matrix.h"
 #include "app/cli/commands/mean.h"
+#include "app/cli/commands/query.h"
 #include "app/cli/commands/rdp.h"
 #include "app/cli/commands/release.h"
 #include "app/cli/commands/risk.h"
@@ -59,7 +60,10 @@ const std::vector<Command> kCommands{
                      [;closed] [;clamp] [;other] [;error]
                [--delimiter ,|;|tab|'|'] [--no-header] [--on-error stop|skip]
                [--type C=integer|float|categorical|date] [--id-column ID --cap K] [--threads T]
-               [--max-record-bytes N] [--max-fields N] [--max-file-bytes N])"},
+               [--max-record-bytes N] [--max-fields N] [--max-file-bytes N]
+  dpx histogram --data FILE|URI --joint --column A --bins SPEC --column B --bins SPEC ...
+               [--sparse (occupied cells only; automatic beyond 2^24 cells)] [--format json|csv]
+               (the joint table of the columns, one --bins per --column, and its summary))"},
     {"release", cmdRelease, R"(
   dpx release (--data FILE|sqlite:PATH|postgresql://... --column C --bins SPEC [--table T]
                [--id-column ID --cap K] | --counts C1,C2,...)
@@ -71,7 +75,10 @@ const std::vector<Command> kCommands{
                (exact samplers, OS randomness; writes release.csv + release.json, charges the
                ledger; a refused release exits non-zero and writes nothing; the budget is
                charged before the files appear, and a later run resolves a release that was
-               interrupted))"},
+               interrupted)
+  dpx release (--data FILE|URI --joint --column A --bins SPEC --column B --bins SPEC ...
+               | --counts-file PATH [--counts-layout L]) ... (a table of at most 100000 cells;
+               the CSV has one column per attribute))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the
@@ -117,7 +124,17 @@ const std::vector<Command> kCommands{
     {"sparse", cmdSparse, R"(
   dpx sparse (--counts LIST | --example edwards-like|nltcs-like | --data FILE --column C --bins SPEC)
              --epsilon E [--threshold T (default (2/ε)·ln p)] [--trials N (1000; 0: none)]
-             [--seed S] [--threads T] [--per-trial yes|no])"},
+             [--seed S] [--threads T] [--per-trial yes|no]
+  dpx sparse (--counts-file PATH [--counts-layout L] | --data FILE --joint --column A --bins SPEC
+             ...) --epsilon E [--threshold T] [--seed S]
+             (a table of any domain, up to 2^64 cells: exact expected L1 and a simulated
+             release without visiting the empty cells))"},
+    {"query", cmdQuery, R"(
+  dpx query (--counts-file PATH [--counts-layout L] | --data FILE --joint --column A --bins SPEC
+            ...) --box "A=LO..HI,B=BIN,..." (bins by label or #position)
+            --mechanism laplace|geometric|gaussian --epsilon E [--delta D] [--level 0.95]
+            [--seed S] [--neighbouring add-remove|replace]
+            (a box query's true answer, exact expected error and interval, simulated answer))"},
     {"rdp", cmdRdp, R"(
   dpx rdp (--counts LIST | --example ID | --data ...) --epsilon E --gamma G
           [--trials N (1000; 0: none)] [--seed S] [--threads T] [--per-trial yes|no]
@@ -147,6 +164,10 @@ Usage:)";
 
 const char* const kUsageFoot = R"(
   dpx --help | --version
+
+Every subcommand that takes --counts also takes --counts-file PATH [--counts-layout
+auto|long|vector|matrix|npy] (a .npy array or a CSV of counts; a table of several attributes is
+taken as its cells in C order where a vector is needed, with a note). See docs/tables.md.
 
 Errors go to stderr as "dpx: error: ..." with exit code 2 (invalid input) or 1 (failure).
 See docs/cli.md for every field of the JSON output.

@@ -726,56 +726,98 @@ void Binner::addMissing() {
     ++report_.missing;
 }
 
-Status Binner::tooManyCategories() const {
+std::size_t Binner::fail(Error error) {
+    failure_ = std::move(error);
+    return kFailed;
+}
+
+// The messages of binNumberOrFail, out of line: the per-value path stays small (perf showed its
+// frame and register saves, made for building these strings, among the costs of every value).
+std::size_t Binner::failWith(const char* message, bool withSubject) {
+    return fail(Error{(withSubject ? subject_ : std::string()) + message});
+}
+
+std::size_t Binner::failNotWhole(double x, std::int64_t row) {
+    return fail(Error{subject_ + " holds " + formatShortest(x) + " in " + rowNoun_ + " " +
+                      groupThousands(row) +
+                      ", which is not a whole number; integer bins need whole numbers (use "
+                      "equal-width bins)"});
+}
+
+Error Binner::tooManyCategories() const {
     return Error{subject_ + " has more than " + groupThousands(kMaxBins) +
                  " distinct values, too many to give each its own bin (use equal-width bins, or "
                  "a fixed category list)"};
 }
 
-Status Binner::unknownCategory(std::string_view shown, std::int64_t row) {
+std::size_t Binner::unknownCategory(std::string_view shown, std::int64_t row) {
     switch (binning_.unknown) {
         case UnknownCategory::Drop:
             ++report_.unknownCategories;
-            return okStatus();
+            return kNotCounted;
         case UnknownCategory::Other:
             ++report_.otherCategories;
-            ++counts_.back();
-            return okStatus();
+            return counts_.size() - 1;
         case UnknownCategory::Error:
             break;
     }
-    return Error{subject_ + " holds " + quoted(shown) + " in " + rowNoun_ + " " +
-                 groupThousands(row) +
-                 ", which is not in the category list (declare it, or let "
-                 "values outside the list go to an 'other' bin or be dropped)"};
+    return fail(Error{subject_ + " holds " + quoted(shown) + " in " + rowNoun_ + " " +
+                      groupThousands(row) +
+                      ", which is not in the category list (declare it, or let "
+                      "values outside the list go to an 'other' bin or be dropped)"});
 }
 
-Status Binner::addCategory(double key, std::int64_t row) {
+std::size_t Binner::categoryBin(double key, std::int64_t row) {
     const auto it = numberIndex_.find(key);
     if (it != numberIndex_.end()) {
-        ++counts_[it->second];
-        return okStatus();
+        return it->second;
     }
     if (!binning_.categories.empty()) {
         return unknownCategory(formatShortest(key), row);
     }
     if (numberKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
-        return tooManyCategories();
+        return fail(tooManyCategories());
     }
     numberIndex_.emplace(key, numberKeys_.size());
     numberKeys_.push_back(key);
-    counts_.push_back(1);
+    counts_.push_back(0);
+    return counts_.size() - 1;
+}
+
+Status Binner::count(std::size_t bin) {
+    if (bin < kFailed) {
+        ++counts_[bin];
+        return okStatus();
+    }
+    if (bin == kFailed) {
+        return failure_;
+    }
     return okStatus();
 }
 
+Expected<std::size_t> Binner::result(std::size_t bin) const {
+    if (bin == kFailed) {
+        return failure_;
+    }
+    return bin;
+}
+
 Status Binner::addNumber(double x, std::int64_t row) {
+    return count(binNumberOrFail(x, row));
+}
+
+Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
+    return result(binNumberOrFail(x, row));
+}
+
+std::size_t Binner::binNumberOrFail(double x, std::int64_t row) {
     if (kind_ != ColumnKind::Numeric) {
-        return Error{subject_ + " holds text, but a number was given to its bins"};
+        return failWith(" holds text, but a number was given to its bins", true);
     }
     ++report_.rows;
     if (std::isnan(x)) {
         ++report_.missing;
-        return okStatus();
+        return kNotCounted;
     }
     if (report_.numbers++ == 0) {
         report_.min = report_.max = x;
@@ -791,10 +833,7 @@ Status Binner::addNumber(double x, std::int64_t row) {
         case BinningKind::Integer: {
             const std::vector<double>& e = layout_.edges;
             if (b.kind == BinningKind::Integer && std::floor(x) != x) {
-                return Error{subject_ + " holds " + formatShortest(x) + " in " + rowNoun_ + " " +
-                             groupThousands(row) +
-                             ", which is not a whole number; integer bins need whole numbers (use "
-                             "equal-width bins)"};
+                return failNotWhole(x, row);
             }
             // Integer bins: the range is lo … hi (e.back() = hi + 1 is not a value of the range).
             const double top = b.kind == BinningKind::Integer ? b.hi : e.back();
@@ -802,66 +841,77 @@ Status Binner::addNumber(double x, std::int64_t row) {
             if (x < e.front()) {
                 if (clamp) {
                     ++report_.clampedLow;
-                    ++counts_.front();
-                } else {
-                    ++report_.droppedLow;
+                    return std::size_t{0};
                 }
-            } else if (x > top || (openTop && x == top)) {
+                ++report_.droppedLow;
+                return kNotCounted;
+            }
+            if (x > top || (openTop && x == top)) {
                 if (clamp) {
                     ++report_.clampedHigh;
-                    ++counts_.back();
-                } else {
-                    ++report_.droppedHigh;
+                    return counts_.size() - 1;
                 }
-            } else if (b.kind == BinningKind::EqualWidth) {
-                ++counts_[equalWidthIndex(x, e, b.lo, scale_, kd_)];
-            } else if (b.kind == BinningKind::Integer) {
-                const auto lo = static_cast<std::int64_t>(b.lo);
-                ++counts_[static_cast<std::size_t>((static_cast<std::int64_t>(x) - lo) / b.width)];
-            } else {
-                // The last edge e_k ≤ x only when x = e_k and the last bin is closed.
-                const auto it = std::upper_bound(e.begin(), e.end(), x);
-                const auto i = static_cast<std::size_t>(it - e.begin());
-                ++counts_[std::min(i - 1, counts_.size() - 1)];
+                ++report_.droppedHigh;
+                return kNotCounted;
             }
-            return okStatus();
+            if (b.kind == BinningKind::EqualWidth) {
+                return equalWidthIndex(x, e, b.lo, scale_, kd_);
+            }
+            if (b.kind == BinningKind::Integer) {
+                const auto offset = static_cast<std::int64_t>(x) - static_cast<std::int64_t>(b.lo);
+                return static_cast<std::size_t>(b.width == 1 ? offset : offset / b.width);
+            }
+            // The last edge e_k ≤ x only when x = e_k and the last bin is closed.
+            const auto it = std::upper_bound(e.begin(), e.end(), x);
+            const auto i = static_cast<std::size_t>(it - e.begin());
+            return std::min(i - 1, counts_.size() - 1);
         }
         case BinningKind::Categories:
-            return addCategory(normaliseZero(x), row);
+            return categoryBin(normaliseZero(x), row);
     }
-    return Error{"unknown binning kind"};
+    return failWith("unknown binning kind", false);
 }
 
 Status Binner::addText(std::string_view s, std::int64_t row) {
+    return count(binTextOrFail(s, row));
+}
+
+Expected<std::size_t> Binner::binText(std::string_view s, std::int64_t row) {
+    return result(binTextOrFail(s, row));
+}
+
+std::size_t Binner::binTextOrFail(std::string_view s, std::int64_t row) {
     if (kind_ != ColumnKind::Text) {
-        return Error{subject_ + " is numeric, but a text value was given to its bins"};
+        return failWith(" is numeric, but a text value was given to its bins", true);
     }
     ++report_.rows;
     if (s.empty()) {
         ++report_.missing;
-        return okStatus();
+        return kNotCounted;
     }
     const auto it = textIndex_.find(s);
     if (it != textIndex_.end()) {
-        ++counts_[it->second];
-        return okStatus();
+        return it->second;
     }
     if (!binning_.categories.empty()) {
         return unknownCategory(s, row);
     }
     if (textKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
-        return tooManyCategories();
+        return fail(tooManyCategories());
     }
     textIndex_.emplace(std::string(s), textKeys_.size());
     textKeys_.emplace_back(s);
-    counts_.push_back(1);
-    return okStatus();
+    counts_.push_back(0);
+    return counts_.size() - 1;
 }
 
-Status Binner::merge(const Binner& later) {
+Status Binner::merge(const Binner& later, std::vector<std::size_t>* binMap) {
     if (later.kind_ != kind_ || later.layout_.bins != layout_.bins ||
         later.binning_.kind != binning_.kind) {
         return Error{"internal error: merging the counts of different binnings"};
+    }
+    if (binMap) {
+        binMap->resize(later.counts_.size());
     }
     if (binning_.kind == BinningKind::Categories && binning_.categories.empty()) {
         // Categories from the data: the later binner's new values follow ours, in its order.
@@ -897,10 +947,16 @@ Status Binner::merge(const Binner& later) {
                 }
             }
             counts_[at] += later.counts_[i];
+            if (binMap) {
+                (*binMap)[i] = at;
+            }
         }
     } else {
         for (std::size_t i = 0; i < counts_.size(); ++i) {
             counts_[i] += later.counts_[i];
+            if (binMap) {
+                (*binMap)[i] = i;
+            }
         }
     }
     BinningReport& r = report_;
@@ -921,6 +977,32 @@ Status Binner::merge(const Binner& later) {
     return okStatus();
 }
 
+std::vector<std::size_t> Binner::binOrder() const {
+    std::vector<std::size_t> order(counts_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (binning_.kind == BinningKind::Categories && binning_.categories.empty() &&
+        binning_.order == CategoryOrder::Sorted) {
+        if (kind_ == ColumnKind::Numeric) {
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t c) {
+                return numberKeys_[a] < numberKeys_[c];
+            });
+        } else {
+            std::sort(order.begin(), order.end(),
+                      [&](std::size_t a, std::size_t c) { return textKeys_[a] < textKeys_[c]; });
+        }
+    }
+    return order;
+}
+
+std::vector<std::size_t> Binner::finalBins() const {
+    const std::vector<std::size_t> order = binOrder();
+    std::vector<std::size_t> final(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        final[order[i]] = i;
+    }
+    return final;
+}
+
 Expected<BinnedColumn> Binner::finish() const {
     std::vector<std::int64_t> counts = counts_;
     std::vector<std::string> labels = layout_.labels;
@@ -930,19 +1012,7 @@ Expected<BinnedColumn> Binner::finish() const {
             return Error{subject_ +
                          " has only missing values, so there are no categories to make bins of"};
         }
-        std::vector<std::size_t> order(n);
-        std::iota(order.begin(), order.end(), std::size_t{0});
-        if (binning_.order == CategoryOrder::Sorted) {
-            if (kind_ == ColumnKind::Numeric) {
-                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t c) {
-                    return numberKeys_[a] < numberKeys_[c];
-                });
-            } else {
-                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t c) {
-                    return textKeys_[a] < textKeys_[c];
-                });
-            }
-        }
+        const std::vector<std::size_t> order = binOrder();
         labels.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
             counts[i] = counts_[order[i]];

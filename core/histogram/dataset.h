@@ -237,19 +237,51 @@ public:
     // Text binner only (categories).
     Status addText(std::string_view s, std::int64_t row);
     void addMissing();
-    // Adds the counts of a binner of the same binning that saw the rows after this one's (the
-    // first-seen order of categories from the data follows the rows).
-    Status merge(const Binner& later);
-    Expected<BinnedColumn> finish() const;
 
+    // The bin of one value, with the value accounted for in the report (rows, missing, out of
+    // range, categories, numbers seen) exactly as addNumber / addText do, but without counting it:
+    // the bin index, or kNotCounted when the value is missing or dropped (the report says which).
+    // addNumber / addText are this call plus one count in the bin. Several binners side by side
+    // bin the columns of a joint table this way (core/table/joint_binning.h). For categories from
+    // the data the index is the order of first appearance in this binner; finalBins() maps it to
+    // the bin of finish()'s histogram. Same errors as addNumber / addText.
+    static constexpr std::size_t kNotCounted = static_cast<std::size_t>(-1);
+    Expected<std::size_t> binNumber(double x, std::int64_t row);
+    Expected<std::size_t> binText(std::string_view s, std::int64_t row);
+    // The same without the Expected, for the per-row loops: the bin, kNotCounted, or kFailed with
+    // the error in failure().
+    static constexpr std::size_t kFailed = kNotCounted - 1;
+    std::size_t binNumberOrFail(double x, std::int64_t row);
+    std::size_t binTextOrFail(std::string_view s, std::int64_t row);
+    const Error& failure() const { return failure_; }
+    // The number of bins so far (categories from the data: the values seen so far).
+    std::size_t binCount() const { return counts_.size(); }
+
+    // Adds the counts of a binner of the same binning that saw the rows after this one's (the
+    // first-seen order of categories from the data follows the rows). With `binMap`, it receives
+    // for each bin index of `later` the index of the same bin in this binner.
+    Status merge(const Binner& later, std::vector<std::size_t>* binMap = nullptr);
+    Expected<BinnedColumn> finish() const;
+    // For each bin index of this binner (as binNumber / binText return them), its bin in
+    // finish()'s histogram (the identity unless categories from the data are sorted).
+    std::vector<std::size_t> finalBins() const;
+
+    const Binning& binning() const { return binning_; }
     const BinLayout& layout() const { return layout_; }
     const BinningReport& report() const { return report_; }
 
 private:
     Binner() = default;
-    Status tooManyCategories() const;
-    Status unknownCategory(std::string_view shown, std::int64_t row);
-    Status addCategory(double key, std::int64_t row);
+    Error tooManyCategories() const;
+    std::size_t fail(Error error);  // keeps the error, returns kFailed
+    Status count(std::size_t bin);  // one count in `bin` (kNotCounted: none; kFailed: the error)
+    Expected<std::size_t> result(std::size_t bin) const;
+    [[gnu::noinline, gnu::cold]] std::size_t failWith(const char* message, bool withSubject);
+    [[gnu::noinline, gnu::cold]] std::size_t failNotWhole(double x, std::int64_t row);
+    std::size_t unknownCategory(std::string_view shown, std::int64_t row);
+    std::size_t categoryBin(double key, std::int64_t row);
+    // Bin order of finish(): the internal bin of each final bin.
+    std::vector<std::size_t> binOrder() const;
 
     Binning binning_;
     ColumnKind kind_ = ColumnKind::Numeric;
@@ -257,6 +289,7 @@ private:
     BinLayout layout_;
     std::vector<std::int64_t> counts_;
     BinningReport report_;
+    Error failure_;              // the last error of binNumberOrFail / binTextOrFail
     double scale_ = 0, kd_ = 0;  // equal-width: k / ((hi − lo)/2) and k
     // Categories: key → bin (fixed list or first seen); keys_ in bin order.
     struct TextHash {

@@ -671,4 +671,39 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
     return release;
 }
 
+Expected<HistogramRelease> releaseTable(const ReleaseSpec& spec, const ContingencyTable& table,
+                                        ReleaseRandomness& randomness) {
+    if (table.attributeCount() == 0) {
+        return Error{"table: it has no attribute"};
+    }
+    for (const Attribute& a : table.attributes()) {
+        if (!a.declared) {
+            return Error{"bins: attribute '" + a.name +
+                         "' has bins found in the data, which reveal which values occur; a "
+                         "release needs bins declared before the data are read (fixed edges, "
+                         "integer ranges or a category list)"};
+        }
+    }
+    if (!table.isDense() || table.cellCount() > CellCount{kMaxReleaseCells}) {
+        return Error{"table: " + cellCountText(table.cellCount()) +
+                     " cells; a release noises every cell and takes at most " +
+                     std::to_string(kMaxReleaseCells) +
+                     " (use fewer bins, fewer attributes or a marginal)"};
+    }
+    auto cells = table.toHistogram();
+    if (!cells) {
+        return Error{"table: " + cells.error().message};
+    }
+    ReleaseSpec s = spec;
+    s.binsDeclared = true;  // every attribute checked above
+    auto release = releaseHistogram(s, *cells, randomness);
+    if (!release) {
+        return release.error();
+    }
+    for (const Attribute& a : table.attributes()) {
+        release->metadata.attributes.push_back({a.name, a.binning, a.labels, a.edges, a.declared});
+    }
+    return release;
+}
+
 }  // namespace dpx

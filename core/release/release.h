@@ -34,6 +34,7 @@
 #include "core/histogram/histogram.h"
 #include "core/release/exact_samplers.h"
 #include "core/release/release_rng.h"
+#include "core/table/table.h"
 
 namespace dpx {
 
@@ -70,6 +71,16 @@ struct ReleaseSpec {
     Status validate() const;
 };
 
+// One attribute of a released table (issue #19), as the metadata records it.
+struct ReleaseAttribute {
+    std::string name;
+    std::string binning;  // the declared binning in words ("32 equal-width bins on [0, 24]")
+    std::vector<std::string> labels;  // one per bin
+    std::vector<double> edges;        // empty for categories and index bins
+    bool declared = true;
+    bool operator==(const ReleaseAttribute&) const = default;
+};
+
 // Everything a reader of a release needs to know, with exact numbers as text ("1/10", "0.1").
 struct ReleaseMetadata {
     std::string mechanism;         // releaseMechanismName
@@ -91,7 +102,11 @@ struct ReleaseMetadata {
     std::int64_t contributionCap = 1;
     std::vector<std::string> binLabels;
     std::vector<double> binEdges;  // empty for categories
-    std::string postProcessing;    // estimatorName
+    // A table release (releaseTable): every attribute, in the table's order; the bins above are
+    // then the table's cells in C order (the last attribute fastest). Empty for a histogram
+    // release (releaseHistogram), whose files keep their one-column form.
+    std::vector<ReleaseAttribute> attributes;
+    std::string postProcessing;  // estimatorName
     std::string source;
     std::string appVersion;
     std::string timestamp;
@@ -156,6 +171,18 @@ std::string utcTimestampNow();
 // the exact check, a randomness error) returns an Error and no values.
 Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histogram& declaredTruth,
                                             ReleaseRandomness& randomness);
+
+// The largest table releaseTable accepts, in cells (the histogram limit kMaxBins).
+inline constexpr std::uint64_t kMaxReleaseCells = 100000;
+
+// The release of a contingency table (issue #19): one record falls in exactly one cell, so the
+// table is a histogram over its cells (tableSensitivity) and releaseHistogram applies to its cells
+// flattened in C order (ContingencyTable::toHistogram) with the same Δ1, Δ2, calibration and cost
+// (releaseCost of the same spec). Refused when an attribute's bins were not declared (naming it),
+// when the table is sparse or has more than kMaxReleaseCells cells. `spec.binsDeclared` is
+// ignored: the attributes' declared flags decide. The metadata lists every attribute.
+Expected<HistogramRelease> releaseTable(const ReleaseSpec& spec, const ContingencyTable& table,
+                                        ReleaseRandomness& randomness);
 
 // The exact check of geometric-matrix: every adjacent-column ratio of the column-normalised
 // matrix is ≤ a rational lower bound of e^epsilon (a zero facing a non-zero fails). OK or an

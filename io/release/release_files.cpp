@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -188,6 +189,35 @@ std::string neutraliseCsvCell(std::string_view cell) {
 }
 
 std::string releaseCsvText(const HistogramRelease& release) {
+    const auto& attributes = release.metadata.attributes;
+    if (attributes.size() >= 2) {
+        // A table: one column per attribute (the cell's bin label) and the value, cells in C
+        // order (the last attribute varies fastest).
+        std::string csv;
+        for (const ReleaseAttribute& a : attributes) {
+            csv += neutraliseCsvCell(a.name);
+            csv += ',';
+        }
+        csv += "value\n";
+        std::vector<std::size_t> coords(attributes.size(), 0);
+        for (std::size_t i = 0; i < release.values.size(); ++i) {
+            for (std::size_t a = 0; a < attributes.size(); ++a) {
+                const auto& labels = attributes[a].labels;
+                csv += neutraliseCsvCell(coords[a] < labels.size() ? labels[coords[a]]
+                                                                   : std::to_string(coords[a]));
+                csv += ',';
+            }
+            csv += formatShortest(release.values[i]);
+            csv += '\n';
+            for (std::size_t a = attributes.size(); a-- > 0;) {
+                if (++coords[a] < std::max<std::size_t>(attributes[a].labels.size(), 1)) {
+                    break;
+                }
+                coords[a] = 0;
+            }
+        }
+        return csv;
+    }
     std::string csv = "bin,value\n";
     const auto& labels = release.metadata.binLabels;
     for (std::size_t i = 0; i < release.values.size(); ++i) {
@@ -241,6 +271,30 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
     bins[QStringLiteral("edges")] = edges;
     bins[QStringLiteral("declared")] = true;
     o[QStringLiteral("bins")] = bins;
+    if (!m.attributes.empty()) {
+        // A table release: its attributes in order; "bins" above are its cells in C order.
+        QJsonArray attributes;
+        for (const ReleaseAttribute& a : m.attributes) {
+            QJsonObject ao;
+            ao[QStringLiteral("name")] = qs(a.name);
+            ao[QStringLiteral("binning")] = qs(a.binning);
+            ao[QStringLiteral("bins")] = static_cast<qint64>(a.labels.size());
+            QJsonArray al, ae;
+            for (const auto& l : a.labels) {
+                al.append(qs(l));
+            }
+            for (double e : a.edges) {
+                ae.append(e);
+            }
+            ao[QStringLiteral("labels")] = al;
+            ao[QStringLiteral("edges")] = ae;
+            ao[QStringLiteral("declared")] = a.declared;
+            attributes.append(ao);
+        }
+        o[QStringLiteral("attributes")] = attributes;
+        o[QStringLiteral("cell_order")] =
+            QStringLiteral("C (row-major: the last attribute varies fastest)");
+    }
     o[QStringLiteral("post_processing")] = qs(m.postProcessing);
     o[QStringLiteral("source")] = qs(m.source);
     o[QStringLiteral("app_version")] = qs(m.appVersion);

@@ -44,7 +44,9 @@ namespace dpx::data {
 
 std::string neutraliseCsvCell(std::string_view cell);
 
-// "bin,value" then one line per declared bin (labels neutralised), LF line ends.
+// "bin,value" then one line per declared bin (labels neutralised), LF line ends. A table of k ≥ 2
+// attributes (metadata.attributes): "NAME1,…,NAMEk,value" then one line per cell in C order, each
+// with the cell's bin label on every attribute.
 std::string releaseCsvText(const HistogramRelease& release);
 // The metadata as indented JSON (see docs/security.md, "Releasing a histogram").
 std::string releaseMetadataJson(const HistogramRelease& release);

@@ -239,7 +239,7 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     if (!truth) {
         return failWith(failure, true, "data", truth.error().message);
     }
-    if (!truth->binsDeclared) {
+    if (!truth->table && !truth->binsDeclared) {
         return failWith(failure, true, "bins",
                         "bins: a release needs bins declared before the data are read (fixed "
                         "edges, integer ranges or a category list); bins found in the data reveal "
@@ -247,9 +247,23 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     }
     spec.source = truth->source;
     ReleaseRandomness randomness;
-    auto release = releaseHistogram(spec, truth->histogram, randomness);
+    if (truth->table) {
+        for (const Attribute& a : truth->table->attributes()) {
+            if (!a.declared) {
+                return failWith(failure, true, "bins",
+                                "bins: attribute '" + a.name +
+                                    "' has bins found in the data, which reveal which values "
+                                    "occur; a release needs bins declared before the data are "
+                                    "read (fixed edges, integer ranges or a category list)");
+            }
+        }
+    }
+    auto release = truth->table ? releaseTable(spec, *truth->table, randomness)
+                                : releaseHistogram(spec, truth->histogram, randomness);
     if (!release) {
-        return failWith(failure, false, "", release.error().message);
+        // A table too large to release is bad input, like undeclared bins.
+        const bool tooLarge = truth->table && release.error().message.rfind("table:", 0) == 0;
+        return failWith(failure, tooLarge, tooLarge ? "data" : "", release.error().message);
     }
 
     // Under the lock: the ledger as it is now, interrupted releases resolved, the checks again,

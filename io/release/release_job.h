@@ -24,12 +24,14 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/expected.h"
 #include "core/choosing/budget.h"
 #include "core/histogram/histogram.h"
 #include "core/release/release.h"
+#include "core/table/table.h"
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_files.h"
 
@@ -37,11 +39,21 @@ namespace dpx::data {
 
 // The true histogram to release and where it came from.
 struct ReleaseTruth {
+    ReleaseTruth(Histogram h, bool declared, std::string from,
+                 std::optional<ContingencyTable> t = std::nullopt)
+        : histogram(std::move(h)),
+          binsDeclared(declared),
+          source(std::move(from)),
+          table(std::move(t)) {}
     Histogram histogram;
     // False when the bins were taken from the data (the categories found, the data's range):
     // refused, since which bins exist reveals values.
     bool binsDeclared = false;
     std::string source;  // recorded in the metadata, e.g. "column 'age' of data.csv"
+    // A table of several attributes (issue #19): released by releaseTable (every attribute's bins
+    // must be declared; the metadata lists the attributes) instead of `histogram` (then its cells,
+    // unused). binsDeclared is ignored for a table: the attributes' declared flags decide.
+    std::optional<ContingencyTable> table;
 };
 
 // A total budget for a new ledger, as decimal text; δ "0" or empty for a pure budget.

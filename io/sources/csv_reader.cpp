@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -828,6 +829,51 @@ Expected<CsvSchema> inspectCsv(const std::string& path, const CsvOptions& o) {
     return schema;
 }
 
+Expected<CsvSchema> csvForEachRecord(const std::string& path, const CsvOptions& options,
+                                     const CsvRecordCallback& record) {
+    auto schema = inspectCsv(path, options);
+    if (!schema) {
+        return schema.error();
+    }
+    const CsvSchema& sc = *schema;
+    Scanner scanner(path, sc.fileBytes, sc.delimiter, options.limits, options.blockBytes);
+    if (!scanner.open()) {
+        return Error{"cannot open " + quotedName(path)};
+    }
+    scanner.start(sc.dataOffset, sc.fileBytes, sc.dataLine);
+    std::string reason, message;
+    std::vector<std::string_view> fields;
+    while (true) {
+        const Scanner::Step step = scanner.next();
+        if (step == Scanner::Step::Fatal) {
+            return Error{at(scanner.fatal().line, scanner.fatal().column) +
+                         scanner.fatal().message};
+        }
+        if (step == Scanner::Step::Done) {
+            break;
+        }
+        const std::int64_t ln = scanner.recordLine();
+        if (!scanner.checkRow(reason, message)) {
+            return Error{message};
+        }
+        const std::size_t n = scanner.fieldCount();
+        if (n != sc.columns.size()) {
+            return Error{at(ln, static_cast<std::int64_t>(std::min(n, sc.columns.size())) + 1) +
+                         "the record has " + groupThousands(n) + (n == 1 ? " field" : " fields") +
+                         ", but the " + (sc.header ? "header has " : "first record has ") +
+                         groupThousands(sc.columns.size())};
+        }
+        fields.clear();
+        for (std::size_t j = 0; j < n; ++j) {
+            fields.push_back(scanner.value(j));
+        }
+        if (auto ok = record(ln, fields); !ok) {
+            return ok.error();
+        }
+    }
+    return schema;
+}
+
 // --- the pass ---------------------------------------------------------------------------------
 
 namespace {
@@ -840,6 +886,9 @@ struct Plan {
     std::vector<ValueType> types;
     std::vector<std::string> names;
     std::vector<Binner> prototypes;
+    // A joint table: the rows go to one JointBinner (attributes in request order) instead of one
+    // Binner per request.
+    std::optional<JointBinner> joint;
     std::optional<std::size_t> idColumn;
     std::int64_t cap = 0;
     BadRowPolicy policy = BadRowPolicy::Stop;
@@ -852,9 +901,21 @@ struct ChunkResult {
     std::int64_t rows = 0;
     std::int64_t capped = 0;
     std::vector<Binner> binners;
+    std::optional<JointBinner> joint;
     std::vector<std::pair<std::string, std::int64_t>> skipped;
     std::optional<Error> error;
 };
+
+// An empty result for a range: fresh binners (or a fresh joint binner) of the plan.
+ChunkResult emptyChunk(const Plan& plan) {
+    ChunkResult res;
+    if (plan.joint) {
+        res.joint = plan.joint;
+    } else {
+        res.binners = plan.prototypes;
+    }
+    return res;
+}
 
 void addSkipped(std::vector<std::pair<std::string, std::int64_t>>& list, const std::string& reason,
                 std::int64_t n = 1) {
@@ -880,9 +941,8 @@ struct PassContext {
 // Parses the records that start in [begin, end), the first at `begin` on line `line`.
 ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
                        std::int64_t line) {
-    ChunkResult res;
+    ChunkResult res = emptyChunk(ctx.plan);
     res.begin = begin;
-    res.binners = ctx.plan.prototypes;
     const Plan& plan = ctx.plan;
     Scanner sc(ctx.path, ctx.schema.fileBytes, ctx.schema.delimiter, ctx.options.limits,
                ctx.options.blockBytes);
@@ -958,7 +1018,7 @@ ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
             }
             const std::string_view v = sc.value(j);
             texts[j] = v;
-            numbers[j] = std::nan("");
+            numbers[j] = std::numeric_limits<double>::quiet_NaN();
             if (v.empty() || plan.types[j] == ValueType::Categorical) {
                 continue;
             }
@@ -1028,6 +1088,27 @@ ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
             }
             ++it->second;
         }
+        if (res.joint) {
+            // The row's cell: the attributes in request order, up to the first that drops it.
+            JointBinner::Key key = 0;
+            bool counted = true;
+            for (std::size_t r = 0; r < plan.requestColumn.size() && counted; ++r) {
+                const std::size_t j = plan.requestColumn[r];
+                const auto in = plan.types[j] == ValueType::Categorical
+                                    ? res.joint->text(r, texts[j], ln, key)
+                                    : res.joint->number(r, numbers[j], ln, key);
+                if (in == JointBinner::Outcome::Failed) {
+                    res.error = Error{at(ln, static_cast<std::int64_t>(j) + 1) +
+                                      res.joint->failure(r).message};
+                    return res;
+                }
+                counted = in == JointBinner::Outcome::Binned;
+            }
+            if (counted) {
+                res.joint->count(key);
+            }
+            continue;
+        }
         for (std::size_t j : plan.binned) {
             for (std::size_t r : plan.byColumn[j]) {
                 Binner& bn = res.binners[r];
@@ -1074,13 +1155,17 @@ std::uint64_t guessRecordStart(const std::string& path, std::uint64_t from, std:
 
 }  // namespace
 
-Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptions& options,
-                                         const std::vector<ColumnRequest>& requests,
-                                         const ContributionCap& cap, std::stop_token stop,
-                                         const ProgressCallback& progress) {
-    if (requests.empty()) {
-        return Error{"no column to make a histogram of"};
-    }
+namespace {
+
+// The one pass of csvHistograms and csvJointTable: the schema, the plan, the threads and their
+// merge; `joint` routes the rows to one JointBinner instead of one Binner per request.
+struct PassResult {
+    ChunkResult total;
+};
+
+Expected<PassResult> runPass(const std::string& path, const CsvOptions& options,
+                             const std::vector<ColumnRequest>& requests, const ContributionCap& cap,
+                             std::stop_token stop, const ProgressCallback& progress, bool joint) {
     if (cap.enabled() && cap.maxRowsPerPerson < 1) {
         return Error{"the contribution cap must be at least 1 row per person, got " +
                      groupThousands(cap.maxRowsPerPerson)};
@@ -1146,6 +1231,18 @@ Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptio
             plan.binned.push_back(j);
         }
     }
+    if (joint) {
+        // The domain of the declared bins is checked here, before any byte of data is read.
+        std::vector<std::string> names;
+        for (const auto& rq : requests) {
+            names.push_back(rq.column);
+        }
+        auto jb = JointBinner::create(std::move(names), plan.prototypes);
+        if (!jb) {
+            return jb.error();
+        }
+        plan.joint = std::move(jb).value();
+    }
     if (cap.enabled()) {
         auto j = find(cap.idColumn);
         if (!j) {
@@ -1182,8 +1279,8 @@ Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptio
             workers.emplace_back([&, k] {
                 const std::uint64_t start = guessRecordStart(path, bounds[k], sc.fileBytes);
                 if (start >= bounds[k + 1]) {
+                    results[k] = emptyChunk(plan);
                     results[k].begin = results[k].next = start;
-                    results[k].binners = plan.prototypes;
                     return;
                 }
                 results[k] = parseRange(ctx, start, bounds[k + 1], 1);
@@ -1194,7 +1291,6 @@ Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptio
     if (results[0].error) {
         return *results[0].error;
     }
-    SourceHistograms out;
     ChunkResult total = std::move(results[0]);
     std::int64_t line = sc.dataLine + total.lines;
     for (unsigned k = 1; k < threads; ++k) {
@@ -1208,6 +1304,11 @@ Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptio
             c = parseRange(ctx, total.next, bounds[k + 1], line);
             if (c.error) {
                 return *c.error;
+            }
+        }
+        if (total.joint) {
+            if (auto ok = total.joint->merge(*c.joint); !ok) {
+                return ok.error();
             }
         }
         for (std::size_t r = 0; r < total.binners.size(); ++r) {
@@ -1226,13 +1327,31 @@ Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptio
     if (stop.stop_requested()) {
         return Error{"cancelled"};
     }
-    out.rows = total.rows;
-    out.skipped = std::move(total.skipped);
-    out.cappedRows = total.capped;
-    if (out.rows == 0) {
+    if (total.rows == 0) {
         return Error{"the file " + quotedName(path) + " has " +
                      (sc.header ? "a header but no data rows" : "no data rows")};
     }
+    return PassResult{std::move(total)};
+}
+
+}  // namespace
+
+Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptions& options,
+                                         const std::vector<ColumnRequest>& requests,
+                                         const ContributionCap& cap, std::stop_token stop,
+                                         const ProgressCallback& progress) {
+    if (requests.empty()) {
+        return Error{"no column to make a histogram of"};
+    }
+    auto pass = runPass(path, options, requests, cap, stop, progress, false);
+    if (!pass) {
+        return pass.error();
+    }
+    ChunkResult& total = pass->total;
+    SourceHistograms out;
+    out.rows = total.rows;
+    out.skipped = std::move(total.skipped);
+    out.cappedRows = total.capped;
     for (std::size_t r = 0; r < total.binners.size(); ++r) {
         auto h = total.binners[r].finish();
         if (!h) {
@@ -1240,6 +1359,38 @@ Expected<SourceHistograms> csvHistograms(const std::string& path, const CsvOptio
         }
         out.columns.push_back(std::move(h).value());
     }
+    if (progress) {
+        progress(1.0);
+    }
+    return out;
+}
+
+Expected<SourceTable> csvJointTable(const std::string& path, const CsvOptions& options,
+                                    const std::vector<ColumnRequest>& requests,
+                                    const ContributionCap& cap, std::stop_token stop,
+                                    const ProgressCallback& progress) {
+    if (requests.empty()) {
+        return Error{"no column to make a joint table of"};
+    }
+    if (auto ok = checkJointDomain(requests); !ok) {
+        return ok.error();
+    }
+    auto pass = runPass(path, options, requests, cap, stop, progress, true);
+    if (!pass) {
+        return pass.error();
+    }
+    ChunkResult& total = pass->total;
+    auto joint = total.joint->finish();
+    if (!joint) {
+        return joint.error();
+    }
+    SourceTable out;
+    out.rows = total.rows;
+    out.table = std::move(joint->table);
+    out.reports = std::move(joint->reports);
+    out.counted = out.table.total();
+    out.skipped = std::move(total.skipped);
+    out.cappedRows = total.capped;
     if (progress) {
         progress(1.0);
     }

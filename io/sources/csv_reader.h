@@ -45,6 +45,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stop_token>
 #include <string>
 #include <utility>
@@ -109,6 +110,17 @@ Expected<SourceTable> csvJointTable(const std::string& path, const CsvOptions& o
                                     const std::vector<ColumnRequest>& requests,
                                     const ContributionCap& cap = {}, std::stop_token stop = {},
                                     const ProgressCallback& progress = {});
+
+// Every data record of a file in order, on one thread: its 1-based line (where the record starts)
+// and its fields (quotes removed, unquoted fields trimmed), with the dialect, limits and fatal
+// errors of csvHistograms. A ragged record and a bad row (invalid UTF-8, a NUL byte, text after a
+// closing quote) are errors with line and column — there is no skip policy here. For files read
+// as a whole, such as counts files (counts_file.h); the callback's error ends the pass and is
+// returned. Returns the schema (delimiter, header names) on success.
+using CsvRecordCallback =
+    std::function<Status(std::int64_t line, const std::vector<std::string_view>& fields)>;
+Expected<CsvSchema> csvForEachRecord(const std::string& path, const CsvOptions& options,
+                                     const CsvRecordCallback& record);
 
 // yyyy-mm-dd (a real calendar date, years 0001–9999) as days since 1970-01-01.
 bool parseIsoDate(std::string_view text, std::int64_t& days);

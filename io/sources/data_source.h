@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/histogram/dataset.h"
+#include "core/table/joint_binning.h"
 #include "core/table/table.h"
 
 namespace dpx::data {
@@ -34,11 +35,9 @@ struct ColumnInfo {
     std::string declaredType;  // SQL sources: the type as the database declares it; CSV: empty
 };
 
-// One histogram to compute: a column and its declared bins.
-struct ColumnRequest {
-    std::string column;
-    Binning binning;
-};
+// One histogram (or one attribute of a joint table) to compute: a column and its declared bins
+// (core/table/joint_binning.h).
+using dpx::ColumnRequest;
 
 // Contribution bounding when one person may own several rows: at most `maxRowsPerPerson` rows per
 // distinct value of `idColumn` are counted; the others are dropped deterministically (CSV: the

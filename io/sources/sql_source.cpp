@@ -127,6 +127,9 @@ public:
     Status open();
     QSqlDatabase db() const { return QSqlDatabase::database(name_, false); }
     const SqlConnectionSpec& spec() const { return spec_; }
+    // The SQL dialect: the driver's own, or for ODBC the database behind it (PostgreSQL or
+    // SQLite), known after open().
+    SqlDriver dialect() const { return dialect_; }
     std::int64_t backendPid() const { return backendPid_; }
 
     // Runs one statement with positional parameters; the error names `what`.
@@ -137,6 +140,7 @@ private:
     SqlConnectionSpec spec_;
     QString name_;
     bool added_ = false;
+    SqlDriver dialect_ = SqlDriver::SQLite;
     std::int64_t backendPid_ = 0;
 };
 
@@ -153,16 +157,20 @@ Status Connection::open() {
     if (auto ok = spec_.validate(); !ok) {
         return ok.error();
     }
-    const bool pg = spec_.driver == SqlDriver::PostgreSQL;
-    const QString driver = pg ? QStringLiteral("QPSQL") : QStringLiteral("QSQLITE");
+    const bool odbc = spec_.driver == SqlDriver::ODBC;
+    const QString driver = odbc                                    ? QStringLiteral("QODBC")
+                           : spec_.driver == SqlDriver::PostgreSQL ? QStringLiteral("QPSQL")
+                                                                   : QStringLiteral("QSQLITE");
     if (!QSqlDatabase::isDriverAvailable(driver)) {
+        const char* package = odbc                                    ? "libqt6sql6-odbc"
+                              : spec_.driver == SqlDriver::PostgreSQL ? "libqt6sql6-psql"
+                                                                      : "libqt6sql6-sqlite";
         return Error{std::string("the Qt ") + sqlDriverName(spec_.driver) + " driver (" +
-                     driver.toStdString() + ") is not installed (Debian package " +
-                     (pg ? "libqt6sql6-psql" : "libqt6sql6-sqlite") + ")"};
+                     driver.toStdString() + ") is not installed (Debian package " + package + ")"};
     }
     QSqlDatabase db = QSqlDatabase::addDatabase(driver, name_);
     added_ = true;
-    if (pg) {
+    if (spec_.driver == SqlDriver::PostgreSQL) {
         db.setHostName(qs(spec_.host));
         db.setPort(spec_.port);
         db.setDatabaseName(qs(spec_.database));
@@ -171,6 +179,11 @@ Status Connection::open() {
         // Bounded connect; application_name shows the tool in pg_stat_activity.
         db.setConnectOptions(QStringLiteral("connect_timeout=%1;application_name=dpx")
                                  .arg(spec_.connectTimeoutSeconds));
+    } else if (odbc) {
+        // The connection string goes to the driver manager as it is (SQLDriverConnect).
+        db.setDatabaseName(qs(spec_.odbc));
+        db.setConnectOptions(
+            QStringLiteral("SQL_ATTR_LOGIN_TIMEOUT=%1").arg(spec_.connectTimeoutSeconds));
     } else {
         // Never create a file: a typo in the path must not leave an empty database behind.
         db.setDatabaseName(qs(spec_.path));
@@ -179,6 +192,32 @@ Status Connection::open() {
     if (!db.open()) {
         return Error{"cannot open the " + spec_.describe() + ": " + errorText(db.lastError())};
     }
+    dialect_ = spec_.driver;
+    if (odbc) {
+        // The dialect of the database behind the ODBC driver (Qt reads SQL_DBMS_NAME).
+        switch (db.driver()->dbmsType()) {
+            case QSqlDriver::PostgreSQL:
+                dialect_ = SqlDriver::PostgreSQL;
+                break;
+            case QSqlDriver::SQLite:
+                dialect_ = SqlDriver::SQLite;
+                break;
+            default: {
+                const QSqlDriver::DbmsType t = db.driver()->dbmsType();
+                const std::string name = t == QSqlDriver::MSSqlServer   ? "Microsoft SQL Server"
+                                         : t == QSqlDriver::MySqlServer ? "MySQL"
+                                         : t == QSqlDriver::Oracle      ? "Oracle"
+                                         : t == QSqlDriver::Sybase      ? "Sybase"
+                                         : t == QSqlDriver::Interbase   ? "Interbase"
+                                         : t == QSqlDriver::DB2         ? "DB2"
+                                                                        : "an unknown database";
+                return Error{"the " + spec_.describe() + " is " + name +
+                             ": dpx writes its counting SQL for PostgreSQL and SQLite (natively "
+                             "or through ODBC); other databases are not supported yet"};
+            }
+        }
+    }
+    const bool pg = dialect_ == SqlDriver::PostgreSQL;
     if (pg) {
         // The server-side limit on every statement (a timeout surfaces as an error message), and
         // fixed output formats: the cap orders rows by the md5 of their text, which must not
@@ -295,7 +334,7 @@ private:
 // Tables and columns
 
 Expected<std::vector<TableRef>> listTableRefs(Connection& c) {
-    const bool pg = c.spec().driver == SqlDriver::PostgreSQL;
+    const bool pg = c.dialect() == SqlDriver::PostgreSQL;
     const std::string sql =
         pg ? "SELECT table_schema, table_name FROM information_schema.tables "
              "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') "
@@ -336,7 +375,7 @@ Expected<TableRef> resolveTable(Connection& c, const std::string& table) {
 }
 
 Expected<std::vector<ColumnInfo>> listColumnsOf(Connection& c, const TableRef& t) {
-    const bool pg = c.spec().driver == SqlDriver::PostgreSQL;
+    const bool pg = c.dialect() == SqlDriver::PostgreSQL;
     // The table name is a bound parameter here (pragma_table_info takes it as an argument).
     auto q = pg ? c.run(
                       "SELECT column_name, data_type FROM information_schema.columns "
@@ -352,7 +391,7 @@ Expected<std::vector<ColumnInfo>> listColumnsOf(Connection& c, const TableRef& t
         ColumnInfo ci;
         ci.name = q->value(0).toString().toStdString();
         ci.declaredType = q->value(1).toString().toStdString();
-        ci.type = sqlValueType(c.spec().driver, ci.declaredType);
+        ci.type = sqlValueType(c.dialect(), ci.declaredType);
         out.push_back(std::move(ci));
     }
     return out;
@@ -770,6 +809,246 @@ std::optional<double> variantNumber(const QVariant& v) {
     return std::nullopt;
 }
 
+// One column's (code, key) rows decoded: the bins of declared binnings, the reasons, the
+// categories from the data. sqlHistograms feeds it the rows of its per-column query, sqlJointTable
+// each column of the rows of its one GROUP BY — so both read a code the same way.
+struct Decoded {
+    int code = 0;           // a bin ≥ 0, or kMissing, kLow, kHigh, kUnknown, kInvalid, kNotWhole
+    bool category = false;  // categories from the data: the value is `num` or `text`
+    double num = 0;
+    std::string text;
+};
+
+class ColumnDecoder {
+public:
+    explicit ColumnDecoder(const Plan& p) : p_(p) {
+        if (p.mode != Mode::Distinct) {
+            counts.assign(p.layout.labels.size(), 0);
+        }
+    }
+
+    // The meaning of a code (not kCapped or kMissingId) and its key; SQLite text values are parsed
+    // here with core's parseNumber / the ISO date reader and classified like the SQL does.
+    Decoded decode(int code, const QVariant& key) const {
+        Decoded d;
+        d.code = code;
+        if (code == kClientText) {
+            double v = 0;
+            std::int64_t days = 0;
+            const std::string text = key.toString().toStdString();
+            if (p_.dates && parseIsoDate(text, days)) {
+                d.code = classify(static_cast<double>(days));
+            } else if (p_.dates || !parseNumber(text, v)) {
+                d.code = kInvalid;
+            } else if (p_.mode == Mode::Distinct) {
+                d.code = 0;
+                d.category = true;
+                d.num = v == 0 ? 0.0 : v;
+            } else {
+                d.code = classify(v);
+            }
+            return d;
+        }
+        if (p_.mode == Mode::Distinct && code == 0) {
+            d.category = true;
+            if (p_.numeric) {
+                const auto v = variantNumber(key);
+                if (!v) {
+                    d.code = kInvalid;  // e.g. ±Infinity in a float column
+                    d.category = false;
+                } else {
+                    d.num = *v == 0 ? 0.0 : *v;
+                }
+            } else {
+                d.text = key.toString().toStdString();
+            }
+        }
+        return d;
+    }
+
+    // Accounts for n rows of a decoded value in the report: the bin (declared bins) or the
+    // category's id (from the data), or −1 when they are not counted. Not a number: `invalid`,
+    // outside the report, as the CSV reader skips such rows.
+    std::int64_t record(const Decoded& d, std::int64_t n, std::int64_t pos) {
+        if (d.code == kInvalid) {
+            invalid += n;
+            return -1;
+        }
+        report.rows += n;
+        const Binning& b = p_.binning;
+        const bool clamp = b.outOfRange == OutOfRange::Clamp;
+        std::int64_t bin = -1;
+        switch (d.code) {
+            case kMissing:
+                report.missing += n;
+                break;
+            case kLow:
+                if (clamp) {
+                    report.clampedLow += n;
+                    bin = 0;
+                } else {
+                    report.droppedLow += n;
+                }
+                break;
+            case kHigh:
+                if (clamp) {
+                    report.clampedHigh += n;
+                    bin = static_cast<std::int64_t>(counts.size()) - 1;
+                } else {
+                    report.droppedHigh += n;
+                }
+                break;
+            case kUnknown:
+                if (b.unknown == UnknownCategory::Other) {
+                    report.otherCategories += n;
+                    bin = static_cast<std::int64_t>(counts.size()) - 1;
+                } else {
+                    report.unknownCategories += n;  // Error: refused by check()
+                }
+                break;
+            case kNotWhole:
+                notWhole += n;
+                break;
+            default:
+                bin = d.category ? categoryId(d, pos) : d.code;
+        }
+        if (bin >= 0) {
+            counts[static_cast<std::size_t>(bin)] += n;
+        }
+        return bin;
+    }
+
+    // The errors a binning makes of some values (as dpx::binColumn, with their number).
+    Status check(const ColumnInfo& column) const {
+        const Binning& b = p_.binning;
+        if (b.kind == BinningKind::Categories && b.unknown == UnknownCategory::Error &&
+            report.unknownCategories > 0) {
+            return Error{"column " + quotedName(column.name) + " holds " +
+                         groupThousands(report.unknownCategories) +
+                         (report.unknownCategories == 1 ? " value" : " values") +
+                         " not in the category list (the binning makes that an error; count them "
+                         "in an \"other\" bin or drop them instead)"};
+        }
+        if (notWhole > 0) {
+            return Error{"column " + quotedName(column.name) + " holds " +
+                         groupThousands(notWhole) + (notWhole == 1 ? " value" : " values") +
+                         " that " + (notWhole == 1 ? "is" : "are") +
+                         " not whole numbers; integer bins need whole numbers (use equal-width "
+                         "bins)"};
+        }
+        if (p_.mode == Mode::Distinct) {
+            if (ids_.size() > static_cast<std::size_t>(kMaxBins)) {
+                return Error{"column " + quotedName(column.name) + " has more than " +
+                             groupThousands(kMaxBins) +
+                             " distinct values, too many to give each its own bin (use "
+                             "equal-width bins, or a fixed category list)"};
+            }
+            if (ids_.empty()) {
+                return Error{"column " + quotedName(column.name) +
+                             " has only missing values, so there are no categories to make bins "
+                             "of"};
+            }
+        }
+        return okStatus();
+    }
+
+    // The bins: labels, edges, and for each bin index record() returned its final bin (categories
+    // from the data: sorted — numbers ascending, text in byte order, as core's Sorted — or, for
+    // FirstSeen, by their first position: rowid in SQLite; PostgreSQL has no row order, sorted).
+    void finishBins(std::vector<std::string>& labels, std::vector<double>& edges,
+                    std::vector<std::size_t>& finalBin) const {
+        if (p_.mode != Mode::Distinct) {
+            labels = p_.layout.labels;
+            edges = p_.layout.edges;
+            finalBin.resize(labels.size());
+            std::iota(finalBin.begin(), finalBin.end(), std::size_t{0});
+            return;
+        }
+        std::vector<std::size_t> order;  // ids in bin order
+        if (p_.numeric) {
+            for (const auto& [v, id] : numIds_) {
+                order.push_back(id);
+            }
+        } else {
+            for (const auto& [v, id] : textIds_) {
+                order.push_back(id);
+            }
+        }
+        if (p_.binning.order == CategoryOrder::FirstSeen) {
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+                return firstPos_[x] < firstPos_[y];
+            });
+        }
+        finalBin.assign(ids_.size(), 0);
+        labels.clear();
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            finalBin[order[i]] = i;
+            labels.push_back(ids_[order[i]]);
+        }
+        edges.clear();
+    }
+
+    const Plan& plan() const { return p_; }
+
+    BinningReport report;
+    std::vector<std::int64_t> counts;  // per bin, or per category id
+    std::int64_t invalid = 0;
+    std::int64_t notWhole = 0;
+
+private:
+    // The same decisions as the SQL for a number parsed by the client (SQLite text values).
+    int classify(double v) const {
+        const Binning& b = p_.binning;
+        if (p_.mode == Mode::Edges) {
+            if (b.kind == BinningKind::Integer && std::floor(v) != v) {
+                return kNotWhole;
+            }
+            if (v < p_.lo) {
+                return kLow;
+            }
+            if (p_.hiInside ? v > p_.hi : v >= p_.hi) {
+                return kHigh;
+            }
+            const auto it = std::upper_bound(p_.lower.begin(), p_.lower.end(), v);
+            return static_cast<int>(it - p_.lower.begin()) - 1;
+        }
+        const double z = v == 0 ? 0.0 : v;
+        const auto it = std::find(p_.numericCategories.begin(), p_.numericCategories.end(), z);
+        return it == p_.numericCategories.end()
+                   ? kUnknown
+                   : static_cast<int>(it - p_.numericCategories.begin());
+    }
+
+    std::int64_t categoryId(const Decoded& d, std::int64_t pos) {
+        std::size_t id = ids_.size();
+        if (p_.numeric) {
+            const auto [it, fresh] = numIds_.try_emplace(d.num, id);
+            id = it->second;
+            if (fresh) {
+                ids_.push_back(formatShortest(d.num));
+            }
+        } else {
+            const auto [it, fresh] = textIds_.try_emplace(d.text, id);
+            id = it->second;
+            if (fresh) {
+                ids_.push_back(d.text);
+            }
+        }
+        if (id == counts.size()) {
+            counts.push_back(0);
+            firstPos_.push_back(pos);
+        }
+        firstPos_[id] = std::min(firstPos_[id], pos);
+        return static_cast<std::int64_t>(id);
+    }
+
+    const Plan& p_;
+    std::map<double, std::size_t> numIds_;
+    std::map<std::string, std::size_t> textIds_;
+    std::vector<std::string> ids_;  // label of each category id
+    std::vector<std::int64_t> firstPos_;
+};
+
 struct ColumnResult {
     std::optional<BinnedColumn> binned;
     std::int64_t rows = 0;  // every row of the table
@@ -781,193 +1060,43 @@ struct ColumnResult {
 Expected<ColumnResult> readResult(const std::vector<ResultRow>& rows, const Plan& p,
                                   const ColumnInfo& column) {
     ColumnResult r;
-    BinningReport rep;
-    const Binning& b = p.binning;
-    const bool clamp = b.outOfRange == OutOfRange::Clamp;
-    std::int64_t notWhole = 0;
-    std::vector<std::int64_t> counts;
-    if (p.mode != Mode::Distinct) {
-        counts.assign(p.layout.labels.size(), 0);
-    }
-    // Categories from the data: value → (count, first position).
-    std::map<double, std::pair<std::int64_t, std::int64_t>> numKeys;
-    std::map<std::string, std::pair<std::int64_t, std::int64_t>> textKeys;
-    const auto noPos = std::numeric_limits<std::int64_t>::max();
-
-    // Adds n values in code `code`; for code ≥ 0 into that bin.
-    auto add = [&](int code, std::int64_t n) {
-        switch (code) {
-            case kMissing:
-                rep.missing += n;
-                break;
-            case kLow:
-                if (clamp) {
-                    rep.clampedLow += n;
-                    counts.front() += n;
-                } else {
-                    rep.droppedLow += n;
-                }
-                break;
-            case kHigh:
-                if (clamp) {
-                    rep.clampedHigh += n;
-                    counts.back() += n;
-                } else {
-                    rep.droppedHigh += n;
-                }
-                break;
-            case kUnknown:
-                if (b.unknown == UnknownCategory::Other) {
-                    rep.otherCategories += n;
-                    counts.back() += n;
-                } else {
-                    rep.unknownCategories += n;  // Error: refused below
-                }
-                break;
-            case kInvalid:
-                r.invalid += n;
-                break;
-            case kNotWhole:
-                notWhole += n;
-                break;
-            default:
-                counts[static_cast<std::size_t>(code)] += n;
-        }
-    };
-    // The same decisions as the SQL for a number parsed by the client (SQLite text values).
-    auto classify = [&](double v) -> int {
-        if (p.mode == Mode::Edges) {
-            if (b.kind == BinningKind::Integer && std::floor(v) != v) {
-                return kNotWhole;
-            }
-            if (v < p.lo) {
-                return kLow;
-            }
-            if (p.hiInside ? v > p.hi : v >= p.hi) {
-                return kHigh;
-            }
-            const auto it = std::upper_bound(p.lower.begin(), p.lower.end(), v);
-            return static_cast<int>(it - p.lower.begin()) - 1;
-        }
-        const double z = v == 0 ? 0.0 : v;
-        const auto it = std::find(p.numericCategories.begin(), p.numericCategories.end(), z);
-        return it == p.numericCategories.end() ? kUnknown
-                                               : static_cast<int>(it - p.numericCategories.begin());
-    };
-
+    ColumnDecoder dec(p);
     std::int64_t resultRows = 0;
     for (const ResultRow& row : rows) {
         ++resultRows;
-        const int code = row.code;
-        const std::int64_t n = row.n;
-        const std::int64_t pos = row.pos;
-        r.rows += n;
-        if (code == kCapped) {
-            r.capped += n;
+        r.rows += row.n;
+        if (row.code == kCapped) {
+            r.capped += row.n;
             continue;
         }
-        if (code == kMissingId) {
-            r.missingId += n;
+        if (row.code == kMissingId) {
+            r.missingId += row.n;
             continue;
         }
-        rep.rows += n;
-        if (code == kClientText) {
-            double v = 0;
-            std::int64_t days = 0;
-            const std::string text = row.key.toString().toStdString();
-            if (p.dates && parseIsoDate(text, days)) {
-                add(classify(static_cast<double>(days)), n);
-            } else if (p.dates || !parseNumber(text, v)) {
-                r.invalid += n;
-            } else if (p.mode == Mode::Distinct) {
-                auto& e = numKeys.try_emplace(v == 0 ? 0.0 : v, 0, noPos).first->second;
-                e.first += n;
-                e.second = std::min(e.second, pos);
-            } else {
-                add(classify(v), n);
-            }
-            continue;
-        }
-        if (p.mode == Mode::Distinct && code == 0) {
-            if (p.numeric) {
-                const auto v = variantNumber(row.key);
-                if (!v) {
-                    r.invalid += n;  // e.g. ±Infinity in a float column
-                    continue;
-                }
-                auto& e = numKeys.try_emplace(*v == 0 ? 0.0 : *v, 0, noPos).first->second;
-                e.first += n;
-                e.second = std::min(e.second, pos);
-            } else {
-                auto& e =
-                    textKeys.try_emplace(row.key.toString().toStdString(), 0, noPos).first->second;
-                e.first += n;
-                e.second = std::min(e.second, pos);
-            }
-            continue;
-        }
-        add(code, n);
+        dec.record(dec.decode(row.code, row.key), row.n, row.pos);
     }
-
-    if (b.kind == BinningKind::Categories && b.unknown == UnknownCategory::Error &&
-        rep.unknownCategories > 0) {
-        return Error{"column " + quotedName(column.name) + " holds " +
-                     groupThousands(rep.unknownCategories) +
-                     (rep.unknownCategories == 1 ? " value" : " values") +
-                     " not in the category list (the binning makes that an error; count them in "
-                     "an \"other\" bin or drop them instead)"};
+    if (auto ok = dec.check(column); !ok) {
+        return ok.error();
     }
-    if (notWhole > 0) {
-        return Error{"column " + quotedName(column.name) + " holds " + groupThousands(notWhole) +
-                     (notWhole == 1 ? " value" : " values") + " that " +
-                     (notWhole == 1 ? "is" : "are") +
-                     " not whole numbers; integer bins need whole numbers (use equal-width bins)"};
+    // The query stops at kMaxBins + 16 groups: reaching it means too many values (never a
+    // silently truncated result).
+    if (p.mode == Mode::Distinct && resultRows >= kMaxBins + 16) {
+        return Error{"column " + quotedName(column.name) + " has more than " +
+                     groupThousands(kMaxBins) +
+                     " distinct values, too many to give each its own bin (use equal-width "
+                     "bins, or a fixed category list)"};
     }
-
     std::vector<std::string> labels;
     std::vector<double> edges;
-    if (p.mode == Mode::Distinct) {
-        const std::size_t nk = p.numeric ? numKeys.size() : textKeys.size();
-        // The query stops at kMaxBins + 16 groups: reaching it means too many values (never a
-        // silently truncated result).
-        if (nk > static_cast<std::size_t>(kMaxBins) || resultRows >= kMaxBins + 16) {
-            return Error{"column " + quotedName(column.name) + " has more than " +
-                         groupThousands(kMaxBins) +
-                         " distinct values, too many to give each its own bin (use equal-width "
-                         "bins, or a fixed category list)"};
-        }
-        if (nk == 0) {
-            return Error{"column " + quotedName(column.name) +
-                         " has only missing values, so there are no categories to make bins of"};
-        }
-        // Maps iterate sorted (numbers ascending, text in byte order, as core's Sorted); FirstSeen
-        // reorders by the first rowid (SQLite; PostgreSQL has no row order: sorted).
-        auto fill = [&](const auto& keys, auto toLabel) {
-            using It = typename std::decay_t<decltype(keys)>::const_iterator;
-            std::vector<It> order;
-            for (auto it = keys.begin(); it != keys.end(); ++it) {
-                order.push_back(it);
-            }
-            if (b.order == CategoryOrder::FirstSeen) {
-                std::stable_sort(order.begin(), order.end(),
-                                 [](It x, It y) { return x->second.second < y->second.second; });
-            }
-            for (It it : order) {
-                labels.push_back(toLabel(it->first));
-                counts.push_back(it->second.first);
-            }
-        };
-        if (p.numeric) {
-            fill(numKeys, [](double v) { return formatShortest(v); });
-        } else {
-            fill(textKeys, [](const std::string& s) { return s; });
-        }
-    } else {
-        labels = p.layout.labels;
-        edges = p.layout.edges;
+    std::vector<std::size_t> finalBin;
+    dec.finishBins(labels, edges, finalBin);
+    std::vector<std::int64_t> counts(labels.size(), 0);
+    for (std::size_t i = 0; i < dec.counts.size(); ++i) {
+        counts[finalBin[i]] += dec.counts[i];
     }
+    BinningReport rep = dec.report;
     rep.used = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
-    rep.rows -= r.invalid;  // listed in SourceHistograms::skipped instead
+    r.invalid = dec.invalid;
     auto h = Histogram::create(std::move(counts), std::move(labels), std::move(edges));
     if (!h) {
         return h.error();
@@ -976,19 +1105,203 @@ Expected<ColumnResult> readResult(const std::vector<ResultRow>& rows, const Plan
     return r;
 }
 
+// The checks and the connection every count starts with: the cap, the connection, and on
+// PostgreSQL the canceller that turns a stop request into pg_cancel_backend.
+Status openForCounting(Connection& c, std::optional<PgCanceller>& canceller,
+                       const ContributionCap& cap, const std::stop_token& stop) {
+    if (cap.enabled() && cap.maxRowsPerPerson < 1) {
+        return Error{"the contribution cap must be at least 1 row per person, not " +
+                     std::to_string(cap.maxRowsPerPerson)};
+    }
+    if (auto ok = c.open(); !ok) {
+        return ok;
+    }
+    if (c.dialect() == SqlDriver::PostgreSQL) {
+        canceller.emplace(c.spec(), c.backendPid(), stop);
+    }
+    return okStatus();
+}
+
+// The table, its columns and a plan for each requested column: every name is checked and every
+// binning validated before any query runs. `aliased`: the columns' values are named dpx_v0,
+// dpx_v1, … (for queries over several columns), else each dpx_v.
+struct PreparedColumns {
+    TableRef table;
+    std::string tableSql;
+    std::vector<ColumnInfo> infos;
+    std::vector<Plan> plans;
+};
+
+Expected<PreparedColumns> prepareColumns(Connection& c, const std::string& table,
+                                         const std::vector<ColumnRequest>& columns,
+                                         const ContributionCap& cap, bool aliased) {
+    PreparedColumns out;
+    auto t = resolveTable(c, table);
+    if (!t) {
+        return t.error();
+    }
+    out.table = *t;
+    auto cols = listColumnsOf(c, *t);
+    if (!cols) {
+        return cols.error();
+    }
+    auto tableSql = qualifiedName(c.dialect(), *t);
+    if (!tableSql) {
+        return tableSql.error();
+    }
+    out.tableSql = *tableSql;
+    if (cap.enabled()) {
+        if (auto id = findColumn(*cols, cap.idColumn, t->display); !id) {
+            return id.error();
+        }
+    }
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        auto ci = findColumn(*cols, columns[i].column, t->display);
+        if (!ci) {
+            return ci.error();
+        }
+        auto plan = buildPlan(c.dialect(), *tableSql, *ci, columns[i].binning, cap,
+                              aliased ? "dpx_v" + std::to_string(i) : std::string("dpx_v"));
+        if (!plan) {
+            return plan.error();
+        }
+        out.infos.push_back(std::move(ci).value());
+        out.plans.push_back(std::move(plan).value());
+    }
+    return out;
+}
+
+// Under BadRowPolicy::Stop: the first reason of `skipped` as the error. The database counts, so
+// there is no first bad row to name: say how many.
+Error badValueError(const std::string& table,
+                    const std::vector<std::pair<std::string, std::int64_t>>& skipped) {
+    const auto& [reason, n] = skipped.front();
+    const auto colon = reason.rfind(": ");
+    const std::string where =
+        colon == std::string::npos ? "" : "column " + quotedName(reason.substr(0, colon)) + ": ";
+    const std::string kind = colon == std::string::npos ? reason : reason.substr(colon + 2);
+    const std::string detail =
+        kind == "not a number"
+            ? " (text or a blob that is not a number, ±infinity, NaN or a number beyond the "
+              "double range)"
+        : kind == "missing id" ? " (rows without an id under the contribution cap)"
+                               : "";
+    return Error{"table " + quotedName(table) + ", " + where + groupThousands(n) +
+                 (n == 1 ? " value is " : " values are ") + kind + detail +
+                 "; the bad-row policy is stop (skip them to count the rest)"};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Public API
 
 const char* sqlDriverName(SqlDriver driver) {
-    return driver == SqlDriver::PostgreSQL ? "PostgreSQL" : "SQLite";
+    switch (driver) {
+        case SqlDriver::SQLite:
+            return "SQLite";
+        case SqlDriver::PostgreSQL:
+            return "PostgreSQL";
+        case SqlDriver::ODBC:
+            return "ODBC";
+    }
+    return "?";
 }
+
+namespace {
+
+// The key=value attributes of an ODBC connection string (ODBC 3.8 SQLDriverConnect grammar: pairs
+// separated by ';', a value in braces may hold ';' and '}}' stands for '}').
+struct OdbcAttribute {
+    std::string key, value;  // key as written; value as written (braces kept)
+};
+
+Expected<std::vector<OdbcAttribute>> odbcAttributes(std::string_view text) {
+    std::vector<OdbcAttribute> out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && (text[i] == ';' || text[i] == ' ')) {
+            ++i;
+        }
+        if (i >= text.size()) {
+            break;
+        }
+        const std::size_t eq = text.find('=', i);
+        if (eq == std::string_view::npos) {
+            return Error{"the ODBC connection string has " +
+                         quotedName(text.substr(i, std::min<std::size_t>(text.size() - i, 40))) +
+                         " without '=' (expected KEY=VALUE;KEY=VALUE…)"};
+        }
+        OdbcAttribute a;
+        a.key = std::string(text.substr(i, eq - i));
+        while (!a.key.empty() && a.key.back() == ' ') {
+            a.key.pop_back();
+        }
+        i = eq + 1;
+        if (i < text.size() && text[i] == '{') {
+            std::size_t j = i + 1;
+            while (true) {
+                if (j >= text.size()) {
+                    return Error{"the ODBC connection string has an unclosed '{' in the value of " +
+                                 quotedName(a.key)};
+                }
+                if (text[j] == '}') {
+                    if (j + 1 < text.size() && text[j + 1] == '}') {
+                        j += 2;
+                        continue;
+                    }
+                    break;
+                }
+                ++j;
+            }
+            a.value = std::string(text.substr(i, j + 1 - i));
+            i = j + 1;
+        } else {
+            const std::size_t semi = std::min(text.find(';', i), text.size());
+            a.value = std::string(text.substr(i, semi - i));
+            i = semi;
+        }
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+bool isOdbcPasswordKey(const std::string& key) {
+    const std::string k = lower(key);
+    return k == "pwd" || k == "password";
+}
+
+}  // namespace
 
 Status SqlConnectionSpec::validate() const {
     if (driver == SqlDriver::SQLite) {
         if (path.empty()) {
             return Error{"the SQLite file path is empty"};
+        }
+        return okStatus();
+    }
+    if (driver == SqlDriver::ODBC) {
+        auto attrs = odbcAttributes(odbc);
+        if (!attrs) {
+            return attrs.error();
+        }
+        bool named = false;
+        for (const OdbcAttribute& a : *attrs) {
+            const std::string k = lower(a.key);
+            named = named || k == "dsn" || k == "driver" || k == "filedsn";
+        }
+        if (!named) {
+            return Error{
+                "the ODBC connection string names no data source or driver (it needs "
+                "DSN=name or Driver={name})"};
+        }
+        if (connectTimeoutSeconds < 1 || connectTimeoutSeconds > 3600) {
+            return Error{"the connect timeout must be 1..3600 s, not " +
+                         std::to_string(connectTimeoutSeconds)};
+        }
+        if (statementTimeoutMs < 0) {
+            return Error{"the statement timeout must be ≥ 0 ms (0: none), not " +
+                         std::to_string(statementTimeoutMs)};
         }
         return okStatus();
     }
@@ -1016,6 +1329,21 @@ std::string SqlConnectionSpec::describe() const {
     if (driver == SqlDriver::SQLite) {
         return "SQLite file " + path;
     }
+    if (driver == SqlDriver::ODBC) {
+        // The connection string without its password.
+        std::string shown;
+        auto attrs = odbcAttributes(odbc);
+        if (attrs) {
+            for (const OdbcAttribute& a : *attrs) {
+                if (!isOdbcPasswordKey(a.key)) {
+                    shown += (shown.empty() ? "" : ";") + a.key + "=" + a.value;
+                }
+            }
+        } else {
+            shown = "(unreadable connection string)";
+        }
+        return "ODBC data source " + shown;
+    }
     std::string s = "PostgreSQL database " + quotedName(database);
     if (!user.empty()) {
         s += " as user " + quotedName(user);
@@ -1025,7 +1353,7 @@ std::string SqlConnectionSpec::describe() const {
 
 bool isSqlUri(std::string_view text) {
     return text.starts_with("sqlite:") || text.starts_with("postgresql://") ||
-           text.starts_with("postgres://");
+           text.starts_with("postgres://") || text.starts_with("odbc:");
 }
 
 Expected<SqlConnectionSpec> parseSqlUri(std::string_view uri) {
@@ -1042,9 +1370,19 @@ Expected<SqlConnectionSpec> parseSqlUri(std::string_view uri) {
         }
         return s;
     }
+    if (uri.starts_with("odbc:")) {
+        s.driver = SqlDriver::ODBC;
+        s.odbc = std::string(uri.substr(5));
+        if (auto ok = s.validate(); !ok) {
+            return Error{"invalid ODBC URI (odbc:DSN=name or odbc:Driver={name};Server=…): " +
+                         ok.error().message};
+        }
+        return s;
+    }
     if (!uri.starts_with("postgresql://") && !uri.starts_with("postgres://")) {
         return Error{"unknown data URI " + quotedName(uri) +
-                     " (expected sqlite:PATH or postgresql://user@host:port/database)"};
+                     " (expected sqlite:PATH, postgresql://user@host:port/database or "
+                     "odbc:DSN=name)"};
     }
     const QUrl url(qs(uri), QUrl::StrictMode);
     if (!url.isValid()) {
@@ -1202,12 +1540,12 @@ Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std
                      " holds text (" + (ci->declaredType.empty() ? "no type" : ci->declaredType) +
                      "), so it has no numeric range"};
     }
-    auto tableSql = qualifiedName(spec.driver, *t);
+    auto tableSql = qualifiedName(c.dialect(), *t);
     auto colSql = quoteSqlIdentifier(column);
     if (!tableSql || !colSql) {
         return !tableSql ? tableSql.error() : colSql.error();
     }
-    const bool pg = spec.driver == SqlDriver::PostgreSQL;
+    const bool pg = c.dialect() == SqlDriver::PostgreSQL;
     std::string v = "t." + *colSql;
     std::string where;
     if (pg) {
@@ -1255,6 +1593,11 @@ Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std
 Expected<std::string> sqlHistogramQuery(SqlDriver driver, const std::string& table,
                                         const ColumnInfo& column, const Binning& binning,
                                         const ContributionCap& cap) {
+    if (driver == SqlDriver::ODBC) {
+        return Error{
+            "through ODBC the SQL is that of the database behind the driver: ask for the "
+            "PostgreSQL or the SQLite query"};
+    }
     TableRef t{"", table, table};
     if (driver == SqlDriver::PostgreSQL) {
         const auto dot = table.find('.');
@@ -1291,52 +1634,21 @@ Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const st
     if (columns.empty()) {
         return Error{"no column to count"};
     }
-    if (cap.enabled() && cap.maxRowsPerPerson < 1) {
-        return Error{"the contribution cap must be at least 1 row per person, not " +
-                     std::to_string(cap.maxRowsPerPerson)};
-    }
     Connection c(spec);
-    if (auto ok = c.open(); !ok) {
+    std::optional<PgCanceller> canceller;
+    if (auto ok = openForCounting(c, canceller, cap, stop); !ok) {
         return ok.error();
     }
-    const bool pg = spec.driver == SqlDriver::PostgreSQL;
-    std::optional<PgCanceller> canceller;
-    if (pg) {
-        canceller.emplace(spec, c.backendPid(), stop);
+    const SqlDriver dialect = c.dialect();
+    const bool pg = dialect == SqlDriver::PostgreSQL;
+    auto prepared = prepareColumns(c, table, columns, cap, pg);
+    if (!prepared) {
+        return prepared.error();
     }
-    auto t = resolveTable(c, table);
-    if (!t) {
-        return t.error();
-    }
-    auto cols = listColumnsOf(c, *t);
-    if (!cols) {
-        return cols.error();
-    }
-    auto tableSql = qualifiedName(spec.driver, *t);
-    if (!tableSql) {
-        return tableSql.error();
-    }
-    if (cap.enabled()) {
-        if (auto id = findColumn(*cols, cap.idColumn, t->display); !id) {
-            return id.error();
-        }
-    }
-    // Plans first: every name is checked and every binning validated before any query runs.
-    std::vector<ColumnInfo> infos;
-    std::vector<Plan> plans;
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-        auto ci = findColumn(*cols, columns[i].column, t->display);
-        if (!ci) {
-            return ci.error();
-        }
-        auto plan = buildPlan(spec.driver, *tableSql, *ci, columns[i].binning, cap,
-                              pg ? "dpx_v" + std::to_string(i) : std::string("dpx_v"));
-        if (!plan) {
-            return plan.error();
-        }
-        infos.push_back(std::move(ci).value());
-        plans.push_back(std::move(plan).value());
-    }
+    const TableRef* t = &prepared->table;
+    const std::string* tableSql = &prepared->tableSql;
+    const std::vector<ColumnInfo>& infos = prepared->infos;
+    const std::vector<Plan>& plans = prepared->plans;
     std::vector<std::vector<ResultRow>> results(columns.size());
     const std::string what = "counting table " + quotedName(t->display);
 
@@ -1367,7 +1679,7 @@ Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const st
             sets += (j ? ", (" : "(") + b + ")";
             params.insert(params.end(), p.params.begin(), p.params.end());
         }
-        inner += capItems(spec.driver, cap) + " FROM " + *tableSql + " AS t";
+        inner += capItems(dialect, cap) + " FROM " + *tableSql + " AS t";
         const std::string sql = outer + "count(*) FROM (" + mid + " FROM (" + inner +
                                 ") AS s) AS q GROUP BY GROUPING SETS (" + sets + ")";
         auto q = c.run(sql, params, what, stop);
@@ -1443,22 +1755,7 @@ Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const st
         out.columns.push_back(std::move(*r->binned));
     }
     if (onBadValue == BadRowPolicy::Stop && !out.skipped.empty()) {
-        // The database counts, so there is no first bad row to name: say how many.
-        const auto& [reason, n] = out.skipped.front();
-        const auto colon = reason.rfind(": ");
-        const std::string where = colon == std::string::npos
-                                      ? ""
-                                      : "column " + quotedName(reason.substr(0, colon)) + ": ";
-        const std::string kind = colon == std::string::npos ? reason : reason.substr(colon + 2);
-        const std::string detail =
-            kind == "not a number"
-                ? " (text or a blob that is not a number, ±infinity, NaN or a number beyond the "
-                  "double range)"
-            : kind == "missing id" ? " (rows without an id under the contribution cap)"
-                                   : "";
-        return Error{"table " + quotedName(table) + ", " + where + groupThousands(n) +
-                     (n == 1 ? " value is " : " values are ") + kind + detail +
-                     "; the bad-row policy is stop (skip them to count the rest)"};
+        return badValueError(table, out.skipped);
     }
     return out;
 }
@@ -1476,6 +1773,228 @@ Expected<SourceHistograms> histogramsFromUri(std::string_view uri, const std::st
                      " source needs a table (--table T)"};
     }
     return sqlHistograms(*spec, table, columns, cap, std::move(stop), onBadValue);
+}
+
+Expected<SourceTable> sqlJointTable(const SqlConnectionSpec& spec, const std::string& table,
+                                    const std::vector<ColumnRequest>& columns,
+                                    const ContributionCap& cap, std::stop_token stop,
+                                    BadRowPolicy onBadValue) {
+    if (columns.empty()) {
+        return Error{"no column to make a joint table of"};
+    }
+    // The declared domain, before connecting.
+    if (auto ok = checkJointDomain(columns); !ok) {
+        return ok.error();
+    }
+    for (std::size_t a = 0; a < columns.size(); ++a) {
+        for (std::size_t b = 0; b < a; ++b) {
+            if (columns[a].column == columns[b].column) {
+                return Error{"the column " + quotedName(columns[a].column) +
+                             " is asked for twice; a joint table needs distinct columns"};
+            }
+        }
+    }
+    Connection c(spec);
+    std::optional<PgCanceller> canceller;
+    if (auto ok = openForCounting(c, canceller, cap, stop); !ok) {
+        return ok.error();
+    }
+    const SqlDriver dialect = c.dialect();
+    const bool pg = dialect == SqlDriver::PostgreSQL;
+    auto prepared = prepareColumns(c, table, columns, cap, true);
+    if (!prepared) {
+        return prepared.error();
+    }
+    const std::vector<Plan>& plans = prepared->plans;
+    const std::size_t k = plans.size();
+
+    // One GROUP BY over the k codes (and the keys of categories from the data / SQLite text):
+    // the occupied cells and the reason combinations cross the connection, never the rows.
+    //   SELECT b0, k0, b1, k1, …, count(*) [, min(pos)]
+    //   FROM (SELECT <case0> AS b0, <value0> AS v0, … FROM (SELECT t.c0 AS dpx_v0, … FROM T AS t))
+    //   GROUP BY 1, 2, …, 2k
+    bool needPos = false;
+    for (const Plan& p : plans) {
+        needPos = needPos ||
+                  (!pg && p.mode == Mode::Distinct && p.binning.order == CategoryOrder::FirstSeen);
+    }
+    std::string inner = "SELECT ";
+    std::string mid = "SELECT ";
+    std::string outer = "SELECT ";
+    std::string groups;
+    std::vector<QVariant> params;
+    for (std::size_t j = 0; j < k; ++j) {
+        const Plan& p = plans[j];
+        const std::string b = "b" + std::to_string(j);
+        const std::string v = "v" + std::to_string(j);
+        inner += (j ? ", " : "") + p.innerItem;
+        mid += (j ? ", " : "") + p.caseSql + " AS " + b + ", " + p.valueSql + " AS " + v;
+        // The key (the value itself) only where the client needs it: categories from the data,
+        // and SQLite text parsed by the client. Elsewhere a constant NULL that is not grouped
+        // by: a key CASE refers to the code, and PostgreSQL would evaluate the code's CASE once
+        // more for it (twice the time on 10^6 rows).
+        const std::string key = "k" + std::to_string(j);
+        const std::string bj = std::to_string(2 * j + 1), kj = std::to_string(2 * j + 2);
+        if (p.mode == Mode::Distinct) {
+            outer += b + ", CASE WHEN " + b + " = 0 OR " + b + " = " + std::to_string(kClientText) +
+                     " THEN " + v + " END AS " + key + ", ";
+            groups += (j ? ", " : "") + bj + ", " + kj;
+        } else if (!pg) {
+            outer += b + ", CASE WHEN " + b + " = " + std::to_string(kClientText) + " THEN " + v +
+                     " END AS " + key + ", ";
+            groups += (j ? ", " : "") + bj + ", " + kj;
+        } else {
+            outer += b + ", NULL AS " + key + ", ";
+            groups += (j ? ", " : "") + bj;
+        }
+        params.insert(params.end(), p.params.begin(), p.params.end());
+    }
+    if (needPos) {
+        inner += ", t.rowid AS dpx_pos";
+        mid += ", dpx_pos AS pos";
+    }
+    inner += capItems(dialect, cap) + " FROM " + prepared->tableSql + " AS t";
+    const std::string sql = outer + "count(*)" + (needPos ? ", min(pos)" : "") + " FROM (" + mid +
+                            " FROM (" + inner + ") AS s) AS q GROUP BY " + groups;
+    const std::string what = "counting the joint table of " + quotedName(prepared->table.display);
+    auto q = c.run(sql, params, what, stop);
+    if (!q) {
+        return q.error();
+    }
+
+    // Each group as the CSV reader sees a row: a bad value in any column skips it (counted under
+    // "<column>: not a number"); otherwise the columns in request order, up to the first that
+    // drops it, each reporting what it saw.
+    std::vector<ColumnDecoder> decoders;
+    decoders.reserve(k);
+    for (const Plan& p : plans) {
+        decoders.emplace_back(p);
+    }
+    SourceTable out;
+    std::int64_t missingId = 0;
+    std::vector<std::pair<std::string, std::int64_t>> invalid;  // per column, in request order
+    for (std::size_t j = 0; j < k; ++j) {
+        invalid.emplace_back(
+            columns[j].column + (plans[j].dates ? ": not a date" : ": not a number"), 0);
+    }
+    // Provisional cells: the bins (category ids for categories from the data) → rows.
+    std::map<std::vector<std::int64_t>, std::int64_t> cells;
+    std::vector<Decoded> decoded(k);
+    std::vector<std::int64_t> bins(k);
+    const int nCols = static_cast<int>(2 * k);
+    while (q->next()) {
+        const std::int64_t n = q->value(nCols).toLongLong();
+        const std::int64_t pos =
+            needPos ? q->value(nCols + 1).toLongLong() : std::numeric_limits<std::int64_t>::max();
+        out.rows += n;
+        const int first = q->value(0).toInt();
+        if (first == kCapped) {
+            out.cappedRows += n;
+            continue;
+        }
+        if (first == kMissingId) {
+            missingId += n;
+            continue;
+        }
+        bool bad = false;
+        for (std::size_t j = 0; j < k && !bad; ++j) {
+            const int jj = static_cast<int>(2 * j);
+            decoded[j] = decoders[j].decode(q->value(jj).toInt(), q->value(jj + 1));
+            if (decoded[j].code == kInvalid) {
+                invalid[j].second += n;
+                bad = true;
+            }
+        }
+        if (bad) {
+            continue;
+        }
+        bool counted = true;
+        for (std::size_t j = 0; j < k && counted; ++j) {
+            bins[j] = decoders[j].record(decoded[j], n, pos);
+            counted = bins[j] >= 0;
+        }
+        if (counted) {
+            cells[bins] += n;
+        }
+    }
+    if (q->lastError().isValid()) {
+        return Error{what + ": reading the counts failed: " + errorText(q->lastError())};
+    }
+    if (missingId > 0) {
+        out.skipped.emplace_back("missing id", missingId);
+    }
+    for (const auto& reason : invalid) {
+        if (reason.second > 0) {
+            out.skipped.push_back(reason);
+        }
+    }
+    if (onBadValue == BadRowPolicy::Stop && !out.skipped.empty()) {
+        return badValueError(table, out.skipped);
+    }
+    std::vector<Attribute> attributes(k);
+    std::vector<std::vector<std::size_t>> finalBins(k);
+    for (std::size_t j = 0; j < k; ++j) {
+        if (auto ok = decoders[j].check(prepared->infos[j]); !ok) {
+            return ok.error();
+        }
+        Attribute& a = attributes[j];
+        a.name = columns[j].column;
+        decoders[j].finishBins(a.labels, a.edges, finalBins[j]);
+        if (plans[j].mode == Mode::FixedCategories || plans[j].mode == Mode::Distinct) {
+            a.edges.clear();
+        }
+        a.binning = columns[j].binning.describe();
+        a.declared = plans[j].mode != Mode::Distinct;
+        BinningReport rep = decoders[j].report;
+        rep.used =
+            std::accumulate(decoders[j].counts.begin(), decoders[j].counts.end(), std::int64_t{0});
+        out.reports.push_back(rep);
+    }
+    // Final cell indices (C order over the final bins); the domain ≤ 2⁶⁴ is checked by fromCells
+    // before any index is used, and the indices are computed in 128 bits.
+    std::vector<TableCell> tableCells;
+    tableCells.reserve(cells.size());
+    for (const auto& [bin, n] : cells) {
+        CellCount index = 0;
+        for (std::size_t j = 0; j < k; ++j) {
+            index = index * attributes[j].size() + finalBins[j][static_cast<std::size_t>(bin[j])];
+        }
+        tableCells.push_back({static_cast<std::uint64_t>(index), n});
+    }
+    // Bins merged on the way (a clamped value and its bin, SQLite text and numbers) are separate
+    // groups of one cell: add them up.
+    std::sort(tableCells.begin(), tableCells.end(),
+              [](const TableCell& x, const TableCell& y) { return x.index < y.index; });
+    std::vector<TableCell> merged;
+    for (const TableCell& cell : tableCells) {
+        if (!merged.empty() && merged.back().index == cell.index) {
+            merged.back().count += cell.count;
+        } else {
+            merged.push_back(cell);
+        }
+    }
+    auto joint = ContingencyTable::fromCells(std::move(attributes), std::move(merged));
+    if (!joint) {
+        return joint.error();
+    }
+    out.table = std::move(joint).value();
+    out.counted = out.table.total();
+    return out;
+}
+
+Expected<SourceTable> jointTableFromUri(std::string_view uri, const std::string& table,
+                                        const std::vector<ColumnRequest>& columns,
+                                        const ContributionCap& cap, std::stop_token stop,
+                                        BadRowPolicy onBadValue) {
+    auto spec = parseSqlUri(uri);
+    if (!spec) {
+        return spec.error();
+    }
+    if (table.empty()) {
+        return Error{std::string("a ") + sqlDriverName(spec->driver) +
+                     " source needs a table (--table T)"};
+    }
+    return sqlJointTable(*spec, table, columns, cap, std::move(stop), onBadValue);
 }
 
 }  // namespace dpx::data

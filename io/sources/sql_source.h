@@ -1,5 +1,12 @@
-// SQLite files and PostgreSQL servers as data sources (issue #5), through Qt Sql (drivers QSQLITE
-// from libqt6sql6-sqlite and QPSQL from libqt6sql6-psql).
+// SQLite files, PostgreSQL servers and ODBC data sources as data sources (issues #5, #19), through
+// Qt Sql (drivers QSQLITE from libqt6sql6-sqlite, QPSQL from libqt6sql6-psql and QODBC from
+// libqt6sql6-odbc with unixODBC).
+//
+// ODBC: the SQL is written in the dialect of the database behind the ODBC driver, which Qt reports
+// after connecting (SQL_DBMS_NAME): PostgreSQL (e.g. psqlODBC, Debian odbc-postgresql) and SQLite
+// (e.g. the SQLite ODBC driver) get exactly the SQL of the native drivers, so the counts agree to
+// the last row; any other database is refused with a message naming it (its dialect has no
+// binning expressions yet).
 //
 // Histograms are pushed into the database: a GROUP BY over a binning expression that maps every
 // row to a bin index or to a reason code (missing, below/above the range, unknown category, not
@@ -32,8 +39,8 @@
 
 namespace dpx::data {
 
-enum class SqlDriver { SQLite, PostgreSQL };
-const char* sqlDriverName(SqlDriver driver);  // "SQLite" / "PostgreSQL"
+enum class SqlDriver { SQLite, PostgreSQL, ODBC };
+const char* sqlDriverName(SqlDriver driver);  // "SQLite" / "PostgreSQL" / "ODBC"
 
 struct SqlConnectionSpec {
     SqlDriver driver = SqlDriver::SQLite;
@@ -46,12 +53,15 @@ struct SqlConnectionSpec {
     std::string database;
     std::string user;
     std::string password;
-    int connectTimeoutSeconds = 10;   // 1..3600 (libpq connect_timeout)
+    // ODBC: the connection string as unixODBC takes it ("DSN=name" or "Driver={PostgreSQL
+    // Unicode};Server=…;Port=…;Database=…;Uid=…;Pwd=…"); describe() leaves the password out.
+    std::string odbc;
+    int connectTimeoutSeconds = 10;   // 1..3600 (libpq connect_timeout; ODBC login timeout)
     int statementTimeoutMs = 300000;  // 0 = none; else 1..2^31−1 ms (PostgreSQL statement_timeout)
 
     Status validate() const;
-    // For messages: "SQLite file /x/y.db" or "PostgreSQL database d as user u on host:port";
-    // never the password.
+    // For messages: "SQLite file /x/y.db", "PostgreSQL database d as user u on host:port" or
+    // "ODBC data source DSN=x;Uid=u"; never the password.
     std::string describe() const;
 };
 
@@ -59,9 +69,13 @@ struct SqlConnectionSpec {
 //   sqlite:PATH
 //   postgresql://[user[:password]@]host[:port]/database[?key=value&...]   (also postgres://)
 // with percent-encoded user, password and database, and the keys connect_timeout (s),
-// statement_timeout (ms) and host (overrides the host part, e.g. a unix socket directory).
+// statement_timeout (ms) and host (overrides the host part, e.g. a unix socket directory);
+//   odbc:CONNECTION-STRING
+// where the connection string is passed to the ODBC driver manager verbatim: "odbc:DSN=warehouse"
+// (a data source of odbc.ini) or "odbc:Driver={PostgreSQL Unicode};Server=h;Port=5432;
+// Database=d;Uid=u;Pwd=p" (a driver of odbcinst.ini). It must hold DSN= or Driver=.
 Expected<SqlConnectionSpec> parseSqlUri(std::string_view uri);
-// True if the text starts with "sqlite:", "postgresql://" or "postgres://".
+// True if the text starts with "sqlite:", "postgresql://", "postgres://" or "odbc:".
 bool isSqlUri(std::string_view text);
 
 // The type of a column as its declared SQL type says (SQLite by its type-affinity rules:

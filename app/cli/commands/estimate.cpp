@@ -7,6 +7,7 @@
 #include <span>
 
 #include "app/cli/args.h"
+#include "app/cli/commands/table_input.h"
 #include "app/cli/output.h"
 #include "core/accuracy/expected_error.h"
 #include "core/base/validation.h"
@@ -17,8 +18,6 @@
 #include "core/mechanisms/mechanism.h"
 
 namespace dpx::cli {
-
-namespace {
 
 QJsonObject mechanismJson(const CalibratedMechanism& m) {
     QJsonObject o;
@@ -78,17 +77,15 @@ Expected<CalibratedMechanism> mechanismFromArgs(const Args& a, const Sensitivity
     return calibrate(spec, s);
 }
 
-}  // namespace
-
 int cmdEstimate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    auto args = Args::parse(
-        argv, 2,
-        {"counts", "estimator", "epsilon", "mechanism", "sensitivity", "delta", "calibration"});
+    auto args = Args::parse(argv, 2,
+                            {"counts", "estimator", "epsilon", "mechanism", "sensitivity", "delta",
+                             "calibration", "counts-file", "counts-layout"});
     if (!args) {
         return fail(err, args.error());
     }
     const Args& a = *args;
-    auto noisy = a.numberList("counts");
+    auto noisy = countsListFromArgs(a, &err);
     if (!noisy) {
         return fail(err, noisy.error());
     }
@@ -155,10 +152,11 @@ int cmdEstimate(const std::vector<std::string>& argv, std::ostream& out, std::os
 }
 
 int cmdExpectedError(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    auto args = Args::parse(argv, 2,
-                            {"counts", "edges", "mechanism", "epsilon", "delta", "calibration",
-                             "neighbouring", "max-bins", "max-per-bin", "estimator", "metric",
-                             "scale", "method", "trials", "seed", "threads"});
+    auto args =
+        Args::parse(argv, 2,
+                    {"counts", "edges", "mechanism", "epsilon", "delta", "calibration",
+                     "neighbouring", "max-bins", "max-per-bin", "estimator", "metric", "scale",
+                     "method", "trials", "seed", "threads", "counts-file", "counts-layout"});
     if (!args) {
         return fail(err, args.error());
     }
@@ -167,7 +165,7 @@ int cmdExpectedError(const std::vector<std::string>& argv, std::ostream& out, st
         return fail(err,
                     Error{"missing required option --mechanism (laplace, geometric or gaussian)"});
     }
-    auto raw = a.numberList("counts");
+    auto raw = countsListFromArgs(a, &err);
     if (!raw) {
         return fail(err, raw.error());
     }

@@ -1,12 +1,15 @@
 #include "app/cli/commands/histogram.h"
+#include "app/cli/commands/table_input.h"
 #include "app/cli/output.h"
 
+#include "io/release/release_files.h"
 #include "io/sources/sql_source.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <ostream>
 
@@ -47,8 +50,16 @@ Expected<data::ValueType> typeFrom(const std::string& s) {
     return Error{"--type: '" + s + "' is not integer, float, categorical or date"};
 }
 
-// Options of `dpx histogram`; --column, --bins and --type may repeat, --no-header takes no value.
-Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv) {
+// The options of the joint table (issue #19): --joint, --sparse (flags), --format json|csv.
+struct JointOptions {
+    bool joint = false;
+    bool sparse = false;
+    std::string format;  // empty: json
+};
+
+// Options of `dpx histogram`; --column, --bins and --type may repeat, --no-header, --joint and
+// --sparse take no value.
+Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv, JointOptions& joint) {
     HistogramQuery q;
     std::vector<std::string> columns, specs;
     std::map<std::string, std::string> once;
@@ -73,9 +84,31 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv) {
             q.csv.header = false;
             continue;
         }
-        static const char* const kKnown[] = {
-            "data", "column",  "bins",  "delimiter",        "on-error",   "id-column",     "cap",
-            "type", "threads", "table", "max-record-bytes", "max-fields", "max-file-bytes"};
+        if (name == "joint" || name == "sparse") {
+            if (hasValue) {
+                return Error{"option --" + name + " takes no value"};
+            }
+            bool& flag = name == "joint" ? joint.joint : joint.sparse;
+            if (flag) {
+                return Error{"option --" + name + " given more than once"};
+            }
+            flag = true;
+            continue;
+        }
+        static const char* const kKnown[] = {"data",
+                                             "column",
+                                             "bins",
+                                             "delimiter",
+                                             "on-error",
+                                             "id-column",
+                                             "cap",
+                                             "type",
+                                             "threads",
+                                             "table",
+                                             "max-record-bytes",
+                                             "max-fields",
+                                             "max-file-bytes",
+                                             "format"};
         if (std::find_if(std::begin(kKnown), std::end(kKnown),
                          [&](const char* k) { return name == k; }) == std::end(kKnown)) {
             return Error{"unknown option --" + name + " for this command"};
@@ -105,6 +138,18 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv) {
             return Error{"option --" + name + " given more than once"};
         }
     }
+    if (once.count("format")) {
+        joint.format = once["format"];
+        if (!joint.joint) {
+            return Error{"--format goes with --joint (the table of several columns)"};
+        }
+        if (joint.format != "json" && joint.format != "csv") {
+            return Error{"--format: '" + joint.format + "' is not json or csv"};
+        }
+    }
+    if (joint.sparse && !joint.joint) {
+        return Error{"--sparse goes with --joint (the table of several columns)"};
+    }
     if (!once.count("data")) {
         return Error{"--data is required (a CSV/TSV file, sqlite:PATH or postgresql://...)"};
     }
@@ -117,6 +162,11 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv) {
         return Error{
             "--bins is required (LO:HI:COUNT, edges:E1,E2,..., integers:LO:HI, "
             "categories:A,B,... or categories)"};
+    }
+    if (joint.joint && specs.size() != columns.size()) {
+        return Error{"--joint needs one --bins per --column, in the same order (" +
+                     std::to_string(columns.size()) + " columns, " + std::to_string(specs.size()) +
+                     " --bins)"};
     }
     if (specs.size() != 1 && specs.size() != columns.size()) {
         return Error{"give one --bins for all columns or one per --column (" +
@@ -231,32 +281,174 @@ QJsonObject columnJson(const data::ColumnRequest& rq, const data::SourceHistogra
     return o;
 }
 
+// The summary of a joint table: rows read, counted, dropped per column, cells, occupied cells and
+// the sensitivity of the table (a histogram over its cells: one record touches one cell; with a
+// cap of K rows per person Δ1 = K and Δ2 ≤ K).
+QJsonObject jointSummary(const HistogramQuery& q, const data::SourceTable& t) {
+    QJsonObject o;
+    o[QStringLiteral("rows")] = static_cast<qint64>(t.rows);
+    o[QStringLiteral("counted")] = static_cast<qint64>(t.counted);
+    QJsonObject dropped;
+    for (std::size_t c = 0; c < q.requests.size() && c < t.reports.size(); ++c) {
+        const BinningReport& r = t.reports[c];
+        QJsonObject d;
+        d[QStringLiteral("missing")] = static_cast<qint64>(r.missing);
+        d[QStringLiteral("out_of_range")] = static_cast<qint64>(r.droppedLow + r.droppedHigh);
+        d[QStringLiteral("unknown_categories")] = static_cast<qint64>(r.unknownCategories);
+        dropped[qs(q.requests[c].column)] = d;
+    }
+    o[QStringLiteral("dropped")] = dropped;
+    QJsonObject skipped;
+    for (const auto& [reason, n] : t.skipped) {
+        skipped[qs(reason)] = static_cast<qint64>(n);
+    }
+    o[QStringLiteral("skipped")] = skipped;
+    o[QStringLiteral("capped")] = static_cast<qint64>(t.cappedRows);
+    o[QStringLiteral("cells")] = cellCountJson(t.table.cellCount());
+    o[QStringLiteral("occupied")] = cellCountJson(t.table.occupiedCount());
+    const std::int64_t cap = q.cap.enabled() ? q.cap.maxRowsPerPerson : 1;
+    auto sens = tableSensitivity(t.table, Neighbouring::AddRemove, {1, cap});
+    QJsonObject s;
+    if (sens) {
+        s[QStringLiteral("l1")] = sens->l1;
+        s[QStringLiteral("l2")] = sens->l2;
+    }
+    s[QStringLiteral("neighbouring")] = QStringLiteral("add-remove");
+    s[QStringLiteral("contribution_cap")] = static_cast<qint64>(cap);
+    o[QStringLiteral("sensitivity")] = s;
+    return o;
+}
+
+int printJointTable(const HistogramQuery& q, const JointOptions& joint, std::ostream& out,
+                    std::ostream& err) {
+    auto t = jointTableFromSource(q);
+    if (!t) {
+        return fail(err, t.error());
+    }
+    const ContingencyTable& table = t->table;
+    const bool sparse = joint.sparse || !table.isDense();
+    if (joint.format == "csv") {
+        // One column per attribute (its bin label) and the count; every cell of a dense table in
+        // C order, or only the occupied cells (--sparse, and always for a sparse table).
+        std::string text;
+        for (const Attribute& a : table.attributes()) {
+            text += data::neutraliseCsvCell(a.name) + ",";
+        }
+        text += "count\n";
+        auto line = [&](std::uint64_t index, std::int64_t count) {
+            const auto c = table.coordinates(index);
+            for (std::size_t a = 0; a < c.size(); ++a) {
+                text += data::neutraliseCsvCell(
+                            table.attribute(a).labels[static_cast<std::size_t>(c[a])]) +
+                        ",";
+            }
+            text += std::to_string(count) + "\n";
+        };
+        if (sparse) {
+            if (!joint.sparse) {
+                err << "dpx: note: the table has " << cellCountText(table.cellCount())
+                    << " cells; only its occupied cells are written\n";
+            }
+            table.forEachOccupied(line);
+        } else {
+            for (std::size_t i = 0; i < table.denseCounts().size(); ++i) {
+                line(i, table.denseCounts()[i]);
+            }
+        }
+        out << text;
+        err << "dpx: note: " << t->rows << " rows read, " << t->counted << " counted; "
+            << cellCountText(table.cellCount()) << " cells, " << table.occupiedCount()
+            << " occupied\n";
+        return kOk;
+    }
+    QJsonObject o;
+    QJsonArray attributes, shape;
+    for (std::size_t a = 0; a < table.attributeCount(); ++a) {
+        const Attribute& at = table.attribute(a);
+        QJsonObject ao;
+        ao[QStringLiteral("name")] = qs(at.name);
+        ao[QStringLiteral("bins")] = qs(q.requests[a].binning.describe());
+        ao[QStringLiteral("labels")] = toArray(at.labels);
+        if (!at.edges.empty()) {
+            ao[QStringLiteral("edges")] = toArray(at.edges);
+        }
+        ao[QStringLiteral("declared")] = at.declared;
+        attributes.append(ao);
+        shape.append(static_cast<qint64>(at.size()));
+    }
+    o[QStringLiteral("attributes")] = attributes;
+    o[QStringLiteral("shape")] = shape;
+    o[QStringLiteral("order")] = QStringLiteral("C");
+    if (sparse) {
+        QJsonArray cells;
+        table.forEachOccupied([&](std::uint64_t i, std::int64_t c) {
+            cells.append(QJsonArray{cellCountJson(i), static_cast<qint64>(c)});
+        });
+        o[QStringLiteral("cells")] = cells;
+    } else {
+        QJsonArray counts;
+        for (std::int64_t c : table.denseCounts()) {
+            counts.append(static_cast<qint64>(c));
+        }
+        o[QStringLiteral("counts")] = counts;
+    }
+    o[QStringLiteral("summary")] = jointSummary(q, *t);
+    printJson(out, o);
+    return kOk;
+}
+
 }  // namespace
 
-Expected<data::SourceHistograms> histogramsFromSource(const HistogramQuery& q) {
-    if (data::isSqlUri(q.data)) {
-        // The counting runs inside the database (io/sources/sql_source.h); the URI may hold a
-        // password, so messages name the source by its description, never by the URI.
-        if (q.table.empty()) {
-            return Error{
-                "--table is required for a database source (sqlite:PATH, "
-                "postgresql://...)"};
-        }
-        // The same bad-value policy as a CSV file (--on-error, default stop).
-        return data::histogramsFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
+namespace {
+
+// The --table rule of every source: required for a database, refused for a file.
+Status tableOptionFits(const HistogramQuery& q) {
+    if (data::isSqlUri(q.data) && q.table.empty()) {
+        return Error{
+            "--table is required for a database source (sqlite:PATH, "
+            "postgresql://...)"};
     }
-    if (!q.table.empty()) {
+    if (!data::isSqlUri(q.data) && !q.table.empty()) {
         return Error{
             "--table applies to database sources (sqlite:PATH, postgresql://...), not "
             "to a CSV file"};
     }
+    return okStatus();
+}
+
+}  // namespace
+
+Expected<data::SourceHistograms> histogramsFromSource(const HistogramQuery& q) {
+    if (auto st = tableOptionFits(q); !st) {
+        return st.error();
+    }
+    if (data::isSqlUri(q.data)) {
+        // The counting runs inside the database (io/sources/sql_source.h); the URI may hold a
+        // password, so messages name the source by its description, never by the URI. The same
+        // bad-value policy as a CSV file (--on-error, default stop).
+        return data::histogramsFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
+    }
     return data::csvHistograms(q.data, q.csv, q.requests, q.cap);
 }
 
+Expected<data::SourceTable> jointTableFromSource(const HistogramQuery& q) {
+    if (auto st = tableOptionFits(q); !st) {
+        return st.error();
+    }
+    if (data::isSqlUri(q.data)) {
+        return data::jointTableFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
+    }
+    return data::csvJointTable(q.data, q.csv, q.requests, q.cap);
+}
+
 int cmdHistogram(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    auto q = parseQuery(argv);
+    JointOptions joint;
+    auto q = parseQuery(argv, joint);
     if (!q) {
         return fail(err, q.error());
+    }
+    if (joint.joint) {
+        return printJointTable(*q, joint, out, err);
     }
     auto h = histogramsFromSource(*q);
     if (!h) {

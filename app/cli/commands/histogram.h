@@ -24,6 +24,10 @@ struct HistogramQuery {
 // "postgres://" → PostgreSQL server, anything else → a CSV/TSV file.
 Expected<data::SourceHistograms> histogramsFromSource(const HistogramQuery& query);
 
+// The joint table of the requested columns (issue #19), from the same sources in one pass:
+// csvJointTable for a file, jointTableFromUri (one GROUP BY) for a database.
+Expected<data::SourceTable> jointTableFromSource(const HistogramQuery& query);
+
 // argv[1] == "histogram". Exit codes as the other subcommands (0, 2 bad input, 1 failure).
 int cmdHistogram(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 

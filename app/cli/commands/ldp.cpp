@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "app/cli/args.h"
+#include "app/cli/commands/table_input.h"
 #include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
 #include "core/accuracy/wasserstein.h"
@@ -246,9 +247,9 @@ Truth truthOf(const Histogram& h, std::string source) {
 // Frequency oracles, hh and haar: --shape (the telemetry study's telemetry buckets on [0, 24] h)
 // with
 // --domain and --users, or --counts / --data (optionally rescaled to --users).
-Expected<Truth> frequencyTruth(const Args& a) {
+Expected<Truth> frequencyTruth(const Args& a, std::ostream* err) {
     const bool shape = a.has("shape");
-    const bool data = a.has("counts") || a.has("data");
+    const bool data = a.has("counts") || a.has("data") || a.has("counts-file");
     if (shape && data) {
         return Error{"--shape and --counts/--data are alternatives: give one true distribution"};
     }
@@ -289,9 +290,15 @@ Expected<Truth> frequencyTruth(const Args& a) {
         t.positions = ldp::telemetryBucketCentres(*domain);
         return t;
     }
-    auto h = trueHistogramFromArgs(a);
+    std::size_t attributes = 1;
+    auto h = trueHistogramFromArgs(a, err, nullptr, &attributes);
     if (!h) {
         return h.error();
+    }
+    if (attributes >= 2 && a.has("queries")) {
+        return Error{"--queries: range queries over a table of " + std::to_string(attributes) +
+                     " attributes taken as one vector of cells are not ranges of any attribute; "
+                     "give one attribute"};
     }
     if (a.has("domain")) {
         auto domain = wholeOption(a, "domain", 2, ldp::kMaxDomain, 0);
@@ -311,7 +318,9 @@ Expected<Truth> frequencyTruth(const Args& a) {
     if (const Status s = rescale(a, hist); !s) {
         return s.error();
     }
-    Truth t = truthOf(hist, a.has("counts") ? "counts" : "data");
+    Truth t = truthOf(hist, a.has("counts")        ? "counts"
+                            : a.has("counts-file") ? "counts file"
+                                                   : "data");
     t.positions = hist.positions();
     return t;
 }
@@ -332,6 +341,52 @@ Expected<Truth> marginalTruth(const Args& a, unsigned attributes) {
             "--attributes"};
     }
     const bool shape = a.has("shape");
+    if (a.has("counts-file")) {
+        // A file of counts: d binary attributes (a 2 × … × 2 array, attribute i the i-th axis),
+        // or the 2^d cells as one vector in the order of --counts.
+        if (shape || a.has("counts")) {
+            return Error{"give the contingency table one way: --counts-file, --counts or --shape"};
+        }
+        auto t = tableFromArgs(a);
+        if (!t) {
+            return t.error();
+        }
+        const ContingencyTable& table = t->table;
+        std::vector<std::int64_t> counts(cells, 0);
+        if (table.attributeCount() == 1 && table.cellCount() == CellCount{cells}) {
+            counts = table.denseCounts();
+        } else if (table.attributeCount() == attributes &&
+                   std::all_of(table.attributes().begin(), table.attributes().end(),
+                               [](const Attribute& at) { return at.size() == 2; })) {
+            // The C-order index has attribute 0 as its most significant bit; the protocols' cell
+            // index has attribute i as bit i.
+            for (std::size_t c = 0; c < cells; ++c) {
+                const auto coords = table.coordinates(c);
+                std::size_t index = 0;
+                for (unsigned i = 0; i < attributes; ++i) {
+                    index |= static_cast<std::size_t>(coords[i]) << i;
+                }
+                counts[index] = table.denseCounts()[c];
+            }
+        } else {
+            return Error{"--counts-file: a table of d = " + std::to_string(attributes) +
+                         " binary attributes has 2^d = " + std::to_string(cells) +
+                         " cells (a vector of them, or d axes of 2); the file holds " +
+                         tableShapeText(table)};
+        }
+        auto h = Histogram::create(std::move(counts));
+        if (!h) {
+            return h.error();
+        }
+        if (h->total() <= 0) {
+            return Error{"the true table has total 0: there is nothing to measure error against"};
+        }
+        Histogram hist = *h;
+        if (const Status s = rescale(a, hist); !s) {
+            return s.error();
+        }
+        return truthOf(hist, "counts file");
+    }
     if (shape == a.has("counts")) {
         return Error{
             "give the contingency table as --counts C0,...,C(2^d−1) or --shape "
@@ -899,7 +954,7 @@ int runFrequency(const Args& a, Plan plan, const Common& common, std::ostream& o
     if (a.has("oracle") && plan.family != Family::Hierarchical) {
         return fail(err, "--oracle applies to hh:B only (the oracle of every level)");
     }
-    auto truth = frequencyTruth(a);
+    auto truth = frequencyTruth(a, &err);
     if (!truth) {
         return fail(err, truth.error().message);
     }

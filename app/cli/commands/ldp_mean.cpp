@@ -48,7 +48,7 @@ int cmdLdpMean(const std::vector<std::string>& argv, std::ostream& out, std::ost
     double m = 24, offset = 0;
     std::string source;
     const bool fromShape = a.has("shape");
-    if (fromShape == (a.has("counts") || a.has("data"))) {
+    if (fromShape == (a.has("counts") || a.has("data") || a.has("counts-file"))) {
         return fail(err,
                     "give the users' values as --shape normal|uniform|constant with --users N, "
                     "or as --counts/--data (one of them)");
@@ -85,7 +85,7 @@ int cmdLdpMean(const std::vector<std::string>& argv, std::ostream& out, std::ost
         if (a.has("users") || a.has("buckets")) {
             return fail(err, "--users and --buckets go with --shape");
         }
-        auto h = trueHistogramFromArgs(a);
+        auto h = trueHistogramFromArgs(a, &err, "1BitMean (users' values on one axis)");
         if (!h) {
             return fail(err, h.error().message);
         }

@@ -27,7 +27,7 @@ QJsonObject meanSe(double mean, double se) {
 
 int cmdRdp(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     auto input = histogramInputFromArgs(
-        argv, {"epsilon", "gamma", "trials", "seed", "threads", "per-trial"});
+        argv, {"epsilon", "gamma", "trials", "seed", "threads", "per-trial"}, &err);
     if (!input) {
         return fail(err, input.error());
     }

@@ -9,6 +9,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/histogram.h"
+#include "app/cli/commands/table_input.h"
 #include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
 #include "app/version.h"
@@ -62,9 +63,69 @@ struct Truth {
     std::string source;
     std::string dataset;  // the ledger's dataset description
     std::int64_t cap = 1;
+    std::optional<ContingencyTable> table;  // --counts-file, --data --joint (issue #19)
 };
 
+// A table: --counts-file, or --data --joint with one declared --bins per --column.
+Expected<Truth> tableTruthFromArgs(const Args& a) {
+    data::ContributionCap cap;
+    if (a.has("id-column") != a.has("cap")) {
+        return Error{"--id-column and --cap go together (rows per person are capped by id)"};
+    }
+    if (a.has("cap")) {
+        if (a.has("counts-file")) {
+            return Error{"--cap goes with --data, not --counts-file"};
+        }
+        auto k = wholeNumber(a, "cap", 1, 1, kMaxReleaseCap);
+        if (!k) {
+            return k.error();
+        }
+        cap.idColumn = *a.get("id-column");
+        cap.maxRowsPerPerson = *k;
+        if (cap.idColumn.empty()) {
+            return Error{"--id-column: the column name is empty"};
+        }
+    }
+    for (const std::string& spec : a.all("bins")) {
+        auto b = parseBinSpec(spec);
+        if (b && b->kind == BinningKind::Categories && b->categories.empty()) {
+            return Error{
+                "--bins: 'categories' without a list takes the bins from the data, which "
+                "reveals which values occur; declare them (categories:A,B,...)"};
+        }
+    }
+    auto t = tableFromArgs(a, cap);
+    if (!t) {
+        return t.error();
+    }
+    if (!t->table.isDense() || t->table.cellCount() > CellCount{kMaxReleaseCells}) {
+        return Error{"table: " + tableShapeText(t->table) +
+                     "; a release noises every cell and takes at most " +
+                     std::to_string(kMaxReleaseCells) +
+                     " cells (use fewer bins, fewer attributes or a marginal)"};
+    }
+    auto cells = t->table.toHistogram();
+    if (!cells) {
+        return cells.error();
+    }
+    return Truth{*cells,
+                 t->table.allDeclared(),
+                 t->source,
+                 t->dataset,
+                 cap.enabled() ? cap.maxRowsPerPerson : 1,
+                 std::move(t->table)};
+}
+
 Expected<Truth> truthFromArgs(const Args& a) {
+    if (auto st = checkCountsExclusive(a); !st) {
+        return st.error();
+    }
+    if (asksForTable(a)) {
+        return tableTruthFromArgs(a);
+    }
+    if (a.all("column").size() > 1 || a.all("bins").size() > 1) {
+        return Error{"several --column (each with its --bins) make a joint table: add --joint"};
+    }
     if (a.has("counts") == a.has("data")) {
         return Error{
             "give the data as --data FILE --column C --bins SPEC or, for tests and "
@@ -91,7 +152,7 @@ Expected<Truth> truthFromArgs(const Args& a) {
             return Error{"--counts: " + h.error().message};
         }
         // The bins are the positions of the list, fixed by whoever typed it.
-        return Truth{*h, true, kCountsSource, kCountsSource, 1};
+        return Truth{*h, true, kCountsSource, kCountsSource, 1, std::nullopt};
     }
     if (!a.has("column") || !a.has("bins")) {
         return Error{"--data needs --column C and --bins SPEC"};
@@ -135,7 +196,7 @@ Expected<Truth> truthFromArgs(const Args& a) {
         source += " table " + q.table;
     }
     std::string dataset = q.data + (q.table.empty() ? "" : " table " + q.table);
-    return Truth{h->columns.at(0).histogram, declared, source, dataset, cap};
+    return Truth{h->columns.at(0).histogram, declared, source, dataset, cap, std::nullopt};
 }
 
 }  // namespace
@@ -154,11 +215,12 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
             argv.push_back(argvIn[i]);
         }
     }
-    const std::set<std::string> known{
-        "data",   "column",    "bins",    "table",       "id-column",   "cap",
-        "counts", "mechanism", "epsilon", "delta",       "n",           "postprocess",
-        "out",    "ledger",    "budget",  "composition", "neighbouring"};
-    auto args = Args::parse(argv, 2, known);
+    const std::set<std::string> known{"data",         "column", "bins",        "table",
+                                      "id-column",    "cap",    "counts",      "mechanism",
+                                      "epsilon",      "delta",  "n",           "postprocess",
+                                      "out",          "ledger", "budget",      "composition",
+                                      "neighbouring", "joint",  "counts-file", "counts-layout"};
+    auto args = Args::parse(argv, 2, known, kJointFlags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message, kInvalid);
     }
@@ -233,8 +295,10 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     request.overwrite = overwrite;
     request.dataset =
         a.has("counts") ? std::string(kCountsSource)
-                        : a.text("data", "") +
-                              (a.text("table", "").empty() ? "" : " table " + a.text("table", ""));
+        : a.has("counts-file")
+            ? a.text("counts-file", "")
+            : a.text("data", "") +
+                  (a.text("table", "").empty() ? "" : " table " + a.text("table", ""));
     if (a.has("budget")) {
         const std::string b = *a.get("budget");
         const auto comma = b.find(',');
@@ -253,7 +317,8 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         if (!truth) {
             return truth.error();
         }
-        return data::ReleaseTruth{truth->histogram, truth->declared, truth->source};
+        return data::ReleaseTruth{truth->histogram, truth->declared, truth->source,
+                                  std::move(truth->table)};
     };
     data::ReleaseFailure failure;
     auto outcome = data::runRelease(request, &failure);
@@ -284,6 +349,13 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     o[QStringLiteral("delta")] = QString::fromStdString(release->metadata.delta);
     o[QStringLiteral("rho")] = QString::fromStdString(release->metadata.rho);
     o[QStringLiteral("bins")] = static_cast<qint64>(release->values.size());
+    if (!release->metadata.attributes.empty()) {
+        QJsonArray attributes;
+        for (const ReleaseAttribute& at : release->metadata.attributes) {
+            attributes.append(qs(at.name));
+        }
+        o[QStringLiteral("attributes")] = attributes;
+    }
     o[QStringLiteral("composition")] = QLatin1String(compositionName(u.composition));
     o[QStringLiteral("releases_in_ledger")] = static_cast<qint64>(outcome->releasesInLedger);
     // Spent amounts are the smallest doubles whose decimals are ≥ the exact sums

@@ -19,7 +19,8 @@ namespace {}  // namespace
 
 int cmdSelect(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     auto input = histogramInputFromArgs(
-        argv, {"epsilon", "task", "quantile", "neighbouring", "monotone", "path-steps", "path"});
+        argv, {"epsilon", "task", "quantile", "neighbouring", "monotone", "path-steps", "path"},
+        &err);
     if (!input) {
         return fail(err, input.error());
     }
@@ -36,6 +37,12 @@ int cmdSelect(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         }
     } else if (task == "quantile") {
         p.task = SelectionTask::Quantile;
+        if (input->attributes >= 2) {
+            return fail(err, Error{"--task quantile is not meaningful on a table of " +
+                                   std::to_string(input->attributes) +
+                                   " attributes (its cells have no order); give one attribute "
+                                   "or use --task mode"});
+        }
         auto q = a.number("quantile", 0.5);
         if (!q) {
             return fail(err, q.error());

@@ -3,14 +3,18 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <algorithm>
+#include <limits>
 #include <ostream>
 #include <set>
 #include <utility>
 
+#include "app/cli/commands/table_input.h"
 #include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
+#include "core/base/simulation_rng.h"
 #include "core/base/validation.h"
 #include "core/histogram/example_datasets.h"
+#include "core/mechanisms/sparse_domain.h"
 #include "core/mechanisms/sparse_histogram.h"
 
 namespace dpx::cli {
@@ -35,11 +39,15 @@ QJsonObject summary(std::vector<double> v, double mean, double se) {
 
 }  // namespace
 
-Expected<Histogram> histogramOrExampleFromArgs(const Args& a) {
+Expected<Histogram> histogramOrExampleFromArgs(const Args& a, std::ostream* err,
+                                               std::size_t* attributes) {
     if (!a.has("example")) {
-        return trueHistogramFromArgs(a);
+        return trueHistogramFromArgs(a, err, nullptr, attributes);
     }
-    for (const char* opt : {"counts", "data", "column", "bins", "table"}) {
+    if (attributes) {
+        *attributes = 1;
+    }
+    for (const char* opt : {"counts", "data", "column", "bins", "table", "counts-file", "joint"}) {
         if (a.has(opt)) {
             return Error{std::string("--example and --") + opt +
                          " cannot be combined: give one source of the histogram"};
@@ -53,13 +61,14 @@ Expected<Histogram> histogramOrExampleFromArgs(const Args& a) {
 }
 
 Expected<HistogramInput> histogramInputFromArgs(const std::vector<std::string>& argv,
-                                                std::set<std::string> known) {
+                                                std::set<std::string> known, std::ostream* err) {
     known.insert("example");
     auto args = parseWithTruthOptions(argv, std::move(known));
     if (!args) {
         return args.error();
     }
-    auto hist = histogramOrExampleFromArgs(*args);
+    std::size_t attributes = 1;
+    auto hist = histogramOrExampleFromArgs(*args, err, &attributes);
     if (!hist) {
         return hist.error();
     }
@@ -70,7 +79,7 @@ Expected<HistogramInput> histogramInputFromArgs(const std::vector<std::string>& 
     if (auto s = validateEpsilon(*eps); !s) {
         return Error{"--epsilon: " + s.error().message};
     }
-    return HistogramInput{*args, *hist, *eps};
+    return HistogramInput{*args, *hist, *eps, attributes};
 }
 
 Expected<MonteCarloArgs> monteCarloArgsFrom(const Args& a) {
@@ -104,26 +113,146 @@ Expected<MonteCarloArgs> monteCarloArgsFrom(const Args& a) {
     return MonteCarloArgs{*trials, *seed, static_cast<unsigned>(*threads), perTrial == "yes"};
 }
 
+namespace {
+
+// ε and --threshold (default: none, i.e. (2/ε)·ln p), validated; messages name the option.
+Expected<SparseHistogramParams> sparseParamsFrom(const Args& a, double epsilon) {
+    SparseHistogramParams params{epsilon, std::nullopt};
+    if (a.has("threshold")) {
+        auto t = a.number("threshold");
+        if (!t) {
+            return t.error();
+        }
+        params.threshold = *t;
+    }
+    if (auto st = params.validate(); !st) {
+        return Error{"--threshold: " + st.error().message};
+    }
+    return params;
+}
+
+// The most released cells listed in the JSON (the count is always given).
+constexpr std::size_t kMaxListedCells = 1000;
+
+// dpx sparse on a table (issue #19): thresholded Laplace over the whole domain without visiting
+// its empty cells (core/mechanisms/sparse_domain.h) — exact expectations and one seeded
+// simulated release.
+int sparseOnTable(const Args& a, std::ostream& out, std::ostream& err) {
+    for (const char* opt : {"trials", "threads", "per-trial", "example"}) {
+        if (a.has(opt)) {
+            return fail(err, std::string("--") + opt +
+                                 " applies to a histogram given as --counts, --data or "
+                                 "--example, not to a table (--counts-file, --joint)");
+        }
+    }
+    auto eps = a.number("epsilon");
+    if (!eps) {
+        return fail(err, eps.error());
+    }
+    if (auto st = validateEpsilon(*eps); !st) {
+        return fail(err, "--epsilon: " + st.error().message);
+    }
+    auto params = sparseParamsFrom(a, *eps);
+    if (!params) {
+        return fail(err, params.error());
+    }
+    auto seed = a.unsignedInt("seed", 1);
+    if (!seed) {
+        return fail(err, seed.error());
+    }
+    auto t = tableFromArgs(a);
+    if (!t) {
+        return fail(err, t.error());
+    }
+    const ContingencyTable& table = t->table;
+    auto exact = sparseDomainExpectedError(table, *params);
+    if (!exact) {
+        return fail(err, exact.error());
+    }
+    SimulationRng rng(*seed, 0);
+    auto sim = simulateSparseDomain(table, *params, rng);
+    if (!sim) {
+        return fail(err, sim.error());
+    }
+    QJsonObject o;
+    o[QStringLiteral("mechanism")] = QStringLiteral("sparse-domain");
+    o[QStringLiteral("guarantee")] = QString::fromStdString(
+        "ε = " + formatNumber(*eps) +
+        "-differential privacy under replace-one neighbours (one record touches one cell: L1 "
+        "sensitivity 2, Laplace scale 2/ε per cell of the whole domain; thresholding is "
+        "post-processing; τ is fixed before seeing the data). Cormode, Procopiuc, Srivastava, "
+        "Shen & Yu 2012; the empty cells that cross τ are drawn as a Binomial count at uniform "
+        "positions, the same distribution as noising every cell.");
+    o[QStringLiteral("source")] = qs(t->source);
+    QJsonArray names, shape;
+    for (const Attribute& at : table.attributes()) {
+        names.append(qs(at.name));
+        shape.append(static_cast<qint64>(at.size()));
+    }
+    o[QStringLiteral("attributes")] = names;
+    o[QStringLiteral("shape")] = shape;
+    o[QStringLiteral("epsilon")] = *eps;
+    o[QStringLiteral("noise_scale")] = exact->scale;
+    o[QStringLiteral("threshold")] = exact->threshold;
+    o[QStringLiteral("threshold_default")] = !params->threshold.has_value();
+    o[QStringLiteral("cells")] = cellCountJson(exact->cells);
+    o[QStringLiteral("occupied")] = static_cast<qint64>(exact->occupied);
+    o[QStringLiteral("records")] = static_cast<qint64>(table.total());
+    QJsonObject e;
+    e[QStringLiteral("empty_release_probability")] = exact->emptyReleaseProbability;
+    e[QStringLiteral("released_empty")] = exact->expectedReleasedEmpty;
+    e[QStringLiteral("released_occupied")] = exact->expectedReleasedOccupied;
+    QJsonObject l1;
+    l1[QStringLiteral("thresholded")] = exact->thresholdedL1;
+    l1[QStringLiteral("empty_cells")] = exact->emptyL1;
+    l1[QStringLiteral("occupied_cells")] = exact->occupiedL1;
+    l1[QStringLiteral("plain_laplace")] = exact->plainLaplaceL1;
+    e[QStringLiteral("l1")] = l1;
+    o[QStringLiteral("expected")] = e;
+    QJsonObject r;
+    r[QStringLiteral("seed")] = QString::number(*seed);
+    r[QStringLiteral("released_cells")] = static_cast<qint64>(sim->cells.size());
+    r[QStringLiteral("released_occupied")] = static_cast<qint64>(sim->releasedOccupied);
+    r[QStringLiteral("released_empty")] = static_cast<qint64>(sim->releasedEmpty);
+    if (sim->cells.size() <= kMaxListedCells) {
+        QJsonArray cells;
+        for (const auto& [index, value] : sim->cells) {
+            cells.append(QJsonArray{cellCountJson(index), value});
+        }
+        r[QStringLiteral("cells")] = cells;
+    }
+    r[QStringLiteral("note")] =
+        QStringLiteral("simulated on a seeded generator: a preview, not a release");
+    o[QStringLiteral("simulated")] = r;
+    o[QStringLiteral("warnings")] = toArray(undeclaredDomainWarnings(table));
+    printJson(out, o);
+    return kOk;
+}
+
+}  // namespace
+
 int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    {
+        std::set<std::string> known{"epsilon", "threshold", "trials", "seed",
+                                    "threads", "per-trial", "example"};
+        auto args = parseWithTruthOptions(argv, known);
+        if (args && asksForTable(*args)) {
+            return sparseOnTable(*args, out, err);
+        }
+    }
     auto input = histogramInputFromArgs(
-        argv, {"epsilon", "threshold", "trials", "seed", "threads", "per-trial"});
+        argv, {"epsilon", "threshold", "trials", "seed", "threads", "per-trial"}, &err);
     if (!input) {
         return fail(err, input.error());
     }
     const Args& a = input->args;
     const Histogram& hist = input->histogram;
     const double eps = input->epsilon;
-    SparseHistogramParams params{eps, std::nullopt};
-    if (a.has("threshold")) {
-        auto t = a.number("threshold");
-        if (!t) {
-            return fail(err, t.error());
-        }
-        params.threshold = *t;
+    auto checked = sparseParamsFrom(a, eps);
+    if (!checked) {
+        return fail(err, checked.error());
     }
-    if (auto s = params.validate(); !s) {
-        return fail(err, Error{"--threshold: " + s.error().message});
-    }
+    const SparseHistogramParams params = *checked;
     auto mcArgs = monteCarloArgsFrom(a);
     if (!mcArgs) {
         return fail(err, mcArgs.error());

@@ -21,7 +21,10 @@ int cmdSparse(const std::vector<std::string>& argv, std::ostream& out, std::ostr
 // The histogram of dpx sparse, rdp and select: --example ID (a built-in example's default
 // histogram, e.g. edwards-like, nltcs-like) or the --counts / --data options of cli_truth.h.
 // Exactly one source; messages name the option.
-Expected<Histogram> histogramOrExampleFromArgs(const Args& a);
+// A table (--counts-file, --data --joint) is taken as the vector of its cells, with a note on
+// `err`.
+Expected<Histogram> histogramOrExampleFromArgs(const Args& a, std::ostream* err = nullptr,
+                                               std::size_t* attributes = nullptr);
 
 // What dpx sparse, rdp and select read first, in this order: the options (`known` plus --example
 // and the options of truth.h), the histogram (histogramOrExampleFromArgs) and --epsilon (finite,
@@ -30,9 +33,11 @@ struct HistogramInput {
     Args args;
     Histogram histogram;
     double epsilon = 0;
+    std::size_t attributes = 1;  // of a table given as --counts-file or --data --joint
 };
 Expected<HistogramInput> histogramInputFromArgs(const std::vector<std::string>& argv,
-                                                std::set<std::string> known);
+                                                std::set<std::string> known,
+                                                std::ostream* err = nullptr);
 
 // The Monte Carlo options of dpx sparse and dpx rdp: --trials (0: none, else 2 … 10⁷; default
 // 1000), --seed (default 1), --threads (0 = all cores, at most 1024) and --per-trial yes|no

@@ -10,6 +10,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/histogram.h"
+#include "app/cli/commands/table_input.h"
 #include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
 #include "core/accuracy/metrics.h"
@@ -188,15 +189,17 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     auto args = Args::parse(
         rest, 2,
-        {"counts", "data", "column", "bins", "table", "configs", "metric", "scale", "epsilons",
-         "delta", "calibration", "trials", "seed", "threads", "target", "range", "n"});
+        {"counts", "data",     "column", "bins",        "table",         "configs", "metric",
+         "scale",  "epsilons", "delta",  "calibration", "trials",        "seed",    "threads",
+         "target", "range",    "n",      "counts-file", "counts-layout", "joint"},
+        kJointFlags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message);
     }
     const Args& a = *args;
 
     // The true histogram: --counts, or one column of --data.
-    auto truth = trueHistogramFromArgs(a);
+    auto truth = trueHistogramFromArgs(a, &err);
     if (!truth) {
         return fail(err, truth.error().message);
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/cli/commands/histogram.h"
+#include "app/cli/commands/table_input.h"
 #include "core/base/validation.h"
 #include "core/histogram/dataset.h"
 
@@ -34,6 +35,9 @@ Expected<Histogram> fromCounts(const Args& a) {
 }
 
 Expected<Histogram> fromData(const Args& a) {
+    if (a.all("column").size() > 1 || a.all("bins").size() > 1) {
+        return Error{"several --column (each with its --bins) make a joint table: add --joint"};
+    }
     if (!a.has("column") || !a.has("bins")) {
         return Error{"--data needs --column C and --bins SPEC"};
     }
@@ -72,10 +76,38 @@ Expected<std::vector<std::int64_t>> wholeCounts(
 Expected<Args> parseWithTruthOptions(const std::vector<std::string>& argv,
                                      std::set<std::string> known) {
     known.insert(std::begin(kTruthOptions), std::end(kTruthOptions));
-    return Args::parse(argv, 2, known);
+    known.insert(std::begin(kCountsFileOptions), std::end(kCountsFileOptions));
+    known.insert("joint");
+    return Args::parse(argv, 2, known, kJointFlags, kJointRepeatable);
 }
 
-Expected<Histogram> trueHistogramFromArgs(const Args& a) {
+Expected<Histogram> trueHistogramFromArgs(const Args& a, std::ostream* err,
+                                          const char* severalAttributes, std::size_t* attributes) {
+    if (attributes) {
+        *attributes = 1;
+    }
+    if (auto st = checkCountsExclusive(a); !st) {
+        return st.error();
+    }
+    if (asksForTable(a)) {
+        auto t = tableFromArgs(a);
+        if (!t) {
+            return t.error();
+        }
+        if (severalAttributes) {
+            if (auto st = refuseSeveralAttributes(*t, severalAttributes); !st) {
+                return st.error();
+            }
+        }
+        if (attributes) {
+            *attributes = t->table.attributeCount();
+        }
+        auto h = tableAsHistogram(*t, "this command", err);
+        if (h && h->total() <= 0) {
+            return Error{"the true table has total 0: there is nothing to measure error against"};
+        }
+        return h;
+    }
     if (a.has("counts") == a.has("data")) {
         return Error{
             "give the true histogram as --counts C1,C2,... or --data FILE --column C "

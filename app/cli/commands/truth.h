@@ -1,10 +1,13 @@
 // The true histogram of the subcommands that measure error against it (dpx tradeoff, dpx ldp):
 // --counts C1,C2,... or one column of --data FILE|sqlite:PATH|postgresql://… with --column C and
-// --bins SPEC [--table T].
+// --bins SPEC [--table T]; or a table (issue #19, app/cli/commands/table_input.h) taken as the
+// vector of its cells: --counts-file PATH [--counts-layout L], or --data … --joint --column A
+// --bins SPEC --column B --bins SPEC ….
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,7 +21,8 @@ namespace dpx::cli {
 // The option names read here (for Args::parse's list of known options).
 inline constexpr const char* kTruthOptions[] = {"counts", "data", "column", "bins", "table"};
 
-// Args::parse(argv, 2, …) for a subcommand that knows `known` and the options above.
+// Args::parse(argv, 2, …) for a subcommand that knows `known`, the options above, --counts-file,
+// --counts-layout and --joint (with repeated --column and --bins).
 Expected<Args> parseWithTruthOptions(const std::vector<std::string>& argv,
                                      std::set<std::string> known);
 
@@ -27,8 +31,14 @@ Expected<Args> parseWithTruthOptions(const std::vector<std::string>& argv,
 Expected<std::vector<std::int64_t>> wholeCounts(
     const std::vector<double>& raw, const std::function<std::string(std::size_t, double)>& message);
 
-// Exactly one of --counts and --data; counts are whole numbers in [0, 9e15]; the total must be
-// positive (there is nothing to measure error against otherwise). Messages name the option.
-Expected<Histogram> trueHistogramFromArgs(const Args& a);
+// Exactly one of --counts, --counts-file and --data; counts are whole numbers in [0, 9e15]; the
+// total must be positive (there is nothing to measure error against otherwise). Messages name the
+// option. A table of k ≥ 2 attributes is taken as the vector of its cells with a note on `err`,
+// or refused when `severalAttributes` is given (it names what a table of several attributes is
+// not meaningful for).
+// `attributes` (if not null) receives the table's number of attributes (1 for --counts, --data).
+Expected<Histogram> trueHistogramFromArgs(const Args& a, std::ostream* err = nullptr,
+                                          const char* severalAttributes = nullptr,
+                                          std::size_t* attributes = nullptr);
 
 }  // namespace dpx::cli

@@ -580,6 +580,83 @@ private Q_SLOTS:
         QCOMPARE(r.error().message, st.error().message);
     }
 
+    // Issue #19: a contingency table is released as a histogram over its cells (C order), with
+    // the same Δ1 and cost as a histogram of as many bins, and its metadata lists every attribute.
+    void tableRelease() {
+        Attribute sex{"sex", {"F", "M"}, {}, "categories F, M", true};
+        Attribute age{"age", {"0-9", "10-19", "20-29"}, {0, 10, 20, 30}, "3 bins on [0, 30)", true};
+        // Cell (sex = s, age = a) has index 3s + a; distinctive counts to find in the output.
+        const std::vector<std::int64_t> counts{910001, 910002, 910003, 910004, 910005, 910006};
+        auto table = ContingencyTable::dense({sex, age}, counts);
+        QVERIFY(table);
+        ReleaseSpec spec = laplaceSpec("0.5");
+        spec.binsDeclared = false;  // ignored for a table: the attributes' flags decide
+        ReleaseRandomness rng;
+        auto r = releaseTable(spec, *table, rng);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->values.size(), std::size_t{6});
+        QCOMPARE(r->metadata.attributes.size(), std::size_t{2});
+        QCOMPARE(r->metadata.attributes[0].name, std::string("sex"));
+        QCOMPARE(r->metadata.attributes[0].labels, sex.labels);
+        QCOMPARE(r->metadata.attributes[1].binning, std::string("3 bins on [0, 30)"));
+        QCOMPARE(r->metadata.attributes[1].edges, age.edges);
+        QVERIFY(r->metadata.attributes[1].declared);
+        // Cell labels in C order: the last attribute fastest.
+        QCOMPARE(r->metadata.binLabels[0], std::string("sex = F, age = 0-9"));
+        QCOMPARE(r->metadata.binLabels[4], std::string("sex = M, age = 10-19"));
+        QVERIFY(r->metadata.binEdges.empty());
+        // Δ1 of a histogram (add/remove, cap 1): 1; scale t = Δ1/ε = 2, as releaseCost says.
+        QCOMPARE(r->metadata.l1Sensitivity, std::int64_t{1});
+        QCOMPARE(r->metadata.noiseParameter, std::string("scale t = Δ1/ε = 2"));
+        ReleaseSpec histogramSpec = spec;
+        histogramSpec.binsDeclared = true;
+        const auto cost = releaseCost(histogramSpec);
+        QVERIFY(cost);
+        QCOMPARE(r->metadata.rho, cost->rho);
+        // Each value is its cell's count plus noise: |noise| ≥ 60 at t = 2 has probability
+        // < 2·e^-30 per cell, so the values stay in their cells' order of magnitude.
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+            QVERIFY(std::abs(r->values[i] - static_cast<double>(counts[i])) < 60);
+        }
+        for (const std::string& s : metadataStrings(r->metadata)) {
+            for (std::int64_t c : counts) {
+                QVERIFY2(s.find(std::to_string(c)) == std::string::npos, s.c_str());
+            }
+        }
+        // Replace neighbours with cap 3: Δ1 = 6, as for a histogram.
+        spec.relation = Neighbouring::Replace;
+        spec.contributionCap = 3;
+        auto r6 = releaseTable(spec, *table, rng);
+        QVERIFY(r6);
+        QCOMPARE(r6->metadata.l1Sensitivity, std::int64_t{6});
+    }
+
+    void tableReleaseRefusals() {
+        ReleaseRandomness rng;
+        Attribute declared{"a", {"x", "y"}, {}, "categories x, y", true};
+        Attribute found{"b", {"p", "q"}, {}, "categories found in the data", false};
+        auto t = ContingencyTable::dense({declared, found}, {1, 2, 3, 4});
+        QVERIFY(t);
+        auto r = releaseTable(laplaceSpec("1"), *t, rng);
+        QVERIFY(!r);
+        QVERIFY2(r.error().message.find("attribute 'b'") != std::string::npos,
+                 r.error().message.c_str());
+        // 400 × 300 = 120 000 cells: more than a release takes.
+        auto big = ContingencyTable::fromCells({indexAttribute("u", 400), indexAttribute("v", 300)},
+                                               {{5, 1}});
+        QVERIFY(big);
+        auto rb = releaseTable(laplaceSpec("1"), *big, rng);
+        QVERIFY(!rb);
+        QVERIFY2(rb.error().message.find("120000 cells") != std::string::npos,
+                 rb.error().message.c_str());
+        // A bad spec is refused as for a histogram.
+        auto ok = ContingencyTable::dense({declared}, {1, 2});
+        QVERIFY(ok);
+        auto re = releaseTable(laplaceSpec("0"), *ok, rng);
+        QVERIFY(!re);
+        QVERIFY(re.error().message.rfind("epsilon:", 0) == 0);
+    }
+
     void mechanismNames() {
         for (auto m : {ReleaseMechanism::DiscreteLaplace, ReleaseMechanism::DiscreteGaussian,
                        ReleaseMechanism::GeometricMatrix}) {

@@ -3,6 +3,7 @@
 // simulated failure, no overwrite without the flag, and writeRelease's all-or-nothing contract
 // with the ledger (a refused or failed release writes nothing and records nothing).
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -104,6 +105,59 @@ private Q_SLOTS:
         }
         QCOMPARE(metadataPathFor("out/release.csv"), std::string("out/release.json"));
         QCOMPARE(metadataPathFor("release"), std::string("release.json"));
+    }
+
+    // Issue #19: a table release's CSV has one column per attribute (neutralised like every
+    // cell), its cells in C order — checked against ContingencyTable::coordinates, an independent
+    // mixed-radix conversion — and its metadata lists the attributes. A one-attribute table keeps
+    // the one-column form.
+    void tableCsvAndMetadata() {
+        Attribute a{"=evil", {"x", "y,z"}, {}, "categories x, y,z", true};
+        Attribute b{"hours", {"1-10", "11-20", "21-30"}, {1, 11, 21, 31}, "3 bins", true};
+        auto table = ContingencyTable::dense({a, b}, {1, 2, 3, 4, 5, 6});
+        QVERIFY(table);
+        ReleaseSpec spec;
+        spec.epsilon = "1";
+        spec.source = "test";
+        spec.appVersion = "0.0-test";
+        spec.timestamp = "2026-01-02T03:04:05Z";
+        ReleaseRandomness rng;
+        const HistogramRelease r = releaseTable(spec, *table, rng).value();
+        const std::string csv = releaseCsvText(r);
+        std::istringstream in(csv);
+        std::string line;
+        std::getline(in, line);
+        QCOMPARE(line, std::string("'=evil,hours,value"));
+        for (std::uint64_t i = 0; i < 6; ++i) {
+            QVERIFY(std::getline(in, line));
+            const auto c = table->coordinates(i);
+            const std::string expected =
+                neutraliseCsvCell(a.labels[c[0]]) + "," + neutraliseCsvCell(b.labels[c[1]]) + ",";
+            QVERIFY2(line.rfind(expected, 0) == 0, line.c_str());
+        }
+        QVERIFY(!std::getline(in, line));
+        const QJsonObject o =
+            QJsonDocument::fromJson(QByteArray::fromStdString(releaseMetadataJson(r))).object();
+        const QJsonArray attrs = o.value(QStringLiteral("attributes")).toArray();
+        QCOMPARE(attrs.size(), 2);
+        const QJsonObject hours = attrs[1].toObject();
+        QCOMPARE(hours.value(QStringLiteral("name")).toString(), QStringLiteral("hours"));
+        QCOMPARE(hours.value(QStringLiteral("binning")).toString(), QStringLiteral("3 bins"));
+        QCOMPARE(hours.value(QStringLiteral("bins")).toInt(), 3);
+        QCOMPARE(hours.value(QStringLiteral("edges")).toArray().size(), 4);
+        QCOMPARE(hours.value(QStringLiteral("declared")).toBool(), true);
+        QCOMPARE(o.value(QStringLiteral("bins")).toObject().value(QStringLiteral("count")).toInt(),
+                 6);
+
+        auto one = ContingencyTable::dense({b}, {1, 2, 3});
+        QVERIFY(one);
+        const HistogramRelease r1 = releaseTable(spec, *one, rng).value();
+        QVERIFY(releaseCsvText(r1).rfind("bin,value\n1-10,", 0) == 0);
+        // The one-column histogram release has no attribute list (its metadata is unchanged).
+        const QJsonObject h =
+            QJsonDocument::fromJson(QByteArray::fromStdString(releaseMetadataJson(sampleRelease())))
+                .object();
+        QVERIFY(!h.contains(QStringLiteral("attributes")));
     }
 
     void atomicWriteNoOverwrite() {

@@ -4,6 +4,7 @@
 // after budgets, and the budget line.
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -145,6 +146,58 @@ private Q_SLOTS:
         QVERIFY(failure.invalidInput);
         QVERIFY(o.error().message.find("declared") != std::string::npos);
         QVERIFY(entries(dir).isEmpty());
+    }
+
+    // Issue #19: a table of two attributes is released through the same job: one CSV column per
+    // attribute, the metadata lists the attributes, the ledger is charged as for a histogram of
+    // its cells; an attribute with bins found in the data is refused by name, nothing written.
+    void tableRelease() {
+        QTemporaryDir dir;
+        ReleaseRequest r = requestIn(dir, "0.25", nullptr);
+        Attribute sex{"sex", {"F", "M"}, {}, "categories F, M", true};
+        Attribute cls{"class", {"<=50K", ">50K"}, {}, "categories <=50K, >50K", true};
+        auto table = ContingencyTable::dense({sex, cls}, {3, 1, 4, 1});
+        QVERIFY(table);
+        r.loadTruth = [table]() -> Expected<ReleaseTruth> {
+            return ReleaseTruth{*table->toHistogram(), false, "columns 'sex', 'class' of adult.csv",
+                                *table};
+        };
+        ReleaseFailure failure;
+        auto o = runRelease(r, &failure);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        QCOMPARE(o->release.values.size(), std::size_t(4));
+        QCOMPARE(o->usage.epsilonRemaining, 0.75);
+        const QList<QByteArray> lines = readFile(QString::fromStdString(o->csvPath)).split('\n');
+        QCOMPARE(lines.size(), 6);  // header, 4 cells, the empty piece after the last LF
+        QCOMPARE(lines[0], QByteArray("sex,class,value"));
+        QVERIFY(lines[1].startsWith("F,<=50K,"));
+        QVERIFY(lines[2].startsWith("F,>50K,"));
+        QVERIFY(lines[3].startsWith("M,<=50K,"));
+        QVERIFY(lines[4].startsWith("M,>50K,"));
+        const QJsonObject md =
+            QJsonDocument::fromJson(readFile(QString::fromStdString(o->jsonPath))).object();
+        const QJsonArray attrs = md.value(QStringLiteral("attributes")).toArray();
+        QCOMPARE(attrs.size(), 2);
+        QCOMPARE(attrs[1].toObject().value(QStringLiteral("name")).toString(),
+                 QStringLiteral("class"));
+        QCOMPARE(attrs[1].toObject().value(QStringLiteral("bins")).toInt(), 2);
+        QCOMPARE(md.value(QStringLiteral("source")).toString(),
+                 QStringLiteral("columns 'sex', 'class' of adult.csv"));
+
+        QTemporaryDir dir2;
+        ReleaseRequest r2 = requestIn(dir2, "0.25", nullptr);
+        Attribute found{"class", {"<=50K", ">50K"}, {}, "categories found in the data", false};
+        auto t2 = ContingencyTable::dense({sex, found}, {3, 1, 4, 1});
+        QVERIFY(t2);
+        r2.loadTruth = [t2]() -> Expected<ReleaseTruth> {
+            return ReleaseTruth{*t2->toHistogram(), true, "found", *t2};
+        };
+        auto refused = runRelease(r2, &failure);
+        QVERIFY(!refused);
+        QCOMPARE(failure.field, std::string("bins"));
+        QVERIFY(failure.invalidInput);
+        QVERIFY(refused.error().message.find("attribute 'class'") != std::string::npos);
+        QVERIFY(entries(dir2).isEmpty());
     }
 
     // Refusals of the request itself, each naming its field, each writing nothing.

@@ -5,3 +5,5 @@ dpx_add_test(tst_csv_reader SOURCES tst_csv_reader.cpp LIBS dpx_io LABELS data)
 target_compile_definitions(tst_csv_reader PRIVATE
     DPX_CSV_TEST_DIR="${CMAKE_CURRENT_SOURCE_DIR}/csv"
     DPX_FUZZ_TEST_DIR="${PROJECT_SOURCE_DIR}/tests/fuzz")
+# Counts files (issue #19): .npy and counts CSVs (long, vector, matrix) through readCountsFile.
+dpx_add_test(tst_counts_file SOURCES tst_counts_file.cpp LIBS dpx_io LABELS data)

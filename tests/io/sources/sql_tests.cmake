@@ -8,3 +8,11 @@ dpx_add_test(tst_sql_source
     LIBS dpx_io Qt6::Sql
     LABELS data
     TIMEOUT 600)
+# Joint tables (issue #19): CSV, SQLite, PostgreSQL and PostgreSQL through ODBC agree cell by cell
+# with a brute-force count; the PostgreSQL / ODBC cases skip with the reason when not installed.
+dpx_add_test(tst_joint_sources
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tst_joint_sources.cpp
+            ${CMAKE_CURRENT_SOURCE_DIR}/tst_sql_pg_server.h
+    LIBS dpx_io Qt6::Sql
+    LABELS data
+    TIMEOUT 600)
