@@ -99,20 +99,31 @@ Expected<MarginalLayers> marginalLayers(const TableViewInputs& inputs,
         return st.error();
     }
     const ContingencyTable& t = inputs.truth;
-    auto truth = t.marginal(keep);
-    if (!truth) {
-        return truth.error();
-    }
     MarginalLayers out;
     out.keep.assign(keep.begin(), keep.end());
-    out.shape = truth->shape();
-    const std::vector<std::int64_t>& counts = truth->denseCounts();
-    out.truth.assign(counts.begin(), counts.end());
+    bool identity = keep.size() == t.attributeCount();
+    for (std::size_t j = 0; identity && j < keep.size(); ++j) {
+        identity = keep[j] == j;
+    }
+    if (identity) {
+        // Every attribute kept in order: the table itself (no marginal to sum).
+        out.shape = t.shape();
+        out.truth.assign(t.denseCounts().begin(), t.denseCounts().end());
+        out.termsPerCell = 1;
+    } else {
+        auto truth = t.marginal(keep);
+        if (!truth) {
+            return truth.error();
+        }
+        out.shape = truth->shape();
+        const std::vector<std::int64_t>& counts = truth->denseCounts();
+        out.truth.assign(counts.begin(), counts.end());
+        out.termsPerCell = t.cellCount() / truth->cellCount();
+    }
     const std::vector<std::uint64_t> shape = t.shape();
     out.noisy = sumToMarginal(shape, keep, inputs.noisy);
     out.estimate =
         inputs.estimate.empty() ? out.noisy : sumToMarginal(shape, keep, inputs.estimate);
-    out.termsPerCell = t.cellCount() / truth->cellCount();
     return out;
 }
 

@@ -211,7 +211,7 @@ TableTab::TableTab(QWidget* parent) : QWidget(parent) {
     readoutLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     readoutLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     sideBox->addWidget(readoutLabel_);
-    auto* dpxLabel = new QLabel(tr("The same box for <code>dpx query</code>:"));
+    auto* dpxLabel = new QLabel(tr("The same box for <code>dpx query --box</code>:"));
     sideBox->addWidget(dpxLabel);
     dpxBox_ = new QLineEdit;
     dpxBox_->setObjectName(QStringLiteral("tableDpxBox"));
@@ -258,6 +258,9 @@ TableTab::TableTab(QWidget* parent) : QWidget(parent) {
         pending_ = false;
         apply(std::move(c));
     });
+    readoutWatcher_ = new QFutureWatcher<ReadoutJob>(this);
+    connect(readoutWatcher_, &QFutureWatcher<ReadoutJob>::finished, this,
+            [this] { showReadout(readoutWatcher_->result()); });
     connect(rowsBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (!filling_ && i >= 0) {
             setPair(static_cast<std::size_t>(i), columns_);
@@ -290,12 +293,15 @@ TableTab::TableTab(QWidget* parent) : QWidget(parent) {
 
 TableTab::~TableTab() {
     watcher_->waitForFinished();
+    readoutWatcher_->waitForFinished();
 }
 
 void TableTab::buildHeatmaps() {
     heat_->setObjectName(QStringLiteral("tableHeatmaps"));
     heat_->setMinimumSize(380, 300);
     heat_->setMouseTracking(true);
+    // Nothing on the maps needs antialiasing; without it the scaled map images take the fast path.
+    heat_->setNotAntialiasedElements(QCP::aeAll);
     // The plot's own axis rect is the true map (the legend lives in it); a row above for titles.
     auto* grid = heat_->plotLayout();
     grid->insertRow(0);
@@ -458,6 +464,8 @@ void TableTab::setInputs(TableViewInputs&& inputs) {
         ++generation_;
         pending_ = false;
         inputs_.reset();
+        ++readoutGeneration_;
+        readoutPending_ = false;
         layers_.reset();
         errors_.clear();
         readout_.reset();
@@ -470,6 +478,8 @@ void TableTab::setInputs(TableViewInputs&& inputs) {
 
 void TableTab::clearInputs() {
     ++generation_;
+    ++readoutGeneration_;
+    readoutPending_ = false;
     inputs_.reset();
     layers_.reset();
     errors_.clear();
@@ -721,7 +731,9 @@ void TableTab::updateHeader() {
                                             qs(t.attribute(columns_).name).toHtmlEscaped(),
                                             summed.join(QStringLiteral(", ")));
     }
-    header_->setText(text);
+    if (header_->text() != text) {
+        header_->setText(text);  // (a rich-text layout costs a millisecond)
+    }
 }
 
 void TableTab::fillHeatmaps() {
@@ -814,7 +826,7 @@ void TableTab::fillHeatmaps() {
         countScale_->axis()->setNumberFormat(QStringLiteral("gb"));
         countScale_->axis()->setLabel(tr("count"));
     }
-    errorScale_->axis()->setLabel(tr("estimate − true (count)"));
+    errorScale_->axis()->setLabel(tr("error (count)"));
     const ContingencyTable& t = inputs_->truth;
     for (int r = 0; r < 4; ++r) {
         QCPAxisRect* rect = rects_[static_cast<std::size_t>(r)];
@@ -840,7 +852,9 @@ void TableTab::fillHeatmaps() {
             QLatin1Char(' ') + tr("Values below %1 take its colour.")
                                    .arg(formatSignificant(std::pow(10.0, countRange_.first), 3));
     }
-    hint_->setText(hint);
+    if (hint_->text() != hint) {
+        hint_->setText(hint);
+    }
 }
 
 void TableTab::updateAxisTicks() {
@@ -1056,6 +1070,8 @@ void TableTab::updateSelectionItems() {
 
 void TableTab::updateReadout() {
     readout_.reset();
+    ++readoutGeneration_;
+    readoutPending_ = false;
     if (!layers_ || !selColumns_ || (!oneD() && !selRows_)) {
         readoutLabel_->setText(oneD() ? tr("Drag across the bars to select a range of bins.")
                                       : tr("Drag a rectangle on any heatmap to select a box."));
@@ -1084,38 +1100,64 @@ void TableTab::updateReadout() {
             r.estimate += layers_->estimate[static_cast<std::size_t>(i * nc + j)];
         }
     }
-    QString error;
-    if (inputs_->cellNoise) {
-        auto q = queryReadout(t, r.query, *inputs_->cellNoise, level_, inputs_->noisy);
-        if (q) {
-            r.truth = q->truth;
-            r.noisy = q->noisy.value_or(0);
-            r.exact = *q;
+    dpxBox_->setText(qs(r.dpxBox));
+    readoutLabel_->setText(
+        QStringLiteral("<p>%1</p><p>%2</p>")
+            .arg(qs(r.query.describe(t)).toHtmlEscaped(),
+                 tr("Computing the answers and their exact errors over %1 cells…")
+                     .arg(qs(cellCountText(r.cells)))));
+    // The exact error of a sum of thousands of cell noises takes a quadrature (tens of
+    // milliseconds): on a worker, so that an ε change only waits for the drawing.
+    readoutPending_ = true;
+    const quint64 gen = readoutGeneration_;
+    auto in = inputs_;
+    const double level = level_;
+    readoutWatcher_->setFuture(QtConcurrent::run([in, r, level, gen]() mutable {
+        ReadoutJob job;
+        job.generation = gen;
+        const ContingencyTable& tt = in->truth;
+        if (in->cellNoise) {
+            auto q = queryReadout(tt, r.query, *in->cellNoise, level, in->noisy);
+            if (q) {
+                r.truth = q->truth;
+                r.noisy = q->noisy.value_or(0);
+                r.exact = *q;
+            } else {
+                job.error = q.error().message;
+            }
         } else {
-            error = qs(q.error().message);
+            auto truth = trueAnswer(tt, r.query);
+            auto noisy = noisyAnswer(tt, r.query, in->noisy);
+            if (truth && noisy) {
+                r.truth = *truth;
+                r.noisy = *noisy;
+            } else {
+                job.error = (truth ? noisy.error() : truth.error()).message;
+            }
         }
+        job.readout = std::move(r);
+        return job;
+    }));
+}
+
+void TableTab::showReadout(ReadoutJob job) {
+    if (job.generation != readoutGeneration_ || !inputs_) {
+        return;  // a newer box, level or release was asked for meanwhile
     }
-    if (!r.exact && error.isEmpty()) {
-        auto truth = trueAnswer(t, r.query);
-        auto noisy = noisyAnswer(t, r.query, inputs_->noisy);
-        if (truth && noisy) {
-            r.truth = *truth;
-            r.noisy = *noisy;
-        } else {
-            error = qs((truth ? noisy.error() : truth.error()).message);
-        }
-    }
-    if (!error.isEmpty()) {
+    readoutPending_ = false;
+    TableBoxReadout r = std::move(job.readout);
+    if (!job.error.empty()) {
         readoutLabel_->setText(
-            tr("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
-        dpxBox_->setText(qs(r.dpxBox));
+            tr("<span style='color:#c62828'>%1</span>").arg(qs(job.error).toHtmlEscaped()));
+        Q_EMIT drawn();
         return;
     }
-    QString html = QStringLiteral("<table cellspacing='2'>");
+    const ContingencyTable& t = inputs_->truth;
+    QString html = QStringLiteral("<p>%1</p><table cellspacing='2'>")
+                       .arg(qs(r.query.describe(t)).toHtmlEscaped());
     auto row = [&](const QString& name, const QString& value) {
         html += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr>").arg(name, value);
     };
-    html.prepend(QStringLiteral("<p>%1</p>").arg(qs(r.query.describe(t)).toHtmlEscaped()));
     row(tr("Cells"), qs(cellCountText(r.cells)));
     row(tr("True answer"), valueText(static_cast<double>(r.truth)));
     row(tr("Noisy answer"), valueText(r.noisy));
@@ -1125,7 +1167,7 @@ void TableTab::updateReadout() {
         const QueryReadout& q = *r.exact;
         row(tr("Expected RMSE"), formatErrorValue(q.rmse));
         row(tr("Expected |error|"), formatErrorValue(q.meanAbsError));
-        row(tr("%1 % interval").arg(level_ * 100, 0, 'f', 0),
+        row(tr("%1 % interval").arg(q.level * 100, 0, 'f', 0),
             tr("noisy ± %1").arg(formatErrorValue(q.halfWidth, 4)));
         row(QString(),
             tr("[%1, %2]").arg(valueText(r.noisy - q.halfWidth), valueText(r.noisy + q.halfWidth)));
@@ -1139,8 +1181,9 @@ void TableTab::updateReadout() {
                              .arg(inputs_->mechanismName.toHtmlEscaped()));
     }
     readoutLabel_->setText(html);
-    dpxBox_->setText(qs(r.dpxBox));
     readout_ = std::move(r);
+    Q_EMIT readoutReady();
+    Q_EMIT drawn();
 }
 
 QString TableTab::readoutText() const {

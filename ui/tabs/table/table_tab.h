@@ -83,7 +83,10 @@ public:
     void selectBox(BinRange rows, BinRange columns);
     void selectRange(BinRange bins);
     void clearSelection();
+    // The readout of the selected box, once computed: the answers and exact errors are computed on
+    // a worker (readoutBusy() meanwhile; readoutReady() when shown).
     const std::optional<TableBoxReadout>& readout() const { return readout_; }
+    bool readoutBusy() const { return readoutPending_; }
     QString readoutText() const;  // the readout as shown, without markup
 
     // The marginal drawn (the three layers), the marginals listed (k > 2).
@@ -102,14 +105,16 @@ public:
     QCustomPlot* heatmapPlot() const { return heat_; }
     QCustomPlot* barPlot() const { return bars_; }
     QTableWidget* marginalsTable() const { return marginals_; }
-    // Waiting for marginals summed off the GUI thread.
-    bool busy() const { return pending_; }
+    // Waiting for marginals summed, or a readout computed, off the GUI thread.
+    bool busy() const { return pending_ || readoutPending_; }
     // The drawn marginal as CSV (labels, true, noisy, estimate, error), as exported.
     QString csvText() const;
 
 Q_SIGNALS:
-    // The view has been drawn for the current inputs.
+    // The view has been drawn for the current inputs (again when a readout arrives).
     void drawn();
+    // The selected box's readout is shown.
+    void readoutReady();
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -124,6 +129,12 @@ private:
         bool withList = false;  // errors computed (else the listed ones stay)
         quint64 generation = 0;
     };
+    struct ReadoutJob {
+        quint64 generation = 0;
+        TableBoxReadout readout;
+        std::string error;
+    };
+    void showReadout(ReadoutJob job);
     static Computed compute(std::shared_ptr<const TableViewInputs> inputs, std::size_t rows,
                             std::size_t columns, bool withList);
 
@@ -164,6 +175,9 @@ private:
     std::optional<TableBoxReadout> readout_;
     QFutureWatcher<Computed>* watcher_ = nullptr;
     quint64 generation_ = 0;
+    QFutureWatcher<ReadoutJob>* readoutWatcher_ = nullptr;
+    quint64 readoutGeneration_ = 0;
+    bool readoutPending_ = false;
     bool pending_ = false;
     bool filling_ = false;  // combo boxes being set from the state
     // Drag state.

@@ -108,6 +108,11 @@ double bruteBox(const ContingencyTable& t, const std::vector<double>& values,
     return s;
 }
 
+// The readout's answers and errors are computed on a worker: wait for them.
+bool waitReadout(const TableTab& tab) {
+    return QTest::qWaitFor([&] { return !tab.readoutBusy(); }, 60000);
+}
+
 std::vector<double> truthValues(const ContingencyTable& t) {
     return {t.denseCounts().begin(), t.denseCounts().end()};
 }
@@ -324,6 +329,8 @@ void TestTableTab::readoutEqualsQueryReadout() {
     tab.setInputs(in);
     tab.setPair(2, 0);  // rows c, columns a
     tab.selectBox(BinRange{1, 3}, BinRange{0, 2});
+    QVERIFY(tab.readoutBusy());
+    QVERIFY(waitReadout(tab));
     QVERIFY(tab.readout());
     const ui::TableBoxReadout& r = *tab.readout();
     const std::vector<BinRange> box = {{0, 2}, {0, 2}, {1, 3}};  // a, b (all), c
@@ -352,6 +359,7 @@ void TestTableTab::readoutEqualsQueryReadout() {
     QVERIFY2(text.contains(QStringLiteral("95 % interval")), qPrintable(text));
     // Another level: the interval of queryReadout at that level.
     tab.setLevel(0.99);
+    QVERIFY(waitReadout(tab));
     const auto ref99 = queryReadout(in.truth, r.query, *in.cellNoise, 0.99, in.noisy);
     QVERIFY(ref99 && tab.readout() && tab.readout()->exact);
     QCOMPARE(tab.readout()->exact->halfWidth, ref99->halfWidth);
@@ -381,6 +389,7 @@ void TestTableTab::readoutByMouseDrag() {
     QTest::mousePress(plot, Qt::LeftButton, {}, pixel(2, 3));
     QTest::mouseMove(plot, pixel(4, 5));
     QTest::mouseRelease(plot, Qt::LeftButton, {}, pixel(5, 7));
+    QVERIFY(waitReadout(tab));
     QVERIFY(tab.readout());
     const std::vector<BinRange> box = {{2, 5}, {3, 7}};
     QCOMPARE(tab.readout()->query.box, box);
@@ -409,6 +418,7 @@ void TestTableTab::newReleaseKeepsPairAndSelection() {
     QSignalSpy drawn(&tab, &TableTab::drawn);
     tab.setInputs(next);
     QCOMPARE(drawn.count(), 1);
+    QVERIFY(waitReadout(tab));
     QCOMPARE(tab.rowAttribute(), std::size_t{1});
     QCOMPARE(tab.columnAttribute(), std::size_t{2});
     QVERIFY(tab.readout());
@@ -435,6 +445,7 @@ void TestTableTab::oneAttributeBarsAndRange() {
     tab.selectBox(BinRange{0, 1}, BinRange{0, 1});  // no boxes on a 1-D view
     QVERIFY(!tab.readout());
     tab.selectRange(BinRange{1, 2});
+    QVERIFY(waitReadout(tab));
     QVERIFY(tab.readout());
     const auto ref = queryReadout(in.truth, tab.readout()->query, *in.cellNoise, 0.95, in.noisy);
     QVERIFY(ref);
@@ -487,6 +498,7 @@ void TestTableTab::noNoiseLawShowsNoExactError() {
     in.mechanismName = QStringLiteral("Random DP");
     tab.setInputs(in);
     tab.selectBox(BinRange{1, 2}, BinRange{0, 1});
+    QVERIFY(waitReadout(tab));
     QVERIFY(tab.readout());
     QVERIFY(!tab.readout()->exact);
     const auto truth = trueAnswer(in.truth, tab.readout()->query);

@@ -136,8 +136,8 @@ void TestTableWindow::screenshots() {
                     tab->setInputs(release(t, eps));
                     tab->setLogScale(skewed);
                     tab->selectBox(BinRange{10, 40}, BinRange{5, 30});
-                    QTest::qWait(150);
-                    QVERIFY(!tab->busy());
+                    QVERIFY(QTest::qWaitFor([&] { return !tab->busy(); }, 60000));
+                    QTest::qWait(100);
                     const QImage plot = tab->heatmapPlot()->grab().toImage();
                     QVERIFY2(colours(plot) > 50, qPrintable(QString::number(colours(plot))));
                     QVERIFY(tab->readout());
@@ -181,13 +181,15 @@ void TestTableWindow::screenshots() {
     tab->setInputs(release(*three, 0.5));
     tab->setLogScale(false);
     tab->selectBox(BinRange{5, 15}, BinRange{3, 9});
-    QTest::qWait(150);
+    QVERIFY(QTest::qWaitFor([&] { return !tab->busy(); }, 60000));
+    QTest::qWait(100);
     QVERIFY(w.grab().save(dir + QStringLiteral("/table-k3.png")));
     const auto one = three->marginal(std::vector<std::size_t>{0});
     QVERIFY(one);
     tab->setInputs(release(*one, 0.5));
     tab->selectRange(BinRange{10, 20});
-    QTest::qWait(150);
+    QVERIFY(QTest::qWaitFor([&] { return !tab->busy(); }, 60000));
+    QTest::qWait(100);
     QVERIFY(w.grab().save(dir + QStringLiteral("/table-k1.png")));
 }
 
