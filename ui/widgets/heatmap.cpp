@@ -1,5 +1,6 @@
 #include "ui/widgets/heatmap.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ui/widgets/number_format.h"
@@ -40,6 +41,18 @@ QString decadeLabel(int k) {
         return QString::number(std::pow(10.0, k), 'g', 3);
     }
     return QStringLiteral("10") + superscriptInteger(k);
+}
+
+QSharedPointer<QCPAxisTickerText> decadeTicker(double lo, double hi) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    const int first = static_cast<int>(std::ceil(lo - 1e-9));
+    const int last = static_cast<int>(std::floor(hi + 1e-9));
+    const int step = std::max(1, static_cast<int>(std::ceil((last - first) / 6.0)));
+    for (int k = last; k >= first; k -= step) {
+        ticker->addTick(k, decadeLabel(k));
+    }
+    ticker->setSubTickCount(0);
+    return ticker;
 }
 
 }  // namespace dpx::ui

@@ -77,9 +77,11 @@ QLabel* makeChip(const QString& objectName) {
 std::pair<QCPColorMap*, QCPColorScale*> setupMatrixHeatmap(QCustomPlot* plot,
                                                            const QColor& nanColour) {
     auto* map = addHeatmap(plot->axisRect(), nanColour);
+    const QCPColorGradient gradient = map->gradient();
     auto* scale = makeColorScale(plot);
     plot->plotLayout()->addElement(0, 1, scale);
     map->setColorScale(scale);
+    map->setGradient(gradient);  // attaching took the scale's default gradient
     auto* margins = new QCPMarginGroup(plot);
     plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     scale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);

@@ -811,15 +811,7 @@ void TableTab::fillHeatmaps() {
     }
     maps_[3]->setDataRange(QCPRange(errorRange_.first, errorRange_.second));
     if (log_) {
-        auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-        const int first = static_cast<int>(std::ceil(countRange_.first - 1e-9));
-        const int last = static_cast<int>(std::floor(countRange_.second + 1e-9));
-        const int step = std::max(1, static_cast<int>(std::ceil((last - first) / 6.0)));
-        for (int k = last; k >= first; k -= step) {
-            ticker->addTick(k, decadeLabel(k));
-        }
-        ticker->setSubTickCount(0);
-        countScale_->axis()->setTicker(ticker);
+        countScale_->axis()->setTicker(decadeTicker(countRange_.first, countRange_.second));
         countScale_->axis()->setLabel(tr("count (log scale)"));
     } else {
         countScale_->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
