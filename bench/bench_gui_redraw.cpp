@@ -59,6 +59,20 @@
 //   shown), per plot the mean replots per change (0 on hidden tabs) and the median replot
 //   and paint times (beforeReplot → afterReplot, which includes a synchronous repaint; paint
 //   events timed by an event filter that delivers them itself).
+//
+// The Table tab (issue #19, --table-scenarios, after the scenarios above): a 256 × 256 table
+// (`skewed-256`: counts falling off geometrically from one corner, every cell occupied;
+// `sparse-256`: 5 % of the cells occupied) on the Table tab, and --changes ε changes. The window
+// does not yet derive a table's release from the document, so the bench plays the data side: for
+// each change it draws the new noisy table (Laplace, b = 1/ε; estimate clamped at 0) beforehand,
+// then times TableTab::setInputs → the tab's visible plot painted (the same flush as above), with
+// no box selected and with a 64 × 64 box selected (its readout recomputed: queryReadout on 4 096
+// cells, on a worker: readout_ms is t0 → the readout shown, not part of the redraw). One line per
+// scenario and selection:
+//   RESULT case=table-redraw scenario=S box=none|64x64 median_ms=… p90_ms=… set_ms=… paint_ms=…
+//   gui_cpu_ms=… readout_ms=…
+// gui_cpu_ms is the GUI thread's CPU time over t0 → painted (CLOCK_THREAD_CPUTIME_ID): the work
+// itself, without the waits for a core when the machine is shared.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEvent>
@@ -70,7 +84,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -82,6 +98,7 @@
 #include "ui/tabs/errors_tab.h"
 #include "ui/tabs/histogram_tab.h"
 #include "ui/tabs/matrix/matrix_tab.h"
+#include "ui/tabs/table/table_tab.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace {
@@ -330,6 +347,66 @@ void settle(MainWindow& w, double settleSeconds) {
     QCoreApplication::processEvents();
 }
 
+// CPU time of the calling thread (the GUI thread's own work, whatever else the machine runs).
+double threadCpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// Records the end of the last paint of one widget.
+class PaintClock : public QObject {
+public:
+    explicit PaintClock(QWidget* w) : w_(w) { w->installEventFilter(this); }
+    Clock::time_point last{};
+    double paintMs = 0;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (watched == w_ && event->type() == QEvent::Paint && !inPaint_) {
+            const auto start = Clock::now();
+            inPaint_ = true;
+            static_cast<QObject*>(w_)->event(event);
+            inPaint_ = false;
+            last = Clock::now();
+            paintMs = msBetween(start, last);
+            return true;
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QWidget* w_;
+    bool inPaint_ = false;
+};
+
+// The bench's 256 × 256 tables (see the header).
+dpx::ContingencyTable benchTable(const std::string& name, std::uint64_t n) {
+    std::vector<dpx::Attribute> attrs;
+    for (const char* a : {"row", "column"}) {
+        dpx::Attribute at;
+        at.name = a;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            at.labels.push_back(std::to_string(i));
+        }
+        attrs.push_back(at);
+    }
+    std::mt19937_64 rng(19);
+    std::vector<std::int64_t> counts(n * n, 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        for (std::uint64_t j = 0; j < n; ++j) {
+            const auto c = static_cast<std::size_t>(i * n + j);
+            if (name == "skewed-256") {
+                counts[c] = static_cast<std::int64_t>(
+                    std::floor(5000.0 * std::exp(-static_cast<double>(i + j) / 24.0)) + 1);
+            } else if (rng() % 20 == 0) {
+                counts[c] = static_cast<std::int64_t>(1 + rng() % 50);
+            }
+        }
+    }
+    return *dpx::ContingencyTable::dense(std::move(attrs), std::move(counts));
+}
+
 struct Scenario {
     std::string name;
     qint64 rows = 0;
@@ -366,6 +443,7 @@ int main(int argc, char** argv) {
                      {"quiet-long-trials", "100"},
                      {"settle-s", "30"},
                      {"timeout-s", "120"},
+                     {"table-scenarios", "skewed-256,sparse-256"},
                      {"width", "1600"},
                      {"height", "1000"}});
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
@@ -656,6 +734,94 @@ int main(int argc, char** argv) {
                     std::fflush(stdout);
                 }
             }
+        }
+    }
+    // The Table tab.
+    dpx::ui::TableTab* table = w.tableView();
+    if (!o.list("table-scenarios").empty()) {
+        w.engine()->runner()->cancelAll();
+        w.engine()->runner()->waitForIdle(2000);
+        w.showTab(QStringLiteral("table"));
+        spin(50);
+    }
+    PaintClock tablePaint(table->heatmapPlot());
+    for (const std::string& name : o.list("table-scenarios")) {
+        if (name != "skewed-256" && name != "sparse-256") {
+            std::fprintf(stderr, "unknown table scenario '%s'\n", name.c_str());
+            return 2;
+        }
+        const dpx::ContingencyTable truth = benchTable(name, 256);
+        std::mt19937_64 rng(7);
+        std::exponential_distribution<double> expo(1.0);
+        std::size_t next = 0;
+        auto release = [&](double eps) {
+            dpx::ui::TableViewInputs in;
+            in.truth = truth;
+            const double b = 1 / eps;
+            for (std::int64_t c : truth.denseCounts()) {
+                const double z = static_cast<double>(c) + b * (expo(rng) - expo(rng));
+                in.noisy.push_back(z);
+                in.estimate.push_back(std::max(0.0, z));
+            }
+            in.cellNoise = dpx::NoiseDistribution::laplace(b);
+            in.epsilon = eps;
+            in.mechanismName = QStringLiteral("Laplace");
+            return in;
+        };
+        table->setInputs(release(1));
+        spin(50);
+        for (const bool box : {false, true}) {
+            if (box) {
+                table->selectBox(dpx::BinRange{32, 95}, dpx::BinRange{64, 127});
+            } else {
+                table->clearSelection();
+            }
+            spin(20);
+            std::vector<double> total, set, paint, readout, cpu;
+            int fallbacks = 0;
+            for (int k = 0; k < warmup + changes; ++k) {
+                dpx::ui::TableViewInputs in = release(epsilons[next++ % epsilons.size()]);
+                const double cpu0 = threadCpuMs();
+                const auto t0 = Clock::now();
+                table->setInputs(std::move(in));
+                const auto t1 = Clock::now();
+                QCoreApplication::sendPostedEvents(table->heatmapPlot(), QEvent::MetaCall);
+                QCoreApplication::sendPostedEvents(&w, QEvent::UpdateRequest);
+                if (tablePaint.last < t0) {
+                    ++fallbacks;
+                    QElapsedTimer t;
+                    t.start();
+                    while (tablePaint.last < t0 && t.elapsed() < timeoutMs) {
+                        QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents, 5);
+                    }
+                }
+                const auto t2 = Clock::now();
+                const double cpu2 = threadCpuMs();
+                // The box's readout (answers, exact errors) arrives from a worker afterwards.
+                QElapsedTimer waited;
+                waited.start();
+                while (table->readoutBusy() && waited.elapsed() < timeoutMs) {
+                    QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents, 1);
+                }
+                const auto t3 = Clock::now();
+                if (k >= warmup) {
+                    total.push_back(msBetween(t0, t2));
+                    set.push_back(msBetween(t0, t1));
+                    paint.push_back(tablePaint.paintMs);
+                    readout.push_back(msBetween(t0, t3));
+                    cpu.push_back(cpu2 - cpu0);
+                }
+                spin(5);
+            }
+            std::printf(
+                "RESULT case=table-redraw scenario=%s box=%s median_ms=%.3f p90_ms=%.3f "
+                "max_ms=%.3f changes=%zu set_ms=%.3f paint_ms=%.3f gui_cpu_ms=%.3f readout_ms=%.3f "
+                "fallback=%d load=%s\n",
+                name.c_str(), box ? "64x64" : "none", median(total), quantile(total, 0.9),
+                quantile(total, 1), total.size(), median(set), median(paint), median(cpu),
+                box ? median(readout) : 0.0, fallbacks, loadAverage().c_str());
+            std::fflush(stdout);
+            failures += table->readout().has_value() == box ? 0 : 1;
         }
     }
     w.engine()->runner()->cancelAll();

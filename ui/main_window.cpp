@@ -43,6 +43,7 @@
 #include "ui/tabs/matrix/matrix_tab.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
 #include "ui/tabs/risk_tab.h"
+#include "ui/tabs/table/table_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/widgets/qcustomplot_include.h"
 
@@ -51,10 +52,10 @@ void dpxInitResources();  // resources/dpx_resources.cpp
 namespace dpx::ui {
 
 namespace {
-const QString kTabIds[] = {QStringLiteral("histogram"),      QStringLiteral("matrix"),
-                           QStringLiteral("errors"),         QStringLiteral("risk"),
-                           QStringLiteral("tradeoff"),       QStringLiteral("budget"),
-                           QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms")};
+const QString kTabIds[] = {
+    QStringLiteral("histogram"),      QStringLiteral("matrix"),     QStringLiteral("errors"),
+    QStringLiteral("risk"),           QStringLiteral("tradeoff"),   QStringLiteral("budget"),
+    QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"), QStringLiteral("table")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
 
@@ -115,6 +116,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     budget_ = new BudgetTab(engine_->runner());
     ldpTab_ = new LdpExperimentTab(engine_->runner());
     moreTab_ = new MoreMechanismsTab(engine_->runner());
+    table_ = new TableTab;
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
@@ -125,6 +127,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(budget_, tr("&Budget"));
     tabs_->addTab(ldpTab_, tr("&Local DP experiment"));
     tabs_->addTab(moreTab_, tr("More mechan&isms"));
+    tabs_->addTab(table_, tr("Ta&ble"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
@@ -142,6 +145,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->setTabToolTip(7, tr("From Hall 2012 and the Kamath & Ullman primer: sparse histograms, "
                                "random DP, the exponential mechanism, vector means and a private "
                                "density estimate (KDE)"));
+    tabs_->setTabToolTip(8, tr("A table of several attributes: true, noisy, estimate and error "
+                               "heatmaps of two attributes, box queries with their exact expected "
+                               "error, and the errors of every 1- and 2-way marginal"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -315,6 +321,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(ldpTab_, &LdpExperimentTab::finished, this, &MainWindow::tryScreenshot);
     connect(moreTab_, &MoreMechanismsTab::exportPlotRequested, this, &MainWindow::exportPlot);
     connect(moreTab_, &MoreMechanismsTab::finished, this, &MainWindow::tryScreenshot);
+    connect(table_, &TableTab::drawn, this, &MainWindow::tryScreenshot);
     connect(moreTab_, &MoreMechanismsTab::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(tradeoff_, &TradeoffTab::settingsEdited, this, [this] {
@@ -828,6 +835,8 @@ QCustomPlot* MainWindow::currentPlot() const {
             return ldpTab_->currentPlot();
         case 7:
             return moreTab_->currentPlot();
+        case 8:
+            return table_->currentPlot();
     }
     return nullptr;
 }
@@ -1137,6 +1146,9 @@ void MainWindow::tryScreenshot() {
     }
     if (tabs_->currentWidget() == moreTab_ && moreTab_->busy()) {
         return;  // wait for the page's result (finished calls again)
+    }
+    if (tabs_->currentWidget() == table_ && table_->busy()) {
+        return;  // wait for the marginals summed off the GUI thread (drawn calls again)
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();

@@ -1,6 +1,6 @@
 // The DP Explorer window: data and mechanism panels on the left; tabs "Histogram", "Mechanism
-// matrix", "Errors", "Risk", "Trade-off", "Budget", "Local DP experiment" and "More mechanisms"
-// in the centre; long computations with progress and a cancel button in the
+// matrix", "Errors", "Risk", "Trade-off", "Budget", "Local DP experiment", "More mechanisms" and
+// "Table" in the centre; long computations with progress and a cancel button in the
 // status bar. Every control changes the ExplorerDocument; the ExplorerEngine recomputes on worker
 // threads; this class only routes results to the views and draws.
 #pragma once
@@ -34,6 +34,7 @@ class MechanismPanel;
 class MoreMechanismsTab;
 class ReleaseController;
 class RiskTab;
+class TableTab;
 class TradeoffTab;
 
 class MainWindow : public QMainWindow {
@@ -53,6 +54,8 @@ public:
     LdpExperimentTab* ldpExperimentTab() const { return ldpTab_; }
     BudgetTab* budgetView() const { return budget_; }
     MoreMechanismsTab* moreMechanismsTab() const { return moreTab_; }
+    // The Table tab; the window hands it a table and its release with TableTab::setInputs.
+    TableTab* tableView() const { return table_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
     // File → Release histogram…, its button and the status bar's ledger label.
@@ -62,7 +65,7 @@ public:
     Status openCsv(const QString& path);
     Status openSqlite(const QString& path);
     Status openSession(const QString& path);
-    // Shows the tab "histogram", "matrix", "errors", "risk", "tradeoff" or "budget".
+    // Shows the tab "histogram", "matrix", "errors", "risk", "tradeoff", "budget" or "table".
     bool showTab(const QString& name);
     // Saves the whole window as PNG once every computation (including the quick Monte Carlo
     // pass) has been drawn, then emits screenshotSaved.
@@ -114,6 +117,7 @@ private:
     TradeoffTab* tradeoff_;
     LdpExperimentTab* ldpTab_;
     MoreMechanismsTab* moreTab_;
+    TableTab* table_;
     BudgetTab* budget_;
     ReleaseController* releaseCtl_ = nullptr;
     bool syncingBudget_ = false;  // the view is being set from the document or the data

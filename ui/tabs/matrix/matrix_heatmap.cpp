@@ -159,15 +159,7 @@ void MatrixTab::fillHeatmap() {
         }
         colorMap_->setDataRange(QCPRange(lo, hi));
         // Decade ticks labelled as probabilities.
-        auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-        const int first = static_cast<int>(std::ceil(lo - 1e-9));
-        const int last = static_cast<int>(std::floor(hi + 1e-9));
-        const int step = std::max(1, static_cast<int>(std::ceil((last - first) / 6.0)));
-        for (int k = last; k >= first; k -= step) {
-            ticker->addTick(k, decadeLabel(k));
-        }
-        ticker->setSubTickCount(0);
-        colorScale_->axis()->setTicker(ticker);
+        colorScale_->axis()->setTicker(decadeTicker(lo, hi));
         colorScale_->axis()->setNumberFormat(QStringLiteral("g"));  // labels as given
         colorScale_->axis()->setLabel(tr("P[output i | true count j] (log scale)"));
         const bool hasZero = std::any_of(p.begin(), p.end(), [](double v) { return v == 0; });

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ui/tabs/matrix/matrix_tab.h"
+#include "ui/widgets/heatmap.h"
 #include "ui/widgets/integer_ticker.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_style.h"
@@ -21,13 +22,6 @@ QString achievedText(double achieved) {
         return MatrixTab::tr("∞ (a zero faces a non-zero entry)");
     }
     return formatSignificantOrSymbol(achieved, 4);
-}
-
-QString decadeLabel(int k) {
-    if (k >= -2 && k <= 2) {
-        return QString::number(std::pow(10.0, k), 'g', 3);
-    }
-    return QStringLiteral("10") + superscriptInteger(k);
 }
 
 void setupCountAxis(QCPAxis* axis, const QString& label) {
@@ -82,26 +76,12 @@ QLabel* makeChip(const QString& objectName) {
 
 std::pair<QCPColorMap*, QCPColorScale*> setupMatrixHeatmap(QCustomPlot* plot,
                                                            const QColor& nanColour) {
-    plot->yAxis->setRangeReversed(true);
-    plot->xAxis->grid()->setVisible(false);
-    plot->yAxis->grid()->setVisible(false);
-    plot->axisRect()->setupFullAxesBox(false);
-    plot->xAxis2->setTicks(false);
-    plot->yAxis2->setTicks(false);
-    auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
-    map->setInterpolate(false);
-    map->setTightBoundary(false);
-    auto* scale = new QCPColorScale(plot);
-    scale->setType(QCPAxis::atRight);
-    scale->setBarWidth(14);
-    scale->setRangeDrag(false);
-    scale->setRangeZoom(false);
+    auto* map = addHeatmap(plot->axisRect(), nanColour);
+    const QCPColorGradient gradient = map->gradient();
+    auto* scale = makeColorScale(plot);
     plot->plotLayout()->addElement(0, 1, scale);
     map->setColorScale(scale);
-    QCPColorGradient g = viridisGradient();
-    g.setNanHandling(QCPColorGradient::nhNanColor);
-    g.setNanColor(nanColour);
-    map->setGradient(g);
+    map->setGradient(gradient);  // attaching took the scale's default gradient
     auto* margins = new QCPMarginGroup(plot);
     plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     scale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/count/count_analysis.h"
+#include "ui/widgets/heatmap.h"
 
 class QCPAxis;
 class QCPColorMap;
@@ -73,13 +74,10 @@ inline constexpr std::array<PropertyText, 7> kPropertyTexts{{
 QString trView(const char* text);
 // The achieved privacy level of a matrix: "∞ (…)" when a zero faces a non-zero entry.
 QString achievedText(double achieved);
-// "1", "0.1", "0.01", "10⁻³", … for the decades of the log colour scale.
-QString decadeLabel(int k);
 // An axis of counts: integer ticks, no decimals.
 void setupCountAxis(QCPAxis* axis, const QString& label);
-// A matrix heatmap on `plot`: y reversed (row 0 on top), no grid, a framing box without ticks, a
-// colour map without interpolation in viridis (NaN cells in `nanColour`) and a colour scale on the
-// right that neither drags nor zooms, aligned with the axis rect.
+// A matrix heatmap on `plot` (addHeatmap in ui/widgets/heatmap.h) with its colour scale
+// (makeColorScale) on the right, aligned with the axis rect.
 std::pair<QCPColorMap*, QCPColorScale*> setupMatrixHeatmap(QCustomPlot* plot,
                                                            const QColor& nanColour);
 // `base` in bold, scaled by `scale`.
