@@ -20,6 +20,7 @@ ExplorerEngine::ExplorerEngine(ExplorerDocument* doc, QObject* parent)
         dataset_.source = doc_->state().data.source;
         dataset_.error = tr("Loading was cancelled. Press Reload in the data panel to load again.");
         loadedFrom_ = doc_->state();
+        doc_->setTable(nullptr);
         Q_EMIT datasetReady(dataset_);
         startRelease();
     });
@@ -73,6 +74,7 @@ void ExplorerEngine::startData() {
             dataPending_ = false;
             dataset_ = std::move(r);
             loadedFrom_ = s;
+            doc_->setTable(dataset_.error.isEmpty() ? dataset_.jointTable : nullptr);
             Q_EMIT datasetReady(dataset_);
             startRelease();
         },
