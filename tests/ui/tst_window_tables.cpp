@@ -38,6 +38,7 @@
 using namespace dpx;
 using namespace dpx::ui;
 using dpx::ui::test::applyAndWait;
+using dpx::ui::test::waitForData;
 
 namespace {
 
@@ -99,23 +100,23 @@ std::map<std::uint64_t, std::int64_t> writeSurvey(const QString& path) {
     return cells;
 }
 
-ExplorerState surveyState(const QString& path) {
+// A CSV file's column with its binning (one attribute).
+ExplorerState csvState(const QString& path, const QString& column, const ColumnBinning& binning) {
     ExplorerState s;
     s.data.source = SourceKind::Csv;
     s.data.csvPath = path;
-    s.data.column = QStringLiteral("q0");
-    s.data.binning = binary();
+    s.data.column = column;
+    s.data.binning = binning;
+    return s;
+}
+
+ExplorerState surveyState(const QString& path) {
+    ExplorerState s = csvState(path, QStringLiteral("q0"), binary());
     for (int j = 1; j < 16; ++j) {
         s.data.moreColumns.push_back({QStringLiteral("q%1").arg(j), binary()});
     }
     s.mechanism.epsilon = 1;
     return s;
-}
-
-// Waits for the window's first computation (the built-in example at start-up).
-bool waitForData(MainWindow& w) {
-    QSignalSpy shown(&w, &MainWindow::releaseShown);
-    return w.engine()->dataset().histogram.has_value() || shown.wait(30000);
 }
 
 QByteArray readFile(const QString& path) {
@@ -171,7 +172,7 @@ private Q_SLOTS:
         QCOMPARE(d.sensitivity.l2, 1.0);
         const QString summary = w.dataPanel()->summaryLabel()->text();
         QVERIFY2(summary.contains(QStringLiteral("16 attributes")), qPrintable(summary));
-        QVERIFY2(summary.contains(QStringLiteral("= %1 cells").arg(QLocale().toString(65536))),
+        QVERIFY2(summary.contains(QStringLiteral("<br>%1 cells").arg(QLocale().toString(65536))),
                  qPrintable(summary));
         QVERIFY2(
             summary.contains(QStringLiteral("%1 occupied")
@@ -271,11 +272,8 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(waitForData(w));
-        ExplorerState s;
-        s.data.source = SourceKind::Csv;
-        s.data.csvPath = csv;
-        s.data.column = QStringLiteral("sex");
-        s.data.binning = categories({QStringLiteral("Female"), QStringLiteral("Male")});
+        ExplorerState s = csvState(csv, QStringLiteral("sex"),
+                                   categories({QStringLiteral("Female"), QStringLiteral("Male")}));
         s.data.moreColumns.push_back(
             {QStringLiteral("class"),
              categories({QStringLiteral("<=50K"), QStringLiteral(">50K")})});
@@ -327,11 +325,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(waitForData(w));
-        ExplorerState s;
-        s.data.source = SourceKind::Csv;
-        s.data.csvPath = csv;
-        s.data.column = QStringLiteral("q3");
-        s.data.binning = binary();
+        const ExplorerState s = csvState(csv, QStringLiteral("q3"), binary());
         QVERIFY(applyAndWait(w, s));
         DataPanel* panel = w.dataPanel();
         QCOMPARE(panel->attributeList()->count(), 1);
@@ -414,16 +408,12 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(waitForData(w));
-        ExplorerState s;
-        s.data.source = SourceKind::Csv;
-        s.data.csvPath = csv;
-        s.data.column = QStringLiteral("a");
         ColumnBinning hundred;
         hundred.kind = BinningChoice::EqualWidth;
         hundred.bins = 100;
         hundred.rangeLo = 0;
         hundred.rangeHi = 100;
-        s.data.binning = hundred;
+        ExplorerState s = csvState(csv, QStringLiteral("a"), hundred);
         s.data.moreColumns.push_back({QStringLiteral("b"), hundred});
         s.data.moreColumns.push_back({QStringLiteral("c"), hundred});
         QVERIFY(applyAndWait(w, s));

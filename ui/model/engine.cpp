@@ -1,6 +1,7 @@
 #include "ui/model/engine.h"
 
 #include <QFileInfo>
+#include <algorithm>
 
 #include "ui/model/document.h"
 
@@ -117,7 +118,12 @@ void ExplorerEngine::startMonteCarlo(bool longPass) {
     const Scale scale = releaseScale_;
     // Its own seed stream: independent of the displayed draw.
     const std::uint64_t seed = releaseSeed_ ^ 0x5bd1e9955bd1e995ULL;
-    const std::uint64_t trials = longPass ? longTrials_ : kQuickTrials;
+    // The long pass draws trials × bins noise values: for a large table (65 536 cells and more)
+    // it is cut to about 2·10⁸ draws, never below the quick pass.
+    const std::uint64_t bins = std::max<std::uint64_t>(1, release.truth.size());
+    const std::uint64_t trials =
+        longPass ? std::max(kQuickTrials, std::min(longTrials_, kMaxMonteCarloDraws / bins))
+                 : kQuickTrials;
     runner_.run<MonteCarloErrors>(
         QStringLiteral("mc"),
         [release, scale, trials, seed](std::stop_token stop, JobProgress& p) {

@@ -668,7 +668,9 @@ void DataPanel::showAttributes(const ExplorerState& s) {
         QString text = QStringLiteral("%1. %2").arg(a + 1).arg(column);
         if (a < loadedBins_.size() &&
             sameBinningInputs(loadedFor_, s, a, a == 0 ? loadedColumns_.value(0) : QString())) {
-            text += tr(" — %n bin(s)", nullptr, static_cast<int>(loadedBins_[a]));
+            text += loadedBins_[a] == 1
+                        ? tr(" — 1 bin")
+                        : tr(" — %L1 bins").arg(static_cast<qulonglong>(loadedBins_[a]));
         }
         attributes_->item(static_cast<int>(a))->setText(text);
     }
@@ -944,12 +946,16 @@ void DataPanel::showDataset(const DatasetResult& r) {
             names << QString::fromStdString(a.name);
             sizes << QString::number(static_cast<qulonglong>(a.size()));
         }
-        text += tr("%L1 attributes: %2<br>%3 = %4 cells · %L5 occupied · %L6 rows · %L7 records "
-                   "counted · sensitivity Δ1 = %8, Δ2 = %9")
+        // The product written out while it stays short ("2 × 2 = 4 cells").
+        const QString cells = t.attributeCount() <= 4
+                                  ? sizes.join(QStringLiteral(" × ")) + QStringLiteral(" = ") +
+                                        cellsText(t.cellCount())
+                                  : cellsText(t.cellCount());
+        text += tr("%L1 attributes: %2<br>%3 cells · %L4 occupied · %L5 rows · %L6 records "
+                   "counted · sensitivity Δ1 = %7, Δ2 = %8")
                     .arg(static_cast<qulonglong>(t.attributeCount()))
                     .arg(names.join(QStringLiteral(" × ")).toHtmlEscaped())
-                    .arg(sizes.join(QStringLiteral(" × ")))
-                    .arg(cellsText(t.cellCount()))
+                    .arg(cells)
                     .arg(static_cast<qulonglong>(t.occupiedCount()))
                     .arg(r.rows)
                     .arg(static_cast<qlonglong>(t.total()))
