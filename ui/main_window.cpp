@@ -532,6 +532,9 @@ QString MainWindow::xTitle() const {
     if (d.column.isEmpty()) {
         return {};
     }
+    if (d.attributeColumns.size() > 1) {  // a table flattened: one bin per cell
+        return tr("cell of %1").arg(d.attributeColumns.join(QStringLiteral(" × ")));
+    }
     return d.unit.isEmpty() ? d.column : QStringLiteral("%1 (%2)").arg(d.column, d.unit);
 }
 
@@ -705,7 +708,7 @@ void MainWindow::updateTradeoff() {
         in.truth = d.histogram;
         in.sensitivity = d.sensitivity;
     } else {
-        in.message = d.error;
+        in.message = d.error.isEmpty() ? d.histogramWhy : d.error;
     }
     tradeoff_->setInputs(in);
 }

@@ -1,5 +1,5 @@
 // What the window tests share: apply a state to a MainWindow's document and wait until the
-// window has shown its result (releaseShown), or 30 s.
+// window has shown its result (releaseShown), or 30 s; wait for the window's first data.
 #pragma once
 
 #include <QSignalSpy>
@@ -7,6 +7,7 @@
 
 #include "ui/main_window.h"
 #include "ui/model/document.h"
+#include "ui/model/engine.h"
 #include "ui/model/explorer_state.h"
 
 namespace dpx::ui::test {
@@ -17,6 +18,12 @@ inline bool applyAndWait(MainWindow& w, const ExplorerState& s) {
         return false;
     }
     return shown.wait(30000) || !shown.isEmpty();
+}
+
+// Waits for the window's first computation (the built-in example at start-up).
+inline bool waitForData(MainWindow& w) {
+    QSignalSpy shown(&w, &MainWindow::releaseShown);
+    return w.engine()->dataset().histogram.has_value() || shown.wait(30000);
 }
 
 }  // namespace dpx::ui::test

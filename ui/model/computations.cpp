@@ -12,6 +12,7 @@
 #include "core/histogram/example_datasets.h"
 #include "core/ldp/metrics.h"
 #include "core/mechanisms/mechanism.h"
+#include "core/table/joint_binning.h"
 #include "io/sources/csv_reader.h"
 #include "io/sources/sql_source.h"
 
@@ -27,45 +28,43 @@ QString num(double v) {
     return q(formatNumber(v));
 }
 
-// The binning the state declares, with [lo, hi] for equal-width and integer bins when no range is
-// declared (the data's range). Auto is the caller's business.
-Expected<Binning> declaredBinning(const ExplorerState& s, double lo, double hi, bool dataRange) {
-    switch (s.data.binning.kind) {
+// The binning a column's choice declares, with [lo, hi] for equal-width and integer bins when no
+// range is declared (the data's range). Auto is the caller's business.
+Expected<Binning> declaredBinning(const ColumnBinning& c, double lo, double hi, bool dataRange) {
+    switch (c.kind) {
         case BinningChoice::EqualWidth: {
-            Binning b = Binning::equalWidth(s.data.binning.bins, lo, hi > lo ? hi : lo + 1,
-                                            OutOfRange::Drop);
+            Binning b = Binning::equalWidth(c.bins, lo, hi > lo ? hi : lo + 1, OutOfRange::Drop);
             // The data's maximum must be counted: a range taken from the data is closed.
-            b.closedHi = dataRange || s.data.binning.closedHi;
+            b.closedHi = dataRange || c.closedHi;
             return b;
         }
         case BinningChoice::Integer:
             return Binning::integers(std::floor(lo), std::ceil(hi), 1, OutOfRange::Drop);
         case BinningChoice::Categories: {
-            if (s.data.binning.categories.isEmpty()) {
+            if (c.categories.isEmpty()) {
                 return Binning::distinctValues(CategoryOrder::Sorted);
             }
             std::vector<std::string> list;
-            for (const QString& c : s.data.binning.categories) {
-                list.push_back(c.toStdString());
+            for (const QString& cat : c.categories) {
+                list.push_back(cat.toStdString());
             }
-            return Binning::fixedCategories(std::move(list), s.data.binning.unknownCategory);
+            return Binning::fixedCategories(std::move(list), c.unknownCategory);
         }
         case BinningChoice::Edges:
-            return Binning::fromEdges(s.data.binning.edges, OutOfRange::Drop,
-                                      s.data.binning.closedHi);
+            return Binning::fromEdges(c.edges, OutOfRange::Drop, c.closedHi);
         case BinningChoice::Auto:
             break;
     }
     return Error{"internal error: no declared binning"};
 }
 
-// The binning the state asks for, for this column of an in-memory table (examples).
-Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
+// The binning a column's choice asks for, for this column of an in-memory table (examples);
+// `example`: the example's own binning applies to its default column.
+Expected<Binning> binningFor(const ColumnBinning& c, const DataColumn& column,
                              const ExampleDataset* example) {
-    switch (s.data.binning.kind) {
+    switch (c.kind) {
         case BinningChoice::Auto:
-            if (example && (s.data.column.isEmpty() ||
-                            s.data.column.toStdString() == example->defaultColumn)) {
+            if (example && column.name() == example->defaultColumn) {
                 return example->defaultBinning;
             }
             return suggestBinning(column);
@@ -75,8 +74,8 @@ Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
                 return Error{"the column '" + column.name() +
                              "' holds text: use categories to bin it"};
             }
-            double lo = s.data.binning.rangeLo;
-            double hi = s.data.binning.rangeHi;
+            double lo = c.rangeLo;
+            double hi = c.rangeHi;
             const bool dataRange = lo == hi;
             if (dataRange) {  // the data's range
                 const ColumnProfile p = profileColumn(column);
@@ -86,11 +85,11 @@ Expected<Binning> binningFor(const ExplorerState& s, const DataColumn& column,
                 lo = p.min;
                 hi = p.max > p.min ? p.max : p.min + 1;
             }
-            return declaredBinning(s, lo, hi, dataRange);
+            return declaredBinning(c, lo, hi, dataRange);
         }
         case BinningChoice::Categories:
         case BinningChoice::Edges:
-            return declaredBinning(s, 0, 1, false);
+            return declaredBinning(c, 0, 1, false);
     }
     return Error{"unknown binning"};
 }
@@ -243,6 +242,71 @@ data::SqlConnectionSpec sqlSpecOf(const ExplorerState& s) {
 
 namespace {
 
+// "2,990 of 3,000 rows counted in a cell. 'age': 10 missing values skipped." Each row not counted
+// is reported once, by the first column that dropped it (core/table/joint_binning.h): only the
+// columns that dropped rows are named.
+QString jointReportText(std::int64_t counted, std::int64_t rows,
+                        const std::vector<std::string>& names,
+                        const std::vector<BinningReport>& reports) {
+    QString text = QObject::tr("%L1 of %L2 rows counted in a cell.").arg(counted).arg(rows);
+    for (std::size_t a = 0; a < names.size() && a < reports.size(); ++a) {
+        if (reports[a].used < reports[a].rows) {
+            text += QStringLiteral(" '%1': %2").arg(q(names[a]), q(reports[a].describe()));
+        }
+    }
+    return text;
+}
+
+// The histogram the views draw is the table flattened; a table too large for them keeps only
+// the table, with the reason.
+Status setJointTable(DatasetResult& r, ContingencyTable table, Neighbouring relation, int cap) {
+    auto sens = tableSensitivity(table, relation, ContributionBound{1, std::max(cap, 1)});
+    if (!sens) {
+        return sens.error();
+    }
+    r.sensitivity = *sens;
+    QStringList texts;
+    for (std::size_t a = 0; a < table.attributeCount() && a < r.binnings.size(); ++a) {
+        texts << QStringLiteral("%1: %2").arg(q(table.attribute(a).name),
+                                              q(r.binnings[a].describe()));
+    }
+    r.binningText = texts.join(QStringLiteral("; "));
+    if (table.isDense() && table.cellCount() <= static_cast<CellCount>(kMaxBins)) {
+        auto h = table.toHistogram();
+        if (!h) {
+            return h.error();
+        }
+        r.histogram = std::move(*h);
+    } else {
+        r.histogramWhy = QObject::tr(
+                             "The table has %1 cells (%L2 occupied), more than the %L3 bins the "
+                             "histogram views draw and release: see it in the Table tab.")
+                             .arg(q(cellCountText(table.cellCount())))
+                             .arg(static_cast<qulonglong>(table.occupiedCount()))
+                             .arg(static_cast<qlonglong>(kMaxBins));
+    }
+    r.jointTable = std::make_shared<const ContingencyTable>(std::move(table));
+    return okStatus();
+}
+
+// A table of one column: its histogram's bins as the one attribute (declared unless the bins
+// came from the data).
+void setSingleColumnTable(DatasetResult& r) {
+    auto t = ContingencyTable::fromHistogram(*r.histogram, r.column.toStdString(),
+                                             r.binningText.toStdString(), !r.dataDependent);
+    if (!t) {
+        r.error = q(t.error().message);
+        return;
+    }
+    r.jointTable = std::make_shared<const ContingencyTable>(std::move(*t));
+    if (r.attributeColumns.isEmpty()) {
+        r.attributeColumns << r.column;
+    }
+    if (r.binnings.empty() && r.binning) {
+        r.binnings.push_back(*r.binning);
+    }
+}
+
 QString delimiterText(char d) {
     return d == '\t' ? QObject::tr("tab") : QStringLiteral("'%1'").arg(QLatin1Char(d));
 }
@@ -311,18 +375,25 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
         r.error = QObject::tr("The source has no columns.");
         return r;
     }
-    const std::string column =
-        s.data.column.isEmpty() ? cols.front().name : s.data.column.toStdString();
-    const auto it = std::find_if(cols.begin(), cols.end(),
-                                 [&](const data::ColumnInfo& c) { return c.name == column; });
-    if (it == cols.end()) {
-        r.error = QObject::tr("There is no column '%1' (columns: %2).")
-                      .arg(q(column), r.columns.join(QStringLiteral(", ")));
-        return r;
+    // The attributes: each one's column (the first may name none: the source's first column)
+    // and the type the reader or the database gives it.
+    const std::size_t k = s.data.attributeCount();
+    std::vector<std::string> names(k);
+    std::vector<data::ValueType> types(k);
+    for (std::size_t a = 0; a < k; ++a) {
+        const QString& named = s.data.columnOf(a);
+        names[a] = named.isEmpty() ? cols.front().name : named.toStdString();
+        const auto it = std::find_if(cols.begin(), cols.end(),
+                                     [&](const data::ColumnInfo& c) { return c.name == names[a]; });
+        if (it == cols.end()) {
+            r.error = QObject::tr("There is no column '%1' (columns: %2).")
+                          .arg(q(names[a]), r.columns.join(QStringLiteral(", ")));
+            return r;
+        }
+        types[a] = it->type;
+        r.attributeColumns << q(names[a]);
     }
-    r.column = q(column);
-    const data::ValueType type = it->type;
-    const bool numeric = type != data::ValueType::Categorical;
+    r.column = r.attributeColumns.front();
     data::ContributionCap cap;
     if (!s.data.idColumn.isEmpty()) {
         cap.idColumn = s.data.idColumn.toStdString();
@@ -330,130 +401,192 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
         r.cap = s.data.cap;
         r.idColumn = s.data.idColumn;
     }
-    auto count = [&](const Binning& b, double from, double to) -> Expected<data::SourceHistograms> {
-        const std::vector<data::ColumnRequest> req{{column, b}};
-        if (csv) {
-            ProgressCallback cb;
-            if (progress) {
-                cb = [&progress, from, to](double f) { progress(from + f * (to - from)); };
-            }
-            return data::csvHistograms(s.data.csvPath.toStdString(), options, req, cap, stop, cb);
-        }
-        // The same skip/stop rule as the CSV reader (issue #17 item 11: one rule for all sources).
-        auto h = data::sqlHistograms(
-            spec, table, req, cap, stop,
-            s.data.csvOptions.skipBadRows ? data::BadRowPolicy::Skip : data::BadRowPolicy::Stop);
+    const auto badValues =
+        s.data.csvOptions.skipBadRows ? data::BadRowPolicy::Skip : data::BadRowPolicy::Stop;
+    auto csvProgress = [&progress](double from, double to) {
+        ProgressCallback cb;
         if (progress) {
-            progress(to);
+            cb = [&progress, from, to](double f) { progress(from + f * (to - from)); };
         }
-        return h;
+        return cb;
+    };
+    // A note about the bins of attribute `a` taken from the data (named by column when there are
+    // several attributes).
+    QStringList dataDependentNotes;
+    auto noteDataDependent = [&](std::size_t a, const QString& text) {
+        r.dataDependent = true;
+        dataDependentNotes << (k == 1 ? text : QStringLiteral("'%1': %2").arg(q(names[a]), text));
     };
 
     // The range, when the bins need one and none is declared: a first pass (CSV: the reader's
-    // Binner tracks min/max whatever the bins; SQL: one aggregate query).
-    const bool rangeBinning = s.data.binning.kind == BinningChoice::EqualWidth ||
-                              s.data.binning.kind == BinningChoice::Integer;
-    const bool needRange = (s.data.binning.kind == BinningChoice::Auto && numeric) ||
-                           (rangeBinning && s.data.binning.rangeLo == s.data.binning.rangeHi);
-    double lo = s.data.binning.rangeLo, hi = s.data.binning.rangeHi;
-    double passStart = 0;
-    if (needRange) {
-        if (rangeBinning && !numeric) {
+    // Binner tracks min/max whatever the bins, all such columns in one pass; SQL: one aggregate
+    // query per column).
+    std::vector<double> lo(k), hi(k);
+    std::vector<bool> needRange(k, false);
+    std::vector<data::ColumnRequest> rangeRequests;
+    std::vector<std::size_t> rangeOf;
+    for (std::size_t a = 0; a < k; ++a) {
+        const ColumnBinning& cb = s.data.binningOf(a);
+        const bool numeric = types[a] != data::ValueType::Categorical;
+        const bool rangeBinning =
+            cb.kind == BinningChoice::EqualWidth || cb.kind == BinningChoice::Integer;
+        needRange[a] = (cb.kind == BinningChoice::Auto && numeric) ||
+                       (rangeBinning && cb.rangeLo == cb.rangeHi);
+        lo[a] = cb.rangeLo;
+        hi[a] = cb.rangeHi;
+        if (needRange[a] && rangeBinning && !numeric) {
             r.error = QObject::tr("The column '%1' holds text (%2): bin it by categories.")
-                          .arg(r.column, QString::fromLatin1(data::valueTypeName(type)));
+                          .arg(q(names[a]), QString::fromLatin1(data::valueTypeName(types[a])));
             return r;
         }
-        std::int64_t numbers = 0;
+        if (needRange[a]) {
+            rangeRequests.push_back({names[a], Binning::equalWidth(1, 0, 1)});
+            rangeOf.push_back(a);
+        }
+    }
+    double passStart = 0;
+    if (!rangeRequests.empty()) {
+        std::vector<std::int64_t> numbers(k, 0);
         if (csv) {
-            auto first = count(Binning::equalWidth(1, 0, 1), 0, 0.5);
+            auto first = data::csvHistograms(s.data.csvPath.toStdString(), options, rangeRequests,
+                                             cap, stop, csvProgress(0, 0.5));
             if (!first) {
                 r.error = q(first.error().message);
                 return r;
             }
-            const BinningReport& rep = first->columns.front().report;
-            numbers = rep.numbers;
-            lo = rep.min;
-            hi = rep.max;
+            for (std::size_t i = 0; i < rangeOf.size(); ++i) {
+                const BinningReport& rep = first->columns[i].report;
+                numbers[rangeOf[i]] = rep.numbers;
+                lo[rangeOf[i]] = rep.min;
+                hi[rangeOf[i]] = rep.max;
+            }
             passStart = 0.5;
         } else {
-            auto range = data::sqlColumnRange(spec, table, column, stop);
-            if (!range) {
-                r.error = q(range.error().message);
+            for (std::size_t a : rangeOf) {
+                auto range = data::sqlColumnRange(spec, table, names[a], stop);
+                if (!range) {
+                    r.error = q(range.error().message);
+                    return r;
+                }
+                numbers[a] = range->numbers;
+                lo[a] = range->min;
+                hi[a] = range->max;
+            }
+        }
+        for (std::size_t a : rangeOf) {
+            if (numbers[a] == 0) {
+                r.error = QObject::tr(
+                              "The column '%1' has no numbers to take a range from: declare "
+                              "the bins (range, edges or categories).")
+                              .arg(q(names[a]));
                 return r;
             }
-            numbers = range->numbers;
-            lo = range->min;
-            hi = range->max;
+            noteDataDependent(a, QObject::tr("Data-dependent range [%1, %2] (the data's min and "
+                                             "max): declare it for a release.")
+                                     .arg(num(lo[a]), num(hi[a])));
         }
-        if (numbers == 0) {
-            r.error = QObject::tr(
-                          "The column '%1' has no numbers to take a range from: declare "
-                          "the bins (range, edges or categories).")
-                          .arg(r.column);
+    }
+    std::vector<data::ColumnRequest> requests;
+    for (std::size_t a = 0; a < k; ++a) {
+        const ColumnBinning& cb = s.data.binningOf(a);
+        Expected<Binning> binning = Error{""};
+        if (cb.kind == BinningChoice::Auto) {
+            if (types[a] == data::ValueType::Categorical) {
+                binning = Binning::distinctValues(CategoryOrder::Sorted);
+            } else if ((types[a] == data::ValueType::Integer ||
+                        types[a] == data::ValueType::Date) &&
+                       hi[a] - lo[a] < 200) {
+                binning = Binning::integers(std::floor(lo[a]), std::ceil(hi[a]));
+            } else {
+                Binning b = Binning::equalWidth(cb.bins, lo[a], hi[a] > lo[a] ? hi[a] : lo[a] + 1);
+                b.closedHi = true;
+                binning = b;
+            }
+        } else {
+            binning = declaredBinning(cb, lo[a], hi[a], needRange[a]);
+        }
+        if (binning && binning->kind == BinningKind::Categories && binning->categories.empty()) {
+            noteDataDependent(a, QObject::tr("Data-dependent categories (the values found in the "
+                                             "data): declare the list for a release."));
+        }
+        if (!binning) {
+            r.error = q(binning.error().message);
             return r;
         }
-        r.dataDependent = true;
-        r.dataDependentText =
-            QObject::tr(
-                "Data-dependent range [%1, %2] (the data's min and max): declare it "
-                "for a release.")
-                .arg(num(lo), num(hi));
-    }
-    Expected<Binning> binning = Error{""};
-    if (s.data.binning.kind == BinningChoice::Auto) {
-        if (!numeric) {
-            binning = Binning::distinctValues(CategoryOrder::Sorted);
-        } else if ((type == data::ValueType::Integer || type == data::ValueType::Date) &&
-                   hi - lo < 200) {
-            binning = Binning::integers(std::floor(lo), std::ceil(hi));
-        } else {
-            Binning b = Binning::equalWidth(s.data.binning.bins, lo, hi > lo ? hi : lo + 1);
-            b.closedHi = true;
-            binning = b;
+        if (auto ok = binning->validate(); !ok) {
+            r.error = q(ok.error().message);
+            return r;
         }
-    } else {
-        binning = declaredBinning(s, lo, hi, needRange);
+        r.binnings.push_back(*binning);
+        requests.push_back({names[a], *binning});
     }
-    if (binning && binning->kind == BinningKind::Categories && binning->categories.empty()) {
-        r.dataDependent = true;
-        r.dataDependentText = QObject::tr(
-            "Data-dependent categories (the values found in the "
-            "data): declare the list for a release.");
-    }
-    if (!binning) {
-        r.error = q(binning.error().message);
+    r.dataDependentText = dataDependentNotes.join(QLatin1Char(' '));
+    r.binning = r.binnings.front();
+    // Rows not counted by reason and rows over the cap, for the panel.
+    auto describeSkipped = [&](const std::vector<std::pair<std::string, std::int64_t>>& skipped,
+                               std::int64_t capped) {
+        r.cappedRows = capped;
+        QStringList skippedParts;
+        for (const auto& [reason, n] : skipped) {
+            r.skipped.emplace_back(q(reason), n);
+            skippedParts << QObject::tr("%1: %L2").arg(q(reason)).arg(n);
+        }
+        if (!skippedParts.isEmpty()) {
+            r.skippedText =
+                QObject::tr("Rows skipped — %1.").arg(skippedParts.join(QStringLiteral(", ")));
+        }
+        if (cap.enabled()) {
+            r.skippedText += (r.skippedText.isEmpty() ? QString() : QStringLiteral(" ")) +
+                             QObject::tr(
+                                 "%L1 rows over the cap of %L2 per person (by '%3') "
+                                 "dropped.")
+                                 .arg(r.cappedRows)
+                                 .arg(s.data.cap)
+                                 .arg(s.data.idColumn);
+        }
+    };
+
+    if (k > 1) {
+        // The joint table in one pass (CSV) or one GROUP BY (SQL).
+        auto joint = csv ? data::csvJointTable(s.data.csvPath.toStdString(), options, requests, cap,
+                                               stop, csvProgress(passStart, 1))
+                         : data::sqlJointTable(spec, table, requests, cap, stop, badValues);
+        if (progress && !csv) {
+            progress(1);
+        }
+        if (!joint) {
+            r.error = q(joint.error().message);
+            return r;
+        }
+        r.rows = joint->rows;
+        describeSkipped(joint->skipped, joint->cappedRows);
+        r.reportText = jointReportText(joint->counted, joint->rows, names, joint->reports);
+        if (auto st = setJointTable(r, std::move(joint->table), s.data.neighbouring,
+                                    cap.enabled() ? s.data.cap : 1);
+            !st) {
+            r.error = q(st.error().message);
+        }
         return r;
     }
-    if (auto ok = binning->validate(); !ok) {
-        r.error = q(ok.error().message);
-        return r;
+
+    const std::string& column = names.front();
+    const std::vector<data::ColumnRequest> req{{column, r.binnings.front()}};
+    auto h = csv ? data::csvHistograms(s.data.csvPath.toStdString(), options, req, cap, stop,
+                                       csvProgress(passStart, 1))
+                 // The same skip/stop rule as the CSV reader (issue #17 item 11: one rule for
+                 // all sources).
+                 : data::sqlHistograms(spec, table, req, cap, stop, badValues);
+    if (progress && !csv) {
+        progress(1);
     }
-    auto h = count(*binning, passStart, 1);
     if (!h) {
         r.error = q(h.error().message);
         return r;
     }
     BinnedColumn& binned = h->columns.front();
     r.rows = h->rows;
-    r.cappedRows = h->cappedRows;
-    QStringList skippedParts;
-    for (const auto& [reason, n] : h->skipped) {
-        r.skipped.emplace_back(q(reason), n);
-        skippedParts << QObject::tr("%1: %L2").arg(q(reason)).arg(n);
-    }
-    if (!skippedParts.isEmpty()) {
-        r.skippedText =
-            QObject::tr("Rows skipped — %1.").arg(skippedParts.join(QStringLiteral(", ")));
-    }
-    if (cap.enabled()) {
-        r.skippedText += (r.skippedText.isEmpty() ? QString() : QStringLiteral(" ")) +
-                         QObject::tr("%L1 rows over the cap of %L2 per person (by '%3') dropped.")
-                             .arg(r.cappedRows)
-                             .arg(s.data.cap)
-                             .arg(s.data.idColumn);
-    }
-    r.binningText = q(binning->describe());
-    r.binning = *binning;
+    describeSkipped(h->skipped, h->cappedRows);
+    r.binningText = q(r.binnings.front().describe());
     // Counted against every row read, skipped and capped rows included ("2 of 4 rows counted;
     // 2 rows skipped (not a number: 2)"), as dpx histogram reports it.
     r.reportText = q(data::describeColumnReport(*h, 0, column));
@@ -465,6 +598,62 @@ DatasetResult loadExternal(const ExplorerState& s, const std::stop_token& stop,
     }
     r.sensitivity = *sens;
     r.histogram = std::move(binned.histogram);
+    setSingleColumnTable(r);
+    return r;
+}
+
+}  // namespace
+
+namespace {
+
+// The joint table of several columns of a built-in example (core/table/joint_binning.h).
+DatasetResult loadExampleJoint(const ExplorerState& s, const ExampleDataset& example,
+                               const DataTable& table, DatasetResult r) {
+    std::vector<ColumnRequest> requests;
+    for (std::size_t a = 0; a < s.data.attributeCount(); ++a) {
+        std::string column = s.data.columnOf(a).toStdString();
+        if (column.empty()) {
+            column = example.defaultColumn;
+        }
+        const DataColumn* col = table.find(column);
+        if (!col) {
+            r.error = QObject::tr("The dataset has no column '%1' (columns: %2).")
+                          .arg(q(column), r.columns.join(QStringLiteral(", ")));
+            return r;
+        }
+        auto binning = binningFor(s.data.binningOf(a), *col, &example);
+        if (!binning) {
+            r.error = q(binning.error().message);
+            return r;
+        }
+        if (binning->kind == BinningKind::Categories && binning->categories.empty()) {
+            r.dataDependent = true;
+            r.dataDependentText +=
+                (r.dataDependentText.isEmpty() ? QString() : QStringLiteral(" ")) +
+                QObject::tr(
+                    "'%1': data-dependent categories (the values found in the data): "
+                    "declare the list for a release.")
+                    .arg(q(column));
+        }
+        r.attributeColumns << q(column);
+        r.binnings.push_back(*binning);
+        requests.push_back({column, *binning});
+    }
+    r.column = r.attributeColumns.front();
+    r.binning = r.binnings.front();
+    auto joint = binJoint(table, requests);
+    if (!joint) {
+        r.error = q(joint.error().message);
+        return r;
+    }
+    std::vector<std::string> names;
+    for (const ColumnRequest& request : requests) {
+        names.push_back(request.column);
+    }
+    r.reportText = jointReportText(joint->table.total(), r.rows, names, joint->reports);
+    if (auto st = setJointTable(r, std::move(joint->table), s.data.neighbouring, 1); !st) {
+        r.error = q(st.error().message);
+    }
     return r;
 }
 
@@ -500,6 +689,9 @@ DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTabl
     for (const std::string& c : cached->columnNames()) {
         r.columns << q(c);
     }
+    if (s.data.attributeCount() > 1) {
+        return loadExampleJoint(s, *example, *cached, std::move(r));
+    }
     std::string column = s.data.column.toStdString();
     if (column.empty()) {
         column = example->defaultColumn;
@@ -514,7 +706,7 @@ DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTabl
     if (column == example->defaultColumn) {
         r.unit = q(example->unit);
     }
-    auto binning = binningFor(s, *col, example);
+    auto binning = binningFor(s.data.binning, *col, example);
     if (!binning) {
         r.error = q(binning.error().message);
         return r;
@@ -534,6 +726,7 @@ DatasetResult loadDataset(const ExplorerState& s, std::shared_ptr<const DataTabl
     }
     r.sensitivity = *sens;
     r.histogram = std::move(binned->histogram);
+    setSingleColumnTable(r);
     return r;
 }
 
@@ -779,7 +972,9 @@ ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                              const std::stop_token& stop) {
     ReleaseResult r;
     if (!data.error.isEmpty() || !data.histogram) {
-        r.error = data.error.isEmpty() ? QObject::tr("No data.") : data.error;
+        r.error = !data.error.isEmpty()          ? data.error
+                  : !data.histogramWhy.isEmpty() ? data.histogramWhy
+                                                 : QObject::tr("No data.");
         return r;
     }
     if (auto st = s.validate(); !st) {

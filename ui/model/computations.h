@@ -25,6 +25,7 @@
 #include "core/histogram/histogram.h"
 #include "core/ldp/protocols.h"
 #include "core/mechanisms/privacy_guarantee.h"
+#include "core/table/table.h"
 #include "io/sources/sql_source.h"
 #include "ui/model/explorer_state.h"
 
@@ -43,6 +44,14 @@ struct DatasetResult {
     QString reportText;  // BinningReport::describe(): rows used, missing, clamped, dropped
     std::optional<Histogram> histogram;
     Sensitivity sensitivity;
+    // The table of the attributes (issue #19): for one column its bins, for several the joint
+    // table over the product of their bins. The histogram above is this table flattened (one bin
+    // per cell, labels "a = x, b = y"); a table of more than kMaxBins cells (or a sparse one) has
+    // no histogram and `histogramWhy` says so, for the views that need one.
+    std::shared_ptr<const ContingencyTable> jointTable;
+    QStringList attributeColumns;  // the columns binned, in attribute order (`column` is the first)
+    std::vector<Binning> binnings;  // the binning in force of each attribute
+    QString histogramWhy;
     qint64 rows = 0;
 
     // External sources (CSV, SQLite, PostgreSQL).

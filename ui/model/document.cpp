@@ -142,4 +142,9 @@ Status ExplorerDocument::loadSession(const QString& path,
     return apply(loaded, tr("open session"));
 }
 
+void ExplorerDocument::setTable(std::shared_ptr<const ContingencyTable> table) {
+    table_ = std::move(table);
+    Q_EMIT tableChanged();
+}
+
 }  // namespace dpx::ui

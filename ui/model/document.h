@@ -8,8 +8,10 @@
 #include <QStringList>
 #include <QUndoStack>
 #include <functional>
+#include <memory>
 
 #include "core/base/expected.h"
+#include "core/table/table.h"
 #include "ui/model/explorer_state.h"
 
 namespace dpx::ui {
@@ -20,6 +22,11 @@ public:
     explicit ExplorerDocument(QObject* parent = nullptr);
 
     const ExplorerState& state() const { return state_; }
+    // The table of the data last loaded (ExplorerEngine loads it off the GUI thread): one
+    // attribute per chosen column (core/table/table.h). Null until a load succeeds, and after a
+    // failed or cancelled one. Not part of the undoable state: it follows from it.
+    const std::shared_ptr<const ContingencyTable>& table() const { return table_; }
+    void setTable(std::shared_ptr<const ContingencyTable> table);
     QUndoStack* undoStack() { return &undo_; }
 
     // Makes `next` the state as one undoable step named `description` (shown as "Undo <...>").
@@ -49,6 +56,8 @@ public:
 Q_SIGNALS:
     // After every change (including undo and redo): which aspects changed, and the new state.
     void changed(unsigned flags, const dpx::ui::ExplorerState& state);
+    // After every load of the data: table() is the new table (or null).
+    void tableChanged();
 
 private:
     QStringList ignoredKeys_;
@@ -58,6 +67,7 @@ private:
 
     ExplorerState state_;
     QUndoStack undo_;
+    std::shared_ptr<const ContingencyTable> table_;
 };
 
 }  // namespace dpx::ui

@@ -1,6 +1,7 @@
 #include "ui/model/engine.h"
 
 #include <QFileInfo>
+#include <algorithm>
 
 #include "ui/model/document.h"
 
@@ -20,6 +21,7 @@ ExplorerEngine::ExplorerEngine(ExplorerDocument* doc, QObject* parent)
         dataset_.source = doc_->state().data.source;
         dataset_.error = tr("Loading was cancelled. Press Reload in the data panel to load again.");
         loadedFrom_ = doc_->state();
+        doc_->setTable(nullptr);
         Q_EMIT datasetReady(dataset_);
         startRelease();
     });
@@ -73,6 +75,7 @@ void ExplorerEngine::startData() {
             dataPending_ = false;
             dataset_ = std::move(r);
             loadedFrom_ = s;
+            doc_->setTable(dataset_.error.isEmpty() ? dataset_.jointTable : nullptr);
             Q_EMIT datasetReady(dataset_);
             startRelease();
         },
@@ -115,7 +118,12 @@ void ExplorerEngine::startMonteCarlo(bool longPass) {
     const Scale scale = releaseScale_;
     // Its own seed stream: independent of the displayed draw.
     const std::uint64_t seed = releaseSeed_ ^ 0x5bd1e9955bd1e995ULL;
-    const std::uint64_t trials = longPass ? longTrials_ : kQuickTrials;
+    // The long pass draws trials × bins noise values: for a large table (65 536 cells and more)
+    // it is cut to about 2·10⁸ draws, never below the quick pass.
+    const std::uint64_t bins = std::max<std::uint64_t>(1, release.truth.size());
+    const std::uint64_t trials =
+        longPass ? std::max(kQuickTrials, std::min(longTrials_, kMaxMonteCarloDraws / bins))
+                 : kQuickTrials;
     runner_.run<MonteCarloErrors>(
         QStringLiteral("mc"),
         [release, scale, trials, seed](std::stop_token stop, JobProgress& p) {

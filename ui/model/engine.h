@@ -29,6 +29,8 @@ public:
     // Trials of the quick and the long Monte Carlo pass.
     static constexpr std::uint64_t kQuickTrials = 2000;
     static constexpr std::uint64_t kLongTrials = 50000;
+    // Most noise draws (trials × bins) of the long pass.
+    static constexpr std::uint64_t kMaxMonteCarloDraws = 200'000'000;
     void setLongTrials(std::uint64_t trials) { longTrials_ = trials; }
 
     // Re-runs everything (e.g. at start-up).

@@ -472,11 +472,28 @@ Status ColumnChoice::validate() const {
     return okStatus();
 }
 
-QJsonObject ColumnChoice::toJson() const {
-    QJsonObject o{{QStringLiteral("source"), source},
-                  {QStringLiteral("table"), table},
-                  {QStringLiteral("column"), column}};
+QJsonObject AttributeChoice::toJson() const {
+    QJsonObject o{{QStringLiteral("column"), column}};
     binning.writeJson(o);
+    return o;
+}
+
+Expected<AttributeChoice> AttributeChoice::fromJson(const QJsonObject& o, const QString& path) {
+    const SessionFields f(o, path);
+    AttributeChoice c;
+    DPX_TRY(f.text("column", c.column));
+    auto b = ColumnBinning::fromJson(o, path);
+    if (!b) {
+        return b.error();
+    }
+    c.binning = std::move(*b);
+    return c;
+}
+
+QJsonObject ColumnChoice::toJson() const {
+    QJsonObject o = AttributeChoice::toJson();
+    o.insert(QStringLiteral("source"), source);
+    o.insert(QStringLiteral("table"), table);
     return o;
 }
 
@@ -485,12 +502,11 @@ Expected<ColumnChoice> ColumnChoice::fromJson(const QJsonObject& o, const QStrin
     ColumnChoice c;
     DPX_TRY(f.text("source", c.source));
     DPX_TRY(f.text("table", c.table));
-    DPX_TRY(f.text("column", c.column));
-    auto b = ColumnBinning::fromJson(o, path);
-    if (!b) {
-        return b.error();
+    auto a = AttributeChoice::fromJson(o, path);
+    if (!a) {
+        return a.error();
     }
-    c.binning = std::move(*b);
+    static_cast<AttributeChoice&>(c) = std::move(*a);
     return c;
 }
 
@@ -610,6 +626,26 @@ Status DataChoices::validate() const {
                          c.source.toStdString() + ": " + st.error().message};
         }
     }
+    if (attributeCount() > kMaxAttributes) {
+        return Error{"a table has at most " + std::to_string(kMaxAttributes) + " attributes, got " +
+                     std::to_string(attributeCount())};
+    }
+    for (std::size_t a = 1; a < attributeCount(); ++a) {
+        const QString& name = columnOf(a);
+        if (name.isEmpty()) {
+            return Error{"attribute " + std::to_string(a + 1) + " names no column"};
+        }
+        for (std::size_t b = 0; b < a; ++b) {
+            if (columnOf(b) == name) {
+                return Error{"the column '" + name.toStdString() +
+                             "' is chosen twice: a table's attributes are different columns"};
+            }
+        }
+        if (auto st = binningOf(a).validate(); !st) {
+            return Error{"the binning of column '" + name.toStdString() +
+                         "': " + st.error().message};
+        }
+    }
     if (exampleRows < 0 || exampleRows > 10'000'000) {
         return Error{"the example's number of rows must be in [0, 10 000 000]"};
     }
@@ -635,6 +671,15 @@ QJsonObject DataChoices::toJson() const {
                      {QStringLiteral("neighbouring"), str(neighbouringName(neighbouring))},
                      {QStringLiteral("other_columns"), others}};
     binning.writeJson(data);
+    // Only tables of several attributes have the key: a session of one column is written exactly
+    // as before (tests/ui/model/tst_session_compat).
+    if (!moreColumns.empty()) {
+        QJsonArray more;
+        for (const AttributeChoice& a : moreColumns) {
+            more.append(a.toJson());
+        }
+        data.insert(QStringLiteral("more_columns"), more);
+    }
     return data;
 }
 
@@ -678,6 +723,8 @@ Expected<DataChoices> DataChoices::fromJson(const QJsonObject& o) {
                     viaStd<Neighbouring>(neighbouringFromName), d.neighbouring));
     // The binnings remembered for other columns (sessions from before they were kept have none).
     DPX_TRY(f.objects("other_columns", ColumnChoice::fromJson, d.otherColumns));
+    // The attributes after the first (absent: a table of one column).
+    DPX_TRY(f.objects("more_columns", AttributeChoice::fromJson, d.moreColumns));
     return d;
 }
 
@@ -1162,8 +1209,25 @@ void collectUnknown(const QJsonObject& given, const QJsonObject& known, const QS
 
 }  // namespace
 
+const QString& DataChoices::columnOf(std::size_t a) const {
+    return a == 0 ? column : moreColumns.at(a - 1).column;
+}
+
+QString& DataChoices::columnOf(std::size_t a) {
+    return a == 0 ? column : moreColumns.at(a - 1).column;
+}
+
+const ColumnBinning& DataChoices::binningOf(std::size_t a) const {
+    return a == 0 ? binning : moreColumns.at(a - 1).binning;
+}
+
+ColumnBinning& DataChoices::binningOf(std::size_t a) {
+    return a == 0 ? binning : moreColumns.at(a - 1).binning;
+}
+
 void DataChoices::forgetSourceChoices() {
     sqlTable.clear();
+    moreColumns.clear();
     column.clear();
     idColumn.clear();
     binning.categories.clear();
@@ -1203,12 +1267,12 @@ void automaticBinning(ColumnBinning& b) {
 
 }  // namespace
 
-void DataChoices::rememberColumnChoice(const QString& columnInForce) {
+void DataChoices::rememberColumnChoice(const QString& columnInForce, std::size_t a) {
     ColumnChoice c;
     c.source = dataSourceKey(*this);
     c.table = sqlTable;
-    c.column = column.isEmpty() ? columnInForce : column;
-    c.binning = binning;
+    c.column = columnOf(a).isEmpty() ? columnInForce : columnOf(a);
+    c.binning = binningOf(a);
     std::erase_if(otherColumns, [&](const ColumnChoice& o) {
         return o.source == c.source && o.table == c.table && o.column == c.column;
     });
@@ -1218,24 +1282,51 @@ void DataChoices::rememberColumnChoice(const QString& columnInForce) {
     }
 }
 
-bool DataChoices::recallColumnChoice(const QString& next) {
+bool DataChoices::recallColumnChoice(const QString& next, std::size_t a) {
     const QString key = dataSourceKey(*this);
     for (auto it = otherColumns.rbegin(); it != otherColumns.rend(); ++it) {
         if (it->source == key && it->table == sqlTable && it->column == next) {
-            column = it->column;
-            binning = it->binning;
+            columnOf(a) = it->column;
+            binningOf(a) = it->binning;
             otherColumns.erase(std::next(it).base());
             return true;
         }
     }
-    column = next;
-    automaticBinning(binning);
+    columnOf(a) = next;
+    automaticBinning(binningOf(a));
     return false;
+}
+
+void DataChoices::addAttribute(const QString& next) {
+    AttributeChoice added;
+    added.binning.bins = binning.bins;  // the user's equal-width default, as for a new column
+    moreColumns.push_back(std::move(added));
+    recallColumnChoice(next, attributeCount() - 1);
+}
+
+bool DataChoices::removeAttribute(std::size_t a, const QString& columnInForce) {
+    if (attributeCount() < 2 || a >= attributeCount()) {
+        return false;
+    }
+    rememberColumnChoice(a == 0 ? columnInForce : QString(), a);
+    if (a == 0) {
+        column = moreColumns.front().column;
+        binning = moreColumns.front().binning;
+        moreColumns.erase(moreColumns.begin());
+    } else {
+        moreColumns.erase(moreColumns.begin() + static_cast<std::ptrdiff_t>(a - 1));
+    }
+    return true;
 }
 
 void DataChoices::enterSource(const DataChoices& left, const QString& columnInForce) {
     DataChoices before = left;
     before.otherColumns = otherColumns;
+    // The attributes after the first are remembered too; the first last (the newest choice with
+    // this source is the one that comes back).
+    for (std::size_t a = before.attributeCount(); a-- > 1;) {
+        before.rememberColumnChoice({}, a);
+    }
     before.rememberColumnChoice(columnInForce);
     otherColumns = std::move(before.otherColumns);
     const QString table = sqlTable;
@@ -1254,10 +1345,24 @@ void DataChoices::enterSource(const DataChoices& left, const QString& columnInFo
             column = it->column;
             binning = it->binning;
             otherColumns.erase(std::next(it).base());
+            if (sameSource && sqlTable == left.sqlTable) {
+                keepAttributesOf(left);
+            }
             return;
         }
     }
     sqlTable = table;
+}
+
+void DataChoices::keepAttributesOf(const DataChoices& left) {
+    // The same source and table chosen again: its table of several attributes stays as it was.
+    moreColumns = left.moreColumns;
+    const QString key = dataSourceKey(*this);
+    std::erase_if(otherColumns, [&](const ColumnChoice& o) {
+        return o.source == key && o.table == sqlTable &&
+               std::any_of(moreColumns.begin(), moreColumns.end(),
+                           [&](const AttributeChoice& a) { return a.column == o.column; });
+    });
 }
 
 QStringList ExplorerState::unknownKeys(const QJsonObject& root) {

@@ -19,6 +19,7 @@
 #include "core/histogram/histogram.h"
 #include "core/ldp/protocols.h"
 #include "core/mechanisms/gaussian_mechanism.h"
+#include "core/table/table.h"
 
 namespace dpx::ui {
 
@@ -118,13 +119,24 @@ struct ColumnBinning {
     bool operator==(const ColumnBinning&) const = default;
 };
 
+// One attribute of the data: a column and its binning. The first attribute of DataChoices is
+// its `column` and `binning`; the attributes after it (a table of several attributes, issue #19)
+// are DataChoices::moreColumns.
+struct AttributeChoice {
+    QString column;  // "" = the source's default column (the first attribute only)
+    ColumnBinning binning;
+
+    // Keys column, binning, bins, range, closed, edges, categories, unknown_category.
+    QJsonObject toJson() const;
+    static Expected<AttributeChoice> fromJson(const QJsonObject& o, const QString& path);
+    bool operator==(const AttributeChoice&) const = default;
+};
+
 // A binning remembered for another column or source of the session: it comes back when that
 // column is chosen again.
-struct ColumnChoice {
+struct ColumnChoice : AttributeChoice {
     QString source;  // dataSourceKey(): the file, database or example (without the table)
     QString table;   // SQL sources: the table
-    QString column;  // "" = the source's default column
-    ColumnBinning binning;
 
     Status validate() const;
     QJsonObject toJson() const;
@@ -181,6 +193,18 @@ struct DataChoices {
     // comes back when it is chosen again (rememberColumnChoice, recallColumnChoice, enterSource).
     // Newest last, at most kMaxColumnChoices; the current column's binning is `binning`.
     std::vector<ColumnChoice> otherColumns;
+    // The attributes after the first (`column`, `binning`): several make a joint table (a
+    // contingency table, core/table/table.h) over the product of their bins. Each names its
+    // column (never "", never one chosen twice); at most kMaxAttributes attributes in all.
+    // Session key "more_columns", written only when there are some.
+    std::vector<AttributeChoice> moreColumns;
+
+    // The attributes: 1 + moreColumns.size(); attribute 0 is `column` and `binning`.
+    std::size_t attributeCount() const { return 1 + moreColumns.size(); }
+    const QString& columnOf(std::size_t a) const;
+    QString& columnOf(std::size_t a);
+    const ColumnBinning& binningOf(std::size_t a) const;
+    ColumnBinning& binningOf(std::size_t a);
 
     Status validate() const;
     QJsonObject toJson() const;
@@ -190,18 +214,26 @@ struct DataChoices {
     // A new source (file, database, example) makes the previous table, column, id column,
     // category list and declared bins meaningless: clear them and go back to automatic bins.
     void forgetSourceChoices();
-    // Leaving the current column (or source): its binning joins otherColumns, under
+    // Leaving the column of attribute `a` (or the source): its binning joins otherColumns, under
     // `columnInForce` when the column is "" (the default column, as loaded) and it is known.
-    void rememberColumnChoice(const QString& columnInForce = {});
-    // Choosing `column` of the current source and table: the binning remembered for it comes back
-    // (true), or automatic bins (false).
-    bool recallColumnChoice(const QString& column);
+    void rememberColumnChoice(const QString& columnInForce = {}, std::size_t a = 0);
+    // Choosing `column` of the current source and table for attribute `a`: the binning
+    // remembered for it comes back (true), or automatic bins (false).
+    bool recallColumnChoice(const QString& column, std::size_t a = 0);
+    // A new last attribute over `column`, with the binning remembered for it (or automatic bins).
+    void addAttribute(const QString& column);
+    // Attribute `a` leaves (its binning is remembered); removing the first makes the second the
+    // first. The only attribute cannot be removed (false).
+    bool removeAttribute(std::size_t a, const QString& columnInForce = {});
     // This holds a new source's fields (kind, path, example, connection, table or none) and
     // `left` is the data before: left's column and binning are remembered, the table, column
     // and binning last used with the new source come back (or its default column, automatic
     // bins), and the previous source's id column and categories are cleared. Choosing the same
     // source again keeps its column and binning.
     void enterSource(const DataChoices& left, const QString& columnInForce = {});
+
+private:
+    void keepAttributesOf(const DataChoices& left);
 };
 
 // The LP of CountOptimal ("mechanism.lp").

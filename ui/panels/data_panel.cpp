@@ -7,11 +7,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QLocale>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <limits>
 
 #include "core/histogram/example_datasets.h"
 #include "ui/model/document.h"
@@ -45,26 +48,31 @@ QString numberText(double v) {
     return QString::number(v, 'g', 10);
 }
 
-// Whether two states ask for the same bins of the same column (the load of one shows the bins
-// in force for the other). `loadedColumn`: the column the load binned, for a state naming none.
-bool sameBinningInputs(const ExplorerState& a, const ExplorerState& b,
+// Whether two states ask for the same bins of the same column for attribute `a` (the load of one
+// shows the bins in force for the other). `loadedColumn`: the column the load binned, for a state
+// naming none.
+bool sameBinningInputs(const ExplorerState& x, const ExplorerState& y, std::size_t a,
                        const QString& loadedColumn) {
-    const QString ca = a.data.column.isEmpty() ? loadedColumn : a.data.column;
-    const QString cb = b.data.column.isEmpty() ? loadedColumn : b.data.column;
-    return dataSourceKey(a.data) == dataSourceKey(b.data) && a.data.sqlTable == b.data.sqlTable &&
-           ca == cb && a.data.exampleRows == b.data.exampleRows &&
-           a.data.csvOptions.delimiter == b.data.csvOptions.delimiter &&
-           a.data.csvOptions.header == b.data.csvOptions.header &&
-           a.data.csvOptions.skipBadRows == b.data.csvOptions.skipBadRows &&
-           a.data.csvOptions.types == b.data.csvOptions.types &&
-           a.data.binning.kind == b.data.binning.kind &&
-           a.data.binning.bins == b.data.binning.bins &&
-           a.data.binning.rangeLo == b.data.binning.rangeLo &&
-           a.data.binning.rangeHi == b.data.binning.rangeHi &&
-           a.data.binning.closedHi == b.data.binning.closedHi &&
-           a.data.binning.edges == b.data.binning.edges &&
-           a.data.binning.categories == b.data.binning.categories &&
-           a.data.binning.unknownCategory == b.data.binning.unknownCategory;
+    if (a >= x.data.attributeCount() || a >= y.data.attributeCount()) {
+        return false;
+    }
+    const QString cx = x.data.columnOf(a).isEmpty() ? loadedColumn : x.data.columnOf(a);
+    const QString cy = y.data.columnOf(a).isEmpty() ? loadedColumn : y.data.columnOf(a);
+    return dataSourceKey(x.data) == dataSourceKey(y.data) && x.data.sqlTable == y.data.sqlTable &&
+           cx == cy && x.data.exampleRows == y.data.exampleRows &&
+           x.data.csvOptions.delimiter == y.data.csvOptions.delimiter &&
+           x.data.csvOptions.header == y.data.csvOptions.header &&
+           x.data.csvOptions.skipBadRows == y.data.csvOptions.skipBadRows &&
+           x.data.csvOptions.types == y.data.csvOptions.types &&
+           x.data.binningOf(a) == y.data.binningOf(a);
+}
+
+// "65,536" (grouped as the locale does), or "18446744073709551616" for 2⁶⁴ cells.
+QString cellsText(CellCount cells) {
+    if (cells <= std::numeric_limits<qulonglong>::max()) {
+        return QLocale().toString(static_cast<qulonglong>(cells));
+    }
+    return QString::fromStdString(cellCountText(cells));
 }
 
 bool numericKind(const Binning& b) {
@@ -139,9 +147,27 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     rows_->setGroupSeparatorShown(true);
     rows_->setToolTip(tr("Number of rows generated for this example (its records)."));
     rows_->setKeyboardTracking(false);
+    attributes_ = new QListWidget;
+    attributes_->setObjectName(QStringLiteral("attributeList"));
+    attributes_->setToolTip(
+        tr("The attributes of the table: one column gives a histogram, several give the joint "
+           "table (one cell per combination of their bins; one record counts in one cell). The "
+           "column and binning below edit the attribute selected here."));
+    attributes_->setSelectionMode(QAbstractItemView::SingleSelection);
+    addAttribute_ = new QPushButton(tr("Add attribute"));
+    addAttribute_->setObjectName(QStringLiteral("addAttributeButton"));
+    addAttribute_->setToolTip(
+        tr("Add a column as another attribute: the table becomes the joint table of the "
+           "attributes (a contingency table)."));
+    removeAttribute_ = new QPushButton(tr("Remove"));
+    removeAttribute_->setObjectName(QStringLiteral("removeAttributeButton"));
+    removeAttribute_->setToolTip(
+        tr("Remove the selected attribute (its binning is remembered for its column)."));
     column_ = new QComboBox;
     column_->setObjectName(QStringLiteral("columnBox"));
-    column_->setToolTip(tr("The column whose histogram is released."));
+    column_->setToolTip(
+        tr("The column of the selected attribute (one column: the column whose histogram is "
+           "released)."));
     type_ = new QComboBox;
     type_->setObjectName(QStringLiteral("typeBox"));
     type_->addItem(tr("detected type"), QString());
@@ -254,6 +280,16 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     form_->addRow(tr("CSV"), csvRow_);
     form_->addRow(tr("Table"), tableRow_);
     form_->addRow(tr("Rows"), rows_);
+    auto* attributeButtons = new QWidget;
+    {
+        auto* l = new QVBoxLayout(attributeButtons);
+        l->setContentsMargins(0, 0, 0, 0);
+        l->addWidget(addAttribute_);
+        l->addWidget(removeAttribute_);
+        l->addStretch(1);
+    }
+    auto* attributeRow = row({attributes_, attributeButtons}, 1);
+    form_->addRow(tr("Attributes"), attributeRow);
     form_->addRow(tr("Column"), row({column_, type_}, 1));
     form_->addRow(tr("Binning"), binning_);
     form_->addRow(tr("Bins"), bins_);
@@ -303,12 +339,14 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         ExplorerState s = doc_->state();
         s.data.csvOptions.delimiter = delimiter_->itemData(i).toString();
         s.data.column.clear();
+        s.data.moreColumns.clear();  // other columns: the attributes start again
         apply(s, tr("change delimiter"));
     });
     connect(header_, &QCheckBox::toggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
         s.data.csvOptions.header = on;
         s.data.column.clear();
+        s.data.moreColumns.clear();
         s.data.idColumn.clear();
         apply(s, tr("header row"));
     });
@@ -337,9 +375,57 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         // The binning of the column left is remembered; the one chosen for this column before
         // comes back (automatic bins for a column not binned yet).
         ExplorerState s = doc_->state();
-        s.data.rememberColumnChoice(columnInForce());
-        s.data.recallColumnChoice(column_->itemText(i));
+        const std::size_t a = selectedAttribute();
+        if (s.data.columnOf(a) == column_->itemText(i)) {
+            return;
+        }
+        s.data.rememberColumnChoice(a == 0 ? columnInForce() : QString(), a);
+        s.data.recallColumnChoice(column_->itemText(i), a);
         apply(s, tr("choose column"));
+    });
+    connect(attributes_, &QListWidget::currentRowChanged, this, [this](int r) {
+        if (r >= 0) {
+            selected_ = static_cast<std::size_t>(r);
+            showState(doc_->state());
+            const QSignalBlocker b(column_);
+            const QString c = doc_->state().data.columnOf(selected_);
+            column_->setCurrentText(c.isEmpty() ? loadedColumns_.value(0) : c);
+        }
+    });
+    connect(addAttribute_, &QPushButton::clicked, this, [this] {
+        // The first column of the source not yet an attribute.
+        ExplorerState s = doc_->state();
+        if (s.data.column.isEmpty()) {
+            s.data.column = columnInForce();
+        }
+        QStringList chosen;
+        for (std::size_t a = 0; a < s.data.attributeCount(); ++a) {
+            chosen << s.data.columnOf(a);
+        }
+        QString next;
+        for (int i = 0; i < column_->count() && next.isEmpty(); ++i) {
+            if (!chosen.contains(column_->itemText(i))) {
+                next = column_->itemText(i);
+            }
+        }
+        if (next.isEmpty() || s.data.column.isEmpty()) {
+            showError(column_->count() == 0
+                          ? tr("Load the data first: the attributes are its columns.")
+                          : tr("Every column is already an attribute."));
+            return;
+        }
+        s.data.addAttribute(next);
+        selected_ = s.data.attributeCount() - 1;
+        apply(s, tr("add attribute"));
+    });
+    connect(removeAttribute_, &QPushButton::clicked, this, [this] {
+        ExplorerState s = doc_->state();
+        const std::size_t a = selectedAttribute();
+        if (!s.data.removeAttribute(a, columnInForce())) {
+            return;
+        }
+        selected_ = std::min(a, s.data.attributeCount() - 1);
+        apply(s, tr("remove attribute"));
     });
     connect(type_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = doc_->state();
@@ -357,39 +443,40 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         if (!type.isEmpty()) {
             s.data.csvOptions.types << column + QLatin1Char('=') + type;
         }
-        s.data.column = column;
+        s.data.columnOf(selectedAttribute()) = column;
         apply(s, tr("column type"));
     });
     connect(binning_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = binningEditState();
-        s.data.binning.kind = *binningChoiceFromId(binning_->itemData(i).toString());
-        if (s.data.binning.kind == BinningChoice::Edges && s.data.binning.edges.size() < 2) {
+        ColumnBinning& cb = s.data.binningOf(selectedAttribute());
+        cb.kind = *binningChoiceFromId(binning_->itemData(i).toString());
+        if (cb.kind == BinningChoice::Edges && cb.edges.size() < 2) {
             // A start to edit: the edges of the bins in force (what the histogram shows now),
             // else the declared range, else [0, 1] (nothing loaded to start from).
-            s.data.binning.edges = edgesInForce(doc_->state());
-            if (s.data.binning.edges.size() < 2) {
-                s.data.binning.edges =
-                    s.data.binning.rangeLo < s.data.binning.rangeHi
-                        ? std::vector<double>{s.data.binning.rangeLo, s.data.binning.rangeHi}
-                        : std::vector<double>{0, 1};
+            cb.edges = edgesInForce(doc_->state());
+            if (cb.edges.size() < 2) {
+                cb.edges = cb.rangeLo < cb.rangeHi ? std::vector<double>{cb.rangeLo, cb.rangeHi}
+                                                   : std::vector<double>{0, 1};
             }
         }
         apply(s, tr("change binning"));
     });
     connect(bins_, &QSpinBox::valueChanged, this, [this](int v) {
         ExplorerState s = binningEditState();
-        s.data.binning.bins = v;
-        if (s.data.binning.kind == BinningChoice::Auto) {
-            s.data.binning.kind = BinningChoice::EqualWidth;
+        ColumnBinning& cb = s.data.binningOf(selectedAttribute());
+        cb.bins = v;
+        if (cb.kind == BinningChoice::Auto) {
+            cb.kind = BinningChoice::EqualWidth;
         }
         apply(s, tr("change bins"));
     });
     auto rangeEdited = [this] {
         ExplorerState s = binningEditState();
+        ColumnBinning& cb = s.data.binningOf(selectedAttribute());
         const QString lo = rangeLo_->text().trimmed();
         const QString hi = rangeHi_->text().trimmed();
         if (lo.isEmpty() && hi.isEmpty()) {
-            s.data.binning.rangeLo = s.data.binning.rangeHi = 0;
+            cb.rangeLo = cb.rangeHi = 0;
             apply(s, tr("change range"));
             return;
         }
@@ -402,12 +489,11 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
                    "data's range)."));
             return;
         }
-        s.data.binning.rangeLo = a;
-        s.data.binning.rangeHi = b;
-        if (s.data.binning.kind == BinningChoice::Auto ||
-            s.data.binning.kind == BinningChoice::Categories ||
-            s.data.binning.kind == BinningChoice::Edges) {
-            s.data.binning.kind = BinningChoice::EqualWidth;
+        cb.rangeLo = a;
+        cb.rangeHi = b;
+        if (cb.kind == BinningChoice::Auto || cb.kind == BinningChoice::Categories ||
+            cb.kind == BinningChoice::Edges) {
+            cb.kind = BinningChoice::EqualWidth;
         }
         apply(s, tr("change range"));
     };
@@ -415,11 +501,13 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     connect(rangeHi_, &QLineEdit::editingFinished, this, rangeEdited);
     connect(closed_, &QCheckBox::toggled, this, [this](bool on) {
         ExplorerState s = binningEditState();
-        s.data.binning.closedHi = on;
+        ColumnBinning& cb = s.data.binningOf(selectedAttribute());
+        cb.closedHi = on;
         apply(s, tr("upper end"));
     });
     connect(edges_, &QLineEdit::editingFinished, this, [this] {
         ExplorerState s = binningEditState();
+        ColumnBinning& cb = s.data.binningOf(selectedAttribute());
         std::vector<double> edges;
         const QStringList parts = edges_->text().split(
             QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
@@ -431,25 +519,26 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
                 return;
             }
         }
-        s.data.binning.edges = edges;
-        s.data.binning.kind = BinningChoice::Edges;
+        cb.edges = edges;
+        cb.kind = BinningChoice::Edges;
         apply(s, tr("change edges"));
     });
     connect(categories_, &QLineEdit::editingFinished, this, [this] {
         ExplorerState s = binningEditState();
-        s.data.binning.categories.clear();
+        ColumnBinning& cb = s.data.binningOf(selectedAttribute());
+        cb.categories.clear();
         for (const QString& c : categories_->text().split(QLatin1Char(','))) {
             if (!c.trimmed().isEmpty()) {
-                s.data.binning.categories << c.trimmed();
+                cb.categories << c.trimmed();
             }
         }
-        s.data.binning.kind = BinningChoice::Categories;
+        cb.kind = BinningChoice::Categories;
         apply(s, tr("change categories"));
     });
     connect(unknown_, &QComboBox::activated, this, [this](int i) {
         ExplorerState s = binningEditState();
-        s.data.binning.unknownCategory =
-            static_cast<UnknownCategory>(unknown_->itemData(i).toInt());
+        ColumnBinning& cb = s.data.binningOf(selectedAttribute());
+        cb.unknownCategory = static_cast<UnknownCategory>(unknown_->itemData(i).toInt());
         apply(s, tr("other categories"));
     });
     connect(idColumn_, &QComboBox::activated, this, [this](int i) {
@@ -506,11 +595,20 @@ void DataPanel::apply(ExplorerState s, const QString& what) {
 
 QString DataPanel::columnInForce() const {
     const ExplorerState& s = doc_->state();
-    if (loadedColumn_.isEmpty() || dataSourceKey(loadedFor_.data) != dataSourceKey(s.data) ||
+    const QString loaded = loadedColumns_.value(0);
+    if (loaded.isEmpty() || dataSourceKey(loadedFor_.data) != dataSourceKey(s.data) ||
         loadedFor_.data.sqlTable != s.data.sqlTable) {
         return {};
     }
-    return s.data.column.isEmpty() ? loadedColumn_ : s.data.column;
+    return s.data.column.isEmpty() ? loaded : s.data.column;
+}
+
+std::size_t DataPanel::selectedAttribute() const {
+    return std::min(selected_, doc_->state().data.attributeCount() - 1);
+}
+
+void DataPanel::selectAttribute(std::size_t a) {
+    attributes_->setCurrentRow(static_cast<int>(a));
 }
 
 ExplorerState DataPanel::binningEditState() const {
@@ -522,35 +620,76 @@ ExplorerState DataPanel::binningEditState() const {
 }
 
 const Binning* DataPanel::binningInForce(const ExplorerState& s) const {
-    if (!loadedBinning_ || !sameBinningInputs(loadedFor_, s, loadedColumn_)) {
+    const std::size_t a = std::min(selected_, s.data.attributeCount() - 1);
+    if (a >= loadedBinnings_.size() ||
+        !sameBinningInputs(loadedFor_, s, a, a == 0 ? loadedColumns_.value(0) : QString())) {
         return nullptr;
     }
-    return &*loadedBinning_;
+    return &loadedBinnings_[a];
 }
 
 std::vector<double> DataPanel::edgesInForce(const ExplorerState& s) const {
     const Binning* b = binningInForce(s);
-    if (!b || !numericKind(*b) || loadedEdges_.size() < 2) {
+    const std::size_t a = std::min(selected_, s.data.attributeCount() - 1);
+    if (!b || !numericKind(*b) || a >= loadedEdges_.size() || loadedEdges_[a].size() < 2) {
         return {};
     }
+    const std::vector<double>& edges = loadedEdges_[a];
     // Every edge while the list stays readable; beyond 100 bins every k-th (and the last).
     constexpr std::size_t kMaxEdges = 101;
-    if (loadedEdges_.size() <= kMaxEdges) {
-        return loadedEdges_;
+    if (edges.size() <= kMaxEdges) {
+        return edges;
     }
-    const std::size_t step = (loadedEdges_.size() - 1 + kMaxEdges - 2) / (kMaxEdges - 1);
+    const std::size_t step = (edges.size() - 1 + kMaxEdges - 2) / (kMaxEdges - 1);
     std::vector<double> out;
-    for (std::size_t i = 0; i + 1 < loadedEdges_.size(); i += step) {
-        out.push_back(loadedEdges_[i]);
+    for (std::size_t i = 0; i + 1 < edges.size(); i += step) {
+        out.push_back(edges[i]);
     }
-    out.push_back(loadedEdges_.back());
+    out.push_back(edges.back());
     return out;
+}
+
+void DataPanel::showAttributes(const ExplorerState& s) {
+    const QSignalBlocker block(attributes_);
+    const std::size_t k = s.data.attributeCount();
+    selected_ = std::min(selected_, k - 1);
+    while (attributes_->count() > static_cast<int>(k)) {
+        delete attributes_->takeItem(attributes_->count() - 1);
+    }
+    while (attributes_->count() < static_cast<int>(k)) {
+        attributes_->addItem(QString());
+    }
+    // The loaded bins of each attribute, when the load was for the same column and binning.
+    for (std::size_t a = 0; a < k; ++a) {
+        QString column = s.data.columnOf(a);
+        if (column.isEmpty()) {
+            column = loadedColumns_.value(0, tr("(default column)"));
+        }
+        QString text = QStringLiteral("%1. %2").arg(a + 1).arg(column);
+        if (a < loadedBins_.size() &&
+            sameBinningInputs(loadedFor_, s, a, a == 0 ? loadedColumns_.value(0) : QString())) {
+            text += loadedBins_[a] == 1
+                        ? tr(" — 1 bin")
+                        : tr(" — %L1 bins").arg(static_cast<qulonglong>(loadedBins_[a]));
+        }
+        attributes_->item(static_cast<int>(a))->setText(text);
+    }
+    attributes_->setCurrentRow(static_cast<int>(selected_));
+    // A short list: about four rows before it scrolls.
+    const int rowHeight = std::max(attributes_->sizeHintForRow(0), fontMetrics().height() + 4);
+    attributes_->setFixedHeight(rowHeight * static_cast<int>(std::clamp<std::size_t>(k, 2, 4)) +
+                                2 * attributes_->frameWidth() + 4);
+    removeAttribute_->setEnabled(k > 1);
+    addAttribute_->setEnabled(k < kMaxAttributes);
 }
 
 void DataPanel::showState(const ExplorerState& s) {
     const QSignalBlocker b1(example_), b2(rows_), b3(binning_), b4(bins_), b5(neighbouring_),
         b6(delimiter_), b7(header_), b8(badRows_), b9(closed_), b10(unknown_), b11(idColumn_),
         b12(cap_), b13(type_);
+    showAttributes(s);
+    const std::size_t sel = selectedAttribute();
+    const ColumnBinning& cb = s.data.binningOf(sel);
     const bool external = isExternalSource(s.data.source);
     if (!external) {
         // A former id (a session saved before an example was renamed) selects its example.
@@ -609,33 +748,33 @@ void DataPanel::showState(const ExplorerState& s) {
         rows_->setValue(
             static_cast<int>(s.data.exampleRows > 0 ? s.data.exampleRows : ex->defaultRows));
     }
-    binning_->setCurrentIndex(
-        binning_->findData(QString::fromLatin1(binningChoiceId(s.data.binning.kind))));
+    binning_->setCurrentIndex(binning_->findData(QString::fromLatin1(binningChoiceId(cb.kind))));
     // The bins box shows the number of bins in force: the declared one, or what automatic
     // binning chose for the loaded column ("auto" until it is loaded).
     const Binning* inForce = binningInForce(s);
-    const bool autoBins = s.data.binning.kind == BinningChoice::Auto;
+    const bool autoBins = cb.kind == BinningChoice::Auto;
     const bool autoNumeric =
         autoBins && inForce &&
         (inForce->kind == BinningKind::EqualWidth || inForce->kind == BinningKind::Integer);
     bins_->setSpecialValueText(tr("auto"));
     if (!autoBins) {
         bins_->setMinimum(1);
-        bins_->setValue(s.data.binning.bins);
-        bins_->setEnabled(s.data.binning.kind == BinningChoice::EqualWidth);
+        bins_->setValue(cb.bins);
+        bins_->setEnabled(cb.kind == BinningChoice::EqualWidth);
         bins_->setToolTip(tr("Number of equal-width bins."));
     } else if (inForce) {
         bins_->setMinimum(1);
-        bins_->setValue(static_cast<int>(std::clamp<std::size_t>(loadedBins_, 1, 100000)));
+        const std::size_t loadedBins = sel < loadedBins_.size() ? loadedBins_[sel] : 1;
+        bins_->setValue(static_cast<int>(std::clamp<std::size_t>(loadedBins, 1, 100000)));
         bins_->setEnabled(autoNumeric);
         bins_->setToolTip(
             autoNumeric ? tr("Automatic binning: %1 (%L2 bins). Change the number for that many "
                              "equal-width bins.")
                               .arg(QString::fromStdString(inForce->describe()))
-                              .arg(static_cast<qulonglong>(loadedBins_))
+                              .arg(static_cast<qulonglong>(loadedBins))
                         : tr("Automatic binning: %1 (%L2 bins).")
                               .arg(QString::fromStdString(inForce->describe()))
-                              .arg(static_cast<qulonglong>(loadedBins_)));
+                              .arg(static_cast<qulonglong>(loadedBins)));
     } else {
         bins_->setMinimum(0);  // shows "auto": the number is known once the column is loaded
         bins_->setValue(0);
@@ -644,9 +783,9 @@ void DataPanel::showState(const ExplorerState& s) {
             tr("Automatic binning: the number of bins is chosen when the column "
                "is loaded."));
     }
-    form_->setRowVisible(bins_, s.data.binning.kind == BinningChoice::EqualWidth || autoBins);
-    const bool numericRange = s.data.binning.kind == BinningChoice::EqualWidth ||
-                              s.data.binning.kind == BinningChoice::Integer;
+    form_->setRowVisible(bins_, cb.kind == BinningChoice::EqualWidth || autoBins);
+    const bool numericRange =
+        cb.kind == BinningChoice::EqualWidth || cb.kind == BinningChoice::Integer;
     const bool autoRange = autoBins && (!inForce || autoNumeric);
     form_->setRowVisible(rangeRow_, numericRange || autoRange);
     rangeLo_->setEnabled(numericRange || autoRange);
@@ -655,44 +794,42 @@ void DataPanel::showState(const ExplorerState& s) {
     const bool rangeInForce =
         inForce &&
         (inForce->kind == BinningKind::EqualWidth || inForce->kind == BinningKind::Integer) &&
-        (autoBins || (numericRange && s.data.binning.rangeLo == s.data.binning.rangeHi));
+        (autoBins || (numericRange && cb.rangeLo == cb.rangeHi));
     rangeLo_->setPlaceholderText(rangeInForce ? numberText(inForce->lo) : tr("data min"));
     rangeHi_->setPlaceholderText(rangeInForce ? numberText(inForce->hi) : tr("data max"));
-    closed_->setEnabled(s.data.binning.kind == BinningChoice::EqualWidth &&
-                        s.data.binning.rangeLo < s.data.binning.rangeHi);
-    closed_->setChecked(s.data.binning.closedHi ||
-                        s.data.binning.rangeLo == s.data.binning.rangeHi);
-    if (s.data.binning.rangeLo == s.data.binning.rangeHi) {
+    closed_->setEnabled(cb.kind == BinningChoice::EqualWidth && cb.rangeLo < cb.rangeHi);
+    closed_->setChecked(cb.closedHi || cb.rangeLo == cb.rangeHi);
+    if (cb.rangeLo == cb.rangeHi) {
         rangeLo_->clear();
         rangeHi_->clear();
     } else {
-        rangeLo_->setText(numberText(s.data.binning.rangeLo));
-        rangeHi_->setText(numberText(s.data.binning.rangeHi));
+        rangeLo_->setText(numberText(cb.rangeLo));
+        rangeHi_->setText(numberText(cb.rangeHi));
     }
-    form_->setRowVisible(edges_, s.data.binning.kind == BinningChoice::Edges);
+    form_->setRowVisible(edges_, cb.kind == BinningChoice::Edges);
     QStringList edgeText;
-    for (double e : s.data.binning.edges) {
+    for (double e : cb.edges) {
         edgeText << numberText(e);
     }
     if (!edges_->hasFocus()) {
         edges_->setText(edgeText.join(QStringLiteral(", ")));
         edges_->setCursorPosition(0);  // a long list reads from its first edge
     }
-    if (s.data.binning.kind == BinningChoice::Edges) {
+    if (cb.kind == BinningChoice::Edges) {
         closed_->setEnabled(true);
-        closed_->setChecked(s.data.binning.closedHi);
+        closed_->setChecked(cb.closedHi);
         form_->setRowVisible(rangeRow_, true);
         rangeLo_->setEnabled(false);
         rangeHi_->setEnabled(false);
-        if (s.data.binning.edges.size() >= 2) {  // the range the edges span, not "data min"
-            rangeLo_->setPlaceholderText(numberText(s.data.binning.edges.front()));
-            rangeHi_->setPlaceholderText(numberText(s.data.binning.edges.back()));
+        if (cb.edges.size() >= 2) {  // the range the edges span, not "data min"
+            rangeLo_->setPlaceholderText(numberText(cb.edges.front()));
+            rangeHi_->setPlaceholderText(numberText(cb.edges.back()));
         }
     }
-    form_->setRowVisible(categoriesRow_, s.data.binning.kind == BinningChoice::Categories);
-    categories_->setText(s.data.binning.categories.join(QStringLiteral(", ")));
-    unknown_->setCurrentIndex(static_cast<int>(s.data.binning.unknownCategory));
-    unknown_->setEnabled(!s.data.binning.categories.isEmpty());
+    form_->setRowVisible(categoriesRow_, cb.kind == BinningChoice::Categories);
+    categories_->setText(cb.categories.join(QStringLiteral(", ")));
+    unknown_->setCurrentIndex(static_cast<int>(cb.unknownCategory));
+    unknown_->setEnabled(!cb.categories.isEmpty());
     cap_->setValue(s.data.cap);
     cap_->setEnabled(!s.data.idColumn.isEmpty());
     if (idColumn_->count() == 0) {
@@ -713,7 +850,12 @@ void DataPanel::showState(const ExplorerState& s) {
     neighbouring_->setCurrentIndex(
         neighbouring_->findData(QString::fromLatin1(neighbouringName(s.data.neighbouring))));
     // The type box follows the column: the override, if any.
-    const QString column = s.data.column.isEmpty() ? column_->currentText() : s.data.column;
+    const QString column =
+        s.data.columnOf(sel).isEmpty() ? column_->currentText() : s.data.columnOf(sel);
+    if (!s.data.columnOf(sel).isEmpty() && column_->findText(column) >= 0) {
+        const QSignalBlocker block(column_);
+        column_->setCurrentText(column);
+    }
     QString override;
     for (const QString& t : s.data.csvOptions.types) {
         const qsizetype eq = t.lastIndexOf(QLatin1Char('='));
@@ -726,10 +868,18 @@ void DataPanel::showState(const ExplorerState& s) {
 
 void DataPanel::showDataset(const DatasetResult& r) {
     loadedFor_ = doc_->state();
-    loadedColumn_ = r.error.isEmpty() ? r.column : QString();
-    loadedBinning_ = r.error.isEmpty() && r.histogram ? r.binning : std::nullopt;
-    loadedEdges_ = r.histogram ? r.histogram->edges() : std::vector<double>{};
-    loadedBins_ = r.histogram ? r.histogram->size() : 0;
+    loadedColumns_.clear();
+    loadedBinnings_.clear();
+    loadedEdges_.clear();
+    loadedBins_.clear();
+    if (r.error.isEmpty() && r.jointTable) {
+        loadedColumns_ = r.attributeColumns;
+        loadedBinnings_ = r.binnings;
+        for (const Attribute& a : r.jointTable->attributes()) {
+            loadedEdges_.push_back(a.edges);
+            loadedBins_.push_back(a.size());
+        }
+    }
     loadError_ = r.error;
     {
         const QSignalBlocker b(table_);
@@ -742,7 +892,10 @@ void DataPanel::showDataset(const DatasetResult& r) {
         const QSignalBlocker b(column_), b2(idColumn_);
         column_->clear();
         column_->addItems(r.columns);
-        column_->setCurrentText(r.column);
+        const std::size_t sel = selectedAttribute();
+        const QString selColumn = doc_->state().data.columnOf(sel);
+        column_->setCurrentText(!selColumn.isEmpty() ? selColumn
+                                                     : r.attributeColumns.value(0, r.column));
         for (int i = 0; i < r.columnTypes.size() && i < column_->count(); ++i) {
             column_->setItemData(i, tr("type: %1").arg(r.columnTypes[i]), Qt::ToolTipRole);
         }
@@ -753,7 +906,7 @@ void DataPanel::showDataset(const DatasetResult& r) {
             idColumn_->addItem(c, c);
         }
         idColumn_->setCurrentIndex(std::max(0, idColumn_->findData(id)));
-        const int at = static_cast<int>(r.columns.indexOf(r.column));
+        const int at = static_cast<int>(r.columns.indexOf(column_->currentText()));
         type_->setItemText(0, at >= 0 && at < r.columnTypes.size()
                                   ? tr("detected: %1").arg(r.columnTypes[at])
                                   : tr("detected type"));
@@ -774,22 +927,51 @@ void DataPanel::showDataset(const DatasetResult& r) {
     }
     message_->hide();
     editError_ = false;
-    if (!r.histogram) {
+    if (!r.jointTable) {
         return;
     }
-    const auto bins = static_cast<qlonglong>(r.histogram->size());
+    const ContingencyTable& t = *r.jointTable;
     QString text = QStringLiteral("<b>%1</b><br>").arg(r.sourceTitle.toHtmlEscaped());
-    text += tr("%L1 rows · %L2 bins · %L3 records counted · sensitivity Δ1 = %4, Δ2 = %5")
-                .arg(r.rows)
-                .arg(bins)
-                .arg(static_cast<qlonglong>(r.histogram->total()))
-                .arg(r.sensitivity.l1, 0, 'g', 6)
-                .arg(r.sensitivity.l2, 0, 'g', 6);
+    if (t.attributeCount() == 1) {
+        text += tr("%L1 rows · %L2 bins · %L3 records counted · sensitivity Δ1 = %4, Δ2 = %5")
+                    .arg(r.rows)
+                    .arg(static_cast<qlonglong>(t.attribute(0).size()))
+                    .arg(static_cast<qlonglong>(t.total()))
+                    .arg(r.sensitivity.l1, 0, 'g', 6)
+                    .arg(r.sensitivity.l2, 0, 'g', 6);
+    } else {
+        // "sex × class: 2 × 2 = 4 cells, 4 occupied".
+        QStringList names, sizes;
+        for (const Attribute& a : t.attributes()) {
+            names << QString::fromStdString(a.name);
+            sizes << QString::number(static_cast<qulonglong>(a.size()));
+        }
+        // The product written out while it stays short ("2 × 2 = 4 cells").
+        const QString cells = t.attributeCount() <= 4
+                                  ? sizes.join(QStringLiteral(" × ")) + QStringLiteral(" = ") +
+                                        cellsText(t.cellCount())
+                                  : cellsText(t.cellCount());
+        text += tr("%L1 attributes: %2<br>%3 cells · %L4 occupied · %L5 rows · %L6 records "
+                   "counted · sensitivity Δ1 = %7, Δ2 = %8")
+                    .arg(static_cast<qulonglong>(t.attributeCount()))
+                    .arg(names.join(QStringLiteral(" × ")).toHtmlEscaped())
+                    .arg(cells)
+                    .arg(static_cast<qulonglong>(t.occupiedCount()))
+                    .arg(r.rows)
+                    .arg(static_cast<qlonglong>(t.total()))
+                    .arg(r.sensitivity.l1, 0, 'g', 6)
+                    .arg(r.sensitivity.l2, 0, 'g', 6);
+    }
     if (r.cap > 0) {
         text += tr(" (at most %L1 rows per person)").arg(r.cap);
     }
-    text += QStringLiteral("<br><i>") + r.binningText.toHtmlEscaped() + QStringLiteral("</i><br>") +
-            r.reportText.toHtmlEscaped();
+    // Several attributes: each one's bins are in the list above and the editor (the whole text
+    // in the tooltip); one column: its binning.
+    summary_->setToolTip(t.attributeCount() > 1 ? r.binningText : QString());
+    if (t.attributeCount() == 1) {
+        text += QStringLiteral("<br><i>") + r.binningText.toHtmlEscaped() + QStringLiteral("</i>");
+    }
+    text += QStringLiteral("<br>") + r.reportText.toHtmlEscaped();
     if (!r.skippedText.isEmpty()) {
         text += QStringLiteral("<br>") + r.skippedText.toHtmlEscaped();
     }

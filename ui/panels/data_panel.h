@@ -1,8 +1,10 @@
 // The data panel: which source (a built-in example, a CSV/TSV file with its import options, a
-// SQLite file or a PostgreSQL server with their table), which column, how it is binned (automatic,
-// equal-width, whole numbers, categories, user edges), the contribution cap per person and the
-// neighbouring relation; below, what was loaded (rows, bins, sensitivity, what the binning and the
-// reader did not count, and whether the bins came from the data).
+// SQLite file or a PostgreSQL server with their table), which columns — the attributes of the
+// table, one or more, each binned its own way; the column and binning controls edit the attribute
+// selected in the list (automatic, equal-width, whole numbers, categories, user edges) — the
+// contribution cap per person and the neighbouring relation; below, what was loaded (rows,
+// attributes, cells, occupied cells, sensitivity, what the binning and the reader did not count,
+// and whether the bins came from the data).
 #pragma once
 
 #include <QWidget>
@@ -16,6 +18,7 @@ class QComboBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
+class QListWidget;
 class QPushButton;
 class QSpinBox;
 
@@ -44,6 +47,12 @@ public:
     QLineEdit* rangeLowEdit() const { return rangeLo_; }
     QLineEdit* rangeHighEdit() const { return rangeHi_; }
     QLineEdit* edgesEdit() const { return edges_; }
+    QListWidget* attributeList() const { return attributes_; }
+    QPushButton* addAttributeButton() const { return addAttribute_; }
+    QPushButton* removeAttributeButton() const { return removeAttribute_; }
+    // The attribute the column and binning controls edit (0 … attributeCount − 1).
+    std::size_t selectedAttribute() const;
+    void selectAttribute(std::size_t a);
     // The column the last load binned, when it was loaded from the document's current source
     // and table ("" otherwise): the default column's name while the document names none.
     QString columnInForce() const;
@@ -61,10 +70,12 @@ private:
     // The document's state for a binning edit: the column named even when it is the default one,
     // so that the binning is remembered under its name.
     ExplorerState binningEditState() const;
-    // The binning of the last load, if it was loaded for the binning `s` asks for.
+    // The binning of the last load for the selected attribute, if it was loaded for the binning
+    // `s` asks for.
     const Binning* binningInForce(const ExplorerState& s) const;
     // Edges that reproduce the binning in force (the start of "Bins with my edges").
     std::vector<double> edgesInForce(const ExplorerState& s) const;
+    void showAttributes(const ExplorerState& s);
 
     ExplorerDocument* doc_;
     QFormLayout* form_;
@@ -81,6 +92,10 @@ private:
     QWidget* tableRow_;
     QComboBox* table_;
     QSpinBox* rows_;
+    QListWidget* attributes_;
+    QPushButton* addAttribute_;
+    QPushButton* removeAttribute_;
+    std::size_t selected_ = 0;
     QComboBox* column_;
     QComboBox* type_;
     QComboBox* binning_;
@@ -103,11 +118,12 @@ private:
     QStringList typesOfColumns_;  // detected types of the loaded columns (CSV)
     // The last load: the state it was shown for, the column it binned, its bins and histogram
     // edges; an edit error shown in message_ (a rejected range or edge list) and the load error.
+    // One entry per attribute of the load.
     ExplorerState loadedFor_;
-    QString loadedColumn_;
-    std::optional<Binning> loadedBinning_;
-    std::vector<double> loadedEdges_;
-    std::size_t loadedBins_ = 0;
+    QStringList loadedColumns_;
+    std::vector<Binning> loadedBinnings_;
+    std::vector<std::vector<double>> loadedEdges_;
+    std::vector<std::size_t> loadedBins_;
     bool editError_ = false;
     QString loadError_;
 };

@@ -171,14 +171,19 @@ QString ledgerLine(const data::PrivacyLedger& l) {
 ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) {
     ReleaseContext c;
     if (!r.error.isEmpty() || !r.histogram) {
-        c.error = r.error.isEmpty() ? QObject::tr(
-                                          "The data are still loading; try again when "
-                                          "the histogram is shown.")
-                                    : r.error;
+        c.error = !r.error.isEmpty()          ? r.error
+                  : !r.histogramWhy.isEmpty() ? r.histogramWhy
+                                              : QObject::tr(
+                                                    "The data are still loading; try again when "
+                                                    "the histogram is shown.");
     } else {
         c.histogram = r.histogram;
     }
-    c.column = r.column;
+    // A table of several attributes is released cell by cell (its histogram is the table
+    // flattened, one bin per cell "a = x, b = y"): the metadata name every attribute and its bins.
+    const QStringList attributes =
+        r.attributeColumns.isEmpty() ? QStringList{r.column} : r.attributeColumns;
+    c.column = attributes.join(QStringLiteral(" × "));
     c.binsText = r.binningText;
     c.relation = s.data.neighbouring;
     c.cap = r.idColumn.isEmpty() ? 1 : std::max(1, r.cap);
@@ -208,25 +213,36 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
     if (r.dataDependent) {
         c.refusal = r.dataDependentText;
     } else if (s.data.source == SourceKind::Example) {
+        // Every attribute's bins must be declared (named by column when there are several).
         const ExampleDataset* ex = findExample(s.data.exampleId.toStdString());
-        const bool defaultColumn =
-            ex && (s.data.column.isEmpty() || s.data.column.toStdString() == ex->defaultColumn);
-        const bool rangeFromData = (s.data.binning.kind == BinningChoice::EqualWidth ||
-                                    s.data.binning.kind == BinningChoice::Integer) &&
-                                   s.data.binning.rangeLo == s.data.binning.rangeHi;
-        if (s.data.binning.kind == BinningChoice::Auto && !defaultColumn) {
-            c.refusal = QObject::tr(
-                "Automatic bins for this column are chosen from its values: "
-                "declare the bins (a range, edges or categories).");
-        } else if (rangeFromData) {
-            c.refusal = QObject::tr(
-                "The range of the bins is the data's min and max: declare "
-                "it.");
-        } else if (s.data.binning.kind == BinningChoice::Categories &&
-                   s.data.binning.categories.isEmpty()) {
-            c.refusal = QObject::tr(
-                "The categories are the values found in the data: declare "
-                "the list.");
+        for (std::size_t a = 0; a < s.data.attributeCount() && c.refusal.isEmpty(); ++a) {
+            const QString& column = s.data.columnOf(a);
+            const ColumnBinning& b = s.data.binningOf(a);
+            const bool defaultColumn =
+                ex && (column.isEmpty() || column.toStdString() == ex->defaultColumn);
+            const bool rangeFromData =
+                (b.kind == BinningChoice::EqualWidth || b.kind == BinningChoice::Integer) &&
+                b.rangeLo == b.rangeHi;
+            if (b.kind == BinningChoice::Auto && !defaultColumn) {
+                c.refusal = QObject::tr(
+                    "Automatic bins for this column are chosen from its values: "
+                    "declare the bins (a range, edges or categories).");
+            } else if (rangeFromData) {
+                c.refusal = QObject::tr(
+                    "The range of the bins is the data's min and max: declare "
+                    "it.");
+            } else if (b.kind == BinningChoice::Categories && b.categories.isEmpty()) {
+                c.refusal = QObject::tr(
+                    "The categories are the values found in the data: declare "
+                    "the list.");
+            }
+            if (!c.refusal.isEmpty() && s.data.attributeCount() > 1) {
+                c.refusal = QStringLiteral("'%1': %2")
+                                .arg(a < static_cast<std::size_t>(attributes.size())
+                                         ? attributes[static_cast<qsizetype>(a)]
+                                         : column,
+                                     c.refusal);
+            }
         }
     }
     if (!c.refusal.isEmpty()) {
@@ -237,6 +253,7 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
                         .arg(c.refusal);
     }
 
+    const QString stem = attributes.join(QLatin1Char('-'));
     switch (s.data.source) {
         case SourceKind::Example: {
             const ExampleDataset* ex = findExample(s.data.exampleId.toStdString());
@@ -247,15 +264,15 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
                 QStringLiteral("built-in example %1 (%2 rows)").arg(s.data.exampleId).arg(rows);
             c.defaultDir = documentsDir();
             c.ledgerBase = fileStem(s.data.exampleId);
-            c.defaultBase = fileStem(s.data.exampleId + QLatin1Char('-') + r.column);
+            c.defaultBase = fileStem(s.data.exampleId + QLatin1Char('-') + stem);
             break;
         }
         case SourceKind::Csv:
             c.dataset = QFileInfo(s.data.csvPath).absoluteFilePath();
             c.defaultDir = QFileInfo(s.data.csvPath).absolutePath();
             c.ledgerBase = fileStem(QFileInfo(s.data.csvPath).completeBaseName());
-            c.defaultBase = fileStem(QFileInfo(s.data.csvPath).completeBaseName() +
-                                     QLatin1Char('-') + r.column);
+            c.defaultBase =
+                fileStem(QFileInfo(s.data.csvPath).completeBaseName() + QLatin1Char('-') + stem);
             break;
         case SourceKind::Sqlite:
             c.dataset = QFileInfo(s.data.sqlitePath).absoluteFilePath() +
@@ -263,8 +280,8 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
             c.defaultDir = QFileInfo(s.data.sqlitePath).absolutePath();
             c.ledgerBase = fileStem(QFileInfo(s.data.sqlitePath).completeBaseName() +
                                     QLatin1Char('-') + r.sqlTable);
-            c.defaultBase = fileStem(QFileInfo(s.data.sqlitePath).completeBaseName() +
-                                     QLatin1Char('-') + r.column);
+            c.defaultBase =
+                fileStem(QFileInfo(s.data.sqlitePath).completeBaseName() + QLatin1Char('-') + stem);
             break;
         case SourceKind::Postgres:
             c.dataset = QStringLiteral("postgresql://%1@%2:%3/%4 table %5")
@@ -273,10 +290,27 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
                             .arg(s.data.postgres.database, r.sqlTable);
             c.defaultDir = documentsDir();
             c.ledgerBase = fileStem(s.data.postgres.database + QLatin1Char('-') + r.sqlTable);
-            c.defaultBase = fileStem(s.data.postgres.database + QLatin1Char('-') + r.column);
+            c.defaultBase = fileStem(s.data.postgres.database + QLatin1Char('-') + stem);
             break;
     }
-    c.source = QStringLiteral("column '%1' of %2").arg(r.column, c.dataset);
+    if (attributes.size() <= 1) {
+        c.source = QStringLiteral("column '%1' of %2").arg(r.column, c.dataset);
+    } else {
+        // Until core/release records the attributes of a table in their own metadata field, the
+        // source text lists them with their bins: "table of 2 attributes of …: 'sex' (…); …".
+        QStringList parts;
+        for (qsizetype a = 0; a < attributes.size(); ++a) {
+            const auto i = static_cast<std::size_t>(a);
+            parts << (i < r.binnings.size() ? QStringLiteral("'%1' (%2)")
+                                                  .arg(attributes[a], q(r.binnings[i].describe()))
+                                            : QStringLiteral("'%1'").arg(attributes[a]));
+        }
+        c.source = QStringLiteral(
+                       "table of %1 attributes of %2, one cell per combination of "
+                       "their bins: %3")
+                       .arg(attributes.size())
+                       .arg(c.dataset, parts.join(QStringLiteral("; ")));
+    }
     return c;
 }
 

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QStackedLayout>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -191,14 +192,23 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
         g->setData(x, y, true);
     }
     // x axis: bin labels (thinned when there are many), else positions.
+    // Long labels (the cells of a table of many attributes, "q0 = 1, q1 = 0, …") would cover the
+    // plot: the ticks then show the cell's index and hovering a bar shows its label.
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     const int step = std::max(1, bins / 16);
+    constexpr qsizetype kMaxTickLabel = 32;
+    const bool indexTicks =
+        bins > 8 && std::any_of(r.labels.begin(), r.labels.end(),
+                                [](const QString& l) { return l.size() > kMaxTickLabel; });
     for (int i = 0; i < bins; i += step) {
-        ticker->addTick(i, r.labels[static_cast<std::size_t>(i)]);
+        ticker->addTick(i,
+                        indexTicks ? QLocale().toString(i) : r.labels[static_cast<std::size_t>(i)]);
     }
     plot_->xAxis->setTicker(ticker);
-    plot_->xAxis->setTickLabelRotation(bins > 8 ? 35 : 0);
-    plot_->xAxis->setLabel(xTitle.isEmpty() ? tr("bin") : xTitle);
+    plot_->xAxis->setTickLabelRotation(bins > 8 && !indexTicks ? 35 : 0);
+    const QString title = xTitle.isEmpty() ? tr("bin") : xTitle;
+    plot_->xAxis->setLabel(
+        indexTicks ? tr("%1 — index of the cell (hover a bar for its values)").arg(title) : title);
     plot_->xAxis->setRange(-0.7, bins - 0.3);
     const double pad = 0.06 * (yMax - yMin);
     plot_->yAxis->setRange(yMin < 0 ? yMin - pad : 0, yMax + 3 * pad);

@@ -3,6 +3,7 @@
 // exactly, slider drags merge into one step, and sessions round-trip while broken files are
 // refused.
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
@@ -317,6 +318,129 @@ private Q_SLOTS:
                  st.error().message.c_str());
         QCOMPARE(spy.size(), 0);
         QCOMPARE(doc.state(), ExplorerState());
+    }
+
+    // Issue #19: the data are one or more attributes (columns), each with its own binning. Adding,
+    // removing and re-choosing columns remembers each column's binning; several columns survive
+    // undo/redo and a session round-trip; a session of one column has no new key; duplicates and
+    // unnamed attributes are refused with a message naming the problem.
+    void severalAttributes() {
+        QTemporaryDir dir;
+        ExplorerDocument doc;
+        ExplorerState s = doc.state();
+        s.data.source = SourceKind::Csv;
+        s.data.csvPath = QStringLiteral("/data/adult.csv");
+        s.data.column = QStringLiteral("sex");
+        s.data.binning.kind = BinningChoice::Categories;
+        s.data.binning.categories = {QStringLiteral("Female"), QStringLiteral("Male")};
+        QVERIFY(doc.apply(s, QStringLiteral("one")).hasValue());
+        QVERIFY(!doc.state()
+                     .toJson()
+                     .value(QStringLiteral("data"))
+                     .toObject()
+                     .contains(QStringLiteral("more_columns")));
+
+        s.data.addAttribute(QStringLiteral("class"));
+        QCOMPARE(s.data.attributeCount(), std::size_t(2));
+        QCOMPARE(s.data.binningOf(1).kind, BinningChoice::Auto);
+        s.data.binningOf(1).kind = BinningChoice::Categories;
+        s.data.binningOf(1).categories = {QStringLiteral("<=50K"), QStringLiteral(">50K")};
+        s.data.addAttribute(QStringLiteral("age"));
+        s.data.binningOf(2).kind = BinningChoice::Edges;
+        s.data.binningOf(2).edges = {17, 30, 50, 91};
+        QVERIFY(doc.apply(s, QStringLiteral("three")).hasValue());
+        QCOMPARE(changesBetween(ExplorerState(), s) & DataChanged, unsigned(DataChanged));
+
+        // Undo and redo restore the attributes exactly.
+        doc.undoStack()->undo();
+        QCOMPARE(doc.state().data.attributeCount(), std::size_t(1));
+        doc.undoStack()->redo();
+        QCOMPARE(doc.state(), s);
+
+        // Session round-trip: the attributes with their binnings.
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        QVERIFY(doc.saveSession(path).hasValue());
+        ExplorerDocument other;
+        QVERIFY(other.loadSession(path).hasValue());
+        QCOMPARE(other.state(), s);
+        QCOMPARE(other.state().data.columnOf(2), QStringLiteral("age"));
+        QCOMPARE(other.state().data.binningOf(2).edges, (std::vector<double>{17, 30, 50, 91}));
+
+        // Removing an attribute remembers its binning: adding the column again brings it back.
+        ExplorerState t = s;
+        QVERIFY(t.data.removeAttribute(1));
+        QCOMPARE(t.data.attributeCount(), std::size_t(2));
+        QCOMPARE(t.data.columnOf(1), QStringLiteral("age"));
+        t.data.addAttribute(QStringLiteral("class"));
+        QCOMPARE(t.data.binningOf(2), s.data.binningOf(1));
+        // Removing the first makes the second the first; the only one cannot be removed.
+        QVERIFY(t.data.removeAttribute(0));
+        QCOMPARE(t.data.column, QStringLiteral("age"));
+        QCOMPARE(t.data.binning, s.data.binningOf(2));
+        QVERIFY(t.data.removeAttribute(0));
+        QVERIFY(!t.data.removeAttribute(0));
+        QCOMPARE(t.data.column, QStringLiteral("class"));
+
+        // Choosing another column for an attribute remembers the one it leaves.
+        ExplorerState u = s;
+        u.data.rememberColumnChoice({}, 2);
+        QVERIFY(!u.data.recallColumnChoice(QStringLiteral("hours"), 2));
+        QCOMPARE(u.data.binningOf(2).kind, BinningChoice::Auto);
+        u.data.rememberColumnChoice({}, 2);
+        QVERIFY(u.data.recallColumnChoice(QStringLiteral("age"), 2));
+        QCOMPARE(u.data.binningOf(2), s.data.binningOf(2));
+
+        // Another source: the attributes are remembered with their columns; coming back to the
+        // same source and table keeps them all.
+        ExplorerState v = s;
+        v.data.csvPath = QStringLiteral("/data/other.csv");
+        v.data.enterSource(s.data);
+        QCOMPARE(v.data.attributeCount(), std::size_t(1));
+        ExplorerState back = v;
+        back.data.csvPath = s.data.csvPath;
+        back.data.enterSource(v.data);
+        QCOMPARE(back.data.column, QStringLiteral("sex"));
+        QCOMPARE(back.data.binning, s.data.binning);
+        ExplorerState same = s;
+        same.data.enterSource(s.data);
+        QCOMPARE(same.data.moreColumns, s.data.moreColumns);
+
+        // Refused with the reason.
+        ExplorerState twice = s;
+        twice.data.columnOf(2) = QStringLiteral("sex");
+        auto st = doc.apply(twice, QStringLiteral("twice"));
+        QVERIFY(!st.hasValue());
+        QVERIFY2(st.error().message.find("'sex' is chosen twice") != std::string::npos,
+                 st.error().message.c_str());
+        ExplorerState unnamed = s;
+        unnamed.data.columnOf(1).clear();
+        st = doc.apply(unnamed, QStringLiteral("unnamed"));
+        QVERIFY(!st.hasValue());
+        QVERIFY2(st.error().message.find("attribute 2 names no column") != std::string::npos,
+                 st.error().message.c_str());
+        ExplorerState tooMany = s;
+        for (int i = 0; i < 40; ++i) {
+            tooMany.data.addAttribute(QStringLiteral("c%1").arg(i));
+        }
+        st = doc.apply(tooMany, QStringLiteral("too many"));
+        QVERIFY(!st.hasValue());
+        QVERIFY2(st.error().message.find("at most 32 attributes") != std::string::npos,
+                 st.error().message.c_str());
+        QCOMPARE(doc.state(), s);
+
+        // A session whose attribute has a bad binning names it.
+        QJsonObject root = s.toJson();
+        QJsonObject data = root.value(QStringLiteral("data")).toObject();
+        QJsonArray more = data.value(QStringLiteral("more_columns")).toArray();
+        QJsonObject first = more[0].toObject();
+        first.insert(QStringLiteral("bins"), 0);
+        more[0] = first;
+        data.insert(QStringLiteral("more_columns"), more);
+        root.insert(QStringLiteral("data"), data);
+        auto bad = ExplorerState::fromJson(root);
+        QVERIFY(!bad.hasValue());
+        QVERIFY2(bad.error().message.find("more_columns") != std::string::npos,
+                 bad.error().message.c_str());
     }
 
     void unreadablePaths() {

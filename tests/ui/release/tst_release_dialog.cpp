@@ -39,14 +39,9 @@
 using namespace dpx;
 using namespace dpx::ui;
 using dpx::ui::test::applyAndWait;
+using dpx::ui::test::waitForData;
 
 namespace {
-
-// Waits for the window's first computation (the built-in example at start-up).
-bool waitForData(MainWindow& w) {
-    QSignalSpy shown(&w, &MainWindow::releaseShown);
-    return w.engine()->dataset().histogram.has_value() || shown.wait(30000);
-}
 
 QByteArray readFile(const QString& path) {
     QFile f(path);

@@ -72,7 +72,8 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     : MechanismPage(parent), runner_(runner) {
     data_ = new QComboBox;
     data_->setObjectName(QStringLiteral("sparseData"));
-    data_->addItem(tr("The window's histogram"), static_cast<int>(Data::Window));
+    data_->addItem(tr("The window's data (its histogram or table)"),
+                   static_cast<int>(Data::Window));
     data_->addItem(tr("Edwards-like: 64 cells, 22 occupied, n = 70 (Hall 2012, Fig. 2.3)"),
                    static_cast<int>(Data::EdwardsLike));
     data_->addItem(tr("NLTCS-like: 2^16 cells, 3 152 occupied, n = 21 574 (Fig. 2.4)"),
@@ -303,7 +304,19 @@ void SparsePage::updateControls() {
     if (d == Data::Window) {
         const auto& ds = context_.dataset;
         if (!ds || !ds->error.isEmpty() || !ds->histogram) {
-            info = tr("No histogram in the window yet.");
+            info = ds && ds->error.isEmpty() && !ds->histogramWhy.isEmpty()
+                       ? ds->histogramWhy
+                       : tr("No histogram in the window yet.");
+        } else if (ds->attributeColumns.size() > 1) {
+            // A table of several attributes: its cells are the bins (labels "a = x, b = y").
+            cells = ds->histogram->size();
+            info =
+                tr("%1, table %2: %L3 cells (%L4 occupied), %L5 records.")
+                    .arg(ds->sourceTitle, ds->attributeColumns.join(QStringLiteral(" × ")))
+                    .arg(cells)
+                    .arg(ds->jointTable ? static_cast<qulonglong>(ds->jointTable->occupiedCount())
+                                        : 0ULL)
+                    .arg(ds->histogram->total());
         } else {
             cells = ds->histogram->size();
             info = tr("%1, column “%2”: %L3 bins, %L4 records.")
@@ -339,14 +352,19 @@ Expected<SparsePage::Spec> SparsePage::specFromControls() const {
             return Error{"No data in the window yet."};
         }
         if (!ds->error.isEmpty() || !ds->histogram) {
-            return Error{
-                "The window has no histogram (" +
-                (ds->error.isEmpty() ? std::string("nothing loaded") : ds->error.toStdString()) +
-                "). Choose one of the example tables under Data."};
+            const std::string why = !ds->error.isEmpty()          ? ds->error.toStdString()
+                                    : !ds->histogramWhy.isEmpty() ? ds->histogramWhy.toStdString()
+                                                                  : std::string("nothing loaded");
+            return Error{"The window has no histogram (" + why +
+                         "). Choose one of the example tables under Data."};
         }
         s.counts = ds->histogram->counts();
         s.labels = ds->histogram->labels();
-        s.dataTitle = tr("the window's histogram (%1, “%2”)").arg(ds->sourceTitle, ds->column);
+        s.dataTitle =
+            ds->attributeColumns.size() > 1
+                ? tr("the window's table (%1, %2)")
+                      .arg(ds->sourceTitle, ds->attributeColumns.join(QStringLiteral(" × ")))
+                : tr("the window's histogram (%1, “%2”)").arg(ds->sourceTitle, ds->column);
         s.unit = ds->unit;
         if (auto st = validateSparseCounts(s.counts); !st) {
             return Error{"The window's histogram cannot be used: " + st.error().message};
