@@ -174,6 +174,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateMoreMechanisms();
     });
     connect(engine_, &ExplorerEngine::releaseReady, this, &MainWindow::showRelease);
+    connect(doc_, &ExplorerDocument::tableChanged, this, [this] {
+        if (!doc_->table())
+            table_->clearInputs();
+    });
     connect(engine_, &ExplorerEngine::monteCarloReady, this, [this](const MonteCarloErrors&, bool) {
         showErrors();
         mcDrawn_ = true;
@@ -574,6 +578,7 @@ void MainWindow::showRelease(const ReleaseResult& r) {
     pendingWhat_.clear();
     updateRisk();
     histogram_->setRelease(r, s.mechanism.estimator, s.view.overlay, xTitle());
+    updateTableView(r);
     if (!r.error.isEmpty()) {
         if (r.lp && r.lp->status != LpStatus::Optimal) {
             MatrixInfo info{mechanismChoiceTitle(s.mechanism.kind), s.mechanism.epsilon,
@@ -669,7 +674,37 @@ void MainWindow::redrawViews() {
     }
     const ExplorerState& s = doc_->state();
     histogram_->setRelease(r, s.mechanism.estimator, s.view.overlay, xTitle());
+    updateTableView(r);
     showErrors();
+}
+
+// The release's bins are the loaded table's cells in C order (the engine releases the table
+// flattened by ContingencyTable::toHistogram), so its noisy values and estimates are the tab's.
+void MainWindow::updateTableView(const ReleaseResult& r) {
+    const auto& table = doc_->table();
+    if (!table || !r.error.isEmpty() || !table->isDense() ||
+        r.truth.size() != table->denseCounts().size() || r.noisy.size() != r.truth.size()) {
+        table_->clearInputs();
+        return;
+    }
+    const ExplorerState& s = doc_->state();
+    TableViewInputs in;
+    in.truth = *table;
+    in.noisy = r.noisy;
+    const auto& all = allEstimators();
+    const auto e = static_cast<std::size_t>(
+        std::find(all.begin(), all.end(), s.mechanism.estimator) - all.begin());
+    if (e < r.estimates.size() && e < r.estimatorApplies.size() && r.estimatorApplies[e] &&
+        r.estimates[e].size() == r.noisy.size()) {
+        in.estimate = r.estimates[e];
+    }
+    // Exact expected errors need one independent noise law per cell: the central histogram
+    // mechanisms; count matrices and local protocols have none.
+    if (r.calibrated && !r.count && !r.local)
+        in.cellNoise = r.calibrated->noise;
+    in.epsilon = s.mechanism.epsilon;
+    in.mechanismName = r.mechanismTitle;
+    table_->setInputs(std::move(in));
 }
 
 // The Risk tab follows the document's ε and δ (δ = 0 for pure-DP mechanisms); μ = Δ2/σ comes from

@@ -88,6 +88,8 @@ private:
     void showErrors();
     void redrawViews();
     void updateRisk();
+    // Hands the Table tab the loaded table and the release of its cells (or clears it).
+    void updateTableView(const ReleaseResult& r);
     void updateTradeoff();
     void updateBudgetDataset();
     void updateMoreMechanisms();

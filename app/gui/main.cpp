@@ -76,14 +76,15 @@ int main(int argc, char** argv) {
     QCommandLineOption session(QStringLiteral("session"),
                                QStringLiteral("Open a saved session (JSON)."),
                                QStringLiteral("file"));
-    QCommandLineOption tab(QStringLiteral("tab"),
-                           QStringLiteral("Show this tab: histogram, matrix, errors, risk, "
-                                          "tradeoff, budget, ldp-experiment (the dBitFlip "
-                                          "telemetry study of Ding, Kulkarni & Yekhanin 2017), "
-                                          "ldp-ranges, ldp-marginals, "
-                                          "ldp-means, mechanisms, or a page of it: sparse, rdp, "
-                                          "select, vector-mean, kde."),
-                           QStringLiteral("name"));
+    QCommandLineOption tab(
+        QStringLiteral("tab"),
+        QStringLiteral("Show this tab: histogram, matrix, errors, risk, "
+                       "tradeoff, budget, ldp-experiment (the dBitFlip "
+                       "telemetry study of Ding, Kulkarni & Yekhanin 2017), "
+                       "ldp-ranges, ldp-marginals, "
+                       "ldp-means, mechanisms, table, or a page of it: sparse, rdp, "
+                       "select, vector-mean, kde."),
+        QStringLiteral("name"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),

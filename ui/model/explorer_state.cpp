@@ -861,12 +861,13 @@ Status ViewChoices::validate() const {
                                      QStringLiteral("rdp"),
                                      QStringLiteral("select"),
                                      QStringLiteral("vector-mean"),
-                                     QStringLiteral("kde")};
+                                     QStringLiteral("kde"),
+                                     QStringLiteral("table")};
     if (!tabs.contains(tab)) {
         return Error{"unknown tab '" + tab.toStdString() +
                      "' (histogram, matrix, errors, risk, tradeoff, budget, ldp-experiment, "
                      "ldp-ranges, ldp-marginals, ldp-means, mechanisms, sparse, rdp, select, "
-                     "vector-mean, kde)"};
+                     "vector-mean, kde, table)"};
     }
     return okStatus();
 }
