@@ -106,9 +106,13 @@ void TestTableWindow::tabInWindow() {
     QVERIFY(tab);
     QVERIFY(w.showTab(QStringLiteral("table")));
     QCOMPARE(w.tabs()->currentWidget(), tab);
+    // Before the first release of the data (the event loop has not run yet): the empty state.
     QCOMPARE(tab->messageText(),
              QStringLiteral("Choose two or more columns in the data panel to see the table"));
     QVERIFY(w.currentPlot() == nullptr);
+    // The window's release of its one-column example reaches the tab (its 1-D view).
+    QVERIFY(dpx::ui::test::waitForData(w));
+    QVERIFY(QTest::qWaitFor([&] { return w.currentPlot() != nullptr; }, 30000));
     tab->setInputs(release(shotTable(true), 1));
     QCOMPARE(w.currentPlot(), tab->heatmapPlot());
 }
@@ -121,6 +125,9 @@ void TestTableWindow::screenshots() {
     }
     MainWindow w;
     w.show();
+    // The window hands the tab its own release of the loaded data (the built-in example); the
+    // pictures below are of hand-made inputs, given after that first release.
+    QVERIFY(dpx::ui::test::waitForData(w));
     QVERIFY(w.showTab(QStringLiteral("table")));
     TableTab* tab = w.tableView();
     for (const bool skewed : {true, false}) {
