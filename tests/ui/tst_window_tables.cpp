@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -244,6 +245,16 @@ private Q_SLOTS:
         for (int j = 0; j < 16; ++j) {
             QVERIFY2(source.contains(QStringLiteral("'q%1' (").arg(j)), qPrintable(source));
         }
+        // The metadata's own attribute list (core/release releaseTable) and one CSV column per
+        // attribute before the released value.
+        const QJsonArray attrs = md.value(QStringLiteral("attributes")).toArray();
+        QCOMPARE(attrs.size(), 16);
+        for (int j = 0; j < 16; ++j) {
+            QCOMPARE(attrs[j].toObject().value(QStringLiteral("name")).toString(),
+                     QStringLiteral("q%1").arg(j));
+        }
+        QCOMPARE(released.front().split(',').size(), 17);
+        QVERIFY2(released.front().startsWith("q0,q1,"), released.front().constData());
     }
 
     // Adult-like data: sex × class, declared categories; every cell equals the count made here.

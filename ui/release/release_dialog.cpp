@@ -178,6 +178,8 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
                                                     "the histogram is shown.");
     } else {
         c.histogram = r.histogram;
+        if (r.jointTable && r.jointTable->attributeCount() > 1)
+            c.table = *r.jointTable;
     }
     // A table of several attributes is released cell by cell (its histogram is the table
     // flattened, one bin per cell "a = x, b = y"): the metadata name every attribute and its bins.
@@ -296,8 +298,8 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
     if (attributes.size() <= 1) {
         c.source = QStringLiteral("column '%1' of %2").arg(r.column, c.dataset);
     } else {
-        // Until core/release records the attributes of a table in their own metadata field, the
-        // source text lists them with their bins: "table of 2 attributes of …: 'sex' (…); …".
+        // The metadata's attribute list (releaseTable) holds the bins in full; the source text
+        // names them too, for a reader of the ledger: "table of 2 attributes of …: 'sex' (…); …".
         QStringList parts;
         for (qsizetype a = 0; a < attributes.size(); ++a) {
             const auto i = static_cast<std::size_t>(a);
@@ -908,7 +910,7 @@ void ReleaseDialog::startRelease() {
         r.overwrite = true;
     }
     // The truth is a copy of the histogram shown when the dialog opened, with its declared bins.
-    data::ReleaseTruth truth{*ctx_.histogram, true, ctx_.source.toStdString()};
+    data::ReleaseTruth truth{*ctx_.histogram, true, ctx_.source.toStdString(), ctx_.table};
     r.loadTruth = [truth]() -> Expected<data::ReleaseTruth> { return truth; };
     releasing_ = true;
     updateEnabled();

@@ -24,6 +24,7 @@
 #include <optional>
 
 #include "core/histogram/histogram.h"
+#include "core/table/table.h"
 #include "io/release/release_job.h"
 #include "ui/model/computations.h"
 #include "ui/model/explorer_state.h"
@@ -48,6 +49,9 @@ struct ReleaseContext {
     QString error;    // non-empty: no data to release (the reason)
     QString refusal;  // non-empty: the bins depend on the data (the explanation)
     std::optional<Histogram> histogram;
+    // A table of several attributes: released cell by cell (`histogram` is it flattened), its
+    // metadata listing every attribute with its bins (core/release releaseTable).
+    std::optional<ContingencyTable> table;
     QString dataset;  // the ledger's description of the data (a file path, "example …")
     QString source;   // for the metadata: "column 'hours' of …"
     QString column;
