@@ -26,6 +26,7 @@
 #include <cmath>
 #include <map>
 
+#include "tests/cli/dpx_process.h"
 #include "tests/ui/window_test_support.h"
 #include "ui/main_window.h"
 #include "ui/model/document.h"
@@ -35,6 +36,7 @@
 #include "ui/tabs/errors_tab.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
 #include "ui/tabs/more/sparse_page.h"
+#include "ui/tabs/table/table_tab.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -313,6 +315,45 @@ private Q_SLOTS:
         const QString summary = w.dataPanel()->summaryLabel()->text();
         QVERIFY2(summary.contains(QStringLiteral("sex × class")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("2 × 2 = 4 cells")), qPrintable(summary));
+
+        // A box selected on the Table tab reports what `dpx query` reports for the same box (the
+        // tab's own dpx text) on the same file: true answer and exact expected errors.
+        QVERIFY(w.showTab(QStringLiteral("table")));
+        TableTab* tab = w.tableView();
+        QVERIFY(QTest::qWaitFor([&] { return !tab->busy(); }, 30000));
+        tab->selectBox(BinRange{1, 1}, BinRange{0, 1});  // sex = Male, both classes
+        QVERIFY(QTest::qWaitFor([&] { return !tab->busy() && tab->readout(); }, 30000));
+        const TableBoxReadout box = *tab->readout();
+        QVERIFY(box.exact);
+        const dpxtest::Run q = dpxtest::runDpx({QStringLiteral("query"),
+                                                QStringLiteral("--data"),
+                                                csv,
+                                                QStringLiteral("--joint"),
+                                                QStringLiteral("--column"),
+                                                QStringLiteral("sex"),
+                                                QStringLiteral("--bins"),
+                                                QStringLiteral("categories:Female,Male"),
+                                                QStringLiteral("--column"),
+                                                QStringLiteral("class"),
+                                                QStringLiteral("--bins"),
+                                                QStringLiteral("categories:<=50K,>50K"),
+                                                QStringLiteral("--box"),
+                                                QString::fromStdString(box.dpxBox),
+                                                QStringLiteral("--mechanism"),
+                                                QStringLiteral("laplace"),
+                                                QStringLiteral("--epsilon"),
+                                                QString::number(s.mechanism.epsilon, 'g', 17),
+                                                QStringLiteral("--level"),
+                                                QString::number(box.exact->level, 'g', 17)});
+        QVERIFY2(q.exitCode == 0 && q.jsonOk, q.err.constData());
+        QCOMPARE(q.json.value(QStringLiteral("true_answer")).toInteger(), box.truth);
+        const std::int64_t males = count[{QStringLiteral("Male"), QStringLiteral("<=50K")}] +
+                                   count[{QStringLiteral("Male"), QStringLiteral(">50K")}];
+        QCOMPARE(box.truth, males);
+        const QJsonObject err = q.json.value(QStringLiteral("expected_error")).toObject();
+        QCOMPARE(err.value(QStringLiteral("rmse")).toDouble(), box.exact->rmse);
+        QCOMPARE(err.value(QStringLiteral("mean_abs")).toDouble(), box.exact->meanAbsError);
+        QCOMPARE(err.value(QStringLiteral("half_width")).toDouble(), box.exact->halfWidth);
 
         // Categories from the data: the same cells, flagged, and the release refuses them.
         ExplorerState found = s;
