@@ -1760,17 +1760,27 @@ Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const st
     return out;
 }
 
+namespace {
+
+// The connection of a `--data` URI that must name a table.
+Expected<SqlConnectionSpec> uriWithTable(std::string_view uri, const std::string& table) {
+    auto spec = parseSqlUri(uri);
+    if (spec && table.empty()) {
+        return Error{std::string("a ") + sqlDriverName(spec->driver) +
+                     " source needs a table (--table T)"};
+    }
+    return spec;
+}
+
+}  // namespace
+
 Expected<SourceHistograms> histogramsFromUri(std::string_view uri, const std::string& table,
                                              const std::vector<ColumnRequest>& columns,
                                              const ContributionCap& cap, std::stop_token stop,
                                              BadRowPolicy onBadValue) {
-    auto spec = parseSqlUri(uri);
+    auto spec = uriWithTable(uri, table);
     if (!spec) {
         return spec.error();
-    }
-    if (table.empty()) {
-        return Error{std::string("a ") + sqlDriverName(spec->driver) +
-                     " source needs a table (--table T)"};
     }
     return sqlHistograms(*spec, table, columns, cap, std::move(stop), onBadValue);
 }
@@ -1986,13 +1996,9 @@ Expected<SourceTable> jointTableFromUri(std::string_view uri, const std::string&
                                         const std::vector<ColumnRequest>& columns,
                                         const ContributionCap& cap, std::stop_token stop,
                                         BadRowPolicy onBadValue) {
-    auto spec = parseSqlUri(uri);
+    auto spec = uriWithTable(uri, table);
     if (!spec) {
         return spec.error();
-    }
-    if (table.empty()) {
-        return Error{std::string("a ") + sqlDriverName(spec->driver) +
-                     " source needs a table (--table T)"};
     }
     return sqlJointTable(*spec, table, columns, cap, std::move(stop), onBadValue);
 }

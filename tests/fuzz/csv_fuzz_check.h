@@ -284,7 +284,7 @@ inline std::string accounting(const data::SourceHistograms& h, data::BadRowPolic
 }
 
 template <class F>
-Expected<data::SourceHistograms> guarded(F&& run, std::string& escaped) {
+auto guarded(F&& run, std::string& escaped) -> decltype(run()) {
     try {
         return run();
     } catch (const std::exception& e) {
@@ -293,6 +293,28 @@ Expected<data::SourceHistograms> guarded(F&& run, std::string& escaped) {
         escaped = "an exception of unknown type escaped the reader";
     }
     return Error{"(exception)"};
+}
+
+// The joint tables of two runs: both fail with the same message, or both give the same table,
+// reports and accounting.
+inline bool sameJoint(const Expected<data::SourceTable>& a, const Expected<data::SourceTable>& b) {
+    if (bool(a) != bool(b)) {
+        return false;
+    }
+    if (!a) {
+        return a.error().message == b.error().message;
+    }
+    if (!(a->table == b->table) || a->rows != b->rows || a->counted != b->counted ||
+        a->skipped != b->skipped || a->cappedRows != b->cappedRows ||
+        a->reports.size() != b->reports.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a->reports.size(); ++i) {
+        if (!sameReport(a->reports[i], b->reports[i])) {
+            return false;
+        }
+    }
+    return true;
 }
 
 }  // namespace detail
@@ -373,6 +395,24 @@ inline std::string checkCsvInput(const std::uint8_t* input, std::size_t size, In
         if (std::string why = detail::accounting(*a, ref.onBadRow); !why.empty()) {
             return "the counts do not add up: " + why + "\n  " + detail::describe(a);
         }
+    }
+    // The joint table of the same columns (issue #19) goes through the same pass: it must not
+    // depend on the threads or the block size either, nor let an exception escape.
+    const auto ja =
+        detail::guarded([&] { return data::csvJointTable(path, ref, requests, cap); }, escaped);
+    if (!escaped.empty()) {
+        return escaped + " (joint table, reference run)";
+    }
+    const auto jb =
+        detail::guarded([&] { return data::csvJointTable(path, test, requests, cap); }, escaped);
+    if (!escaped.empty()) {
+        return escaped + " (joint table, run with " + std::to_string(test.threads) +
+               " threads, block " + std::to_string(test.blockBytes) + ")";
+    }
+    if (!detail::sameJoint(ja, jb)) {
+        return "the joint table depends on the threads or the block size (" +
+               std::to_string(test.threads) + " threads, block " + std::to_string(test.blockBytes) +
+               ")";
     }
     return {};
 }
