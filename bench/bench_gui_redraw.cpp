@@ -62,8 +62,8 @@
 //
 // The Table tab (issue #19, --table-scenarios, after the scenarios above): a 256 × 256 table
 // (`skewed-256`: counts falling off geometrically from one corner, every cell occupied;
-// `sparse-256`: 5 % of the cells occupied) on the Table tab, and --changes ε changes. The window
-// does not yet derive a table's release from the document, so the bench plays the data side: for
+// `sparse-256`: 5 % of the cells occupied) on the Table tab, and --changes ε changes. The bench
+// times the tab alone (the window's release job is measured above), so it plays the data side: for
 // each change it draws the new noisy table (Laplace, b = 1/ε; estimate clamped at 0) beforehand,
 // then times TableTab::setInputs → the tab's visible plot painted (the same flush as above), with
 // no box selected and with a 64 × 64 box selected (its readout recomputed: queryReadout on 4 096
