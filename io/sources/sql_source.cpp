@@ -1273,6 +1273,23 @@ bool isOdbcPasswordKey(const std::string& key) {
 
 }  // namespace
 
+namespace {
+
+// The timeouts of a server connection (PostgreSQL, ODBC).
+Status validateTimeouts(int connectTimeoutSeconds, int statementTimeoutMs) {
+    if (connectTimeoutSeconds < 1 || connectTimeoutSeconds > 3600) {
+        return Error{"the connect timeout must be 1..3600 s, not " +
+                     std::to_string(connectTimeoutSeconds)};
+    }
+    if (statementTimeoutMs < 0) {
+        return Error{"the statement timeout must be ≥ 0 ms (0: none), not " +
+                     std::to_string(statementTimeoutMs)};
+    }
+    return okStatus();
+}
+
+}  // namespace
+
 Status SqlConnectionSpec::validate() const {
     if (driver == SqlDriver::SQLite) {
         if (path.empty()) {
@@ -1295,15 +1312,7 @@ Status SqlConnectionSpec::validate() const {
                 "the ODBC connection string names no data source or driver (it needs "
                 "DSN=name or Driver={name})"};
         }
-        if (connectTimeoutSeconds < 1 || connectTimeoutSeconds > 3600) {
-            return Error{"the connect timeout must be 1..3600 s, not " +
-                         std::to_string(connectTimeoutSeconds)};
-        }
-        if (statementTimeoutMs < 0) {
-            return Error{"the statement timeout must be ≥ 0 ms (0: none), not " +
-                         std::to_string(statementTimeoutMs)};
-        }
-        return okStatus();
+        return validateTimeouts(connectTimeoutSeconds, statementTimeoutMs);
     }
     if (host.empty()) {
         return Error{"the PostgreSQL host is empty"};
@@ -1314,15 +1323,7 @@ Status SqlConnectionSpec::validate() const {
     if (database.empty()) {
         return Error{"the PostgreSQL database name is empty"};
     }
-    if (connectTimeoutSeconds < 1 || connectTimeoutSeconds > 3600) {
-        return Error{"the connect timeout must be 1..3600 s, not " +
-                     std::to_string(connectTimeoutSeconds)};
-    }
-    if (statementTimeoutMs < 0) {
-        return Error{"the statement timeout must be ≥ 0 ms (0: none), not " +
-                     std::to_string(statementTimeoutMs)};
-    }
-    return okStatus();
+    return validateTimeouts(connectTimeoutSeconds, statementTimeoutMs);
 }
 
 std::string SqlConnectionSpec::describe() const {
