@@ -1,0 +1,38 @@
+// The list of algorithms (issue #20). Each algorithm's file defines a function returning its
+// singleton; add one line per algorithm here, in the order allAlgorithms() documents.
+#include <algorithm>
+#include <cctype>
+
+#include "core/algorithms/algorithm.h"
+#include "core/algorithms/registry_list.h"
+
+namespace dpx {
+
+const std::vector<const Algorithm*>& allAlgorithms() {
+    static const std::vector<const Algorithm*> all = [] {
+        std::vector<const Algorithm*> v;
+        // Data-independent (helper "workload").
+        // Data-dependent, 1-D (helper "dd1").
+        // Data-dependent, 2-D (helper "dd2").
+        return v;
+    }();
+    return all;
+}
+
+const Algorithm* findAlgorithm(std::string_view id) {
+    const auto lower = [](std::string_view s) {
+        std::string out(s);
+        std::transform(out.begin(), out.end(), out.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return out;
+    };
+    const std::string wanted = lower(id);
+    for (const Algorithm* a : allAlgorithms()) {
+        if (lower(a->info().id) == wanted) {
+            return a;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace dpx

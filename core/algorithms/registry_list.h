@@ -1,0 +1,17 @@
+// The singletons registry.cpp lists (issue #20): one declaration per algorithm, each defined in
+// that algorithm's file. Add a line when adding an algorithm.
+#pragma once
+
+#include "core/algorithms/algorithm.h"
+
+namespace dpx {
+
+// Data-independent (helper "workload"): identity.cpp, uniform.cpp, hierarchical.cpp (H2, HB,
+// HB2D, QuadTree), privelet.cpp (Privelet, Privelet2D).
+
+// Data-dependent, 1-D (helper "dd1"): greedy_h.cpp, dawa.cpp, ahp.cpp, mwem.cpp, php.cpp,
+// efpa.cpp, structure_first.cpp, dpcube.cpp.
+
+// Data-dependent, 2-D (helper "dd2"): ugrid.cpp, agrid.cpp, dawa_2d.cpp.
+
+}  // namespace dpx
