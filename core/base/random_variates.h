@@ -39,6 +39,13 @@ void multinomial(SimulationRng& rng, std::uint64_t n, std::span<const double> pr
 // conditional binomials. Exact either way; O(min(n, size)) draws.
 void multinomialUniform(SimulationRng& rng, std::uint64_t n, std::span<std::uint64_t> out);
 
+// Gamma(shape, 1) for shape ≥ 1 (std::invalid_argument otherwise): Marsaglia & Tsang, "A simple
+// method for generating gamma variables", ACM TOMS 26 (2000): d = shape − ⅓, c = 1/√(9d), draw
+// a standard normal z until v = (1 + cz)³ > 0 and ln U < z²/2 + d − dv + d·ln v, return d·v.
+// Exact rejection (no approximation) for every shape, including shapes near 2⁶⁴; the expected
+// number of tries is below 1.05. Multiply by b for Gamma(shape, b).
+double gammaVariate(SimulationRng& rng, double shape);
+
 // log P[Bin(n, p) = k] by Loader's saddle-point expansion (stirlerr + bd0), accurate to ~1e-14
 // relative even for n ~ 2^48; −∞ when k > n or the probability is 0. Exposed for tests.
 double binomialLogPmf(std::uint64_t n, std::uint64_t k, double p);

@@ -1,11 +1,15 @@
 #include "core/mechanisms/sparse_domain.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <optional>
 
+#include "core/base/moments.h"
 #include "core/base/noise_distribution.h"
+#include "core/base/random_variates.h"
+#include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
 
 namespace dpx {
@@ -165,6 +169,151 @@ Expected<SparseDomainRelease> simulateSparseDomain(const ContingencyTable& table
     out.cells.resize(fromOccupied.size() + fromEmpty.size());
     std::merge(fromOccupied.begin(), fromOccupied.end(), fromEmpty.begin(), fromEmpty.end(),
                out.cells.begin(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    return out;
+}
+
+namespace {
+
+constexpr std::uint64_t kMaxDomainTrials = 10'000'000;
+constexpr std::uint64_t kDomainTrialBlock = 4;
+
+// Binomial(n, ½) for n up to 2⁶⁴ (binomial() takes n ≤ 2⁶²: Bin(a + b, p) = Bin(a, p) + Bin(b, p)).
+CellCount binomialHalf(SimulationRng& rng, CellCount n) {
+    CellCount k = 0;
+    while (n > 0) {
+        const auto chunk = static_cast<std::uint64_t>(std::min<CellCount>(n, kMaxBinomialTrials));
+        k += binomial(rng, chunk, 0.5);
+        n -= chunk;
+    }
+    return k;
+}
+
+// ‖h − out‖₁ of a thresholded release: Σ_occupied h, corrected cell by cell where a value was
+// released (|y − h| instead of h; h = 0 for an empty cell).
+double releaseL1(const ContingencyTable& table, const SparseDomainRelease& rel,
+                 double occupiedTotal) {
+    double err = occupiedTotal;
+    for (const auto& [cell, y] : rel.cells) {
+        const auto h = static_cast<double>(table.count(cell));
+        err += std::abs(y - h) - h;
+    }
+    return err;
+}
+
+}  // namespace
+
+Expected<SparseDomainMonteCarlo> sparseDomainMonteCarlo(const ContingencyTable& table,
+                                                        const SparseHistogramParams& params,
+                                                        const MonteCarloOptions& options) {
+    auto exact = sparseDomainExpectedError(table, params);
+    if (!exact)
+        return exact.error();
+    if (options.trials < 2 || options.trials > kMaxDomainTrials) {
+        return Error{"trials must be in [2, " + groupThousands(kMaxDomainTrials) + "] (got " +
+                     std::to_string(options.trials) + ")"};
+    }
+    const double b = exact->scale;
+    const CellCount empty = exact->cells - exact->occupied;
+    double occupiedTotal = 0;
+    std::vector<double> occupiedCounts;
+    occupiedCounts.reserve(static_cast<std::size_t>(exact->occupied));
+    table.forEachOccupied([&](std::uint64_t, std::int64_t c) {
+        occupiedTotal += static_cast<double>(c);
+        occupiedCounts.push_back(static_cast<double>(c));
+    });
+    // Refuse a threshold that would release too many empty cells before starting (the same
+    // message as one release).
+    SparseDomainMonteCarlo out;
+    {
+        SimulationRng rng(options.seed, 0);
+        auto first = simulateSparseDomain(table, params, rng);
+        if (!first)
+            return first.error();
+        out.firstRelease = std::move(*first);
+    }
+    const std::uint64_t trials = options.trials;
+    SparseMonteCarloResult& r = out.mc;
+    r.thresholdedL1.assign(trials, 0.0);
+    r.clampedL1.assign(trials, 0.0);
+    std::vector<double> releasedT(trials, 0.0), releasedC(trials, 0.0);
+    std::atomic<bool> failed{false};
+    const NoiseDistribution laplace = NoiseDistribution::laplace(b);
+    const auto kept = static_cast<std::size_t>(
+        runTrialBlocks(trials, kDomainTrialBlock, options.threads, options.stop, options.progress,
+                       [&](std::uint64_t t) {
+                           const auto ti = static_cast<std::size_t>(t);
+                           // Stream t: the thresholded release first (trial 0's is firstRelease),
+                           // then the clamped method's draws.
+                           SimulationRng rng(options.seed, t);
+                           auto rel = simulateSparseDomain(table, params, rng);
+                           if (!rel) {
+                               failed = true;  // cannot happen after the first release succeeded
+                               return;
+                           }
+                           r.thresholdedL1[ti] = releaseL1(table, *rel, occupiedTotal);
+                           releasedT[ti] = static_cast<double>(rel->cells.size());
+                           double errC = 0, nC = 0;
+                           for (double h : occupiedCounts) {
+                               const double y = h + sampleNoise(laplace, rng);
+                               if (y > 0) {
+                                   errC += std::abs(y - h);
+                                   nC += 1;
+                               } else {
+                                   errC += h;
+                               }
+                           }
+                           const CellCount k = binomialHalf(rng, empty);
+                           if (k > 0)
+                               errC += b * gammaVariate(rng, cellCountDouble(k));
+                           r.clampedL1[ti] = errC;
+                           releasedC[ti] = nC + cellCountDouble(k);
+                       }));
+    if (failed)
+        return Error{"a simulated release failed"};
+    r.cancelled = kept < trials;
+    r.trials = kept;
+    for (auto* v : {&r.thresholdedL1, &r.clampedL1, &releasedT, &releasedC})
+        v->resize(kept);
+    std::tie(r.meanThresholded, r.seThresholded) = meanAndStandardError(r.thresholdedL1);
+    std::tie(r.meanClamped, r.seClamped) = meanAndStandardError(r.clampedL1);
+    r.meanReleasedThresholded = meanAndStandardError(releasedT).first;
+    r.meanReleasedClamped = meanAndStandardError(releasedC).first;
+
+    // The exact values in the dense form the page draws.
+    SparseExpectedError& ex = r.expected;
+    ex.threshold = exact->threshold;
+    ex.scale = b;
+    ex.cells = exact->cells > std::numeric_limits<std::size_t>::max()
+                   ? std::numeric_limits<std::size_t>::max()
+                   : static_cast<std::size_t>(exact->cells);
+    ex.occupied = static_cast<std::size_t>(exact->occupied);
+    ex.thresholdedL1 = exact->thresholdedL1;
+    // E max(L, 0) = b/2 per empty cell (sparseCellExpectedL1(0, b, 0)).
+    ex.clampedL1 = cellCountDouble(empty) * sparseCellExpectedL1(0, b, 0);
+    for (double h : occupiedCounts)
+        ex.clampedL1 += sparseCellExpectedL1(h, b, 0);
+    ex.plainLaplaceL1 = exact->plainLaplaceL1;
+    const double p = cellCountDouble(exact->cells), q = static_cast<double>(exact->occupied);
+    ex.boundAtThreshold =
+        (p - q) * 0.5 * std::exp(-ex.threshold / b) * (ex.threshold + b) + q * (ex.threshold + b);
+    if (!params.threshold) {
+        // ((2q+1)/ε)(ln p + 1), ln p in long double for p = 2⁶⁴.
+        const long double lnP = exact->cells == kTwo64
+                                    ? 64.0L * std::log(2.0L)
+                                    : std::log(static_cast<long double>(exact->cells));
+        ex.seedBound = (2 * q + 1) / params.epsilon * static_cast<double>(lnP + 1.0L);
+    }
+    if (2 * exact->occupied > exact->cells) {
+        ex.warnings.push_back(
+            "more than half the cells are occupied: thresholding is meant for sparse "
+            "histograms and can be worse than clamping here (Hall 2012, §2.4.1)");
+    }
+    r.warnings = ex.warnings;
+    if (r.cancelled) {
+        r.warnings.push_back("cancelled after " + std::to_string(kept) + " of " +
+                             std::to_string(trials) + " trials");
+    }
+    out.exact = std::move(*exact);
     return out;
 }
 

@@ -80,4 +80,24 @@ struct SparseDomainExpectedError {
 Expected<SparseDomainExpectedError> sparseDomainExpectedError(const ContingencyTable& table,
                                                               const SparseHistogramParams& params);
 
+// Monte Carlo of thresholded and clamped Laplace on a table of any domain size (the Sparse page on
+// a table above kMaxBins cells; issue #19). Per trial t (SimulationRng(seed, t)):
+//  - thresholded: one release by simulateSparseDomain, its L1 error ‖h − out‖₁;
+//  - clamped at 0: the occupied cells drawn one by one; the empty cells by the exact law of their
+//    total: an empty cell releases max(L, 0), which is 0 with probability ½ and Exp(b) otherwise
+//    (memorylessness), so the p − q empty cells release K ~ Binomial(p − q, ½) non-zero values
+//    whose sum is Gamma(K, b) — one binomial and one gamma draw however large the domain.
+// Both are exact in distribution; unlike the dense sparseMonteCarlo the two methods do not share
+// their random numbers (the empty cells are never drawn one by one), so their per-trial errors
+// are independent. `result.expected` holds the exact expectations (cells saturated at
+// SIZE_MAX — `exact.cells` is the domain), trials in [2, 10^7].
+struct SparseDomainMonteCarlo {
+    SparseMonteCarloResult mc;
+    SparseDomainExpectedError exact;
+    SparseDomainRelease firstRelease;  // trial 0's thresholded release
+};
+Expected<SparseDomainMonteCarlo> sparseDomainMonteCarlo(const ContingencyTable& table,
+                                                        const SparseHistogramParams& params,
+                                                        const MonteCarloOptions& options);
+
 }  // namespace dpx

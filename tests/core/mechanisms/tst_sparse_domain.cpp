@@ -121,6 +121,8 @@ private Q_SLOTS:
     void defaultThreshold();
     void refusals();
     void reproducible();
+    void monteCarloAgainstDense();
+    void monteCarloHugeDomain();
 };
 
 void TestSparseDomain::againstDenseComputation() {
@@ -411,6 +413,94 @@ void TestSparseDomain::reproducible() {
     const auto z = simulateSparseDomain(t, {1.0, 3.0}, c).value();
     QVERIFY(x.cells == y.cells);
     QVERIFY(x.cells != z.cells);
+}
+
+// The page's Monte Carlo on a domain of any size against the dense one (which draws every cell):
+// the per-trial L1 distributions of both methods agree (two-sample KS, independent seeds), the
+// means agree with the exact expectations, and the exact values equal sparseExpectedError's.
+void TestSparseDomain::monteCarloAgainstDense() {
+    const ContingencyTable t = smallTable();
+    for (const auto& params :
+         {SparseHistogramParams{1.0, std::nullopt}, SparseHistogramParams{0.3, 2.5}}) {
+        MonteCarloOptions o;
+        o.trials = 20000;
+        o.seed = 11;
+        auto sparse = sparseDomainMonteCarlo(t, params, o);
+        DPX_VERIFY_OK(sparse);
+        o.seed = 12;
+        auto dense = sparseMonteCarlo(t.denseCounts(), params, o);
+        DPX_VERIFY_OK(dense);
+        const auto& s1 = sparse->mc;
+        const auto& d1 = *dense;
+        QCOMPARE(s1.trials, std::uint64_t{20000});
+        DPX_VERIFY_P(ksTwoSampleP(s1.thresholdedL1, d1.thresholdedL1), "thresholded L1");
+        DPX_VERIFY_P(ksTwoSampleP(s1.clampedL1, d1.clampedL1), "clamped L1");
+        const SparseExpectedError& e = s1.expected;
+        const SparseExpectedError& de = d1.expected;
+        DPX_VERIFY_REL(e.thresholdedL1, de.thresholdedL1, 1e-12);
+        DPX_VERIFY_REL(e.clampedL1, de.clampedL1, 1e-12);
+        DPX_VERIFY_REL(e.plainLaplaceL1, de.plainLaplaceL1, 1e-15);
+        DPX_VERIFY_REL(e.boundAtThreshold, de.boundAtThreshold, 1e-12);
+        QCOMPARE(e.seedBound.has_value(), de.seedBound.has_value());
+        if (e.seedBound) {
+            DPX_VERIFY_REL(*e.seedBound, *de.seedBound, 1e-12);
+        }
+        QCOMPARE(e.cells, de.cells);
+        QCOMPARE(e.occupied, de.occupied);
+        DPX_VERIFY_NEAR(s1.meanThresholded, e.thresholdedL1, 5 * s1.seThresholded);
+        DPX_VERIFY_NEAR(s1.meanClamped, e.clampedL1, 5 * s1.seClamped);
+        DPX_VERIFY_NEAR(s1.meanReleasedThresholded, d1.meanReleasedThresholded, 0.2);
+        DPX_VERIFY_NEAR(s1.meanReleasedClamped, d1.meanReleasedClamped, 0.5);
+        // Trial 0's release is the first release reported.
+        SimulationRng rng(11, 0);
+        QVERIFY(simulateSparseDomain(t, params, rng).value().cells == sparse->firstRelease.cells);
+    }
+}
+
+// 2⁴⁰ cells, 1 000 occupied: the clamped method's empty cells (Gamma(K, b), K ~ Bin(p − q, ½))
+// and the thresholded releases, against the exact expectations: E‖·‖₁ of the clamped release is
+// dominated by (p − q)·b/2 ≈ 1.1·10¹² at ε = 2.
+void TestSparseDomain::monteCarloHugeDomain() {
+    std::vector<TableCell> cells;
+    for (std::uint64_t i = 0; i < 1000; ++i)
+        cells.push_back({i * 1'000'003'917ULL, static_cast<std::int64_t>(1 + i % 40)});
+    auto t = ContingencyTable::fromCells(
+                 {indexAttribute("a", 1 << 20), indexAttribute("b", 1 << 20)}, cells)
+                 .value();
+    const SparseHistogramParams params{2.0, std::nullopt};
+    MonteCarloOptions o;
+    o.trials = 2000;
+    o.seed = 3;
+    auto r = sparseDomainMonteCarlo(t, params, o);
+    DPX_VERIFY_OK(r);
+    const double b = 1, empty = 0x1.0p40 - 1000;
+    DPX_VERIFY_REL(
+        r->mc.expected.clampedL1,
+        empty * b / 2 +
+            [&] {
+                double sum = 0;
+                for (const auto& c : cells)
+                    sum += sparseCellExpectedL1(static_cast<double>(c.count), b, 0);
+                return sum;
+            }(),
+        1e-12);
+    QCOMPARE(r->mc.expected.cells, std::size_t{1} << 40);
+    DPX_VERIFY_NEAR(r->mc.meanClamped, r->mc.expected.clampedL1, 5 * r->mc.seClamped);
+    DPX_VERIFY_NEAR(r->mc.meanThresholded, r->mc.expected.thresholdedL1, 5 * r->mc.seThresholded);
+    // Released non-zero by clamping: about half of all cells.
+    DPX_VERIFY_REL(r->mc.meanReleasedClamped, 0x1.0p39, 1e-5);
+    DPX_VERIFY_NEAR(r->mc.meanReleasedThresholded,
+                    r->exact.expectedReleasedEmpty + r->exact.expectedReleasedOccupied, 0.5);
+    // Cancelled before starting: no trial, a warning.
+    std::stop_source stop;
+    stop.request_stop();
+    o.stop = stop.get_token();
+    auto c = sparseDomainMonteCarlo(t, params, o);
+    DPX_VERIFY_OK(c);
+    QVERIFY(c->mc.cancelled);
+    MonteCarloOptions one;
+    one.trials = 1;
+    DPX_VERIFY_ERROR(sparseDomainMonteCarlo(t, params, one), "trials");
 }
 
 QTEST_APPLESS_MAIN(TestSparseDomain)
