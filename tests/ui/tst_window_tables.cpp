@@ -23,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextStream>
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -444,7 +445,8 @@ private Q_SLOTS:
         QCOMPARE(other.dataPanel()->attributeList()->count(), 3);
     }
 
-    // Beyond 100 000 cells the histogram views say why they show nothing; the table is there.
+    // Beyond 100 000 cells the histogram views say why they show nothing; the table is there, and
+    // the Sparse page runs on it without visiting the empty cells.
     void largeTableHasAMessage() {
         QTemporaryDir dir;
         const QString csv = dir.filePath(QStringLiteral("wide.csv"));
@@ -479,6 +481,37 @@ private Q_SLOTS:
                  qPrintable(d.histogramWhy));
         QCOMPARE(w.engine()->release().error, d.histogramWhy);
         QCOMPARE(releaseContextOf(w.document()->state(), d).error, d.histogramWhy);
+
+        QVERIFY(w.showTab(QStringLiteral("sparse")));
+        auto* page =
+            qobject_cast<SparsePage*>(w.moreMechanismsTab()->page(QStringLiteral("sparse")));
+        QVERIFY(page);
+        page->setData(SparsePage::Data::Window);
+        page->setTrials(200);
+        QVERIFY(page->run(true) || page->busy());
+        QVERIFY(QTest::qWaitFor([page] { return page->hasResult() && !page->busy(); }, 60000));
+        const SparsePage::Result& r = page->result();
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QVERIFY(r.spec.table == d.jointTable);
+        QVERIFY(r.domain.has_value());
+        QVERIFY(r.domain->cells == CellCount{1000000});
+        QCOMPARE(r.mc.trials, std::uint64_t(200));
+        // The exact values are those of the core on the same table and ε (the window's ε = 1).
+        auto exact = sparseDomainExpectedError(*d.jointTable, r.spec.params);
+        QVERIFY(exact.hasValue());
+        QCOMPARE(r.domain->thresholdedL1, exact->thresholdedL1);
+        QCOMPARE(r.mc.expected.thresholdedL1, exact->thresholdedL1);
+        // The per-cell view: every occupied cell with its count (each row is its own cell).
+        std::size_t occupiedShown = 0;
+        for (std::size_t i = 0; i < r.counts.size(); ++i) {
+            QCOMPARE(r.counts[i], d.jointTable->count(r.cellIndices[i]));
+            occupiedShown += r.counts[i] > 0 ? 1 : 0;
+            QCOMPARE(r.labels[i], d.jointTable->cellLabel(r.cellIndices[i]));
+        }
+        QCOMPARE(occupiedShown, std::size_t(100));
+        QVERIFY(std::is_sorted(r.cellIndices.begin(), r.cellIndices.end()));
+        QVERIFY2(page->numbersText().contains(QLocale().toString(1000000)),
+                 qPrintable(page->numbersText()));
     }
 
 private:

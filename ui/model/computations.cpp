@@ -280,7 +280,8 @@ Status setJointTable(DatasetResult& r, ContingencyTable table, Neighbouring rela
     } else {
         r.histogramWhy = QObject::tr(
                              "The table has %1 cells (%L2 occupied), more than the %L3 bins the "
-                             "histogram views draw and release: see it in the Table tab.")
+                             "histogram views draw and release: see it in the Table tab and on the "
+                             "Sparse histograms page.")
                              .arg(q(cellCountText(table.cellCount())))
                              .arg(static_cast<qulonglong>(table.occupiedCount()))
                              .arg(static_cast<qlonglong>(kMaxBins));

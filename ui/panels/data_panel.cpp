@@ -18,6 +18,7 @@
 
 #include "core/histogram/example_datasets.h"
 #include "ui/model/document.h"
+#include "ui/widgets/number_format.h"
 
 namespace dpx::ui {
 
@@ -65,14 +66,6 @@ bool sameBinningInputs(const ExplorerState& x, const ExplorerState& y, std::size
            x.data.csvOptions.skipBadRows == y.data.csvOptions.skipBadRows &&
            x.data.csvOptions.types == y.data.csvOptions.types &&
            x.data.binningOf(a) == y.data.binningOf(a);
-}
-
-// "65,536" (grouped as the locale does), or "18446744073709551616" for 2⁶⁴ cells.
-QString cellsText(CellCount cells) {
-    if (cells <= std::numeric_limits<qulonglong>::max()) {
-        return QLocale().toString(static_cast<qulonglong>(cells));
-    }
-    return QString::fromStdString(cellCountText(cells));
 }
 
 bool numericKind(const Binning& b) {
@@ -949,8 +942,8 @@ void DataPanel::showDataset(const DatasetResult& r) {
         // The product written out while it stays short ("2 × 2 = 4 cells").
         const QString cells = t.attributeCount() <= 4
                                   ? sizes.join(QStringLiteral(" × ")) + QStringLiteral(" = ") +
-                                        cellsText(t.cellCount())
-                                  : cellsText(t.cellCount());
+                                        formatCellCount(t.cellCount())
+                                  : formatCellCount(t.cellCount());
         text += tr("%L1 attributes: %2<br>%3 cells · %L4 occupied · %L5 rows · %L6 records "
                    "counted · sensitivity Δ1 = %7, Δ2 = %8")
                     .arg(static_cast<qulonglong>(t.attributeCount()))

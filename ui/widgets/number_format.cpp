@@ -3,6 +3,7 @@
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dpx::ui {
 
@@ -86,6 +87,13 @@ QString formatThinSpaceGrouped(long long n) {
 
 QString formatNarrowSpaceGrouped(long long n) {
     return groupDigits(n, QChar(0x202F), QStringLiteral("-"));
+}
+
+QString formatCellCount(CellCount cells) {
+    if (cells <= std::numeric_limits<qulonglong>::max()) {
+        return QLocale().toString(static_cast<qulonglong>(cells));
+    }
+    return QString::fromStdString(cellCountText(cells));
 }
 
 QString formatDistinguishing(double a, double b) {

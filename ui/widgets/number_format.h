@@ -4,6 +4,8 @@
 
 #include <QString>
 
+#include "core/table/table.h"  // CellCount
+
 namespace dpx::ui {
 
 // `v` with `digits` significant digits in the shortest form (0.0123, 1.57, 1.2e+06), as
@@ -31,6 +33,9 @@ QString formatPowerOfTen(double v, int digits);
 // "-" minus, as in the errors tab.
 QString formatThinSpaceGrouped(long long n);
 QString formatNarrowSpaceGrouped(long long n);
+// A number of cells of a table (up to 2⁶⁴): grouped as the locale does ("65,536"), the exact
+// decimal beyond 64 bits ("18446744073709551616").
+QString formatCellCount(CellCount cells);
 // `a` with the fewest significant digits (4 to 15, else 17) that tell it apart from `b`.
 QString formatDistinguishing(double a, double b);
 // The superscript digits of n: -14 → "⁻¹⁴".

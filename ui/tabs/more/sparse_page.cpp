@@ -7,12 +7,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/base/validation.h"
 #include "core/histogram/example_datasets.h"
@@ -62,8 +64,58 @@ private:
 };
 
 bool sameInputs(const SparsePage::Spec& a, const SparsePage::Spec& b) {
-    return a.data == b.data && a.counts == b.counts && a.params.epsilon == b.params.epsilon &&
-           a.params.threshold == b.params.threshold && a.trials == b.trials && a.seed == b.seed;
+    return a.data == b.data && a.counts == b.counts && a.table == b.table &&
+           a.params.epsilon == b.params.epsilon && a.params.threshold == b.params.threshold &&
+           a.trials == b.trials && a.seed == b.seed;
+}
+
+// The page on a table above kMaxBins cells: the Monte Carlo on the whole domain without visiting
+// its empty cells, and for the per-cell plot the occupied cells and those trial 0 released.
+SparsePage::Result runOnTable(const SparsePage::Spec& s, std::stop_token stop,
+                              JobProgress& progress) {
+    SparsePage::Result r;
+    r.spec = s;
+    const ContingencyTable& table = *s.table;
+    MonteCarloOptions mo;
+    mo.trials = s.trials;
+    mo.seed = s.seed;
+    mo.stop = stop;
+    mo.progress = [&progress](double f) { progress.set(f); };
+    auto mc = sparseDomainMonteCarlo(table, s.params, mo);
+    if (!mc) {
+        r.error = QString::fromStdString(mc.error().message);
+        return r;
+    }
+    r.mc = std::move(mc->mc);
+    r.domain = mc->exact;
+    // Occupied cells and released cells, merged in index order.
+    const auto& released = mc->firstRelease.cells;
+    std::size_t k = 0;
+    auto addReleasedBefore = [&](std::uint64_t limit) {
+        for (; k < released.size() && released[k].first < limit; ++k) {
+            r.cellIndices.push_back(released[k].first);
+            r.counts.push_back(0);
+            r.release.push_back(released[k].second);
+        }
+    };
+    table.forEachOccupied([&](std::uint64_t i, std::int64_t c) {
+        addReleasedBefore(i);
+        r.cellIndices.push_back(i);
+        r.counts.push_back(c);
+        const bool out = k < released.size() && released[k].first == i;
+        r.release.push_back(out ? released[k].second : 0.0);
+        k += out ? 1 : 0;
+    });
+    for (; k < released.size(); ++k) {  // released cells after the last occupied one
+        r.cellIndices.push_back(released[k].first);
+        r.counts.push_back(0);
+        r.release.push_back(released[k].second);
+    }
+    r.labels.reserve(r.cellIndices.size());
+    for (std::uint64_t i : r.cellIndices) {
+        r.labels.push_back(table.cellLabel(i));
+    }
+    return r;
 }
 
 }  // namespace
@@ -299,11 +351,22 @@ void SparsePage::updateControls() {
     if (!ownEpsilon_->isChecked()) {
         epsilon_->setText(haveContext_ ? QString::number(context_.epsilon, 'g', 6) : QString());
     }
-    std::size_t cells = 0;
+    CellCount cells = 0;
     QString info;
     if (d == Data::Window) {
         const auto& ds = context_.dataset;
-        if (!ds || !ds->error.isEmpty() || !ds->histogram) {
+        if (ds && ds->error.isEmpty() && !ds->histogram && ds->jointTable) {
+            // Too many cells for a histogram: the page runs on the table itself.
+            cells = ds->jointTable->cellCount();
+            info = tr("%1, table %2: %3 cells (%L4 occupied), %L5 records. Above %L6 cells the "
+                      "empty cells are not drawn one by one: their releases follow their exact "
+                      "law (a binomial count at uniform positions).")
+                       .arg(ds->sourceTitle, ds->attributeColumns.join(QStringLiteral(" × ")),
+                            formatCellCount(cells))
+                       .arg(static_cast<qulonglong>(ds->jointTable->occupiedCount()))
+                       .arg(ds->jointTable->total())
+                       .arg(static_cast<qulonglong>(kMaxBins));
+        } else if (!ds || !ds->error.isEmpty() || !ds->histogram) {
             info = ds && ds->error.isEmpty() && !ds->histogramWhy.isEmpty()
                        ? ds->histogramWhy
                        : tr("No histogram in the window yet.");
@@ -313,7 +376,7 @@ void SparsePage::updateControls() {
             info =
                 tr("%1, table %2: %L3 cells (%L4 occupied), %L5 records.")
                     .arg(ds->sourceTitle, ds->attributeColumns.join(QStringLiteral(" × ")))
-                    .arg(cells)
+                    .arg(static_cast<qulonglong>(cells))
                     .arg(ds->jointTable ? static_cast<qulonglong>(ds->jointTable->occupiedCount())
                                         : 0ULL)
                     .arg(ds->histogram->total());
@@ -321,7 +384,7 @@ void SparsePage::updateControls() {
             cells = ds->histogram->size();
             info = tr("%1, column “%2”: %L3 bins, %L4 records.")
                        .arg(ds->sourceTitle, ds->column)
-                       .arg(cells)
+                       .arg(static_cast<qulonglong>(cells))
                        .arg(ds->histogram->total());
         }
     } else {
@@ -335,7 +398,7 @@ void SparsePage::updateControls() {
         bool ok = false;
         const double eps = epsilon_->text().toDouble(&ok);
         if (ok && cells > 0 && validateEpsilon(eps)) {
-            threshold_->setText(formatSignificant(defaultSparseThreshold(eps, cells), 6) +
+            threshold_->setText(formatSignificant(defaultSparseDomainThreshold(eps, cells), 6) +
                                 tr(" = (2/ε)·ln p"));
         } else {
             threshold_->setText(tr("(2/ε)·ln p"));
@@ -351,23 +414,32 @@ Expected<SparsePage::Spec> SparsePage::specFromControls() const {
         if (!ds) {
             return Error{"No data in the window yet."};
         }
-        if (!ds->error.isEmpty() || !ds->histogram) {
-            const std::string why = !ds->error.isEmpty()          ? ds->error.toStdString()
-                                    : !ds->histogramWhy.isEmpty() ? ds->histogramWhy.toStdString()
-                                                                  : std::string("nothing loaded");
-            return Error{"The window has no histogram (" + why +
-                         "). Choose one of the example tables under Data."};
-        }
-        s.counts = ds->histogram->counts();
-        s.labels = ds->histogram->labels();
-        s.dataTitle =
-            ds->attributeColumns.size() > 1
-                ? tr("the window's table (%1, %2)")
-                      .arg(ds->sourceTitle, ds->attributeColumns.join(QStringLiteral(" × ")))
-                : tr("the window's histogram (%1, “%2”)").arg(ds->sourceTitle, ds->column);
-        s.unit = ds->unit;
-        if (auto st = validateSparseCounts(s.counts); !st) {
-            return Error{"The window's histogram cannot be used: " + st.error().message};
+        if (ds->error.isEmpty() && !ds->histogram && ds->jointTable) {
+            // Too many cells for a histogram: the page runs on the table itself.
+            s.table = ds->jointTable;
+            s.dataTitle =
+                tr("the window's table (%1, %2)")
+                    .arg(ds->sourceTitle, ds->attributeColumns.join(QStringLiteral(" × ")));
+        } else {
+            if (!ds->error.isEmpty() || !ds->histogram) {
+                const std::string why = !ds->error.isEmpty() ? ds->error.toStdString()
+                                        : !ds->histogramWhy.isEmpty()
+                                            ? ds->histogramWhy.toStdString()
+                                            : std::string("nothing loaded");
+                return Error{"The window has no histogram (" + why +
+                             "). Choose one of the example tables under Data."};
+            }
+            s.counts = ds->histogram->counts();
+            s.labels = ds->histogram->labels();
+            s.dataTitle =
+                ds->attributeColumns.size() > 1
+                    ? tr("the window's table (%1, %2)")
+                          .arg(ds->sourceTitle, ds->attributeColumns.join(QStringLiteral(" × ")))
+                    : tr("the window's histogram (%1, “%2”)").arg(ds->sourceTitle, ds->column);
+            s.unit = ds->unit;
+            if (auto st = validateSparseCounts(s.counts); !st) {
+                return Error{"The window's histogram cannot be used: " + st.error().message};
+            }
         }
     } else {
         s.dataTitle = s.data == Data::EdwardsLike ? tr("the Edwards-like table (synthetic)")
@@ -432,7 +504,7 @@ bool SparsePage::run(bool force) {
     // the page stays busy so that a screenshot waits for the result.
     const auto d = static_cast<Data>(data_->currentData().toInt());
     const auto& ds = context_.dataset;
-    const bool loading = !ds || (ds->error.isEmpty() && !ds->histogram);
+    const bool loading = !ds || (ds->error.isEmpty() && !ds->histogram && !ds->jointTable);
     if ((!haveContext_ && (d == Data::Window || !ownEpsilon_->isChecked())) ||
         (d == Data::Window && loading)) {
         if (!isRunning()) {
@@ -467,6 +539,9 @@ bool SparsePage::run(bool force) {
         [s](std::stop_token stop, JobProgress& progress) -> Result {
             Result r;
             r.spec = s;
+            if (s.table) {
+                return runOnTable(s, stop, progress);
+            }
             if (s.data == Data::Window) {
                 r.counts = s.counts;
                 r.labels = s.labels;
@@ -654,9 +729,10 @@ void SparsePage::draw() {
         releasedShown += v != 0 ? 1 : 0;
     }
     QString html;
-    html += tr("<b>Data:</b> %1 — p = %L2 cells, q = %L3 occupied, n = %L4 records.<br>")
-                .arg(r.spec.dataTitle.toHtmlEscaped())
-                .arg(ex.cells)
+    const QString cellsText =
+        r.domain ? formatCellCount(r.domain->cells) : QLocale().toString(qulonglong{ex.cells});
+    html += tr("<b>Data:</b> %1 — p = %2 cells, q = %L3 occupied, n = %L4 records.<br>")
+                .arg(r.spec.dataTitle.toHtmlEscaped(), cellsText)
                 .arg(ex.occupied)
                 .arg(n);
     html += tr("<b>Mechanism:</b> ε = %1 (%2); Laplace b = 2/ε = %3 per cell; τ = %4 (%5).<br>")
@@ -683,11 +759,18 @@ void SparsePage::draw() {
                     .arg(formatRecords(ex.boundAtThreshold, 4));
     }
     html += tr("<b>Cells released non-zero</b> (mean over trials): thresholded %1, clamped %2 of "
-               "%L3; in the release shown: %L4.")
+               "%3; in the release shown: %L4.")
                 .arg(formatRecords(mc.meanReleasedThresholded, 4),
-                     formatRecords(mc.meanReleasedClamped, 4))
-                .arg(ex.cells)
+                     formatRecords(mc.meanReleasedClamped, 4), cellsText)
                 .arg(releasedShown);
+    if (r.domain) {
+        html += tr("<br><i>A table of %1 cells: its empty cells are not drawn one by one. "
+                   "Thresholded: the number released is Binomial(p − q, ½e<sup>−τ/b</sup>), at "
+                   "uniform positions, each τ + Exp(b); clamped: their total is Gamma(K, b) with "
+                   "K ~ Binomial(p − q, ½). Both exact in distribution; the two methods draw "
+                   "independently (not on common random numbers).</i>")
+                    .arg(cellsText);
+    }
     if (context_.neighbouring == Neighbouring::AddRemove) {
         html +=
             tr("<br><i>The window uses add/remove neighbours; this page uses Hall's "
@@ -724,8 +807,8 @@ void SparsePage::drawCells() {
         return;
     }
     const Result& r = *result_;
-    const std::size_t p = r.counts.size();
-    const bool all = p <= kAllCellsUpTo;
+    const std::size_t p = r.counts.size();  // the cells drawable one by one
+    const bool all = !r.domain && p <= kAllCellsUpTo;
     for (std::size_t i = 0; i < p; ++i) {
         if (all || r.counts[i] > 0 || r.release[i] != 0) {
             cellIndex_.push_back(i);
@@ -736,6 +819,7 @@ void SparsePage::drawCells() {
     for (std::size_t k = 0; k < cellIndex_.size(); ++k) {
         const std::size_t i = cellIndex_[k];
         labels.push_back(i < r.labels.size() ? QString::fromStdString(r.labels[i])
+                         : r.domain          ? QString::number(r.cellIndices[i])
                                              : QString::number(i));
         x << static_cast<double>(k);
         truth << static_cast<double>(r.counts[i]);
@@ -753,11 +837,12 @@ void SparsePage::drawCells() {
                               .arg(formatRecords(tau, 4));
     cellsTitle_->setText(
         all ? tr("%1\nall %L2 cells; %L3 released non-zero").arg(line1).arg(p).arg(released)
-            : tr("%1\n%L2 of %L3 cells: those occupied or released non-zero (%L4) — drag or "
+            : tr("%1\n%L2 of %3 cells: those occupied or released non-zero (%L4) — drag or "
                  "scroll to move and zoom")
                   .arg(line1)
                   .arg(cellIndex_.size())
-                  .arg(p)
+                  .arg(r.domain ? formatCellCount(r.domain->cells)
+                                : QLocale().toString(qulonglong{p}))
                   .arg(released));
     // A log count axis when counts span orders of magnitude (the NLTCS-like table's dominant
     // cell holds 10 800 records, the others 1–3); released zeros then have no bar.

@@ -6,8 +6,10 @@
 // bound ((2q+1)/ε)(ln p + 1), and one thresholded release against the truth, cell by cell.
 //
 // Data: the window's current histogram, or one of the two built-in tables with the seed's shapes
-// (edwards-like, nltcs-like). ε: the window's, unless the page's own ε is set. The Monte Carlo
-// runs on the JobRunner's background lane (slot "sparse"), cancellable, with progress.
+// (edwards-like, nltcs-like). A table of several attributes above 100 000 cells (up to 2⁶⁴) runs
+// without visiting its empty cells (sparseDomainMonteCarlo: exact in distribution). ε: the
+// window's, unless the page's own ε is set. The Monte Carlo runs on the JobRunner's background lane
+// (slot "sparse"), cancellable, with progress.
 #pragma once
 
 #include <QString>
@@ -16,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "core/mechanisms/sparse_domain.h"
 #include "core/mechanisms/sparse_histogram.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
 
@@ -50,7 +55,11 @@ public:
         QString unit;                      // the window column's unit ("" if none)
         std::vector<std::int64_t> counts;  // empty for the examples (made on the worker)
         std::vector<std::string> labels;   // cell labels (window data; examples: on the worker)
-        SparseHistogramParams params;      // ε and τ (nullopt: the default (2/ε)·ln p)
+        // The window's table when it is too large for a histogram (more than kMaxBins cells):
+        // the page then runs on the table itself (core/mechanisms/sparse_domain.h) and `counts`
+        // is empty.
+        std::shared_ptr<const ContingencyTable> table;
+        SparseHistogramParams params;  // ε and τ (nullopt: the default (2/ε)·ln p)
         bool ownEpsilon = false;
         std::uint64_t trials = 1000;
         std::uint64_t seed = 1;
@@ -58,9 +67,15 @@ public:
     struct Result {
         QString error;  // non-empty: nothing else is valid
         Spec spec;
+        // The cells drawn one by one: every cell (a histogram), or for a table (spec.table) the
+        // occupied cells and those released non-zero, in index order, with their indices.
         std::vector<std::int64_t> counts;
         std::vector<std::string> labels;
+        std::vector<std::uint64_t> cellIndices;  // a table only: the cell of counts[i]
         SparseMonteCarloResult mc;
+        // A table: the exact values on its whole domain (p up to 2⁶⁴; mc.expected.cells
+        // saturates).
+        std::optional<SparseDomainExpectedError> domain;
         // One thresholded release: trial 0's draws (SimulationRng(seed, 0), cells in order), so
         // its L1 error is mc.thresholdedL1[0].
         std::vector<double> release;
