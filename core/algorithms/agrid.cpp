@@ -105,7 +105,7 @@ public:
                     }
                 }
                 secondLevelCells += u.size();
-                agridCombine(v, var1, u, var2);
+                combineWithParts(v, var1, u, var2);
                 for (std::size_t i = 0; i < nr; ++i) {
                     for (std::size_t j = 0; j < nc; ++j) {
                         const double each =

@@ -60,7 +60,7 @@ std::vector<std::size_t> equalSplit(std::size_t length, std::size_t parts) {
     return bounds;
 }
 
-double agridCombine(double v, double varV, std::vector<double>& u, double varU) {
+double combineWithParts(double v, double varV, std::vector<double>& u, double varU) {
     // Least squares for the measurements y = [v; u_1..u_k] of the unknowns u (v measures Σu):
     // the only combination of u that v informs is the sum, so LS estimates the sum by the
     // inverse-variance average of v and Σu, and distributes the correction equally (the

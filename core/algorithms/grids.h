@@ -36,10 +36,11 @@ GridLayout gridLayout(std::size_t rows, std::size_t cols, double targetCells);
 std::vector<std::size_t> equalSplit(std::size_t length, std::size_t parts);
 
 // AGrid's constrained inference for one first-level cell (the paper's weighted averaging and
-// mean consistency), the least-squares estimate for a count v measured with variance varV and a
-// partition of it into k pieces measured with variance varU each:
+// mean consistency; DPCube's consistency of a leaf with its cells), the least-squares estimate for
+// a count v measured with variance varV and a partition of it into k pieces measured with variance
+// varU each:
 //   v′ = (v/varV + Σu/(k·varU)) / (1/varV + 1/(k·varU)),  u′_i = u_i + (v′ − Σu)/k.
 // `u` is adjusted in place; returns v′.
-double agridCombine(double v, double varV, std::vector<double>& u, double varU);
+double combineWithParts(double v, double varV, std::vector<double>& u, double varU);
 
 }  // namespace dpx

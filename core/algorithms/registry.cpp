@@ -16,6 +16,7 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         // Data-dependent, 2-D (helper "dd2").
         v.push_back(&ugridAlgorithm());
         v.push_back(&agridAlgorithm());
+        v.push_back(&dpcubeAlgorithm());
         return v;
     }();
     return all;

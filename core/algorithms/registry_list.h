@@ -16,5 +16,6 @@ namespace dpx {
 // Helper "dd2" (issue #20 brief): UGrid, AGrid, DPCube, PHP, EFPA, StructureFirst.
 const Algorithm& ugridAlgorithm();
 const Algorithm& agridAlgorithm();
+const Algorithm& dpcubeAlgorithm();
 
 }  // namespace dpx

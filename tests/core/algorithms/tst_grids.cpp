@@ -66,7 +66,7 @@ private Q_SLOTS:
     void gridSizesAtThePapersDatasetSizes();
     void layoutOnADiscreteDomain();
     void budgetSplitSumsToEpsilon();
-    void agridCombineIsWeightedLeastSquares();
+    void combineWithPartsIsWeightedLeastSquares();
     void largeEpsilonRecoversBlockAverages();
     void ugridBlockNoiseMatchesLaplace();
     void agridBlockVarianceMatchesLeastSquares();
@@ -134,7 +134,7 @@ void TestGrids::budgetSplitSumsToEpsilon() {
     }
 }
 
-void TestGrids::agridCombineIsWeightedLeastSquares() {
+void TestGrids::combineWithPartsIsWeightedLeastSquares() {
     // Reference: the weighted least-squares solution of A·u ≈ y with A = [1ᵀ; I_k], weights
     // 1/varV and 1/varU, solved densely by Eigen.
     SimulationRng rng(5, 0);
@@ -159,7 +159,7 @@ void TestGrids::agridCombineIsWeightedLeastSquares() {
             const Eigen::MatrixXd atw = a.transpose() * wts.asDiagonal();
             const Eigen::VectorXd ref = (atw * a).ldlt().solve(atw * y);
             std::vector<double> got = u;
-            const double combined = agridCombine(v, varV, got, varU);
+            const double combined = combineWithParts(v, varV, got, varU);
             DPX_VERIFY_NEAR(combined, ref.sum(), 1e-9 * (1 + std::abs(ref.sum())));
             for (std::size_t i = 0; i < k; ++i) {
                 DPX_VERIFY_NEAR(got[i], ref(Eigen::Index(i)), 1e-9 * (1 + std::abs(ref(0))));
