@@ -17,6 +17,7 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         v.push_back(&ugridAlgorithm());
         v.push_back(&agridAlgorithm());
         v.push_back(&dpcubeAlgorithm());
+        v.push_back(&phpAlgorithm());
         return v;
     }();
     return all;

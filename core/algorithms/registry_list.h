@@ -17,5 +17,6 @@ namespace dpx {
 const Algorithm& ugridAlgorithm();
 const Algorithm& agridAlgorithm();
 const Algorithm& dpcubeAlgorithm();
+const Algorithm& phpAlgorithm();
 
 }  // namespace dpx
