@@ -18,6 +18,7 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         v.push_back(&agridAlgorithm());
         v.push_back(&dpcubeAlgorithm());
         v.push_back(&phpAlgorithm());
+        v.push_back(&efpaAlgorithm());
         return v;
     }();
     return all;

@@ -18,5 +18,6 @@ const Algorithm& ugridAlgorithm();
 const Algorithm& agridAlgorithm();
 const Algorithm& dpcubeAlgorithm();
 const Algorithm& phpAlgorithm();
+const Algorithm& efpaAlgorithm();
 
 }  // namespace dpx
