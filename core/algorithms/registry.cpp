@@ -19,6 +19,7 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         v.push_back(&dpcubeAlgorithm());
         v.push_back(&phpAlgorithm());
         v.push_back(&efpaAlgorithm());
+        v.push_back(&structureFirstAlgorithm());
         return v;
     }();
     return all;

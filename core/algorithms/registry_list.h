@@ -19,5 +19,6 @@ const Algorithm& agridAlgorithm();
 const Algorithm& dpcubeAlgorithm();
 const Algorithm& phpAlgorithm();
 const Algorithm& efpaAlgorithm();
+const Algorithm& structureFirstAlgorithm();
 
 }  // namespace dpx
