@@ -56,18 +56,41 @@ std::vector<double> costs(const Prefix& p, std::size_t n, std::size_t k,
     for (std::size_t j = 1; j <= n; ++j) {
         e[w + j] = p.sse(0, j);
     }
+    // E[i][j] = min_q E[i−1][q] + SSE(q, j) = Q_j + min_q (E[i−1][q] − Q_q − (S_j − S_q)²/(j − q)):
+    // the inner loop is one multiply-add per q on precomputed arrays, with four independent
+    // minima so that it pipelines (the O(k·n²) of the method is unchanged; SSE costs do not
+    // satisfy the quadrangle inequality, so no monotone-split speed-up is exact here).
+    std::vector<double> inverse(n + 1, 0.0), base(n + 1, inf);
+    for (std::size_t len = 1; len <= n; ++len) {
+        inverse[len] = 1 / static_cast<double>(len);
+    }
     for (std::size_t i = 2; i <= k; ++i) {
         if (stop.stop_requested()) {
             return {};
         }
         const double* prev = e.data() + (i - 1) * w;
         double* row = e.data() + i * w;
+        for (std::size_t q = i - 1; q <= n; ++q) {
+            base[q] = prev[q] - p.q[q];
+        }
         for (std::size_t j = i; j <= n; ++j) {
-            double best = inf;
-            for (std::size_t q = i - 1; q < j; ++q) {
-                best = std::min(best, prev[q] + p.sse(q, j));
+            const double sj = p.s[j];
+            double m0 = inf, m1 = inf, m2 = inf, m3 = inf;
+            std::size_t q = i - 1;
+            for (; q + 4 <= j; q += 4) {
+                const double d0 = sj - p.s[q], d1 = sj - p.s[q + 1];
+                const double d2 = sj - p.s[q + 2], d3 = sj - p.s[q + 3];
+                m0 = std::min(m0, base[q] - d0 * d0 * inverse[j - q]);
+                m1 = std::min(m1, base[q + 1] - d1 * d1 * inverse[j - q - 1]);
+                m2 = std::min(m2, base[q + 2] - d2 * d2 * inverse[j - q - 2]);
+                m3 = std::min(m3, base[q + 3] - d3 * d3 * inverse[j - q - 3]);
             }
-            row[j] = best;
+            for (; q < j; ++q) {
+                const double d = sj - p.s[q];
+                m0 = std::min(m0, base[q] - d * d * inverse[j - q]);
+            }
+            // Rounding can leave a hair below E[i−1][q] when the last bucket is constant.
+            row[j] = std::max(0.0, p.q[j] + std::min(std::min(m0, m1), std::min(m2, m3)));
         }
     }
     return e;
