@@ -87,4 +87,49 @@ inline double boxRmse(std::size_t rows, std::size_t cols, const std::vector<Box>
     return std::sqrt(sse / static_cast<double>(boxes.size()));
 }
 
+// A 1-D histogram of constant pieces: (length, value per bin).
+inline std::vector<double> pieces(const std::vector<std::pair<std::size_t, double>>& p,
+                                  double scale = 1) {
+    std::vector<double> x;
+    for (const auto& [len, v] : p) {
+        x.insert(x.end(), len, v * scale);
+    }
+    return x;
+}
+
+// Mean over `trials` runs (seeds seed, seed + 1, …) of the boxes' RMSE of an algorithm's x̂.
+// Errors of a run become a NaN mean, which fails any comparison.
+inline double meanBoxRmse(const dpx::Algorithm& a, const dpx::DomainShape& shape,
+                          const std::vector<double>& x, double epsilon,
+                          const std::vector<Box>& boxes, int trials, std::uint64_t seed,
+                          std::map<std::string, double> params = {}) {
+    const std::size_t rows = shape.size() == 2 ? shape[0] : 1;
+    const std::size_t cols = shape.back();
+    double sum = 0;
+    for (int t = 0; t < trials; ++t) {
+        auto r = runAlgorithm(a, shape, x, epsilon, seed + std::uint64_t(t), params);
+        if (!r) {
+            return std::nan("");
+        }
+        sum += boxRmse(rows, cols, boxes, x, r->estimate);
+    }
+    return sum / trials;
+}
+
+// The same for Identity computed here: Laplace(1/ε) on every bin, no inference.
+inline double meanIdentityBoxRmse(std::size_t rows, std::size_t cols, const std::vector<double>& x,
+                                  double epsilon, const std::vector<Box>& boxes, int trials,
+                                  std::uint64_t seed) {
+    double sum = 0;
+    for (int t = 0; t < trials; ++t) {
+        dpx::SimulationRng rng(seed + std::uint64_t(t), 0);
+        std::vector<double> noisy = x;
+        for (double& v : noisy) {
+            v += dpx::sampleNoise(dpx::NoiseDistribution::laplace(1 / epsilon), rng);
+        }
+        sum += boxRmse(rows, cols, boxes, x, noisy);
+    }
+    return sum / trials;
+}
+
 }  // namespace dpxtest

@@ -13,20 +13,10 @@
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
+using dpxtest::pieces;
 using dpxtest::runAlgorithm;
 
-namespace {
-
-// 1-D pieces: (length, value per bin).
-std::vector<double> pieces(const std::vector<std::pair<std::size_t, double>>& p) {
-    std::vector<double> x;
-    for (const auto& [len, v] : p) {
-        x.insert(x.end(), len, v);
-    }
-    return x;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 class TestDPCube : public QObject {
     Q_OBJECT
@@ -124,26 +114,14 @@ void TestDPCube::consistencyHalvesTheVarianceOfOneLeaf() {
 
 void TestDPCube::beatsIdentityOnAPiecewiseConstantShape() {
     // The paper's case for partitioning: on data that is uniform over large regions, one noisy
-    // count per region beats one per bin. n = 1024, six flat pieces (10^4 records), ε = 0.1,
+    // count per region beats one per bin. n = 1024, six flat pieces (7 600 records), ε = 0.1,
     // 1 000 random ranges, 30 trials: DPCube's RMSE < ½ of Identity's.
     const std::vector<double> x =
         pieces({{200, 10}, {100, 0}, {300, 2}, {24, 100}, {200, 0}, {200, 13}});
     const auto boxes = dpxtest::randomBoxes(1, 1024, 1000, 12);
-    const double eps = 0.1;
-    double cube = 0, identity = 0;
-    const int trials = 30;
-    for (int t = 0; t < trials; ++t) {
-        auto r = runAlgorithm(dpcubeAlgorithm(), {1024}, x, eps, 300 + std::uint64_t(t));
-        DPX_VERIFY_OK(r);
-        cube += dpxtest::boxRmse(1, 1024, boxes, x, r->estimate);
-        SimulationRng rng(400 + std::uint64_t(t), 0);
-        std::vector<double> id = x;
-        for (double& v : id) {
-            v += sampleNoise(NoiseDistribution::laplace(1 / eps), rng);
-        }
-        identity += dpxtest::boxRmse(1, 1024, boxes, x, id);
-    }
-    qInfo("DPCube RMSE %.1f, Identity RMSE %.1f", cube / trials, identity / trials);
+    const double cube = dpxtest::meanBoxRmse(dpcubeAlgorithm(), {1024}, x, 0.1, boxes, 30, 300);
+    const double identity = dpxtest::meanIdentityBoxRmse(1, 1024, x, 0.1, boxes, 30, 400);
+    qInfo("DPCube RMSE %.1f, Identity RMSE %.1f", cube, identity);
     QVERIFY2(cube < 0.5 * identity, QByteArray::number(cube / identity).constData());
 }
 

@@ -125,20 +125,9 @@ void TestEfpa::beatsIdentityOnASmoothShape() {
     for (std::size_t j = 0; j < 256; ++j) {
         boxes.push_back({0, 0, j, j});
     }
-    double efpa = 0, identity = 0;
-    const int trials = 30;
-    for (int t = 0; t < trials; ++t) {
-        auto r = runAlgorithm(efpaAlgorithm(), {256}, x, 0.1, 700 + std::uint64_t(t));
-        DPX_VERIFY_OK(r);
-        efpa += dpxtest::boxRmse(1, 256, boxes, x, r->estimate);
-        SimulationRng rng(800 + std::uint64_t(t), 0);
-        std::vector<double> id = x;
-        for (double& v : id) {
-            v += sampleNoise(NoiseDistribution::laplace(10.0), rng);
-        }
-        identity += dpxtest::boxRmse(1, 256, boxes, x, id);
-    }
-    qInfo("EFPA RMSE %.1f, Identity RMSE %.1f", efpa / trials, identity / trials);
+    const double efpa = dpxtest::meanBoxRmse(efpaAlgorithm(), {256}, x, 0.1, boxes, 30, 700);
+    const double identity = dpxtest::meanIdentityBoxRmse(1, 256, x, 0.1, boxes, 30, 800);
+    qInfo("EFPA RMSE %.1f, Identity RMSE %.1f", efpa, identity);
     QVERIFY2(efpa < 0.6 * identity, QByteArray::number(efpa / identity).constData());
 }
 

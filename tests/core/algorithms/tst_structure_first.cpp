@@ -17,17 +17,10 @@
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
+using dpxtest::pieces;
 using dpxtest::runAlgorithm;
 
 namespace {
-
-std::vector<double> pieces(const std::vector<std::pair<std::size_t, double>>& p) {
-    std::vector<double> x;
-    for (const auto& [len, v] : p) {
-        x.insert(x.end(), len, v);
-    }
-    return x;
-}
 
 double sse(const std::vector<double>& x, std::size_t a, std::size_t b) {
     double mean = 0;
@@ -129,20 +122,10 @@ void TestStructureFirst::beatsIdentityAtSmallEpsilon() {
     const std::vector<double> x =
         pieces({{200, 10}, {100, 0}, {300, 2}, {24, 100}, {200, 0}, {200, 13}});
     const auto boxes = dpxtest::randomBoxes(1, 1024, 1000, 12);
-    double sf = 0, identity = 0;
-    const int trials = 20;
-    for (int t = 0; t < trials; ++t) {
-        auto r = runAlgorithm(structureFirstAlgorithm(), {1024}, x, 0.01, 300 + std::uint64_t(t));
-        DPX_VERIFY_OK(r);
-        sf += dpxtest::boxRmse(1, 1024, boxes, x, r->estimate);
-        SimulationRng rng(400 + std::uint64_t(t), 0);
-        std::vector<double> id = x;
-        for (double& v : id) {
-            v += sampleNoise(NoiseDistribution::laplace(100.0), rng);
-        }
-        identity += dpxtest::boxRmse(1, 1024, boxes, x, id);
-    }
-    qInfo("StructureFirst RMSE %.1f, Identity RMSE %.1f", sf / trials, identity / trials);
+    const double sf =
+        dpxtest::meanBoxRmse(structureFirstAlgorithm(), {1024}, x, 0.01, boxes, 20, 300);
+    const double identity = dpxtest::meanIdentityBoxRmse(1, 1024, x, 0.01, boxes, 20, 400);
+    qInfo("StructureFirst RMSE %.1f, Identity RMSE %.1f", sf, identity);
     QVERIFY2(sf < 0.7 * identity, QByteArray::number(sf / identity).constData());
 }
 

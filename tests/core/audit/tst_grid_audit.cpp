@@ -12,78 +12,36 @@
 #include <QTest>
 
 #include "core/algorithms/registry_list.h"
-#include "core/audit/dp_audit.h"
-#include "core/workload/workload.h"
+#include "tests/core/audit/algorithm_audit_support.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
+using namespace dpxtest;
 
 namespace {
 
-AuditParams params(double epsilon, std::uint64_t seed, std::uint64_t samples) {
-    AuditParams p;
-    p.epsilon = epsilon;
-    p.samplesPerInput = samples;
-    p.alpha = 1e-7;
-    p.seed = seed;
-    return p;
-}
-
-// input = {count at the differing cell}; `side` × `side` domain with a fixed background.
-// `read` turns x̂ into the audited scalar.
-AuditMechanism gridMechanism(const Algorithm& algorithm, std::size_t side, std::size_t cell,
-                             std::size_t background,
-                             std::function<double(const std::vector<double>&)> read) {
-    return [&algorithm, side, cell, background, read](const std::vector<std::int64_t>& in,
-                                                      AuditRandomness& rng) -> Expected<double> {
-        std::vector<double> x(side * side, 0.0);
-        for (std::size_t i = 0; i < background; ++i) {
-            x[(i * 37 + 11) % x.size()] += 1;
-        }
-        x[cell] += static_cast<double>(in[0]);
-        auto w = Workload::make(WorkloadSpec{}, {side, side});
-        if (!w)
-            return w.error();
-        AlgorithmContext c;
-        c.shape = {side, side};
-        c.x = x;
-        c.workload = &*w;
-        c.epsilon = 1.0;
-        c.rng = &rng.simulation();
-        auto r = algorithm.run(c);
-        if (!r)
-            return r.error();
-        return read(r->estimate);
-    };
-}
-
-double boxTotal(const std::vector<double>& e, std::size_t side, std::size_t r0, std::size_t r1,
-                std::size_t c0, std::size_t c1) {
-    double s = 0;
-    for (std::size_t r = r0; r < r1; ++r)
-        for (std::size_t c = c0; c < c1; ++c)
-            s += e[r * side + c];
-    return s;
+// `count` background records spread over a side × side domain (a fixed pattern).
+std::vector<double> background(std::size_t side, std::size_t count) {
+    std::vector<double> x(side * side, 0.0);
+    for (std::size_t i = 0; i < count; ++i) {
+        x[(i * 37 + 11) % x.size()] += 1;
+    }
+    return x;
 }
 
 // UGrid on 8 × 8 with N = 59 or 60: m² = 5.9 or 6, blocks of 4 bins either way; the differing
 // cell (5, 2) lies in block rows 4..7, cols 0..3.
 AuditMechanism ugridBlock() {
-    return gridMechanism(ugridAlgorithm(), 8, 5 * 8 + 2, 59,
-                         [](const std::vector<double>& e) { return boxTotal(e, 8, 4, 8, 0, 4); });
+    return algorithmMechanism(ugridAlgorithm(), {8, 8}, background(8, 59), 5 * 8 + 2, {},
+                              readBox(8, 4, 8, 0, 4));
 }
 
 // AGrid on 32 × 32 with N = 400 or 401: m1 = 10, first-level blocks of 4 × 4; the differing
 // cell (13, 6) lies in the block rows 12..15, cols 4..7. Second-level sizes m2 = ⌈√(N′/10)⌉ move
 // between 1 and 3 with the noisy counts of the blocks (~6 records each).
-AuditMechanism agridBlock() {
-    return gridMechanism(agridAlgorithm(), 32, 13 * 32 + 6, 400, [](const std::vector<double>& e) {
-        return boxTotal(e, 32, 12, 16, 4, 8);
-    });
-}
-AuditMechanism agridCell() {
-    return gridMechanism(agridAlgorithm(), 32, 13 * 32 + 6, 400,
-                         [](const std::vector<double>& e) { return e[13 * 32 + 6]; });
+AuditMechanism agrid(EstimateReader read) {
+    return algorithmMechanism(agridAlgorithm(), {32, 32}, background(32, 400), 13 * 32 + 6, {},
+                              std::move(read));
 }
 
 }  // namespace
@@ -100,32 +58,35 @@ private Q_SLOTS:
 };
 
 void TestGridAudit::ugridPasses() {
-    auto r = runDpAudit(ugridBlock(), {1}, {0}, params(1.0, 31, 200000));
+    auto r = runDpAudit(ugridBlock(), {1}, {0}, algorithmAuditParams(1.0, 31));
     DPX_VERIFY_OK(r);
     QVERIFY2(!r->violationFound, r->tightest().event.describe().c_str());
 }
 
 void TestGridAudit::ugridWrongClaimIsFlagged() {
-    auto r = runDpAudit(ugridBlock(), {1}, {0}, params(0.4, 32, 200000));
+    auto r = runDpAudit(ugridBlock(), {1}, {0}, algorithmAuditParams(0.4, 32));
     DPX_VERIFY_OK(r);
     QVERIFY(r->violationFound);
     QVERIFY(r->tightest().epsilonLowerBound > 0.4);
 }
 
 void TestGridAudit::agridBlockPasses() {
-    auto r = runDpAudit(agridBlock(), {1}, {0}, params(1.0, 33, 100000));
+    auto r = runDpAudit(agrid(readBox(32, 12, 16, 4, 8)), {1}, {0},
+                        algorithmAuditParams(1.0, 33, 100000));
     DPX_VERIFY_OK(r);
     QVERIFY2(!r->violationFound, r->tightest().event.describe().c_str());
 }
 
 void TestGridAudit::agridCellPasses() {
-    auto r = runDpAudit(agridCell(), {1}, {0}, params(1.0, 34, 100000));
+    auto r =
+        runDpAudit(agrid(readCell(13 * 32 + 6)), {1}, {0}, algorithmAuditParams(1.0, 34, 100000));
     DPX_VERIFY_OK(r);
     QVERIFY2(!r->violationFound, r->tightest().event.describe().c_str());
 }
 
 void TestGridAudit::agridWrongClaimIsFlagged() {
-    auto r = runDpAudit(agridBlock(), {1}, {0}, params(0.4, 35, 100000));
+    auto r = runDpAudit(agrid(readBox(32, 12, 16, 4, 8)), {1}, {0},
+                        algorithmAuditParams(0.4, 35, 100000));
     DPX_VERIFY_OK(r);
     QVERIFY2(r->violationFound, QByteArray::number(r->tightest().epsilonLowerBound).constData());
 }
