@@ -11,9 +11,11 @@
 #include "core/base/simulation_rng.h"
 #include "core/workload/strategy.h"
 #include "core/workload/workload_error.h"
+#include "tests/testing/dense_workload.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
+using dpxtest::denseWorkload;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
@@ -34,32 +36,12 @@ MatrixXd dense(const LinearStrategy& s) {
     return a;
 }
 
-MatrixXd denseWorkload(const Workload& w) {
-    const std::size_t n = shapeCells(w.shape());
-    MatrixXd m(static_cast<Eigen::Index>(w.queryCount()), static_cast<Eigen::Index>(n));
-    std::vector<double> e(n);
-    for (std::size_t j = 0; j < n; ++j) {
-        std::fill(e.begin(), e.end(), 0.0);
-        e[j] = 1;
-        auto a = w.answers(e);
-        for (std::size_t i = 0; i < w.queryCount(); ++i) {
-            m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (*a)[i];
-        }
-    }
-    return m;
-}
-
 VectorXd toEigen(const std::vector<double>& v) {
     return Eigen::Map<const VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
 
 std::vector<double> randomVector(std::size_t n, std::uint64_t seed) {
-    SimulationRng rng(seed, 9);
-    std::vector<double> v(n);
-    for (double& x : v) {
-        x = rng.uniform() * 10 - 3;
-    }
-    return v;
+    return dpxtest::uniformVector(n, seed, -3, 7);
 }
 
 std::unique_ptr<LinearStrategy> take(Expected<std::unique_ptr<LinearStrategy>> s) {
