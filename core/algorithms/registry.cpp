@@ -12,8 +12,20 @@ const std::vector<const Algorithm*>& allAlgorithms() {
     static const std::vector<const Algorithm*> all = [] {
         std::vector<const Algorithm*> v;
         // Data-independent (helper "workload").
+        for (const Algorithm* a : {&identityAlgorithm(), &uniformAlgorithm(), &h2Algorithm(),
+                                   &hbAlgorithm(), &priveletAlgorithm(), &hb2dAlgorithm(),
+                                   &privelet2dAlgorithm(), &quadTreeAlgorithm()}) {
+            v.push_back(a);
+        }
         // Data-dependent, 1-D (helper "dd1").
         // Data-dependent, 2-D (helper "dd2").
+        // Helper "dd2": the 1-D ones (DPCube also 2-D), then the 2-D grids.
+        v.push_back(&phpAlgorithm());
+        v.push_back(&efpaAlgorithm());
+        v.push_back(&structureFirstAlgorithm());
+        v.push_back(&dpcubeAlgorithm());
+        v.push_back(&ugridAlgorithm());
+        v.push_back(&agridAlgorithm());
         return v;
     }();
     return all;

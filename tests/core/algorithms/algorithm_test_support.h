@@ -1,0 +1,135 @@
+// Shared helpers of the algorithm tests (issue #20): run one algorithm on a data vector, and
+// the errors of random boxes computed here by a summed-area table of our own (independent of
+// core/workload's answers).
+#pragma once
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/algorithms/algorithm.h"
+#include "core/base/simulation_rng.h"
+#include "core/workload/workload.h"
+
+namespace dpxtest {
+
+inline dpx::Expected<dpx::AlgorithmRun> runAlgorithm(const dpx::Algorithm& a,
+                                                     const dpx::DomainShape& shape,
+                                                     const std::vector<double>& x, double epsilon,
+                                                     std::uint64_t seed,
+                                                     std::map<std::string, double> params = {}) {
+    auto w = dpx::Workload::make(dpx::WorkloadSpec{}, shape);
+    if (!w) {
+        return w.error();
+    }
+    dpx::SimulationRng rng(seed, 0);
+    dpx::AlgorithmContext c;
+    c.shape = shape;
+    c.x = x;
+    c.workload = &*w;
+    c.epsilon = epsilon;
+    c.parameters = std::move(params);
+    c.rng = &rng;
+    return a.run(c);
+}
+
+inline double totalSpent(const dpx::AlgorithmRun& r) {
+    double s = 0;
+    for (const auto& step : r.spent) {
+        s += step.epsilon;
+    }
+    return s;
+}
+
+// Inclusive boxes [r0, r1] × [c0, c1] (1-D: rows = 1).
+struct Box {
+    std::size_t r0, r1, c0, c1;
+};
+
+// DPBench-style random boxes: per dimension a width uniform in 1..n, then a start uniform.
+inline std::vector<Box> randomBoxes(std::size_t rows, std::size_t cols, std::size_t count,
+                                    std::uint64_t seed) {
+    dpx::SimulationRng rng(seed, 7);
+    const auto pick = [&](std::size_t n) {
+        const std::size_t width = 1 + static_cast<std::size_t>(rng.uniform() * double(n));
+        const std::size_t start =
+            static_cast<std::size_t>(rng.uniform() * double(n - std::min(width, n) + 1));
+        return std::pair<std::size_t, std::size_t>{start, std::min(n, start + width) - 1};
+    };
+    std::vector<Box> out;
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto [r0, r1] = pick(rows);
+        const auto [c0, c1] = pick(cols);
+        out.push_back({r0, r1, c0, c1});
+    }
+    return out;
+}
+
+// Root mean squared error of the boxes' answers on `estimate` against `truth`.
+inline double boxRmse(std::size_t rows, std::size_t cols, const std::vector<Box>& boxes,
+                      const std::vector<double>& truth, const std::vector<double>& estimate) {
+    const std::size_t w = cols + 1;
+    std::vector<double> sat((rows + 1) * w, 0.0);
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+            const double d = estimate[r * cols + c] - truth[r * cols + c];
+            sat[(r + 1) * w + c + 1] =
+                d + sat[r * w + c + 1] + sat[(r + 1) * w + c] - sat[r * w + c];
+        }
+    }
+    double sse = 0;
+    for (const Box& b : boxes) {
+        const double d = sat[(b.r1 + 1) * w + b.c1 + 1] - sat[b.r0 * w + b.c1 + 1] -
+                         sat[(b.r1 + 1) * w + b.c0] + sat[b.r0 * w + b.c0];
+        sse += d * d;
+    }
+    return std::sqrt(sse / static_cast<double>(boxes.size()));
+}
+
+// A 1-D histogram of constant pieces: (length, value per bin).
+inline std::vector<double> pieces(const std::vector<std::pair<std::size_t, double>>& p,
+                                  double scale = 1) {
+    std::vector<double> x;
+    for (const auto& [len, v] : p) {
+        x.insert(x.end(), len, v * scale);
+    }
+    return x;
+}
+
+// Mean over `trials` runs (seeds seed, seed + 1, …) of the boxes' RMSE of an algorithm's x̂.
+// Errors of a run become a NaN mean, which fails any comparison.
+inline double meanBoxRmse(const dpx::Algorithm& a, const dpx::DomainShape& shape,
+                          const std::vector<double>& x, double epsilon,
+                          const std::vector<Box>& boxes, int trials, std::uint64_t seed,
+                          std::map<std::string, double> params = {}) {
+    const std::size_t rows = shape.size() == 2 ? shape[0] : 1;
+    const std::size_t cols = shape.back();
+    double sum = 0;
+    for (int t = 0; t < trials; ++t) {
+        auto r = runAlgorithm(a, shape, x, epsilon, seed + std::uint64_t(t), params);
+        if (!r) {
+            return std::nan("");
+        }
+        sum += boxRmse(rows, cols, boxes, x, r->estimate);
+    }
+    return sum / trials;
+}
+
+// The same for Identity computed here: Laplace(1/ε) on every bin, no inference.
+inline double meanIdentityBoxRmse(std::size_t rows, std::size_t cols, const std::vector<double>& x,
+                                  double epsilon, const std::vector<Box>& boxes, int trials,
+                                  std::uint64_t seed) {
+    double sum = 0;
+    for (int t = 0; t < trials; ++t) {
+        dpx::SimulationRng rng(seed + std::uint64_t(t), 0);
+        std::vector<double> noisy = x;
+        for (double& v : noisy) {
+            v += dpx::sampleNoise(dpx::NoiseDistribution::laplace(1 / epsilon), rng);
+        }
+        sum += boxRmse(rows, cols, boxes, x, noisy);
+    }
+    return sum / trials;
+}
+
+}  // namespace dpxtest
