@@ -125,7 +125,7 @@ public:
     double sensitivityL2() const override { return l2_; }
 
     void measure(std::span<const double> x, std::span<double> y) const override {
-        std::vector<double> s(nodes());
+        std::vector<double>& s = scratch(0, nodes());
         sums(x, s);
         for (std::size_t v = 0; v < nodes(); ++v) {
             const double w = weight(v);
@@ -136,7 +136,7 @@ public:
     }
 
     void transposeMeasure(std::span<const double> y, std::span<double> x) const override {
-        std::vector<double> acc(nodes(), 0.0);
+        std::vector<double>& acc = scratch(0, nodes());
         for (std::size_t v = 0; v < nodes(); ++v) {  // BFS order: parents first
             const double w = weight(v);
             acc[v] = (v == 0 ? 0.0 : acc[parent_[v]]) + (w != 0 ? w * y[rowOfNode_[v]] : 0.0);
@@ -163,7 +163,8 @@ public:
             return;
         }
         const std::size_t n = nodes();
-        std::vector<double> z(n), var(n);
+        std::vector<double>& z = scratch(0, n);
+        std::vector<double>& var = scratch(1, n);
         for (std::size_t v = n; v-- > 0;) {
             const double w = weight(v);
             double zc = 0, vc = 0;
@@ -186,7 +187,7 @@ public:
                 var[v] = 1 / precision;
             }
         }
-        std::vector<double> s(n);
+        std::vector<double>& s = scratch(2, n);
         s[0] = z[0];
         for (std::size_t v = 0; v < n; ++v) {
             if (childCount_[v] == 0) {
@@ -212,7 +213,8 @@ public:
             conjugateGradientGram(*this, b, out);
             return;
         }
-        std::vector<double> y(rows(), 0.0);
+        std::vector<double>& y = scratch(3, rows());
+        std::fill(y.begin(), y.end(), 0.0);
         for (std::size_t v = 0; v < nodes(); ++v) {
             if (childCount_[v] == 0) {
                 y[rowOfNode_[v]] = b[cell_[v]] / weight(v);
@@ -225,6 +227,14 @@ public:
 
 private:
     std::size_t nodes() const { return parent_.size(); }
+    // Per-thread work arrays reused across calls (the solves of an exact expected error call
+    // leastSquares thousands of times; fresh 0.5 MB arrays each time cost page faults). Slot 3
+    // holds solveGram's right-hand side while leastSquares uses slots 0–2.
+    static std::vector<double>& scratch(int slot, std::size_t size) {
+        thread_local std::vector<double> buffers[4];
+        buffers[slot].resize(size);
+        return buffers[slot];
+    }
     double weight(std::size_t v) const { return weights_[depth_[v]]; }
 
     void sums(std::span<const double> x, std::vector<double>& s) const {
@@ -778,15 +788,31 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
                      " are too many for per-query variances; ask for the total only"};
     }
     const auto stride = stridesOf(w.shape());
-    const auto boxVector = [&](const RangeQuery& rq, std::vector<double>& v) {
-        std::fill(v.begin(), v.end(), 0.0);
-        for (std::size_t c = 0; c < cells; ++c) {
-            bool in = true;
-            for (std::size_t d = 0; d < stride.size() && in; ++d) {
-                const std::size_t i = (c / stride[d]) % w.shape()[d];
-                in = rq.box[d].lo <= i && i <= rq.box[d].hi;
+    // Calls f(cell) for every cell of the box (an odometer over its ranges).
+    const auto forEachCell = [&](const RangeQuery& rq, auto&& f) {
+        const std::size_t dims = stride.size();
+        std::vector<std::uint64_t> at(dims);
+        std::size_t c = 0;
+        for (std::size_t d = 0; d < dims; ++d) {
+            at[d] = rq.box[d].lo;
+            c += static_cast<std::size_t>(at[d]) * stride[d];
+        }
+        while (true) {
+            f(c);
+            std::size_t d = dims;
+            while (d > 0) {
+                --d;
+                if (at[d] < rq.box[d].hi) {
+                    ++at[d];
+                    c += stride[d];
+                    break;
+                }
+                c -= static_cast<std::size_t>(at[d] - rq.box[d].lo) * stride[d];
+                at[d] = rq.box[d].lo;
+                if (d == 0) {
+                    return;
+                }
             }
-            v[c] = in ? rq.weight : 0.0;
         }
     };
     const bool fastBoxes = kron != nullptr || identity;
@@ -813,9 +839,15 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
             } else if (kron) {
                 form = kroneckerBoxForm(*kron, rq);
             } else {
-                boxVector(rq, v);
+                // v = w_q (zero outside the box), form = w_qᵀ(AᵀA)⁻¹w_q over the box only.
+                forEachCell(rq, [&](std::size_t c) { v[c] = rq.weight; });
                 strategy.solveGram(v, sol);
-                form = dot(v, sol);
+                long double f = 0;
+                forEachCell(rq, [&](std::size_t c) {
+                    f += rq.weight * sol[c];
+                    v[c] = 0;
+                });
+                form = static_cast<double>(f);
             }
             total += form;
             if (perQuery) {
