@@ -373,7 +373,9 @@ public:
     double sensitivityL2() const override { return std::sqrt(static_cast<double>(levels_ + 1)); }
 
     void measure(std::span<const double> x, std::span<double> y) const override {
-        std::vector<double> cur(x.begin(), x.end()), tmp(n_);
+        std::vector<double>& cur = scratch(0, n_);
+        std::vector<double>& tmp = scratch(1, n_);
+        std::copy(x.begin(), x.end(), cur.begin());
         for (std::size_t m = n_; m > 1; m /= 2) {
             const std::size_t h = m / 2;
             for (std::size_t i = 0; i < h; ++i) {
@@ -386,7 +388,9 @@ public:
     }
 
     void transposeMeasure(std::span<const double> y, std::span<double> x) const override {
-        std::vector<double> cur(y.begin(), y.end()), tmp(n_);
+        std::vector<double>& cur = scratch(0, n_);
+        std::vector<double>& tmp = scratch(1, n_);
+        std::copy(y.begin(), y.end(), cur.begin());
         for (std::size_t m = 1; m < n_; m *= 2) {
             for (std::size_t i = 0; i < m; ++i) {
                 tmp[2 * i] = cur[i] + cur[m + i];
@@ -398,7 +402,7 @@ public:
     }
 
     void leastSquares(std::span<const double> y, std::span<double> xhat) const override {
-        std::vector<double> scaled(n_);
+        std::vector<double>& scaled = scratch(2, n_);
         for (std::size_t i = 0; i < n_; ++i) {
             scaled[i] = y[i] / support_[i];
         }
@@ -406,7 +410,7 @@ public:
     }
 
     void solveGram(std::span<const double> b, std::span<double> out) const override {
-        std::vector<double> hb(n_);
+        std::vector<double>& hb = scratch(2, n_);
         measure(b, hb);
         for (std::size_t i = 0; i < n_; ++i) {
             hb[i] /= support_[i] * support_[i];
@@ -419,6 +423,14 @@ public:
     }
 
 private:
+    // Per-thread work arrays (slots 0–1: the transforms; 2: the scaled coefficients, which
+    // leastSquares and solveGram hand to a transform).
+    static std::vector<double>& scratch(int slot, std::size_t size) {
+        thread_local std::vector<double> buffers[3];
+        buffers[slot].resize(size);
+        return buffers[slot];
+    }
+
     DomainShape shape_;
     std::size_t n_;
     std::size_t levels_ = 0;
@@ -513,6 +525,15 @@ private:
             next.assign(outer * m * inner, 0.0);
             fin.resize(len);
             fout.resize(m);
+            if (inner == 1) {  // the last mode: the fibres are contiguous
+                for (std::size_t o = 0; o < outer; ++o) {
+                    op(*factors_[d], std::span<const double>(cur).subspan(o * len, len),
+                       std::span<double>(next).subspan(o * m, m));
+                }
+                cur.swap(next);
+                dims[d] = m;
+                continue;
+            }
             for (std::size_t o = 0; o < outer; ++o) {
                 for (std::size_t i = 0; i < inner; ++i) {
                     for (std::size_t t = 0; t < len; ++t) {
