@@ -162,29 +162,25 @@ public:
             conjugateGradientGram(*this, aty, xhat);
             return;
         }
+        // The variances V_v do not depend on y: precomputed at build (var_, childVar_ = ΣV of
+        // the children). Per call: z bottom up (with the children's Σz kept), ŝ top down.
         const std::size_t n = nodes();
         std::vector<double>& z = scratch(0, n);
-        std::vector<double>& var = scratch(1, n);
+        std::vector<double>& zChildren = scratch(1, n);
         for (std::size_t v = n; v-- > 0;) {
             const double w = weight(v);
-            double zc = 0, vc = 0;
-            if (childCount_[v] > 0) {
-                for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
-                    zc += z[c];
-                    vc += var[c];
-                }
+            double zc = 0;
+            for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
+                zc += z[c];
             }
+            zChildren[v] = zc;
             if (w == 0) {
                 z[v] = zc;
-                var[v] = vc;
             } else if (childCount_[v] == 0) {
                 z[v] = y[rowOfNode_[v]] / w;
-                var[v] = 1 / (w * w);
             } else {
-                const double own = y[rowOfNode_[v]] / w, ownPrecision = w * w;
-                const double precision = 1 / vc + ownPrecision;
-                z[v] = (zc / vc + own * ownPrecision) / precision;
-                var[v] = 1 / precision;
+                // Inverse-variance combination: (zc/Vc + own·w²)/(1/Vc + w²) = V_v·(…).
+                z[v] = var_[v] * (zc / childVar_[v] + y[rowOfNode_[v]] * w);
             }
         }
         std::vector<double>& s = scratch(2, n);
@@ -194,14 +190,9 @@ public:
                 xhat[cell_[v]] = s[v];
                 continue;
             }
-            double zc = 0, vc = 0;
+            const double share = (s[v] - zChildren[v]) / childVar_[v];
             for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
-                zc += z[c];
-                vc += var[c];
-            }
-            const double gap = s[v] - zc;
-            for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
-                s[c] = z[c] + var[c] / vc * gap;
+                s[c] = z[c] + var_[c] * share;
             }
         }
     }
@@ -324,6 +315,20 @@ private:
                 leavesMeasured_ = leavesMeasured_ && childCount_[v] != 0;
             }
         }
+        // Variances of the subtree estimates (see leastSquares), data-free.
+        if (leavesMeasured_) {
+            var_.assign(nodes(), 0.0);
+            childVar_.assign(nodes(), 0.0);
+            for (std::size_t v = nodes(); v-- > 0;) {
+                double vc = 0;
+                for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
+                    vc += var_[c];
+                }
+                childVar_[v] = vc;
+                const double w = weight(v);
+                var_[v] = w == 0 ? vc : childCount_[v] == 0 ? 1 / (w * w) : 1 / (1 / vc + w * w);
+            }
+        }
         // Column norms: along each leaf's path to the root.
         std::vector<double> pathL1(nodes()), pathL2(nodes());
         for (std::size_t v = 0; v < nodes(); ++v) {
@@ -341,6 +346,7 @@ private:
     std::vector<double> weights_;
     std::string description_;
     std::vector<std::size_t> parent_, depth_, firstChild_, childCount_, cell_, rowOfNode_;
+    std::vector<double> var_, childVar_;
     std::size_t unmeasured_ = 0;
     bool leavesMeasured_ = true;
     double l1_ = 0, l2_ = 0;
