@@ -479,16 +479,7 @@ Expected<Workload> Workload::make(const WorkloadSpec& spec, DomainShape shape) {
     return w;
 }
 
-// Query order per kind (documented in workload.h's terms):
-//  Identity   cell i in C order: the single-cell box.
-//  Total      the whole domain.
-//  Prefix     the box [0, i_1] × … × [0, i_k], (i_1, …, i_k) in C order.
-//  AllRange   per dimension the ranges [a, b] ordered by a then b; dimensions in C order.
-//  RandomRange, Boxes  in the drawn / listed order.
-//  Marginals  the orders in the listed order; per order the subsets of dimensions in
-//             lexicographic order; per subset its cells in C order over the subset's
-//             dimensions (the other dimensions span).
-//  Rectangles lower corners in C order.
+// The order per kind is documented at query() in workload.h.
 RangeQuery Workload::query(std::uint64_t i) const {
     const std::size_t dims = shape_.size();
     RangeQuery q;

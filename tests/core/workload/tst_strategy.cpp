@@ -266,6 +266,16 @@ void TestStrategy::badInputs() {
     auto w = Workload::make(*WorkloadSpec::parse("prefix"), {5});
     DPX_VERIFY_ERROR(expectedLeastSquaresError(*id, *w, 1.0), "domain");
     DPX_VERIFY_ERROR(nonNegativeLeastSquares(*id, std::vector<double>(2)), "rows");
+    DPX_VERIFY_ERROR(nonNegativeLeastSquares(*id, std::vector<double>(4), {}, 0.0), "tolerance");
+    // Cancelled before it converges (measurements with negative parts need iterations).
+    auto h = hierarchicalStrategy(64, 2);
+    std::vector<double> y((*h)->rows());
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        y[i] = (i % 3 == 0) ? -5.0 : 4.0;
+    }
+    std::stop_source stop;
+    stop.request_stop();
+    DPX_VERIFY_ERROR(nonNegativeLeastSquares(**h, y, stop.get_token()), "cancelled");
 }
 
 QTEST_APPLESS_MAIN(TestStrategy)
