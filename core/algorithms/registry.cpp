@@ -15,7 +15,10 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         // Data-independent, workload-aware (helper "dd1").
         v.push_back(&greedyHAlgorithm());
         // Data-dependent, 1-D (helper "dd1").
+        v.push_back(&dawaAlgorithm());
         // Data-dependent, 2-D (helper "dd2").
+        // Data-dependent, 2-D (helper "dd1").
+        v.push_back(&dawa2dAlgorithm());
         return v;
     }();
     return all;
