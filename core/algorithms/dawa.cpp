@@ -233,14 +233,14 @@ Expected<AlgorithmRun> runOrdered(const AlgorithmInfo& info, const AlgorithmCont
     }
     PiecewiseWorkload mapped;
     mapped.cells = buckets;
-    std::vector<double> hits(buckets, 0.0);
+    std::vector<std::uint32_t> hits(buckets, 0);
     std::vector<std::size_t> touched;
     std::vector<std::pair<std::size_t, double>> entries;
-    std::vector<std::size_t> position;  // Hilbert position of each C-order cell (2-D)
+    std::vector<std::uint32_t> cellBucket;  // bucket of each C-order cell (2-D)
     if (!order.empty()) {
-        position.resize(n);
+        cellBucket.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
-            position[order[i]] = i;
+            cellBucket[order[i]] = static_cast<std::uint32_t>(bucketOf[i]);
         }
     }
     for (std::uint64_t qi = 0; qi < w.queryCount(); ++qi) {
@@ -260,20 +260,46 @@ Expected<AlgorithmRun> runOrdered(const AlgorithmInfo& info, const AlgorithmCont
             }
         } else {
             const std::size_t cols = context.shape[1];
-            for (auto r = q.box[0].lo; r <= q.box[0].hi; ++r) {
-                for (auto c = q.box[1].lo; c <= q.box[1].hi; ++c) {
-                    const std::size_t b = bucketOf[position[static_cast<std::size_t>(r) * cols +
-                                                            static_cast<std::size_t>(c)]];
-                    if (hits[b] == 0) {
-                        touched.push_back(b);
-                    }
-                    hits[b] += 1;
+            std::size_t lowest = buckets, highest = 0;
+            auto count = [&](std::uint32_t b, std::uint32_t k) {
+                if (hits[b] == 0) {
+                    touched.push_back(b);
+                    lowest = std::min<std::size_t>(lowest, b);
+                    highest = std::max<std::size_t>(highest, b);
                 }
+                hits[b] += k;
+            };
+            for (auto r = q.box[0].lo; r <= q.box[0].hi; ++r) {
+                // Runs of one bucket along the row are counted at once.
+                const std::uint32_t* row = cellBucket.data() + static_cast<std::size_t>(r) * cols;
+                std::uint32_t current = row[q.box[1].lo], run = 0;
+                for (auto c = q.box[1].lo; c <= q.box[1].hi; ++c) {
+                    if (row[c] != current) {
+                        count(current, run);
+                        current = row[c];
+                        run = 0;
+                    }
+                    ++run;
+                }
+                count(current, run);
             }
-            std::sort(touched.begin(), touched.end());
-            for (std::size_t b : touched) {
-                entries.emplace_back(b, q.weight * hits[b] / static_cast<double>(sizes[b]));
+            // The touched buckets in order: sort them, or scan their span when that is cheaper.
+            auto emit = [&](std::size_t b) {
+                entries.emplace_back(
+                    b, q.weight * static_cast<double>(hits[b]) / static_cast<double>(sizes[b]));
                 hits[b] = 0;
+            };
+            if (8 * touched.size() < highest - lowest + 1) {
+                std::sort(touched.begin(), touched.end());
+                for (std::size_t b : touched) {
+                    emit(b);
+                }
+            } else {
+                for (std::size_t b = lowest; b <= highest; ++b) {
+                    if (hits[b] != 0) {
+                        emit(b);
+                    }
+                }
             }
             touched.clear();
         }
