@@ -16,7 +16,8 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         v.push_back(&greedyHAlgorithm());
         // Data-dependent, 1-D (helper "dd1").
         v.push_back(&dawaAlgorithm());
-        v.push_back(&ahpAlgorithm());  // 1-D and 2-D
+        v.push_back(&ahpAlgorithm());   // 1-D and 2-D
+        v.push_back(&mwemAlgorithm());  // 1-D and 2-D
         // Data-dependent, 2-D (helper "dd2").
         // Data-dependent, 2-D (helper "dd1").
         v.push_back(&dawa2dAlgorithm());
