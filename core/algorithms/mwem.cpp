@@ -168,6 +168,11 @@ public:
                 }
             }
             inQuery.push_back(std::move(inside));
+            // Groups emptied by the split hold no cell: drop them from the lists (their value
+            // would otherwise drift without bound and make 0·∞ in the sums).
+            for (auto& list : inQuery) {
+                std::erase_if(list, [&](std::uint32_t g) { return groupCells[g] == 0; });
+            }
             // Multiplicative weights over the history (none when m = 0: x̂ stays 0).
             for (std::size_t s = 0; s < (m > 0 ? sweeps : 0); ++s) {
                 for (std::size_t h = 0; h < measured.size(); ++h) {
@@ -183,7 +188,7 @@ public:
                     }
                     double total = 0;
                     for (std::size_t g = 0; g < groupValue.size(); ++g) {
-                        total += groupCells[g] * groupValue[g];
+                        total += groupCells[g] > 0 ? groupCells[g] * groupValue[g] : 0.0;
                     }
                     const double rescale = total > 0 ? m / total : 0.0;
                     for (double& v : groupValue) {
