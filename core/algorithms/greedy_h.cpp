@@ -300,85 +300,136 @@ Expected<std::unique_ptr<WeightedTreeStrategy>> greedyHierarchy(const PiecewiseW
     }
 
     // Bottom-up, level by level: u (per cell) holds the children's B⁺1 on every node of the level.
-    std::vector<double> u(n, 0.0), prefixU(n + 1, 0.0), partial(nodes.size(), 0.0);
-    std::vector<double> err(nodes.size(), 0.0), k(nodes.size(), 0.0), p(nodes.size(), 1.0);
-    const auto g = static_cast<double>(granularity);
-    for (std::size_t d = levels; d-- > 0;) {
-        if (stop.stop_requested()) {
-            return Error{"GreedyH: cancelled"};
-        }
-        for (std::size_t v = levelBegin[d]; v < levelBegin[d + 1]; ++v) {
-            if (nodes[v].children == 0) {
-                const double share = 1.0 / static_cast<double>(nodes[v].size);
-                std::fill(u.begin() + static_cast<std::ptrdiff_t>(nodes[v].start),
-                          u.begin() + static_cast<std::ptrdiff_t>(nodes[v].start + nodes[v].size),
-                          share);
-                k[v] = 1;
-                err[v] = coverSq[v];
-            }
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            prefixU[i + 1] = prefixU[i] + u[i];
-        }
-        // uᵀG_R u over the queries not constant on R: Σ_q (Σ_{j∈R} w_qj u_j)².
-        const std::vector<std::uint32_t>& at = nodeAtLevel[d];
-        for (std::size_t q = 0; q < nq; ++q) {
-            const std::size_t begin = w.offsets[q], end = w.offsets[q + 1];
-            std::uint32_t lastNode = kNone;
-            for (std::size_t i = begin; i < end; ++i) {
-                const std::uint32_t v = at[w.starts[i]];
-                if (v == kNone || v == lastNode || nodes[v].start == w.starts[i]) {
-                    continue;
-                }
-                lastNode = v;
-                // Pieces i − 1 (holding the node's first cell, if any) onwards, up to the node's
-                // last cell.
-                const std::size_t s = nodes[v].start, e = s + nodes[v].size;  // [s, e)
-                double sum = 0;
-                for (std::size_t j = (i == begin ? begin : i - 1); j < end; ++j) {
-                    const std::size_t ps = w.starts[j];
-                    if (ps >= e) {
-                        break;
-                    }
-                    const std::size_t pe = j + 1 < end ? w.starts[j + 1] : n;
-                    const std::size_t lo = std::max(ps, s), hi = std::min(pe, e);
-                    if (hi > lo) {
-                        sum += w.values[j] * (prefixU[hi] - prefixU[lo]);
-                    }
-                }
-                partial[v] += sum * sum;
-            }
-        }
-        for (std::size_t v = levelBegin[d]; v < levelBegin[d + 1]; ++v) {
-            const Node& node = nodes[v];
-            if (node.children == 0) {
-                continue;
-            }
-            double kch = 0, serr = 0;
-            for (std::size_t c = node.firstChild; c < node.firstChild + node.children; ++c) {
-                kch += k[c];
-                serr += err[c];
-            }
-            const double m = kch * kch * coverSq[v] + partial[v];
-            double best = serr, bestP = 1;
-            for (std::size_t i = 1; i < granularity; ++i) {
-                const double pp = (g - static_cast<double>(i)) / g, q = 1 - pp;
-                const double value = (serr - q * q / (pp * pp + q * q * kch) * m) / (pp * pp);
-                if (value < best) {
-                    best = value;
-                    bestP = pp;
-                }
-            }
-            const double q = 1 - bestP;
-            const double denom = bestP * bestP + q * q * kch;
-            err[v] = best;
-            p[v] = bestP;
-            k[v] = kch / denom;
-            for (std::size_t i = node.start; i < node.start + node.size; ++i) {
-                u[i] /= denom;
-            }
+    // Heights (levels below each node) for the equal-weight tree: a node of height h keeps 1/(h+1)
+    // of its share, which weighs every node on a full path alike (H₂'s weights on this tree).
+    std::vector<double> height(nodes.size(), 0.0);
+    for (std::size_t v = nodes.size(); v-- > 0;) {
+        for (std::size_t c = nodes[v].firstChild; c < nodes[v].firstChild + nodes[v].children;
+             ++c) {
+            height[v] = std::max(height[v], height[c] + 1);
         }
     }
+    // One bottom-up pass: greedy (choose each p) or fixed (p = h/(h+1)); returns the root's exact
+    // error trace(G (AᵀA)⁺) and leaves the choices in p; NaN when cancelled.
+    auto pass = [&](bool greedy, std::vector<double>& p) -> double {
+        std::vector<double> u(n, 0.0), prefixU(n + 1, 0.0), partial(nodes.size(), 0.0);
+        // err: the exact restricted error; score: the damped one the choices minimise; self: uᵀG_R
+        // u with the node's own (final) u, the diagonal block its parent's damping keeps whole.
+        std::vector<double> err(nodes.size(), 0.0), score(nodes.size(), 0.0),
+            self(nodes.size(), 0.0);
+        std::vector<double> k(nodes.size(), 0.0);
+        p.assign(nodes.size(), 1.0);
+        const double dampBase = static_cast<double>(branching);
+        const auto g = static_cast<double>(granularity);
+        for (std::size_t d = levels; d-- > 0;) {
+            if (stop.stop_requested()) {
+                return std::nan("");
+            }
+            for (std::size_t v = levelBegin[d]; v < levelBegin[d + 1]; ++v) {
+                if (nodes[v].children == 0) {
+                    const double share = 1.0 / static_cast<double>(nodes[v].size);
+                    std::fill(
+                        u.begin() + static_cast<std::ptrdiff_t>(nodes[v].start),
+                        u.begin() + static_cast<std::ptrdiff_t>(nodes[v].start + nodes[v].size),
+                        share);
+                    k[v] = 1;
+                    err[v] = coverSq[v];
+                    score[v] = coverSq[v];
+                    self[v] = coverSq[v];
+                }
+            }
+            for (std::size_t i = 0; i < n; ++i) {
+                prefixU[i + 1] = prefixU[i] + u[i];
+            }
+            // uᵀG_R u over the queries not constant on R: Σ_q (Σ_{j∈R} w_qj u_j)².
+            const std::vector<std::uint32_t>& at = nodeAtLevel[d];
+            for (std::size_t q = 0; q < nq; ++q) {
+                const std::size_t begin = w.offsets[q], end = w.offsets[q + 1];
+                std::uint32_t lastNode = kNone;
+                for (std::size_t i = begin; i < end; ++i) {
+                    const std::uint32_t v = at[w.starts[i]];
+                    if (v == kNone || v == lastNode || nodes[v].start == w.starts[i]) {
+                        continue;
+                    }
+                    lastNode = v;
+                    // Pieces i − 1 (holding the node's first cell, if any) onwards, up to the
+                    // node's last cell.
+                    const std::size_t s = nodes[v].start, e = s + nodes[v].size;  // [s, e)
+                    double sum = 0;
+                    for (std::size_t j = (i == begin ? begin : i - 1); j < end; ++j) {
+                        const std::size_t ps = w.starts[j];
+                        if (ps >= e) {
+                            break;
+                        }
+                        const std::size_t pe = j + 1 < end ? w.starts[j + 1] : n;
+                        const std::size_t lo = std::max(ps, s), hi = std::min(pe, e);
+                        if (hi > lo) {
+                            sum += w.values[j] * (prefixU[hi] - prefixU[lo]);
+                        }
+                    }
+                    partial[v] += sum * sum;
+                }
+            }
+            for (std::size_t v = levelBegin[d]; v < levelBegin[d + 1]; ++v) {
+                const Node& node = nodes[v];
+                if (node.children == 0) {
+                    continue;
+                }
+                double kch = 0, serr = 0, sscore = 0, m1 = 0;
+                for (std::size_t c = node.firstChild; c < node.firstChild + node.children; ++c) {
+                    kch += k[c];
+                    serr += err[c];
+                    sscore += score[c];
+                    m1 += self[c];
+                }
+                const double m = kch * kch * coverSq[v] + partial[v];
+                const double damp = std::pow(dampBase, -0.5 * static_cast<double>(d));
+                const double mDamped = m1 + (m - m1) * damp;
+                double best = sscore, bestP = 1;
+                if (!greedy) {
+                    bestP = height[v] / (height[v] + 1);
+                    const double qq = 1 - bestP;
+                    best = (sscore - qq * qq / (bestP * bestP + qq * qq * kch) * mDamped) /
+                           (bestP * bestP);
+                }
+                for (std::size_t i = 1; greedy && i < granularity; ++i) {
+                    const double pp = (g - static_cast<double>(i)) / g, q = 1 - pp;
+                    const double value =
+                        (sscore - q * q / (pp * pp + q * q * kch) * mDamped) / (pp * pp);
+                    if (value < best) {
+                        best = value;
+                        bestP = pp;
+                    }
+                }
+                const double q = 1 - bestP;
+                const double denom = bestP * bestP + q * q * kch;
+                err[v] = (serr - q * q / denom * m) / (bestP * bestP);
+                score[v] = best;
+                self[v] = m / (denom * denom);
+                p[v] = bestP;
+                k[v] = kch / denom;
+                for (std::size_t i = node.start; i < node.start + node.size; ++i) {
+                    u[i] /= denom;
+                }
+            }
+        }
+        return err[0];
+    };
+    // GreedyH's choices are myopic (each node ignores what its ancestors will measure); on some
+    // workloads (long prefixes over thousands of cells) the equal-weight tree does better. Both
+    // are data-independent and their exact errors are known, so the better one is kept (ours; the
+    // paper has only the greedy tree).
+    std::vector<double> p, pFixed;
+    const double greedyError = pass(true, p);
+    const double fixedError = pass(false, pFixed);
+    if (std::isnan(greedyError) || std::isnan(fixedError)) {
+        return Error{"GreedyH: cancelled"};
+    }
+    const bool keepGreedy = greedyError <= fixedError;
+    if (!keepGreedy) {
+        p = pFixed;
+    }
+    const double rootError = keepGreedy ? greedyError : fixedError;
     // Absolute weights, top-down: a node keeps (1 − p) of its share, its children get p of it.
     std::vector<double> share(nodes.size(), 1.0);
     for (std::size_t v = 0; v < nodes.size(); ++v) {
@@ -396,10 +447,11 @@ Expected<std::unique_ptr<WeightedTreeStrategy>> greedyHierarchy(const PiecewiseW
     for (const Node& node : nodes) {
         measured += node.weight > 0 ? 1 : 0;
     }
-    std::string what = "greedy weighted hierarchy (GreedyH, b = " + std::to_string(branching) +
+    std::string what = std::string(keepGreedy ? "greedy weighted" : "equal-weight") +
+                       " hierarchy (GreedyH, b = " + std::to_string(branching) +
                        "): " + std::to_string(measured) + " weighted intervals of " +
                        std::to_string(nodes.size()) + " nodes";
-    return std::make_unique<WeightedTreeStrategy>(std::move(nodes), err[0], std::move(what));
+    return std::make_unique<WeightedTreeStrategy>(std::move(nodes), rootError, std::move(what));
 }
 
 // --- The algorithm -----------------------------------------------------------------------------

@@ -19,9 +19,11 @@
 // cells are indistinguishable to the workload) become leaves measured once, their estimate spread
 // evenly (as in the paper's implementation).
 //
-// The per-node choice minimises the exact restricted error above. ektelo's implementation
-// (greedyH.py) scores with ‖G·v‖² in place of vᵀG·v and damps cross terms by b^(−depth/2); we keep
-// the exact objective, so our weights (and errors) can differ from DPBench's GreedyH slightly.
+// The per-node choice minimises that error with the cross terms of uᵀG_R u (between children)
+// damped by b^(−depth/2), as ektelo's greedyH.py does against the greedy's myopia (it scores with
+// ‖G·v‖² where we use vᵀG·v); the exact error of the chosen weights is tracked alongside. The
+// equal-weight tree (a node of height h keeps 1/(h+1)) is evaluated too and kept when its exact
+// error is smaller (long prefix workloads) — ours; docs/algorithms/greedyh.md.
 #pragma once
 
 #include <cstddef>

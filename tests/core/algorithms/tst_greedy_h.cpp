@@ -95,6 +95,7 @@ private Q_SLOTS:
     void treeMatchesDenseAlgebra();
     void sparseFractionalQueriesMatchDense();
     void beatsH2();
+    void beatsH2ByTheContractsExactError();
     void monteCarloMatchesExactError();
     void budgetSumsToEpsilon();
     void strategyIsTheRunsStrategy();
@@ -212,6 +213,36 @@ void TestGreedyH::beatsH2() {
                                     .arg(n)
                                     .arg(s->predictedVariance())
                                     .arg(h2Error)));
+        }
+    }
+}
+
+void TestGreedyH::beatsH2ByTheContractsExactError() {
+    // The same comparison through the contract's exact expected error (strategy.h) at n = 1 024
+    // and 4 096 (where on prefixes the greedy tree loses and the equal-weight tree is kept):
+    // GreedyH's strategy() against the binary hierarchy H₂ (hierarchicalStrategy, b = 2); and
+    // the contract's error of GreedyH's tree equals the tree's own prediction 2/ε²·trace.
+    for (std::size_t n : {1024, 4096}) {
+        for (const char* text : {"prefix", "range:2000"}) {
+            const Workload w = dd1test::workload(text, {n});
+            auto g = greedyHAlgorithm().strategy({n}, w);
+            QVERIFY(g.hasValue());
+            auto h2 = hierarchicalStrategy(n, 2);
+            QVERIFY(h2.hasValue());
+            auto eg = expectedLeastSquaresError(**g, w, 1.0);
+            auto eh = expectedLeastSquaresError(**h2, w, 1.0);
+            DPX_VERIFY_OK(eg);
+            DPX_VERIFY_OK(eh);
+            QVERIFY2(eg->totalSquared <= eh->totalSquared * (1 + 1e-9),
+                     qPrintable(QStringLiteral("%1: GreedyH %2, H2 %3")
+                                    .arg(QString::fromLatin1(text))
+                                    .arg(eg->totalSquared)
+                                    .arg(eh->totalSquared)));
+            const auto* tree = dynamic_cast<const WeightedTreeStrategy*>(g->get());
+            QVERIFY(tree != nullptr);
+            DPX_VERIFY_REL(eg->totalSquared, 2 * tree->predictedVariance(), 1e-9);
+            qInfo("%s n=%zu: GreedyH/H2 expected squared error %g", text, n,
+                  eg->totalSquared / eh->totalSquared);
         }
     }
 }
