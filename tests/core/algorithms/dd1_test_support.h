@@ -68,6 +68,26 @@ inline std::vector<double> identityEstimate(const std::vector<double>& x, double
     return out;
 }
 
+// Σ over `trials` runs of ‖W x̂ − W x‖² for the algorithm (first) and for Identity (second), each
+// from its own fixed stream.
+inline std::pair<double, double> errorsAgainstIdentity(const dpx::Algorithm& a,
+                                                       const dpx::DomainShape& shape,
+                                                       const std::vector<double>& x,
+                                                       const dpx::Workload& w, double epsilon,
+                                                       int trials, std::uint64_t seed) {
+    dpx::SimulationRng rngA(seed, 0), rngI(seed, 1);
+    double algorithm = 0, identity = 0;
+    for (int t = 0; t < trials; ++t) {
+        auto r = run(a, shape, x, w, epsilon, rngA);
+        if (!r) {
+            qFatal("%s: %s", a.info().id.c_str(), r.error().message.c_str());
+        }
+        algorithm += squaredError(w, x, r->estimate);
+        identity += squaredError(w, x, identityEstimate(x, epsilon, rngI));
+    }
+    return {algorithm, identity};
+}
+
 inline double sumSpent(const dpx::AlgorithmRun& r) {
     double s = 0;
     for (const auto& step : r.spent) {

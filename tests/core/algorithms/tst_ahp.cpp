@@ -95,17 +95,11 @@ void TestAhp::beatsIdentityOnSparseData() {
         x[97 * static_cast<std::size_t>(40 * data.uniform()) + 13] += 1;
     }
     const Workload w = dd1test::workload("range:300:seed=1", {n});
-    SimulationRng rngA(41, 0), rngI(42, 0);
-    double ahp = 0, identity = 0;
-    for (int t = 0; t < 20; ++t) {
-        auto r = dd1test::run(ahpAlgorithm(), {n}, x, w, 0.1, rngA);
-        DPX_VERIFY_OK(r);
-        ahp += dd1test::squaredError(w, x, r->estimate);
-        identity += dd1test::squaredError(w, x, dd1test::identityEstimate(x, 0.1, rngI));
-    }
-    qInfo("ratio %g", identity / ahp);
-    QVERIFY2(identity > 10 * ahp,
-             qPrintable(QStringLiteral("Identity %1, AHP %2").arg(identity).arg(ahp)));
+    const auto [mine, identity] =
+        dd1test::errorsAgainstIdentity(ahpAlgorithm(), {n}, x, w, 0.1, 20, 41);
+    qInfo("ratio %g", identity / mine);
+    QVERIFY2(identity > 10 * mine,
+             qPrintable(QStringLiteral("Identity %1, AHP %2").arg(identity).arg(mine)));
 }
 
 void TestAhp::badInputs() {

@@ -5,7 +5,9 @@
 // budget split, and bad inputs.
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "core/algorithms/registry_list.h"
 #include "core/base/noise_distribution.h"
@@ -44,20 +46,17 @@ std::vector<double> denseMwem(const DomainShape& shape, const std::vector<double
     std::vector<char> chosen(nq, 0);
     for (std::size_t t = 0; t < rounds; ++t) {
         const auto est = *w.answers(xhat);
-        std::vector<double> score(nq);
+        std::vector<double> cumulative(nq);
         for (std::size_t i = 0; i < nq; ++i) {
-            score[i] = chosen[i] ? 0.0 : std::abs(truth[i] - est[i]);
+            cumulative[i] = chosen[i] ? 0.0 : std::abs(truth[i] - est[i]);
         }
-        const auto prob = exponentialMechanismProbabilities(score, es / 2);
-        double u = rng.uniform();
-        std::size_t pick = nq - 1;
-        for (std::size_t i = 0; i < nq; ++i) {
-            u -= prob[i];
-            if (u < 0) {
-                pick = i;
-                break;
-            }
-        }
+        cumulative = exponentialMechanismProbabilities(cumulative, es / 2);
+        std::partial_sum(cumulative.begin(), cumulative.end(), cumulative.begin());
+        // Inverse CDF: the first query whose cumulative probability exceeds the uniform draw.
+        const std::size_t pick = std::min<std::size_t>(
+            nq - 1, static_cast<std::size_t>(
+                        std::upper_bound(cumulative.begin(), cumulative.end(), rng.uniform()) -
+                        cumulative.begin()));
         chosen[pick] = 1;
         picked.push_back(pick);
         ys.push_back(truth[pick] + sampleNoise(NoiseDistribution::laplace(1 / em), rng));

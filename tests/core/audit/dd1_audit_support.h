@@ -5,6 +5,8 @@
 // a multiple of it for the negative control (the noise scaled down by that factor).
 #pragma once
 
+#include <QTest>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -54,6 +56,25 @@ inline dpx::AuditParams auditParams(double epsilon, std::uint64_t samples, std::
     p.alpha = 1e-7;
     p.seed = seed;
     return p;
+}
+
+// The two checks of every dd1 audit: the mechanism run at the claimed ε passes; run at
+// `controlEpsilon` (less noise) while claiming ε it is flagged.
+inline void verifyAuditPasses(const dpx::AuditMechanism& m, const std::vector<std::int64_t>& d,
+                              const std::vector<std::int64_t>& dp, double epsilon,
+                              std::uint64_t samples) {
+    auto r = dpx::runDpAudit(m, d, dp, auditParams(epsilon, samples, 71));
+    QVERIFY2(r.hasValue(), r.hasValue() ? "" : r.error().message.c_str());
+    QVERIFY2(!r->violationFound, r->tightest().event.describe().c_str());
+}
+
+inline void verifyAuditFlags(const dpx::AuditMechanism& m, const std::vector<std::int64_t>& d,
+                             const std::vector<std::int64_t>& dp, double epsilon,
+                             std::uint64_t samples) {
+    auto r = dpx::runDpAudit(m, d, dp, auditParams(epsilon, samples, 72));
+    QVERIFY2(r.hasValue(), r.hasValue() ? "" : r.error().message.c_str());
+    QVERIFY2(r->violationFound,
+             qPrintable(QStringLiteral("tightest bound %1").arg(r->tightest().epsilonLowerBound)));
 }
 
 }  // namespace dd1test

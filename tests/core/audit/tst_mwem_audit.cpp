@@ -10,7 +10,6 @@
 
 #include "core/algorithms/registry_list.h"
 #include "tests/core/audit/dd1_audit_support.h"
-#include "tests/testing/test_support.h"
 
 using namespace dpx;
 
@@ -35,16 +34,11 @@ private Q_SLOTS:
 };
 
 void TestMwemAudit::passesAtClaimedEpsilon() {
-    auto r = runDpAudit(mechanism(1.0), kD, kDp, dd1test::auditParams(1.0, 60000, 71));
-    DPX_VERIFY_OK(r);
-    QVERIFY2(!r->violationFound, r->tightest().event.describe().c_str());
+    dd1test::verifyAuditPasses(mechanism(1.0), kD, kDp, 1.0, 60000);
 }
 
 void TestMwemAudit::tooLittleNoiseIsFlagged() {
-    auto r = runDpAudit(mechanism(8.0), kD, kDp, dd1test::auditParams(1.0, 60000, 72));
-    DPX_VERIFY_OK(r);
-    QVERIFY2(r->violationFound,
-             qPrintable(QStringLiteral("tightest bound %1").arg(r->tightest().epsilonLowerBound)));
+    dd1test::verifyAuditFlags(mechanism(8.0), kD, kDp, 1.0, 60000);
 }
 
 QTEST_APPLESS_MAIN(TestMwemAudit)
