@@ -237,10 +237,24 @@ Expected<AlgorithmRun> runOrdered(const AlgorithmInfo& info, const AlgorithmCont
     std::vector<std::size_t> touched;
     std::vector<std::pair<std::size_t, double>> entries;
     std::vector<std::uint32_t> cellBucket;  // bucket of each C-order cell (2-D)
+    std::vector<std::uint32_t> runEnd;
     if (!order.empty()) {
         cellBucket.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
             cellBucket[order[i]] = static_cast<std::uint32_t>(bucketOf[i]);
+        }
+        // runEnd[cell]: one past the last column of the run of cells of the same bucket that
+        // starts at `cell` along its row (a rectangle's row is walked run by run).
+        const std::size_t cols = context.shape[1];
+        runEnd.resize(n);
+        for (std::size_t r = 0; r < n / cols; ++r) {
+            const std::size_t base = r * cols;
+            runEnd[base + cols - 1] = static_cast<std::uint32_t>(cols);
+            for (std::size_t c = cols - 1; c-- > 0;) {
+                runEnd[base + c] = cellBucket[base + c] == cellBucket[base + c + 1]
+                                       ? runEnd[base + c + 1]
+                                       : static_cast<std::uint32_t>(c + 1);
+            }
         }
     }
     for (std::uint64_t qi = 0; qi < w.queryCount(); ++qi) {
@@ -269,19 +283,16 @@ Expected<AlgorithmRun> runOrdered(const AlgorithmInfo& info, const AlgorithmCont
                 }
                 hits[b] += k;
             };
+            const auto c0 = static_cast<std::size_t>(q.box[1].lo);
+            const auto c1 = static_cast<std::size_t>(q.box[1].hi) + 1;
             for (auto r = q.box[0].lo; r <= q.box[0].hi; ++r) {
-                // Runs of one bucket along the row are counted at once.
-                const std::uint32_t* row = cellBucket.data() + static_cast<std::size_t>(r) * cols;
-                std::uint32_t current = row[q.box[1].lo], run = 0;
-                for (auto c = q.box[1].lo; c <= q.box[1].hi; ++c) {
-                    if (row[c] != current) {
-                        count(current, run);
-                        current = row[c];
-                        run = 0;
-                    }
-                    ++run;
+                // The row's cells, one run of a bucket at a time.
+                const std::size_t base = static_cast<std::size_t>(r) * cols;
+                for (std::size_t c = c0; c < c1;) {
+                    const std::size_t end = std::min<std::size_t>(runEnd[base + c], c1);
+                    count(cellBucket[base + c], static_cast<std::uint32_t>(end - c));
+                    c = end;
                 }
-                count(current, run);
             }
             // The touched buckets in order: sort them, or scan their span when that is cheaper.
             auto emit = [&](std::size_t b) {
