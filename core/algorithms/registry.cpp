@@ -11,10 +11,11 @@ namespace dpx {
 const std::vector<const Algorithm*>& allAlgorithms() {
     static const std::vector<const Algorithm*> all = [] {
         std::vector<const Algorithm*> v;
-        // Data-independent (helper "workload").
-        for (const Algorithm* a : {&identityAlgorithm(), &uniformAlgorithm(), &h2Algorithm(),
-                                   &hbAlgorithm(), &priveletAlgorithm(), &hb2dAlgorithm(),
-                                   &privelet2dAlgorithm(), &quadTreeAlgorithm()}) {
+        // Data-independent (helper "workload"), then Uniform (data-dependent through its bias,
+        // 1-D and 2-D) ahead of the other data-dependent ones.
+        for (const Algorithm* a : {&identityAlgorithm(), &h2Algorithm(), &hbAlgorithm(),
+                                   &priveletAlgorithm(), &hb2dAlgorithm(), &privelet2dAlgorithm(),
+                                   &quadTreeAlgorithm(), &uniformAlgorithm()}) {
             v.push_back(a);
         }
         // Data-independent, workload-aware (helper "dd1").

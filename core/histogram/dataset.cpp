@@ -1,4 +1,5 @@
 #include "core/histogram/dataset.h"
+#include "core/base/text_split.h"
 #include "core/base/validation.h"
 
 #include <algorithm>
@@ -1065,29 +1066,6 @@ Expected<BinnedColumn> binColumn(const DataTable& table, std::string_view column
 
 namespace {
 
-std::string_view trimmed(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-std::vector<std::string_view> splitOn(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t at = s.find(sep, start);
-        out.push_back(trimmed(s.substr(start, at == std::string_view::npos ? at : at - start)));
-        if (at == std::string_view::npos) {
-            return out;
-        }
-        start = at + 1;
-    }
-}
-
 Expected<double> specNumber(std::string_view text, std::string_view what, std::string_view spec) {
     double v = 0;
     if (!parseNumber(text, v)) {
@@ -1113,8 +1091,8 @@ Expected<std::int64_t> specWhole(std::string_view text, std::string_view what,
 }  // namespace
 
 Expected<Binning> parseBinSpec(std::string_view spec) {
-    const std::string_view whole = trimmed(spec);
-    const std::vector<std::string_view> parts = splitOn(whole, ';');
+    const std::string_view whole = trimBlanks(spec);
+    const std::vector<std::string_view> parts = splitTrimmed(whole, ';');
     const std::string_view body = parts.front();
     const std::string help =
         " (expected LO:HI:COUNT, edges:E1,E2,..., integers:LO:HI[:WIDTH], categories:A,B,... or "
@@ -1124,13 +1102,13 @@ Expected<Binning> parseBinSpec(std::string_view spec) {
     }
     Binning b;
     const auto colon = body.find(':');
-    const std::string_view head = trimmed(body.substr(0, colon));
+    const std::string_view head = trimBlanks(body.substr(0, colon));
     const std::string_view rest =
         colon == std::string_view::npos ? std::string_view() : body.substr(colon + 1);
     if (head == "categories") {
         b = Binning::distinctValues(CategoryOrder::Sorted);
         if (colon != std::string_view::npos) {
-            for (std::string_view c : splitOn(rest, ',')) {
+            for (std::string_view c : splitTrimmed(rest, ',')) {
                 b.categories.emplace_back(c);
             }
         }
@@ -1138,7 +1116,7 @@ Expected<Binning> parseBinSpec(std::string_view spec) {
         b.kind = BinningKind::Edges;
         b.closedHi = false;
         std::size_t i = 0;
-        for (std::string_view e : splitOn(rest, ',')) {
+        for (std::string_view e : splitTrimmed(rest, ',')) {
             auto v = specNumber(e, "edge " + std::to_string(++i), whole);
             if (!v) {
                 return v.error();
@@ -1146,7 +1124,7 @@ Expected<Binning> parseBinSpec(std::string_view spec) {
             b.edges.push_back(*v);
         }
     } else if (head == "integers") {
-        const auto f = splitOn(rest, ':');
+        const auto f = splitTrimmed(rest, ':');
         if (colon == std::string_view::npos || f.size() < 2 || f.size() > 3) {
             return Error{"the bin spec " + quoted(whole) +
                          " needs integers:LO:HI or integers:LO:HI:WIDTH"};
@@ -1161,7 +1139,7 @@ Expected<Binning> parseBinSpec(std::string_view spec) {
         }
         b = Binning::integers(static_cast<double>(*lo), static_cast<double>(*hi), *w);
     } else {
-        const auto f = splitOn(body, ':');
+        const auto f = splitTrimmed(body, ':');
         if (f.size() != 3) {
             return Error{"the bin spec " + quoted(whole) + " is not understood" + help};
         }

@@ -125,7 +125,7 @@ public:
     double sensitivityL2() const override { return l2_; }
 
     void measure(std::span<const double> x, std::span<double> y) const override {
-        std::vector<double> s(nodes());
+        std::vector<double>& s = scratch(0, nodes());
         sums(x, s);
         for (std::size_t v = 0; v < nodes(); ++v) {
             const double w = weight(v);
@@ -136,7 +136,7 @@ public:
     }
 
     void transposeMeasure(std::span<const double> y, std::span<double> x) const override {
-        std::vector<double> acc(nodes(), 0.0);
+        std::vector<double>& acc = scratch(0, nodes());
         for (std::size_t v = 0; v < nodes(); ++v) {  // BFS order: parents first
             const double w = weight(v);
             acc[v] = (v == 0 ? 0.0 : acc[parent_[v]]) + (w != 0 ? w * y[rowOfNode_[v]] : 0.0);
@@ -162,45 +162,37 @@ public:
             conjugateGradientGram(*this, aty, xhat);
             return;
         }
+        // The variances V_v do not depend on y: precomputed at build (var_, childVar_ = ΣV of
+        // the children). Per call: z bottom up (with the children's Σz kept), ŝ top down.
         const std::size_t n = nodes();
-        std::vector<double> z(n), var(n);
+        std::vector<double>& z = scratch(0, n);
+        std::vector<double>& zChildren = scratch(1, n);
         for (std::size_t v = n; v-- > 0;) {
             const double w = weight(v);
-            double zc = 0, vc = 0;
-            if (childCount_[v] > 0) {
-                for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
-                    zc += z[c];
-                    vc += var[c];
-                }
+            double zc = 0;
+            for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
+                zc += z[c];
             }
+            zChildren[v] = zc;
             if (w == 0) {
                 z[v] = zc;
-                var[v] = vc;
             } else if (childCount_[v] == 0) {
                 z[v] = y[rowOfNode_[v]] / w;
-                var[v] = 1 / (w * w);
             } else {
-                const double own = y[rowOfNode_[v]] / w, ownPrecision = w * w;
-                const double precision = 1 / vc + ownPrecision;
-                z[v] = (zc / vc + own * ownPrecision) / precision;
-                var[v] = 1 / precision;
+                // Inverse-variance combination: (zc/Vc + own·w²)/(1/Vc + w²) = V_v·(…).
+                z[v] = var_[v] * (zc / childVar_[v] + y[rowOfNode_[v]] * w);
             }
         }
-        std::vector<double> s(n);
+        std::vector<double>& s = scratch(2, n);
         s[0] = z[0];
         for (std::size_t v = 0; v < n; ++v) {
             if (childCount_[v] == 0) {
                 xhat[cell_[v]] = s[v];
                 continue;
             }
-            double zc = 0, vc = 0;
+            const double share = (s[v] - zChildren[v]) / childVar_[v];
             for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
-                zc += z[c];
-                vc += var[c];
-            }
-            const double gap = s[v] - zc;
-            for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
-                s[c] = z[c] + var[c] / vc * gap;
+                s[c] = z[c] + var_[c] * share;
             }
         }
     }
@@ -212,7 +204,8 @@ public:
             conjugateGradientGram(*this, b, out);
             return;
         }
-        std::vector<double> y(rows(), 0.0);
+        std::vector<double>& y = scratch(3, rows());
+        std::fill(y.begin(), y.end(), 0.0);
         for (std::size_t v = 0; v < nodes(); ++v) {
             if (childCount_[v] == 0) {
                 y[rowOfNode_[v]] = b[cell_[v]] / weight(v);
@@ -225,6 +218,14 @@ public:
 
 private:
     std::size_t nodes() const { return parent_.size(); }
+    // Per-thread work arrays reused across calls (the solves of an exact expected error call
+    // leastSquares thousands of times; fresh 0.5 MB arrays each time cost page faults). Slot 3
+    // holds solveGram's right-hand side while leastSquares uses slots 0–2.
+    static std::vector<double>& scratch(int slot, std::size_t size) {
+        thread_local std::vector<double> buffers[4];
+        buffers[slot].resize(size);
+        return buffers[slot];
+    }
     double weight(std::size_t v) const { return weights_[depth_[v]]; }
 
     void sums(std::span<const double> x, std::vector<double>& s) const {
@@ -314,6 +315,20 @@ private:
                 leavesMeasured_ = leavesMeasured_ && childCount_[v] != 0;
             }
         }
+        // Variances of the subtree estimates (see leastSquares), data-free.
+        if (leavesMeasured_) {
+            var_.assign(nodes(), 0.0);
+            childVar_.assign(nodes(), 0.0);
+            for (std::size_t v = nodes(); v-- > 0;) {
+                double vc = 0;
+                for (std::size_t c = firstChild_[v]; c < firstChild_[v] + childCount_[v]; ++c) {
+                    vc += var_[c];
+                }
+                childVar_[v] = vc;
+                const double w = weight(v);
+                var_[v] = w == 0 ? vc : childCount_[v] == 0 ? 1 / (w * w) : 1 / (1 / vc + w * w);
+            }
+        }
         // Column norms: along each leaf's path to the root.
         std::vector<double> pathL1(nodes()), pathL2(nodes());
         for (std::size_t v = 0; v < nodes(); ++v) {
@@ -331,6 +346,7 @@ private:
     std::vector<double> weights_;
     std::string description_;
     std::vector<std::size_t> parent_, depth_, firstChild_, childCount_, cell_, rowOfNode_;
+    std::vector<double> var_, childVar_;
     std::size_t unmeasured_ = 0;
     bool leavesMeasured_ = true;
     double l1_ = 0, l2_ = 0;
@@ -363,7 +379,9 @@ public:
     double sensitivityL2() const override { return std::sqrt(static_cast<double>(levels_ + 1)); }
 
     void measure(std::span<const double> x, std::span<double> y) const override {
-        std::vector<double> cur(x.begin(), x.end()), tmp(n_);
+        std::vector<double>& cur = scratch(0, n_);
+        std::vector<double>& tmp = scratch(1, n_);
+        std::copy(x.begin(), x.end(), cur.begin());
         for (std::size_t m = n_; m > 1; m /= 2) {
             const std::size_t h = m / 2;
             for (std::size_t i = 0; i < h; ++i) {
@@ -376,7 +394,9 @@ public:
     }
 
     void transposeMeasure(std::span<const double> y, std::span<double> x) const override {
-        std::vector<double> cur(y.begin(), y.end()), tmp(n_);
+        std::vector<double>& cur = scratch(0, n_);
+        std::vector<double>& tmp = scratch(1, n_);
+        std::copy(y.begin(), y.end(), cur.begin());
         for (std::size_t m = 1; m < n_; m *= 2) {
             for (std::size_t i = 0; i < m; ++i) {
                 tmp[2 * i] = cur[i] + cur[m + i];
@@ -388,7 +408,7 @@ public:
     }
 
     void leastSquares(std::span<const double> y, std::span<double> xhat) const override {
-        std::vector<double> scaled(n_);
+        std::vector<double>& scaled = scratch(2, n_);
         for (std::size_t i = 0; i < n_; ++i) {
             scaled[i] = y[i] / support_[i];
         }
@@ -396,7 +416,7 @@ public:
     }
 
     void solveGram(std::span<const double> b, std::span<double> out) const override {
-        std::vector<double> hb(n_);
+        std::vector<double>& hb = scratch(2, n_);
         measure(b, hb);
         for (std::size_t i = 0; i < n_; ++i) {
             hb[i] /= support_[i] * support_[i];
@@ -409,6 +429,14 @@ public:
     }
 
 private:
+    // Per-thread work arrays (slots 0–1: the transforms; 2: the scaled coefficients, which
+    // leastSquares and solveGram hand to a transform).
+    static std::vector<double>& scratch(int slot, std::size_t size) {
+        thread_local std::vector<double> buffers[3];
+        buffers[slot].resize(size);
+        return buffers[slot];
+    }
+
     DomainShape shape_;
     std::size_t n_;
     std::size_t levels_ = 0;
@@ -503,6 +531,15 @@ private:
             next.assign(outer * m * inner, 0.0);
             fin.resize(len);
             fout.resize(m);
+            if (inner == 1) {  // the last mode: the fibres are contiguous
+                for (std::size_t o = 0; o < outer; ++o) {
+                    op(*factors_[d], std::span<const double>(cur).subspan(o * len, len),
+                       std::span<double>(next).subspan(o * m, m));
+                }
+                cur.swap(next);
+                dims[d] = m;
+                continue;
+            }
             for (std::size_t o = 0; o < outer; ++o) {
                 for (std::size_t i = 0; i < inner; ++i) {
                     for (std::size_t t = 0; t < len; ++t) {
@@ -778,15 +815,31 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
                      " are too many for per-query variances; ask for the total only"};
     }
     const auto stride = stridesOf(w.shape());
-    const auto boxVector = [&](const RangeQuery& rq, std::vector<double>& v) {
-        std::fill(v.begin(), v.end(), 0.0);
-        for (std::size_t c = 0; c < cells; ++c) {
-            bool in = true;
-            for (std::size_t d = 0; d < stride.size() && in; ++d) {
-                const std::size_t i = (c / stride[d]) % w.shape()[d];
-                in = rq.box[d].lo <= i && i <= rq.box[d].hi;
+    // Calls f(cell) for every cell of the box (an odometer over its ranges).
+    const auto forEachCell = [&](const RangeQuery& rq, auto&& f) {
+        const std::size_t dims = stride.size();
+        std::vector<std::uint64_t> at(dims);
+        std::size_t c = 0;
+        for (std::size_t d = 0; d < dims; ++d) {
+            at[d] = rq.box[d].lo;
+            c += static_cast<std::size_t>(at[d]) * stride[d];
+        }
+        while (true) {
+            f(c);
+            std::size_t d = dims;
+            while (d > 0) {
+                --d;
+                if (at[d] < rq.box[d].hi) {
+                    ++at[d];
+                    c += stride[d];
+                    break;
+                }
+                c -= static_cast<std::size_t>(at[d] - rq.box[d].lo) * stride[d];
+                at[d] = rq.box[d].lo;
+                if (d == 0) {
+                    return;
+                }
             }
-            v[c] = in ? rq.weight : 0.0;
         }
     };
     const bool fastBoxes = kron != nullptr || identity;
@@ -813,9 +866,15 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
             } else if (kron) {
                 form = kroneckerBoxForm(*kron, rq);
             } else {
-                boxVector(rq, v);
+                // v = w_q (zero outside the box), form = w_qᵀ(AᵀA)⁻¹w_q over the box only.
+                forEachCell(rq, [&](std::size_t c) { v[c] = rq.weight; });
                 strategy.solveGram(v, sol);
-                form = dot(v, sol);
+                long double f = 0;
+                forEachCell(rq, [&](std::size_t c) {
+                    f += rq.weight * sol[c];
+                    v[c] = 0;
+                });
+                form = static_cast<double>(f);
             }
             total += form;
             if (perQuery) {

@@ -11,6 +11,7 @@
 
 #include "core/base/random_variates.h"
 #include "core/base/simulation_rng.h"
+#include "core/base/text_split.h"
 #include "core/base/validation.h"
 
 namespace dpx {
@@ -46,29 +47,6 @@ std::size_t shapeCells(const DomainShape& shape) {
 // Text form
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> parts;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t end = s.find(sep, start);
-        parts.push_back(trim(s.substr(start, end == std::string_view::npos ? end : end - start)));
-        if (end == std::string_view::npos) {
-            return parts;
-        }
-        start = end + 1;
-    }
-}
 
 Expected<std::uint64_t> parseUnsigned(std::string_view s, std::string_view what) {
     std::uint64_t v = 0;
@@ -110,19 +88,19 @@ Expected<RangeQuery> parseBox(std::string_view text) {
     RangeQuery q;
     std::string_view body = text;
     if (const std::size_t star = text.find('*'); star != std::string_view::npos) {
-        auto w = parseDouble(trim(text.substr(star + 1)), "box weight");
+        auto w = parseDouble(trimBlanks(text.substr(star + 1)), "box weight");
         if (!w) {
             return w.error();
         }
         q.weight = *w;
-        body = trim(text.substr(0, star));
+        body = trimBlanks(text.substr(0, star));
     }
-    for (std::string_view range : split(body, 'x')) {
+    for (std::string_view range : splitTrimmed(body, 'x')) {
         const std::size_t dots = range.find("..");
         std::string_view lo = range, hi = range;
         if (dots != std::string_view::npos) {
-            lo = trim(range.substr(0, dots));
-            hi = trim(range.substr(dots + 2));
+            lo = trimBlanks(range.substr(0, dots));
+            hi = trimBlanks(range.substr(dots + 2));
         }
         auto a = parseUnsigned(lo, "range start in box '" + std::string(text) + "'");
         auto b = parseUnsigned(hi, "range end in box '" + std::string(text) + "'");
@@ -144,11 +122,11 @@ Expected<RangeQuery> parseBox(std::string_view text) {
 }  // namespace
 
 Expected<WorkloadSpec> WorkloadSpec::parse(std::string_view textIn) {
-    const std::string_view text = trim(textIn);
+    const std::string_view text = trimBlanks(textIn);
     const std::size_t colon = text.find(':');
-    const std::string head = lowerCase(trim(text.substr(0, colon)));
+    const std::string head = lowerCase(trimBlanks(text.substr(0, colon)));
     const std::string_view rest =
-        colon == std::string_view::npos ? std::string_view{} : trim(text.substr(colon + 1));
+        colon == std::string_view::npos ? std::string_view{} : trimBlanks(text.substr(colon + 1));
     WorkloadSpec spec;
     const auto noArgument = [&](WorkloadKind kind) -> Expected<WorkloadSpec> {
         if (colon != std::string_view::npos) {
@@ -184,7 +162,7 @@ Expected<WorkloadSpec> WorkloadSpec::parse(std::string_view textIn) {
     }
     if (head == "range") {
         spec.kind = WorkloadKind::RandomRange;
-        const auto parts = split(rest, ':');
+        const auto parts = splitTrimmed(rest, ':');
         if (parts.size() > 2) {
             return Error{"workload 'range:" + std::string(rest) +
                          "': expected range:COUNT or range:COUNT:seed=S"};
@@ -213,7 +191,7 @@ Expected<WorkloadSpec> WorkloadSpec::parse(std::string_view textIn) {
     }
     if (head == "marginals") {
         spec.kind = WorkloadKind::Marginals;
-        for (std::string_view part : split(rest, ',')) {
+        for (std::string_view part : splitTrimmed(rest, ',')) {
             auto k = parseUnsigned(part, "marginal order");
             if (!k) {
                 return k.error();
@@ -232,7 +210,7 @@ Expected<WorkloadSpec> WorkloadSpec::parse(std::string_view textIn) {
     }
     if (head == "rectangles") {
         spec.kind = WorkloadKind::Rectangles;
-        for (std::string_view part : split(rest, 'x')) {
+        for (std::string_view part : splitTrimmed(rest, 'x')) {
             auto e = parseUnsigned(part, "rectangle extent");
             if (!e) {
                 return e.error();
@@ -246,7 +224,7 @@ Expected<WorkloadSpec> WorkloadSpec::parse(std::string_view textIn) {
     }
     if (head == "boxes") {
         spec.kind = WorkloadKind::Boxes;
-        for (std::string_view part : split(rest, ';')) {
+        for (std::string_view part : splitTrimmed(rest, ';')) {
             auto q = parseBox(part);
             if (!q) {
                 return q.error();
@@ -388,28 +366,6 @@ std::vector<std::uint64_t> unflatten(std::uint64_t i, const std::vector<std::uin
     return idx;
 }
 
-std::string kindName(WorkloadKind kind) {
-    switch (kind) {
-        case WorkloadKind::Identity:
-            return "identity";
-        case WorkloadKind::Total:
-            return "total";
-        case WorkloadKind::Prefix:
-            return "prefix";
-        case WorkloadKind::AllRange:
-            return "allrange";
-        case WorkloadKind::RandomRange:
-            return "range";
-        case WorkloadKind::Boxes:
-            return "boxes";
-        case WorkloadKind::Marginals:
-            return "marginals";
-        case WorkloadKind::Rectangles:
-            return "rectangles";
-    }
-    return "?";
-}
-
 std::string shapeText(const DomainShape& shape) {
     std::string out;
     for (std::size_t d = 0; d < shape.size(); ++d) {
@@ -523,16 +479,7 @@ Expected<Workload> Workload::make(const WorkloadSpec& spec, DomainShape shape) {
     return w;
 }
 
-// Query order per kind (documented in workload.h's terms):
-//  Identity   cell i in C order: the single-cell box.
-//  Total      the whole domain.
-//  Prefix     the box [0, i_1] × … × [0, i_k], (i_1, …, i_k) in C order.
-//  AllRange   per dimension the ranges [a, b] ordered by a then b; dimensions in C order.
-//  RandomRange, Boxes  in the drawn / listed order.
-//  Marginals  the orders in the listed order; per order the subsets of dimensions in
-//             lexicographic order; per subset its cells in C order over the subset's
-//             dimensions (the other dimensions span).
-//  Rectangles lower corners in C order.
+// The order per kind is documented at query() in workload.h.
 RangeQuery Workload::query(std::uint64_t i) const {
     const std::size_t dims = shape_.size();
     RangeQuery q;
@@ -870,7 +817,7 @@ std::string Workload::describe() const {
             return "all " + n(queryCount_) + " " + ext + " rectangles" + on;
         }
     }
-    return kindName(spec_.kind);
+    return spec_.text();
 }
 
 }  // namespace dpx

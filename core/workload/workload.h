@@ -86,7 +86,15 @@ public:
     std::uint64_t queryCount() const { return queryCount_; }
     bool explicitQueries() const { return queryCount_ <= kMaxExplicitQueries; }
 
-    // Query i (i < queryCount()), in a documented fixed order per kind.
+    // Query i (i < queryCount()), in a fixed order per kind:
+    //  Identity    the cells in C order (single-cell boxes);
+    //  Total       the whole domain;
+    //  Prefix      [0, i_1] × … × [0, i_k] with (i_1, …, i_k) in C order;
+    //  AllRange    per dimension the ranges [a, b] ordered by a, then b; dimensions in C order;
+    //  RandomRange and Boxes  as drawn / listed;
+    //  Marginals   the orders as listed; per order the subsets of dimensions in lexicographic
+    //              order; per subset its cells in C order (the other dimensions span);
+    //  Rectangles  the lower corners in C order.
     RangeQuery query(std::uint64_t i) const;
 
     // W·x for every query (explicitQueries() only), by a summed-area table: O(cells + q·2^d).

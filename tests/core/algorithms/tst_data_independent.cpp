@@ -10,9 +10,11 @@
 #include "core/algorithms/algorithm.h"
 #include "core/base/simulation_rng.h"
 #include "core/workload/workload_error.h"
+#include "tests/testing/dense_workload.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
+using dpxtest::denseWorkload;
 using Eigen::MatrixXd;
 
 namespace {
@@ -143,21 +145,6 @@ DomainShape referenceShape(const std::string& id) {
     return {8};
 }
 
-MatrixXd denseWorkload(const Workload& w) {
-    const std::size_t n = shapeCells(w.shape());
-    MatrixXd m(static_cast<Eigen::Index>(w.queryCount()), static_cast<Eigen::Index>(n));
-    std::vector<double> e(n);
-    for (std::size_t j = 0; j < n; ++j) {
-        std::fill(e.begin(), e.end(), 0.0);
-        e[j] = 1;
-        auto a = w.answers(e);
-        for (std::size_t i = 0; i < w.queryCount(); ++i) {
-            m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (*a)[i];
-        }
-    }
-    return m;
-}
-
 std::vector<double> sampleData(std::size_t n, std::uint64_t seed) {
     SimulationRng rng(seed, 4);
     std::vector<double> x(n);
@@ -165,6 +152,34 @@ std::vector<double> sampleData(std::size_t n, std::uint64_t seed) {
         v = std::floor(rng.uniform() * rng.uniform() * 40);
     }
     return x;
+}
+
+struct MeanSe {
+    double mean = 0, se = 0;
+};
+
+// Mean and standard error of ‖W x̂ − W x‖² over `trials` runs of `a`.
+MeanSe monteCarlo(const Algorithm& a, const DomainShape& shape, const std::vector<double>& x,
+                  const Workload& w, double eps, int trials, std::uint64_t seed) {
+    SimulationRng rng(seed, 0);
+    AlgorithmContext c;
+    c.shape = shape;
+    c.x = x;
+    c.workload = &w;
+    c.epsilon = eps;
+    c.rng = &rng;
+    double sum = 0, sum2 = 0;
+    for (int t = 0; t < trials; ++t) {
+        auto r = a.run(c);
+        if (!r) {
+            return {std::nan(""), 0};
+        }
+        const double e = workloadError(w, x, r->estimate, 1.0)->sumSquares;
+        sum += e;
+        sum2 += e * e;
+    }
+    const double mean = sum / trials;
+    return {mean, std::sqrt((sum2 / trials - mean * mean) / trials)};
 }
 
 }  // namespace
@@ -262,24 +277,8 @@ void TestDataIndependent::monteCarloMatchesExactError() {
         QVERIFY2(s.hasValue(), s.hasValue() ? "" : s.error().message.c_str());
         auto exact = expectedLeastSquaresError(**s, *w, 1.0);
         DPX_VERIFY_OK(exact);
-        SimulationRng rng(11, 0);
-        AlgorithmContext c;
-        c.shape = shape;
-        c.x = x;
-        c.workload = &*w;
-        c.epsilon = 1.0;
-        c.rng = &rng;
-        const int trials = 3000;
-        double sum = 0, sum2 = 0;
-        for (int t = 0; t < trials; ++t) {
-            auto r = a.run(c);
-            DPX_VERIFY_OK(r);
-            auto e = workloadError(*w, x, r->estimate, 1.0);
-            sum += e->sumSquares;
-            sum2 += e->sumSquares * e->sumSquares;
-        }
-        const double mean = sum / trials;
-        const double se = std::sqrt((sum2 / trials - mean * mean) / trials);
+        const MeanSe mc = monteCarlo(a, shape, x, *w, 1.0, 3000, 11);
+        const double mean = mc.mean, se = mc.se;
         QVERIFY2(std::abs(mean - exact->totalSquared) < 5 * se,
                  (id + ": " + std::to_string(mean) + " vs " + std::to_string(exact->totalSquared) +
                   " ± " + std::to_string(se))
@@ -308,23 +307,8 @@ void TestDataIndependent::uniformMatchesItsBiasAndVariance() {
         const double bias = m * k / 30 - truth[i];
         exact += bias * bias + 2 * (k / 30) * (k / 30) / (eps * eps);
     }
-    SimulationRng rng(5, 5);
-    AlgorithmContext c;
-    c.shape = shape;
-    c.x = x;
-    c.workload = &*w;
-    c.epsilon = eps;
-    c.rng = &rng;
-    const int trials = 20000;
-    double sum = 0, sum2 = 0;
-    for (int t = 0; t < trials; ++t) {
-        auto r = a.run(c);
-        auto e = workloadError(*w, x, r->estimate, 1.0);
-        sum += e->sumSquares;
-        sum2 += e->sumSquares * e->sumSquares;
-    }
-    const double mean = sum / trials;
-    const double se = std::sqrt((sum2 / trials - mean * mean) / trials);
+    const MeanSe mc = monteCarlo(a, shape, x, *w, eps, 20000, 5);
+    const double mean = mc.mean, se = mc.se;
     DPX_VERIFY_NEAR(mean, exact, 5 * se);
     DPX_VERIFY_ERROR(a.strategy(shape, *w), "depends on the data");
 }

@@ -11,9 +11,11 @@
 #include "core/base/simulation_rng.h"
 #include "core/workload/strategy.h"
 #include "core/workload/workload_error.h"
+#include "tests/testing/dense_workload.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
+using dpxtest::denseWorkload;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
@@ -34,32 +36,12 @@ MatrixXd dense(const LinearStrategy& s) {
     return a;
 }
 
-MatrixXd denseWorkload(const Workload& w) {
-    const std::size_t n = shapeCells(w.shape());
-    MatrixXd m(static_cast<Eigen::Index>(w.queryCount()), static_cast<Eigen::Index>(n));
-    std::vector<double> e(n);
-    for (std::size_t j = 0; j < n; ++j) {
-        std::fill(e.begin(), e.end(), 0.0);
-        e[j] = 1;
-        auto a = w.answers(e);
-        for (std::size_t i = 0; i < w.queryCount(); ++i) {
-            m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (*a)[i];
-        }
-    }
-    return m;
-}
-
 VectorXd toEigen(const std::vector<double>& v) {
     return Eigen::Map<const VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
 
 std::vector<double> randomVector(std::size_t n, std::uint64_t seed) {
-    SimulationRng rng(seed, 9);
-    std::vector<double> v(n);
-    for (double& x : v) {
-        x = rng.uniform() * 10 - 3;
-    }
-    return v;
+    return dpxtest::uniformVector(n, seed, -3, 7);
 }
 
 std::unique_ptr<LinearStrategy> take(Expected<std::unique_ptr<LinearStrategy>> s) {
@@ -284,6 +266,16 @@ void TestStrategy::badInputs() {
     auto w = Workload::make(*WorkloadSpec::parse("prefix"), {5});
     DPX_VERIFY_ERROR(expectedLeastSquaresError(*id, *w, 1.0), "domain");
     DPX_VERIFY_ERROR(nonNegativeLeastSquares(*id, std::vector<double>(2)), "rows");
+    DPX_VERIFY_ERROR(nonNegativeLeastSquares(*id, std::vector<double>(4), {}, 0.0), "tolerance");
+    // Cancelled before it converges (measurements with negative parts need iterations).
+    auto h = hierarchicalStrategy(64, 2);
+    std::vector<double> y((*h)->rows());
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        y[i] = (i % 3 == 0) ? -5.0 : 4.0;
+    }
+    std::stop_source stop;
+    stop.request_stop();
+    DPX_VERIFY_ERROR(nonNegativeLeastSquares(**h, y, stop.get_token()), "cancelled");
 }
 
 QTEST_APPLESS_MAIN(TestStrategy)

@@ -7,6 +7,7 @@
 
 #include "core/base/simulation_rng.h"
 #include "core/workload/workload_error.h"
+#include "tests/testing/dense_workload.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
@@ -14,12 +15,7 @@ using namespace dpx;
 namespace {
 
 std::vector<double> randomVector(std::size_t n, std::uint64_t seed) {
-    SimulationRng rng(seed, 2);
-    std::vector<double> v(n);
-    for (double& x : v) {
-        x = rng.uniform() * 4 - 2;
-    }
-    return v;
+    return dpxtest::uniformVector(n, seed, -2, 2, 2);
 }
 
 // Σ over all ranges [a, b] of 1-D u of (Σ u[a..b])·(Σ v[a..b]), brute force O(n²).

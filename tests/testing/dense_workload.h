@@ -1,0 +1,40 @@
+// Dense references for the workload and strategy tests (issue #20): W as an Eigen matrix, built
+// column by column from answers() of unit vectors, and a reproducible random vector. Test-only
+// (Eigen is private to dpx_core; tests that include this link Eigen3::Eigen themselves).
+#pragma once
+
+#include <Eigen/Dense>
+#include <vector>
+
+#include "core/base/simulation_rng.h"
+#include "core/workload/workload.h"
+
+namespace dpxtest {
+
+inline Eigen::MatrixXd denseWorkload(const dpx::Workload& w) {
+    const std::size_t n = dpx::shapeCells(w.shape());
+    Eigen::MatrixXd m(static_cast<Eigen::Index>(w.queryCount()), static_cast<Eigen::Index>(n));
+    std::vector<double> e(n);
+    for (std::size_t j = 0; j < n; ++j) {
+        std::fill(e.begin(), e.end(), 0.0);
+        e[j] = 1;
+        auto a = w.answers(e);
+        for (std::size_t i = 0; i < w.queryCount(); ++i) {
+            m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (*a)[i];
+        }
+    }
+    return m;
+}
+
+// n values uniform on [lo, hi) from SimulationRng(seed, stream).
+inline std::vector<double> uniformVector(std::size_t n, std::uint64_t seed, double lo, double hi,
+                                         std::uint64_t stream = 9) {
+    dpx::SimulationRng rng(seed, stream);
+    std::vector<double> v(n);
+    for (double& x : v) {
+        x = lo + rng.uniform() * (hi - lo);
+    }
+    return v;
+}
+
+}  // namespace dpxtest
