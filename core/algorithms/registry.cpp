@@ -11,22 +11,21 @@ namespace dpx {
 const std::vector<const Algorithm*>& allAlgorithms() {
     static const std::vector<const Algorithm*> all = [] {
         std::vector<const Algorithm*> v;
-        // Data-independent (helper "workload"), then Uniform (data-dependent through its bias,
-        // 1-D and 2-D) ahead of the other data-dependent ones.
+        // Data-independent: the strategies answered by least squares (GreedyH adapts its weights
+        // to the workload, never to the data).
         for (const Algorithm* a : {&identityAlgorithm(), &h2Algorithm(), &hbAlgorithm(),
-                                   &priveletAlgorithm(), &hb2dAlgorithm(), &privelet2dAlgorithm(),
-                                   &quadTreeAlgorithm(), &uniformAlgorithm()}) {
+                                   &priveletAlgorithm(), &greedyHAlgorithm(), &hb2dAlgorithm(),
+                                   &privelet2dAlgorithm(), &quadTreeAlgorithm()}) {
             v.push_back(a);
         }
-        // Data-dependent, 1-D (helper "dd1").
-        // Data-dependent, 2-D (helper "dd2").
-        // Helper "dd2": the 1-D ones (DPCube also 2-D), then the 2-D grids.
-        v.push_back(&phpAlgorithm());
-        v.push_back(&efpaAlgorithm());
-        v.push_back(&structureFirstAlgorithm());
-        v.push_back(&dpcubeAlgorithm());
-        v.push_back(&ugridAlgorithm());
-        v.push_back(&agridAlgorithm());
+        // Data-dependent: Uniform (through its bias, 1-D and 2-D), then 1-D (AHP, MWEM and
+        // DPCube also 2-D), then 2-D only.
+        for (const Algorithm* a :
+             {&uniformAlgorithm(), &dawaAlgorithm(), &ahpAlgorithm(), &mwemAlgorithm(),
+              &phpAlgorithm(), &efpaAlgorithm(), &structureFirstAlgorithm(), &dpcubeAlgorithm(),
+              &ugridAlgorithm(), &agridAlgorithm(), &dawa2dAlgorithm()}) {
+            v.push_back(a);
+        }
         return v;
     }();
     return all;

@@ -6,8 +6,8 @@
 
 namespace dpx {
 
-// Data-independent (helper "workload"): identity.cpp, uniform.cpp, hierarchical.cpp (H2, HB,
-// HB2D, QuadTree), privelet.cpp (Privelet, Privelet2D).
+// Strategies answered by least squares (and Uniform): identity.cpp, uniform.cpp,
+// hierarchical.cpp (H2, HB, HB2D, QuadTree), privelet.cpp (Privelet, Privelet2D).
 const Algorithm& identityAlgorithm();    // "Identity", any dimension
 const Algorithm& uniformAlgorithm();     // "Uniform", 1-D and 2-D
 const Algorithm& h2Algorithm();          // "H2", 1-D
@@ -17,11 +17,14 @@ const Algorithm& hb2dAlgorithm();        // "HB2D", 2-D
 const Algorithm& privelet2dAlgorithm();  // "Privelet2D", 2-D
 const Algorithm& quadTreeAlgorithm();    // "QuadTree", 2-D
 
-// Data-dependent, 1-D (helper "dd1"): greedy_h.cpp, dawa.cpp, ahp.cpp, mwem.cpp, php.cpp,
-// efpa.cpp, structure_first.cpp, dpcube.cpp.
+// GreedyH (data-independent, workload-aware) and the DAWA / AHP / MWEM family.
+const Algorithm& greedyHAlgorithm();  // greedy_h.cpp (data-independent, workload-aware)
+const Algorithm& dawaAlgorithm();     // dawa.cpp
+const Algorithm& dawa2dAlgorithm();   // dawa.cpp (2-D, Hilbert order)
+const Algorithm& ahpAlgorithm();      // ahp.cpp (1-D and 2-D)
+const Algorithm& mwemAlgorithm();     // mwem.cpp (1-D and 2-D)
 
-// Data-dependent, 2-D (helper "dd2"): ugrid.cpp, agrid.cpp, dawa_2d.cpp.
-// Helper "dd2" (issue #20 brief): UGrid, AGrid, DPCube, PHP, EFPA, StructureFirst.
+// Partitions and grids: PHP, EFPA, StructureFirst, DPCube, UGrid, AGrid.
 const Algorithm& phpAlgorithm();             // "PHP", 1-D
 const Algorithm& efpaAlgorithm();            // "EFPA", 1-D
 const Algorithm& structureFirstAlgorithm();  // "StructureFirst", 1-D (N public)
