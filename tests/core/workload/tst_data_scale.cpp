@@ -4,12 +4,14 @@
 // 5 standard errors over 4 000 draws, and a draw of 10^12 records works (time independent of m).
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <vector>
 
 #include "core/base/simulation_rng.h"
+#include "core/workload/builtin_shapes.h"
 #include "core/workload/data_scale.h"
 #include "tests/testing/test_support.h"
 
@@ -204,6 +206,44 @@ private Q_SLOTS:
         DPX_VERIFY_ERROR(resample(std::vector<double>{}, 10, rng), "no cells");
         DPX_VERIFY_ERROR(resample(std::vector<double>{1, 2}, 0, rng), "at least 1");
         DPX_VERIFY_ERROR(resample(std::vector<double>{1, 2}, 1'000'000'000'001ULL, rng), "10^12");
+    }
+    void builtinShapes() {
+        for (const DomainShape& shape :
+             {DomainShape{4096}, DomainShape{256, 256}, DomainShape{7}}) {
+            for (const std::string& name : builtinShapeNames()) {
+                auto x = builtinShape(name, shape);
+                DPX_VERIFY_OK(x);
+                QCOMPARE(x->size(), shapeCells(shape));
+                double sum = 0;
+                for (double v : *x) {
+                    QVERIFY(std::isfinite(v) && v >= 0);
+                    sum += v;
+                }
+                QVERIFY(sum > 0);
+                QVERIFY(*builtinShape(name, shape) == *x);  // deterministic
+            }
+        }
+        // sparse: about 1 % of 65 536 cells non-empty (binomial sd ≈ 25).
+        auto sparse = builtinShape("sparse", {256, 256});
+        const auto nonEmpty =
+            std::count_if(sparse->begin(), sparse->end(), [](double v) { return v > 0; });
+        QVERIFY2(nonEmpty > 500 && nonEmpty < 811, QByteArray::number(qlonglong(nonEmpty)));
+        // step: 16 constant runs, neighbouring runs differ.
+        auto step = builtinShape("step", {4096});
+        int changes = 0;
+        for (std::size_t i = 1; i < step->size(); ++i) {
+            changes += (*step)[i] != (*step)[i - 1] ? 1 : 0;
+        }
+        QCOMPARE(changes, 15);
+        // uniform is flat; gauss peaks in the middle; zipf decreases.
+        auto uni = builtinShape("uniform", {64});
+        QVERIFY(std::all_of(uni->begin(), uni->end(), [](double v) { return v == 1; }));
+        auto g = builtinShape("gauss", {101});
+        QVERIFY((*g)[50] > (*g)[40] && (*g)[50] > (*g)[60] && (*g)[0] < 1e-3 * (*g)[50]);
+        auto z = builtinShape("zipf", {2, 3});  // product: (1/(i+1))·(1/(j+1))
+        QCOMPARE((*z)[5], 1.0 / 2 / 3);
+        DPX_VERIFY_ERROR(builtinShape("lumpy", {10}), "uniform, step, gauss, zipf, sparse");
+        DPX_VERIFY_ERROR(builtinShape("uniform", {0}), "dimension");
     }
 };
 
