@@ -14,6 +14,10 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         // Data-independent (helper "workload").
         // Data-dependent, 1-D (helper "dd1").
         // Data-dependent, 2-D (helper "dd2").
+        v.push_back(&ugridAlgorithm());
+        v.push_back(&agridAlgorithm());
+        v.push_back(&dpcubeAlgorithm());
+        v.push_back(&phpAlgorithm());
         return v;
     }();
     return all;

@@ -13,5 +13,10 @@ namespace dpx {
 // efpa.cpp, structure_first.cpp, dpcube.cpp.
 
 // Data-dependent, 2-D (helper "dd2"): ugrid.cpp, agrid.cpp, dawa_2d.cpp.
+// Helper "dd2" (issue #20 brief): UGrid, AGrid, DPCube, PHP, EFPA, StructureFirst.
+const Algorithm& ugridAlgorithm();
+const Algorithm& agridAlgorithm();
+const Algorithm& dpcubeAlgorithm();
+const Algorithm& phpAlgorithm();
 
 }  // namespace dpx
