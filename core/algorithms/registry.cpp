@@ -12,6 +12,8 @@ const std::vector<const Algorithm*>& allAlgorithms() {
     static const std::vector<const Algorithm*> all = [] {
         std::vector<const Algorithm*> v;
         // Data-independent (helper "workload").
+        // Data-independent, workload-aware (helper "dd1").
+        v.push_back(&greedyHAlgorithm());
         // Data-dependent, 1-D (helper "dd1").
         // Data-dependent, 2-D (helper "dd2").
         v.push_back(&ugridAlgorithm());

@@ -11,6 +11,11 @@ namespace dpx {
 
 // Data-dependent, 1-D (helper "dd1"): greedy_h.cpp, dawa.cpp, ahp.cpp, mwem.cpp, php.cpp,
 // efpa.cpp, structure_first.cpp, dpcube.cpp.
+const Algorithm& greedyHAlgorithm();  // greedy_h.cpp (data-independent, workload-aware)
+const Algorithm& dawaAlgorithm();     // dawa.cpp
+const Algorithm& dawa2dAlgorithm();   // dawa.cpp (2-D, Hilbert order)
+const Algorithm& ahpAlgorithm();      // ahp.cpp (1-D and 2-D)
+const Algorithm& mwemAlgorithm();     // mwem.cpp (1-D and 2-D)
 
 // Data-dependent, 2-D (helper "dd2"): ugrid.cpp, agrid.cpp, dawa_2d.cpp.
 // Helper "dd2" (issue #20 brief): UGrid, AGrid, DPCube, PHP, EFPA, StructureFirst.
