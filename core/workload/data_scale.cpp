@@ -16,14 +16,6 @@ namespace {
 // every sum of counts a workload forms) exact in a double.
 constexpr std::uint64_t kMaxResampleRecords = 1'000'000'000'000ULL;
 
-std::string shapeText(const DomainShape& s) {
-    std::string out;
-    for (std::size_t d = 0; d < s.size(); ++d) {
-        out += (d ? "×" : "") + std::to_string(s[d]);
-    }
-    return out;
-}
-
 }  // namespace
 
 Expected<std::vector<double>> coarsen(std::span<const double> x, const DomainShape& from,
@@ -35,14 +27,13 @@ Expected<std::vector<double>> coarsen(std::span<const double> x, const DomainSha
         return Error{"coarsen: the target domain: " + s.error().message};
     }
     if (from.size() != to.size()) {
-        return Error{"coarsen: the data has " + std::to_string(from.size()) + " dimension(s) (" +
-                     shapeText(from) + ") but the target domain " + shapeText(to) + " has " +
-                     std::to_string(to.size())};
+        return Error{"coarsen: the data has " + std::to_string(from.size()) +
+                     " dimension(s) but the target domain has " + std::to_string(to.size())};
     }
     const std::size_t cells = shapeCells(from);
     if (x.size() != cells) {
         return Error{"coarsen: the data has " + std::to_string(x.size()) +
-                     " cells but its domain " + shapeText(from) + " has " + std::to_string(cells)};
+                     " cells but its domain has " + std::to_string(cells)};
     }
     const std::size_t dims = from.size();
     std::vector<std::size_t> factor(dims);
