@@ -8,6 +8,14 @@ namespace dpx {
 
 // Data-independent (helper "workload"): identity.cpp, uniform.cpp, hierarchical.cpp (H2, HB,
 // HB2D, QuadTree), privelet.cpp (Privelet, Privelet2D).
+const Algorithm& identityAlgorithm();    // "Identity", any dimension
+const Algorithm& uniformAlgorithm();     // "Uniform", 1-D and 2-D
+const Algorithm& h2Algorithm();          // "H2", 1-D
+const Algorithm& hbAlgorithm();          // "HB", 1-D
+const Algorithm& priveletAlgorithm();    // "Privelet", 1-D
+const Algorithm& hb2dAlgorithm();        // "HB2D", 2-D
+const Algorithm& privelet2dAlgorithm();  // "Privelet2D", 2-D
+const Algorithm& quadTreeAlgorithm();    // "QuadTree", 2-D
 
 // Data-dependent, 1-D (helper "dd1"): greedy_h.cpp, dawa.cpp, ahp.cpp, mwem.cpp, php.cpp,
 // efpa.cpp, structure_first.cpp, dpcube.cpp.
