@@ -40,6 +40,25 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+std::optional<double> exactAlgorithmRmse(const Algorithm& algorithm, const DomainShape& shape,
+                                         const Workload& w, double epsilon) {
+    // Data-independent algorithms answered by least squares: the exact expected error of their
+    // strategy (strategy.h); none when the algorithm has no fixed strategy (data-dependent) or
+    // the workload is too large for the exact computation.
+    if (algorithm.info().dataDependent) {
+        return std::nullopt;
+    }
+    auto s = algorithm.strategy(shape, w);
+    if (!s || !*s) {
+        return std::nullopt;
+    }
+    auto exact = expectedLeastSquaresError(**s, w, epsilon);
+    if (!exact) {
+        return std::nullopt;
+    }
+    return exact->rmse;
+}
+
 Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& request,
                                               const ProgressCallback& progress,
                                               std::stop_token stop) {
@@ -160,15 +179,9 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
     result.summary = std::move(outcomes.front().summary);
     result.firstEstimate = std::move(outcomes.front().estimate);
 
-    // Data-independent algorithms answered by least squares: the exact expected error
-    // √(E‖W x̂ − W x‖²/q) of their strategy (strategy.h); none when the algorithm has no fixed
-    // strategy (data-dependent) or the workload is too large for the exact computation.
-    if (!info.dataDependent) {
-        if (auto s = request.algorithm->strategy(request.shape, *request.workload); s && *s) {
-            if (auto exact = expectedLeastSquaresError(**s, *request.workload, request.epsilon)) {
-                result.exactRmse = exact->rmse;
-            }
-        }
+    if (request.exactError) {
+        result.exactRmse = exactAlgorithmRmse(*request.algorithm, request.shape, *request.workload,
+                                              request.epsilon);
     }
     return result;
 }

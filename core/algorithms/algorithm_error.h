@@ -38,6 +38,9 @@ struct AlgorithmErrorRequest {
     std::uint64_t seed = 1;    // trial t uses stream t of this seed
     double scale = 0;          // m for DPBench's scaled errors; 0 = Σx
     unsigned threads = 0;      // 0 = hardware
+    // Also compute exactRmse (data-independent algorithms); false skips it, for a caller that
+    // computes it once per shape, workload and ε with exactAlgorithmRmse (dpx bench).
+    bool exactError = true;
 };
 
 struct AlgorithmErrorResult {
@@ -48,6 +51,12 @@ struct AlgorithmErrorResult {
     std::string summary;                // the first trial's AlgorithmRun::summary
     std::vector<double> firstEstimate;  // x̂ of trial 0 (for "show this algorithm's output")
 };
+
+// √(E‖W x̂ − W x‖²/q) of a data-independent algorithm answered by least squares on its strategy
+// (strategy.h, exact); nullopt for a data-dependent algorithm or where the strategy or the exact
+// computation is not available for this shape and workload.
+std::optional<double> exactAlgorithmRmse(const Algorithm& algorithm, const DomainShape& shape,
+                                         const Workload& w, double epsilon);
 
 Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& request,
                                               const ProgressCallback& progress = {},

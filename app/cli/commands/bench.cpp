@@ -6,6 +6,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <tuple>
 
 #include "app/cli/args.h"
 #include "app/cli/commands/workload.h"
@@ -123,11 +124,16 @@ struct CellOptions {
     unsigned threads = 1;
 };
 
+// The exact expected RMSE does not depend on the data: computed once per algorithm, domain,
+// workload and ε, not once per dataset and scale.
+using ExactKey = std::tuple<const Algorithm*, DomainShape, std::string, double>;
+using ExactCache = std::map<ExactKey, std::optional<double>>;
+
 // One cell of the grid: T trials of `alg`, as one JSON object with the peer runners' keys.
 QJsonObject benchLine(const std::string& dataset, const DomainShape& shape, std::uint64_t m,
                       double eps, const Algorithm& alg, const std::string& wName,
                       const Expected<Workload>& w, const std::vector<double>& x,
-                      const CellOptions& options) {
+                      const CellOptions& options, ExactCache& exactCache) {
     QJsonObject line;
     line[QStringLiteral("peer")] = QStringLiteral("cpp");
     line[QStringLiteral("dim")] = static_cast<qint64>(shape.size());
@@ -154,6 +160,7 @@ QJsonObject benchLine(const std::string& dataset, const DomainShape& shape, std:
     req.seed = options.seed;
     req.scale = static_cast<double>(m);
     req.threads = options.threads;
+    req.exactError = false;
     auto r = algorithmError(req);
     if (!r) {
         line[QStringLiteral("status")] = qs("error: " + r.error().message);
@@ -169,8 +176,13 @@ QJsonObject benchLine(const std::string& dataset, const DomainShape& shape, std:
     line[QStringLiteral("Linf_se")] = r->scaledLinf.standardError;
     line[QStringLiteral("rmse")] = r->rmse.mean;
     line[QStringLiteral("rmse_se")] = r->rmse.standardError;
-    if (r->exactRmse) {
-        line[QStringLiteral("exact_rmse")] = *r->exactRmse;
+    const ExactKey key{&alg, shape, wName, eps};
+    auto cached = exactCache.find(key);
+    if (cached == exactCache.end()) {
+        cached = exactCache.emplace(key, exactAlgorithmRmse(alg, shape, *w, eps)).first;
+    }
+    if (cached->second) {
+        line[QStringLiteral("exact_rmse")] = *cached->second;
     }
     line[QStringLiteral("sec_median")] = r->secondsMedian;
     line[QStringLiteral("total_is_public")] = alg.info().totalIsPublic;
@@ -282,6 +294,7 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     options.threads = static_cast<unsigned>(*threads);
     bool anyFailed = false;
     std::set<const Algorithm*> warned;
+    ExactCache exactCache;
     for (const Dataset& d : *datasets) {
         std::vector<const Algorithm*> algs = chosen;
         if (algs.empty()) {
@@ -317,8 +330,8 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
                     auto w = Workload::make(*workloadOf(wName, *nq, *rangeSeed), shape);
                     for (double eps : *epsilons) {
                         for (const Algorithm* alg : algs) {
-                            const QJsonObject line =
-                                benchLine(d.name, shape, m, eps, *alg, wName, w, x, options);
+                            const QJsonObject line = benchLine(d.name, shape, m, eps, *alg, wName,
+                                                               w, x, options, exactCache);
                             anyFailed =
                                 anyFailed || line[QStringLiteral("status")] != QStringLiteral("ok");
                             out << QJsonDocument(line).toJson(QJsonDocument::Compact).constData()

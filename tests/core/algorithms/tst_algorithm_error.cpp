@@ -282,6 +282,26 @@ private Q_SLOTS:
         QCOMPARE(halved->rmse.mean, got->rmse.mean);
     }
 
+    void exactErrorOnRequest() {
+        const std::vector<double> x = shapeData(100);
+        auto w = Workload::make(*WorkloadSpec::parse("prefix"), {100});
+        AlgorithmErrorRequest r{&kIdentity, {100}, x, &*w, 0.25, {}, 2, 3, 0, 1};
+        auto with = algorithmError(r);
+        r.exactError = false;
+        auto without = algorithmError(r);
+        DPX_VERIFY_OK(with);
+        DPX_VERIFY_OK(without);
+        QVERIFY(with->exactRmse.has_value());
+        QVERIFY(!without->exactRmse.has_value());
+        QCOMPARE(without->scaledL2.mean, with->scaledL2.mean);
+        // Identity on prefixes: (2/ε²)·Σ_i (i + 1) / q = (2/ε²)·(n + 1)/2.
+        const auto exact = exactAlgorithmRmse(kIdentity, {100}, *w, 0.25);
+        QVERIFY(exact.has_value());
+        QCOMPARE(*exact, *with->exactRmse);
+        DPX_VERIFY_REL(*exact, std::sqrt(2 / 0.0625 * 101 / 2.0), 1e-12);
+        QVERIFY(!exactAlgorithmRmse(kDependent, {100}, *w, 0.25).has_value());
+    }
+
     void progressAndCancel() {
         const std::vector<double> x = shapeData(128);
         auto w = Workload::make(*WorkloadSpec::parse("prefix"), {128});
