@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -22,10 +23,17 @@ constexpr std::uint64_t kMaxAlgorithmTrials = 1'000'000;
 
 // What one trial leaves behind; the estimate is kept for trial 0 only.
 struct TrialOutcome {
-    double scaledL2 = 0, scaledL1 = 0, scaledLinf = 0, rmse = 0, seconds = 0;
+    double scaledL2 = 0, scaledL1 = 0, scaledLinf = 0, rmse = 0, seconds = 0, cpuSeconds = 0;
     std::string summary;
     std::vector<double> estimate;
 };
+
+// CPU time of the calling thread (POSIX CLOCK_THREAD_CPUTIME_ID), in seconds.
+double threadCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 MeanWithError meanWithError(const std::vector<double>& v) {
     const auto [mean, se] = meanAndStandardError(v);
@@ -122,9 +130,11 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
             SimulationRng rng(request.seed, b.begin);
             AlgorithmContext context = base;
             context.rng = &rng;
+            const double cpuStart = threadCpuSeconds();
             const auto start = std::chrono::steady_clock::now();
             auto r = request.algorithm->run(context);
             const auto end = std::chrono::steady_clock::now();
+            const double cpuEnd = threadCpuSeconds();
             Expected<WorkloadError> e =
                 r ? workloadError(*request.workload, request.x, r->estimate, m)
                   : Expected<WorkloadError>(r.error());
@@ -141,6 +151,7 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
             o.scaledLinf = e->scaledLinf;
             o.rmse = e->rmse;
             o.seconds = std::chrono::duration<double>(end - start).count();
+            o.cpuSeconds = cpuEnd - cpuStart;
             if (b.begin == 0) {
                 o.summary = std::move(r->summary);
                 o.estimate = std::move(r->estimate);
@@ -163,19 +174,21 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
 
     AlgorithmErrorResult result;
     result.trials = outcomes.size();
-    std::vector<double> l2, l1, linf, rmse, seconds;
+    std::vector<double> l2, l1, linf, rmse, seconds, cpuSeconds;
     for (const TrialOutcome& o : outcomes) {
         l2.push_back(o.scaledL2);
         l1.push_back(o.scaledL1);
         linf.push_back(o.scaledLinf);
         rmse.push_back(o.rmse);
         seconds.push_back(o.seconds);
+        cpuSeconds.push_back(o.cpuSeconds);
     }
     result.scaledL2 = meanWithError(l2);
     result.scaledL1 = meanWithError(l1);
     result.scaledLinf = meanWithError(linf);
     result.rmse = meanWithError(rmse);
     result.secondsMedian = median(seconds);
+    result.cpuSecondsMedian = median(cpuSeconds);
     result.summary = std::move(outcomes.front().summary);
     result.firstEstimate = std::move(outcomes.front().estimate);
 

@@ -46,6 +46,9 @@ struct AlgorithmErrorRequest {
 struct AlgorithmErrorResult {
     MeanWithError scaledL2, scaledL1, scaledLinf, rmse;
     double secondsMedian = 0;  // median wall time of one run (selection, measurement, inference)
+    // Median CPU time of the thread that ran it (the runs are single-threaded): what one run
+    // costs whatever else the machine is doing.
+    double cpuSecondsMedian = 0;
     std::uint64_t trials = 0;
     std::optional<double> exactRmse;    // √(E‖W x̂ − W x‖²/q): data-independent + LS only
     std::string summary;                // the first trial's AlgorithmRun::summary

@@ -298,7 +298,7 @@ private Q_SLOTS:
         for (const QJsonObject& l : lines) {
             for (const char* key :
                  {"dim", "dataset", "n", "m", "eps", "algorithm", "workload", "L2", "L2_se", "L1",
-                  "Linf", "rmse", "sec_median", "status", "peer"}) {
+                  "Linf", "rmse", "sec_median", "cpu_sec_median", "status", "peer"}) {
                 QVERIFY2(l.contains(QLatin1String(key)), key);
             }
             QCOMPARE(l[QStringLiteral("peer")].toString(), QStringLiteral("cpp"));

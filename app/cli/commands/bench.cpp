@@ -185,6 +185,7 @@ QJsonObject benchLine(const std::string& dataset, const DomainShape& shape, std:
         line[QStringLiteral("exact_rmse")] = *cached->second;
     }
     line[QStringLiteral("sec_median")] = r->secondsMedian;
+    line[QStringLiteral("cpu_sec_median")] = r->cpuSecondsMedian;
     line[QStringLiteral("total_is_public")] = alg.info().totalIsPublic;
     return line;
 }

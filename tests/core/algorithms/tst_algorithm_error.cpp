@@ -211,6 +211,7 @@ private Q_SLOTS:
         check(got->rmse, rmse);
         QCOMPARE(got->summary, std::string("identity"));
         QVERIFY(got->secondsMedian > 0);
+        QVERIFY(got->cpuSecondsMedian >= 0 && got->cpuSecondsMedian < 1);
 
         // Exact expected RMSE of the identity strategy: √(2/ε² · mean |box|).
         QVERIFY(got->exactRmse.has_value());
