@@ -340,6 +340,7 @@ private Q_SLOTS:
         QCOMPARE(lines[0][QStringLiteral("dataset")].toString(), QStringLiteral("GRID"));
         QCOMPARE(lines[0][QStringLiteral("dim")].toInt(), 2);
         QCOMPARE(lines[0][QStringLiteral("domain")].toString(), QStringLiteral("4x4"));
+        QCOMPARE(lines[0][QStringLiteral("n")].toString(), QStringLiteral("4x4"));  // as run_2d.py
         // At ten times the ε the identity's error is ten times smaller (exactly, in expectation).
         QVERIFY(std::abs(lines[0][QStringLiteral("exact_rmse")].toDouble() /
                              lines[1][QStringLiteral("exact_rmse")].toDouble() -

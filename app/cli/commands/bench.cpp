@@ -138,8 +138,12 @@ QJsonObject benchLine(const std::string& dataset, const DomainShape& shape, std:
     line[QStringLiteral("peer")] = QStringLiteral("cpp");
     line[QStringLiteral("dim")] = static_cast<qint64>(shape.size());
     line[QStringLiteral("dataset")] = qs(dataset);
-    // The peers' n: the side length (n × n in 2-D).
-    line[QStringLiteral("n")] = static_cast<qint64>(shape[0]);
+    // The peers' n: the number of cells in 1-D, "NxN" in 2-D (run_1d.py, run_2d.py).
+    if (shape.size() == 1) {
+        line[QStringLiteral("n")] = static_cast<qint64>(shape[0]);
+    } else {
+        line[QStringLiteral("n")] = qs(domainText(shape));
+    }
     line[QStringLiteral("domain")] = qs(domainText(shape));
     line[QStringLiteral("m")] = static_cast<qint64>(m);
     line[QStringLiteral("eps")] = eps;
