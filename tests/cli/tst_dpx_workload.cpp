@@ -40,20 +40,11 @@ std::vector<QJsonObject> jsonLines(const QByteArray& out) {
     return lines;
 }
 
-// A .npy of float64 counts in C order (format 1.0).
+// A .npy of float64 counts in C order.
 QByteArray npyFloat64(const QByteArray& shape, const std::vector<double>& v) {
-    QByteArray header = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }";
-    while ((10 + header.size() + 1) % 64 != 0) {
-        header += ' ';
-    }
-    header += '\n';
-    QByteArray out("\x93NUMPY\x01\x00", 8);
-    out += static_cast<char>(header.size() & 0xFF);
-    out += static_cast<char>((header.size() >> 8) & 0xFF);
-    out += header;
-    out.append(reinterpret_cast<const char*>(v.data()),
-               static_cast<qsizetype>(v.size() * sizeof(double)));
-    return out;
+    return dpxtest::npy("<f8", shape,
+                        QByteArray(reinterpret_cast<const char*>(v.data()),
+                                   static_cast<qsizetype>(v.size() * sizeof(double))));
 }
 
 }  // namespace
