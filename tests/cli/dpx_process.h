@@ -1,6 +1,6 @@
 // Running the built dpx from the CLI tests (the executable is DPX_EXECUTABLE, defined per test by
 // tests/cli/CMakeLists.txt): exit code, standard output and error, and the output parsed as one
-// JSON object.
+// JSON object; and the .npy files the tests feed it.
 #pragma once
 
 #include <QByteArray>
@@ -53,6 +53,21 @@ inline QStringList words(const char* s) {
 inline QByteArray describe(const Run& r) {
     return "exit " + QByteArray::number(r.exitCode) + "\nstdout: " + r.out.left(2000) +
            "\nstderr: " + r.err;
+}
+
+// A NumPy .npy file (format 1.0): magic, version, header length, the header dict padded with
+// spaces to a multiple of 64 bytes and ended by '\n', then the raw data.
+inline QByteArray npy(const QByteArray& descr, const QByteArray& shape, const QByteArray& data) {
+    QByteArray header =
+        "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    while ((10 + header.size() + 1) % 64 != 0) {
+        header += ' ';
+    }
+    header += '\n';
+    QByteArray out("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(header.size() & 0xFF);
+    out += static_cast<char>((header.size() >> 8) & 0xFF);
+    return out + header + data;
 }
 
 }  // namespace dpxtest

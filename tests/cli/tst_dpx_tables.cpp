@@ -24,6 +24,7 @@
 namespace {
 
 using dpxtest::describe;
+using dpxtest::npy;
 using dpxtest::Run;
 using dpxtest::words;
 
@@ -39,21 +40,6 @@ bool writeFile(const QString& path, const QByteArray& bytes) {
 QByteArray readFile(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-// A NumPy .npy file (format 1.0): magic, version, header length, the header dict padded with
-// spaces to a multiple of 64 bytes and ended by '\n', then the raw data.
-QByteArray npy(const QByteArray& descr, const QByteArray& shape, const QByteArray& data) {
-    QByteArray header =
-        "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    while ((10 + header.size() + 1) % 64 != 0) {
-        header += ' ';
-    }
-    header += '\n';
-    QByteArray out("\x93NUMPY\x01\x00", 8);
-    out += static_cast<char>(header.size() & 0xFF);
-    out += static_cast<char>((header.size() >> 8) & 0xFF);
-    return out + header + data;
 }
 
 QByteArray int64s(const std::vector<std::int64_t>& v) {
