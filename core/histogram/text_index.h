@@ -33,7 +33,7 @@ public:
             }
             if (slot.tag == t) {
                 const std::string& k = keys[slot.bin];
-                if (k.size() == s.size() && std::memcmp(k.data(), s.data(), s.size()) == 0) {
+                if (k.size() == s.size() && same(k.data(), s.data(), s.size())) {
                     return slot.bin;
                 }
             }
@@ -95,6 +95,23 @@ private:
         __extension__ typedef unsigned __int128 U128;
         const U128 r = static_cast<U128>(a) * b;
         return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+    }
+    // Whether n bytes at a and b are equal: up to 16 bytes by the loads of hash() (inline; a call
+    // of memcmp cost more than the rest of a two-letter lookup), memcmp beyond.
+    static bool same(const char* a, const char* b, std::size_t n) {
+        if (n > 16) {
+            return std::memcmp(a, b, n) == 0;
+        }
+        if (n >= 8) {
+            return load<std::uint64_t>(a) == load<std::uint64_t>(b) &&
+                   load<std::uint64_t>(a + n - 8) == load<std::uint64_t>(b + n - 8);
+        }
+        if (n >= 4) {
+            return load<std::uint32_t>(a) == load<std::uint32_t>(b) &&
+                   load<std::uint32_t>(a + n - 4) == load<std::uint32_t>(b + n - 4);
+        }
+        // 1 to 3 bytes: positions 0, n/2 and n − 1 cover them all.
+        return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
     }
     static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h ^ (h >> 32)); }
     // The home slot of a tag (Fibonacci hashing of its 32 bits); the table has at least 2 slots.
