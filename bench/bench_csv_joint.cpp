@@ -3,7 +3,10 @@
 // single pass that makes a one-column histogram, and both are timed on the same file, alternating,
 // so the ratio joint / histogram is measured under the same load (target ≤ 1.3). Prints wall times
 // and peak RSS (getrusage: the most the process ever held, so memory independent of the rows shows
-// as the same figure for a 10⁶- and a 10⁷-row file). The file comes from bench/make_csv.py.
+// as the same figure for a 10⁶- and a 10⁷-row file). Also the CPU time of each pass (getrusage,
+// all threads of the process): on a machine shared with other jobs, wall times wait for the cores
+// while CPU times mostly do not, so the CPU ratio is the steadier figure under load. The file comes
+// from bench/make_csv.py.
 //
 //   bench_csv_joint --file data.csv [--joint 'age=integers:0:99|state=categories:AL,…|income=…']
 //                   [--column income] [--bins 0:200000:32] [--threads 0] [--reps 5]
@@ -17,6 +20,16 @@
 #include "io/sources/csv_reader.h"
 
 namespace {
+
+// User + system CPU seconds of the whole process so far.
+double cpuSeconds() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    auto s = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+    };
+    return s(ru.ru_utime) + s(ru.ru_stime);
+}
 
 const char* kStates =
     "AL,AK,AZ,AR,CA,CO,CT,DE,FL,GA,HI,ID,IL,IN,IA,KS,KY,LA,ME,MD,MA,MI,MN,MS,MO,MT,NE,NV,NH,NJ,"
@@ -64,21 +77,25 @@ int main(int argc, char** argv) {
     bench::printHeader("CSV joint table vs one-column histogram");
     data::CsvOptions csv;
     csv.threads = static_cast<unsigned>(o.integer("threads"));
-    std::vector<double> jointTimes, histTimes, separateTimes;
+    std::vector<double> jointTimes, histTimes, separateTimes, jointCpu, histCpu;
     std::int64_t rows = 0, counted = 0;
     std::string cells;
     std::uint64_t occupied = 0;
     for (long long r = 0; r < o.integer("reps"); ++r) {
         auto t0 = std::chrono::steady_clock::now();
+        double c0 = cpuSeconds();
         auto h = data::csvHistograms(o.str("file"), csv, {{o.str("column"), *histBins}});
         histTimes.push_back(bench::secondsSince(t0));
+        histCpu.push_back(cpuSeconds() - c0);
         if (!h) {
             std::fprintf(stderr, "bench_csv_joint: %s\n", h.error().message.c_str());
             return 1;
         }
         t0 = std::chrono::steady_clock::now();
+        c0 = cpuSeconds();
         auto j = data::csvJointTable(o.str("file"), csv, joint);
         jointTimes.push_back(bench::secondsSince(t0));
+        jointCpu.push_back(cpuSeconds() - c0);
         if (!j) {
             std::fprintf(stderr, "bench_csv_joint: %s\n", j.error().message.c_str());
             return 1;
@@ -100,14 +117,19 @@ int main(int argc, char** argv) {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     const double jm = bench::median(jointTimes), hm = bench::median(histTimes);
+    const double jc = bench::median(jointCpu), hc = bench::median(histCpu);
     std::printf(
         "RESULT bench_csv_joint threads=%s rows=%lld cells=%s occupied=%llu counted=%lld "
         "joint_s_median=%.3f histogram_s_median=%.3f ratio=%.3f joint_s_min=%.3f "
-        "histogram_s_min=%.3f same_columns_separate_s_median=%.3f peak_rss_mb=%.1f\n",
+        "histogram_s_min=%.3f same_columns_separate_s_median=%.3f joint_cpu_s_median=%.3f "
+        "histogram_cpu_s_median=%.3f cpu_ratio=%.3f joint_cpu_s_min=%.3f histogram_cpu_s_min=%.3f "
+        "peak_rss_mb=%.1f\n",
         o.str("threads").c_str(), static_cast<long long>(rows), cells.c_str(),
         static_cast<unsigned long long>(occupied), static_cast<long long>(counted), jm, hm, jm / hm,
         *std::min_element(jointTimes.begin(), jointTimes.end()),
-        *std::min_element(histTimes.begin(), histTimes.end()), bench::median(separateTimes),
+        *std::min_element(histTimes.begin(), histTimes.end()), bench::median(separateTimes), jc, hc,
+        jc / hc, *std::min_element(jointCpu.begin(), jointCpu.end()),
+        *std::min_element(histCpu.begin(), histCpu.end()),
         static_cast<double>(ru.ru_maxrss) / 1024.0);
     return 0;
 }

@@ -712,9 +712,10 @@ Expected<Binner> Binner::create(const Binning& binning, ColumnKind kind, std::st
                 }
                 b.numberKeys_.push_back(normaliseZero(v));
             } else {
-                if (!b.textIndex_.emplace(c, b.textKeys_.size()).second) {
+                if (b.textIndex_.find(c, b.textKeys_) != TextIndex::kNone) {
                     return Error{"the category list has " + quoted(c) + " twice"};
                 }
+                b.textIndex_.insert(c, static_cast<std::uint32_t>(b.textKeys_.size()));
                 b.textKeys_.push_back(c);
             }
         }
@@ -890,9 +891,8 @@ std::size_t Binner::binTextOrFail(std::string_view s, std::int64_t row) {
         ++report_.missing;
         return kNotCounted;
     }
-    const auto it = textIndex_.find(s);
-    if (it != textIndex_.end()) {
-        return it->second;
+    if (const std::uint32_t bin = textIndex_.find(s, textKeys_); bin != TextIndex::kNone) {
+        return bin;
     }
     if (!binning_.categories.empty()) {
         return unknownCategory(s, row);
@@ -900,7 +900,7 @@ std::size_t Binner::binTextOrFail(std::string_view s, std::int64_t row) {
     if (textKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
         return fail(tooManyCategories());
     }
-    textIndex_.emplace(std::string(s), textKeys_.size());
+    textIndex_.insert(s, static_cast<std::uint32_t>(textKeys_.size()));
     textKeys_.emplace_back(s);
     counts_.push_back(0);
     return counts_.size() - 1;
@@ -934,17 +934,17 @@ Status Binner::merge(const Binner& later, std::vector<std::size_t>* binMap) {
                 }
             } else {
                 const std::string& key = later.textKeys_[i];
-                const auto it = textIndex_.find(key);
-                if (it == textIndex_.end()) {
+                const std::uint32_t bin = textIndex_.find(key, textKeys_);
+                if (bin == TextIndex::kNone) {
                     if (textKeys_.size() == static_cast<std::size_t>(kMaxBins)) {
                         return tooManyCategories();
                     }
                     at = textKeys_.size();
-                    textIndex_.emplace(key, at);
+                    textIndex_.insert(key, static_cast<std::uint32_t>(at));
                     textKeys_.push_back(key);
                     counts_.push_back(0);
                 } else {
-                    at = it->second;
+                    at = bin;
                 }
             }
             counts_[at] += later.counts_[i];

@@ -19,6 +19,7 @@
 
 #include "core/base/expected.h"
 #include "core/histogram/histogram.h"
+#include "core/histogram/text_index.h"
 
 namespace dpx {
 
@@ -292,15 +293,9 @@ private:
     Error failure_;              // the last error of binNumberOrFail / binTextOrFail
     double scale_ = 0, kd_ = 0;  // equal-width: k / ((hi − lo)/2) and k
     // Categories: key → bin (fixed list or first seen); keys_ in bin order.
-    struct TextHash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const {
-            return std::hash<std::string_view>{}(s);
-        }
-    };
     std::unordered_map<double, std::size_t> numberIndex_;
     std::vector<double> numberKeys_;
-    std::unordered_map<std::string, std::size_t, TextHash, std::equal_to<>> textIndex_;
+    TextIndex textIndex_;  // text → bin, the text being textKeys_[bin]
     std::vector<std::string> textKeys_;
 };
 

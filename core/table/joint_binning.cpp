@@ -119,6 +119,7 @@ Expected<JointBinner> JointBinner::create(std::vector<std::string> names,
                          "): declare the categories of some of them (a fixed category list)"};
         }
         j.radix_.push_back(r);
+        j.radix64_.push_back(static_cast<std::uint64_t>(r));
         j.domain_ *= r;
     }
     j.names_ = std::move(names);

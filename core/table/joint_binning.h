@@ -89,7 +89,7 @@ private:
         if (bin >= Binner::kFailed) {
             return bin == Binner::kFailed ? Outcome::Failed : Outcome::NotCounted;
         }
-        key = key * radix_[a] + bin;
+        key = key * radix64_[a] + bin;  // (a radix is at most kMaxBins: a 128 × 64-bit product)
         return Outcome::Binned;
     }
     struct KeyHash {
@@ -105,7 +105,8 @@ private:
     // Provisional mixed radix: the bins of a declared attribute, kMaxBins (the most categories a
     // Binner takes) for categories from the data.
     std::vector<Key> radix_;
-    Key domain_ = 1;  // product of radix_
+    std::vector<std::uint64_t> radix64_;  // the same
+    Key domain_ = 1;                      // product of radix_
     bool dense_ = false;
     std::vector<std::int64_t> counts_;                      // dense: one per provisional cell
     std::unordered_map<Key, std::int64_t, KeyHash> cells_;  // sparse: occupied provisional cells

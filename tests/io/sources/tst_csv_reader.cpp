@@ -291,18 +291,13 @@ void TestCsvReader::numbersAsFromChars() {
     // (std::from_chars) gives: numeric categories are labelled with the shortest round-trip form
     // of the parsed double, so equal labels mean equal doubles.
     std::mt19937_64 rng(7);
-    std::vector<std::string> texts = {"0.1",
-                                      "-0",
-                                      "0.30000000000000004",
-                                      "2.675",
-                                      "123456789012345",
-                                      "1234567890123456",
-                                      "9007199254740993",
-                                      "0.000000000000001",
-                                      "1.",
-                                      "-7.250",
-                                      "00012.5",
-                                      "1e3"};
+    std::vector<std::string> texts = {
+        "0.1", "-0", "0.30000000000000004", "2.675", "123456789012345", "1234567890123456",
+        "9007199254740993", "0.000000000000001", "1.", "-7.250", "00012.5", "1e3",
+        // Whole numbers (no division in the fast path), signs, leading zeros, 15 and 16 digits,
+        // spaces and tabs around (trimmed by the scanner's loops, not its no-trim shortcut).
+        "0", "-000", "007", "+5", "1.0", "-1.0", "999999999999999", "-999999999999999",
+        "1000000000000001", " 42", "43 ", "\t44\t", " -45 "};
     for (int i = 0; i < 2000; ++i) {
         const auto digits = std::uniform_int_distribution<int>(1, 17)(rng);
         std::string t;
