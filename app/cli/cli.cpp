@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "app/cli/commands/audit.h"
+#include "app/cli/commands/bench.h"
 #include "app/cli/commands/budget.h"
 #include "app/cli/commands/estimate.h"
 #include "app/cli/commands/histogram.h"
@@ -20,6 +21,7 @@
 #include "app/cli/commands/select.h"
 #include "app/cli/commands/sparse.h"
 #include "app/cli/commands/tradeoff.h"
+#include "app/cli/commands/workload.h"
 #include "app/cli/output.h"
 #include "app/version.h"
 
@@ -151,6 +153,30 @@ const std::vector<Command> kCommands{
     {"kde", cmdKde, R"(
   dpx kde (--data FILE --column C --bandwidth H --epsilon E --delta D | --example fig32)
           [--grid LO:HI:COUNT (2…2000 points)] [--samples K (3)] [--seed S])"},
+    {"workload", cmdWorkload, R"(
+  dpx workload (--counts LIST | --data FILE --column C --bins SPEC | --counts-file PATH
+               | --data FILE --joint --column A --bins SPEC --column B --bins SPEC ...)
+               --algorithm ID --epsilon E [--workload TEXT (range:2000)] [--param NAME=VALUE ...]
+               [--scale M (resample M records)] [--domain N | RxC (coarsen)] [--trials T (10)]
+               [--seed S] [--data-seed S] [--threads T] [--answers]
+               TEXT: identity | total | prefix | allrange | range:COUNT[:seed=S] |
+                     marginals:1,2 | rectangles:WxH | boxes:0..3;5..9 (2-D: 0..3x2..5;...)
+               (one algorithm of the DPBench family, Hay et al. 2016, on one table: its budget
+               split, estimate, answers, realized errors, errors over trials, exact expected
+               error for data-independent ones; simulated, not a release))"},
+    {"algorithms", cmdAlgorithms, R"(
+  dpx algorithms [--id ID] [--dim 1|2]
+               (the DPBench algorithms: id, name, citation, dimensions, parameters, defaults))"},
+    {"bench", cmdBench, R"(
+  dpx bench [--datasets NAME,... (built-in uniform,step,gauss,zipf,sparse or --counts-file names)]
+            [--counts-file NAME=PATH.npy ...] [--dim 1|2 (built-ins: 4096 or 256x256)]
+            [--n N,... (coarsened domain; 2-D: N means NxN)] [--m M,... (scales: records drawn)]
+            [--eps E,...] [--algorithms ID,...] [--workloads identity,prefix,range,... (range)]
+            [--trials T (5)] [--seed S] [--data-seed S] [--nq Q (2000)] [--range-seed S (9001)]
+            [--threads T (1)]
+            (a DPBench study, Hay, Machanavajjhala, Miklau, Chen & Zhang, SIGMOD 2016: one JSON
+            line per dataset × n × m × ε × algorithm × workload with the mean scaled L2 error
+            ± standard error, L1, Linf, RMSE and the median seconds of one run))"},
     {"audit", cmdAudit, R"(
   dpx audit [--mechanism discrete-laplace|discrete-gaussian|gm|laplace|all (default all)]
             [--epsilon E (1)] [--delta D (1e-5, discrete-gaussian)] [--samples N (10^6 per input)]

@@ -12,8 +12,19 @@ const std::vector<const Algorithm*>& allAlgorithms() {
     static const std::vector<const Algorithm*> all = [] {
         std::vector<const Algorithm*> v;
         // Data-independent (helper "workload").
+        for (const Algorithm* a : {&identityAlgorithm(), &uniformAlgorithm(), &h2Algorithm(),
+                                   &hbAlgorithm(), &priveletAlgorithm(), &hb2dAlgorithm(),
+                                   &privelet2dAlgorithm(), &quadTreeAlgorithm()}) {
+            v.push_back(a);
+        }
+        // Data-independent, workload-aware (helper "dd1").
+        v.push_back(&greedyHAlgorithm());
         // Data-dependent, 1-D (helper "dd1").
         // Data-dependent, 2-D (helper "dd2").
+        v.push_back(&ugridAlgorithm());
+        v.push_back(&agridAlgorithm());
+        v.push_back(&dpcubeAlgorithm());
+        v.push_back(&phpAlgorithm());
         return v;
     }();
     return all;

@@ -8,10 +8,28 @@ namespace dpx {
 
 // Data-independent (helper "workload"): identity.cpp, uniform.cpp, hierarchical.cpp (H2, HB,
 // HB2D, QuadTree), privelet.cpp (Privelet, Privelet2D).
+const Algorithm& identityAlgorithm();    // "Identity", any dimension
+const Algorithm& uniformAlgorithm();     // "Uniform", 1-D and 2-D
+const Algorithm& h2Algorithm();          // "H2", 1-D
+const Algorithm& hbAlgorithm();          // "HB", 1-D
+const Algorithm& priveletAlgorithm();    // "Privelet", 1-D
+const Algorithm& hb2dAlgorithm();        // "HB2D", 2-D
+const Algorithm& privelet2dAlgorithm();  // "Privelet2D", 2-D
+const Algorithm& quadTreeAlgorithm();    // "QuadTree", 2-D
 
 // Data-dependent, 1-D (helper "dd1"): greedy_h.cpp, dawa.cpp, ahp.cpp, mwem.cpp, php.cpp,
 // efpa.cpp, structure_first.cpp, dpcube.cpp.
+const Algorithm& greedyHAlgorithm();  // greedy_h.cpp (data-independent, workload-aware)
+const Algorithm& dawaAlgorithm();     // dawa.cpp
+const Algorithm& dawa2dAlgorithm();   // dawa.cpp (2-D, Hilbert order)
+const Algorithm& ahpAlgorithm();      // ahp.cpp (1-D and 2-D)
+const Algorithm& mwemAlgorithm();     // mwem.cpp (1-D and 2-D)
 
 // Data-dependent, 2-D (helper "dd2"): ugrid.cpp, agrid.cpp, dawa_2d.cpp.
+// Helper "dd2" (issue #20 brief): UGrid, AGrid, DPCube, PHP, EFPA, StructureFirst.
+const Algorithm& ugridAlgorithm();
+const Algorithm& agridAlgorithm();
+const Algorithm& dpcubeAlgorithm();
+const Algorithm& phpAlgorithm();
 
 }  // namespace dpx

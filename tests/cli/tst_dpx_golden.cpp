@@ -3,7 +3,7 @@
 // (tests/cli/golden/). It pins what dpx prints while the source tree is reorganised: a change of
 // output must be deliberate — regenerate with DPX_GOLDEN_UPDATE=1 and list the changed labels in
 // the commit. Normalised before comparing: the temporary directory ({out}), the corpus folder
-// ({data}) and the "seconds" a run took.
+// ({data}) and the "seconds" a run took (dpx bench: "sec_median").
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -31,6 +31,9 @@ QString normalise(QString text, const QString& out) {
     text.replace(kGolden, QStringLiteral("{data}"));
     static const QRegularExpression seconds(QStringLiteral(R"("seconds": [0-9.eE+-]+)"));
     text.replace(seconds, QStringLiteral("\"seconds\": \"<varies>\""));
+    // dpx bench's JSON lines (compact): the median seconds of one run.
+    static const QRegularExpression secMedian(QStringLiteral(R"("sec_median":[0-9.eE+-]+)"));
+    text.replace(secMedian, QStringLiteral("\"sec_median\":\"<varies>\""));
     return text;
 }
 
