@@ -20,11 +20,16 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         // Data-independent, workload-aware (helper "dd1").
         v.push_back(&greedyHAlgorithm());
         // Data-dependent, 1-D (helper "dd1").
+        v.push_back(&dawaAlgorithm());
+        v.push_back(&ahpAlgorithm());   // 1-D and 2-D
+        v.push_back(&mwemAlgorithm());  // 1-D and 2-D
         // Data-dependent, 2-D (helper "dd2").
         v.push_back(&ugridAlgorithm());
         v.push_back(&agridAlgorithm());
         v.push_back(&dpcubeAlgorithm());
         v.push_back(&phpAlgorithm());
+        // Data-dependent, 2-D (helper "dd1").
+        v.push_back(&dawa2dAlgorithm());
         return v;
     }();
     return all;
