@@ -18,12 +18,33 @@ Expected<std::unique_ptr<LinearStrategy>> LeastSquaresAlgorithm::strategy(
     return factory_(shape);
 }
 
+Expected<std::shared_ptr<const LinearStrategy>> LeastSquaresAlgorithm::cached(
+    const DomainShape& shape) const {
+    {
+        const std::lock_guard lock(mutex_);
+        if (auto it = cache_.find(shape); it != cache_.end()) {
+            return it->second;
+        }
+    }
+    auto s = factory_(shape);  // outside the lock: building a large tree takes milliseconds
+    if (!s) {
+        return s.error();
+    }
+    std::shared_ptr<const LinearStrategy> shared = std::move(s).value();
+    const std::lock_guard lock(mutex_);
+    if (cache_.size() >= kCachedShapes) {
+        cache_.clear();
+    }
+    cache_.emplace(shape, shared);
+    return shared;
+}
+
 Expected<AlgorithmRun> LeastSquaresAlgorithm::run(const AlgorithmContext& context) const {
     auto params = checkAlgorithmContext(info_, context);
     if (!params) {
         return params.error();
     }
-    auto s = factory_(context.shape);
+    auto s = cached(context.shape);
     if (!s) {
         return Error{info_.id + ": " + s.error().message};
     }

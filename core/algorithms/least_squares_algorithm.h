@@ -6,6 +6,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <mutex>
 
 #include "core/algorithms/algorithm.h"
 
@@ -25,8 +27,15 @@ public:
                                                        const Workload& w) const override;
 
 private:
+    // The strategy depends only on the shape: built once per shape and shared by later runs
+    // (const and stateless, so safe across threads); at most kCachedShapes shapes are kept.
+    Expected<std::shared_ptr<const LinearStrategy>> cached(const DomainShape& shape) const;
+    static constexpr std::size_t kCachedShapes = 8;
+
     AlgorithmInfo info_;
     StrategyFactory factory_;
+    mutable std::mutex mutex_;
+    mutable std::map<DomainShape, std::shared_ptr<const LinearStrategy>> cache_;
 };
 
 }  // namespace dpx

@@ -24,10 +24,13 @@ const std::vector<const Algorithm*>& allAlgorithms() {
         v.push_back(&ahpAlgorithm());   // 1-D and 2-D
         v.push_back(&mwemAlgorithm());  // 1-D and 2-D
         // Data-dependent, 2-D (helper "dd2").
+        // Helper "dd2": the 1-D ones (DPCube also 2-D), then the 2-D grids.
+        v.push_back(&phpAlgorithm());
+        v.push_back(&efpaAlgorithm());
+        v.push_back(&structureFirstAlgorithm());
+        v.push_back(&dpcubeAlgorithm());
         v.push_back(&ugridAlgorithm());
         v.push_back(&agridAlgorithm());
-        v.push_back(&dpcubeAlgorithm());
-        v.push_back(&phpAlgorithm());
         // Data-dependent, 2-D (helper "dd1").
         v.push_back(&dawa2dAlgorithm());
         return v;

@@ -27,9 +27,11 @@ const Algorithm& mwemAlgorithm();     // mwem.cpp (1-D and 2-D)
 
 // Data-dependent, 2-D (helper "dd2"): ugrid.cpp, agrid.cpp, dawa_2d.cpp.
 // Helper "dd2" (issue #20 brief): UGrid, AGrid, DPCube, PHP, EFPA, StructureFirst.
-const Algorithm& ugridAlgorithm();
-const Algorithm& agridAlgorithm();
-const Algorithm& dpcubeAlgorithm();
-const Algorithm& phpAlgorithm();
+const Algorithm& phpAlgorithm();             // "PHP", 1-D
+const Algorithm& efpaAlgorithm();            // "EFPA", 1-D
+const Algorithm& structureFirstAlgorithm();  // "StructureFirst", 1-D (N public)
+const Algorithm& dpcubeAlgorithm();          // "DPCube", 1-D and 2-D
+const Algorithm& ugridAlgorithm();           // "UGrid", 2-D (N public)
+const Algorithm& agridAlgorithm();           // "AGrid", 2-D (N public)
 
 }  // namespace dpx

@@ -244,7 +244,15 @@ private:
     void build(const std::vector<std::size_t>& branching) {
         const std::size_t dims = shape_.size();
         const auto stride = stridesOf(shape_);
+        // Every internal node has at least 2 children, so there are fewer than 2·cells nodes:
+        // reserving that once avoids the reallocation copies (and page faults) of growth.
+        const std::size_t maxNodes = 2 * shapeCells(shape_);
+        for (auto* v : {&parent_, &depth_, &firstChild_, &childCount_, &cell_}) {
+            v->reserve(maxNodes);
+        }
         std::vector<std::size_t> lo, hi;  // per node, dims each
+        lo.reserve(maxNodes * dims);
+        hi.reserve(maxNodes * dims);
         lo.assign(dims, 0);
         for (std::size_t d = 0; d < dims; ++d) {
             hi.push_back(shape_[d] - 1);
@@ -252,6 +260,7 @@ private:
         parent_.push_back(0);
         depth_.push_back(0);
         std::vector<std::vector<std::pair<std::size_t, std::size_t>>> parts(dims);
+        std::vector<std::size_t> pick(dims);
         for (std::size_t v = 0; v < parent_.size(); ++v) {  // BFS: the vector grows
             std::size_t count = 1;
             for (std::size_t d = 0; d < dims; ++d) {
@@ -281,7 +290,6 @@ private:
             cell_.push_back(0);
             for (std::size_t k = 0; k < count; ++k) {
                 std::size_t rem = k;
-                std::vector<std::size_t> pick(dims);
                 for (std::size_t d = dims; d-- > 0;) {
                     pick[d] = rem % parts[d].size();
                     rem /= parts[d].size();
