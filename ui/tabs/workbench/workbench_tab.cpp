@@ -49,7 +49,7 @@ QColor algorithmColour(const QString& id) {
     static const QColor colours[] = {
         QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),   QColor(214, 39, 40),
         QColor(148, 103, 189), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
-        QColor(188, 189, 34),  QColor(23, 190, 207), QColor(0, 0, 128),     QColor(128, 128, 0),
+        QColor(188, 189, 34),  QColor(23, 190, 207), QColor(255, 180, 0),   QColor(128, 128, 0),
         QColor(0, 128, 128),   QColor(170, 110, 40), QColor(230, 60, 130)};
     const auto& all = allAlgorithms();
     std::size_t i = 0;
@@ -206,13 +206,14 @@ void WorkbenchTab::buildControls() {
     scroll->setWidget(inputs);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(280);
-    scroll->setMaximumWidth(360);
+    // Narrow enough to fit beside the window's side panel at 1024 × 768.
+    scroll->setMinimumWidth(210);
+    scroll->setMaximumWidth(340);
 
     const auto makePlot = [this](const QString& name) {
         auto* p = new QCustomPlot;
         p->setObjectName(name);
-        p->setMinimumSize(300, 240);
+        p->setMinimumSize(220, 200);
         p->legend->setVisible(true);
         p->legend->setFont(font());
         connect(p, &QCustomPlot::plottableClick, this,
@@ -224,7 +225,7 @@ void WorkbenchTab::buildControls() {
     productPlot_ = makePlot(QStringLiteral("workbenchProductPlot"));
     detailPlot_ = new QCustomPlot;
     detailPlot_->setObjectName(QStringLiteral("workbenchDetailPlot"));
-    detailPlot_->setMinimumSize(300, 240);
+    detailPlot_->setMinimumSize(220, 200);
     detailText_ =
         new QLabel(tr("Click a point in a plot to see that algorithm's noisy output "
                       "beside the input."));
@@ -461,6 +462,10 @@ void WorkbenchTab::scheduleRestart() {
 
 void WorkbenchTab::setStatus(const QString& text) {
     status_->setText(text);
+}
+
+bool WorkbenchTab::busy() const {
+    return running_ || restart_->isActive();
 }
 
 QString WorkbenchTab::message() const {
@@ -705,10 +710,14 @@ void WorkbenchTab::redraw() {
             }
         }
         notes << tr(
-            "Error bars: ± one standard error over the trials. Hollow markers on dashed "
-            "lines: exact expected values (data-independent algorithms with least "
-            "squares; for the scaled L2 error √E‖Wx̂ − Wx‖²/(q·m), the root of the "
-            "expected square).");
+            "Error bars: ± one standard error. Hollow markers, dashed lines: exact expected "
+            "values (hover here).");
+        note_->setToolTip(
+            tr("Exact expected values are known for the data-independent algorithms answered by "
+               "least squares, from their strategy alone; for the scaled L2 error the value shown "
+               "is √E‖Wx̂ − Wx‖² / (q·m), the root of the expected square (at least the mean of "
+               "the norm, by Jensen's inequality, and close to it for many queries). The trials "
+               "replace them with filled markers as they finish."));
     }
     note_->setText(notes.join(QStringLiteral("<br>")));
 }
@@ -855,9 +864,10 @@ void WorkbenchTab::drawEpsilonPlot() {
             points_[g] = eRefs;
         }
     }
-    // The frontier: the lowest curve at every ε (ties within Monte Carlo noise go to an exact
-    // curve, then to the first), as on the Trade-off tab.
-    const Frontier f = resolveStatisticalTies(curves, lowerEnvelope(curves));
+    // The frontier: the lowest curve at every ε (core/choosing's lower envelope, as on the
+    // Trade-off tab). The Trade-off tab's rule for ties within Monte Carlo noise (the lower index
+    // wins) is not applied: here the order of the algorithms says nothing about preference.
+    const Frontier f = lowerEnvelope(curves);
     if (f.points.size() >= 1) {
         QVector<double> fx, fy;
         QStringList winners;
@@ -865,9 +875,14 @@ void WorkbenchTab::drawEpsilonPlot() {
             fx << fp.epsilon;
             fy << fp.value;
         }
-        for (const FrontierSegment& s : f.segments) {
-            winners << QStringLiteral("%1 from ε = %2")
-                           .arg(curveIds[s.curve], QString::number(s.epsilonFrom, 'g', 3));
+        // Who wins at each ε of the grid (runs of one winner written once).
+        std::size_t last = curveIds.size();
+        for (const FrontierPoint& fp : f.points) {
+            if (fp.curve != last && fp.curve < curveIds.size()) {
+                winners << tr("%1 from ε = %2")
+                               .arg(curveIds[fp.curve], QString::number(fp.epsilon, 'g', 3));
+                last = fp.curve;
+            }
         }
         QCPGraph* g = p->addGraph();
         g->setName(tr("frontier (lowest error)"));
@@ -889,7 +904,8 @@ void WorkbenchTab::drawEpsilonPlot() {
     p->xAxis->setRange(eLo / 2, eHi * 2);
     fitLog(p->yAxis, lo, hi);
     p->legend->setVisible(p->graphCount() > 0);
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // Error falls with ε and m: the bottom left corner is the emptiest.
+    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
     p->replot();
 }
 
@@ -971,7 +987,8 @@ void WorkbenchTab::drawScalePlot() {
     fitLog(p->xAxis, mLo, mHi);
     fitLog(p->yAxis, lo, hi);
     p->legend->setVisible(p->graphCount() > 0);
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // Error falls with ε and m: the bottom left corner is the emptiest.
+    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
     p->replot();
 }
 
@@ -1054,7 +1071,8 @@ void WorkbenchTab::drawProductPlot() {
     fitLog(p->xAxis, xLo, xHi);
     fitLog(p->yAxis, lo, hi);
     p->legend->setVisible(true);
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // Error falls with ε and m: the bottom left corner is the emptiest.
+    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
     p->replot();
 }
 
@@ -1177,23 +1195,22 @@ void WorkbenchTab::showDetail(const QString& algorithm, std::size_t scaleIndex, 
                                   "the input x.")
                                    .arg(legendName(algorithm).toHtmlEscaped(),
                                         QString::number(epsilon, 'g', 6), scaleText(m));
-                if (!detail_->worst.empty()) {
-                    QStringList worst;
-                    for (const WorkbenchDetail::Worst& w : detail_->worst) {
-                        QStringList dims;
-                        for (const BinRange& b : w.query.box) {
-                            dims << (b.lo == b.hi ? QString::number(b.lo)
-                                                  : QStringLiteral("%1..%2").arg(b.lo).arg(b.hi));
-                        }
-                        worst << QStringLiteral("%1: %2").arg(dims.join(QStringLiteral(" × ")),
-                                                              formatSigned(w.error, 3));
+                QStringList worst;  // the list itself in the tooltip: it is long
+                for (const WorkbenchDetail::Worst& w : detail_->worst) {
+                    QStringList dims;
+                    for (const BinRange& b : w.query.box) {
+                        dims << (b.lo == b.hi ? QString::number(b.lo)
+                                              : QStringLiteral("%1..%2").arg(b.lo).arg(b.hi));
                     }
-                    text += tr(" Marked in red: the workload's %1 queries with the largest "
-                               "|error| (%2 = error of x̂ on that range): %3.")
-                                .arg(detail_->worst.size())
-                                .arg(d->shape.size() == 1 ? tr("bins") : tr("rows × columns"))
-                                .arg(worst.join(QStringLiteral("; ")));
+                    worst << tr("%1: error %2")
+                                 .arg(dims.join(QStringLiteral(" × ")), formatSigned(w.error, 3));
                 }
+                if (!worst.isEmpty()) {
+                    text += tr(" Red: the workload's %1 queries with the largest |error| (hover "
+                               "here for the list).")
+                                .arg(worst.size());
+                }
+                detailText_->setToolTip(worst.join(QLatin1Char('\n')));
                 if (!detail_->cellErrorMeaning.isEmpty()) {
                     text += tr(" Right: %1.").arg(detail_->cellErrorMeaning);
                 }
@@ -1219,6 +1236,8 @@ void WorkbenchTab::drawDetail() {
     if (d.shape.size() == 1) {
         QCPAxisRect* rect = singleRect(p);
         attachLegend(p, rect, true);
+        // The worst queries' bands take the top of the plot: the legend sits below them.
+        rect->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
         QVector<double> keys, xs, es;
         double lo = 0, hi = 0;
         for (std::size_t i = 0; i < d.x.size(); ++i) {
@@ -1282,7 +1301,7 @@ void WorkbenchTab::drawDetail() {
     auto* group = new QCPMarginGroup(p);
     QCPColorScale* countScale = makeColorScale(p);
     QCPColorScale* errorScale = makeColorScale(p);
-    const QStringList titles = {tr("input x"), tr("%1 output x̂").arg(d.algorithm),
+    const QStringList titles = {tr("input x"), tr("%1 output").arg(d.algorithm),
                                 tr("query error per cell")};
     std::array<QCPAxisRect*, 3> rects{};
     std::array<QCPColorMap*, 3> maps{};

@@ -57,7 +57,8 @@ public:
     void start();
     void cancel();
 
-    bool busy() const { return running_; }
+    // Computing, or about to (an edit's restart is pending).
+    bool busy() const;
     QString message() const;  // the status line: progress, errors, "cancelled"
     const std::vector<WorkbenchCell>& cells() const { return cells_; }
     const WorkbenchPrepared* prepared() const { return prepared_ ? prepared_.get() : nullptr; }
