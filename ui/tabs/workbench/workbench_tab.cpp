@@ -1,6 +1,7 @@
 #include "ui/tabs/workbench/workbench_tab.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -764,19 +765,57 @@ void fitLog(QCPAxis* axis, double lo, double hi) {
     axis->setRange(lo / 1.6, hi * 1.6);
 }
 
+const WorkbenchCell* findCell(const std::vector<WorkbenchCell>& cells, const QString& algorithm,
+                              std::size_t scaleIndex, double epsilon) {
+    const auto it = std::find_if(cells.begin(), cells.end(), [&](const WorkbenchCell& c) {
+        return c.algorithm == algorithm && c.scaleIndex == scaleIndex && c.epsilon == epsilon;
+    });
+    return it == cells.end() ? nullptr : &*it;
+}
+
+// ± one standard error on `g`'s points (on a log axis a bar cannot reach 0: it stops above).
+void addErrorBars(QCustomPlot* p, QCPGraph* g, const QVector<double>& y, const QVector<double>& se,
+                  const QColor& colour) {
+    auto* bars = new QCPErrorBars(p->xAxis, p->yAxis);
+    bars->removeFromLegend();
+    bars->setDataPlottable(g);
+    bars->setPen(QPen(colour, 1));
+    QVector<double> minus(se.size());
+    for (int i = 0; i < se.size(); ++i) {
+        minus[i] = std::min(se[i], y[i] * 0.999);
+    }
+    bars->setData(minus, se);
+}
+
+// Clears `p` for a log–log plot of the metric against `xLabel`; false: nothing to draw.
+bool beginPlot(QCustomPlot* p, const QString& xLabel, WorkbenchMetric metric, bool hasData) {
+    resetPlot(p);
+    logAxes(p);
+    p->xAxis->setLabel(xLabel);
+    p->yAxis->setLabel(
+        metric == WorkbenchMetric::Rmse
+            ? QCoreApplication::translate("WorkbenchTab", "RMSE per query (records)")
+            : QCoreApplication::translate("WorkbenchTab", "scaled L2 error (DPBench)"));
+    if (!hasData) {
+        p->legend->setVisible(false);
+        p->replot();
+    }
+    return hasData;
+}
+
+void endPlot(QCustomPlot* p) {
+    p->legend->setVisible(p->graphCount() > 0);
+    // Error falls with ε and m: the bottom left corner is the emptiest.
+    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+    p->replot();
+}
+
 }  // namespace
 
 void WorkbenchTab::drawEpsilonPlot() {
     QCustomPlot* p = epsPlot_;
-    resetPlot(p);
-    logAxes(p);
-    p->xAxis->setLabel(tr("ε"));
     const auto metric = static_cast<WorkbenchMetric>(metric_->currentIndex());
-    p->yAxis->setLabel(metric == WorkbenchMetric::Rmse ? tr("RMSE per query (records)")
-                                                       : tr("scaled L2 error (DPBench)"));
-    if (!prepared_) {
-        p->legend->setVisible(false);
-        p->replot();
+    if (!beginPlot(p, tr("ε"), metric, prepared_ != nullptr)) {
         return;
     }
     p->legend->setVisible(true);
@@ -797,13 +836,11 @@ void WorkbenchTab::drawEpsilonPlot() {
         ErrorCurve curve;
         curve.label = id.toStdString();
         for (double eps : running_settings_.epsilons) {
-            auto it = std::find_if(cells_.begin(), cells_.end(), [&](const WorkbenchCell& c) {
-                return c.algorithm == id && c.scaleIndex == si && c.epsilon == eps;
-            });
+            const WorkbenchCell* it = findCell(cells_, id, si, eps);
             CurvePoint cp;
             cp.epsilon = eps;
             cp.value = kNaN;
-            if (it != cells_.end()) {
+            if (it != nullptr) {
                 const WorkbenchValue v = cellValue(*it, metric, m, q);
                 if (v.valid && v.mean > 0) {
                     cp.value = v.mean;
@@ -838,16 +875,7 @@ void WorkbenchTab::drawEpsilonPlot() {
             g->setPen(QPen(colour, 2));
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 6));
             g->setData(mx, my, true);
-            auto* bars = new QCPErrorBars(p->xAxis, p->yAxis);
-            bars->removeFromLegend();
-            bars->setDataPlottable(g);
-            bars->setPen(QPen(colour, 1));
-            QVector<double> minus(se.size());
-            for (int i = 0; i < se.size(); ++i) {
-                // On a log axis an error bar cannot reach 0: stop it just above.
-                minus[i] = std::min(se[i], my[i] * 0.999);
-            }
-            bars->setData(minus, se);
+            addErrorBars(p, g, my, se, colour);
             points_[g] = mRefs;
         }
         if (!ex.isEmpty()) {
@@ -903,23 +931,14 @@ void WorkbenchTab::drawEpsilonPlot() {
     double eLo = running_settings_.epsilons.front(), eHi = running_settings_.epsilons.back();
     p->xAxis->setRange(eLo / 2, eHi * 2);
     fitLog(p->yAxis, lo, hi);
-    p->legend->setVisible(p->graphCount() > 0);
-    // Error falls with ε and m: the bottom left corner is the emptiest.
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
-    p->replot();
+    endPlot(p);
 }
 
 void WorkbenchTab::drawScalePlot() {
     QCustomPlot* p = scalePlot_;
-    resetPlot(p);
-    logAxes(p);
-    p->xAxis->setLabel(tr("scale m (records)"));
     const auto metric = static_cast<WorkbenchMetric>(metric_->currentIndex());
-    p->yAxis->setLabel(metric == WorkbenchMetric::Rmse ? tr("RMSE per query (records)")
-                                                       : tr("scaled L2 error (DPBench)"));
-    if (!prepared_ || running_settings_.epsilons.empty()) {
-        p->legend->setVisible(false);
-        p->replot();
+    if (!beginPlot(p, tr("scale m (records)"), metric,
+                   prepared_ != nullptr && !running_settings_.epsilons.empty())) {
         return;
     }
     const std::size_t ei = static_cast<std::size_t>(std::max(0, shownEpsilon_->currentIndex())) %
@@ -941,10 +960,8 @@ void WorkbenchTab::drawScalePlot() {
         std::vector<PointRef> refs;
         bool allExact = true;
         for (const auto& [m, si] : order) {
-            auto it = std::find_if(cells_.begin(), cells_.end(), [&](const WorkbenchCell& c) {
-                return c.algorithm == id && c.scaleIndex == si && c.epsilon == eps;
-            });
-            if (it == cells_.end()) {
+            const WorkbenchCell* it = findCell(cells_, id, si, eps);
+            if (it == nullptr) {
                 continue;
             }
             const WorkbenchValue v = cellValue(*it, metric, m, q);
@@ -972,24 +989,13 @@ void WorkbenchTab::drawScalePlot() {
                                     : QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 6));
         g->setData(x, y, true);
         if (!allExact) {
-            auto* bars = new QCPErrorBars(p->xAxis, p->yAxis);
-            bars->removeFromLegend();
-            bars->setDataPlottable(g);
-            bars->setPen(QPen(colour, 1));
-            QVector<double> minus(se.size());
-            for (int i = 0; i < se.size(); ++i) {
-                minus[i] = std::min(se[i], y[i] * 0.999);
-            }
-            bars->setData(minus, se);
+            addErrorBars(p, g, y, se, colour);
         }
         points_[g] = refs;
     }
     fitLog(p->xAxis, mLo, mHi);
     fitLog(p->yAxis, lo, hi);
-    p->legend->setVisible(p->graphCount() > 0);
-    // Error falls with ε and m: the bottom left corner is the emptiest.
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
-    p->replot();
+    endPlot(p);
 }
 
 // DPBench's scale–ε exchangeability (Hay et al. 2016, §6): for many algorithms the scaled error
@@ -997,15 +1003,8 @@ void WorkbenchTab::drawScalePlot() {
 // algorithm, one marker per scale, a line per (algorithm, scale) through the ε values.
 void WorkbenchTab::drawProductPlot() {
     QCustomPlot* p = productPlot_;
-    resetPlot(p);
-    logAxes(p);
-    p->xAxis->setLabel(tr("m · ε (scale × privacy budget)"));
     const auto metric = static_cast<WorkbenchMetric>(metric_->currentIndex());
-    p->yAxis->setLabel(metric == WorkbenchMetric::Rmse ? tr("RMSE per query (records)")
-                                                       : tr("scaled L2 error (DPBench)"));
-    if (!prepared_) {
-        p->legend->setVisible(false);
-        p->replot();
+    if (!beginPlot(p, tr("m · ε (scale × privacy budget)"), metric, prepared_ != nullptr)) {
         return;
     }
     const std::uint64_t q = prepared_->workload->queryCount();
@@ -1021,10 +1020,8 @@ void WorkbenchTab::drawProductPlot() {
             std::vector<PointRef> refs;
             bool allExact = true;
             for (double eps : running_settings_.epsilons) {
-                auto it = std::find_if(cells_.begin(), cells_.end(), [&](const WorkbenchCell& c) {
-                    return c.algorithm == id && c.scaleIndex == si && c.epsilon == eps;
-                });
-                if (it == cells_.end()) {
+                const WorkbenchCell* it = findCell(cells_, id, si, eps);
+                if (it == nullptr) {
                     continue;
                 }
                 const WorkbenchValue v = cellValue(*it, metric, m, q);
@@ -1070,10 +1067,7 @@ void WorkbenchTab::drawProductPlot() {
     }
     fitLog(p->xAxis, xLo, xHi);
     fitLog(p->yAxis, lo, hi);
-    p->legend->setVisible(true);
-    // Error falls with ε and m: the bottom left corner is the emptiest.
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
-    p->replot();
+    endPlot(p);
 }
 
 void WorkbenchTab::fillTable() {
