@@ -159,8 +159,9 @@ void WorkbenchTab::buildControls() {
     metric_->addItem(tr("scaled L2 error (DPBench)"));
     metric_->addItem(tr("RMSE per query"));
     metric_->setToolTip(
-        tr("Scaled L2 = ‖Wx̂ − Wx‖₂ / (q·m), DPBench's headline metric; RMSE = "
-           "√(‖Wx̂ − Wx‖₂² / q), in records"));
+        tr("Scaled L2 = ‖W·est − W·x‖₂ / (q·m), DPBench's headline metric (est: the "
+           "algorithm's output, x: the data, q queries, m records); RMSE = "
+           "√(‖W·est − W·x‖₂² / q), in records"));
     shownScale_ = new QComboBox;
     shownScale_->setToolTip(tr("The scale m whose error the ε plot shows"));
     shownEpsilon_ = new QComboBox;
@@ -716,7 +717,7 @@ void WorkbenchTab::redraw() {
         note_->setToolTip(
             tr("Exact expected values are known for the data-independent algorithms answered by "
                "least squares, from their strategy alone; for the scaled L2 error the value shown "
-               "is √E‖Wx̂ − Wx‖² / (q·m), the root of the expected square (at least the mean of "
+               "is √E‖W·est − W·x‖² / (q·m), the root of the expected square (at least the mean of "
                "the norm, by Jensen's inequality, and close to it for many queries). The trials "
                "replace them with filled markers as they finish."));
     }
@@ -1185,7 +1186,7 @@ void WorkbenchTab::showDetail(const QString& algorithm, std::size_t scaleIndex, 
                 detail_->algorithm = algorithm;
                 detail_->epsilon = epsilon;
                 detail_->scale = m;
-                QString text = tr("<b>%1</b> at ε = %2, m = %3: its output x̂ (trial 0) beside "
+                QString text = tr("<b>%1</b> at ε = %2, m = %3: its output (trial 0) beside "
                                   "the input x.")
                                    .arg(legendName(algorithm).toHtmlEscaped(),
                                         QString::number(epsilon, 'g', 6), scaleText(m));
@@ -1251,7 +1252,7 @@ void WorkbenchTab::drawDetail() {
         truth->setBrush(fill);
         truth->setData(keys, xs, true);
         QCPGraph* est = p->addGraph();
-        est->setName(tr("%1 output x̂").arg(legendName(d.algorithm)));
+        est->setName(tr("%1 output").arg(legendName(d.algorithm)));
         est->setLineStyle(QCPGraph::lsStepCenter);
         est->setPen(QPen(colour, 1.5));
         est->setData(keys, es, true);
