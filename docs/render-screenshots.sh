@@ -47,6 +47,8 @@ done
 # ε = 0.01 in the dark theme.
 shot kde-page --example telemetry --epsilon 1 --tab kde
 shot kde-page-eps001 --example telemetry --epsilon 0.01 --tab kde --dark
+# The Workbench tab (workbench.md): the DPBench algorithms on the sparse Edwards-like table.
+shot workbench-tab --example edwards-like --tab workbench
 # The release dialog (user-guide.md § Releasing a histogram): a first release at ε = 1 creates a
 # ledger with a total of 5 in a scratch home (so the dialog's default paths are short and the
 # same on every run), then the dialog at ε = 10 (refused: 4 left) and a discrete Gaussian on a new

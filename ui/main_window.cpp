@@ -45,6 +45,7 @@
 #include "ui/tabs/risk_tab.h"
 #include "ui/tabs/table/table_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
+#include "ui/tabs/workbench/workbench_tab.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
@@ -52,10 +53,11 @@ void dpxInitResources();  // resources/dpx_resources.cpp
 namespace dpx::ui {
 
 namespace {
-const QString kTabIds[] = {
-    QStringLiteral("histogram"),      QStringLiteral("matrix"),     QStringLiteral("errors"),
-    QStringLiteral("risk"),           QStringLiteral("tradeoff"),   QStringLiteral("budget"),
-    QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"), QStringLiteral("table")};
+const QString kTabIds[] = {QStringLiteral("histogram"),      QStringLiteral("matrix"),
+                           QStringLiteral("errors"),         QStringLiteral("risk"),
+                           QStringLiteral("tradeoff"),       QStringLiteral("budget"),
+                           QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"),
+                           QStringLiteral("table"),          QStringLiteral("workbench")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
 
@@ -117,6 +119,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     ldpTab_ = new LdpExperimentTab(engine_->runner());
     moreTab_ = new MoreMechanismsTab(engine_->runner());
     table_ = new TableTab;
+    workbench_ = new WorkbenchTab(engine_->runner());
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
@@ -128,6 +131,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(ldpTab_, tr("&Local DP experiment"));
     tabs_->addTab(moreTab_, tr("More mechan&isms"));
     tabs_->addTab(table_, tr("Ta&ble"));
+    tabs_->addTab(workbench_, tr("&Workbench"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
@@ -148,6 +152,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->setTabToolTip(8, tr("A table of several attributes: true, noisy, estimate and error "
                                "heatmaps of two attributes, box queries with their exact expected "
                                "error, and the errors of every 1- and 2-way marginal"));
+    tabs_->setTabToolTip(9, tr("The DPBench algorithms (Hay et al. 2016) compared on your 1-D or "
+                               "2-D table or a built-in shape: error against ε with the frontier, "
+                               "against the scale m, and against m·ε; each algorithm's output"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -172,6 +179,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateTradeoff();
         updateBudgetDataset();
         updateMoreMechanisms();
+        workbench_->setWindowTable(
+            r.error.isEmpty() ? r.jointTable : nullptr,
+            r.attributeColumns.size() > 1
+                ? tr("columns %1").arg(r.attributeColumns.join(QStringLiteral(" × ")))
+                : tr("column '%1'").arg(r.column));
     });
     connect(engine_, &ExplorerEngine::releaseReady, this, &MainWindow::showRelease);
     connect(doc_, &ExplorerDocument::tableChanged, this, [this] {
@@ -326,6 +338,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(moreTab_, &MoreMechanismsTab::exportPlotRequested, this, &MainWindow::exportPlot);
     connect(moreTab_, &MoreMechanismsTab::finished, this, &MainWindow::tryScreenshot);
     connect(table_, &TableTab::drawn, this, &MainWindow::tryScreenshot);
+    connect(workbench_, &WorkbenchTab::drawn, this, &MainWindow::tryScreenshot);
     connect(moreTab_, &MoreMechanismsTab::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(tradeoff_, &TradeoffTab::settingsEdited, this, [this] {
@@ -875,6 +888,8 @@ QCustomPlot* MainWindow::currentPlot() const {
             return moreTab_->currentPlot();
         case 8:
             return table_->currentPlot();
+        case 9:
+            return workbench_->currentPlot();
     }
     return nullptr;
 }
@@ -1187,6 +1202,9 @@ void MainWindow::tryScreenshot() {
     }
     if (tabs_->currentWidget() == table_ && table_->busy()) {
         return;  // wait for the marginals summed off the GUI thread (drawn calls again)
+    }
+    if (tabs_->currentWidget() == workbench_ && (workbench_->busy() || workbench_->detailBusy())) {
+        return;  // wait for every algorithm's trials (drawn calls again)
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();

@@ -36,6 +36,7 @@ class ReleaseController;
 class RiskTab;
 class TableTab;
 class TradeoffTab;
+class WorkbenchTab;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -56,6 +57,8 @@ public:
     MoreMechanismsTab* moreMechanismsTab() const { return moreTab_; }
     // The Table tab; the window hands it a table and its release with TableTab::setInputs.
     TableTab* tableView() const { return table_; }
+    // The Workbench tab (issue #20): the DPBench algorithms on the window's table.
+    WorkbenchTab* workbenchView() const { return workbench_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
     // File → Release histogram…, its button and the status bar's ledger label.
@@ -65,7 +68,8 @@ public:
     Status openCsv(const QString& path);
     Status openSqlite(const QString& path);
     Status openSession(const QString& path);
-    // Shows the tab "histogram", "matrix", "errors", "risk", "tradeoff", "budget" or "table".
+    // Shows the tab "histogram", "matrix", "errors", "risk", "tradeoff", "budget", "table" or
+    // "workbench".
     bool showTab(const QString& name);
     // Saves the whole window as PNG once every computation (including the quick Monte Carlo
     // pass) has been drawn, then emits screenshotSaved.
@@ -120,6 +124,7 @@ private:
     LdpExperimentTab* ldpTab_;
     MoreMechanismsTab* moreTab_;
     TableTab* table_;
+    WorkbenchTab* workbench_;
     BudgetTab* budget_;
     ReleaseController* releaseCtl_ = nullptr;
     bool syncingBudget_ = false;  // the view is being set from the document or the data

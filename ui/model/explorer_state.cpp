@@ -862,12 +862,13 @@ Status ViewChoices::validate() const {
                                      QStringLiteral("select"),
                                      QStringLiteral("vector-mean"),
                                      QStringLiteral("kde"),
-                                     QStringLiteral("table")};
+                                     QStringLiteral("table"),
+                                     QStringLiteral("workbench")};
     if (!tabs.contains(tab)) {
         return Error{"unknown tab '" + tab.toStdString() +
                      "' (histogram, matrix, errors, risk, tradeoff, budget, ldp-experiment, "
                      "ldp-ranges, ldp-marginals, ldp-means, mechanisms, sparse, rdp, select, "
-                     "vector-mean, kde, table)"};
+                     "vector-mean, kde, table, workbench)"};
     }
     return okStatus();
 }
