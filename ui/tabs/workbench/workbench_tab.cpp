@@ -23,6 +23,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -774,6 +775,23 @@ const WorkbenchCell* findCell(const std::vector<WorkbenchCell>& cells, const QSt
     return it == cells.end() ? nullptr : &*it;
 }
 
+// The value a log plot can draw for (algorithm, scale, ε): the cell's value when it has one and
+// it is > 0, else nothing.
+std::optional<WorkbenchValue> plottableValue(const std::vector<WorkbenchCell>& cells,
+                                             const QString& algorithm, std::size_t scaleIndex,
+                                             double epsilon, WorkbenchMetric metric,
+                                             double scaleTotal, std::uint64_t queries) {
+    const WorkbenchCell* c = findCell(cells, algorithm, scaleIndex, epsilon);
+    if (c == nullptr) {
+        return std::nullopt;
+    }
+    const WorkbenchValue v = cellValue(*c, metric, scaleTotal, queries);
+    if (!v.valid || !(v.mean > 0)) {
+        return std::nullopt;
+    }
+    return v;
+}
+
 // ± one standard error on `g`'s points (on a log axis a bar cannot reach 0: it stops above).
 void addErrorBars(QCustomPlot* p, QCPGraph* g, const QVector<double>& y, const QVector<double>& se,
                   const QColor& colour) {
@@ -961,14 +979,11 @@ void WorkbenchTab::drawScalePlot() {
         std::vector<PointRef> refs;
         bool allExact = true;
         for (const auto& [m, si] : order) {
-            const WorkbenchCell* it = findCell(cells_, id, si, eps);
-            if (it == nullptr) {
+            const auto pv = plottableValue(cells_, id, si, eps, metric, m, q);
+            if (!pv) {
                 continue;
             }
-            const WorkbenchValue v = cellValue(*it, metric, m, q);
-            if (!v.valid || !(v.mean > 0)) {
-                continue;
-            }
+            const WorkbenchValue& v = *pv;
             allExact = allExact && v.exact;
             x << m;
             y << v.mean;
@@ -1021,14 +1036,11 @@ void WorkbenchTab::drawProductPlot() {
             std::vector<PointRef> refs;
             bool allExact = true;
             for (double eps : running_settings_.epsilons) {
-                const WorkbenchCell* it = findCell(cells_, id, si, eps);
-                if (it == nullptr) {
+                const auto pv = plottableValue(cells_, id, si, eps, metric, m, q);
+                if (!pv) {
                     continue;
                 }
-                const WorkbenchValue v = cellValue(*it, metric, m, q);
-                if (!v.valid || !(v.mean > 0)) {
-                    continue;
-                }
+                const WorkbenchValue& v = *pv;
                 allExact = allExact && v.exact;
                 x << m * eps;
                 y << v.mean;
