@@ -794,17 +794,78 @@ Expected<double> factorTrace(const LinearStrategy* f, const WorkloadSpec& spec, 
 
 }  // namespace
 
+MeasurementSpec MeasurementSpec::laplace(double epsilon) {
+    MeasurementSpec s;
+    s.noise = MeasurementNoise::Laplace;
+    s.epsilon = epsilon;
+    return s;
+}
+
+MeasurementSpec MeasurementSpec::gaussian(double epsilon, double delta, GaussianCalibration c) {
+    MeasurementSpec s;
+    s.noise = MeasurementNoise::Gaussian;
+    s.epsilon = epsilon;
+    s.delta = delta;
+    s.calibration = c;
+    return s;
+}
+
+Status MeasurementSpec::validate() const {
+    if (auto s = validateEpsilon(epsilon); !s) {
+        return s;
+    }
+    if (noise == MeasurementNoise::Gaussian) {
+        return validateDelta(delta);
+    }
+    return okStatus();
+}
+
+std::string MeasurementSpec::describe() const {
+    if (noise == MeasurementNoise::Laplace) {
+        return "Laplace, ε = " + formatNumber(epsilon);
+    }
+    return std::string("Gaussian (") + gaussianCalibrationName(calibration) +
+           "), ε = " + formatNumber(epsilon) + ", δ = " + formatNumber(delta);
+}
+
+Expected<double> measurementVariance(const LinearStrategy& strategy, const MeasurementSpec& spec) {
+    if (auto s = spec.validate(); !s) {
+        return s.error();
+    }
+    if (spec.noise == MeasurementNoise::Laplace) {
+        const double b = strategy.sensitivityL1() / spec.epsilon;
+        return 2 * b * b;  // Laplace(b) variance
+    }
+    GaussianParams g;
+    g.epsilon = spec.epsilon;
+    g.delta = spec.delta;
+    g.l2Sensitivity = strategy.sensitivityL2();
+    g.calibration = spec.calibration;
+    auto sigma = gaussianSigma(g);
+    if (!sigma) {
+        return sigma.error();
+    }
+    return *sigma * *sigma;
+}
+
 Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& strategy,
                                                           const Workload& w, double epsilon,
                                                           bool perQuery) {
-    if (auto s = validateEpsilon(epsilon); !s) {
-        return s.error();
+    return expectedLeastSquaresError(strategy, w, MeasurementSpec::laplace(epsilon), perQuery);
+}
+
+Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& strategy,
+                                                          const Workload& w,
+                                                          const MeasurementSpec& spec,
+                                                          bool perQuery) {
+    auto variance = measurementVariance(strategy, spec);
+    if (!variance) {
+        return variance.error();
     }
     if (strategy.shape() != w.shape()) {
         return Error{"expected error: the strategy's domain differs from the workload's"};
     }
-    const double b = strategy.sensitivityL1() / epsilon;
-    const double sigma2 = 2 * b * b;  // Laplace(b) variance
+    const double sigma2 = *variance;
     const std::size_t cells = shapeCells(w.shape());
     const std::uint64_t q = w.queryCount();
     const auto* kron = dynamic_cast<const KroneckerStrategy*>(&strategy);
@@ -925,8 +986,15 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
 Expected<std::vector<double>> measureLaplace(const LinearStrategy& strategy,
                                              std::span<const double> x, double epsilon,
                                              SimulationRng& rng) {
-    if (auto s = validateEpsilon(epsilon); !s) {
-        return s.error();
+    return measureStrategy(strategy, x, MeasurementSpec::laplace(epsilon), rng);
+}
+
+Expected<std::vector<double>> measureStrategy(const LinearStrategy& strategy,
+                                              std::span<const double> x,
+                                              const MeasurementSpec& spec, SimulationRng& rng) {
+    auto variance = measurementVariance(strategy, spec);
+    if (!variance) {
+        return variance.error();
     }
     const std::size_t cells = shapeCells(strategy.shape());
     if (x.size() != cells) {
@@ -935,7 +1003,11 @@ Expected<std::vector<double>> measureLaplace(const LinearStrategy& strategy,
     }
     std::vector<double> y(strategy.rows()), noise(strategy.rows());
     strategy.measure(x, y);
-    sampleNoise(NoiseDistribution::laplace(strategy.sensitivityL1() / epsilon), rng, noise);
+    const NoiseDistribution law =
+        spec.noise == MeasurementNoise::Laplace
+            ? NoiseDistribution::laplace(strategy.sensitivityL1() / spec.epsilon)
+            : NoiseDistribution::gaussian(std::sqrt(*variance));
+    sampleNoise(law, rng, noise);
     for (std::size_t i = 0; i < y.size(); ++i) {
         y[i] += noise[i];
     }

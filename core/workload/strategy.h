@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/base/expected.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/workload/workload.h"
 
 namespace dpx {
@@ -74,19 +75,48 @@ Expected<std::unique_ptr<LinearStrategy>> kroneckerStrategy(
 
 enum class MeasurementNoise { Laplace, Gaussian };
 
-// Exact expected error of least squares on `strategy` for `w`: σ² = 2(Δ₁/ε)² (Laplace) or the
-// variance given (Gaussian: pass sigma2 for Δ₂ = 1 scaled by Δ₂²).
+// How the strategy's rows are measured: i.i.d. noise per row, calibrated on the strategy's
+// sensitivity. Laplace: scale b = Δ₁(A)/ε, ε-DP, variance 2b². Gaussian: σ = gaussianSigma(ε, δ,
+// Δ₂(A)) with the chosen calibration (core/mechanisms/gaussian_mechanism.h; default the analytic
+// Gaussian mechanism of Balle & Wang 2018), (ε, δ)-DP, variance σ². Either way one record changes
+// A·x by one column of A, whose L1 / L2 norm is at most Δ₁ / Δ₂.
+struct MeasurementSpec {
+    MeasurementNoise noise = MeasurementNoise::Laplace;
+    double epsilon = 1;
+    double delta = 1e-6;  // Gaussian only, in (0, 1)
+    GaussianCalibration calibration = GaussianCalibration::Analytic;
+    static MeasurementSpec laplace(double epsilon);
+    static MeasurementSpec gaussian(double epsilon, double delta,
+                                    GaussianCalibration c = GaussianCalibration::Analytic);
+    Status validate() const;
+    std::string describe() const;  // "Laplace, ε = 1" / "Gaussian (analytic), ε = 1, δ = 1e-06"
+};
+
+// The noise variance of one measured row of `strategy` under `spec` (2(Δ₁/ε)² or σ²).
+Expected<double> measurementVariance(const LinearStrategy& strategy, const MeasurementSpec& spec);
+
+// Exact expected error of least squares on `strategy` for `w`:
+// E‖W x̂ − W x‖₂² = σ²·trace(W (AᵀA)⁻¹ Wᵀ) with σ² the per-row variance above.
 struct ExpectedWorkloadError {
     double totalSquared = 0;               // E‖W x̂ − W x‖₂²
     double rmse = 0;                       // √(totalSquared / q)
     std::vector<double> perQueryVariance;  // E[(w_qᵀx̂ − w_qᵀx)²], explicit workloads only
 };
 Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& strategy,
+                                                          const Workload& w,
+                                                          const MeasurementSpec& spec,
+                                                          bool perQuery = false);
+// Laplace measurement at ε (the DPBench algorithms).
+Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& strategy,
                                                           const Workload& w, double epsilon,
                                                           bool perQuery = false);
 
-// Noisy measurement y = A·x + Laplace(Δ₁/ε) per row from a simulation generator (benchmarks,
-// previews — never a release). ε > 0 finite.
+// Noisy measurement y = A·x + noise per row from a simulation generator (benchmarks, previews —
+// never a release).
+Expected<std::vector<double>> measureStrategy(const LinearStrategy& strategy,
+                                              std::span<const double> x,
+                                              const MeasurementSpec& spec, SimulationRng& rng);
+// y = A·x + Laplace(Δ₁/ε) per row. ε > 0 finite.
 Expected<std::vector<double>> measureLaplace(const LinearStrategy& strategy,
                                              std::span<const double> x, double epsilon,
                                              SimulationRng& rng);

@@ -81,6 +81,7 @@ private Q_SLOTS:
     void denseAgreement();
     void expectedErrorMatchesDense();
     void expectedErrorMatchesMonteCarlo();
+    void gaussianMeasurement();
     void kroneckerTraceOnAHugeWorkload();
     void hbBranchingMatchesReference();
     void nnlsSatisfiesKkt();
@@ -175,6 +176,72 @@ void TestStrategy::expectedErrorMatchesMonteCarlo() {
         const double se = std::sqrt((sum2 / trials - mean * mean) / trials);
         DPX_VERIFY_NEAR(mean, exact->totalSquared, 5 * se);
     }
+}
+
+void TestStrategy::gaussianMeasurement() {
+    // Gaussian measurement: σ is calibrated on the strategy's L2 sensitivity Δ₂(A) (the largest
+    // column norm, from the dense matrix here), and E‖W x̂ − W x‖² = σ²·trace(W(AᵀA)⁻¹Wᵀ).
+    // Independent references: the classic calibration's closed form σ = Δ₂·√(2 ln(1.25/δ))/ε
+    // (Dwork & Roth 2014, Thm A.1; ε < 1), the analytic σ through its defining equation
+    // δ(σ) = δ (Balle & Wang 2018, Thm 8), the dense trace, and a Monte Carlo mean.
+    const double eps = 0.7, delta = 1e-5;
+    for (const auto& s : smallStrategies()) {
+        const MatrixXd a = dense(*s);
+        const double d2 = a.colwise().norm().maxCoeff();
+        DPX_VERIFY_REL(s->sensitivityL2(), d2, 1e-12);
+        auto w = Workload::make(*WorkloadSpec::parse("range:25:seed=3"), s->shape());
+        DPX_VERIFY_OK(w);
+        const MatrixXd wd = denseWorkload(*w);
+        const double trace = (wd * (a.transpose() * a).inverse() * wd.transpose()).trace();
+        const std::string name = s->describe();
+        auto classic = expectedLeastSquaresError(
+            *s, *w, MeasurementSpec::gaussian(eps, delta, GaussianCalibration::Classic));
+        DPX_VERIFY_OK(classic);
+        const double sigmaClassic = d2 * std::sqrt(2 * std::log(1.25 / delta)) / eps;
+        QVERIFY2(std::abs(classic->totalSquared - sigmaClassic * sigmaClassic * trace) <
+                     1e-8 * sigmaClassic * sigmaClassic * trace,
+                 name.c_str());
+        auto analytic = expectedLeastSquaresError(*s, *w, MeasurementSpec::gaussian(eps, delta));
+        DPX_VERIFY_OK(analytic);
+        const double sigma = std::sqrt(analytic->totalSquared / trace);
+        DPX_VERIFY_REL(gaussianExactDelta(sigma, eps, d2), delta, 1e-6);
+        QVERIFY2(sigma < sigmaClassic, name.c_str());  // the analytic σ is the smallest
+        auto v = measurementVariance(*s, MeasurementSpec::gaussian(eps, delta));
+        DPX_VERIFY_OK(v);
+        DPX_VERIFY_REL(*v, sigma * sigma, 1e-9);
+    }
+    // Monte Carlo: 4 000 Gaussian measurements of HB on 16 cells + least squares.
+    auto hb = hbStrategy({16});
+    auto w = Workload::make(*WorkloadSpec::parse("allrange"), {16});
+    const auto x = randomVector(16, 9);
+    const MeasurementSpec spec = MeasurementSpec::gaussian(1.0, 1e-6);
+    auto exact = expectedLeastSquaresError(**hb, *w, spec);
+    DPX_VERIFY_OK(exact);
+    SimulationRng rng(78, 1);
+    const int trials = 4000;
+    double sum = 0, sum2 = 0;
+    std::vector<double> xhat(16);
+    for (int t = 0; t < trials; ++t) {
+        auto y = measureStrategy(**hb, x, spec, rng);
+        DPX_VERIFY_OK(y);
+        (*hb)->leastSquares(*y, xhat);
+        auto e = workloadError(*w, x, xhat, 1.0);
+        sum += e->sumSquares;
+        sum2 += e->sumSquares * e->sumSquares;
+    }
+    const double mean = sum / trials;
+    const double se = std::sqrt((sum2 / trials - mean * mean) / trials);
+    DPX_VERIFY_NEAR(mean, exact->totalSquared, 5 * se);
+    // Bad (ε, δ) name the problem; Laplace ignores δ.
+    DPX_VERIFY_ERROR(expectedLeastSquaresError(**hb, *w, MeasurementSpec::gaussian(1.0, 0.0)), "δ");
+    DPX_VERIFY_ERROR(measureStrategy(**hb, x, MeasurementSpec::gaussian(1.0, 1.5), rng), "δ");
+    DPX_VERIFY_ERROR(expectedLeastSquaresError(**hb, *w, MeasurementSpec::gaussian(0.0, 1e-6)),
+                     "ε");
+    MeasurementSpec lap = MeasurementSpec::laplace(1.0);
+    lap.delta = 0;
+    DPX_VERIFY_OK(expectedLeastSquaresError(**hb, *w, lap));
+    QCOMPARE(MeasurementSpec::gaussian(1.0, 1e-6).describe(),
+             std::string("Gaussian (analytic), ε = 1, δ = 1e-06"));
 }
 
 void TestStrategy::kroneckerTraceOnAHugeWorkload() {
