@@ -76,7 +76,7 @@ inline QByteArray join(const std::vector<double>& v) {
 // of the '|'-separated words in `needles`.
 #define DPX_VERIFY_ERROR(expr, needles)                                               \
     do {                                                                              \
-        const auto dpxR_ = (expr);                                                    \
+        const auto& dpxR_ = (expr);                                                   \
         QVERIFY2(!dpxR_.hasValue(), "expected an error from: " #expr);                \
         const std::string& dpxM_ = dpxR_.error().message;                             \
         QVERIFY2(!dpxM_.empty(), "empty error message from: " #expr);                 \
@@ -89,7 +89,7 @@ inline QByteArray join(const std::vector<double>& v) {
 // `expr` must succeed; on failure the error message is printed.
 #define DPX_VERIFY_OK(expr)                                                                       \
     do {                                                                                          \
-        const auto dpxR_ = (expr);                                                                \
+        const auto& dpxR_ = (expr);                                                               \
         QVERIFY2(                                                                                 \
             dpxR_.hasValue(),                                                                     \
             (QByteArray("unexpected error from " #expr ": ") +                                    \
