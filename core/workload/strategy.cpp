@@ -738,11 +738,6 @@ Expected<std::unique_ptr<LinearStrategy>> kroneckerStrategy(
 
 namespace {
 
-bool productKind(WorkloadKind k) {
-    return k == WorkloadKind::Identity || k == WorkloadKind::Total || k == WorkloadKind::Prefix ||
-           k == WorkloadKind::AllRange || k == WorkloadKind::Rectangles;
-}
-
 // w_qᵀ(AᵀA)⁻¹w_q for a box when A = ⊗A_d: ∏_d of the 1-D forms.
 double kroneckerBoxForm(const KroneckerStrategy& k, const RangeQuery& q) {
     double v = q.weight * q.weight;
@@ -761,17 +756,13 @@ double kroneckerBoxForm(const KroneckerStrategy& k, const RangeQuery& q) {
     return v;
 }
 
-// trace((A_dᵀA_d)⁻¹ G_d) for one factor and the 1-D version of a product workload.
-Expected<double> factorTrace(const LinearStrategy* f, const WorkloadSpec& spec, std::size_t d,
-                             std::size_t n) {
-    WorkloadSpec one = spec;
-    if (spec.kind == WorkloadKind::Rectangles) {
-        one.extent = {spec.extent[d]};
-    }
-    auto w1 = Workload::make(one, {n});
+// trace((A_dᵀA_d)⁻¹ G_d) for one factor and the 1-D factor of a product workload.
+Expected<double> factorTrace(const LinearStrategy* f, const Workload& w, std::size_t d) {
+    auto w1 = productFactor(w, d);
     if (!w1) {
         return w1.error();
     }
+    const std::size_t n = w.shape()[d];
     auto g = w1->gram();
     if (!g) {
         return g.error();
@@ -956,7 +947,7 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
             strategy.solveGram(col, sol);
             total += sol[j];
         }
-    } else if (productKind(w.spec().kind) && fastBoxes) {
+    } else if (isProductKind(w.spec().kind) && fastBoxes) {
         // WᵀW = ⊗G_d and (AᵀA)⁻¹ = ⊗(A_dᵀA_d)⁻¹: the trace is the product of the 1-D traces.
         long double t = 1;
         for (std::size_t d = 0; d < w.shape().size(); ++d) {
@@ -965,8 +956,7 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
                              std::to_string(w.shape()[d]) +
                              " cells, too many for the exact trace (limit 8,192)"};
             }
-            auto f =
-                factorTrace(kron ? kron->factors()[d].get() : nullptr, w.spec(), d, w.shape()[d]);
+            auto f = factorTrace(kron ? kron->factors()[d].get() : nullptr, w, d);
             if (!f) {
                 return f.error();
             }

@@ -820,4 +820,25 @@ std::string Workload::describe() const {
     return spec_.text();
 }
 
+bool isProductKind(WorkloadKind kind) {
+    return kind == WorkloadKind::Identity || kind == WorkloadKind::Total ||
+           kind == WorkloadKind::Prefix || kind == WorkloadKind::AllRange ||
+           kind == WorkloadKind::Rectangles;
+}
+
+Expected<Workload> productFactor(const Workload& w, std::size_t d) {
+    if (!isProductKind(w.spec().kind)) {
+        return Error{w.describe() + " is not a product of one-dimensional workloads"};
+    }
+    if (d >= w.shape().size()) {
+        return Error{"the workload has " + std::to_string(w.shape().size()) +
+                     " dimensions, no factor " + std::to_string(d + 1)};
+    }
+    WorkloadSpec one = w.spec();
+    if (one.kind == WorkloadKind::Rectangles) {
+        one.extent = {w.spec().extent[d]};
+    }
+    return Workload::make(one, {w.shape()[d]});
+}
+
 }  // namespace dpx

@@ -116,4 +116,10 @@ private:
     std::vector<RangeQuery> drawn_;  // RandomRange / Boxes / listed queries
 };
 
+// Kinds whose workload is the Kronecker product of 1-D workloads, W = W_1 ⊗ … ⊗ W_k, so that
+// WᵀW = ⊗ W_dᵀW_d: identity, total, prefixes, all ranges, rectangles of a fixed extent.
+bool isProductKind(WorkloadKind kind);
+// The 1-D factor W_d of a product workload: the same kind on {shape[d]} (rectangles: extent[d]).
+Expected<Workload> productFactor(const Workload& w, std::size_t d);
+
 }  // namespace dpx

@@ -1,0 +1,101 @@
+// The matrix mechanism's strategy optimisation (issue #23) on the issue's reference tasks, next
+// to HDMM's reference code measured on this machine (../shared/peers/README.md; McKenna, Miklau,
+// Hay & Machanavajjhala, VLDB 2018): for each task the RMSE at HDMM's default ε = √2 (Laplace
+// noise of variance ‖A‖₁²·2/ε² = 1 per row) of the best of --restarts random starts, and the
+// wall and CPU seconds of the whole optimisation (all restarts, one thread).
+//   allrange256     AllRange(256), p-Identity(16)              HDMM 5.71–5.73 in 0.44 s
+//   prefix1024      Prefix(1024), p-Identity(64)               HDMM 6.83 in 42 s
+//   allrange1024    AllRange(1024), p-Identity(64)             HDMM 7.89 in 39 s
+// Figures on lines starting with "RESULT". bench/compare_hdmm.sh runs the peer itself.
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <string>
+
+#include "bench/bench_util.h"
+#include "core/matrix_mechanism/gram_operator.h"
+#include "core/matrix_mechanism/p_identity.h"
+#include "core/workload/workload.h"
+
+namespace {
+
+using namespace dpx;
+
+struct Task {
+    std::string name;
+    std::string workload;
+    std::size_t n, p;
+    double hdmmRmse, hdmmSeconds;
+};
+
+const Task kTasks[] = {
+    {"allrange256", "allrange", 256, 16, 5.72, 0.44},
+    {"prefix1024", "prefix", 1024, 64, 6.83, 42},
+    {"allrange1024", "allrange", 1024, 64, 7.89, 39},
+};
+
+double threadCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bench::Options opt(argc, argv,
+                       {{"tasks", "allrange256,prefix1024,allrange1024"},
+                        {"restarts", "3"},
+                        {"seeds", "0,1,2"},
+                        {"ftol", "1e-4"},
+                        {"reps", "1"}});
+    bench::printHeader("matrix mechanism: HDMM strategy optimisation (issue #23)");
+    const double eps = std::sqrt(2.0);
+    for (const std::string& name : opt.list("tasks")) {
+        const Task* task = nullptr;
+        for (const Task& t : kTasks) {
+            if (t.name == name) {
+                task = &t;
+            }
+        }
+        if (!task) {
+            std::fprintf(stderr, "unknown task %s\n", name.c_str());
+            return 2;
+        }
+        auto w = Workload::make(*WorkloadSpec::parse(task->workload), {task->n});
+        auto g = GramOperator::of(*w);
+        if (!g) {
+            std::fprintf(stderr, "%s\n", g.error().message.c_str());
+            return 1;
+        }
+        for (const std::string& seed : opt.list("seeds")) {
+            StrategyOptimizeOptions o;
+            o.restarts = static_cast<std::size_t>(opt.integer("restarts"));
+            o.seed = std::stoull(seed);
+            o.minimizer.ftol = opt.real("ftol");
+            std::vector<double> wall, cpu;
+            double rmse = 0;
+            std::size_t iterations = 0;
+            for (long long r = 0; r < opt.integer("reps"); ++r) {
+                const auto start = std::chrono::steady_clock::now();
+                const double c0 = threadCpuSeconds();
+                auto res = optimizePIdentity(*g, task->p, o);
+                cpu.push_back(threadCpuSeconds() - c0);
+                wall.push_back(bench::secondsSince(start));
+                if (!res) {
+                    std::fprintf(stderr, "%s\n", res.error().message.c_str());
+                    return 1;
+                }
+                rmse = laplaceRmse(res->objective, w->queryCount(), eps);
+                iterations = res->iterations;
+            }
+            const double sec = bench::median(wall);
+            std::printf(
+                "RESULT task=%s seed=%s restarts=%zu rmse=%.4f hdmm_rmse=%.2f seconds=%.4f "
+                "cpu_seconds=%.4f iterations=%zu hdmm_seconds=%.2f speedup=%.1f\n",
+                name.c_str(), seed.c_str(), o.restarts, rmse, task->hdmmRmse, sec,
+                bench::median(cpu), iterations, task->hdmmSeconds, task->hdmmSeconds / sec);
+        }
+    }
+    return 0;
+}
