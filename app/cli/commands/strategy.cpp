@@ -1,0 +1,162 @@
+#include "app/cli/commands/strategy.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <cmath>
+#include <ostream>
+#include <set>
+
+#include "app/cli/args.h"
+#include "app/cli/commands/workload.h"
+#include "app/cli/output.h"
+#include "core/base/validation.h"
+#include "core/matrix_mechanism/hdmm.h"
+#include "core/workload/strategy.h"
+
+namespace dpx::cli {
+
+namespace {
+
+Expected<DomainShape> domainFromText(const std::string& text) {
+    const std::size_t dims = split(text, 'x').size();
+    return parseDomain(text, dims);
+}
+
+QJsonObject baselineJson(const std::string& name, Expected<std::unique_ptr<LinearStrategy>> s,
+                         const Workload& w, double epsilon) {
+    QJsonObject o;
+    o[QStringLiteral("strategy")] = QString::fromStdString(name);
+    if (!s) {
+        o[QStringLiteral("unavailable")] = QString::fromStdString(s.error().message);
+        return o;
+    }
+    auto e = expectedLeastSquaresError(**s, w, epsilon);
+    if (!e) {
+        o[QStringLiteral("unavailable")] = QString::fromStdString(e.error().message);
+        return o;
+    }
+    o[QStringLiteral("description")] = QString::fromStdString((*s)->describe());
+    o[QStringLiteral("rmse")] = e->rmse;
+    o[QStringLiteral("total_squared")] = e->totalSquared;
+    return o;
+}
+
+}  // namespace
+
+int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    const std::set<std::string> known{"domain", "workload", "p",    "restarts",
+                                      "seed",   "epsilon",  "ftol", "per-query"};
+    auto args = Args::parse(argv, 2, known, {"per-query"}, {});
+    if (!args) {
+        return fail(err, args.error());
+    }
+    const Args& a = *args;
+    for (const char* required : {"domain", "workload"}) {
+        if (!a.has(required)) {
+            return fail(err, std::string("--") + required + " is required");
+        }
+    }
+    auto shape = domainFromText(*a.get("domain"));
+    if (!shape) {
+        return fail(err, shape.error());
+    }
+    if (auto s = validateShape(*shape); !s) {
+        return fail(err, "--domain: " + s.error().message);
+    }
+    auto spec = WorkloadSpec::parse(*a.get("workload"));
+    if (!spec) {
+        return fail(err, "--workload: " + spec.error().message);
+    }
+    auto w = Workload::make(*spec, *shape);
+    if (!w) {
+        return fail(err, "--workload: " + w.error().message);
+    }
+    auto epsilon = a.number("epsilon", 1.0);
+    if (!epsilon) {
+        return fail(err, epsilon.error());
+    }
+    if (auto s = validateEpsilon(*epsilon); !s) {
+        return fail(err, "--epsilon: " + s.error().message);
+    }
+    auto restarts = a.unsignedInt("restarts", 3);
+    auto seed = a.unsignedInt("seed", 0);
+    for (const auto* v : {&restarts, &seed}) {
+        if (!*v) {
+            return fail(err, v->error());
+        }
+    }
+    if (*restarts < 1 || *restarts > 100) {
+        return fail(err, "--restarts must be in [1, 100]");
+    }
+    auto ftol = a.number("ftol", 1e-4);
+    if (!ftol) {
+        return fail(err, ftol.error());
+    }
+    if (!(*ftol > 0) || *ftol >= 1) {
+        return fail(err, "--ftol must be in (0, 1), e.g. 1e-4 (HDMM's) or 1e-6");
+    }
+    std::vector<std::size_t> p;
+    if (auto text = a.get("p")) {
+        for (const std::string& part : split(*text, ',')) {
+            auto v = parseNumber(part, "--p");
+            if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e6) {
+                return fail(err, "--p: '" + part + "' is not a whole number ≥ 1");
+            }
+            p.push_back(static_cast<std::size_t>(*v));
+        }
+        if (p.size() == 1 && shape->size() > 1) {
+            p.assign(shape->size(), p[0]);
+        }
+    }
+    StrategyOptimizeOptions options;
+    options.restarts = static_cast<std::size_t>(*restarts);
+    options.seed = *seed;
+    options.minimizer.ftol = *ftol;
+    auto d = designStrategy(*w, p, options);
+    if (!d) {
+        return fail(err, d.error());
+    }
+    auto e = expectedLeastSquaresError(*d->strategy, *w, *epsilon, a.has("per-query"));
+    if (!e) {
+        return fail(err, e.error());
+    }
+    QJsonObject o;
+    o[QStringLiteral("command")] = QStringLiteral("strategy");
+    o[QStringLiteral("method")] = QStringLiteral(
+        "matrix mechanism with HDMM's templates (McKenna, Miklau, Hay & "
+        "Machanavajjhala, VLDB 2018): Laplace measurement of A·x, least squares");
+    o[QStringLiteral("data_used")] = false;
+    o[QStringLiteral("domain")] = QString::fromStdString(domainText(*shape));
+    o[QStringLiteral("workload")] = QString::fromStdString(spec->text());
+    o[QStringLiteral("workload_description")] = QString::fromStdString(w->describe());
+    o[QStringLiteral("queries")] = static_cast<double>(w->queryCount());
+    o[QStringLiteral("epsilon")] = *epsilon;
+    o[QStringLiteral("template")] = QString::fromStdString(d->templateName);
+    QJsonArray pj;
+    for (std::size_t v : d->p) {
+        pj.append(static_cast<double>(v));
+    }
+    o[QStringLiteral("p")] = pj;
+    o[QStringLiteral("restarts")] = static_cast<double>(options.restarts);
+    o[QStringLiteral("seed")] = static_cast<double>(options.seed);
+    o[QStringLiteral("objective")] = d->objective;
+    o[QStringLiteral("sensitivity_l1")] = d->strategy->sensitivityL1();
+    o[QStringLiteral("rmse")] = e->rmse;
+    o[QStringLiteral("total_squared")] = e->totalSquared;
+    if (a.has("per-query")) {
+        QJsonArray v;
+        for (double x : e->perQueryVariance) {
+            v.append(x);
+        }
+        o[QStringLiteral("per_query_variance")] = v;
+    }
+    QJsonArray baselines;
+    baselines.append(baselineJson("Identity", identityStrategy(*shape), *w, *epsilon));
+    baselines.append(baselineJson("HB", hbStrategy(*shape), *w, *epsilon));
+    baselines.append(baselineJson("Privelet", haarStrategy(*shape), *w, *epsilon));
+    o[QStringLiteral("baselines")] = baselines;
+    printJson(out, o);
+    return 0;
+}
+
+}  // namespace dpx::cli
