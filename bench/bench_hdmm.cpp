@@ -4,6 +4,7 @@
 // noise of variance ‖A‖₁²·2/ε² = 1 per row) of the best of --restarts random starts, and the
 // wall and CPU seconds of the whole optimisation (all restarts, one thread).
 //   allrange256     AllRange(256), p-Identity(16)              HDMM 5.71–5.73 in 0.44 s
+//   allrange2d_256 AllRange(256)², OPT⊗ p-Identity(16, 16)    HDMM 32.65–32.74 in 1.3 s
 //   prefix1024      Prefix(1024), p-Identity(64)               HDMM 6.83 in 42 s
 //   allrange1024    AllRange(1024), p-Identity(64)             HDMM 7.89 in 39 s
 // Figures on lines starting with "RESULT". bench/compare_hdmm.sh runs the peer itself.
@@ -13,8 +14,7 @@
 #include <string>
 
 #include "bench/bench_util.h"
-#include "core/matrix_mechanism/gram_operator.h"
-#include "core/matrix_mechanism/p_identity.h"
+#include "core/matrix_mechanism/hdmm.h"
 #include "core/workload/workload.h"
 
 namespace {
@@ -24,14 +24,16 @@ using namespace dpx;
 struct Task {
     std::string name;
     std::string workload;
-    std::size_t n, p;
+    DomainShape shape;
+    std::size_t p;
     double hdmmRmse, hdmmSeconds;
 };
 
 const Task kTasks[] = {
-    {"allrange256", "allrange", 256, 16, 5.72, 0.44},
-    {"prefix1024", "prefix", 1024, 64, 6.83, 42},
-    {"allrange1024", "allrange", 1024, 64, 7.89, 39},
+    {"allrange256", "allrange", {256}, 16, 5.72, 0.44},
+    {"allrange2d_256", "allrange", {256, 256}, 16, 32.70, 1.3},
+    {"prefix1024", "prefix", {1024}, 64, 6.83, 42},
+    {"allrange1024", "allrange", {1024}, 64, 7.89, 39},
 };
 
 double threadCpuSeconds() {
@@ -44,7 +46,7 @@ double threadCpuSeconds() {
 
 int main(int argc, char** argv) {
     bench::Options opt(argc, argv,
-                       {{"tasks", "allrange256,prefix1024,allrange1024"},
+                       {{"tasks", "allrange256,allrange2d_256,prefix1024,allrange1024"},
                         {"restarts", "3"},
                         {"seeds", "0,1,2"},
                         {"ftol", "1e-4"},
@@ -62,12 +64,12 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "unknown task %s\n", name.c_str());
             return 2;
         }
-        auto w = Workload::make(*WorkloadSpec::parse(task->workload), {task->n});
-        auto g = GramOperator::of(*w);
-        if (!g) {
-            std::fprintf(stderr, "%s\n", g.error().message.c_str());
+        auto w = Workload::make(*WorkloadSpec::parse(task->workload), task->shape);
+        if (!w) {
+            std::fprintf(stderr, "%s\n", w.error().message.c_str());
             return 1;
         }
+        const std::vector<std::size_t> p(task->shape.size(), task->p);
         for (const std::string& seed : opt.list("seeds")) {
             StrategyOptimizeOptions o;
             o.restarts = static_cast<std::size_t>(opt.integer("restarts"));
@@ -79,14 +81,14 @@ int main(int argc, char** argv) {
             for (long long r = 0; r < opt.integer("reps"); ++r) {
                 const auto start = std::chrono::steady_clock::now();
                 const double c0 = threadCpuSeconds();
-                auto res = optimizePIdentity(*g, task->p, o);
+                auto res = designStrategy(*w, p, o);
                 cpu.push_back(threadCpuSeconds() - c0);
                 wall.push_back(bench::secondsSince(start));
                 if (!res) {
                     std::fprintf(stderr, "%s\n", res.error().message.c_str());
                     return 1;
                 }
-                rmse = laplaceRmse(res->objective, w->queryCount(), eps);
+                rmse = res->rmse(eps);
                 iterations = res->iterations;
             }
             const double sec = bench::median(wall);
