@@ -11,11 +11,12 @@ namespace dpx {
 const std::vector<const Algorithm*>& allAlgorithms() {
     static const std::vector<const Algorithm*> all = [] {
         std::vector<const Algorithm*> v;
-        // Data-independent: the strategies answered by least squares (GreedyH adapts its weights
+        // Data-independent: the strategies answered by least squares (GreedyH and HDMM adapt theirs
         // to the workload, never to the data).
-        for (const Algorithm* a : {&identityAlgorithm(), &h2Algorithm(), &hbAlgorithm(),
-                                   &priveletAlgorithm(), &greedyHAlgorithm(), &hb2dAlgorithm(),
-                                   &privelet2dAlgorithm(), &quadTreeAlgorithm()}) {
+        for (const Algorithm* a :
+             {&identityAlgorithm(), &h2Algorithm(), &hbAlgorithm(), &priveletAlgorithm(),
+              &greedyHAlgorithm(), &hb2dAlgorithm(), &privelet2dAlgorithm(), &quadTreeAlgorithm(),
+              &hdmmAlgorithm()}) {
             v.push_back(a);
         }
         // Data-dependent: Uniform (through its bias, 1-D and 2-D), then 1-D (AHP, MWEM and

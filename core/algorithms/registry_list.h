@@ -19,6 +19,8 @@ const Algorithm& quadTreeAlgorithm();    // "QuadTree", 2-D
 
 // GreedyH (data-independent, workload-aware) and the DAWA / AHP / MWEM family.
 const Algorithm& greedyHAlgorithm();  // greedy_h.cpp (data-independent, workload-aware)
+const Algorithm& hdmmAlgorithm();     // hdmm_algorithm.cpp (data-independent, workload-aware;
+                                      // the matrix mechanism of core/matrix_mechanism, #23)
 const Algorithm& dawaAlgorithm();     // dawa.cpp
 const Algorithm& dawa2dAlgorithm();   // dawa.cpp (2-D, Hilbert order)
 const Algorithm& ahpAlgorithm();      // ahp.cpp (1-D and 2-D)

@@ -10,6 +10,26 @@ std::size_t defaultPIdentityP(std::size_t n) {
     return std::max<std::size_t>(1, n / 16);
 }
 
+Expected<std::unique_ptr<LinearStrategy>> strategyFromDesign(
+    const DomainShape& shape, const std::vector<std::size_t>& p,
+    const std::vector<std::vector<double>>& theta) {
+    if (shape.empty() || p.size() != shape.size() || theta.size() != shape.size()) {
+        return Error{"strategy design: one p and one Θ per dimension are needed"};
+    }
+    std::vector<std::unique_ptr<LinearStrategy>> factors;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        auto s = PIdentityStrategy::make(shape[d], p[d], theta[d]);
+        if (!s) {
+            return s.error();
+        }
+        factors.push_back(std::move(s).value());
+    }
+    if (factors.size() == 1) {
+        return std::move(factors[0]);
+    }
+    return kroneckerStrategy(std::move(factors));
+}
+
 Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::size_t> p,
                                           const StrategyOptimizeOptions& options,
                                           std::stop_token stop, const ProgressCallback& progress) {
@@ -34,7 +54,6 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::si
     out.queries = w.queryCount();
     out.p = p;
     out.objective = 1;
-    std::vector<std::unique_ptr<LinearStrategy>> factors;
     // Dimensions with the same factor workload and p share one optimisation (same optimum).
     struct Done {
         WorkloadSpec spec;
@@ -56,14 +75,10 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::si
         const auto same = std::find_if(done.begin(), done.end(), [&](const Done& x) {
             return x.spec == factor->spec() && x.n == w.shape()[d] && x.p == p[d];
         });
-        std::unique_ptr<PIdentityStrategy> s;
         double objective = 0;
+        std::vector<double> theta;
         if (same != done.end()) {
-            auto made = PIdentityStrategy::make(same->n, same->p, same->theta);
-            if (!made) {
-                return made.error();
-            }
-            s = std::move(made).value();
+            theta = same->theta;
             objective = same->objective;
         } else {
             auto g = GramOperator::of(*factor);
@@ -76,15 +91,19 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::si
             }
             out.iterations += r->iterations;
             objective = r->objective;
-            s = std::move(r->strategy);
-            done.push_back({factor->spec(), w.shape()[d], p[d], s->theta(), objective});
+            theta = r->strategy->theta();
+            done.push_back({factor->spec(), w.shape()[d], p[d], theta, objective});
         }
         out.factorObjectives.push_back(objective);
         out.objective *= objective;
-        factors.push_back(std::move(s));
+        out.theta.push_back(std::move(theta));
     }
+    auto strategy = strategyFromDesign(w.shape(), p, out.theta);
+    if (!strategy) {
+        return strategy.error();
+    }
+    out.strategy = std::move(strategy).value();
     if (dims == 1) {
-        out.strategy = std::move(factors[0]);
         out.templateName = "OPT₀ p-Identity(" + std::to_string(p[0]) + ")";
     } else {
         out.templateName = "OPT⊗";
@@ -92,11 +111,6 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::si
             out.templateName +=
                 (d ? " ⊗ " : " ") + std::string("p-Identity(") + std::to_string(p[d]) + ")";
         }
-        auto k = kroneckerStrategy(std::move(factors));
-        if (!k) {
-            return k.error();
-        }
-        out.strategy = std::move(k).value();
     }
     if (progress) {
         progress(1.0);

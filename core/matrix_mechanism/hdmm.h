@@ -30,12 +30,20 @@ struct DesignedStrategy {
     double objective = 0;                      // trace((AᵀA)⁻¹WᵀW)
     std::uint64_t queries = 0;
     std::string templateName;  // "OPT₀ p-Identity(16)", "OPT⊗ p-Identity(16) ⊗ …"
-    std::vector<double> factorObjectives;  // per dimension
-    std::vector<std::size_t> p;            // per dimension
+    std::vector<double> factorObjectives;    // per dimension
+    std::vector<std::size_t> p;              // per dimension
+    std::vector<std::vector<double>> theta;  // per dimension: the p-Identity's Θ (p × n)
     std::size_t iterations = 0;
     // RMSE per query under Laplace measurement at ε (laplaceRmse).
     double rmse(double epsilon) const { return laplaceRmse(objective, queries, epsilon); }
 };
+
+// The strategy of a design: one p-Identity per dimension (Θ_d of p_d × shape[d]), their
+// Kronecker product in several dimensions. designStrategy builds its strategy with it; callers
+// that keep only Θ rebuild the same strategy.
+Expected<std::unique_ptr<LinearStrategy>> strategyFromDesign(
+    const DomainShape& shape, const std::vector<std::size_t>& p,
+    const std::vector<std::vector<double>>& theta);
 
 // HDMM's default p for a dimension of n cells: max(1, n/16).
 std::size_t defaultPIdentityP(std::size_t n);

@@ -8,8 +8,12 @@
 #include <Eigen/Dense>
 #include <cmath>
 
+#include "core/algorithms/algorithm_error.h"
+#include "core/algorithms/registry_list.h"
+#include "core/base/simulation_rng.h"
 #include "core/matrix_mechanism/hdmm.h"
 #include "core/workload/strategy.h"
+#include "core/workload/workload_error.h"
 #include "tests/testing/dense_workload.h"
 #include "tests/testing/test_support.h"
 
@@ -51,6 +55,7 @@ private Q_SLOTS:
     void kroneckerMatchesDense();
     void reproducesHdmmAllRange256Squared();
     void refusals();
+    void asAnAlgorithm();
 };
 
 void TestHdmm::oneDimension() {
@@ -120,6 +125,57 @@ void TestHdmm::refusals() {
     std::stop_source s;
     s.request_stop();
     DPX_VERIFY_ERROR(designStrategy(make("prefix", {32}), {}, {}, s.get_token()), "cancelled");
+}
+
+void TestHdmm::asAnAlgorithm() {
+    // HDMM in the algorithm registry: one budget step of ε, the exact RMSE of its strategy equal
+    // to the design's, and the Monte Carlo mean of ‖W x̂ − W x‖² over 3 000 runs equal to the
+    // exact total within 5 standard errors (least squares is unbiased whatever the data).
+    const Algorithm* a = findAlgorithm("hdmm");
+    QVERIFY(a != nullptr);
+    QVERIFY(!a->info().dataDependent && a->info().usesWorkload);
+    const Workload w = make("allrange", {32});
+    auto d = designStrategy(w);
+    DPX_VERIFY_OK(d);
+    auto exact = exactAlgorithmRmse(*a, {32}, w, 0.7);
+    QVERIFY(exact.has_value());
+    DPX_VERIFY_REL(*exact, d->rmse(0.7), 1e-9);
+    const auto x = dpxtest::uniformVector(32, 4, 0, 20);
+    std::vector<double> xi(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        xi[i] = std::floor(x[i]);
+    }
+    SimulationRng rng(5, 0);
+    AlgorithmContext c;
+    c.shape = {32};
+    c.x = xi;
+    c.workload = &w;
+    c.epsilon = 0.7;
+    c.rng = &rng;
+    const int trials = 3000;
+    double sum = 0, sum2 = 0;
+    for (int t = 0; t < trials; ++t) {
+        auto r = a->run(c);
+        DPX_VERIFY_OK(r);
+        QCOMPARE(r->spent.size(), std::size_t{1});
+        QCOMPARE(r->spent[0].epsilon, 0.7);
+        auto e = workloadError(w, xi, r->estimate, 1.0);
+        sum += e->sumSquares;
+        sum2 += e->sumSquares * e->sumSquares;
+    }
+    const double mean = sum / trials, se = std::sqrt((sum2 / trials - mean * mean) / trials);
+    const double total = *exact * *exact * static_cast<double>(w.queryCount());
+    DPX_VERIFY_NEAR(mean, total, 5 * se);
+    // 2-D: a product workload runs, a non-product one names the missing template.
+    const Workload w2 = make("range:10", {8, 8});
+    std::vector<double> x2(64, 1.0);
+    c.shape = {8, 8};
+    c.x = x2;
+    c.workload = &w2;
+    DPX_VERIFY_ERROR(a->run(c), "OPT₊");
+    const Workload w3 = make("prefix", {8, 8});
+    c.workload = &w3;
+    DPX_VERIFY_OK(a->run(c));
 }
 
 QTEST_APPLESS_MAIN(TestHdmm)
