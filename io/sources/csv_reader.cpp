@@ -1141,12 +1141,10 @@ ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
         for (std::size_t j : plan.binned) {
             for (std::size_t r : plan.byColumn[j]) {
                 Binner& bn = res.binners[r];
-                Status st = okStatus();
-                if (plan.types[j] == ValueType::Categorical) {
-                    st = bn.addText(texts[j], ln);
-                } else {
-                    st = bn.addNumber(numbers[j], ln);  // NaN for an empty field: missing
-                }
+                // (initialised once, not assigned: no second Status built and reset per value)
+                const Status st = plan.types[j] == ValueType::Categorical
+                                      ? bn.addText(texts[j], ln)
+                                      : bn.addNumber(numbers[j], ln);  // NaN if empty: missing
                 if (!st) {
                     res.error =
                         Error{at(ln, static_cast<std::int64_t>(j) + 1) + st.error().message};
