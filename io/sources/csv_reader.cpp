@@ -135,7 +135,7 @@ public:
     std::int64_t recordLine() const { return recordLine_; }
     std::size_t fieldCount() const { return fields_.size(); }
     // The value of field j: quotes removed and doubled quotes undone, unquoted fields trimmed.
-    std::string_view value(std::size_t j);
+    [[gnu::always_inline]] inline std::string_view value(std::size_t j);
     // Problems of the record as a bad row: reason and message, empty if none.
     bool checkRow(std::string& reason, std::string& message);
     // The next record start (after Done: the first record start at or after `end`).
@@ -602,7 +602,7 @@ bool numberButNotFinite(std::string_view text) {
 // correctly rounded division — the same double std::from_chars gives (Clinger's fast path,
 // W. D. Clinger, "How to read floating point numbers accurately", PLDI 1990). Anything else
 // (exponents, '+', spaces, more digits, "1.", ".5") goes to parseNumber.
-bool readNumber(std::string_view s, double& v) {
+[[gnu::always_inline]] inline bool readNumber(std::string_view s, double& v) {
     static constexpr std::array<double, 16> kPow10 = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     const char* p = s.data();
