@@ -132,30 +132,6 @@ Expected<std::vector<double>> equalWidthEdges(double lo, double hi, std::int64_t
     return e;
 }
 
-// Bin of x ∈ [lo, hi]: the i with e_i ≤ x < e_{i+1}, the last bin closed. The arithmetic guess is
-// corrected against the edges themselves, so a value equal to an edge lands in the bin that the
-// edge opens, and no value lands beyond the last bin.
-// `scale` is k / ((hi − lo)/2), precomputed: a multiplication instead of a division per value (the
-// guess may be off by one either way, which the edge comparisons correct).
-std::size_t equalWidthIndex(double x, const std::vector<double>& e, double lo, double scale,
-                            double kd) {
-    const std::size_t k = e.size() - 1;
-    const double t = (x * 0.5 - lo * 0.5) * scale;
-    std::size_t i = 0;
-    if (t >= kd) {
-        i = k - 1;
-    } else if (t > 0) {
-        i = static_cast<std::size_t>(t);
-    }
-    while (i > 0 && x < e[i]) {
-        --i;
-    }
-    while (i + 1 < k && x >= e[i + 1]) {
-        ++i;
-    }
-    return i;
-}
-
 // --- categories -----------------------------------------------------------------------------
 
 Error tooManyCategories(const DataColumn& col) {
@@ -769,7 +745,8 @@ std::size_t Binner::unknownCategory(std::string_view shown, std::int64_t row) {
                       "values outside the list go to an 'other' bin or be dropped)"});
 }
 
-std::size_t Binner::categoryBin(double key, std::int64_t row) {
+std::size_t Binner::categoryBin(double x, std::int64_t row) {
+    const double key = normaliseZero(x);
     const auto it = numberIndex_.find(key);
     if (it != numberIndex_.end()) {
         return it->second;
@@ -812,68 +789,6 @@ Expected<std::size_t> Binner::binNumber(double x, std::int64_t row) {
     return result(binNumberOrFail(x, row));
 }
 
-std::size_t Binner::binNumberOrFail(double x, std::int64_t row) {
-    if (kind_ != ColumnKind::Numeric) {
-        return failWith(" holds text, but a number was given to its bins", true);
-    }
-    ++report_.rows;
-    if (std::isnan(x)) {
-        ++report_.missing;
-        return kNotCounted;
-    }
-    if (report_.numbers++ == 0) {
-        report_.min = report_.max = x;
-    } else {
-        report_.min = std::min(report_.min, x);
-        report_.max = std::max(report_.max, x);
-    }
-    const Binning& b = binning_;
-    const bool clamp = b.outOfRange == OutOfRange::Clamp;
-    switch (b.kind) {
-        case BinningKind::EqualWidth:
-        case BinningKind::Edges:
-        case BinningKind::Integer: {
-            const std::vector<double>& e = layout_.edges;
-            if (b.kind == BinningKind::Integer && std::floor(x) != x) {
-                return failNotWhole(x, row);
-            }
-            // Integer bins: the range is lo … hi (e.back() = hi + 1 is not a value of the range).
-            const double top = b.kind == BinningKind::Integer ? b.hi : e.back();
-            const bool openTop = b.kind != BinningKind::Integer && !layout_.closedHi;
-            if (x < e.front()) {
-                if (clamp) {
-                    ++report_.clampedLow;
-                    return std::size_t{0};
-                }
-                ++report_.droppedLow;
-                return kNotCounted;
-            }
-            if (x > top || (openTop && x == top)) {
-                if (clamp) {
-                    ++report_.clampedHigh;
-                    return counts_.size() - 1;
-                }
-                ++report_.droppedHigh;
-                return kNotCounted;
-            }
-            if (b.kind == BinningKind::EqualWidth) {
-                return equalWidthIndex(x, e, b.lo, scale_, kd_);
-            }
-            if (b.kind == BinningKind::Integer) {
-                const auto offset = static_cast<std::int64_t>(x) - static_cast<std::int64_t>(b.lo);
-                return static_cast<std::size_t>(b.width == 1 ? offset : offset / b.width);
-            }
-            // The last edge e_k ≤ x only when x = e_k and the last bin is closed.
-            const auto it = std::upper_bound(e.begin(), e.end(), x);
-            const auto i = static_cast<std::size_t>(it - e.begin());
-            return std::min(i - 1, counts_.size() - 1);
-        }
-        case BinningKind::Categories:
-            return categoryBin(normaliseZero(x), row);
-    }
-    return failWith("unknown binning kind", false);
-}
-
 Status Binner::addText(std::string_view s, std::int64_t row) {
     return count(binTextOrFail(s, row));
 }
@@ -882,18 +797,8 @@ Expected<std::size_t> Binner::binText(std::string_view s, std::int64_t row) {
     return result(binTextOrFail(s, row));
 }
 
-std::size_t Binner::binTextOrFail(std::string_view s, std::int64_t row) {
-    if (kind_ != ColumnKind::Text) {
-        return failWith(" is numeric, but a text value was given to its bins", true);
-    }
-    ++report_.rows;
-    if (s.empty()) {
-        ++report_.missing;
-        return kNotCounted;
-    }
-    if (const std::uint32_t bin = textIndex_.find(s, textKeys_); bin != TextIndex::kNone) {
-        return bin;
-    }
+// A text that is not (yet) a category: the part of binTextOrFail past the index lookup.
+std::size_t Binner::textNotFound(std::string_view s, std::int64_t row) {
     if (!binning_.categories.empty()) {
         return unknownCategory(s, row);
     }

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -58,13 +59,19 @@ public:
     // the report of `a` says why): stop there, without binning the later attributes. After the
     // last attribute returned Binned, count(key). Failed: an error as Binner::addNumber / addText
     // gives, in failure(a).
+    // The key may be a std::uint64_t instead of a Key when narrowKeys(): one 64-bit multiply per
+    // attribute instead of a 128-bit one in the per-row loop.
     enum class Outcome { Binned, NotCounted, Failed };
-    Outcome number(std::size_t a, double x, std::int64_t row, Key& key) {
+    template <typename K>
+    Outcome number(std::size_t a, double x, std::int64_t row, K& key) {
         return step(a, binners_[a].binNumberOrFail(x, row), key);
     }
-    Outcome text(std::size_t a, std::string_view s, std::int64_t row, Key& key) {
+    template <typename K>
+    Outcome text(std::size_t a, std::string_view s, std::int64_t row, K& key) {
         return step(a, binners_[a].binTextOrFail(s, row), key);
     }
+    // Whether every provisional key is below 2⁶⁴ (always so when the counts are dense).
+    bool narrowKeys() const { return domain_ <= (Key{1} << 64); }
     const Error& failure(std::size_t a) const { return binners_[a].failure(); }
     void count(Key key) {
         if (dense_) {
@@ -85,11 +92,15 @@ public:
 
 private:
     JointBinner() = default;
-    Outcome step(std::size_t a, std::size_t bin, Key& key) const {
+    template <typename K>
+    Outcome step(std::size_t a, std::size_t bin, K& key) const {
+        static_assert(std::is_same_v<K, Key> || std::is_same_v<K, std::uint64_t>);
         if (bin >= Binner::kFailed) {
             return bin == Binner::kFailed ? Outcome::Failed : Outcome::NotCounted;
         }
-        key = key * radix64_[a] + bin;  // (a radix is at most kMaxBins: a 128 × 64-bit product)
+        // (a radix is at most kMaxBins: a 128 × 64-bit product; a 64-bit key only when the whole
+        // provisional domain is below 2⁶⁴)
+        key = key * radix64_[a] + bin;
         return Outcome::Binned;
     }
     struct KeyHash {

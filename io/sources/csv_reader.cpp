@@ -135,7 +135,7 @@ public:
     std::int64_t recordLine() const { return recordLine_; }
     std::size_t fieldCount() const { return fields_.size(); }
     // The value of field j: quotes removed and doubled quotes undone, unquoted fields trimmed.
-    std::string_view value(std::size_t j);
+    [[gnu::always_inline]] inline std::string_view value(std::size_t j);
     // Problems of the record as a bad row: reason and message, empty if none.
     bool checkRow(std::string& reason, std::string& message);
     // The next record start (after Done: the first record start at or after `end`).
@@ -602,7 +602,7 @@ bool numberButNotFinite(std::string_view text) {
 // correctly rounded division — the same double std::from_chars gives (Clinger's fast path,
 // W. D. Clinger, "How to read floating point numbers accurately", PLDI 1990). Anything else
 // (exponents, '+', spaces, more digits, "1.", ".5") goes to parseNumber.
-bool readNumber(std::string_view s, double& v) {
+[[gnu::always_inline]] inline bool readNumber(std::string_view s, double& v) {
     static constexpr std::array<double, 16> kPow10 = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     const char* p = s.data();
@@ -897,6 +897,7 @@ struct Plan {
     // A joint table: the rows go to one JointBinner (attributes in request order) instead of one
     // Binner per request.
     std::optional<JointBinner> joint;
+    bool narrowKeys = false;  // joint: every provisional key below 2⁶⁴ (a 64-bit key per row)
     std::optional<std::size_t> idColumn;
     std::int64_t cap = 0;
     BadRowPolicy policy = BadRowPolicy::Stop;
@@ -945,6 +946,39 @@ struct PassContext {
     const ProgressCallback& progress;
     std::atomic<std::uint64_t> bytesDone{0};
 };
+
+[[gnu::noinline, gnu::cold]] bool jointRowFailed(std::int64_t ln, std::size_t j, std::size_t r,
+                                                 ChunkResult& res) {
+    res.error = Error{at(ln, static_cast<std::int64_t>(j) + 1) + res.joint->failure(r).message};
+    return false;
+}
+
+// Counts a converted row of a joint table in its cell: the attributes in request order, up to the
+// first that drops it. False when an attribute fails (the error in res.error). K: the key type,
+// std::uint64_t when the provisional domain allows (plan.narrowKeys). Flattened (the Binner's
+// per-value functions and the text index inlined into it) and kept out of parseRange, whose
+// one-column path is then compiled as before.
+template <typename K>
+[[gnu::flatten, gnu::noinline]] bool countJointRow(const Plan& plan,
+                                                   const std::vector<std::string_view>& texts,
+                                                   const std::vector<double>& numbers,
+                                                   std::int64_t ln, ChunkResult& res) {
+    JointBinner& jb = *res.joint;
+    K key = 0;
+    for (std::size_t r = 0; r < plan.requestColumn.size(); ++r) {
+        const std::size_t j = plan.requestColumn[r];
+        const auto in = plan.types[j] == ValueType::Categorical ? jb.text(r, texts[j], ln, key)
+                                                                : jb.number(r, numbers[j], ln, key);
+        if (in == JointBinner::Outcome::Failed) {
+            return jointRowFailed(ln, j, r, res);
+        }
+        if (in == JointBinner::Outcome::NotCounted) {
+            return true;
+        }
+    }
+    jb.count(key);
+    return true;
+}
 
 // Parses the records that start in [begin, end), the first at `begin` on line `line`.
 ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
@@ -1036,7 +1070,7 @@ ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
                 case ValueType::Integer:
                     if (!readNumber(v, x)) {
                         why = "not a number";
-                    } else if (std::floor(x) != x) {
+                    } else if (!isWholeNumber(x)) {
                         why = "not a whole number";
                     }
                     break;
@@ -1097,35 +1131,20 @@ ChunkResult parseRange(PassContext& ctx, std::uint64_t begin, std::uint64_t end,
             ++it->second;
         }
         if (res.joint) {
-            // The row's cell: the attributes in request order, up to the first that drops it.
-            JointBinner::Key key = 0;
-            bool counted = true;
-            for (std::size_t r = 0; r < plan.requestColumn.size() && counted; ++r) {
-                const std::size_t j = plan.requestColumn[r];
-                const auto in = plan.types[j] == ValueType::Categorical
-                                    ? res.joint->text(r, texts[j], ln, key)
-                                    : res.joint->number(r, numbers[j], ln, key);
-                if (in == JointBinner::Outcome::Failed) {
-                    res.error = Error{at(ln, static_cast<std::int64_t>(j) + 1) +
-                                      res.joint->failure(r).message};
-                    return res;
-                }
-                counted = in == JointBinner::Outcome::Binned;
-            }
-            if (counted) {
-                res.joint->count(key);
+            if (!(plan.narrowKeys
+                      ? countJointRow<std::uint64_t>(plan, texts, numbers, ln, res)
+                      : countJointRow<JointBinner::Key>(plan, texts, numbers, ln, res))) {
+                return res;
             }
             continue;
         }
         for (std::size_t j : plan.binned) {
             for (std::size_t r : plan.byColumn[j]) {
                 Binner& bn = res.binners[r];
-                Status st = okStatus();
-                if (plan.types[j] == ValueType::Categorical) {
-                    st = bn.addText(texts[j], ln);
-                } else {
-                    st = bn.addNumber(numbers[j], ln);  // NaN for an empty field: missing
-                }
+                // (initialised once, not assigned: no second Status built and reset per value)
+                const Status st = plan.types[j] == ValueType::Categorical
+                                      ? bn.addText(texts[j], ln)
+                                      : bn.addNumber(numbers[j], ln);  // NaN if empty: missing
                 if (!st) {
                     res.error =
                         Error{at(ln, static_cast<std::int64_t>(j) + 1) + st.error().message};
@@ -1250,6 +1269,7 @@ Expected<PassResult> runPass(const std::string& path, const CsvOptions& options,
             return jb.error();
         }
         plan.joint = std::move(jb).value();
+        plan.narrowKeys = plan.joint->narrowKeys();
     }
     if (cap.enabled()) {
         auto j = find(cap.idColumn);

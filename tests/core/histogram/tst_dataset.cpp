@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <numbers>
@@ -84,6 +85,7 @@ private Q_SLOTS:
     void equalWidthEdgeConsistency();
     void equalWidthLabels();
     void integerBins();
+    void wholeNumberTest();
     void categories();
     void numericCategories();
     void binningErrors();
@@ -117,6 +119,66 @@ private Q_SLOTS:
 
 // ---------------------------------------------------------------------------------------------
 // Tables
+
+// isWholeNumber (the integer bins' and the CSV reader's test of a whole number) against its
+// definition std::floor(x) == x: special values, the neighbours of 2⁵², 2⁵³ and 2⁶³, and random
+// doubles of every magnitude and sign (random bit patterns, NaNs included).
+void TestDataset::wholeNumberTest() {
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> xs = {0.0,
+                              -0.0,
+                              0.5,
+                              -0.5,
+                              1.0,
+                              -1.0,
+                              1.5,
+                              -2.5,
+                              std::numeric_limits<double>::denorm_min(),
+                              -std::numeric_limits<double>::denorm_min(),
+                              std::numeric_limits<double>::min(),
+                              std::numeric_limits<double>::max(),
+                              std::numeric_limits<double>::lowest(),
+                              inf,
+                              -inf,
+                              std::numeric_limits<double>::quiet_NaN(),
+                              1e15,
+                              1e15 + 0.5,
+                              9.2233720368547758e18,
+                              -9.2233720368547758e18,
+                              1e300,
+                              -1e300};
+    for (const double base : {0x1p52, 0x1p53, 0x1p63, 0x1p64}) {
+        for (const double sign : {1.0, -1.0}) {
+            double x = sign * base;
+            for (int k = 0; k < 4; ++k) {
+                xs.push_back(x);
+                x = std::nextafter(x, 0.0);
+            }
+            x = sign * base;
+            for (int k = 0; k < 4; ++k) {
+                xs.push_back(x);
+                x = std::nextafter(x, sign * inf);
+            }
+        }
+    }
+    std::mt19937_64 rng(20261128);
+    std::uniform_real_distribution<double> mag(-60.0, 60.0);
+    for (int i = 0; i < 200000; ++i) {
+        std::uint64_t bits = rng();
+        double x = 0;
+        std::memcpy(&x, &bits, sizeof x);
+        xs.push_back(x);
+        const double y = std::exp2(mag(rng));
+        xs.push_back(i % 2 ? y : -y);
+        xs.push_back(std::round(y * 8) / 8);  // many whole numbers and halves, quarters, eighths
+    }
+    for (const double x : xs) {
+        if (isWholeNumber(x) != (std::floor(x) == x)) {
+            QFAIL(qPrintable(
+                QStringLiteral("isWholeNumber(%1) differs from floor").arg(x, 0, 'g', 17)));
+        }
+    }
+}
 
 void TestDataset::tableBasics() {
     std::vector<DataColumn> cols;

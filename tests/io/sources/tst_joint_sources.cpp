@@ -380,6 +380,135 @@ private Q_SLOTS:
                  stop.error().message.c_str());
     }
 
+    // The reader's per-row joint loop (a 64-bit key when the provisional domain is below 2⁶⁴, the
+    // 128-bit key beyond; the Binner's per-value functions inlined into it) against binJoint over
+    // the same values held in a DataTable (the 128-bit key, no CSV): identical cells and reports,
+    // on messy values (signs, leading zeros, spaces, "1.0", exponents, quoted fields, empty
+    // fields, values out of range, unknown categories), with small blocks so that records straddle
+    // block ends, and on 1 and 3 threads. An unknown category under UnknownCategory::Error gives
+    // the same message (with the file's line and column) on both paths.
+    void csvLoopSameAsBinJoint() {
+        std::mt19937_64 rng(28019);
+        std::uniform_int_distribution<int> pick(0, 19), age(-5, 105), cat(0, 6);
+        std::uniform_real_distribution<double> unit(-0.5, 1.5);
+        const char* texts[] = {"x", "y", "zz", "x y", "long category name over sixteen", "é", "q"};
+        std::string csv = "a,b,c,d\n";
+        std::vector<double> av, cv;
+        std::vector<std::string> bv, dv;
+        for (int i = 0; i < 3000; ++i) {
+            // a: whole numbers written in several ways (all read as the same integer)
+            const int ai = age(rng);
+            const int form = pick(rng);
+            std::string at = std::to_string(ai);
+            if (form == 0) {
+                at.clear();
+            } else if (form == 1 && ai >= 0) {
+                at = "+" + at;
+            } else if (form == 2 && ai >= 0) {
+                at = "00" + at;
+            } else if (form == 3) {
+                at = " " + at + "\t";
+            } else if (form == 4) {
+                at += ".0";
+            } else if (form == 5) {
+                at = "\"" + at + "\"";
+            } else if (form == 6 && ai != 0) {
+                at = std::to_string(ai) + "0e-1";
+            }
+            av.push_back(form == 0 ? std::nan("") : ai);
+            const std::string b = pick(rng) == 0 ? std::string() : texts[cat(rng)];
+            bv.push_back(b);
+            const std::string bt = b.find(' ') != std::string::npos ? "\"" + b + "\"" : b;
+            const double c =
+                pick(rng) == 0 ? std::nan("") : std::round(unit(rng) * 64) / 64 + 0.0;  // (no −0)
+            cv.push_back(c);
+            std::string ct = std::isnan(c) ? std::string() : formatShortest(c);
+            if (!ct.empty() && pick(rng) == 1) {
+                ct = formatShortest(c * 1000) + "e-3";  // exact: c is a multiple of 1/64
+            }
+            const std::string d = texts[cat(rng)];
+            dv.push_back(d);
+            csv += at + "," + bt + "," + ct + ",\"" + d + "\"\n";
+        }
+        const std::string path = tmp_.filePath(QStringLiteral("loop.csv")).toStdString();
+        std::ofstream(path, std::ios::binary) << csv;
+        std::vector<DataColumn> cols;
+        cols.push_back(DataColumn::numeric("a", av));
+        cols.push_back(DataColumn::text("b", bv));
+        cols.push_back(DataColumn::numeric("c", cv));
+        cols.push_back(DataColumn::text("d", dv));
+        auto table = DataTable::create(std::move(cols));
+        QVERIFY(table);
+        CsvOptions o;
+        o.types = {{"a", ValueType::Integer}, {"c", ValueType::Float}};
+        o.blockBytes = 97;
+        const std::vector<std::vector<ColumnRequest>> sets = {
+            // dense counts, 64-bit keys
+            {{"a", Binning::integers(0, 99)},
+             {"b", Binning::fixedCategories({"x", "zz", "x y"}, UnknownCategory::Other)},
+             {"c", Binning::equalWidth(8, 0, 1)},
+             {"d", Binning::fixedCategories({"q", "é", "y"})}},
+            {{"d", Binning::distinctValues(CategoryOrder::Sorted)},
+             {"c", Binning::fromEdges({0, 0.25, 0.5, 1}, OutOfRange::Clamp)},
+             {"a", Binning::integers(-3, 100, 7, OutOfRange::Clamp)}},
+            // categories from the data in every column: a provisional domain of 10⁵ ⁴ > 2⁶⁴
+            // cells, 128-bit keys
+            {{"a", Binning::distinctValues()},
+             {"b", Binning::distinctValues(CategoryOrder::Sorted)},
+             {"c", Binning::distinctValues()},
+             {"d", Binning::distinctValues()}}};
+        for (const auto& rq : sets) {
+            auto want = binJoint(*table, rq);
+            QVERIFY2(want, want ? "" : want.error().message.c_str());
+            for (unsigned threads : {1u, 3u}) {
+                o.threads = threads;
+                auto got = csvJointTable(path, o, rq);
+                QVERIFY2(got, got ? "" : got.error().message.c_str());
+                QVERIFY(got->table == want->table);
+                QCOMPARE(got->reports.size(), want->reports.size());
+                for (std::size_t a = 0; a < rq.size(); ++a) {
+                    const BinningReport &g = got->reports[a], &w = want->reports[a];
+                    QCOMPARE(g.rows, w.rows);
+                    QCOMPARE(g.used, w.used);
+                    QCOMPARE(g.missing, w.missing);
+                    QCOMPARE(g.clampedLow, w.clampedLow);
+                    QCOMPARE(g.clampedHigh, w.clampedHigh);
+                    QCOMPARE(g.droppedLow, w.droppedLow);
+                    QCOMPARE(g.droppedHigh, w.droppedHigh);
+                    QCOMPARE(g.unknownCategories, w.unknownCategories);
+                    QCOMPARE(g.otherCategories, w.otherCategories);
+                    QCOMPARE(g.numbers, w.numbers);
+                    QCOMPARE(g.min, w.min);
+                    QCOMPARE(g.max, w.max);
+                }
+                QCOMPARE(got->counted, want->table.total());
+            }
+        }
+        // The first unknown category under Error: the same error, located in the file.
+        for (const bool wide : {false, true}) {
+            std::vector<ColumnRequest> rq = {
+                {"a", wide ? Binning::distinctValues() : Binning::integers(-5, 105)},
+                {"c", wide ? Binning::distinctValues() : Binning::equalWidth(4, -1, 2)},
+                {"b", Binning::distinctValues()},
+                {"d", Binning::fixedCategories({"x", "y", "zz", "x y", "é", "q"},
+                                               UnknownCategory::Error)}};
+            auto want = binJoint(*table, rq);
+            QVERIFY(!want);
+            o.threads = 1;
+            auto got = csvJointTable(path, o, rq);
+            QVERIFY(!got);
+            // binJoint names the row (1-based), the reader the line (the header is line 1) and the
+            // column; the rest of the message is the Binner's.
+            const std::string& w = want.error().message;
+            const std::string& g = got.error().message;
+            const auto row = w.find("in row ");
+            QVERIFY2(row != std::string::npos, w.c_str());
+            const long r = std::stol(w.substr(row + 7));
+            QVERIFY2(g.rfind("line " + std::to_string(r + 1) + ", column 4: ", 0) == 0, g.c_str());
+            QVERIFY2(g.find("'long category name over sixteen'") != std::string::npos, g.c_str());
+        }
+    }
+
     // SQLite keeps rowid order: first-seen categories and the contribution cap (the first rows of
     // each person in file order) agree with the CSV reader too.
     void sqlite() {
