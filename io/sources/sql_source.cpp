@@ -958,7 +958,7 @@ Expected<Plan> buildStandardPlan(const Connection& c, const ColumnInfo& column,
         p.mode = binning.categories.empty() ? Mode::Distinct : Mode::FixedCategories;
         p.numeric = numericColumn;
         if (dateColumn && p.mode == Mode::FixedCategories) {
-            return Error{"column " + quotedName(column.name) +
+            return Error{"column " + quotedName(column.name) + " of the " + c.spec().describe() +
                          " holds dates: a fixed category list of dates cannot be compared "
                          "portably in the standard SQL dialect (use categories from the data, "
                          "or date bins)"};
@@ -978,10 +978,19 @@ Expected<Plan> buildStandardPlan(const Connection& c, const ColumnInfo& column,
         (p.mode == Mode::FixedCategories && binning.categories.size() > limit)) {
         return Error{"column " + quotedName(column.name) + ": at most " +
                      groupThousands(static_cast<long long>(limit)) +
-                     " bins or categories can be counted in the standard SQL dialect (each is a "
-                     "bound parameter)"};
+                     " bins or categories can be counted on the " + c.spec().describe() +
+                     " in the standard SQL dialect (each is a bound parameter)"};
     }
 
+    if (p.mode == Mode::Edges) {
+        // Integer bins end at hi + 1 (exclusive); equal-width and edges: hi belongs to the last
+        // bin if closed (as in buildPlan; the client's classify() reads these too).
+        const auto& e = p.layout.edges;
+        p.lower.assign(e.begin(), e.end() - 1);
+        p.lo = e.front();
+        p.hi = e.back();
+        p.hiInside = binning.kind != BinningKind::Integer && p.layout.closedHi;
+    }
     std::string cs = "CASE WHEN " + v + " IS NULL THEN " + std::to_string(kMissing);
     std::string num;
     if ((p.mode == Mode::Edges && !numericColumn) || (dateColumn && p.mode == Mode::Distinct)) {
@@ -1006,11 +1015,6 @@ Expected<Plan> buildStandardPlan(const Connection& c, const ColumnInfo& column,
         cs += " WHEN " + v + " = '' THEN " + std::to_string(kMissing);
     }
     if (p.mode == Mode::Edges) {
-        const auto& e = p.layout.edges;
-        p.lower.assign(e.begin(), e.end() - 1);
-        p.lo = e.front();
-        p.hi = e.back();
-        p.hiInside = binning.kind != BinningKind::Integer && p.layout.closedHi;
         if (binning.kind == BinningKind::Integer) {
             // Not whole: differs from its BIGINT cast (rounded or truncated, either way equal only
             // for a whole number); beyond 2^52 every double is whole, and the nested CASE keeps

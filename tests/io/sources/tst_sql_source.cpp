@@ -4,6 +4,7 @@
 // PostgreSQL on a real server started for this test (tst_sql_pg_server.h), skipped with the
 // reason when the server binaries are missing.
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -205,6 +206,35 @@ private:
         pgSpec_.password = PgTestServer::kPassword;
         pgSpec_.connectTimeoutSeconds = 5;
         return ok;
+    }
+
+    // The test database in every dialect that reaches it: native, the standard dialect forced on
+    // the native driver, and the standard dialect through psqlODBC (when QODBC and the PostgreSQL
+    // ODBC driver are installed; else said once). The standard dialect must give the same counts.
+    std::vector<std::pair<QString, SqlConnectionSpec>> pgDialects() {
+        std::vector<std::pair<QString, SqlConnectionSpec>> out = {
+            {QStringLiteral("native"), pgSpec_}};
+        SqlConnectionSpec standard = pgSpec_;
+        standard.dialect = SqlDialect::Standard;
+        out.emplace_back(QStringLiteral("standard"), standard);
+        QFile ini(QStringLiteral("/etc/odbcinst.ini"));
+        if (QSqlDatabase::isDriverAvailable(QStringLiteral("QODBC")) &&
+            ini.open(QIODevice::ReadOnly) && ini.readAll().contains("[PostgreSQL Unicode]")) {
+            SqlConnectionSpec odbc;
+            odbc.driver = SqlDriver::ODBC;
+            odbc.odbc =
+                "Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=" + std::to_string(pg_.port()) +
+                ";Database=dpxtest;Uid=" + PgTestServer::kUser + ";Pwd={" +
+                PgTestServer::kPassword + "}";
+            odbc.connectTimeoutSeconds = 5;
+            odbc.dialect = SqlDialect::Standard;
+            out.emplace_back(QStringLiteral("standard through ODBC"), odbc);
+        } else {
+            qInfo(
+                "the standard dialect through ODBC is not tested here: QODBC or the PostgreSQL "
+                "ODBC driver (Debian libqt6sql6-odbc, odbc-postgresql) is missing");
+        }
+        return out;
     }
 
     // Fills table v of the PostgreSQL test database.
@@ -857,13 +887,26 @@ private Q_SLOTS:
         }
         QVERIFY(pgFill(QStringLiteral("INSERT INTO v (x, s, n) VALUES (?::float8, ?, ?::numeric)"),
                        rows));
-        const auto h = sqlHistograms(pgSpec_, "v", {{"x", b}, {"s", b}});
-        QVERIFY2(h, h ? "" : h.error().message.c_str());
-        compareWithCore(h->columns[0], *binColumn(DataColumn::numeric("x", xs), b));
-        compareWithCore(h->columns[1], *binColumn(DataColumn::numeric("s", texts), b));
-        QCOMPARE(skippedCount(*h, "s: not a number"), notNumbers);
-        QCOMPARE(skippedCount(*h, "x: not a number"), std::int64_t{1});
-        QCOMPARE(h->rows, static_cast<std::int64_t>(rows.size()));
+        for (const auto& [dialect, conn] : pgDialects()) {
+            qInfo().noquote() << "dialect:" << dialect;
+            const auto h = sqlHistograms(conn, "v", {{"x", b}, {"s", b}, {"n", b}});
+            QVERIFY2(h, h ? "" : h.error().message.c_str());
+            compareWithCore(h->columns[0], *binColumn(DataColumn::numeric("x", xs), b));
+            compareWithCore(h->columns[1], *binColumn(DataColumn::numeric("s", texts), b));
+            // n holds the numbers of x; where x is NaN, n is NULL (missing).
+            std::vector<double> ns = xs;
+            ns.push_back(NAN);
+            compareWithCore(h->columns[2], *binColumn(DataColumn::numeric("n", ns), b));
+            QCOMPARE(skippedCount(*h, "s: not a number"), notNumbers);
+            QCOMPARE(skippedCount(*h, "x: not a number"), std::int64_t{1});
+            QCOMPARE(skippedCount(*h, "n: not a number"), std::int64_t{0});
+            QCOMPARE(h->rows, static_cast<std::int64_t>(rows.size()));
+            // The joint table of x and s: the rows where both are in range, as core counts them.
+            const auto j = sqlJointTable(conn, "v", {{"x", b}, {"s", b}});
+            const auto jn = sqlJointTable(pgSpec_, "v", {{"x", b}, {"s", b}});
+            QVERIFY2(j, j ? "" : j.error().message.c_str());
+            QVERIFY(jn && j->table == jn->table);
+        }
     }
 
     // Issue #17 item 11 on PostgreSQL: ±Infinity and NaN in double precision and numeric columns,
@@ -885,19 +928,22 @@ private Q_SLOTS:
              {Binning::equalWidth(2, 0, 10), Binning::equalWidth(2, 0, 10, OutOfRange::Clamp),
               Binning::integers(0, 3), Binning::fixedCategories({"1", "2"}, UnknownCategory::Other),
               Binning::distinctValues(CategoryOrder::Sorted)}) {
-            const auto h = sqlHistograms(pgSpec_, "v", {{"x", b}, {"n", b}});
-            QVERIFY2(h, h ? "" : h.error().message.c_str());
-            compareWithCore(h->columns[0], *binColumn(core, b));
-            compareWithCore(h->columns[1],
-                            *binColumn(DataColumn::numeric("n", {1.0, 2.0, 2.0, NAN}), b));
-            QCOMPARE(skippedCount(*h, "x: not a number"), std::int64_t{3});
-            QCOMPARE(skippedCount(*h, "n: not a number"), std::int64_t{4});
-            const auto stopped =
-                sqlHistograms(pgSpec_, "v", {{"x", b}}, {}, {}, BadRowPolicy::Stop);
-            QVERIFY(!stopped);
-            QVERIFY2(stopped.error().message.find("column 'x': 3 values are not a number") !=
-                         std::string::npos,
-                     stopped.error().message.c_str());
+            for (const auto& [dialect, conn] : pgDialects()) {
+                qInfo().noquote() << "dialect:" << dialect;
+                const auto h = sqlHistograms(conn, "v", {{"x", b}, {"n", b}});
+                QVERIFY2(h, h ? "" : h.error().message.c_str());
+                compareWithCore(h->columns[0], *binColumn(core, b));
+                compareWithCore(h->columns[1],
+                                *binColumn(DataColumn::numeric("n", {1.0, 2.0, 2.0, NAN}), b));
+                QCOMPARE(skippedCount(*h, "x: not a number"), std::int64_t{3});
+                QCOMPARE(skippedCount(*h, "n: not a number"), std::int64_t{4});
+                const auto stopped =
+                    sqlHistograms(conn, "v", {{"x", b}}, {}, {}, BadRowPolicy::Stop);
+                QVERIFY(!stopped);
+                QVERIFY2(stopped.error().message.find("column 'x': 3 values are not a number") !=
+                             std::string::npos,
+                         stopped.error().message.c_str());
+            }
         }
     }
 
@@ -919,20 +965,23 @@ private Q_SLOTS:
         QVERIFY(pgFill(QStringLiteral("INSERT INTO v (s, i) VALUES (?, ?::bigint)"), rows));
         const auto scol = DataColumn::text("s", ss);
         const auto icol = DataColumn::numeric("i", is);
-        for (const Binning& b : {Binning::fixedCategories({"a", "a\"\\{,}", "é", "zz"}),
-                                 Binning::fixedCategories({"a", "b"}, UnknownCategory::Other),
-                                 Binning::distinctValues(CategoryOrder::Sorted)}) {
-            const auto h = sqlHistograms(pgSpec_, "v", {{"s", b}});
-            QVERIFY2(h, h ? "" : h.error().message.c_str());
-            compareWithCore(h->columns[0], *binColumn(scol, b));
-        }
-        for (const Binning& b :
-             {Binning::integers(0, 8, 3), Binning::integers(-1, 5, 1, OutOfRange::Clamp),
-              Binning::fixedCategories({"0", "-2", "10"}),
-              Binning::distinctValues(CategoryOrder::Sorted)}) {
-            const auto h = sqlHistograms(pgSpec_, "v", {{"i", b}});
-            QVERIFY2(h, h ? "" : h.error().message.c_str());
-            compareWithCore(h->columns[0], *binColumn(icol, b));
+        for (const auto& [dialect, conn] : pgDialects()) {
+            qInfo().noquote() << "dialect:" << dialect;
+            for (const Binning& b : {Binning::fixedCategories({"a", "a\"\\{,}", "é", "zz"}),
+                                     Binning::fixedCategories({"a", "b"}, UnknownCategory::Other),
+                                     Binning::distinctValues(CategoryOrder::Sorted)}) {
+                const auto h = sqlHistograms(conn, "v", {{"s", b}});
+                QVERIFY2(h, h ? "" : h.error().message.c_str());
+                compareWithCore(h->columns[0], *binColumn(scol, b));
+            }
+            for (const Binning& b :
+                 {Binning::integers(0, 8, 3), Binning::integers(-1, 5, 1, OutOfRange::Clamp),
+                  Binning::fixedCategories({"0", "-2", "10"}),
+                  Binning::distinctValues(CategoryOrder::Sorted)}) {
+                const auto h = sqlHistograms(conn, "v", {{"i", b}});
+                QVERIFY2(h, h ? "" : h.error().message.c_str());
+                compareWithCore(h->columns[0], *binColumn(icol, b));
+            }
         }
     }
 
@@ -1018,27 +1067,33 @@ private Q_SLOTS:
             capped += std::max<std::int64_t>(0, n - 4);
         }
         const Binning b = Binning::integers(0, 6);
-        const auto h = sqlHistograms(pgSpec_, "v", {{"x", b}}, {"person", 4});
-        QVERIFY2(h, h ? "" : h.error().message.c_str());
-        QCOMPARE(h->cappedRows, capped);
-        QCOMPARE(skippedCount(*h, "missing id"), std::int64_t{1});
-        compareWithCore(h->columns[0], *binColumn(DataColumn::numeric("x", kept), b));
-        const auto again = sqlHistograms(pgSpec_, "v", {{"x", b}}, {"person", 4});
-        QVERIFY(again);
-        QCOMPARE(again->columns[0].histogram.counts(), h->columns[0].histogram.counts());
+        for (const auto& [dialect, conn] : pgDialects()) {
+            qInfo().noquote() << "dialect:" << dialect;
+            const auto h = sqlHistograms(conn, "v", {{"x", b}}, {"person", 4});
+            QVERIFY2(h, h ? "" : h.error().message.c_str());
+            QCOMPARE(h->cappedRows, capped);
+            QCOMPARE(skippedCount(*h, "missing id"), std::int64_t{1});
+            compareWithCore(h->columns[0], *binColumn(DataColumn::numeric("x", kept), b));
+            const auto again = sqlHistograms(conn, "v", {{"x", b}}, {"person", 4});
+            QVERIFY(again);
+            QCOMPARE(again->columns[0].histogram.counts(), h->columns[0].histogram.counts());
+        }
     }
 
     void pgInjection() {
         REQUIRE_PG();
         const std::string evil = "x\"; DROP TABLE v; --";
-        const auto h = sqlHistograms(pgSpec_, "we\"ird",
-                                     {{evil, Binning::integers(1, 2)},
-                                      {"it's", Binning::fixedCategories({"a", "'); DROP--"})}});
-        QVERIFY2(h, h ? "" : h.error().message.c_str());
-        QCOMPARE(h->columns[0].histogram.counts(), (std::vector<std::int64_t>{1, 2}));
-        QCOMPARE(h->columns[1].histogram.counts(), (std::vector<std::int64_t>{1, 0}));
-        QCOMPARE(h->columns[1].report.unknownCategories, std::int64_t{1});
-        QCOMPARE(h->columns[1].report.missing, std::int64_t{1});
+        for (const auto& [dialect, conn] : pgDialects()) {
+            qInfo().noquote() << "dialect:" << dialect;
+            const auto h = sqlHistograms(conn, "we\"ird",
+                                         {{evil, Binning::integers(1, 2)},
+                                          {"it's", Binning::fixedCategories({"a", "'); DROP--"})}});
+            QVERIFY2(h, h ? "" : h.error().message.c_str());
+            QCOMPARE(h->columns[0].histogram.counts(), (std::vector<std::int64_t>{1, 2}));
+            QCOMPARE(h->columns[1].histogram.counts(), (std::vector<std::int64_t>{1, 0}));
+            QCOMPARE(h->columns[1].report.unknownCategories, std::int64_t{1});
+            QCOMPARE(h->columns[1].report.missing, std::int64_t{1});
+        }
         const auto bad = sqlHistograms(pgSpec_, "v; DROP TABLE v", {{"x", {}}});
         QVERIFY(!bad);
         QVERIFY(qs(bad.error().message).contains(QStringLiteral("no table")));
