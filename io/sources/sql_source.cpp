@@ -1,5 +1,6 @@
 #include "io/sources/sql_source.h"
 
+#include <QDate>
 #include <QSqlDatabase>
 #include <QSqlDriver>
 #include <QSqlError>
@@ -1163,6 +1164,11 @@ std::optional<double> variantNumber(const QVariant& v) {
     return std::nullopt;
 }
 
+// A date value as the driver reads a date column (the standard dialect's keys).
+bool isDriverDate(const QVariant& v) {
+    return v.typeId() == QMetaType::QDate || v.typeId() == QMetaType::QDateTime;
+}
+
 // One column's (code, key) rows decoded: the bins of declared binnings, the reasons, the
 // categories from the data. sqlHistograms feeds it the rows of its per-column query, sqlJointTable
 // each column of the rows of its one GROUP BY — so both read a code the same way.
@@ -1189,9 +1195,17 @@ public:
         if (code == kClientText) {
             double v = 0;
             std::int64_t days = 0;
-            const std::string text = key.toString().toStdString();
+            // The standard dialect sends dates here as the driver's dates (an invalid one, e.g.
+            // PostgreSQL's infinity, is no date) and blank text (missing).
+            if (isDriverDate(key) && !key.toDate().isValid()) {
+                d.code = kInvalid;
+                return d;
+            }
+            const std::string text = isDriverDate(key)
+                                         ? key.toDate().toString(Qt::ISODate).toStdString()
+                                         : key.toString().toStdString();
             if (text.find_first_not_of(" \t") == std::string::npos) {
-                d.code = kMissing;  // the standard dialect sends blank text here
+                d.code = kMissing;
                 return d;
             }
             if (p_.dates && parseIsoDate(text, days)) {
@@ -1216,6 +1230,15 @@ public:
                     d.category = false;
                 } else {
                     d.num = *v == 0 ? 0.0 : *v;
+                }
+            } else if (isDriverDate(key)) {
+                // Categories of dates from the data in the standard dialect: ISO text, as the
+                // native dialects give; an invalid date (PostgreSQL's infinity) is no date.
+                if (!key.toDate().isValid()) {
+                    d.code = kInvalid;
+                    d.category = false;
+                } else {
+                    d.text = key.toDate().toString(Qt::ISODate).toStdString();
                 }
             } else {
                 d.text = key.toString().toStdString();
