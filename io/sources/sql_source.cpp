@@ -204,8 +204,17 @@ Status Connection::open() {
     } else if (odbc) {
         // The connection string goes to the driver manager as it is (SQLDriverConnect).
         db.setDatabaseName(qs(spec_.odbc));
-        db.setConnectOptions(
-            QStringLiteral("SQL_ATTR_LOGIN_TIMEOUT=%1").arg(spec_.connectTimeoutSeconds));
+        // ODBC's own request timeout (SQL_ATTR_CONNECTION_TIMEOUT, in whole seconds), the one
+        // limit on a statement that ODBC offers through Qt's connect options (the statement
+        // attribute SQL_ATTR_QUERY_TIMEOUT is not reachable); a driver may ignore it. PostgreSQL
+        // behind ODBC in its own dialect also gets statement_timeout below.
+        QString options =
+            QStringLiteral("SQL_ATTR_LOGIN_TIMEOUT=%1").arg(spec_.connectTimeoutSeconds);
+        if (spec_.statementTimeoutMs > 0) {
+            options += QStringLiteral(";SQL_ATTR_CONNECTION_TIMEOUT=%1")
+                           .arg((static_cast<long long>(spec_.statementTimeoutMs) + 999) / 1000);
+        }
+        db.setConnectOptions(options);
     } else {
         // Never create a file: a typo in the path must not leave an empty database behind.
         db.setDatabaseName(qs(spec_.path));
