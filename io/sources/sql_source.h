@@ -123,7 +123,9 @@ Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
 //   reason is the error, with the number of such values.
 // - Contribution cap: at most cap.maxRowsPerPerson rows per value of the id column are kept, in
 //   a deterministic order — PostgreSQL: by md5 of the row's text (identical rows are
-//   interchangeable, so the result does not depend on the physical order); SQLite: by rowid.
+//   interchangeable, so the result does not depend on the physical order); SQLite: by rowid;
+//   the standard dialect: by the rows' codes and values (ROW_NUMBER() OVER (PARTITION BY id
+//   ORDER BY b0, k0, …): the same on every engine, but it favours low bins).
 //   Rows over the cap are counted in `cappedRows`; rows whose id is NULL are skipped ("missing
 //   id").
 // - Each column's BinningReport counts the rows that reached it (capped rows, rows without id
@@ -136,7 +138,8 @@ Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
 //   no row order, so there the categories are sorted (as with CategoryOrder::Sorted).
 // Cancellation: PostgreSQL queries are cancelled on the server (pg_cancel_backend from a second
 // connection) when `stop` is requested; a running SQLite statement cannot be interrupted through
-// Qt Sql, so SQLite stops between columns.
+// Qt Sql, so SQLite stops between columns; so does the standard dialect (ODBC's SQLCancel and
+// SQL_ATTR_QUERY_TIMEOUT are not reachable through Qt Sql).
 Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const std::string& table,
                                          const std::vector<ColumnRequest>& columns,
                                          const ContributionCap& cap = {}, std::stop_token stop = {},
