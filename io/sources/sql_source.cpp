@@ -1982,6 +1982,7 @@ Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std
     const bool pg = c.dialect() == SqlDriver::PostgreSQL;
     std::string v = "t." + *colSql;
     std::string where;
+    std::string sql;
     if (c.standard()) {
         if (ci->type == ValueType::Date) {
             return Error{"column " + quotedName(column) +
@@ -1991,31 +1992,11 @@ Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std
         // Finite numbers only, checked on the value as declared (as in the binning CASE).
         where = "v IS NOT NULL AND v <= " + std::string(kStdMax) + " AND v >= -" + kStdMax +
                 " AND v = v";
-        v = "CAST(" + v + " AS DOUBLE PRECISION)";
-        const std::string sql = "SELECT COUNT(*) AS n, MIN(w) AS lo, MAX(w) AS hi FROM (SELECT " +
-                                v + " AS w FROM (SELECT t." + *colSql + " AS v FROM " + *tableSql +
-                                " AS t) AS s WHERE " + where + ") AS r";
-        auto q = c.run(sql, {}, "the range of column " + quotedName(column), stop);
-        if (!q) {
-            return q.error();
-        }
-        SqlColumnRange r;
-        if (q->next()) {
-            r.numbers = q->value(0).toLongLong();
-            if (r.numbers > 0) {
-                auto lo = variantNumber(q->value(1));
-                auto hi = variantNumber(q->value(2));
-                if (!lo || !hi) {
-                    return Error{"the range of column " + quotedName(column) +
-                                 ": the database returned a value that is not a number"};
-                }
-                r.min = *lo;
-                r.max = *hi;
-            }
-        }
-        return r;
-    }
-    if (pg) {
+        sql =
+            "SELECT COUNT(*) AS n, MIN(w) AS lo, MAX(w) AS hi FROM (SELECT CAST(v AS DOUBLE "
+            "PRECISION) AS w FROM (SELECT " +
+            v + " AS v FROM " + *tableSql + " AS t) AS s WHERE " + where + ") AS r";
+    } else if (pg) {
         if (ci->type == ValueType::Date) {
             v = "(" + v + " - DATE '1970-01-01')::float8";
             where = "v IS NOT NULL AND v <> 'Infinity'::float8 AND v <> '-Infinity'::float8";
@@ -2030,8 +2011,10 @@ Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std
         }
         where = "typeof(v) IN ('integer', 'real')";
     }
-    const std::string sql = "SELECT count(*), min(v), max(v) FROM (SELECT " + v + " AS v FROM " +
-                            *tableSql + " AS t) AS s WHERE " + where;
+    if (sql.empty()) {
+        sql = "SELECT count(*), min(v), max(v) FROM (SELECT " + v + " AS v FROM " + *tableSql +
+              " AS t) AS s WHERE " + where;
+    }
     std::optional<PgCanceller> canceller;
     if (pg) {
         canceller.emplace(spec, c.backendPid(), stop);

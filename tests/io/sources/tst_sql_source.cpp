@@ -103,6 +103,13 @@ void compareWithCore(const BinnedColumn& sql, const BinnedColumn& core) {
     QCOMPARE(sql.report.unknownCategories, core.report.unknownCategories);
 }
 
+// Qt's ODBC driver is there and unixODBC knows the driver `section` ("[SQLite3]").
+bool odbcDriverRegistered(const char* section) {
+    QFile ini(QStringLiteral("/etc/odbcinst.ini"));
+    return QSqlDatabase::isDriverAvailable(QStringLiteral("QODBC")) &&
+           ini.open(QIODevice::ReadOnly) && ini.readAll().contains(section);
+}
+
 std::int64_t skippedCount(const SourceHistograms& h, const std::string& reason) {
     for (const auto& [r, n] : h.skipped) {
         if (r == reason) {
@@ -217,9 +224,7 @@ private:
         SqlConnectionSpec standard = pgSpec_;
         standard.dialect = SqlDialect::Standard;
         out.emplace_back(QStringLiteral("standard"), standard);
-        QFile ini(QStringLiteral("/etc/odbcinst.ini"));
-        if (QSqlDatabase::isDriverAvailable(QStringLiteral("QODBC")) &&
-            ini.open(QIODevice::ReadOnly) && ini.readAll().contains("[PostgreSQL Unicode]")) {
+        if (odbcDriverRegistered("[PostgreSQL Unicode]")) {
             SqlConnectionSpec odbc;
             odbc.driver = SqlDriver::ODBC;
             odbc.odbc =
@@ -476,9 +481,7 @@ private Q_SLOTS:
         SqlConnectionSpec standard = sqlite_;
         standard.dialect = SqlDialect::Standard;
         dialects.emplace_back(QStringLiteral("standard"), standard);
-        QFile ini(QStringLiteral("/etc/odbcinst.ini"));
-        if (QSqlDatabase::isDriverAvailable(QStringLiteral("QODBC")) &&
-            ini.open(QIODevice::ReadOnly) && ini.readAll().contains("[SQLite3]")) {
+        if (odbcDriverRegistered("[SQLite3]")) {
             SqlConnectionSpec odbc;
             odbc.driver = SqlDriver::ODBC;
             odbc.odbc = "Driver={SQLite3};Database=" + sqlitePath_.toStdString();
@@ -913,6 +916,15 @@ private Q_SLOTS:
         QCOMPARE(r->numbers, std::int64_t{2});
         QCOMPARE(r->min, 1.0);
         QCOMPARE(r->max, 2.0);
+        // Every dialect, on a column whose name needs quoting.
+        for (const auto& [dialect, conn] : pgDialects()) {
+            qInfo().noquote() << "dialect:" << dialect;
+            const auto w = sqlColumnRange(conn, "we\"ird", "x\"; DROP TABLE v; --");
+            QVERIFY2(w, w ? "" : w.error().message.c_str());
+            QCOMPARE(w->numbers, std::int64_t{3});
+            QCOMPARE(w->min, 1.0);
+            QCOMPARE(w->max, 2.0);
+        }
     }
 
     void pgEqualWidthMatchesCore_data() { sqliteEqualWidthMatchesCore_data(); }
@@ -1035,6 +1047,21 @@ private Q_SLOTS:
                 QVERIFY2(stopped.error().message.find("column 'x': 3 values are not a number") !=
                              std::string::npos,
                          stopped.error().message.c_str());
+            }
+        }
+        // The standard dialect's range counts finite numbers only (±Infinity, NaN and a numeric
+        // beyond the double range left out).
+        for (const auto& [dialect, conn] : pgDialects()) {
+            if (conn.dialect != SqlDialect::Standard) {
+                continue;
+            }
+            qInfo().noquote() << "range, dialect:" << dialect;
+            for (const char* column : {"x", "n"}) {
+                const auto r = sqlColumnRange(conn, "v", column);
+                QVERIFY2(r, r ? "" : r.error().message.c_str());
+                QCOMPARE(r->numbers, std::int64_t{3});
+                QCOMPARE(r->min, 1.0);
+                QCOMPARE(r->max, 2.0);
             }
         }
     }
