@@ -4,9 +4,11 @@
 // dpx_bench_joint and dropped afterwards), or else a private server started like the tests'
 // (tests/io/sources/tst_sql_pg_server.h: Debian's postgresql in a temporary directory). Without
 // either the benchmark prints SKIP and exits 0. Add --odbc 1 to time the same query through the
-// PostgreSQL ODBC driver too (private server only).
+// PostgreSQL ODBC driver too (private server only), and --standard 1 to time the portable standard
+// SQL dialect (the one other engines get through ODBC) on QPSQL and, with --odbc 1, through
+// psqlODBC; each standard-dialect table is checked cell by cell against the native one.
 //
-//   bench_pg_joint [--rows 1000000] [--reps 5] [--odbc 1]
+//   bench_pg_joint [--rows 1000000] [--reps 5] [--odbc 1] [--standard 1]
 #include <QCoreApplication>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -26,7 +28,8 @@
 int main(int argc, char** argv) {
     using namespace dpx;
     QCoreApplication app(argc, argv);
-    bench::Options o(argc, argv, {{"rows", "1000000"}, {"reps", "5"}, {"odbc", "1"}});
+    bench::Options o(argc, argv,
+                     {{"rows", "1000000"}, {"reps", "5"}, {"odbc", "1"}, {"standard", "1"}});
     bench::printHeader("PostgreSQL joint table by pushdown");
     data::SqlConnectionSpec spec;
     PgTestServer server;
@@ -84,6 +87,7 @@ int main(int argc, char** argv) {
         {"x", Binning::equalWidth(40, -5, 95)},
         {"k", Binning::integers(0, 96)},
         {"c", Binning::fixedCategories({"a", "b", "c", "d"})}};
+    std::optional<ContingencyTable> reference;  // the native QPSQL table
     auto timeIt = [&](const data::SqlConnectionSpec& s, const char* name) -> int {
         std::vector<double> times;
         std::optional<data::SourceTable> last;
@@ -105,6 +109,13 @@ int main(int argc, char** argv) {
             static_cast<unsigned long long>(last->table.occupiedCount()),
             static_cast<long long>(last->counted), bench::median(times),
             *std::min_element(times.begin(), times.end()));
+        if (!reference) {
+            reference = last->table;
+        } else if (!(last->table == *reference)) {
+            std::fprintf(stderr, "bench_pg_joint (%s): the table differs from the native one\n",
+                         name);
+            return 1;
+        }
         return 0;
     };
     // The one-column histogram of x on the same table and server, for a figure that does not
@@ -124,6 +135,12 @@ int main(int argc, char** argv) {
                     bench::median(times));
     }
     int rc = timeIt(spec, "QPSQL");
+    const bool standard = o.integer("standard") != 0;
+    if (rc == 0 && standard) {
+        data::SqlConnectionSpec s = spec;
+        s.dialect = data::SqlDialect::Standard;
+        rc = timeIt(s, "QPSQL-standard");
+    }
     if (rc == 0 && uri.isEmpty() && o.integer("odbc") != 0 &&
         QSqlDatabase::isDriverAvailable(QStringLiteral("QODBC"))) {
         data::SqlConnectionSpec odbc;
@@ -133,6 +150,10 @@ int main(int argc, char** argv) {
             ";Database=postgres;Uid=" + PgTestServer::kUser + ";Pwd={" + PgTestServer::kPassword +
             "}";
         rc = timeIt(odbc, "QODBC");
+        if (rc == 0 && standard) {
+            odbc.dialect = data::SqlDialect::Standard;
+            rc = timeIt(odbc, "QODBC-standard");
+        }
     }
     if (!uri.isEmpty()) {
         QSqlDatabase d = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("drop"));

@@ -1,8 +1,10 @@
 #include "io/sources/sql_source.h"
 
+#include <QDate>
 #include <QSqlDatabase>
 #include <QSqlDriver>
 #include <QSqlError>
+#include <QSqlField>
 #include <QSqlQuery>
 #include <QSqlRecord>
 #include <QString>
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -81,11 +84,12 @@ enum Code : int {
     kLow = -2,
     kHigh = -3,
     kUnknown = -4,
-    kInvalid = -5,     // not a finite number (text, blob, ±Infinity, NaN) in a numeric column
-    kCapped = -6,      // over the contribution cap
-    kNotWhole = -7,    // integer bins, value not whole
-    kMissingId = -8,   // id column NULL
-    kClientText = -9,  // SQLite: text in a numeric binning, parsed by the client
+    kInvalid = -5,    // not a finite number (text, blob, ±Infinity, NaN) in a numeric column
+    kCapped = -6,     // over the contribution cap
+    kNotWhole = -7,   // integer bins, value not whole
+    kMissingId = -8,  // id column NULL
+    kClientText =
+        -9,  // SQLite, standard: text or a date in a numeric binning, parsed by the client
 };
 
 // SQLite's default SQLITE_MAX_VARIABLE_NUMBER (since 3.32): edges and categories are bound
@@ -128,8 +132,13 @@ public:
     QSqlDatabase db() const { return QSqlDatabase::database(name_, false); }
     const SqlConnectionSpec& spec() const { return spec_; }
     // The SQL dialect: the driver's own, or for ODBC the database behind it (PostgreSQL or
-    // SQLite), known after open().
+    // SQLite), known after open(). In the standard dialect it is ODBC (neither) and standard()
+    // is true.
     SqlDriver dialect() const { return dialect_; }
+    bool standard() const { return standard_; }
+    // The standard dialect: a quoted identifier, with the driver's quote character (SQL:
+    // `"`; MySQL through ODBC: a backtick), the character doubled inside.
+    std::string quote(std::string_view name) const;
     std::int64_t backendPid() const { return backendPid_; }
 
     // Runs one statement with positional parameters; the error names `what`.
@@ -141,8 +150,21 @@ private:
     QString name_;
     bool added_ = false;
     SqlDriver dialect_ = SqlDriver::SQLite;
+    bool standard_ = false;
+    char quoteChar_ = '"';
     std::int64_t backendPid_ = 0;
 };
+
+std::string Connection::quote(std::string_view name) const {
+    std::string s(1, quoteChar_);
+    for (char ch : name) {
+        s += ch;
+        if (ch == quoteChar_) {
+            s += ch;
+        }
+    }
+    return s + quoteChar_;
+}
 
 std::string errorText(const QSqlError& e) {
     std::string s = e.databaseText().trimmed().toStdString();
@@ -182,8 +204,17 @@ Status Connection::open() {
     } else if (odbc) {
         // The connection string goes to the driver manager as it is (SQLDriverConnect).
         db.setDatabaseName(qs(spec_.odbc));
-        db.setConnectOptions(
-            QStringLiteral("SQL_ATTR_LOGIN_TIMEOUT=%1").arg(spec_.connectTimeoutSeconds));
+        // ODBC's own request timeout (SQL_ATTR_CONNECTION_TIMEOUT, in whole seconds), the one
+        // limit on a statement that ODBC offers through Qt's connect options (the statement
+        // attribute SQL_ATTR_QUERY_TIMEOUT is not reachable); a driver may ignore it. PostgreSQL
+        // behind ODBC in its own dialect also gets statement_timeout below.
+        QString options =
+            QStringLiteral("SQL_ATTR_LOGIN_TIMEOUT=%1").arg(spec_.connectTimeoutSeconds);
+        if (spec_.statementTimeoutMs > 0) {
+            options += QStringLiteral(";SQL_ATTR_CONNECTION_TIMEOUT=%1")
+                           .arg((static_cast<long long>(spec_.statementTimeoutMs) + 999) / 1000);
+        }
+        db.setConnectOptions(options);
     } else {
         // Never create a file: a typo in the path must not leave an empty database behind.
         db.setDatabaseName(qs(spec_.path));
@@ -194,7 +225,8 @@ Status Connection::open() {
     }
     dialect_ = spec_.driver;
     if (odbc) {
-        // The dialect of the database behind the ODBC driver (Qt reads SQL_DBMS_NAME).
+        // The dialect of the database behind the ODBC driver (Qt reads SQL_DBMS_NAME); any other
+        // engine gets the standard dialect.
         switch (db.driver()->dbmsType()) {
             case QSqlDriver::PostgreSQL:
                 dialect_ = SqlDriver::PostgreSQL;
@@ -202,20 +234,35 @@ Status Connection::open() {
             case QSqlDriver::SQLite:
                 dialect_ = SqlDriver::SQLite;
                 break;
-            default: {
-                const QSqlDriver::DbmsType t = db.driver()->dbmsType();
-                const std::string name = t == QSqlDriver::MSSqlServer   ? "Microsoft SQL Server"
-                                         : t == QSqlDriver::MySqlServer ? "MySQL"
-                                         : t == QSqlDriver::Oracle      ? "Oracle"
-                                         : t == QSqlDriver::Sybase      ? "Sybase"
-                                         : t == QSqlDriver::Interbase   ? "Interbase"
-                                         : t == QSqlDriver::DB2         ? "DB2"
-                                                                        : "an unknown database";
-                return Error{"the " + spec_.describe() + " is " + name +
-                             ": dpx writes its counting SQL for PostgreSQL and SQLite (natively "
-                             "or through ODBC); other databases are not supported yet"};
-            }
+            default:
+                standard_ = true;
         }
+    }
+    switch (spec_.dialect) {
+        case SqlDialect::Auto:
+            break;
+        case SqlDialect::PostgreSQL:  // validate() allows it on QPSQL and ODBC only
+            dialect_ = SqlDriver::PostgreSQL;
+            standard_ = false;
+            break;
+        case SqlDialect::SQLite:  // on QSQLITE and ODBC only
+            dialect_ = SqlDriver::SQLite;
+            standard_ = false;
+            break;
+        case SqlDialect::Standard:
+            standard_ = true;
+    }
+    if (standard_) {
+        // No engine-specific statement: no session settings, no backend id (so no server-side
+        // cancel). The driver's identifier quote (Qt asks ODBC for SQL_IDENTIFIER_QUOTE_CHAR).
+        dialect_ = SqlDriver::ODBC;
+        const QString probe =
+            db.driver()->escapeIdentifier(QStringLiteral("x"), QSqlDriver::FieldName);
+        if (probe.size() == 3 && probe.front() == probe.back() && probe.front().unicode() < 128 &&
+            probe.front() != QLatin1Char('x')) {
+            quoteChar_ = static_cast<char>(probe.front().unicode());
+        }
+        return okStatus();
     }
     const bool pg = dialect_ == SqlDriver::PostgreSQL;
     if (pg) {
@@ -251,7 +298,9 @@ Expected<QSqlQuery> Connection::run(const std::string& sql, const std::vector<QV
                                     const std::string& what, const std::stop_token& stop) {
     QSqlQuery q(db());
     q.setForwardOnly(true);
-    q.setNumericalPrecisionPolicy(QSql::HighPrecision);
+    // The standard dialect reads numbers as binary doubles (SQL_C_DOUBLE): an ODBC driver's text
+    // for a double need not round-trip (the SQLite ODBC driver prints 15 digits).
+    q.setNumericalPrecisionPolicy(standard_ ? QSql::LowPrecisionDouble : QSql::HighPrecision);
     auto fail = [&](const QSqlError& e) -> Error {
         const std::string text = errorText(e);
         if (stop.stop_requested()) {
@@ -333,7 +382,58 @@ private:
 // ---------------------------------------------------------------------------------------------
 // Tables and columns
 
+// The standard dialect: tables and views from the driver's catalogue (Qt's tables(), ODBC
+// SQLTables), by the name the driver gives; the native PostgreSQL driver names tables outside
+// `public` "schema.table".
+std::vector<TableRef> catalogueTables(Connection& c) {
+    QStringList names = c.db().tables(QSql::Tables);
+    names += c.db().tables(QSql::Views);
+    std::vector<TableRef> out;
+    const bool qpsql = c.spec().driver == SqlDriver::PostgreSQL;
+    for (const QString& n : names) {
+        TableRef t{"", n.toStdString(), n.toStdString()};
+        const auto dot = t.name.find('.');
+        if (qpsql && dot != std::string::npos) {
+            t.schema = t.name.substr(0, dot);
+            t.name = t.name.substr(dot + 1);
+        }
+        out.push_back(std::move(t));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const TableRef& a, const TableRef& b) { return a.display < b.display; });
+    out.erase(
+        std::unique(out.begin(), out.end(),
+                    [](const TableRef& a, const TableRef& b) { return a.display == b.display; }),
+        out.end());
+    return out;
+}
+
+// A column's type from the type the driver reports (Qt's QSqlField from ODBC SQLColumns).
+ValueType catalogueType(QMetaType::Type t) {
+    switch (t) {
+        case QMetaType::Short:
+        case QMetaType::UShort:
+        case QMetaType::Int:
+        case QMetaType::UInt:
+        case QMetaType::Long:
+        case QMetaType::ULong:
+        case QMetaType::LongLong:
+        case QMetaType::ULongLong:
+            return ValueType::Integer;
+        case QMetaType::Float:
+        case QMetaType::Double:
+            return ValueType::Float;
+        case QMetaType::QDate:
+            return ValueType::Date;
+        default:
+            return ValueType::Categorical;
+    }
+}
+
 Expected<std::vector<TableRef>> listTableRefs(Connection& c) {
+    if (c.standard()) {
+        return catalogueTables(c);
+    }
     const bool pg = c.dialect() == SqlDriver::PostgreSQL;
     const std::string sql =
         pg ? "SELECT table_schema, table_name FROM information_schema.tables "
@@ -375,6 +475,25 @@ Expected<TableRef> resolveTable(Connection& c, const std::string& table) {
 }
 
 Expected<std::vector<ColumnInfo>> listColumnsOf(Connection& c, const TableRef& t) {
+    if (c.standard()) {
+        const QSqlRecord rec = c.db().record(qs(t.display));
+        if (rec.isEmpty()) {
+            const QSqlError e = c.db().lastError();
+            return Error{"listing the columns of " + quotedName(t.display) + " failed on the " +
+                         c.spec().describe() + ": " +
+                         (e.isValid() ? errorText(e) : "the driver lists no column")};
+        }
+        std::vector<ColumnInfo> out;
+        for (int i = 0; i < rec.count(); ++i) {
+            const QSqlField f = rec.field(i);
+            ColumnInfo ci;
+            ci.name = f.name().toStdString();
+            ci.declaredType = f.metaType().name() ? f.metaType().name() : "unknown";
+            ci.type = catalogueType(static_cast<QMetaType::Type>(f.metaType().id()));
+            out.push_back(std::move(ci));
+        }
+        return out;
+    }
     const bool pg = c.dialect() == SqlDriver::PostgreSQL;
     // The table name is a bound parameter here (pragma_table_info takes it as an argument).
     auto q = pg ? c.run(
@@ -450,6 +569,8 @@ struct Plan {
     // The pieces of the query: the column in the inner select, the CASE giving the code `b` and
     // the value `v` sent back with it; and the whole query for this column alone.
     std::string innerItem, caseSql, valueSql;
+    // Standard dialect: values may come back as kClientText with the value as key.
+    bool clientText = false;
     std::string sql;
     std::vector<QVariant> params;
     std::vector<std::string> paramText;  // for sqlHistogramQuery: the parameters as text
@@ -793,6 +914,249 @@ Expected<Plan> buildPlan(SqlDriver driver, const std::string& tableSql, const Co
 }
 
 // ---------------------------------------------------------------------------------------------
+// The standard dialect (SQL:2003 core): CASE, comparisons, CAST(… AS DOUBLE PRECISION / BIGINT),
+// IS NULL, COUNT(*), derived tables, GROUP BY column names (not ordinals: SQL Server and Oracle
+// have none), ROW_NUMBER() OVER for the cap. No array, regular expression, hash, typeof or date
+// arithmetic. What cannot be written so is done on the client from aggregates: text in a numeric
+// binning and date columns come back grouped by value (code kClientText) and are parsed with core's
+// parseNumber / parseIsoDate, as SQLite text is.
+
+// The double bounds of the checks: beyond ±DBL_MAX is not a finite number (±infinity;
+// PostgreSQL's NaN sorts above every number; the bound is the PostgreSQL path's), and a nonzero
+// decimal closer to 0 than half the smallest subnormal underflows. Literals, not parameters:
+// compared with the column as declared (before any cast, which would fail on a decimal beyond the
+// double range), a parameter would take the column's type (an integer column: an integer
+// parameter). The small bound is 2.4703282292062328e-324, a hair above the midpoint where decimals
+// round to 0, not the PostgreSQL path's hair below it: read as a double it must be the smallest
+// subnormal (PostgreSQL refuses a double literal that underflows to 0), so for a double column the
+// test is never true; for a decimal column it calls the decimals between the two bounds (17th
+// significant digit) not a number where the PostgreSQL path reads 5e-324.
+constexpr const char* kStdMax = "1.797693134862315807937289714053E308";
+constexpr const char* kStdTiny = "2.4703282292062328E-324";
+
+Expected<Plan> buildStandardPlan(const Connection& c, const ColumnInfo& column,
+                                 const Binning& binning, const std::string& alias) {
+    if (auto ok = binning.validate(); !ok) {
+        return Error{"column " + quotedName(column.name) + ": " + ok.error().message};
+    }
+    Plan p;
+    p.binning = binning;
+    auto layout = binLayout(binning);
+    if (!layout) {
+        return Error{"column " + quotedName(column.name) + ": " + layout.error().message};
+    }
+    p.layout = std::move(layout).value();
+    if (column.name.empty() || column.name.find('\0') != std::string::npos) {
+        return Error{"the column name " + quotedName(column.name) + " cannot be quoted"};
+    }
+    const bool numericColumn = column.type == ValueType::Integer || column.type == ValueType::Float;
+    const bool dateColumn = column.type == ValueType::Date;
+    const std::string v = alias;
+    // A double bound as a parameter (SQL_C_DOUBLE: exact) and cast to DOUBLE PRECISION, so that
+    // no engine infers its type from the other operand.
+    auto number = [&](double x) {
+        p.paramText.push_back(exactDouble(x));
+        p.params.emplace_back(x);
+        return std::string("CAST(? AS DOUBLE PRECISION)");
+    };
+    auto text = [&](const std::string& x) {
+        p.paramText.push_back(x.size() > 60 ? "'" + x.substr(0, 57) + "...'" : "'" + x + "'");
+        p.params.emplace_back(qs(x));
+        return std::string("?");
+    };
+    if (binning.kind == BinningKind::Categories) {
+        p.mode = binning.categories.empty() ? Mode::Distinct : Mode::FixedCategories;
+        p.numeric = numericColumn;
+        if (dateColumn && p.mode == Mode::FixedCategories) {
+            return Error{"column " + quotedName(column.name) + " of the " + c.spec().describe() +
+                         " holds dates: a fixed category list of dates cannot be compared "
+                         "portably in the standard SQL dialect (use categories from the data, "
+                         "or date bins)"};
+        }
+    } else {
+        p.mode = Mode::Edges;
+        p.numeric = true;
+        p.dates = dateColumn;
+        if (!numericColumn && !dateColumn && column.type != ValueType::Categorical) {
+            return Error{"column " + quotedName(column.name) + " has the type " +
+                         quotedName(column.declaredType) + "; " + binningKindName(binning.kind) +
+                         " bins need numbers (use categories)"};
+        }
+    }
+    const std::size_t limit = kSqliteMaxParams;
+    if ((p.mode == Mode::Edges && p.layout.edges.size() > limit) ||
+        (p.mode == Mode::FixedCategories && binning.categories.size() > limit)) {
+        return Error{"column " + quotedName(column.name) + ": at most " +
+                     groupThousands(static_cast<long long>(limit)) +
+                     " bins or categories can be counted on the " + c.spec().describe() +
+                     " in the standard SQL dialect (each is a bound parameter)"};
+    }
+
+    if (p.mode == Mode::Edges) {
+        // Integer bins end at hi + 1 (exclusive); equal-width and edges: hi belongs to the last
+        // bin if closed (as in buildPlan; the client's classify() reads these too).
+        const auto& e = p.layout.edges;
+        p.lower.assign(e.begin(), e.end() - 1);
+        p.lo = e.front();
+        p.hi = e.back();
+        p.hiInside = binning.kind != BinningKind::Integer && p.layout.closedHi;
+    }
+    std::string cs = "CASE WHEN " + v + " IS NULL THEN " + std::to_string(kMissing);
+    std::string num;
+    if ((p.mode == Mode::Edges && !numericColumn) || (dateColumn && p.mode == Mode::Distinct)) {
+        // Text binned as numbers, and dates: grouped by value, parsed by the client (a text that
+        // is blank is missing there, as in SQLite).
+        p.clientText = p.mode == Mode::Edges;
+        cs += " ELSE " + std::to_string(p.clientText ? kClientText : 0) + " END";
+        p.innerItem = "t." + c.quote(column.name) + " AS " + alias;
+        p.caseSql = cs;
+        p.valueSql = v;
+        return p;
+    }
+    if (p.numeric) {
+        // Not a finite double: beyond ±DBL_MAX (±infinity, PostgreSQL's NaN), NaN (x <> x), or
+        // underflowing to 0 — checked on the value as declared, before the cast.
+        cs += " WHEN " + v + " > " + kStdMax + " OR " + v + " < -" + kStdMax + " OR " + v + " <> " +
+              v + " OR (" + v + " <> 0 AND " + v + " < " + kStdTiny + " AND " + v + " > -" +
+              kStdTiny + ") THEN " + std::to_string(kInvalid);
+        num = "CAST(" + v + " AS DOUBLE PRECISION)";
+    } else {
+        num = v;
+        cs += " WHEN " + v + " = '' THEN " + std::to_string(kMissing);
+    }
+    if (p.mode == Mode::Edges) {
+        if (binning.kind == BinningKind::Integer) {
+            // Not whole: differs from its BIGINT cast (rounded or truncated, either way equal only
+            // for a whole number); beyond 2^52 every double is whole, and the nested CASE keeps
+            // the cast from meeting a value it would overflow on.
+            cs += " WHEN (CASE WHEN " + num + " > -4503599627370496.0 AND " + num +
+                  " < 4503599627370496.0 THEN CASE WHEN " + num + " <> CAST(" + num +
+                  " AS BIGINT) THEN 1 ELSE 0 END ELSE 0 END) = 1 THEN " + std::to_string(kNotWhole);
+        }
+        cs += " WHEN " + num + " < " + number(p.lo) + " THEN " + std::to_string(kLow);
+        cs += " WHEN " + num + (p.hiInside ? " > " : " >= ") + number(p.hi) + " THEN " +
+              std::to_string(kHigh);
+        // The bin among core's lower edges: a balanced CASE tree (depth log2 k), as in SQLite.
+        std::function<std::string(std::size_t, std::size_t)> tree = [&](std::size_t a,
+                                                                        std::size_t b) {
+            if (a == b) {
+                return std::to_string(a);
+            }
+            const std::size_t mid = (a + b + 1) / 2;
+            std::string t = "CASE WHEN " + num + " < " + number(p.lower[mid]) + " THEN ";
+            t += tree(a, mid - 1);
+            return t + " ELSE " + tree(mid, b) + " END";
+        };
+        cs += " ELSE " + tree(0, p.lower.size() - 1) + " END";
+    } else if (p.mode == Mode::FixedCategories) {
+        if (p.numeric) {
+            for (const std::string& cat : binning.categories) {
+                double x = 0;
+                if (!parseNumber(cat, x)) {
+                    return Error{"the category " + quotedName(cat) +
+                                 " is not a number, but column " + quotedName(column.name) +
+                                 " is numeric (" + column.declaredType + ")"};
+                }
+                p.numericCategories.push_back(x == 0 ? 0.0 : x);
+            }
+            std::vector<double> sorted = p.numericCategories;
+            std::sort(sorted.begin(), sorted.end());
+            if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+                return Error{"the category list has a value twice"};
+            }
+        }
+        for (std::size_t i = 0; i < binning.categories.size(); ++i) {
+            cs += " WHEN " + num + " = " +
+                  (p.numeric ? number(p.numericCategories[i]) : text(binning.categories[i])) +
+                  " THEN " + std::to_string(i);
+        }
+        cs += " ELSE " + std::to_string(kUnknown) + " END";
+    } else {
+        cs += " ELSE 0 END";
+    }
+    p.innerItem = "t." + c.quote(column.name) + " AS " + alias;
+    p.caseSql = cs;
+    p.valueSql = p.mode == Mode::Distinct ? num : v;
+    return p;
+}
+
+// The one GROUP BY of the standard dialect over the columns `plans` (their values aliased dpx_v0,
+// dpx_v1, …): result columns b0, k0, b1, k1, …, n — a code, the value where the client needs it
+// (categories from the data, kClientText) else NULL, and the count.
+//   SELECT b0, k0, …, COUNT(*) AS n FROM (
+//     [cap: SELECT CASE WHEN dpx_id IS NULL THEN -8 WHEN dpx_rn > C THEN -6 ELSE b0 END AS b0, …
+//           FROM (SELECT …, ROW_NUMBER() OVER (PARTITION BY dpx_id ORDER BY b0, k0, …) AS dpx_rn]
+//     SELECT b0, CASE WHEN b0 = 0 THEN v0 END AS k0, …, dpx_id
+//     FROM (SELECT <case0> AS b0, <value0> AS v0, …, dpx_id
+//           FROM (SELECT t."c0" AS dpx_v0, …, t."id" AS dpx_id FROM "T" AS t) AS s) AS q) AS r
+//   GROUP BY b0, k0, …
+// The cap's order is the codes and values themselves, so it is the same on every engine (except
+// that text values sort in the engine's collation); its integer is a literal (to_string of a
+// validated int64, no user text).
+struct StandardQuery {
+    std::string sql;
+    std::vector<QVariant> params;
+};
+
+StandardQuery standardQuery(const Connection& c, const std::vector<const Plan*>& plans,
+                            const std::string& tableSql, const ContributionCap& cap) {
+    StandardQuery out;
+    const bool capped = cap.enabled();
+    std::string inner = "SELECT ";
+    std::string mid = "SELECT ";
+    std::string keyed = "SELECT ";
+    std::string ranked = "SELECT ";
+    std::string order;
+    std::string applied = "SELECT ";
+    std::string outer = "SELECT ";
+    std::string groups;
+    for (std::size_t j = 0; j < plans.size(); ++j) {
+        const Plan& p = *plans[j];
+        const std::string sep = j ? ", " : "";
+        const std::string b = "b" + std::to_string(j);
+        const std::string v = "v" + std::to_string(j);
+        const std::string k = "k" + std::to_string(j);
+        inner += sep + p.innerItem;
+        mid += sep + p.caseSql + " AS " + b + ", " + p.valueSql + " AS " + v;
+        const bool keyNeeded = p.mode == Mode::Distinct || p.clientText;
+        const std::string keyCode =
+            p.mode == Mode::Distinct ? "0" : std::to_string(static_cast<int>(kClientText));
+        keyed += sep + b +
+                 (keyNeeded ? ", CASE WHEN " + b + " = " + keyCode + " THEN " + v + " END AS " + k
+                            : std::string());
+        ranked += sep + b + (keyNeeded ? ", " + k : "");
+        order += sep + b + (keyNeeded ? ", " + k : "");
+        if (capped) {
+            applied += sep + "CASE WHEN dpx_id IS NULL THEN " + std::to_string(kMissingId) +
+                       " WHEN dpx_rn > " + std::to_string(cap.maxRowsPerPerson) + " THEN " +
+                       std::to_string(kCapped) + " ELSE " + b + " END AS " + b;
+            if (keyNeeded) {
+                applied += ", CASE WHEN dpx_id IS NULL OR dpx_rn > " +
+                           std::to_string(cap.maxRowsPerPerson) + " THEN NULL ELSE " + k +
+                           " END AS " + k;
+            }
+        }
+        outer += b + ", " + (keyNeeded ? k : "NULL AS " + k) + ", ";
+        groups += sep + b + (keyNeeded ? ", " + k : "");
+        out.params.insert(out.params.end(), p.params.begin(), p.params.end());
+    }
+    if (capped) {
+        inner += ", t." + c.quote(cap.idColumn) + " AS dpx_id";
+        mid += ", dpx_id";
+        keyed += ", dpx_id";
+    }
+    inner += " FROM " + tableSql + " AS t";
+    std::string from = keyed + " FROM (" + mid + " FROM (" + inner + ") AS s) AS q";
+    if (capped) {
+        ranked += ", dpx_id, ROW_NUMBER() OVER (PARTITION BY dpx_id ORDER BY " + order +
+                  ") AS dpx_rn FROM (" + from + ") AS r";
+        from = applied + " FROM (" + ranked + ") AS w";
+    }
+    out.sql = outer + "COUNT(*) AS n FROM (" + from + ") AS x GROUP BY " + groups;
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reading the result back
 
 std::optional<double> variantNumber(const QVariant& v) {
@@ -807,6 +1171,11 @@ std::optional<double> variantNumber(const QVariant& v) {
         return d;
     }
     return std::nullopt;
+}
+
+// A date value as the driver reads a date column (the standard dialect's keys).
+bool isDriverDate(const QVariant& v) {
+    return v.typeId() == QMetaType::QDate || v.typeId() == QMetaType::QDateTime;
 }
 
 // One column's (code, key) rows decoded: the bins of declared binnings, the reasons, the
@@ -835,7 +1204,19 @@ public:
         if (code == kClientText) {
             double v = 0;
             std::int64_t days = 0;
-            const std::string text = key.toString().toStdString();
+            // The standard dialect sends dates here as the driver's dates (an invalid one, e.g.
+            // PostgreSQL's infinity, is no date) and blank text (missing).
+            if (isDriverDate(key) && !key.toDate().isValid()) {
+                d.code = kInvalid;
+                return d;
+            }
+            const std::string text = isDriverDate(key)
+                                         ? key.toDate().toString(Qt::ISODate).toStdString()
+                                         : key.toString().toStdString();
+            if (text.find_first_not_of(" \t") == std::string::npos) {
+                d.code = kMissing;
+                return d;
+            }
             if (p_.dates && parseIsoDate(text, days)) {
                 d.code = classify(static_cast<double>(days));
             } else if (p_.dates || !parseNumber(text, v)) {
@@ -858,6 +1239,15 @@ public:
                     d.category = false;
                 } else {
                     d.num = *v == 0 ? 0.0 : *v;
+                }
+            } else if (isDriverDate(key)) {
+                // Categories of dates from the data in the standard dialect: ISO text, as the
+                // native dialects give; an invalid date (PostgreSQL's infinity) is no date.
+                if (!key.toDate().isValid()) {
+                    d.code = kInvalid;
+                    d.category = false;
+                } else {
+                    d.text = key.toDate().toString(Qt::ISODate).toStdString();
                 }
             } else {
                 d.text = key.toString().toStdString();
@@ -1145,7 +1535,11 @@ Expected<PreparedColumns> prepareColumns(Connection& c, const std::string& table
     if (!cols) {
         return cols.error();
     }
-    auto tableSql = qualifiedName(c.dialect(), *t);
+    auto tableSql =
+        c.standard()
+            ? Expected<std::string>((t->schema.empty() ? std::string() : c.quote(t->schema) + ".") +
+                                    c.quote(t->name))
+            : qualifiedName(c.dialect(), *t);
     if (!tableSql) {
         return tableSql.error();
     }
@@ -1160,8 +1554,10 @@ Expected<PreparedColumns> prepareColumns(Connection& c, const std::string& table
         if (!ci) {
             return ci.error();
         }
-        auto plan = buildPlan(c.dialect(), *tableSql, *ci, columns[i].binning, cap,
-                              aliased ? "dpx_v" + std::to_string(i) : std::string("dpx_v"));
+        const std::string alias = aliased ? "dpx_v" + std::to_string(i) : std::string("dpx_v");
+        auto plan = c.standard()
+                        ? buildStandardPlan(c, *ci, columns[i].binning, alias)
+                        : buildPlan(c.dialect(), *tableSql, *ci, columns[i].binning, cap, alias);
         if (!plan) {
             return plan.error();
         }
@@ -1195,6 +1591,31 @@ Error badValueError(const std::string& table,
 
 // ---------------------------------------------------------------------------------------------
 // Public API
+
+const char* sqlDialectName(SqlDialect dialect) {
+    switch (dialect) {
+        case SqlDialect::Auto:
+            return "auto";
+        case SqlDialect::PostgreSQL:
+            return "postgresql";
+        case SqlDialect::SQLite:
+            return "sqlite";
+        case SqlDialect::Standard:
+            return "standard";
+    }
+    return "?";
+}
+
+Expected<SqlDialect> parseSqlDialect(std::string_view text) {
+    for (SqlDialect d :
+         {SqlDialect::Auto, SqlDialect::PostgreSQL, SqlDialect::SQLite, SqlDialect::Standard}) {
+        if (text == sqlDialectName(d)) {
+            return d;
+        }
+    }
+    return Error{"the SQL dialect " + quotedName(text) +
+                 " is not auto, postgresql, sqlite or standard"};
+}
 
 const char* sqlDriverName(SqlDriver driver) {
     switch (driver) {
@@ -1291,6 +1712,13 @@ Status validateTimeouts(int connectTimeoutSeconds, int statementTimeoutMs) {
 }  // namespace
 
 Status SqlConnectionSpec::validate() const {
+    if ((dialect == SqlDialect::PostgreSQL && driver == SqlDriver::SQLite) ||
+        (dialect == SqlDialect::SQLite && driver == SqlDriver::PostgreSQL)) {
+        return Error{std::string("the SQL dialect ") + sqlDialectName(dialect) +
+                     " does not fit a " + sqlDriverName(driver) +
+                     " source (use auto or standard; postgresql and sqlite can be forced on ODBC "
+                     "sources)"};
+    }
     if (driver == SqlDriver::SQLite) {
         if (path.empty()) {
             return Error{"the SQLite file path is empty"};
@@ -1541,15 +1969,34 @@ Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std
                      " holds text (" + (ci->declaredType.empty() ? "no type" : ci->declaredType) +
                      "), so it has no numeric range"};
     }
-    auto tableSql = qualifiedName(c.dialect(), *t);
-    auto colSql = quoteSqlIdentifier(column);
+    auto tableSql =
+        c.standard()
+            ? Expected<std::string>((t->schema.empty() ? std::string() : c.quote(t->schema) + ".") +
+                                    c.quote(t->name))
+            : qualifiedName(c.dialect(), *t);
+    auto colSql =
+        c.standard() ? Expected<std::string>(c.quote(column)) : quoteSqlIdentifier(column);
     if (!tableSql || !colSql) {
         return !tableSql ? tableSql.error() : colSql.error();
     }
     const bool pg = c.dialect() == SqlDriver::PostgreSQL;
     std::string v = "t." + *colSql;
     std::string where;
-    if (pg) {
+    std::string sql;
+    if (c.standard()) {
+        if (ci->type == ValueType::Date) {
+            return Error{"column " + quotedName(column) +
+                         " holds dates, which the standard SQL dialect cannot turn into numbers "
+                         "portably; declare its range"};
+        }
+        // Finite numbers only, checked on the value as declared (as in the binning CASE).
+        where = "v IS NOT NULL AND v <= " + std::string(kStdMax) + " AND v >= -" + kStdMax +
+                " AND v = v";
+        sql =
+            "SELECT COUNT(*) AS n, MIN(w) AS lo, MAX(w) AS hi FROM (SELECT CAST(v AS DOUBLE "
+            "PRECISION) AS w FROM (SELECT " +
+            v + " AS v FROM " + *tableSql + " AS t) AS s WHERE " + where + ") AS r";
+    } else if (pg) {
         if (ci->type == ValueType::Date) {
             v = "(" + v + " - DATE '1970-01-01')::float8";
             where = "v IS NOT NULL AND v <> 'Infinity'::float8 AND v <> '-Infinity'::float8";
@@ -1564,8 +2011,10 @@ Expected<SqlColumnRange> sqlColumnRange(const SqlConnectionSpec& spec, const std
         }
         where = "typeof(v) IN ('integer', 'real')";
     }
-    const std::string sql = "SELECT count(*), min(v), max(v) FROM (SELECT " + v + " AS v FROM " +
-                            *tableSql + " AS t) AS s WHERE " + where;
+    if (sql.empty()) {
+        sql = "SELECT count(*), min(v), max(v) FROM (SELECT " + v + " AS v FROM " + *tableSql +
+              " AS t) AS s WHERE " + where;
+    }
     std::optional<PgCanceller> canceller;
     if (pg) {
         canceller.emplace(spec, c.backendPid(), stop);
@@ -1711,14 +2160,17 @@ Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const st
             return Error{what + ": cancelled"};
         }
         const Plan& p = plans[i];
-        auto q = c.run(p.sql, p.params,
+        // The standard dialect: the one GROUP BY of the joint table over this column alone.
+        const StandardQuery sq =
+            c.standard() ? standardQuery(c, {&p}, *tableSql, cap) : StandardQuery{};
+        auto q = c.run(c.standard() ? sq.sql : p.sql, c.standard() ? sq.params : p.params,
                        "counting column " + quotedName(columns[i].column) + " of table " +
                            quotedName(t->display),
                        stop);
         if (!q) {
             return q.error();
         }
-        const bool hasPos = q->record().count() > 3;
+        const bool hasPos = !c.standard() && q->record().count() > 3;
         while (q->next()) {
             ResultRow row;
             row.code = q->value(0).toInt();
@@ -1865,8 +2317,18 @@ Expected<SourceTable> sqlJointTable(const SqlConnectionSpec& spec, const std::st
         mid += ", dpx_pos AS pos";
     }
     inner += capItems(dialect, cap) + " FROM " + prepared->tableSql + " AS t";
-    const std::string sql = outer + "count(*)" + (needPos ? ", min(pos)" : "") + " FROM (" + mid +
-                            " FROM (" + inner + ") AS s) AS q GROUP BY " + groups;
+    std::string sql = outer + "count(*)" + (needPos ? ", min(pos)" : "") + " FROM (" + mid +
+                      " FROM (" + inner + ") AS s) AS q GROUP BY " + groups;
+    if (c.standard()) {
+        std::vector<const Plan*> all;
+        for (const Plan& p : plans) {
+            all.push_back(&p);
+        }
+        StandardQuery sq = standardQuery(c, all, prepared->tableSql, cap);
+        sql = std::move(sq.sql);
+        params = std::move(sq.params);
+        needPos = false;
+    }
     const std::string what = "counting the joint table of " + quotedName(prepared->table.display);
     auto q = c.run(sql, params, what, stop);
     if (!q) {

@@ -5,8 +5,11 @@
 // ODBC: the SQL is written in the dialect of the database behind the ODBC driver, which Qt reports
 // after connecting (SQL_DBMS_NAME): PostgreSQL (e.g. psqlODBC, Debian odbc-postgresql) and SQLite
 // (e.g. the SQLite ODBC driver) get exactly the SQL of the native drivers, so the counts agree to
-// the last row; any other database is refused with a message naming it (its dialect has no
-// binning expressions yet).
+// the last row; any other database (SQL Server, MySQL, Oracle, DB2, …) gets the portable
+// "standard" dialect (SQL:2003 core plus ROW_NUMBER() OVER): CASE comparisons against bound
+// parameters, CAST, COUNT(*), tables and columns from the driver's catalogue (SQLTables,
+// SQLColumns). SqlConnectionSpec::dialect forces a dialect (the tests force "standard" on
+// PostgreSQL and SQLite, the engines that run here).
 //
 // Histograms are pushed into the database: a GROUP BY over a binning expression that maps every
 // row to a bin index or to a reason code (missing, below/above the range, unknown category, not
@@ -42,6 +45,17 @@ namespace dpx::data {
 enum class SqlDriver { SQLite, PostgreSQL, ODBC };
 const char* sqlDriverName(SqlDriver driver);  // "SQLite" / "PostgreSQL" / "ODBC"
 
+// The SQL the counting queries are written in. Auto: the driver's own (QSQLITE → SQLite, QPSQL →
+// PostgreSQL) and, through ODBC, the database's (PostgreSQL and SQLite by name, Standard for any
+// other). Standard: portable SQL for any engine (docs/data-sources.md, "The standard dialect"):
+// same bins, reports and policies; a contribution cap keeps each person's rows in the order of
+// their bins (not by md5 or rowid), categories from the data are sorted, and there is no statement
+// timeout or cancellation inside a statement. PostgreSQL / SQLite may be forced on an ODBC source
+// (an engine that speaks that dialect), never on the other native driver.
+enum class SqlDialect { Auto, PostgreSQL, SQLite, Standard };
+const char* sqlDialectName(SqlDialect dialect);  // "auto" / "postgresql" / "sqlite" / "standard"
+Expected<SqlDialect> parseSqlDialect(std::string_view text);
+
 struct SqlConnectionSpec {
     SqlDriver driver = SqlDriver::SQLite;
     // SQLite: the database file; it must exist (it is opened read-only, never created).
@@ -58,6 +72,7 @@ struct SqlConnectionSpec {
     std::string odbc;
     int connectTimeoutSeconds = 10;   // 1..3600 (libpq connect_timeout; ODBC login timeout)
     int statementTimeoutMs = 300000;  // 0 = none; else 1..2^31−1 ms (PostgreSQL statement_timeout)
+    SqlDialect dialect = SqlDialect::Auto;
 
     Status validate() const;
     // For messages: "SQLite file /x/y.db", "PostgreSQL database d as user u on host:port" or
@@ -108,7 +123,9 @@ Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
 //   reason is the error, with the number of such values.
 // - Contribution cap: at most cap.maxRowsPerPerson rows per value of the id column are kept, in
 //   a deterministic order — PostgreSQL: by md5 of the row's text (identical rows are
-//   interchangeable, so the result does not depend on the physical order); SQLite: by rowid.
+//   interchangeable, so the result does not depend on the physical order); SQLite: by rowid;
+//   the standard dialect: by the rows' codes and values (ROW_NUMBER() OVER (PARTITION BY id
+//   ORDER BY b0, k0, …): the same on every engine, but it favours low bins).
 //   Rows over the cap are counted in `cappedRows`; rows whose id is NULL are skipped ("missing
 //   id").
 // - Each column's BinningReport counts the rows that reached it (capped rows, rows without id
@@ -121,7 +138,8 @@ Expected<std::vector<ColumnInfo>> sqlListColumns(const SqlConnectionSpec& spec,
 //   no row order, so there the categories are sorted (as with CategoryOrder::Sorted).
 // Cancellation: PostgreSQL queries are cancelled on the server (pg_cancel_backend from a second
 // connection) when `stop` is requested; a running SQLite statement cannot be interrupted through
-// Qt Sql, so SQLite stops between columns.
+// Qt Sql, so SQLite stops between columns; so does the standard dialect (ODBC's SQLCancel and
+// SQL_ATTR_QUERY_TIMEOUT are not reachable through Qt Sql).
 Expected<SourceHistograms> sqlHistograms(const SqlConnectionSpec& spec, const std::string& table,
                                          const std::vector<ColumnRequest>& columns,
                                          const ContributionCap& cap = {}, std::stop_token stop = {},

@@ -108,7 +108,8 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv, JointO
                                              "max-record-bytes",
                                              "max-fields",
                                              "max-file-bytes",
-                                             "format"};
+                                             "format",
+                                             "sql-dialect"};
         if (std::find_if(std::begin(kKnown), std::end(kKnown),
                          [&](const char* k) { return name == k; }) == std::end(kKnown)) {
             return Error{"unknown option --" + name + " for this command"};
@@ -179,6 +180,14 @@ Expected<HistogramQuery> parseQuery(const std::vector<std::string>& argv, JointO
             return Error{"--bins: " + b.error().message};
         }
         q.requests.push_back({columns[c], std::move(b).value()});
+    }
+    if (once.count("sql-dialect")) {
+        auto d = data::parseSqlDialect(once["sql-dialect"]);
+        if (!d) {
+            return Error{"--sql-dialect: " + d.error().message};
+        }
+        q.dialect = *d;
+        q.dialectGiven = true;
     }
     if (once.count("delimiter")) {
         auto d = delimiterFrom(once["delimiter"]);
@@ -408,12 +417,31 @@ Status tableOptionFits(const HistogramQuery& q) {
             "--table is required for a database source (sqlite:PATH, "
             "postgresql://...)"};
     }
+    if (!data::isSqlUri(q.data) && q.dialectGiven) {
+        return Error{
+            "--sql-dialect applies to database sources (sqlite:PATH, postgresql://..., "
+            "odbc:...), not to a CSV file"};
+    }
     if (!data::isSqlUri(q.data) && !q.table.empty()) {
         return Error{
             "--table applies to database sources (sqlite:PATH, postgresql://...), not "
             "to a CSV file"};
     }
     return okStatus();
+}
+
+// The connection of a database source with the dialect of --sql-dialect (checked against the
+// driver: postgresql does not fit a SQLite file, nor sqlite a PostgreSQL server).
+Expected<data::SqlConnectionSpec> sqlSpec(const HistogramQuery& q) {
+    auto spec = data::parseSqlUri(q.data);
+    if (!spec) {
+        return spec.error();
+    }
+    spec->dialect = q.dialect;
+    if (auto ok = spec->validate(); !ok) {
+        return Error{"--sql-dialect: " + ok.error().message};
+    }
+    return spec;
 }
 
 }  // namespace
@@ -426,6 +454,13 @@ Expected<data::SourceHistograms> histogramsFromSource(const HistogramQuery& q) {
         // The counting runs inside the database (io/sources/sql_source.h); the URI may hold a
         // password, so messages name the source by its description, never by the URI. The same
         // bad-value policy as a CSV file (--on-error, default stop).
+        if (q.dialectGiven) {
+            auto spec = sqlSpec(q);
+            if (!spec) {
+                return spec.error();
+            }
+            return data::sqlHistograms(*spec, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
+        }
         return data::histogramsFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
     }
     return data::csvHistograms(q.data, q.csv, q.requests, q.cap);
@@ -436,6 +471,13 @@ Expected<data::SourceTable> jointTableFromSource(const HistogramQuery& q) {
         return st.error();
     }
     if (data::isSqlUri(q.data)) {
+        if (q.dialectGiven) {
+            auto spec = sqlSpec(q);
+            if (!spec) {
+                return spec.error();
+            }
+            return data::sqlJointTable(*spec, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
+        }
         return data::jointTableFromUri(q.data, q.table, q.requests, q.cap, {}, q.csv.onBadRow);
     }
     return data::csvJointTable(q.data, q.csv, q.requests, q.cap);

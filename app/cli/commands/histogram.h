@@ -8,6 +8,7 @@
 #include "core/base/expected.h"
 #include "io/sources/csv_reader.h"
 #include "io/sources/data_source.h"
+#include "io/sources/sql_source.h"
 
 namespace dpx::cli {
 
@@ -18,6 +19,9 @@ struct HistogramQuery {
     std::vector<data::ColumnRequest> requests;
     data::ContributionCap cap;
     data::CsvOptions csv;  // --delimiter, --no-header, --on-error, --type, --threads
+    // --sql-dialect: the SQL of a database source (auto: the driver's or the database's own).
+    data::SqlDialect dialect = data::SqlDialect::Auto;
+    bool dialectGiven = false;
 };
 
 // The one place that picks the source from --data: "sqlite:" → SQLite file, "postgresql://" or

@@ -19,6 +19,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "io/sources/csv_reader.h"
@@ -208,9 +209,48 @@ void checkAgainstBrute(const SourceTable& t, const Brute& b, std::int64_t rows) 
     QCOMPARE(t.reports[3].used, t.counted);
 }
 
-bool odbcPostgresDriverInstalled() {
+bool odbcDriverInstalled(const char* section) {
     QFile f(QStringLiteral("/etc/odbcinst.ini"));
-    return f.open(QIODevice::ReadOnly) && f.readAll().contains("[PostgreSQL Unicode]");
+    return f.open(QIODevice::ReadOnly) && f.readAll().contains(section);
+}
+
+bool odbcPostgresDriverInstalled() {
+    return odbcDriverInstalled("[PostgreSQL Unicode]");
+}
+
+// The standard dialect's contribution cap, by brute force: each person's rows ordered by their
+// codes and values — (age code, sex code, hours code, state code, state) with the codes of the
+// SQL (-1 missing, -3 above the range, -4 not in the list, else the bin) — and the first `cap`
+// kept. Rows with the same key are interchangeable (they land in the same cell, or in none).
+std::vector<Row> standardCapped(const std::vector<Row>& rows, std::int64_t cap,
+                                std::int64_t& capped) {
+    auto key = [](const Row& r) {
+        const int a = !r.age ? -1 : *r.age > 89 ? -3 : *r.age / 10;
+        const int s = r.sex.empty() ? -1 : r.sex == "F" ? 0 : r.sex == "M" ? 1 : -4;
+        const int h = !r.hours        ? -1
+                      : *r.hours > 60 ? -3
+                                      : std::min(static_cast<int>(std::floor(*r.hours / 15)), 3);
+        const int st = r.state.empty() ? -1 : 0;
+        return std::make_tuple(a, s, h, st, r.state);
+    };
+    std::map<std::int64_t, std::vector<const Row*>> byPerson;
+    for (const Row& r : rows) {
+        byPerson[r.id].push_back(&r);
+    }
+    std::vector<Row> kept;
+    capped = 0;
+    for (auto& [id, rs] : byPerson) {
+        std::stable_sort(rs.begin(), rs.end(),
+                         [&](const Row* x, const Row* y) { return key(*x) < key(*y); });
+        for (std::size_t i = 0; i < rs.size(); ++i) {
+            if (static_cast<std::int64_t>(i) < cap) {
+                kept.push_back(*rs[i]);
+            } else {
+                ++capped;
+            }
+        }
+    }
+    return kept;
 }
 
 }  // namespace
@@ -581,6 +621,92 @@ private Q_SLOTS:
         QVERIFY2(e.error().message.find("nottheone") == std::string::npos,
                  e.error().message.c_str());
         QVERIFY(e.error().message.find("ODBC data source") != std::string::npos);
+    }
+
+    // The standard dialect (portable SQL:2003) forced on every engine that runs here: native
+    // SQLite and PostgreSQL, and both through their ODBC drivers. Cell by cell and report by
+    // report the brute force, the CSV path and the native dialect; categories from the data are
+    // sorted (no row order); the cap keeps each person's rows in the order of their codes.
+    void standardDialect_data() {
+        QTest::addColumn<QString>("engine");
+        for (const char* e : {"sqlite", "sqlite-odbc", "postgresql", "postgresql-odbc"}) {
+            QTest::newRow(e) << QString::fromLatin1(e);
+        }
+    }
+    void standardDialect() {
+        QFETCH(QString, engine);
+        SqlConnectionSpec spec;
+        SqlConnectionSpec native;
+        if (engine.startsWith(QStringLiteral("postgresql"))) {
+            if (!pgUp_) {
+                QSKIP(qPrintable(QStringLiteral("PostgreSQL not available: ") + pgWhy_));
+            }
+            native = pgSpec_;
+            spec = engine.endsWith(QStringLiteral("odbc")) ? odbcSpec() : pgSpec_;
+        } else {
+            native = sqlite_;
+            spec = sqlite_;
+            if (engine.endsWith(QStringLiteral("odbc"))) {
+                spec.driver = SqlDriver::ODBC;
+                spec.odbc = "Driver={SQLite3};Database=" + sqlite_.path;
+            }
+        }
+        if (spec.driver == SqlDriver::ODBC) {
+            if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QODBC"))) {
+                QSKIP("the Qt ODBC driver QODBC is not installed (Debian libqt6sql6-odbc)");
+            }
+            const bool pgOdbc = engine.startsWith(QStringLiteral("postgresql"));
+            if (!odbcDriverInstalled(pgOdbc ? "[PostgreSQL Unicode]" : "[SQLite3]")) {
+                QSKIP(pgOdbc ? "the PostgreSQL ODBC driver is not registered in "
+                               "/etc/odbcinst.ini (Debian odbc-postgresql)"
+                             : "the SQLite ODBC driver is not registered in /etc/odbcinst.ini "
+                               "(Debian libsqliteodbc)");
+            }
+        }
+        spec.dialect = SqlDialect::Standard;
+        const auto rows = static_cast<std::int64_t>(rows_.size());
+        auto t = sqlJointTable(spec, "people", requests());
+        QVERIFY2(t, t ? "" : t.error().message.c_str());
+        checkAgainstBrute(*t, brute_, rows);
+        auto csv = csvJointTable(csvPath_, {}, requests());
+        auto nat = sqlJointTable(native, "people", requests());
+        QVERIFY(csv && nat);
+        QVERIFY(t->table == csv->table);
+        QVERIFY(t->table == nat->table);
+        for (std::size_t a = 0; a < 4; ++a) {
+            QCOMPARE(t->reports[a].used, nat->reports[a].used);
+            QCOMPARE(t->reports[a].droppedHigh, nat->reports[a].droppedHigh);
+            QCOMPARE(t->reports[a].unknownCategories, nat->reports[a].unknownCategories);
+        }
+        // No row order: first-seen categories come sorted.
+        auto first = sqlJointTable(spec, "people", requests(CategoryOrder::FirstSeen));
+        QVERIFY2(first, first ? "" : first.error().message.c_str());
+        QCOMPARE(cellsOf(first->table), cellsOf(t->table));
+        QCOMPARE(first->table.attribute(3).labels, brute_.states);
+        // The histograms of each column: the CSV reader's.
+        auto h = sqlHistograms(spec, "people", requests());
+        auto hc = csvHistograms(csvPath_, {}, requests());
+        QVERIFY2(h, h ? "" : h.error().message.c_str());
+        QVERIFY(hc);
+        for (std::size_t a = 0; a < 4; ++a) {
+            QCOMPARE(h->columns[a].histogram.counts(), hc->columns[a].histogram.counts());
+            QCOMPARE(h->columns[a].histogram.labels(), hc->columns[a].histogram.labels());
+            QCOMPARE(h->columns[a].report.missing, hc->columns[a].report.missing);
+            QCOMPARE(h->columns[a].report.dropped(), hc->columns[a].report.dropped());
+        }
+        // The cap: the brute force of the rows the documented order keeps.
+        for (const std::int64_t cap : {std::int64_t{1}, std::int64_t{5}}) {
+            std::int64_t capped = 0;
+            const std::vector<Row> kept = standardCapped(rows_, cap, capped);
+            QVERIFY(capped > 0);
+            auto c = sqlJointTable(spec, "people", requests(), {"id", cap});
+            QVERIFY2(c, c ? "" : c.error().message.c_str());
+            QCOMPARE(c->cappedRows, capped);
+            const Brute b = bruteForce(kept);
+            QCOMPARE(cellsOf(c->table), b.cells);
+            QCOMPARE(c->table.attribute(3).labels, b.states);
+            QCOMPARE(c->reports[0].rows, static_cast<std::int64_t>(kept.size()));
+        }
     }
 
     void odbcUris() {
