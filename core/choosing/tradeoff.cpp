@@ -193,10 +193,7 @@ Expected<CountMechanism> matrixAt(const TradeoffConfig& c, int n, double epsilon
 }
 
 double scaleDivisor(const MetricSpec& m, double total) {
-    if (m.scale != Scale::Frequencies) {
-        return 1;
-    }
-    return m.metric == Metric::SSE ? total * total : total;
+    return detail::metricScaleDivisor(m, total);
 }
 
 // Exact error of a count matrix, or nullopt when there is no exact method (see the header).

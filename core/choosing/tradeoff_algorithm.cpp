@@ -51,13 +51,6 @@ std::string shapeText(const DomainShape& shape) {
     return out + " cells";
 }
 
-double scaleDivisorOf(const MetricSpec& m, double total) {
-    if (m.scale != Scale::Frequencies) {
-        return 1;
-    }
-    return m.metric == Metric::SSE ? total * total : total;
-}
-
 CurvePoint missingPoint(double epsilon, const std::string& why) {
     CurvePoint p;
     p.epsilon = epsilon;
@@ -152,6 +145,13 @@ bool algorithmExactAvailable(const TradeoffConfig& config) {
 }
 
 namespace detail {
+
+double metricScaleDivisor(const MetricSpec& m, double total) {
+    if (m.scale != Scale::Frequencies) {
+        return 1;
+    }
+    return m.metric == Metric::SSE ? total * total : total;
+}
 
 Status validateAlgorithmConfig(const TradeoffConfig& config) {
     const Algorithm* a = findAlgorithm(config.algorithm);
@@ -251,7 +251,7 @@ Expected<double> algorithmExactError(const AlgorithmSetup& setup, const Tradeoff
     if (!e) {
         return e.error();
     }
-    return e->totalSquared / scaleDivisorOf(config.metric, setup.total);
+    return e->totalSquared / metricScaleDivisor(config.metric, setup.total);
 }
 
 CurvePoint algorithmPoint(const AlgorithmSetup& setup, const TradeoffConfig& config, double epsilon,

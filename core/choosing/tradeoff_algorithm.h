@@ -15,6 +15,10 @@
 
 namespace dpx::detail {
 
+// The divisor that puts an error on the metric's scale: 1 on counts; N² (SSE) or N (the others)
+// on frequencies. The one copy for every trade-off configuration.
+double metricScaleDivisor(const MetricSpec& metric, double total);
+
 // The checks that need no histogram: known id, identity estimator, parameters, sensitivity.
 Status validateAlgorithmConfig(const TradeoffConfig& config);
 

@@ -19,6 +19,7 @@
 #include "core/choosing/tradeoff.h"
 #include "core/workload/strategy.h"
 #include "core/workload/workload.h"
+#include "tests/ui/tabs/tradeoff_test_support.h"
 #include "tests/ui/window_test_support.h"
 #include "ui/main_window.h"
 #include "ui/model/document.h"
@@ -29,24 +30,10 @@
 using namespace dpx;
 using namespace dpx::ui;
 using dpx::ui::test::applyAndWait;
+using dpx::ui::test::curveIndex;
+using dpx::ui::test::curvesDone;
 
 namespace {
-
-bool curvesDone(const TradeoffTab& v) {
-    if (v.computing() || v.curves().empty()) {
-        return false;
-    }
-    for (std::size_t i = 0; i < v.curves().size(); ++i) {
-        if (v.curves()[i].points.empty() && v.curveErrors()[i].isEmpty()) {
-            return false;
-        }
-    }
-    return true;
-}
-
-std::size_t curveIndex(const TradeoffTab& v, const QString& id) {
-    return static_cast<std::size_t>(v.curveIds().indexOf(id));
-}
 
 double exactSse(const LinearStrategy& s, const DomainShape& shape, double epsilon) {
     auto w = Workload::make(WorkloadSpec{}, shape);
