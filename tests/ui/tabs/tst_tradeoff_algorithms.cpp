@@ -19,11 +19,13 @@
 #include "core/choosing/tradeoff.h"
 #include "core/workload/strategy.h"
 #include "core/workload/workload.h"
+#include "tests/testing/test_support.h"
 #include "tests/ui/tabs/tradeoff_test_support.h"
 #include "tests/ui/window_test_support.h"
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
+#include "ui/model/explorer_state.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/widgets/qcustomplot_include.h"
 
@@ -118,6 +120,13 @@ private Q_SLOTS:
         QVERIFY2(back, back ? "" : back.error().message.c_str());
         QCOMPARE(back->tradeoff.configs, saved.tradeoff.configs);
         QVERIFY(back->tradeoff.configs.contains(QStringLiteral("algo:hb")));
+        // Session ids: an algorithm at its defaults; unknown ids and parameter lists are refused.
+        QVERIFY(isTradeoffConfigId(QStringLiteral("algo:dawa2d")));
+        QVERIFY(!isTradeoffConfigId(QStringLiteral("algo:nosuch")));
+        QVERIFY(!isTradeoffConfigId(QStringLiteral("algo:mwem(rounds=20)")));
+        ExplorerState bad = saved;
+        bad.tradeoff.configs = {QStringLiteral("algo:nosuch")};
+        DPX_VERIFY_ERROR(bad.tradeoff.validate(), "algo:ID");
 
         // A click on an algorithm's point: the document keeps its mechanism and ε, the note says
         // how to reproduce the point.
