@@ -755,6 +755,12 @@ void MainWindow::updateTradeoff() {
     if (d.error.isEmpty() && d.histogram) {
         in.truth = d.histogram;
         in.sensitivity = d.sensitivity;
+        // A table of several attributes: the histogram is its cells in C order.
+        if (d.jointTable && d.jointTable->attributeCount() >= 2) {
+            for (std::uint64_t size : d.jointTable->shape()) {
+                in.cellShape.push_back(static_cast<std::size_t>(size));
+            }
+        }
     } else {
         in.message = d.error.isEmpty() ? d.histogramWhy : d.error;
     }

@@ -90,10 +90,13 @@ const std::vector<Command> kCommands{
     {"tradeoff", cmdTradeoff, R"(
   dpx tradeoff (--counts LIST | --data FILE --column C --bins SPEC [--table T])
                --configs MECH:EST,... (MECH laplace|geometric|gaussian|gm|em|optimal[-OBJ],
-                                       or local rr|grr|oue|sue|olh|hrr|dbitflipD)
+                                       or local rr|grr|oue|sue|olh|hrr|dbitflipD,
+                                       or a workload algorithm algo:ID[(NAME=VALUE,...)],
+                                       e.g. algo:dawa, algo:mwem(rounds=20) — Hay et al. 2016)
                --metric sse|l1|linf|w1 [--scale counts|frequencies] [--n N (gm, em, optimal)]
                --epsilons LO:HI:COUNT (log-spaced) | E1,E2,... [--delta D] [--calibration C]
-               [--trials N] [--seed S] [--threads T] [--frontier]
+               [--trials N] [--algorithm-trials N (runs per algo: point, 100)] [--seed S]
+               [--threads T] [--frontier]
                or --target VALUE | within:K:Q [--range LO:HI]: the smallest ε meeting it)"},
     {"risk", cmdRisk, R"(
   dpx risk --epsilon E [--delta D (default 0: pure DP)] [--prior P (default 0.5)]

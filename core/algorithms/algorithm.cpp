@@ -30,6 +30,39 @@ std::string dimensionList(const std::vector<std::size_t>& dims) {
 
 }  // namespace
 
+Expected<std::map<std::string, double>> algorithmParameterValues(
+    const AlgorithmInfo& info, const std::map<std::string, double>& overrides) {
+    std::map<std::string, double> values;
+    for (const AlgorithmParameter& p : info.parameters) {
+        values[p.name] = p.defaultValue;
+    }
+    for (const auto& [name, value] : overrides) {
+        const AlgorithmParameter* found = nullptr;
+        for (const AlgorithmParameter& p : info.parameters) {
+            if (p.name == name) {
+                found = &p;
+            }
+        }
+        if (found == nullptr) {
+            std::string known;
+            for (const AlgorithmParameter& p : info.parameters) {
+                known += (known.empty() ? "" : ", ") + p.name;
+            }
+            return Error{info.id + " has no parameter '" + name + "'" +
+                         (known.empty() ? std::string(" (it has none)") : "; it has: " + known)};
+        }
+        if (!std::isfinite(value) || value < found->minValue || value > found->maxValue ||
+            (found->integer && value != std::floor(value))) {
+            return Error{info.id + ": " + name + " = " + formatNumber(value) + " is outside " +
+                         (found->integer ? "the whole numbers " : "") + "[" +
+                         formatNumber(found->minValue) + ", " + formatNumber(found->maxValue) +
+                         "] (" + found->description + ")"};
+        }
+        values[name] = value;
+    }
+    return values;
+}
+
 Expected<std::map<std::string, double>> checkAlgorithmContext(const AlgorithmInfo& info,
                                                               const AlgorithmContext& context) {
     if (auto s = validateShape(context.shape); !s) {
@@ -65,33 +98,9 @@ Expected<std::map<std::string, double>> checkAlgorithmContext(const AlgorithmInf
     if (context.rng == nullptr) {
         return Error{info.id + ": no random generator given"};
     }
-    std::map<std::string, double> values;
-    for (const AlgorithmParameter& p : info.parameters) {
-        values[p.name] = p.defaultValue;
-    }
-    for (const auto& [name, value] : context.parameters) {
-        const AlgorithmParameter* found = nullptr;
-        for (const AlgorithmParameter& p : info.parameters) {
-            if (p.name == name) {
-                found = &p;
-            }
-        }
-        if (found == nullptr) {
-            std::string known;
-            for (const AlgorithmParameter& p : info.parameters) {
-                known += (known.empty() ? "" : ", ") + p.name;
-            }
-            return Error{info.id + " has no parameter '" + name + "'" +
-                         (known.empty() ? std::string(" (it has none)") : "; it has: " + known)};
-        }
-        if (!std::isfinite(value) || value < found->minValue || value > found->maxValue ||
-            (found->integer && value != std::floor(value))) {
-            return Error{info.id + ": " + name + " = " + formatNumber(value) + " is outside " +
-                         (found->integer ? "the whole numbers " : "") + "[" +
-                         formatNumber(found->minValue) + ", " + formatNumber(found->maxValue) +
-                         "] (" + found->description + ")"};
-        }
-        values[name] = value;
+    auto values = algorithmParameterValues(info, context.parameters);
+    if (!values) {
+        return values.error();
     }
     if (context.stop.stop_requested()) {
         return Error{info.id + ": cancelled"};

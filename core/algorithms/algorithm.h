@@ -90,6 +90,12 @@ public:
                                                                const Workload& w) const;
 };
 
+// Every parameter's value: info's defaults with `overrides` applied. Errors name an unknown
+// parameter (and list the known ones) or a value outside its range. checkAlgorithmContext uses
+// it; so does a trade-off configuration (core/choosing/tradeoff.h) before any run.
+Expected<std::map<std::string, double>> algorithmParameterValues(
+    const AlgorithmInfo& info, const std::map<std::string, double>& overrides);
+
 // Checks the common preconditions of run() (shape supported, x, ε, workload shape, parameters
 // known and in range) and returns every parameter's value (defaults filled in).
 Expected<std::map<std::string, double>> checkAlgorithmContext(const AlgorithmInfo& info,

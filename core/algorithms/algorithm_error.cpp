@@ -24,6 +24,7 @@ constexpr std::uint64_t kMaxAlgorithmTrials = 1'000'000;
 // What one trial leaves behind; the estimate is kept for trial 0 only.
 struct TrialOutcome {
     double scaledL2 = 0, scaledL1 = 0, scaledLinf = 0, rmse = 0, seconds = 0, cpuSeconds = 0;
+    double extra = 0;
     std::string summary;
     std::vector<double> estimate;
 };
@@ -152,6 +153,9 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
             o.rmse = e->rmse;
             o.seconds = std::chrono::duration<double>(end - start).count();
             o.cpuSeconds = cpuEnd - cpuStart;
+            if (request.extraMetric) {
+                o.extra = request.extraMetric(r->estimate);
+            }
             if (b.begin == 0) {
                 o.summary = std::move(r->summary);
                 o.estimate = std::move(r->estimate);
@@ -174,7 +178,7 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
 
     AlgorithmErrorResult result;
     result.trials = outcomes.size();
-    std::vector<double> l2, l1, linf, rmse, seconds, cpuSeconds;
+    std::vector<double> l2, l1, linf, rmse, seconds, cpuSeconds, extra;
     for (const TrialOutcome& o : outcomes) {
         l2.push_back(o.scaledL2);
         l1.push_back(o.scaledL1);
@@ -182,11 +186,15 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
         rmse.push_back(o.rmse);
         seconds.push_back(o.seconds);
         cpuSeconds.push_back(o.cpuSeconds);
+        extra.push_back(o.extra);
     }
     result.scaledL2 = meanWithError(l2);
     result.scaledL1 = meanWithError(l1);
     result.scaledLinf = meanWithError(linf);
     result.rmse = meanWithError(rmse);
+    if (request.extraMetric) {
+        result.extra = meanWithError(extra);
+    }
     result.secondsMedian = median(seconds);
     result.cpuSecondsMedian = median(cpuSeconds);
     result.summary = std::move(outcomes.front().summary);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -41,6 +42,10 @@ struct AlgorithmErrorRequest {
     // Also compute exactRmse (data-independent algorithms); false skips it, for a caller that
     // computes it once per shape, workload and ε with exactAlgorithmRmse (dpx bench).
     bool exactError = true;
+    // Optional: one more error of every trial's estimate x̂ against x, averaged like the others
+    // into AlgorithmErrorResult::extra (the Trade-off tab's histogram metrics: SSE, L1, L∞, W1 of
+    // x̂ − x, core/choosing/tradeoff.h). Called on the worker threads: must be thread-safe.
+    std::function<double(std::span<const double> estimate)> extraMetric = nullptr;
 };
 
 struct AlgorithmErrorResult {
@@ -53,6 +58,7 @@ struct AlgorithmErrorResult {
     std::optional<double> exactRmse;    // √(E‖W x̂ − W x‖²/q): data-independent + LS only
     std::string summary;                // the first trial's AlgorithmRun::summary
     std::vector<double> firstEstimate;  // x̂ of trial 0 (for "show this algorithm's output")
+    std::optional<MeanWithError> extra;  // the request's extraMetric, when given
 };
 
 // √(E‖W x̂ − W x‖²/q) of a data-independent algorithm answered by least squares on its strategy

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "core/base/simulation_rng.h"
 #include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
+#include "core/choosing/tradeoff_algorithm.h"
 #include "core/count/count_analysis.h"
 #include "core/ldp/metrics.h"
 #include "core/mechanisms/mechanism.h"
@@ -68,6 +70,7 @@ struct Prepared {
     int n = 0;
     ldp::ProtocolSpec local;
     std::uint64_t users = 0;
+    std::shared_ptr<const detail::AlgorithmSetup> algorithm;  // workload algorithms
 };
 
 // The checks of a local configuration that need the histogram: D = the number of bins.
@@ -114,6 +117,17 @@ Expected<Prepared> prepare(const Histogram& h, const TradeoffConfig& config) {
         return s.error();
     }
     Prepared p;
+    if (config.mechanism == TradeoffMechanism::Algorithm) {
+        // The algorithm's own checks (shape, dimensions, parameters); its metrics need no
+        // TruthModel (a total of 0 is refused there only where a metric divides by it).
+        auto setup = detail::prepareAlgorithm(h, config);
+        if (!setup) {
+            return setup.error();
+        }
+        p.counts = h.counts();
+        p.algorithm = std::make_shared<const detail::AlgorithmSetup>(std::move(setup).value());
+        return p;
+    }
     p.counts = h.counts();
     p.truth = TruthModel{h.countsAsDouble(), h.positions()};
     if (auto s = p.truth.validate(); !s) {
@@ -179,10 +193,7 @@ Expected<CountMechanism> matrixAt(const TradeoffConfig& c, int n, double epsilon
 }
 
 double scaleDivisor(const MetricSpec& m, double total) {
-    if (m.scale != Scale::Frequencies) {
-        return 1;
-    }
-    return m.metric == Metric::SSE ? total * total : total;
+    return detail::metricScaleDivisor(m, total);
 }
 
 // Exact error of a count matrix, or nullopt when there is no exact method (see the header).
@@ -554,6 +565,9 @@ CurvePoint localPoint(const Prepared& p, const TradeoffConfig& c, double epsilon
 
 // The exact error at ε, or an error saying why there is none.
 Expected<double> exactErrorAt(const Prepared& p, const TradeoffConfig& c, double epsilon) {
+    if (c.mechanism == TradeoffMechanism::Algorithm) {
+        return detail::algorithmExactError(*p.algorithm, c, epsilon);
+    }
     if (isLocalTradeoffMechanism(c.mechanism)) {
         if (!localExactAvailable(c)) {
             return Error{"solving for ε needs an exact error, and " + c.name() +
@@ -911,6 +925,8 @@ const char* tradeoffMechanismName(TradeoffMechanism m) {
             return "local";
         case TradeoffMechanism::SparseThreshold:
             return "sparse";
+        case TradeoffMechanism::Algorithm:
+            return "algo";
         default:
             break;
     }
@@ -967,6 +983,9 @@ Expected<ldp::ProtocolSpec> localProtocolFromConfigName(const std::string& name)
 }
 
 std::string TradeoffConfig::defaultLabel() const {
+    if (mechanism == TradeoffMechanism::Algorithm) {
+        return algorithmConfigName(algorithm, algorithmParameters);
+    }
     if (mechanism == TradeoffMechanism::Local) {
         return localProtocolConfigName(local) + ":" + estimatorName(estimator);
     }
@@ -982,6 +1001,11 @@ std::string TradeoffConfig::defaultLabel() const {
 }
 
 Status TradeoffConfig::validate() const {
+    if (mechanism == TradeoffMechanism::Algorithm) {
+        // The shape and the algorithm's dimensions depend on the histogram: checked by
+        // errorCurve and the solver (detail::prepareAlgorithm).
+        return detail::validateAlgorithmConfig(*this);
+    }
     if (mechanism == TradeoffMechanism::Local) {
         // The domain and RR's 2 bins, dBitFlip's d ≤ D and D ≤ ldp::kMaxDomain depend on the
         // histogram: checked by errorCurve and the solvers (prepareLocal).
@@ -1055,6 +1079,11 @@ Expected<ErrorCurve> errorCurve(const Histogram& truth, const TradeoffConfig& co
     if (options.trials < 2) {
         return Error{"Monte Carlo needs at least 2 trials per point"};
     }
+    if (config.mechanism == TradeoffMechanism::Algorithm &&
+        (options.algorithmTrials < 2 || options.algorithmTrials > 1'000'000)) {
+        return Error{"workload algorithms need 2 to 10^6 runs per Monte Carlo point, got " +
+                     std::to_string(options.algorithmTrials)};
+    }
     ErrorCurve curve;
     curve.label = config.name();
     const std::size_t total = epsilons.size();
@@ -1093,7 +1122,9 @@ Expected<ErrorCurve> errorCurve(const Histogram& truth, const TradeoffConfig& co
             }
         };
         CurvePoint pt;
-        if (isLocalTradeoffMechanism(config.mechanism)) {
+        if (config.mechanism == TradeoffMechanism::Algorithm) {
+            pt = detail::algorithmPoint(*prep->algorithm, config, e, options, sub);
+        } else if (isLocalTradeoffMechanism(config.mechanism)) {
             pt = localPoint(*prep, config, e, options, sub);
         } else if (config.mechanism == TradeoffMechanism::SparseThreshold) {
             pt = sparsePoint(*prep, config, e, options, sub);
@@ -1374,6 +1405,12 @@ Expected<EpsilonSolution> smallestEpsilonFor(double target, const TradeoffConfig
 }
 
 Expected<double> perBinWithinProbability(const TradeoffConfig& config, double epsilon, double k) {
+    if (config.mechanism == TradeoffMechanism::Algorithm) {
+        return Error{
+            "the per-bin target is for noise-per-bin mechanisms (laplace, geometric, "
+            "gaussian); a workload algorithm's error in a bin depends on what it measured "
+            "(and, if data-dependent, on the data): use the expected-error target"};
+    }
     if (isCountTradeoffMechanism(config.mechanism) || isLocalTradeoffMechanism(config.mechanism) ||
         config.mechanism == TradeoffMechanism::SparseThreshold) {
         return Error{

@@ -51,14 +51,38 @@
 // reports. So TradeoffConfig::sensitivity (the central model's neighbouring relation) is not used
 // by local configurations; the central mechanism that gives the same guarantee is the one
 // calibrated for replace-one neighbours (Δ1 = 2).
+//
+// Workload algorithms (issue #20; core/algorithms, the DPBench family of Hay, Machanavajjhala,
+// Miklau, Chen & Zhang, SIGMOD 2016): a configuration can be one of the registry's algorithms
+// (Identity, H2, HB, Privelet, GreedyH, Uniform, DAWA, AHP, MWEM, PHP, EFPA, StructureFirst,
+// DPCube; 2-D HB2D, Privelet2D, QuadTree, UGrid, AGrid, DAWA2D), named "algo:ID" with the
+// registry's id in lower case and any parameter overrides, "algo:mwem(rounds=20)". The
+// histogram's bins are the algorithm's data vector x over `cellShape` (empty: 1-D, one cell per
+// bin; a 2-D table flattened in C order gives {rows, columns}); the algorithm is told the
+// identity workload (every cell), the workload the tab's metrics judge; its estimate x̂ is
+// compared with x by the configuration's metric (SSE, L1, L∞, W1 on the counts or frequency
+// scale). Exact where it is: the data-independent algorithms answered by least squares (Identity,
+// H2, HB, Privelet, GreedyH at its default parameters, HB2D, Privelet2D, QuadTree) have
+// E[SSE] = E‖x̂ − x‖² = 2b²·trace((AᵀA)⁻¹), b = Δ₁(A)/ε (core/workload/strategy.h
+// expectedLeastSquaresError on the identity workload; Li, Miklau, Hay, McGregor & Rastogi 2015);
+// every other metric and every data-dependent algorithm is Monte Carlo: `algorithmTrials` runs
+// per point by algorithmError (core/algorithms/algorithm_error.h, the trials engine; run t draws
+// from stream t of the seed, the same at every ε), mean ± 1.96 standard errors. The algorithms
+// are pure ε-DP (no δ) for add/remove-one-record neighbours with every record in one cell, so a
+// histogram of another sensitivity (replace-one, several bins per record) is refused; those whose
+// reference code treats the data size as public (AlgorithmInfo::totalIsPublic: StructureFirst,
+// UGrid, AGrid, MWEM) are ε-DP only with the total N public, which the window and docs say. The
+// accuracy-first solver works on the exact ones (SSE) and refuses the others (read the curve).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/accuracy/metrics.h"
@@ -84,9 +108,10 @@ enum class TradeoffMechanism {
     CountOptimal,       // LP-designed matrix (count_lp.h), objective in `lp`
     Local,              // local-DP frequency oracle (core/ldp/protocols.h), protocol in `local`
     SparseThreshold,    // Laplace(Δ1/ε) per bin, then 0 where h + L ≤ (Δ1/ε)·ln p (seed 003)
+    Algorithm,          // a workload algorithm of core/algorithms (issue #20), id in `algorithm`
 };
 
-// "laplace", "geometric", "gaussian", "gm", "em", "optimal", "local", "sparse".
+// "laplace", "geometric", "gaussian", "gm", "em", "optimal", "local", "sparse", "algo".
 const char* tradeoffMechanismName(TradeoffMechanism m);
 bool isCountTradeoffMechanism(TradeoffMechanism m);
 bool isLocalTradeoffMechanism(TradeoffMechanism m);  // Local
@@ -103,6 +128,13 @@ std::string localProtocolConfigName(const ldp::ProtocolSpec& spec);
 // ("dbitflip" alone is d = 1). Sets protocol and bits; ε and the domain are left at their
 // defaults (they are set per point and from the histogram). Errors name the accepted forms.
 Expected<ldp::ProtocolSpec> localProtocolFromConfigName(const std::string& name);
+
+// The name of a workload-algorithm configuration: "algo:" + the registry id in lower case, then
+// the parameter overrides in name order, "algo:mwem(ratio=0.5,rounds=20)" (none: "algo:dawa").
+std::string algorithmConfigName(const std::string& id,
+                                const std::map<std::string, double>& parameters);
+// True for text starting "algo:".
+bool isAlgorithmConfigName(std::string_view text);
 
 struct TradeoffConfig {
     TradeoffMechanism mechanism = TradeoffMechanism::Laplace;
@@ -121,14 +153,31 @@ struct TradeoffConfig {
     // `sensitivity`, `delta`, `calibration`, `countPeople` and `lp` do not apply (see the top of
     // this file for the privacy guarantee of a local point).
     ldp::ProtocolSpec local;
+    // Algorithm: the registry id (findAlgorithm; any case), the parameter overrides by name, and
+    // the shape of the histogram's cells (empty: 1-D; else the product must equal the bins). The
+    // estimator must be Identity (the algorithms do their own inference) and the sensitivity
+    // add/remove with one record in one bin (Δ1 = 1); `delta`, `countPeople`, `lp`, `local` do
+    // not apply.
+    std::string algorithm;
+    std::map<std::string, double> algorithmParameters;
+    std::vector<std::size_t> cellShape;
     EstimatorKind estimator = EstimatorKind::Identity;
     MetricSpec metric;
     std::string label;  // shown in results; empty: defaultLabel()
-    // e.g. "laplace:clamp", "optimal(l1):identity"; local: "oue:identity", "dbitflip2:clamp".
+    // e.g. "laplace:clamp", "optimal(l1):identity"; local: "oue:identity", "dbitflip2:clamp";
+    // algorithms: algorithmConfigName, "algo:dawa".
     std::string defaultLabel() const;
     std::string name() const { return label.empty() ? defaultLabel() : label; }
     Status validate() const;
 };
+
+// The inverse: a configuration with mechanism Algorithm (its id as the registry spells it, the
+// overrides checked against the algorithm's parameters). Errors: not "algo:ID[(NAME=VALUE,…)]",
+// unknown id (the message lists the known ones), unknown parameter or value out of range.
+Expected<TradeoffConfig> algorithmConfigFromName(const std::string& text);
+// Whether the curve of a workload-algorithm configuration is exact (data-independent least
+// squares, SSE, no parameter overrides); false for every other configuration.
+bool algorithmExactAvailable(const TradeoffConfig& config);
 
 struct CurvePoint {
     double epsilon = 0;
@@ -154,6 +203,9 @@ struct CurveOptions {
     ProgressCallback progress;  // fraction of the points done
     std::stop_token stop;
     bool forceMonteCarlo = false;  // skip the exact methods (to compare the two)
+    // Workload algorithms: runs per Monte Carlo point (one run can take a data-dependent
+    // partition search, so far fewer than `trials`), 2 ≤ algorithmTrials ≤ 10^6.
+    std::uint64_t algorithmTrials = 100;
 };
 
 // `epsilons`: positive and finite, any order (points come back in that order). Errors are for bad
@@ -257,6 +309,9 @@ struct EpsilonSolution {
 // configuration without an exact method). OLH's hash range g = round(e^ε + 1) is an integer, so
 // its exact SSE is decreasing in ε only between the switches of g (e^ε = g − ½) and jumps up at
 // most of them: the smallest ε is found piece by piece (see tradeoff.cpp), not by one bisection.
+// Workload algorithms: the data-independent least-squares ones with SSE (at default parameters for
+// GreedyH); a data-dependent algorithm or another metric is refused with the reason (its curve is
+// Monte Carlo: read the ε off the curve).
 Expected<EpsilonSolution> smallestEpsilonFor(double target, const TradeoffConfig& config,
                                              const Histogram& truth, double lo, double hi);
 

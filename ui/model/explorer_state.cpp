@@ -898,7 +898,8 @@ Status TradeoffChoices::validate() const {
             return Error{"unknown trade-off configuration '" + id.toStdString() +
                          "' (laplace, geometric or gaussian with identity, clamp, resize or "
                          "noisefirst; sparse, gm, em or optimal with identity or resize; rr, "
-                         "grr, oue, sue, olh, hrr or dbitflipD with identity, clamp or resize)"};
+                         "grr, oue, sue, olh, hrr or dbitflipD with identity, clamp or resize; "
+                         "or a workload algorithm algo:ID, e.g. algo:dawa)"};
         }
     }
     if (!(epsLo >= kMinEpsilon && epsLo < epsHi && epsHi <= kMaxEpsilon)) {
@@ -1161,6 +1162,11 @@ QStringList ExplorerState::deprecations(const QJsonObject& root) {
 #undef DPX_TRY
 
 bool isTradeoffConfigId(const QString& id) {
+    // A workload algorithm of issue #20 at its default parameters: "algo:dawa".
+    if (isAlgorithmConfigName(id.toStdString())) {
+        auto c = algorithmConfigFromName(id.toStdString());
+        return c && c->algorithmParameters.empty();
+    }
     const QStringList parts = id.split(QLatin1Char(':'));
     if (parts.size() != 2 || !estimatorFromName(parts[1].toStdString())) {
         return false;

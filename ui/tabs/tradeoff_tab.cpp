@@ -14,6 +14,7 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QToolTip>
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/algorithms/algorithm.h"
 #include "core/base/validation.h"
 #include "ui/model/computations.h"
 #include "ui/model/job_runner.h"
@@ -95,6 +97,8 @@ QString mechanismTitle(TradeoffMechanism m) {
             return QObject::tr("Local");
         case TradeoffMechanism::SparseThreshold:
             return QObject::tr("Sparse Laplace");
+        case TradeoffMechanism::Algorithm:
+            return QObject::tr("Workload algorithm");
     }
     return {};
 }
@@ -171,8 +175,35 @@ QColor mechanismColour(TradeoffMechanism m) {
             return QColor(23, 190, 207);
         case TradeoffMechanism::SparseThreshold:
             return QColor(230, 60, 130);
+        case TradeoffMechanism::Algorithm:
+            break;  // by algorithm: algorithmColour
     }
     return Qt::gray;
+}
+
+// The workload algorithms by their place in the registry: hues spread round the circle at
+// mid lightness (readable on the light and the dark theme).
+QColor algorithmColour(const QString& id) {
+    const auto& all = allAlgorithms();
+    std::size_t index = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (QString::fromStdString(all[i]->info().id).compare(id, Qt::CaseInsensitive) == 0) {
+            index = i;
+        }
+    }
+    return QColor::fromHsv(static_cast<int>((index * 137) % 360), 170, 205);
+}
+
+// The algorithm of a configuration id "algo:dawa" (nullptr for other ids).
+const Algorithm* algorithmOfId(const QString& id) {
+    if (!isAlgorithmConfigName(id.toStdString())) {
+        return nullptr;
+    }
+    return findAlgorithm(id.mid(5).toStdString());
+}
+
+QString algorithmId(const Algorithm& a) {
+    return QString::fromStdString(algorithmConfigName(a.info().id, {}));
 }
 
 // Central mechanisms by mechanism; local protocols by protocol.
@@ -275,6 +306,7 @@ MechanismChoice mechanismChoiceOf(TradeoffMechanism m) {
         case TradeoffMechanism::Local:
             return MechanismChoice::LocalGRR;  // the protocol decides: see configIdOf
         case TradeoffMechanism::SparseThreshold:
+        case TradeoffMechanism::Algorithm:
             return MechanismChoice::Laplace;  // not a window mechanism: never chosen by a click
     }
     return MechanismChoice::Laplace;
@@ -458,6 +490,118 @@ QGroupBox* TradeoffTab::buildConfigurationGrid() {
     return configBox;
 }
 
+QGroupBox* TradeoffTab::buildAlgorithmBox() {
+    // One check box per workload algorithm of the registry, three to a row; those that do not
+    // run on the table's dimension are hidden (updateAlgorithmRows).
+    algoBox_ = new QGroupBox(tr("Workload algorithms (Hay et al. 2016)"));
+    algoBox_->setObjectName(QStringLiteral("tradeoffAlgorithms"));
+    algoBox_->setToolTip(
+        tr("The DPBench algorithms (Hay, Machanavajjhala, Miklau, Chen & Zhang, SIGMOD 2016) on "
+           "the histogram's cells, judged by the metric on the right. Pure ε-DP, no δ. Exact "
+           "with SSE for the data-independent least-squares ones; Monte Carlo otherwise "
+           "(%1 runs per point, refined to %2). † treats the data size N as public.")
+            .arg(kAlgorithmQuickRuns)
+            .arg(kAlgorithmRefineRuns));
+    auto* grid = new QGridLayout(algoBox_);
+    grid->setHorizontalSpacing(6);
+    grid->setVerticalSpacing(2);
+    for (const Algorithm* a : allAlgorithms()) {
+        const AlgorithmInfo& info = a->info();
+        auto* c = new QCheckBox(QString::fromStdString(info.id) +
+                                (info.totalIsPublic ? QStringLiteral(" †") : QString()));
+        c->setObjectName(QStringLiteral("tradeoff_algo_") +
+                         QString::fromStdString(info.id).toLower());
+        QString tip =
+            tr("%1 — %2 (%3). %4")
+                .arg(QString::fromStdString(info.id), QString::fromStdString(info.name),
+                     QString::fromStdString(info.citation),
+                     info.dataDependent ? tr("Data-dependent: Monte Carlo runs with 95% intervals.")
+                                        : tr("Data-independent, least squares: exact with SSE "
+                                             "(2b²·trace((AᵀA)⁻¹)), Monte Carlo for the other "
+                                             "metrics."));
+        if (info.totalIsPublic) {
+            tip += QLatin1Char(' ') +
+                   tr("† Uses the true total N as public, as its reference code does: ε-DP only "
+                      "if N is public.");
+        }
+        c->setToolTip(tip);
+        algoChecks_.push_back(c);
+        connect(c, &QCheckBox::toggled, this, [this] { Q_EMIT settingsEdited(); });
+    }
+    updateAlgorithmRows();
+    return algoBox_;
+}
+
+std::size_t TradeoffTab::tableDimensions() const {
+    return haveInputs_ && inputs_.cellShape.size() >= 2 ? inputs_.cellShape.size() : 1;
+}
+
+void TradeoffTab::updateAlgorithmRows() {
+    auto* grid = static_cast<QGridLayout*>(algoBox_->layout());
+    const std::size_t dims = tableDimensions();
+    const auto& all = allAlgorithms();
+    for (QCheckBox* c : algoChecks_) {
+        grid->removeWidget(c);
+    }
+    int k = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto& d = all[i]->info().dimensions;
+        const bool runs = std::find(d.begin(), d.end(), dims) != d.end();
+        algoChecks_[i]->setVisible(runs);
+        if (runs) {
+            grid->addWidget(algoChecks_[i], k / 3, k % 3);
+            ++k;
+        }
+    }
+}
+
+QStringList TradeoffTab::offeredAlgorithms() const {
+    QStringList ids;
+    const auto& all = allAlgorithms();
+    const std::size_t dims = tableDimensions();
+    for (const Algorithm* a : all) {
+        const auto& d = a->info().dimensions;
+        if (std::find(d.begin(), d.end(), dims) != d.end()) {
+            ids << QString::fromStdString(a->info().id);
+        }
+    }
+    return ids;
+}
+
+QCheckBox* TradeoffTab::algorithmCheckBox(const QString& id) const {
+    const auto& all = allAlgorithms();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (QString::fromStdString(all[i]->info().id).compare(id, Qt::CaseInsensitive) == 0) {
+            return algoChecks_[i];
+        }
+    }
+    return nullptr;
+}
+
+TradeoffConfig TradeoffTab::algorithmConfigFor(const QString& id) const {
+    TradeoffConfig c;
+    c.mechanism = TradeoffMechanism::Algorithm;
+    if (const Algorithm* a = algorithmOfId(id)) {
+        c.algorithm = a->info().id;
+    }
+    c.sensitivity = inputs_.sensitivity;
+    c.metric.metric = metric();
+    c.metric.scale = inputs_.state.view.scale;
+    if (inputs_.cellShape.size() >= 2) {
+        c.cellShape = inputs_.cellShape;
+    }
+    return c;
+}
+
+QString TradeoffTab::curveDisplayName(std::size_t curve) const {
+    const QString id = curveIds_[static_cast<qsizetype>(curve)];
+    if (const Algorithm* a = algorithmOfId(id)) {
+        return QString::fromStdString(a->info().id) +
+               (a->info().totalIsPublic ? QStringLiteral(" †") : QString());
+    }
+    return id;
+}
+
 QFormLayout* TradeoffTab::buildAxisControls() {
     metric_ = new QComboBox;
     metric_->setObjectName(QStringLiteral("tradeoffMetric"));
@@ -571,7 +715,8 @@ QGroupBox* TradeoffTab::buildTargetControls() {
     connect(solve_, &QPushButton::clicked, this, &TradeoffTab::solveTarget);
     connect(useSolution_, &QPushButton::clicked, this, [this] {
         if (solved_ && solvedConfig_ &&
-            solvedConfig_->mechanism != TradeoffMechanism::SparseThreshold) {
+            solvedConfig_->mechanism != TradeoffMechanism::SparseThreshold &&
+            solvedConfig_->mechanism != TradeoffMechanism::Algorithm) {
             Q_EMIT configurationChosen(mechanismChoiceOf(*solvedConfig_),
                                        static_cast<int>(solvedConfig_->local.bits),
                                        solvedConfig_->estimator, *solved_);
@@ -599,27 +744,44 @@ void TradeoffTab::buildControls() {
     // The side panel: the configurations drawn, the metric, scale, axis and ranges, the
     // accuracy-first solver and the exports; the plot with the frontier and status on the left.
     QGroupBox* configBox = buildConfigurationGrid();
+    QGroupBox* algoBox = buildAlgorithmBox();
     QFormLayout* form = buildAxisControls();
     QGroupBox* targetBox = buildTargetControls();
     QHBoxLayout* exportRow = buildExportButtons();
     auto* side = new QVBoxLayout;
     side->addWidget(configBox);
+    side->addWidget(algoBox);
     side->addLayout(form);
     side->addWidget(targetBox);
     side->addLayout(exportRow);
     side->addStretch(1);
     auto* sideWidget = new QWidget;
     sideWidget->setLayout(side);
-    sideWidget->setMaximumWidth(380);
+    // With the workload algorithms the panel is taller than a small window: it scrolls
+    // vertically rather than squeezing the configuration grid.
+    auto* sideScroll = new QScrollArea;
+    sideScroll->setObjectName(QStringLiteral("tradeoffSidePanel"));
+    sideScroll->setWidget(sideWidget);
+    sideScroll->setWidgetResizable(true);
+    sideScroll->setFrameShape(QFrame::NoFrame);
+    sideScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    sideScroll->setMaximumWidth(400);
+    sideScroll->setMinimumWidth(sideWidget->sizeHint().width() + 20);
 
     auto* left = new QVBoxLayout;
     left->addWidget(plot_, 1);
     left->addWidget(frontierText_);
     left->addWidget(status_);
+    algoNote_ = new QLabel;
+    algoNote_->setObjectName(QStringLiteral("tradeoffAlgorithmNote"));
+    algoNote_->setWordWrap(true);
+    algoNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    algoNote_->setVisible(false);
+    left->addWidget(algoNote_);
 
     auto* layout = new QHBoxLayout(this);
     layout->addLayout(left, 1);
-    layout->addWidget(sideWidget);
+    layout->addWidget(sideScroll);
     rebuildTargetConfigs();
 }
 
@@ -632,6 +794,14 @@ QStringList TradeoffTab::selectedConfigs() const {
             }
         }
     }
+    // Checked algorithms, also those hidden for this table's dimension (the selection is the
+    // document's; only the applicable ones are drawn).
+    const auto& all = allAlgorithms();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (algoChecks_[i]->isChecked()) {
+            ids << algorithmId(*all[i]);
+        }
+    }
     return ids;
 }
 
@@ -642,6 +812,11 @@ void TradeoffTab::setSelectedConfigs(const QStringList& ids) {
             checks_[i][j]->setChecked(checks_[i][j]->isEnabled() &&
                                       ids.contains(configId(kMechanisms[i], kEstimators[j])));
         }
+    }
+    const auto& all = allAlgorithms();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const QSignalBlocker b(algoChecks_[i]);
+        algoChecks_[i]->setChecked(ids.contains(algorithmId(*all[i])));
     }
     Q_EMIT settingsEdited();
 }
@@ -719,6 +894,11 @@ bool TradeoffTab::readSettings(const ExplorerState& s) {
                 s.tradeoff.configs.contains(configId(kMechanisms[i], kEstimators[j])));
         }
     }
+    const auto& all = allAlgorithms();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const QSignalBlocker b(algoChecks_[i]);
+        algoChecks_[i]->setChecked(s.tradeoff.configs.contains(algorithmId(*all[i])));
+    }
     const QSignalBlocker b1(metric_), b2(axis_), b3(epsLo_), b4(epsHi_), b5(popLo_), b6(popHi_),
         b7(points_);
     metric_->setCurrentIndex(metric_->findData(static_cast<int>(s.tradeoff.metric)));
@@ -762,7 +942,7 @@ bool TradeoffTab::curvesKeyChanged(const TradeoffInputs& next) const {
                            (!next.truth || (inputs_.truth->counts() == next.truth->counts() &&
                                             inputs_.truth->labels() == next.truth->labels() &&
                                             inputs_.truth->edges() == next.truth->edges()));
-    return !sameTruth || inputs_.message != next.message ||
+    return !sameTruth || inputs_.message != next.message || inputs_.cellShape != next.cellShape ||
            inputs_.sensitivity.l1 != next.sensitivity.l1 ||
            inputs_.sensitivity.l2 != next.sensitivity.l2 ||
            inputs_.sensitivity.integral != next.sensitivity.integral ||
@@ -785,8 +965,12 @@ void TradeoffTab::setInputs(const TradeoffInputs& inputs) {
         inputs_.state.mechanism.estimator != inputs.state.mechanism.estimator;
     const bool highlightChanged =
         configChanged || inputs_.state.mechanism.epsilon != inputs.state.mechanism.epsilon;
+    const bool dimsChanged = !haveInputs_ || inputs_.cellShape.size() != inputs.cellShape.size();
     inputs_ = inputs;
     haveInputs_ = true;
+    if (dimsChanged) {
+        updateAlgorithmRows();
+    }
     {
         const QSignalBlocker b(scale_);
         scale_->setCurrentIndex(scale_->findData(static_cast<int>(inputs.state.view.scale)));
@@ -920,6 +1104,18 @@ void TradeoffTab::startIfNeeded() {
             }
         }
     }
+    const auto& all = allAlgorithms();
+    const std::size_t dims = tableDimensions();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto& d = all[i]->info().dimensions;
+        if (algoChecks_[i]->isChecked() && std::find(d.begin(), d.end(), dims) != d.end()) {
+            const QString id = algorithmId(*all[i]);
+            configs_.push_back(algorithmConfigFor(id));
+            curveIds_ << id;
+        }
+    }
+    algoNote_->clear();
+    algoNote_->setVisible(false);
     const std::size_t n = configs_.size();
     curves_.resize(n);
     curveErrors_.assign(n, QString());
@@ -977,6 +1173,8 @@ void TradeoffTab::startCurve(std::size_t index, std::uint64_t trials) {
             }
             CurveOptions options;
             options.trials = trials;
+            options.algorithmTrials =
+                trials >= kRefineTrials ? kAlgorithmRefineRuns : kAlgorithmQuickRuns;
             options.seed = 1;
             options.stop = stop;
             options.progress = [&progress](double f) { progress.set(f); };
@@ -1115,7 +1313,7 @@ QStringList TradeoffTab::statisticalTies(const FrontierSegment& segment) const {
             }
         }
         if (tie) {
-            out << curveIds_[static_cast<qsizetype>(j)];
+            out << curveDisplayName(j);
         }
     }
     return out;
@@ -1185,7 +1383,12 @@ void TradeoffTab::updateStatus() {
     }
     QStringList mc;
     for (std::size_t i = 0; i < curves_.size(); ++i) {
-        if (curveHasMc_[i]) {
+        if (curveHasMc_[i] && configs_[i].mechanism == TradeoffMechanism::Algorithm) {
+            mc << tr("%1 (%2 runs)")
+                      .arg(curveDisplayName(i))
+                      .arg(curveTrials_[i] >= kRefineTrials ? kAlgorithmRefineRuns
+                                                            : kAlgorithmQuickRuns);
+        } else if (curveHasMc_[i]) {
             mc << tr("%1 (%2 trials)")
                       .arg(curveIds_[static_cast<qsizetype>(i)],
                            QString::fromStdString(groupThousands(curveTrials_[i])));
@@ -1227,6 +1430,22 @@ void TradeoffTab::updateStatus() {
                      running > 0 ? tr(", refining to %1")
                                        .arg(QString::fromStdString(groupThousands(kRefineTrials)))
                                  : QString());
+    }
+    // Algorithms that use the true total as public: said next to their curves.
+    QStringList publicTotal;
+    for (std::size_t i = 0; i < configs_.size(); ++i) {
+        const Algorithm* a = configs_[i].mechanism == TradeoffMechanism::Algorithm
+                                 ? findAlgorithm(configs_[i].algorithm)
+                                 : nullptr;
+        if (a && a->info().totalIsPublic) {
+            publicTotal << QString::fromStdString(a->info().id);
+        }
+    }
+    if (!publicTotal.isEmpty()) {
+        head += QLatin1Char(' ') +
+                tr("† %1 use the true total N as public (as their reference code does): ε-DP "
+                   "only if N is public.")
+                    .arg(publicTotal.join(QStringLiteral(", ")));
     }
     lines.prepend(head + QLatin1Char(' ') +
                   tr("Click a point to use that configuration%1.")
@@ -1274,7 +1493,10 @@ void TradeoffTab::draw() {
             continue;
         }
         const TradeoffConfig& cfg = configs_[i];
-        const QColor colour = rowColour(rowOf(cfg));
+        const bool isAlgorithm = cfg.mechanism == TradeoffMechanism::Algorithm;
+        const QColor colour = isAlgorithm
+                                  ? algorithmColour(curveIds_[static_cast<qsizetype>(i)].mid(5))
+                                  : rowColour(rowOf(cfg));
         QVector<double> x, y, lo, hi;
         bool anyMc = false;
         for (const CurvePoint& p : curves_[i].points) {
@@ -1309,11 +1531,20 @@ void TradeoffTab::draw() {
             graphCurve_.push_back({gh, i});
         }
         QCPGraph* g = plot_->addGraph();
-        QPen pen(colour, 2, estimatorDash(cfg.estimator));
+        // Algorithms: dash-dot-dot with crosses for data-dependent ones, solid with stars for
+        // the data-independent ones (the estimators' patterns are the mechanisms').
+        const Algorithm* algorithm = isAlgorithm ? findAlgorithm(cfg.algorithm) : nullptr;
+        const bool dependent = algorithm && algorithm->info().dataDependent;
+        QPen pen(colour, 2,
+                 algorithm ? (dependent ? Qt::DashDotDotLine : Qt::SolidLine)
+                           : estimatorDash(cfg.estimator));
         g->setPen(pen);
-        g->setScatterStyle(QCPScatterStyle(estimatorShape(cfg.estimator), colour, colour, 5));
+        g->setScatterStyle(QCPScatterStyle(
+            algorithm ? (dependent ? QCPScatterStyle::ssCross : QCPScatterStyle::ssStar)
+                      : estimatorShape(cfg.estimator),
+            colour, colour, algorithm ? 7 : 5));
         g->setData(x, y, true);
-        QString name = curveIds_[static_cast<qsizetype>(i)];
+        QString name = curveDisplayName(i);
         if (cfg.mechanism == TradeoffMechanism::Gaussian) {
             name += tr(" (δ = %1)").arg(num(cfg.delta));
         }
@@ -1349,7 +1580,9 @@ void TradeoffTab::draw() {
                                  groupThousands(static_cast<std::int64_t>(std::llround(v))));
             };
             QString part = tr("<b>%1</b> for %2 %3–%4")
-                               .arg(QString::fromStdString(s.label).toHtmlEscaped(),
+                               .arg((s.curve < curves_.size() ? curveDisplayName(s.curve)
+                                                              : QString::fromStdString(s.label))
+                                        .toHtmlEscaped(),
                                     eps ? tr("ε") : tr("N"), x(s.epsilonFrom), x(s.epsilonTo));
             QStringList absent;
             for (std::size_t j = 0; j < curves_.size(); ++j) {
@@ -1412,7 +1645,8 @@ void TradeoffTab::drawMarkers() {
     // The document's configuration at its ε (or its N, against population).
     const auto docId = configIdOf(inputs_.state);
     for (std::size_t i = 0; docId && i < curves_.size(); ++i) {
-        if (configId(rowOf(configs_[i]), configs_[i].estimator) != *docId ||
+        if (configs_[i].mechanism == TradeoffMechanism::Algorithm ||
+            configId(rowOf(configs_[i]), configs_[i].estimator) != *docId ||
             !curveErrors_[i].isEmpty()) {
             continue;
         }
@@ -1479,6 +1713,10 @@ void TradeoffTab::onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMous
             }
         }
     }
+    if (curve < configs_.size() && configs_[curve].mechanism == TradeoffMechanism::Algorithm) {
+        explainAlgorithmPoint(curve, x);  // the document has no algorithm mechanism
+        return;
+    }
     if (curve == kNoCurve || curve >= configs_.size() ||
         configs_[curve].mechanism == TradeoffMechanism::SparseThreshold) {
         return;  // the sparse release has its page under More mechanisms, not a window mechanism
@@ -1487,6 +1725,41 @@ void TradeoffTab::onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMous
     Q_EMIT configurationChosen(mechanismChoiceOf(configs_[curve]),
                                static_cast<int>(configs_[curve].local.bits),
                                configs_[curve].estimator, epsilon);
+}
+
+// A click on an algorithm's point: the window's release has no algorithm mechanism, so the
+// document stays as it is; the note says so and gives the dpx workload call that reproduces the
+// algorithm's run at that ε (and the Workbench tab that compares it on range workloads).
+void TradeoffTab::explainAlgorithmPoint(std::size_t curve, double x) {
+    const Algorithm* a = findAlgorithm(configs_[curve].algorithm);
+    if (!a || !inputs_.truth) {
+        return;
+    }
+    const double epsilon = gridAxis_ == Axis::Epsilon ? x : inputs_.state.mechanism.epsilon;
+    QString dataArgs;
+    if (inputs_.cellShape.size() >= 2) {
+        dataArgs = tr("--counts-file TABLE.csv --counts-layout matrix");
+    } else if (inputs_.truth->size() <= 40) {
+        QStringList counts;
+        for (std::int64_t c : inputs_.truth->counts()) {
+            counts << QString::number(c);
+        }
+        dataArgs = QStringLiteral("--counts ") + counts.join(QLatin1Char(','));
+    } else {
+        dataArgs = tr("--data FILE --column C --bins SPEC");
+    }
+    const QString id = QString::fromStdString(a->info().id);
+    QString text =
+        tr("<b>%1</b> at %2 = %3: the window's release has no algorithm mechanism, so the "
+           "document is unchanged. To run it: <code>dpx workload %4 --algorithm %1 --epsilon %5 "
+           "--workload identity</code>, or compare it on range workloads in the Workbench tab.")
+            .arg(id, gridAxis_ == Axis::Epsilon ? tr("ε") : tr("N"), num(x),
+                 dataArgs.toHtmlEscaped(), num(epsilon));
+    if (a->info().totalIsPublic) {
+        text += QLatin1Char(' ') + tr("† %1 uses the true total N as public.").arg(id);
+    }
+    algoNote_->setText(text);
+    algoNote_->setVisible(true);
 }
 
 void TradeoffTab::onMouseMove(QMouseEvent* event) {
@@ -1538,12 +1811,14 @@ void TradeoffTab::onMouseMove(QMouseEvent* event) {
     if (!point) {
         return;
     }
-    QString text = QStringLiteral("<b>%1</b><br>%2 = %3<br>expected %4 = %5 %6")
-                       .arg(curveIds_[static_cast<qsizetype>(bestCurve)],
-                            gridAxis_ == Axis::Epsilon ? tr("ε") : tr("N"), num(x),
-                            metricTitle(metric()), num(point->value), valueUnit());
+    QString text =
+        QStringLiteral("<b>%1</b><br>%2 = %3<br>expected %4 = %5 %6")
+            .arg(curveDisplayName(bestCurve), gridAxis_ == Axis::Epsilon ? tr("ε") : tr("N"),
+                 num(x), metricTitle(metric()), num(point->value), valueUnit());
     if (!point->exact) {
-        text += tr("<br>95%: [%1, %2], %3 trials")
+        text += (configs_[bestCurve].mechanism == TradeoffMechanism::Algorithm
+                     ? tr("<br>95%: [%1, %2], %3 runs")
+                     : tr("<br>95%: [%1, %2], %3 trials"))
                     .arg(num(point->ciLow), num(point->ciHigh),
                          QString::fromStdString(groupThousands(point->trials)));
     } else {
@@ -1551,6 +1826,10 @@ void TradeoffTab::onMouseMove(QMouseEvent* event) {
     }
     if (configs_[bestCurve].mechanism == TradeoffMechanism::SparseThreshold) {
         text += tr("<br><i>the sparse release: see More mechanisms ▸ Sparse histograms</i>");
+    } else if (configs_[bestCurve].mechanism == TradeoffMechanism::Algorithm) {
+        text +=
+            tr("<br><i>click for how to reproduce it (the window has no algorithm "
+               "mechanism)</i>");
     } else {
         text += tr("<br><i>click to use this configuration%1</i>")
                     .arg(gridAxis_ == Axis::Epsilon ? tr(" at this ε") : QString());
@@ -1568,6 +1847,14 @@ void TradeoffTab::rebuildTargetConfigs() {
                 const QString id = configId(kMechanisms[i], kEstimators[j]);
                 targetConfig_->addItem(id, id);
             }
+        }
+    }
+    const auto& all = allAlgorithms();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto& d = all[i]->info().dimensions;
+        if (algoChecks_[i]->isChecked() &&
+            std::find(d.begin(), d.end(), tableDimensions()) != d.end()) {
+            targetConfig_->addItem(QString::fromStdString(all[i]->info().id), algorithmId(*all[i]));
         }
     }
     int idx = targetConfig_->findData(previous);
@@ -1616,6 +1903,9 @@ void TradeoffTab::solveTarget() {
                     configFor(kMechanisms[i].mechanism, kEstimators[j], protocolOf(kMechanisms[i]));
             }
         }
+    }
+    if (!config && algorithmOfId(id)) {
+        config = algorithmConfigFor(id);
     }
     if (!config) {
         solution_->setText(tr("Tick a configuration first."));
@@ -1699,7 +1989,9 @@ void TradeoffTab::showSolution(const TradeoffConfig& cfg, TargetKind kind, doubl
         }
         useSolution_->setText(tr("&Use %1 at ε = %2").arg(id, num(solution.epsilon)));
         // The sparse release is not a window mechanism (its page is under More mechanisms).
-        useSolution_->setVisible(cfg.mechanism != TradeoffMechanism::SparseThreshold);
+        // Nor is a workload algorithm (the document has no algorithm mechanism).
+        useSolution_->setVisible(cfg.mechanism != TradeoffMechanism::SparseThreshold &&
+                                 cfg.mechanism != TradeoffMechanism::Algorithm);
     }
     drawMarkers();
     replotWhenVisible(plot_);

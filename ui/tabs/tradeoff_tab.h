@@ -6,7 +6,10 @@
 // appear as they finish: exact curves at once, Monte Carlo curves first from a quick pass and then
 // refined with more trials. Curves are only computed while the tab is visible (a hidden tab
 // remembers that it is stale). Clicking a point asks the main window to switch the document to that
-// configuration and ε.
+// configuration and ε. The workload algorithms of issue #20 (core/algorithms; DPBench, Hay et al.
+// 2016) are rows too ("algo:dawa"): one check box per algorithm that runs on the table's
+// dimension; clicking one of their points cannot switch the document (it has no algorithm
+// mechanism), so it says how to reproduce the point with dpx workload instead.
 #pragma once
 
 #include <QString>
@@ -56,6 +59,9 @@ struct TradeoffInputs {
     std::optional<Histogram> truth;  // nullopt: no data yet (`message` says why, if anything)
     Sensitivity sensitivity;
     QString message;
+    // The table's shape when it has two or more attributes ({rows, columns}: the histogram is its
+    // cells in C order); empty for one attribute. The workload algorithms see it.
+    std::vector<std::size_t> cellShape;
 };
 
 class TradeoffTab : public QWidget {
@@ -69,6 +75,10 @@ public:
     static constexpr std::uint64_t kRefineTrials = 20000;
     // LP-designed curves solve one LP per ε: refused above this group size (minutes per curve).
     static constexpr int kMaxLpPeople = 200;
+    // Workload algorithms: runs per Monte Carlo point of the quick pass and of the refinement
+    // (one run can be a data-dependent partition search).
+    static constexpr std::uint64_t kAlgorithmQuickRuns = 20;
+    static constexpr std::uint64_t kAlgorithmRefineRuns = 200;
 
     explicit TradeoffTab(JobRunner* runner, QWidget* parent = nullptr);
 
@@ -84,6 +94,12 @@ public:
     QStringList selectedConfigs() const;
     void setSelectedConfigs(const QStringList& ids);
     QCheckBox* configCheckBox(TradeoffMechanism m, EstimatorKind e) const;
+    // A workload algorithm's check box by registry id (any case); nullptr when unknown.
+    QCheckBox* algorithmCheckBox(const QString& id) const;
+    // The registry ids of the algorithms offered for the current table (its dimension).
+    QStringList offeredAlgorithms() const;
+    // What a click on an algorithm's point said (how to reproduce it); empty before.
+    QLabel* algorithmNoteLabel() const { return algoNote_; }
     void setMetric(Metric m);
     Metric metric() const;
     void setAxis(Axis a);
@@ -144,8 +160,14 @@ private:
     struct CurveResult;
     void buildControls();
     QGroupBox* buildConfigurationGrid();  // mechanism × estimator check boxes
-    QFormLayout* buildAxisControls();     // metric, scale, axis, ε and N ranges, points
-    QGroupBox* buildTargetControls();     // accuracy first: the smallest ε meeting a target
+    QGroupBox* buildAlgorithmBox();       // one check box per workload algorithm
+    void updateAlgorithmRows();           // show those that run on the table's dimension
+    std::size_t tableDimensions() const;
+    TradeoffConfig algorithmConfigFor(const QString& id) const;
+    QString curveDisplayName(std::size_t curve) const;  // legend: "DAWA", "UGrid †"
+    void explainAlgorithmPoint(std::size_t curve, double x);
+    QFormLayout* buildAxisControls();  // metric, scale, axis, ε and N ranges, points
+    QGroupBox* buildTargetControls();  // accuracy first: the smallest ε meeting a target
     QHBoxLayout* buildExportButtons();
     void markStale();
     void startIfNeeded();
@@ -183,6 +205,9 @@ private:
 
     // Controls.
     std::vector<std::vector<QCheckBox*>> checks_;  // [mechanism][estimator]
+    std::vector<QCheckBox*> algoChecks_;           // in allAlgorithms() order
+    QGroupBox* algoBox_ = nullptr;
+    QLabel* algoNote_ = nullptr;
     QComboBox* metric_ = nullptr;
     QComboBox* scale_ = nullptr;
     QComboBox* axis_ = nullptr;

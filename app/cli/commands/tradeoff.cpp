@@ -70,16 +70,36 @@ Expected<std::pair<double, double>> parseRange(const std::string& text) {
     return std::pair{*lo, *hi};
 }
 
+// --configs: split at the commas outside parentheses (an algorithm's parameter list,
+// algo:mwem(rounds=20,ratio=0.25), holds commas of its own).
+std::vector<std::string> splitConfigs(const std::string& text) {
+    std::vector<std::string> out(1);
+    int depth = 0;
+    for (char ch : text) {
+        if (ch == ',' && depth == 0) {
+            out.emplace_back();
+            continue;
+        }
+        depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+        out.back() += ch;
+    }
+    return out;
+}
+
 }  // namespace
 
 Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text,
                                              std::optional<std::string>* deprecation) {
+    if (isAlgorithmConfigName(text)) {
+        // A workload algorithm of issue #20 (core/choosing/tradeoff.h): algo:ID[(NAME=VALUE,…)].
+        return algorithmConfigFromName(text);
+    }
     // The estimator follows the LAST ':' so that the objective may hold one (optimal-l0d:3:clamp).
     const auto colon = text.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
         return Error{"configuration '" + text +
                      "' is not MECHANISM:ESTIMATOR (e.g. laplace:clamp, gm:identity, "
-                     "optimal-l1:identity, oue:identity)"};
+                     "optimal-l1:identity, oue:identity) or algo:ID (e.g. algo:dawa)"};
     }
     const std::string mech = text.substr(0, colon);
     const std::string est = text.substr(colon + 1);
@@ -121,8 +141,9 @@ Expected<TradeoffConfig> parseTradeoffConfig(const std::string& text,
         c.local = *spec;
     } else {
         return Error{"configuration '" + text + "': unknown mechanism '" + mech +
-                     "' (use laplace, geometric, gaussian, sparse, gm, em, optimal[-OBJ], or a "
-                     "local protocol rr, grr, oue, sue, olh, hrr, dbitflipD)"};
+                     "' (use laplace, geometric, gaussian, sparse, gm, em, optimal[-OBJ], a "
+                     "local protocol rr, grr, oue, sue, olh, hrr, dbitflipD, or a workload "
+                     "algorithm algo:ID)"};
     }
     auto kind = estimatorFromName(est);
     if (!kind) {
@@ -189,9 +210,10 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     auto args = Args::parse(
         rest, 2,
-        {"counts", "data",     "column", "bins",        "table",         "configs", "metric",
-         "scale",  "epsilons", "delta",  "calibration", "trials",        "seed",    "threads",
-         "target", "range",    "n",      "counts-file", "counts-layout", "joint"},
+        {"counts",        "data",    "column",          "bins",  "table",       "configs",
+         "metric",        "scale",   "epsilons",        "delta", "calibration", "trials",
+         "seed",          "threads", "target",          "range", "n",           "counts-file",
+         "counts-layout", "joint",   "algorithm-trials"},
         kJointFlags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message);
@@ -199,7 +221,8 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     const Args& a = *args;
 
     // The true histogram: --counts, or one column of --data.
-    auto truth = trueHistogramFromArgs(a, &err);
+    std::vector<std::size_t> shape;
+    auto truth = trueHistogramFromArgs(a, &err, nullptr, nullptr, &shape);
     if (!truth) {
         return fail(err, truth.error().message);
     }
@@ -222,7 +245,7 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     std::vector<TradeoffConfig> configs;
     bool anyGaussian = false;
-    for (const auto& text : split(*a.get("configs"), ',')) {
+    for (const auto& text : splitConfigs(*a.get("configs"))) {
         std::optional<std::string> deprecation;
         auto c = parseTradeoffConfig(text, &deprecation);
         if (!c) {
@@ -232,6 +255,9 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
             warn(err, *deprecation);
         }
         c->metric = {*metric, *scale};
+        if (c->mechanism == TradeoffMechanism::Algorithm && shape.size() >= 2) {
+            c->cellShape = shape;  // a table's cells in C order: the algorithm sees its shape
+        }
         anyGaussian = anyGaussian || c->mechanism == TradeoffMechanism::Gaussian;
         configs.push_back(*c);
     }
@@ -278,7 +304,7 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
 
     // Accuracy first: --target VALUE (expected error) or --target within:K:Q (per bin).
     if (a.has("target")) {
-        for (const char* opt : {"epsilons", "trials", "seed", "threads"}) {
+        for (const char* opt : {"epsilons", "trials", "seed", "threads", "algorithm-trials"}) {
             if (a.has(opt)) {
                 return fail(err, std::string("--") + opt +
                                      " does not apply with --target (solving uses the exact "
@@ -383,7 +409,8 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     auto trials = a.unsignedInt("trials", 20000);
     auto seed = a.unsignedInt("seed", 1);
     auto threads = a.unsignedInt("threads", 0);
-    for (const auto* v : {&trials, &seed, &threads}) {
+    auto algorithmTrials = a.unsignedInt("algorithm-trials", 100);
+    for (const auto* v : {&trials, &seed, &threads, &algorithmTrials}) {
         if (!*v) {
             return fail(err, v->error().message);
         }
@@ -394,10 +421,14 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     if (*threads > 1024) {
         return fail(err, "--threads must be at most 1024");
     }
+    if (*algorithmTrials < 2 || *algorithmTrials > 1'000'000) {
+        return fail(err, "--algorithm-trials must be in [2, 1e6]");
+    }
     CurveOptions opt;
     opt.trials = *trials;
     opt.seed = *seed;
     opt.threads = static_cast<unsigned>(*threads);
+    opt.algorithmTrials = *algorithmTrials;
     std::vector<ErrorCurve> curves;
     QJsonArray points;
     for (const auto& c : configs) {

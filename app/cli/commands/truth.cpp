@@ -82,7 +82,8 @@ Expected<Args> parseWithTruthOptions(const std::vector<std::string>& argv,
 }
 
 Expected<Histogram> trueHistogramFromArgs(const Args& a, std::ostream* err,
-                                          const char* severalAttributes, std::size_t* attributes) {
+                                          const char* severalAttributes, std::size_t* attributes,
+                                          std::vector<std::size_t>* shape) {
     if (attributes) {
         *attributes = 1;
     }
@@ -103,6 +104,12 @@ Expected<Histogram> trueHistogramFromArgs(const Args& a, std::ostream* err,
             *attributes = t->table.attributeCount();
         }
         auto h = tableAsHistogram(*t, "this command", err);
+        if (h && shape) {
+            shape->clear();
+            for (std::uint64_t size : t->table.shape()) {
+                shape->push_back(static_cast<std::size_t>(size));
+            }
+        }
         if (h && h->total() <= 0) {
             return Error{"the true table has total 0: there is nothing to measure error against"};
         }
@@ -114,6 +121,9 @@ Expected<Histogram> trueHistogramFromArgs(const Args& a, std::ostream* err,
             "--bins SPEC (one of them)"};
     }
     auto h = a.has("counts") ? fromCounts(a) : fromData(a);
+    if (h && shape) {
+        *shape = {h->size()};
+    }
     if (h && h->total() <= 0) {
         return Error{"the true histogram has total 0: there is nothing to measure error against"};
     }

@@ -36,9 +36,11 @@ Expected<std::vector<std::int64_t>> wholeCounts(
 // option. A table of k ≥ 2 attributes is taken as the vector of its cells with a note on `err`,
 // or refused when `severalAttributes` is given (it names what a table of several attributes is
 // not meaningful for).
-// `attributes` (if not null) receives the table's number of attributes (1 for --counts, --data).
+// `attributes` (if not null) receives the table's number of attributes (1 for --counts, --data);
+// `shape` (if not null) the size of every attribute (one entry, the bins, for --counts, --data).
 Expected<Histogram> trueHistogramFromArgs(const Args& a, std::ostream* err = nullptr,
                                           const char* severalAttributes = nullptr,
-                                          std::size_t* attributes = nullptr);
+                                          std::size_t* attributes = nullptr,
+                                          std::vector<std::size_t>* shape = nullptr);
 
 }  // namespace dpx::cli

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "core/choosing/tradeoff.h"
+#include "tests/ui/tabs/tradeoff_test_support.h"
 #include "tests/ui/window_test_support.h"
 #include "ui/main_window.h"
 #include "ui/model/document.h"
@@ -26,27 +27,8 @@
 using namespace dpx;
 using namespace dpx::ui;
 using dpx::ui::test::applyAndWait;
-
-namespace {
-
-// Every selected curve delivered and nothing running (refinement included).
-bool curvesDone(const TradeoffTab& v) {
-    if (v.computing() || v.curves().empty()) {
-        return false;
-    }
-    for (std::size_t i = 0; i < v.curves().size(); ++i) {
-        if (v.curves()[i].points.empty() && v.curveErrors()[i].isEmpty()) {
-            return false;
-        }
-    }
-    return true;
-}
-
-std::size_t curveIndex(const TradeoffTab& v, const QString& id) {
-    return static_cast<std::size_t>(v.curveIds().indexOf(id));
-}
-
-}  // namespace
+using dpx::ui::test::curveIndex;
+using dpx::ui::test::curvesDone;
 
 class TestTradeoffView : public QObject {
     Q_OBJECT
