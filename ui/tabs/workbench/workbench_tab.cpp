@@ -1588,17 +1588,34 @@ void WorkbenchTab::drawDetail() {
             eHi = std::max(eHi, d.cellError[i]);
         }
     }
-    // Side by side, or one above the other when that gives larger (square) cells: a wide domain
-    // such as 64 × 256 is better stacked (the colour scales less the width, titles the height).
+    // Side by side, one above the other, or two by two (the colour scales on the right):
+    // whichever gives the largest square cells. A wide domain such as 64 × 256 is stacked, a
+    // square one two by two unless the plot is very wide.
     const double pw = std::max(1, p->width()) * 0.85, ph = std::max(1, p->height()) - 60.0;
-    const bool stacked =
-        std::min(pw / cols, (ph - 60.0) / 3 / rows) > std::min(pw / 3 / cols, ph / rows);
+    const double side = std::min(pw / 3 / cols, ph / rows);
+    const double above = std::min(pw / cols, (ph - 60.0) / 3 / rows);
+    const double grid2 = std::min(pw / 2 / cols, (ph - 30.0) / 2 / rows);
+    const bool stacked = above > side && above >= grid2;
+    const bool square = !stacked && grid2 > side;
+    // (row of the title, column) of map k; its axis rect is the row below.
+    const auto place = [&](int k) -> std::pair<int, int> {
+        if (stacked) {
+            return {2 * k, 0};
+        }
+        if (square) {
+            return {2 * (k / 2), k % 2};
+        }
+        return {0, k};
+    };
     for (int k = 0; k < 3; ++k) {
+        const auto [row, col] = place(k);
         auto* title = new QCPTextElement(p, titles[k]);
-        p->plotLayout()->addElement(stacked ? 2 * k : 0, stacked ? 0 : k, title);
+        p->plotLayout()->addElement(row, col, title);
         auto* rect = new QCPAxisRect(p);
-        p->plotLayout()->addElement(stacked ? 2 * k + 1 : 1, stacked ? 0 : k, rect);
-        rect->setMarginGroup(stacked ? QCP::msLeft | QCP::msRight : QCP::msTop | QCP::msBottom,
+        p->plotLayout()->addElement(row + 1, col, rect);
+        rect->setMarginGroup(stacked  ? QCP::msLeft | QCP::msRight
+                             : square ? QCP::msAll
+                                      : QCP::msTop | QCP::msBottom,
                              group);
         auto* map = addHeatmap(rect, nan);
         map->data()->setSize(cols, rows);
@@ -1620,6 +1637,11 @@ void WorkbenchTab::drawDetail() {
         if (!stacked || k == 2) {
             rect->axis(QCPAxis::atBottom)->setLabel(tr("column"));
         }
+        if (square && k == 2) {
+            rect->axis(QCPAxis::atLeft)->setLabel(tr("row"));
+        }
+        // Narrow maps side by side: few column ticks, so that "0 50 100 …" do not run together.
+        rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(stacked ? 5 : 3);
         if (stacked || k == 0) {
             rect->axis(QCPAxis::atLeft)->setLabel(tr("row"));
         }
@@ -1627,7 +1649,8 @@ void WorkbenchTab::drawDetail() {
         maps[static_cast<std::size_t>(k)] = map;
     }
     auto* scales = new QCPLayoutGrid;
-    p->plotLayout()->addElement(1, stacked ? 1 : 3, scales);
+    // (The scales' narrow maximum width would narrow any column they share with a map.)
+    p->plotLayout()->addElement(1, stacked ? 1 : square ? 2 : 3, scales);
     scales->addElement(0, 0, countScale);
     scales->addElement(0, 1, errorScale);
     if (!stacked) {
@@ -1641,7 +1664,7 @@ void WorkbenchTab::drawDetail() {
     for (QCPColorMap* map : maps) {
         map->setGradient(viridisGradient());
     }
-    p->plotLayout()->setColumnStretchFactor(stacked ? 1 : 3, stacked ? 0.18 : 0.25);
+    p->plotLayout()->setColumnStretchFactor(stacked ? 1 : square ? 2 : 3, stacked ? 0.18 : 0.25);
     // The worst queries as boxes on the error map.
     QCPAxisRect* er = rects[2];
     int rank = 1;

@@ -71,6 +71,26 @@ WorkbenchSettings skewedAsIs(std::vector<double> epsilons, const QString& worklo
     return s;
 }
 
+// Every Workbench input and view choice away from its default, on the skewed table (domain 32).
+ui::WorkbenchChoices everyChoiceSet() {
+    ui::WorkbenchChoices c;
+    c.domain = {32};
+    c.scales = {0, 5000};
+    c.epsilons = {0.5, 2};
+    c.workload = QStringLiteral("prefix");
+    c.algorithms = {QStringLiteral("Identity"), QStringLiteral("HB")};
+    c.trials = 2;
+    c.seed = 3;
+    c.rmse = true;
+    c.page = QStringLiteral("output");
+    c.plotScale = 5000;
+    c.plotEpsilon = 2;
+    c.pointAlgorithm = QStringLiteral("HB");
+    c.pointScale = 5000;
+    c.pointEpsilon = 2;
+    return c;
+}
+
 bool waitDone(WorkbenchTab& tab, int ms = 60000) {
     QElapsedTimer timer;
     timer.start();
@@ -517,22 +537,12 @@ void TestWorkbenchTab::choicesInSessions() {
     QCOMPARE(static_cast<std::uint64_t>(c0.seed), s0.seed);
     ui::ExplorerState st;
     QVERIFY(!st.toJson().contains(QStringLiteral("workbench")));
+    st.workbench = everyChoiceSet();
     ui::WorkbenchChoices& c = st.workbench;
     c.data = QStringLiteral("sparse-2d");
     c.domain = {64, 64};
-    c.scales = {1000, 1e8};
-    c.epsilons = {0.01, 1, 10};
-    c.workload = QStringLiteral("rectangles:4x4");
     c.algorithms = {QStringLiteral("Identity"), QStringLiteral("AGrid")};
-    c.trials = 12;
-    c.seed = 99;
-    c.rmse = true;
-    c.page = QStringLiteral("output");
-    c.plotScale = 1000;
-    c.plotEpsilon = 10;
     c.pointAlgorithm = QStringLiteral("AGrid");
-    c.pointScale = 1000;
-    c.pointEpsilon = 1;
     const QJsonObject json = st.toJson();
     QVERIFY(json.contains(QStringLiteral("workbench")));
     auto back = ui::ExplorerState::fromJson(json);
@@ -581,21 +591,7 @@ void TestWorkbenchTab::choicesRoundTripThroughTheTab() {
     tab.resize(1300, 850);
     tab.show();
     // Set before the data arrives (as when a session opens): applied when it is there.
-    ui::WorkbenchChoices c;
-    c.domain = {32};
-    c.scales = {0, 5000};
-    c.epsilons = {0.5, 2};
-    c.workload = QStringLiteral("prefix");
-    c.algorithms = {QStringLiteral("Identity"), QStringLiteral("HB")};
-    c.trials = 2;
-    c.seed = 3;
-    c.rmse = true;
-    c.page = QStringLiteral("output");
-    c.plotScale = 5000;
-    c.plotEpsilon = 2;
-    c.pointAlgorithm = QStringLiteral("HB");
-    c.pointScale = 5000;
-    c.pointEpsilon = 2;
+    const ui::WorkbenchChoices c = everyChoiceSet();
     QSignalSpy edits(&tab, &WorkbenchTab::choicesEdited);
     tab.setChoices(c);
     tab.setWindowTable(skewedTable(), QStringLiteral("column 'age'"));
