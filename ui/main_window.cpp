@@ -235,6 +235,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (flags & (BudgetChanged | DataChanged)) {
             syncBudgetFromDocument();
         }
+        if ((flags & WorkbenchChanged) && workbench_->choices() != s.workbench) {
+            workbench_->setChoices(s.workbench);
+        }
     });
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
         if (i < 0 || i >= kTabCount || doc_->state().view.tab == kTabIds[i]) {
@@ -339,6 +342,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(moreTab_, &MoreMechanismsTab::finished, this, &MainWindow::tryScreenshot);
     connect(table_, &TableTab::drawn, this, &MainWindow::tryScreenshot);
     connect(workbench_, &WorkbenchTab::drawn, this, &MainWindow::tryScreenshot);
+    // The Workbench's inputs go into the document (saved in sessions; one undo step per burst).
+    connect(workbench_, &WorkbenchTab::choicesEdited, this, [this] {
+        ExplorerState s = doc_->state();
+        s.workbench = workbench_->choices();
+        if (const Status st = doc_->apply(s, tr("workbench settings"), QStringLiteral("workbench"));
+            !st) {
+            statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
+        }
+    });
     connect(moreTab_, &MoreMechanismsTab::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(tradeoff_, &TradeoffTab::settingsEdited, this, [this] {
@@ -409,6 +421,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     updateRisk();
     updateTradeoff();
     syncBudgetFromDocument();
+    if (workbench_->choices() != doc_->state().workbench) {
+        workbench_->setChoices(doc_->state().workbench);
+    }
     engine_->refreshAll();
 }
 

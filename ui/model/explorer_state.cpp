@@ -8,10 +8,12 @@
 #include <limits>
 #include <tuple>
 
+#include "core/algorithms/algorithm.h"
 #include "core/base/validation.h"
 #include "core/choosing/tradeoff.h"
 #include "core/count/lp_objective.h"
 #include "core/histogram/example_datasets.h"
+#include "core/workload/builtin_shapes.h"
 
 namespace dpx::ui {
 
@@ -942,6 +944,176 @@ Expected<TradeoffChoices> TradeoffChoices::fromJson(const QJsonObject& o) {
     return t;
 }
 
+// ---- WorkbenchChoices
+
+namespace {
+
+const QStringList kWorkbenchPages = {QStringLiteral("epsilon"), QStringLiteral("scale"),
+                                     QStringLiteral("product"), QStringLiteral("output"),
+                                     QStringLiteral("numbers")};
+
+bool isWorkbenchDataName(const QString& name) {
+    if (name == QLatin1String("table")) {
+        return true;
+    }
+    for (const std::string& shape : builtinShapeNames()) {
+        const QString base = QString::fromStdString(shape);
+        if (name == base + QStringLiteral("-1d") || name == base + QStringLiteral("-2d")) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool isWholeScale(double m) {
+    return std::isfinite(m) && m >= 0 && m <= kMaxWorkbenchScale && m == std::floor(m);
+}
+
+}  // namespace
+
+Status WorkbenchChoices::validate() const {
+    if (!isWorkbenchDataName(data)) {
+        QStringList names{QStringLiteral("table")};
+        for (const std::string& shape : builtinShapeNames()) {
+            names << QString::fromStdString(shape) + QStringLiteral("-1d")
+                  << QString::fromStdString(shape) + QStringLiteral("-2d");
+        }
+        return Error{"workbench.data: unknown data '" + data.toStdString() + "' (" +
+                     names.join(QStringLiteral(", ")).toStdString() + ")"};
+    }
+    if (domain.size() > 2) {
+        return Error{"workbench.domain: expected 1 or 2 sizes, got " +
+                     std::to_string(domain.size())};
+    }
+    for (double n : domain) {
+        if (!(std::isfinite(n) && n >= 1 && n <= 1e9 && n == std::floor(n))) {
+            return Error{"workbench.domain: every size must be a whole number ≥ 1, got " +
+                         formatNumber(n)};
+        }
+    }
+    if (scales.empty() || epsilons.empty()) {
+        return Error{"workbench: give at least one scale and one ε"};
+    }
+    for (double m : scales) {
+        if (!isWholeScale(m)) {
+            return Error{
+                "workbench.scales: every scale must be 0 (the data as it is) or a whole "
+                "number of records ≤ 10¹², got " +
+                formatNumber(m)};
+        }
+    }
+    for (double e : epsilons) {
+        if (!(std::isfinite(e) && e > 0)) {
+            return Error{"workbench.epsilons: every ε must be a finite number > 0, got " +
+                         formatNumber(e)};
+        }
+    }
+    if (workload.trimmed().isEmpty()) {
+        return Error{"workbench.workload: empty (range:2000, identity, prefix, allrange, ...)"};
+    }
+    for (const QString& id : algorithms) {
+        if (findAlgorithm(id.toStdString()) == nullptr) {
+            return Error{"workbench.algorithms: unknown algorithm '" + id.toStdString() +
+                         "' (dpx algorithms lists them)"};
+        }
+    }
+    if (trials < 1 || trials > kMaxWorkbenchTrials) {
+        return Error{"workbench.trials: expected 1 to " + std::to_string(kMaxWorkbenchTrials) +
+                     ", got " + std::to_string(trials)};
+    }
+    if (seed < 0 || seed > kMaxWorkbenchSeed) {
+        return Error{"workbench.seed: expected 0 to " + std::to_string(kMaxWorkbenchSeed) +
+                     ", got " + std::to_string(seed)};
+    }
+    if (!kWorkbenchPages.contains(page)) {
+        return Error{"workbench.page: unknown page '" + page.toStdString() +
+                     "' (epsilon, scale, product, output, numbers)"};
+    }
+    if (!(plotScale == -1 || isWholeScale(plotScale))) {
+        return Error{"workbench.plot_scale: expected a scale of the list (0: the data), got " +
+                     formatNumber(plotScale)};
+    }
+    if (!(plotEpsilon == -1 || (std::isfinite(plotEpsilon) && plotEpsilon > 0))) {
+        return Error{"workbench.plot_epsilon: expected an ε of the list, got " +
+                     formatNumber(plotEpsilon)};
+    }
+    if (!pointAlgorithm.isEmpty() &&
+        (findAlgorithm(pointAlgorithm.toStdString()) == nullptr || !isWholeScale(pointScale) ||
+         !(std::isfinite(pointEpsilon) && pointEpsilon > 0))) {
+        return Error{
+            "workbench.point: expected {algorithm (a known id), m (a scale of the list, "
+            "0: the data), epsilon (> 0)}"};
+    }
+    return okStatus();
+}
+
+QJsonObject WorkbenchChoices::toJson() const {
+    QJsonArray dom, sc, ep;
+    for (double n : domain) {
+        dom.append(n);
+    }
+    for (double m : scales) {
+        sc.append(m);
+    }
+    for (double e : epsilons) {
+        ep.append(e);
+    }
+    QJsonObject o{
+        {QStringLiteral("data"), data},
+        {QStringLiteral("domain"), dom},
+        {QStringLiteral("scales"), sc},
+        {QStringLiteral("epsilons"), ep},
+        {QStringLiteral("workload"), workload},
+        {QStringLiteral("algorithms"), QJsonArray::fromStringList(algorithms)},
+        {QStringLiteral("trials"), trials},
+        {QStringLiteral("seed"), seed},
+        {QStringLiteral("metric"), rmse ? QStringLiteral("rmse") : QStringLiteral("scaled_l2")},
+        {QStringLiteral("page"), page},
+        {QStringLiteral("plot_scale"), plotScale},
+        {QStringLiteral("plot_epsilon"), plotEpsilon}};
+    if (!pointAlgorithm.isEmpty()) {
+        o[QStringLiteral("point")] = QJsonObject{{QStringLiteral("algorithm"), pointAlgorithm},
+                                                 {QStringLiteral("m"), pointScale},
+                                                 {QStringLiteral("epsilon"), pointEpsilon}};
+    }
+    return o;
+}
+
+Expected<WorkbenchChoices> WorkbenchChoices::fromJson(const QJsonObject& o) {
+    const SessionFields f(o, QStringLiteral("workbench"));
+    WorkbenchChoices w;
+    DPX_TRY(f.text("data", w.data));
+    DPX_TRY(f.numbers("domain", w.domain));
+    DPX_TRY(f.numbers("scales", w.scales));
+    DPX_TRY(f.numbers("epsilons", w.epsilons));
+    DPX_TRY(f.text("workload", w.workload));
+    DPX_TRY(f.strings("algorithms", w.algorithms));
+    DPX_TRY(f.integer("trials", 1, kMaxWorkbenchTrials, w.trials));
+    DPX_TRY(f.integer("seed", 0, kMaxWorkbenchSeed, w.seed));
+    DPX_TRY(f.flag("metric", "rmse", "scaled_l2", "expected scaled_l2 or rmse", w.rmse));
+    DPX_TRY(f.text("page", w.page));
+    DPX_TRY(f.number("plot_scale", w.plotScale));
+    DPX_TRY(f.number("plot_epsilon", w.plotEpsilon));
+    auto point = f.object("point");
+    if (!point) {
+        return point.error();
+    }
+    if (!point->isEmpty()) {
+        const SessionFields pf(*point, QStringLiteral("workbench.point"));
+        DPX_TRY(pf.text("algorithm", w.pointAlgorithm));
+        DPX_TRY(pf.number("m", w.pointScale));
+        DPX_TRY(pf.number("epsilon", w.pointEpsilon));
+        if (w.pointAlgorithm.isEmpty()) {
+            return keyError(QStringLiteral("workbench.point.algorithm"),
+                            QStringLiteral("expected an algorithm id"));
+        }
+    }
+    if (auto st = w.validate(); !st) {
+        return st.error();
+    }
+    return w;
+}
+
 // ---- BudgetChoices
 
 Status DatasetBudget::validate() const {
@@ -1073,7 +1245,7 @@ Expected<BudgetChoices> BudgetChoices::fromJson(const QJsonObject& o,
 
 Status ExplorerState::validate() const {
     for (const Status& st : {mechanism.validate(), data.validate(), tradeoff.validate(),
-                             budget.validate(), view.validate()}) {
+                             budget.validate(), view.validate(), workbench.validate()}) {
         if (!st) {
             return st;
         }
@@ -1082,13 +1254,18 @@ Status ExplorerState::validate() const {
 }
 
 QJsonObject ExplorerState::toJson() const {
-    return QJsonObject{{QStringLiteral("format"), QStringLiteral("dpexplorer-session")},
-                       {QStringLiteral("version"), 1},
-                       {QStringLiteral("tradeoff"), tradeoff.toJson()},
-                       {QStringLiteral("budget"), budget.toJson()},
-                       {QStringLiteral("data"), data.toJson()},
-                       {QStringLiteral("mechanism"), mechanism.toJson()},
-                       {QStringLiteral("view"), view.toJson()}};
+    QJsonObject o{{QStringLiteral("format"), QStringLiteral("dpexplorer-session")},
+                  {QStringLiteral("version"), 1},
+                  {QStringLiteral("tradeoff"), tradeoff.toJson()},
+                  {QStringLiteral("budget"), budget.toJson()},
+                  {QStringLiteral("data"), data.toJson()},
+                  {QStringLiteral("mechanism"), mechanism.toJson()},
+                  {QStringLiteral("view"), view.toJson()}};
+    // Written only when not at its defaults: sessions without it keep their bytes.
+    if (workbench != WorkbenchChoices{}) {
+        o[QStringLiteral("workbench")] = workbench.toJson();
+    }
+    return o;
 }
 
 Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
@@ -1136,6 +1313,15 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
         return budget.error();
     }
     s.budget = std::move(*budget);
+    auto workbenchSection = f.object("workbench");
+    if (!workbenchSection) {
+        return workbenchSection.error();
+    }
+    auto workbench = WorkbenchChoices::fromJson(*workbenchSection);
+    if (!workbench) {
+        return workbench.error();
+    }
+    s.workbench = std::move(*workbench);
     if (auto st = s.validate(); !st) {
         return st.error();
     }
@@ -1376,7 +1562,10 @@ void DataChoices::keepAttributesOf(const DataChoices& left) {
 QStringList ExplorerState::unknownKeys(const QJsonObject& root) {
     QStringList out;
     if (auto s = fromJson(root)) {
-        collectUnknown(root, s->toJson(), QString(), out);
+        QJsonObject known = s->toJson();
+        // The workbench section is left out at its defaults; its keys are known all the same.
+        known[QStringLiteral("workbench")] = s->workbench.toJson();
+        collectUnknown(root, known, QString(), out);
     }
     return out;
 }
@@ -1411,6 +1600,9 @@ unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
     }
     if (a.tradeoff != b.tradeoff) {
         f |= TradeoffChanged;
+    }
+    if (a.workbench != b.workbench) {
+        f |= WorkbenchChanged;
     }
     if (a.budget != b.budget || ((f & DataChanged) != 0 && currentBudget(a) != currentBudget(b))) {
         f |= BudgetChanged;

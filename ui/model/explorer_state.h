@@ -303,6 +303,37 @@ struct TradeoffChoices {
     bool operator==(const TradeoffChoices&) const = default;
 };
 
+// The Workbench tab ("workbench", issue #20): its inputs and what it shows. The section is
+// written only when some value differs from these defaults, so sessions without it keep their
+// bytes. Values that depend on the data (a domain size that does not divide it, algorithms that do
+// not run on its dimension) are checked by the tab when the data is there: it falls back to the
+// data's own size or the default algorithms and says so.
+struct WorkbenchChoices {
+    QString data = QStringLiteral("table");  // "table" or a built-in shape, "sparse-1d", "zipf-2d"
+    std::vector<double> domain;              // cells per dimension; empty: the data's own size
+    std::vector<double> scales{0, 1000, 100000, 10000000};  // 0: the data as it is
+    std::vector<double> epsilons{0.01, 0.1, 1, 10};
+    QString workload = QStringLiteral("range:2000");
+    QStringList algorithms;  // DPBench ids; empty: the default list for the data's dimension
+    int trials = 5;
+    qint64 seed = 1;
+    bool rmse = false;                         // plot the RMSE per query, not the scaled L2 error
+    QString page = QStringLiteral("epsilon");  // epsilon, scale, product, output, numbers
+    double plotScale = -1;    // the m the ε plot shows (0: data; -1: the first scale)
+    double plotEpsilon = -1;  // the ε the scale plot shows (-1: 0.1 if listed, else the middle)
+    // The point whose output the Output page shows (algorithm empty: none).
+    QString pointAlgorithm;
+    double pointScale = 0, pointEpsilon = 0;
+
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<WorkbenchChoices> fromJson(const QJsonObject& o);
+    bool operator==(const WorkbenchChoices&) const = default;
+};
+inline constexpr int kMaxWorkbenchTrials = 1000;
+inline constexpr qint64 kMaxWorkbenchSeed = 1000000000;
+inline constexpr double kMaxWorkbenchScale = 1e12;
+
 // One statistic of a budget plan (core/choosing/budget_plan.h) without what the dataset supplies
 // (sensitivities, N). Each row owns its bins.
 struct BudgetRow {
@@ -356,6 +387,7 @@ struct ExplorerState {
     ViewChoices view;
     TradeoffChoices tradeoff;
     BudgetChoices budget;
+    WorkbenchChoices workbench;
 
     // Every field in range, with a message naming the first one that is not.
     Status validate() const;
@@ -379,10 +411,11 @@ enum ChangeFlag : unsigned {
     MechanismChanged = 1u << 1,  // mechanism, ε, δ, calibration, n, LP settings
     EstimatorChanged = 1u << 2,
     SeedChanged = 1u << 3,
-    ViewChanged = 1u << 4,      // overlay, log colour scale, error scale, theme
-    TabChanged = 1u << 5,       // the current tab only: nothing to recompute or redraw
-    TradeoffChanged = 1u << 6,  // the trade-off tab's curves, metric, axis or grids
-    BudgetChanged = 1u << 7,    // the budget tab's plan
+    ViewChanged = 1u << 4,       // overlay, log colour scale, error scale, theme
+    TabChanged = 1u << 5,        // the current tab only: nothing to recompute or redraw
+    TradeoffChanged = 1u << 6,   // the trade-off tab's curves, metric, axis or grids
+    BudgetChanged = 1u << 7,     // the budget tab's plan
+    WorkbenchChanged = 1u << 8,  // the workbench tab's inputs or view
 };
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
 

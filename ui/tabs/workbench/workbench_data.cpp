@@ -462,6 +462,66 @@ Expected<WorkbenchDetail> workbenchDetail(const Workload& workload, std::vector<
     return d;
 }
 
+std::vector<std::vector<std::size_t>> frontierTies(std::span<const ErrorCurve> curves,
+                                                   const Frontier& frontier) {
+    const auto pointOf = [&curves](std::size_t c, double eps) -> const CurvePoint* {
+        if (c >= curves.size()) {
+            return nullptr;
+        }
+        for (const CurvePoint& p : curves[c].points) {
+            if (p.epsilon == eps && p.valid()) {
+                return &p;
+            }
+        }
+        return nullptr;
+    };
+    const auto half = [](const CurvePoint& p) {
+        return p.exact ? 0.0 : std::max(p.ciHigh - p.value, p.value - p.ciLow);
+    };
+    std::vector<std::vector<std::size_t>> out;
+    for (const FrontierPoint& fp : frontier.points) {
+        std::vector<std::size_t> tied;
+        if (const CurvePoint* w = pointOf(fp.curve, fp.epsilon)) {
+            for (std::size_t j = 0; j < curves.size(); ++j) {
+                const CurvePoint* p = j == fp.curve ? nullptr : pointOf(j, fp.epsilon);
+                if (p != nullptr && std::abs(p->value - w->value) <= half(*w) + half(*p)) {
+                    tied.push_back(j);
+                }
+            }
+        }
+        out.push_back(std::move(tied));
+    }
+    return out;
+}
+
+QString frontierWinners(std::span<const ErrorCurve> curves, const Frontier& frontier) {
+    const auto ties = frontierTies(curves, frontier);
+    QStringList runs;
+    std::size_t lastCurve = curves.size();
+    std::vector<std::size_t> lastTies;
+    for (std::size_t k = 0; k < frontier.points.size(); ++k) {
+        const FrontierPoint& fp = frontier.points[k];
+        if (fp.curve >= curves.size() || (fp.curve == lastCurve && ties[k] == lastTies)) {
+            continue;
+        }
+        QString run = QStringLiteral("%1 from ε = %2")
+                          .arg(QString::fromStdString(curves[fp.curve].label),
+                               QString::number(fp.epsilon, 'g', 3));
+        if (!ties[k].empty()) {
+            QStringList names;
+            for (std::size_t j : ties[k]) {
+                names << QString::fromStdString(curves[j].label);
+            }
+            run += QStringLiteral(" (not significantly below %1: add trials)")
+                       .arg(names.join(QStringLiteral(", ")));
+        }
+        runs << run;
+        lastCurve = fp.curve;
+        lastTies = ties[k];
+    }
+    return runs.join(QStringLiteral("; "));
+}
+
 QString workbenchCsv(const WorkbenchPrepared& prepared, const std::vector<WorkbenchCell>& cells) {
     const auto num = [](double v) { return QString::number(v, 'g', 10); };
     QString out = QStringLiteral(

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "core/algorithms/algorithm_error.h"
 #include "core/base/expected.h"
 #include "core/base/stop_token.h"
+#include "core/choosing/tradeoff.h"
 #include "core/workload/workload.h"
 
 namespace dpx {
@@ -152,6 +154,15 @@ struct WorkbenchDetail {
 };
 Expected<WorkbenchDetail> workbenchDetail(const Workload& workload, std::vector<double> x,
                                           std::vector<double> estimate, std::size_t worstCount);
+
+// The frontier's honest attribution: for each point of `frontier` (lowerEnvelope(curves)), the
+// other curves whose value there is within noise of the winner's — |v_j − v_w| ≤ h_w + h_j, h the
+// 95% half-width (0 for an exact point), the rule of resolveStatisticalTies — in curve order. A
+// winner by a few trials' luck is thus named with those it does not significantly beat.
+std::vector<std::vector<std::size_t>> frontierTies(std::span<const ErrorCurve> curves,
+                                                   const Frontier& frontier);
+// "Privelet from ε = 0.01 (not significantly below Identity, HB: add trials); …"
+QString frontierWinners(std::span<const ErrorCurve> curves, const Frontier& frontier);
 
 // The numbers as CSV: one line per (algorithm, m, ε) with mean ± se of the scaled L2 error and
 // the RMSE, the exact RMSE, seconds and any error message.

@@ -82,6 +82,31 @@ QString fmt(double v) {
     return formatSignificant(v, 3);
 }
 
+// Square cells on every heatmap of `p` whose data is `rows` × `cols`: the axis with room to spare
+// shows more than the data, centred, so that one cell is as many pixels wide as it is tall (a
+// 64 × 256 domain is drawn four times as wide as tall, whatever the window's shape). Called after
+// each layout, when the axis rects have their sizes.
+void squareHeatmapCells(QCustomPlot* p, int rows, int cols) {
+    if (rows <= 0 || cols <= 0) {
+        return;
+    }
+    for (QCPAxisRect* rect : p->axisRects()) {
+        if (rect->plottables().isEmpty() ||
+            qobject_cast<QCPColorMap*>(rect->plottables().front()) == nullptr) {
+            continue;
+        }
+        const double w = rect->width(), h = rect->height();
+        if (!(w > 0 && h > 0)) {
+            continue;
+        }
+        const double perCell = std::min(w / cols, h / rows);
+        const double halfX = w / perCell / 2, halfY = h / perCell / 2;
+        const double cx = (cols - 1) / 2.0, cy = (rows - 1) / 2.0;
+        rect->axis(QCPAxis::atBottom)->setRange(cx - halfX, cx + halfX);
+        rect->axis(QCPAxis::atLeft)->setRange(cy - halfY, cy + halfY);
+    }
+}
+
 }  // namespace
 
 WorkbenchTab::WorkbenchTab(JobRunner* runner, QWidget* parent) : QWidget(parent), runner_(runner) {
@@ -90,6 +115,8 @@ WorkbenchTab::WorkbenchTab(JobRunner* runner, QWidget* parent) : QWidget(parent)
         for (const std::string& name : builtinShapeNames()) {
             if (auto d = builtinWorkbenchData(QString::fromStdString(name), dim)) {
                 builtins_.push_back(std::move(*d));
+                builtinNames_.push_back(QString::fromStdString(name) +
+                                        (dim == 1 ? QStringLiteral("-1d") : QStringLiteral("-2d")));
             }
         }
     }
@@ -229,6 +256,12 @@ void WorkbenchTab::buildControls() {
     detailPlot_ = new QCustomPlot;
     detailPlot_->setObjectName(QStringLiteral("workbenchDetailPlot"));
     detailPlot_->setMinimumSize(220, 200);
+    connect(detailPlot_, &QCustomPlot::afterLayout, this, [this] {
+        if (detail_ && detail_->shape.size() == 2) {
+            squareHeatmapCells(detailPlot_, static_cast<int>(detail_->shape[0]),
+                               static_cast<int>(detail_->shape[1]));
+        }
+    });
     detailText_ =
         new QLabel(tr("Click a point in a plot to see that algorithm's noisy output "
                       "beside the input."));
@@ -262,25 +295,47 @@ void WorkbenchTab::buildControls() {
 
     connect(data_, &QComboBox::currentIndexChanged, this, [this] {
         if (!settingControls_) {
+            fallbackNote_.clear();
             rebuildDomains();
             scheduleRestart();
+            edited();
         }
     });
+    const auto restartAndSave = [this] {
+        scheduleRestart();
+        edited();
+    };
     for (QLineEdit* e : {scales_, epsilons_}) {
-        connect(e, &QLineEdit::editingFinished, this, &WorkbenchTab::scheduleRestart);
+        connect(e, &QLineEdit::editingFinished, this, restartAndSave);
     }
-    connect(domain_, &QComboBox::currentIndexChanged, this, &WorkbenchTab::scheduleRestart);
-    connect(workload_, &QComboBox::currentTextChanged, this, &WorkbenchTab::scheduleRestart);
-    connect(trials_, &QSpinBox::valueChanged, this, &WorkbenchTab::scheduleRestart);
-    connect(seed_, &QSpinBox::valueChanged, this, &WorkbenchTab::scheduleRestart);
-    connect(algorithms_, &QListWidget::itemChanged, this, &WorkbenchTab::scheduleRestart);
-    for (QComboBox* c : {metric_, shownScale_, shownEpsilon_}) {
-        connect(c, &QComboBox::currentIndexChanged, this, [this] {
-            if (!settingControls_) {
-                redraw();
-            }
-        });
-    }
+    connect(domain_, &QComboBox::currentIndexChanged, this, restartAndSave);
+    connect(workload_, &QComboBox::currentTextChanged, this, restartAndSave);
+    connect(trials_, &QSpinBox::valueChanged, this, restartAndSave);
+    connect(seed_, &QSpinBox::valueChanged, this, restartAndSave);
+    connect(algorithms_, &QListWidget::itemChanged, this, restartAndSave);
+    connect(metric_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!settingControls_) {
+            redraw();
+            edited();
+        }
+    });
+    connect(shownScale_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (!settingControls_ && prepared_ && i >= 0 &&
+            static_cast<std::size_t>(i) < prepared_->scales.size()) {
+            plotScale_ = prepared_->scales[static_cast<std::size_t>(i)];
+            redraw();
+            edited();
+        }
+    });
+    connect(shownEpsilon_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (!settingControls_ && i >= 0 &&
+            static_cast<std::size_t>(i) < running_settings_.epsilons.size()) {
+            plotEpsilon_ = running_settings_.epsilons[static_cast<std::size_t>(i)];
+            redraw();
+            edited();
+        }
+    });
+    connect(views_, &QTabWidget::currentChanged, this, [this] { edited(); });
     connect(run, &QPushButton::clicked, this, &WorkbenchTab::start);
     connect(cancel_, &QPushButton::clicked, this, &WorkbenchTab::cancel);
     connect(export_, &QPushButton::clicked, this, [this] {
@@ -293,6 +348,17 @@ void WorkbenchTab::setWindowTable(std::shared_ptr<const ContingencyTable> table,
                                   const QString& name) {
     windowTable_ = std::move(table);
     windowTableName_ = name;
+    // A session's domain and algorithms were first tried on the table loaded before it; the
+    // session's own table is the next one: try them again on it.
+    if (sessionChoices_ && sessionChoices_->data == QLatin1String("table")) {
+        pendingDomain_.emplace();
+        for (double n : sessionChoices_->domain) {
+            pendingDomain_->push_back(static_cast<std::size_t>(n));
+        }
+        pendingAlgorithms_ = sessionChoices_->algorithms;
+        fallbackNote_.clear();
+        sessionChoices_.reset();
+    }
     auto d = workbenchDataFromTable(windowTable_.get(), name);
     if (d) {
         windowData_ = std::move(*d);
@@ -336,24 +402,37 @@ const WorkbenchData* WorkbenchTab::currentData(QString* why) const {
 
 // The domain list and the algorithm list follow the data's shape; check marks are kept by id.
 void WorkbenchTab::rebuildDomains() {
+    const bool wasSetting = settingControls_;
     settingControls_ = true;
     const WorkbenchData* d = currentData(nullptr);
+    // A session's domain waits for the data; an empty one is the data's own size.
     const DomainShape previous =
-        domain_->currentIndex() >= 0 &&
+        pendingDomain_ ? (pendingDomain_->empty() && d != nullptr ? d->shape : *pendingDomain_)
+        : domain_->currentIndex() >= 0 &&
                 static_cast<std::size_t>(domain_->currentIndex()) < domains_.size()
             ? domains_[static_cast<std::size_t>(domain_->currentIndex())]
             : DomainShape{};
     domains_ = d != nullptr ? domainChoices(d->shape) : std::vector<DomainShape>{};
     domain_->clear();
     int keep = 0;
+    bool found = false;
     for (std::size_t i = 0; i < domains_.size(); ++i) {
         domain_->addItem(domainText(domains_[i]));
         if (domains_[i] == previous) {
             keep = static_cast<int>(i);
+            found = true;
         }
     }
     domain_->setCurrentIndex(keep);
     dataNote_->setText(d != nullptr ? d->source : QString());
+    if (d != nullptr && pendingDomain_) {
+        if (!found) {
+            fallbackNote_ += tr("The session's domain size %1 does not divide this data's %2: "
+                                "the data's own size is used. ")
+                                 .arg(domainText(previous), domainText(d->shape));
+        }
+        pendingDomain_.reset();
+    }
 
     const std::size_t dim = d != nullptr ? d->shape.size() : 1;
     std::set<QString> checked;
@@ -369,6 +448,33 @@ void WorkbenchTab::rebuildDomains() {
         for (const QString& id : dim == 2 ? kDefault2d : kDefault1d) {
             checked.insert(id);
         }
+    }
+    // A session's list (empty: the defaults), applied once the data says the dimension.
+    QStringList notRunning;
+    if (pendingAlgorithms_ && d != nullptr) {
+        checked.clear();
+        if (!pendingAlgorithms_->isEmpty()) {
+            for (const QString& id : *pendingAlgorithms_) {
+                const Algorithm* a = findAlgorithm(id.toStdString());
+                const auto& dims = a != nullptr ? a->info().dimensions : std::vector<std::size_t>{};
+                if (std::find(dims.begin(), dims.end(), dim) != dims.end()) {
+                    checked.insert(QString::fromStdString(a->info().id));
+                } else {
+                    notRunning << id;
+                }
+            }
+        }
+        if (checked.empty()) {
+            for (const QString& id : dim == 2 ? kDefault2d : kDefault1d) {
+                checked.insert(id);
+            }
+        }
+        pendingAlgorithms_.reset();
+    }
+    if (!notRunning.isEmpty()) {
+        fallbackNote_ += tr("Not run on %1-D data, left out: %2. ")
+                             .arg(dim)
+                             .arg(notRunning.join(QStringLiteral(", ")));
     }
     algorithms_->clear();
     algorithms_->setProperty("dim", QVariant::fromValue<qulonglong>(dim));
@@ -397,7 +503,7 @@ void WorkbenchTab::rebuildDomains() {
         item->setForeground(algorithmColour(id));
         algorithms_->addItem(item);
     }
-    settingControls_ = false;
+    settingControls_ = wasSetting;
 }
 
 WorkbenchSettings WorkbenchTab::settings() const {
@@ -456,6 +562,146 @@ void WorkbenchTab::setSettings(const WorkbenchSettings& s) {
     scheduleRestart();
 }
 
+namespace {
+
+const QStringList kPages = {QStringLiteral("epsilon"), QStringLiteral("scale"),
+                            QStringLiteral("product"), QStringLiteral("output"),
+                            QStringLiteral("numbers")};
+
+}  // namespace
+
+WorkbenchChoices WorkbenchTab::choices() const {
+    WorkbenchChoices c;
+    const int di = data_->currentIndex();
+    if (di > 0 && static_cast<std::size_t>(di) <= builtinNames_.size()) {
+        c.data = builtinNames_[static_cast<std::size_t>(di - 1)];
+    }
+    const WorkbenchSettings s = settings();
+    const WorkbenchData* d = currentData(nullptr);
+    const DomainShape domain = pendingDomain_ ? *pendingDomain_ : s.domain;
+    if (d == nullptr ? pendingDomain_.has_value() : domain != d->shape) {
+        for (std::size_t n : domain) {
+            c.domain.push_back(static_cast<double>(n));
+        }
+    }
+    if (!s.scales.empty()) {
+        c.scales = s.scales;
+    }
+    if (!s.epsilons.empty()) {
+        c.epsilons = s.epsilons;
+    }
+    c.workload = s.workload;
+    if (pendingAlgorithms_) {
+        c.algorithms = *pendingAlgorithms_;
+    } else {
+        const std::size_t dim = d != nullptr ? d->shape.size() : 1;
+        const QStringList& defaults = dim == 2 ? kDefault2d : kDefault1d;
+        const bool isDefault =
+            s.algorithms.size() == defaults.size() &&
+            std::all_of(s.algorithms.begin(), s.algorithms.end(),
+                        [&](const QString& id) { return defaults.contains(id); });
+        if (!isDefault) {
+            c.algorithms = s.algorithms;
+        }
+    }
+    c.trials = static_cast<int>(s.trials);
+    c.seed = static_cast<qint64>(s.seed);
+    c.rmse = metric_->currentIndex() == 1;
+    c.page = kPages.value(views_->currentIndex(), kPages.front());
+    c.plotScale = plotScale_;
+    c.plotEpsilon = plotEpsilon_;
+    c.pointAlgorithm = pointAlgorithm_;
+    if (!pointAlgorithm_.isEmpty()) {
+        c.pointScale = pointScale_;
+        c.pointEpsilon = pointEpsilon_;
+    }
+    return c;
+}
+
+void WorkbenchTab::setChoices(const WorkbenchChoices& c) {
+    settingControls_ = true;
+    fallbackNote_.clear();
+    sessionChoices_ = c;
+    int di = 0;
+    for (std::size_t i = 0; i < builtinNames_.size(); ++i) {
+        if (builtinNames_[i] == c.data) {
+            di = static_cast<int>(i) + 1;
+        }
+    }
+    data_->setCurrentIndex(di);
+    DomainShape domain;
+    for (double n : c.domain) {
+        domain.push_back(static_cast<std::size_t>(n));
+    }
+    pendingDomain_ = domain;
+    pendingAlgorithms_ = c.algorithms;
+    rebuildDomains();
+    QStringList sc, ep;
+    for (double m : c.scales) {
+        sc << (m == 0 ? QStringLiteral("data") : QString::number(m, 'g', 15));
+    }
+    for (double e : c.epsilons) {
+        ep << QString::number(e, 'g', 15);
+    }
+    scales_->setText(sc.join(QStringLiteral(", ")));
+    epsilons_->setText(ep.join(QStringLiteral(", ")));
+    workload_->setCurrentText(c.workload);
+    trials_->setValue(c.trials);
+    seed_->setValue(static_cast<int>(c.seed));
+    metric_->setCurrentIndex(c.rmse ? 1 : 0);
+    plotScale_ = c.plotScale;
+    plotEpsilon_ = c.plotEpsilon;
+    views_->setCurrentIndex(std::max(0, static_cast<int>(kPages.indexOf(c.page))));
+    pointAlgorithm_ = c.pointAlgorithm;
+    pointScale_ = c.pointScale;
+    pointEpsilon_ = c.pointEpsilon;
+    pointPending_ = !pointAlgorithm_.isEmpty();
+    settingControls_ = false;
+    if (!fallbackNote_.isEmpty()) {
+        setStatus(QString());
+    }
+    scheduleRestart();
+}
+
+// A user's edit: saved in the document (ExplorerState::workbench) when the inputs can be saved;
+// a list that does not parse, or no algorithm, stays an error in the status line (start()) and
+// the document keeps the last good inputs.
+void WorkbenchTab::edited() {
+    if (settingControls_ || !parseScaleList(scales_->text()) ||
+        !parseEpsilonList(epsilons_->text()) || settings().algorithms.isEmpty()) {
+        return;
+    }
+    sessionChoices_.reset();  // the user's choices from now on
+    Q_EMIT choicesEdited();
+}
+
+// The point of a session (or the one shown before a restart) once the run has it.
+void WorkbenchTab::applyPendingPoint() {
+    if (!pointPending_ || !prepared_) {
+        return;
+    }
+    pointPending_ = false;
+    const auto& scales = prepared_->scales;
+    const auto si = static_cast<std::size_t>(std::find(scales.begin(), scales.end(), pointScale_) -
+                                             scales.begin());
+    const bool has = si < scales.size() &&
+                     std::find(running_settings_.epsilons.begin(), running_settings_.epsilons.end(),
+                               pointEpsilon_) != running_settings_.epsilons.end() &&
+                     std::any_of(prepared_->algorithms.begin(), prepared_->algorithms.end(),
+                                 [&](const Algorithm* a) {
+                                     return QString::fromStdString(a->info().id) == pointAlgorithm_;
+                                 });
+    if (!has) {
+        detailText_->setText(tr("The point %1 at m = %2, ε = %3 is not among those computed "
+                                "now. Click a point in a plot to see that algorithm's output.")
+                                 .arg(pointAlgorithm_, scaleText(pointScale_),
+                                      QString::number(pointEpsilon_, 'g', 6)));
+        pointAlgorithm_.clear();
+        return;
+    }
+    showDetail(pointAlgorithm_, si, pointEpsilon_, false);
+}
+
 void WorkbenchTab::scheduleRestart() {
     if (settingControls_) {
         return;
@@ -464,7 +710,7 @@ void WorkbenchTab::scheduleRestart() {
 }
 
 void WorkbenchTab::setStatus(const QString& text) {
-    status_->setText(text);
+    status_->setText(fallbackNote_ + text);
 }
 
 bool WorkbenchTab::busy() const {
@@ -515,6 +761,7 @@ void WorkbenchTab::start() {
         return;
     }
     stale_ = false;
+    pointPending_ = !pointAlgorithm_.isEmpty();
     const std::uint64_t generation = ++generation_;
     runner_->cancel(kSlot);
     runner_->cancel(kDetailSlot);
@@ -590,6 +837,7 @@ void WorkbenchTab::startAlgorithm(std::size_t index, std::uint64_t generation) {
                    .arg(prepared_ ? prepared_->scales.size() : 0)
                    .arg(running_settings_.epsilons.size())
                    .arg(running_settings_.trials));
+        applyPendingPoint();
         return;
     }
     const Algorithm* a = prepared_->algorithms[index];
@@ -669,8 +917,6 @@ QString WorkbenchTab::csv() const {
 void WorkbenchTab::redraw() {
     // The selectors of the shown scale and ε follow the prepared data.
     settingControls_ = true;
-    const int si = shownScale_->currentIndex();
-    const int ei = shownEpsilon_->currentIndex();
     shownScale_->clear();
     shownEpsilon_->clear();
     if (prepared_) {
@@ -682,10 +928,21 @@ void WorkbenchTab::redraw() {
         for (double e : running_settings_.epsilons) {
             shownEpsilon_->addItem(QString::number(e, 'g', 6));
         }
-        shownScale_->setCurrentIndex(std::clamp(si, 0, shownScale_->count() - 1));
-        shownEpsilon_->setCurrentIndex(
-            ei >= 0 ? std::min(ei, shownEpsilon_->count() - 1)
-                    : std::max(0, static_cast<int>(running_settings_.epsilons.size()) / 2));
+        // By value, so that the choice survives a restart (and a session); unchosen, the ε plot
+        // shows the first scale.
+        const auto& sc = prepared_->scales;
+        const auto& ep = running_settings_.epsilons;
+        const auto si = std::find(sc.begin(), sc.end(), plotScale_) - sc.begin();
+        const auto ei = std::find(ep.begin(), ep.end(), plotEpsilon_) - ep.begin();
+        shownScale_->setCurrentIndex(si < shownScale_->count() ? static_cast<int>(si) : 0);
+        // Unchosen: DPBench's ε = 0.1 when it is in the list — there the data-dependent
+        // algorithms' lead at small m and the data-independent ones' catching up at large m are
+        // plain; at ε = 1 the lead at m = 1 000 is mostly gone — else the middle one.
+        const auto dpbench = std::find(ep.begin(), ep.end(), 0.1) - ep.begin();
+        shownEpsilon_->setCurrentIndex(ei < shownEpsilon_->count() ? static_cast<int>(ei)
+                                       : dpbench < shownEpsilon_->count()
+                                           ? static_cast<int>(dpbench)
+                                           : std::max(0, static_cast<int>(ep.size()) / 2));
     }
     settingControls_ = false;
     points_.clear();
@@ -721,6 +978,11 @@ void WorkbenchTab::redraw() {
                "is √E‖W·est − W·x‖² / (q·m), the root of the expected square (at least the mean of "
                "the norm, by Jensen's inequality, and close to it for many queries). The trials "
                "replace them with filled markers as they finish."));
+    }
+    if (!prepared_ && !running_) {
+        // Nothing to plot: say why under the empty plot too (no data, a table the algorithms do
+        // not run on, a bad list), not only in the status line on the left.
+        notes << status_->text().toHtmlEscaped();
     }
     note_->setText(notes.join(QStringLiteral("<br>")));
 }
@@ -914,23 +1176,17 @@ void WorkbenchTab::drawEpsilonPlot() {
     // The frontier: the lowest curve at every ε (core/choosing's lower envelope, as on the
     // Trade-off tab). The Trade-off tab's rule for ties within Monte Carlo noise (the lower index
     // wins) is not applied: here the order of the algorithms says nothing about preference.
+    // Instead the text names, with each winner, the curves it does not significantly beat: with
+    // a few trials the lowest mean is often luck (the trials of every ε share their random
+    // numbers, so one lucky draw wins at every ε).
     const Frontier f = lowerEnvelope(curves);
     if (f.points.size() >= 1) {
         QVector<double> fx, fy;
-        QStringList winners;
         for (const FrontierPoint& fp : f.points) {
             fx << fp.epsilon;
             fy << fp.value;
         }
-        // Who wins at each ε of the grid (runs of one winner written once).
-        std::size_t last = curveIds.size();
-        for (const FrontierPoint& fp : f.points) {
-            if (fp.curve != last && fp.curve < curveIds.size()) {
-                winners << tr("%1 from ε = %2")
-                               .arg(curveIds[fp.curve], QString::number(fp.epsilon, 'g', 3));
-                last = fp.curve;
-            }
-        }
+        const QString winners = frontierWinners(curves, f);
         QCPGraph* g = p->addGraph();
         g->setName(tr("frontier (lowest error)"));
         QColor c = palette().color(QPalette::Text);
@@ -944,8 +1200,7 @@ void WorkbenchTab::drawEpsilonPlot() {
                         QCustomPlot::limBelow);
         }
         g->setLayer(QStringLiteral("frontier"));
-        frontierText_ =
-            tr("Frontier at m = %1: %2.").arg(scaleText(m), winners.join(QStringLiteral("; ")));
+        frontierText_ = tr("Frontier at m = %1: %2.").arg(scaleText(m), winners);
     }
     double eLo = running_settings_.epsilons.front(), eHi = running_settings_.epsilons.back();
     p->xAxis->setRange(eLo / 2, eHi * 2);
@@ -1157,10 +1412,23 @@ void WorkbenchTab::onPlotClick(QCPAbstractPlottable* plottable, int index) {
     showDetail(ref.algorithm, ref.scaleIndex, ref.epsilon);
 }
 
-void WorkbenchTab::showDetail(const QString& algorithm, std::size_t scaleIndex, double epsilon) {
-    views_->setCurrentIndex(3);
-    if (!prepared_) {
+void WorkbenchTab::showDetail(const QString& algorithm, std::size_t scaleIndex, double epsilon,
+                              bool showPage) {
+    if (showPage) {
+        const bool was = settingControls_;
+        settingControls_ = true;  // one edit for the page and the point
+        views_->setCurrentIndex(3);
+        settingControls_ = was;
+    }
+    if (!prepared_ || scaleIndex >= prepared_->scales.size()) {
         return;
+    }
+    pointAlgorithm_ = algorithm;
+    pointScale_ = prepared_->scales[scaleIndex];
+    pointEpsilon_ = epsilon;
+    pointPending_ = false;
+    if (showPage) {
+        edited();
     }
     const auto it = std::find_if(cells_.begin(), cells_.end(), [&](const WorkbenchCell& c) {
         return c.algorithm == algorithm && c.scaleIndex == scaleIndex && c.epsilon == epsilon;
@@ -1320,12 +1588,35 @@ void WorkbenchTab::drawDetail() {
             eHi = std::max(eHi, d.cellError[i]);
         }
     }
+    // Side by side, one above the other, or two by two (the colour scales on the right):
+    // whichever gives the largest square cells. A wide domain such as 64 × 256 is stacked, a
+    // square one two by two unless the plot is very wide.
+    const double pw = std::max(1, p->width()) * 0.85, ph = std::max(1, p->height()) - 60.0;
+    const double side = std::min(pw / 3 / cols, ph / rows);
+    const double above = std::min(pw / cols, (ph - 60.0) / 3 / rows);
+    const double grid2 = std::min(pw / 2 / cols, (ph - 30.0) / 2 / rows);
+    const bool stacked = above > side && above >= grid2;
+    const bool square = !stacked && grid2 > side;
+    // (row of the title, column) of map k; its axis rect is the row below.
+    const auto place = [&](int k) -> std::pair<int, int> {
+        if (stacked) {
+            return {2 * k, 0};
+        }
+        if (square) {
+            return {2 * (k / 2), k % 2};
+        }
+        return {0, k};
+    };
     for (int k = 0; k < 3; ++k) {
+        const auto [row, col] = place(k);
         auto* title = new QCPTextElement(p, titles[k]);
-        p->plotLayout()->addElement(0, k, title);
+        p->plotLayout()->addElement(row, col, title);
         auto* rect = new QCPAxisRect(p);
-        p->plotLayout()->addElement(1, k, rect);
-        rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+        p->plotLayout()->addElement(row + 1, col, rect);
+        rect->setMarginGroup(stacked  ? QCP::msLeft | QCP::msRight
+                             : square ? QCP::msAll
+                                      : QCP::msTop | QCP::msBottom,
+                             group);
         auto* map = addHeatmap(rect, nan);
         map->data()->setSize(cols, rows);
         map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
@@ -1343,19 +1634,29 @@ void WorkbenchTab::drawDetail() {
                                 : QCPRange(0, eHi > 0 ? eHi : 1));
         rect->axis(QCPAxis::atBottom)->setRange(-0.5, cols - 0.5);
         rect->axis(QCPAxis::atLeft)->setRange(-0.5, rows - 0.5);
-        rect->axis(QCPAxis::atBottom)->setLabel(tr("column"));
-        if (k == 0) {
+        if (!stacked || k == 2) {
+            rect->axis(QCPAxis::atBottom)->setLabel(tr("column"));
+        }
+        if (square && k == 2) {
+            rect->axis(QCPAxis::atLeft)->setLabel(tr("row"));
+        }
+        // Narrow maps side by side: few column ticks, so that "0 50 100 …" do not run together.
+        rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(stacked ? 5 : 3);
+        if (stacked || k == 0) {
             rect->axis(QCPAxis::atLeft)->setLabel(tr("row"));
         }
         rects[static_cast<std::size_t>(k)] = rect;
         maps[static_cast<std::size_t>(k)] = map;
     }
     auto* scales = new QCPLayoutGrid;
-    p->plotLayout()->addElement(1, 3, scales);
+    // (The scales' narrow maximum width would narrow any column they share with a map.)
+    p->plotLayout()->addElement(1, stacked ? 1 : square ? 2 : 3, scales);
     scales->addElement(0, 0, countScale);
     scales->addElement(0, 1, errorScale);
-    countScale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
-    errorScale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    if (!stacked) {
+        countScale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+        errorScale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    }
     countScale->axis()->setLabel(tr("count"));
     errorScale->axis()->setLabel(tr("|error|"));
     countScale->setGradient(viridisGradient());
@@ -1363,7 +1664,7 @@ void WorkbenchTab::drawDetail() {
     for (QCPColorMap* map : maps) {
         map->setGradient(viridisGradient());
     }
-    p->plotLayout()->setColumnStretchFactor(3, 0.25);
+    p->plotLayout()->setColumnStretchFactor(stacked ? 1 : square ? 2 : 3, stacked ? 0.18 : 0.25);
     // The worst queries as boxes on the error map.
     QCPAxisRect* er = rects[2];
     int rank = 1;

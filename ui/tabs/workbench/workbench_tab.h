@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "ui/model/explorer_state.h"
 #include "ui/tabs/workbench/workbench_data.h"
 #include "ui/widgets/qcustomplot_include.h"
 
@@ -52,6 +53,14 @@ public:
     // Sets every control (the domain must be one offered for the current data) and restarts.
     void setSettings(const WorkbenchSettings& s);
     std::vector<DomainShape> offeredDomains() const { return domains_; }
+    // Every input and what is shown, as sessions store them (ExplorerState::workbench): the
+    // domain empty when it is the data's own, the algorithms empty when they are the default
+    // list of the data's dimension.
+    WorkbenchChoices choices() const;
+    // Sets the controls from a session. What depends on the data (the domain, the algorithms of
+    // its dimension, the shown point) is applied when the data is there; what does not fit it
+    // falls back (the data's own size, the default algorithms) and the status says so.
+    void setChoices(const WorkbenchChoices& c);
     // Starts the comparison now (the controls restart it by themselves after an edit); while the
     // tab is hidden it only marks the results stale.
     void start();
@@ -66,9 +75,12 @@ public:
     double shownValue(const QString& algorithm, std::size_t scaleIndex, double epsilon,
                       bool* exact = nullptr) const;
     QString csv() const;
+    // The text under the ε plot that names the frontier's winners (and their ties).
+    QString frontierText() const { return frontierText_; }
 
     // What a click on a point does: computes and shows that algorithm's output.
-    void showDetail(const QString& algorithm, std::size_t scaleIndex, double epsilon);
+    void showDetail(const QString& algorithm, std::size_t scaleIndex, double epsilon,
+                    bool showPage = true);
     bool detailBusy() const { return detailPending_; }
     const std::optional<WorkbenchDetail>& detail() const { return detail_; }
 
@@ -80,6 +92,8 @@ public:
 Q_SIGNALS:
     // A comparison finished (or failed, or was cancelled), or a detail was drawn.
     void drawn();
+    // The user changed an input or what is shown (not setChoices/setSettings): choices() has it.
+    void choicesEdited();
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -105,6 +119,8 @@ private:
     const WorkbenchData* currentData(QString* why) const;
     QString legendName(const QString& algorithm) const;
     void onPlotClick(QCPAbstractPlottable* plottable, int index);
+    void edited();
+    void applyPendingPoint();
 
     JobRunner* runner_;
     std::shared_ptr<const ContingencyTable> windowTable_;
@@ -154,6 +170,22 @@ private:
         double epsilon = 0;
     };
     QHash<QCPAbstractPlottable*, std::vector<PointRef>> points_;
+    std::vector<QString> builtinNames_;  // "sparse-1d", in the order of builtins_
+    // From setChoices, applied when the data is there (rebuildDomains) or the run is done.
+    std::optional<DomainShape> pendingDomain_;
+    std::optional<QStringList> pendingAlgorithms_;
+    // The point whose output the Output page shows (empty algorithm: none), by scale value; it
+    // is shown again when a run that has it finishes (pointPending_).
+    QString pointAlgorithm_;
+    double pointScale_ = 0, pointEpsilon_ = 0;
+    bool pointPending_ = false;
+    QString fallbackNote_;
+    // The last setChoices, until the next table arrives or the user edits.
+    std::optional<WorkbenchChoices> sessionChoices_;  // what of the session did not fit the data
+    // What the plots show: the m of the ε plot (0: data, -1: the first) and the ε of the scale
+    // plot (-1: the middle one), kept by value across runs.
+    double plotScale_ = -1;
+    double plotEpsilon_ = -1;
     bool settingControls_ = false;
     bool stale_ = true;
     QString frontierText_;
