@@ -120,7 +120,8 @@ double laplaceLogLikelihoodRatio(double scale, double countWithout, double outpu
 //     β = e^{−ε}(1 − α)        for α > ½
 // (derived in teaching.cpp; the same closed form is in Dong, Roth & Su 2022, "Gaussian
 // differential privacy", JRSS B). It lies inside the ε-DP region of Kairouz, Oh & Viswanath 2015
-// (β ≥ tradeoffEpsDelta(ε, 0, α)) and touches its boundary at α = e^{−ε}/2 and its mirror.
+// (β ≥ tradeoffEpsDelta(ε, 0, α)): on its boundary for α ≤ e^{−ε}/2 and α ≥ ½, strictly inside in
+// between.
 // Unchecked kernel: α in [0, 1], ε ≥ 0.
 double laplaceTradeoff(double epsilon, double alpha);
 // laplaceTradeoff at `points` ≥ 2 evenly spaced α in [0, 1] plus the kinks e^{−ε}/2 and ½, sorted.

@@ -205,8 +205,11 @@ private Q_SLOTS:
             DPX_VERIFY_NEAR(curve->front().y, 1, 1e-15);
             DPX_VERIFY_NEAR(curve->back().y, 0, 1e-15);
             for (const XYPoint& p : *curve) {
-                // Inside the ε-DP region, touching it at α = e^{−ε}/2 and α = ½.
+                // Inside the ε-DP region; on its edge for α ≤ e^{−ε}/2 and α ≥ ½.
                 QVERIFY(p.y >= tradeoffEpsDelta(eps, 0, p.x) - 1e-12);
+                if (p.x <= std::exp(-eps) / 2 || p.x >= 0.5) {
+                    DPX_VERIFY_NEAR(p.y, tradeoffEpsDelta(eps, 0, p.x), 1e-12);
+                }
             }
             const double kink = std::exp(-eps) / 2;
             DPX_VERIFY_NEAR(laplaceTradeoff(eps, kink), tradeoffEpsDelta(eps, 0, kink), 1e-12);
