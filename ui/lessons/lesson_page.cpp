@@ -244,6 +244,9 @@ QColor LessonPage::seriesColor(int index) {
 }
 
 QString LessonPage::percentText(double share) {
+    if (share >= 0 && share <= 1) {
+        return formatPercent(share);
+    }
     return QStringLiteral("%1%").arg(
         QString::number(100 * share, 'f', 1).replace(QLatin1Char('-'), QChar(0x2212)));
 }

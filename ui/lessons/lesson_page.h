@@ -56,6 +56,10 @@ public:
     double epsilon() const { return epsilon_; }
     void setEpsilon(double epsilon);
 
+    // A share as a percentage with one decimal (more where needed so that 99.995% does not read
+    // 100%: formatPercent) and a true minus sign ("−1.0%", "73.1%").
+    static QString percentText(double share);
+
     // The point size the page's text uses at its current size (grows with the window).
     double basePointSize() const { return basePoint_; }
 
@@ -88,8 +92,6 @@ protected:
     QFont plotFont(double scale = 1.0, bool bold = false) const;
     // Colours for the lesson's series that read on light and dark backgrounds and on a projector.
     static QColor seriesColor(int index);
-    // A share as a percentage with one decimal and a true minus sign ("−1.0%", "73.1%").
-    static QString percentText(double share);
     // Text colour of the current palette.
     QColor textColor() const;
 

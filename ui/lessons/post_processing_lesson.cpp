@@ -17,6 +17,11 @@ namespace dpx::ui {
 
 namespace {
 
+// Three significant digits with a true minus sign.
+QString num(double v) {
+    return formatSignificant(v, 3).replace(QLatin1Char('-'), QChar(0x2212));
+}
+
 QString estimatorTitle(EstimatorKind kind) {
     switch (kind) {
         case EstimatorKind::Identity:
@@ -189,9 +194,9 @@ void PostProcessingLesson::drawRelease() {
             .arg(truth_[0])
             .arg(truth_[1])
             .arg(formatParameter(epsilon()), formatParameter(1 / epsilon()))
-            .arg(formatSignificant(noisy[0], 3), formatSignificant(noisy[1], 3))
-            .arg(formatSignificant((*clamp)[0], 3), formatSignificant((*clamp)[1], 3))
-            .arg(formatSignificant((*resize)[0], 3), formatSignificant((*resize)[1], 3)));
+            .arg(num(noisy[0]), num(noisy[1]))
+            .arg(num((*clamp)[0]), num((*clamp)[1]))
+            .arg(num((*resize)[0]), num((*resize)[1])));
 }
 
 void PostProcessingLesson::drawErrors() {

@@ -369,7 +369,7 @@ void RandomizedResponseLesson::drawClass() {
     QPen band(seriesColor(0), basePointSize() * 1.2);
     band.setCapStyle(Qt::FlatCap);
     QColor light = seriesColor(0);
-    light.setAlpha(110);
+    light.setAlpha(170);
     band.setColor(light);
     interval->setPen(band);
     auto* dots = p->addGraph();

@@ -34,8 +34,7 @@ std::unique_ptr<T> make(const char* name) {
 }
 
 QString pct(double share) {
-    return QStringLiteral("%1%").arg(
-        QString::number(100 * share, 'f', 1).replace(QLatin1Char('-'), QChar(0x2212)));
+    return LessonPage::percentText(share);
 }
 
 // "/Type /Page" objects (not "/Pages") in a PDF file.
@@ -149,6 +148,7 @@ private Q_SLOTS:
             const QString text = page->narrativeText();
             QVERIFY2(text.contains(pct(core->successProbability)), qPrintable(text));
             QVERIFY2(text.contains(pct(bound->posterior)), qPrintable(text));
+            QVERIFY2(!text.contains(QStringLiteral("100.0%")), qPrintable(text));  // 99.995%
         }
     }
 
