@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QListWidget>
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -68,6 +69,28 @@ private Q_SLOTS:
         const QString m = unknownLessonMessage(QStringLiteral("nope"));
         QVERIFY(m.contains(QStringLiteral("'nope'")));
         QVERIFY(m.contains(lessonNames()));
+    }
+
+    void helpLessonsList() {
+        // Help ▸ Lessons: every lesson with its goal; activating one opens it in its own window.
+        LessonsDialog d;
+        QCOMPARE(d.list()->count(), static_cast<int>(lessonCatalogue().size()));
+        for (int i = 0; i < d.list()->count(); ++i) {
+            QVERIFY(d.list()->item(i)->text().contains(
+                lessonCatalogue()[static_cast<std::size_t>(i)].goal));
+        }
+        d.list()->setCurrentRow(2);
+        Q_EMIT d.list()->itemActivated(d.list()->item(2));
+        WhatEpsilonLesson* opened = nullptr;
+        for (QWidget* w : QApplication::topLevelWidgets()) {
+            if (auto* l = qobject_cast<WhatEpsilonLesson*>(w)) {
+                opened = l;
+            }
+        }
+        QVERIFY(opened);
+        QVERIFY(opened->isVisible());
+        QCOMPARE(opened->step(), 0);
+        delete opened;
     }
 
     void stepping() {
