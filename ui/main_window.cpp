@@ -28,6 +28,7 @@
 #include <iterator>
 #include <utility>
 
+#include "ui/lessons/lessons.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
 #include "ui/panels/data_panel.h"
@@ -510,6 +511,11 @@ void MainWindow::buildMenus() {
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Glossary"), this, &MainWindow::showGlossary)
         ->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Lessons…"), this, [this] {
+        auto* d = new LessonsDialog(this);
+        d->setAttribute(Qt::WA_DeleteOnClose);
+        d->show();
+    });
     help->addAction(tr("&About DP Explorer"), this, [this] {
         QMessageBox::about(this, tr("About DP Explorer"),
                            tr("<h3>DP Explorer %1</h3><p>Explore differential-privacy trade-offs: "
@@ -1167,8 +1173,7 @@ void MainWindow::showGlossary() {
     box->show();
 }
 
-void MainWindow::applyTheme(bool dark) {
-    appliedDark_ = dark;
+void MainWindow::applyApplicationTheme(bool dark) {
     qApp->setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     QPalette p;
     if (dark) {
@@ -1193,6 +1198,11 @@ void MainWindow::applyTheme(bool dark) {
         p = qApp->style()->standardPalette();
     }
     qApp->setPalette(p);
+}
+
+void MainWindow::applyTheme(bool dark) {
+    appliedDark_ = dark;
+    applyApplicationTheme(dark);
     redrawViews();
 }
 

@@ -41,6 +41,9 @@ class WorkbenchTab;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    // The application's light or dark look (Fusion style and palette), for every window of the
+    // application: the main window and the lessons opened on their own (--lesson).
+    static void applyApplicationTheme(bool dark);
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 

@@ -2,6 +2,7 @@
 //
 //   dpexplorer [--example ID] [--mechanism NAME] [--epsilon E] [--session FILE.json]
 //              [--tab NAME] [--dark] [--screenshot OUT.png]
+//   dpexplorer --lesson NAME [--step K] [--dark] [--screenshot OUT.png | --slides OUT.pdf]
 //              [--release-dialog [--release-mechanism M] [--release-epsilon E] [--release-delta D]
 //               [--release-out FILE.csv] [--release-ledger FILE.json] [--release-budget E[,D]]
 //               [--release-go]]
@@ -10,18 +11,22 @@
 // is computed, saves it and exits: for the docs and tests. --release-dialog opens File → Release
 // histogram… once the data are shown, fills it from the --release-* options, and then either
 // releases (--release-go, exit 0 on success) or, with --screenshot, saves the dialog instead of
-// the window (docs/render-screenshots.sh).
+// the window (docs/render-screenshots.sh). --lesson opens a classroom lesson (ui/lessons/) in a
+// window of its own instead of the main window; --slides writes its steps as a PDF (one page per
+// step) and PNGs without showing anything, then quits.
 #include <QApplication>
 #include <QComboBox>
 #include <QCommandLineParser>
 #include <QLineEdit>
 #include <QPixmap>
+#include <QScreen>
 #include <QTimer>
 #include <cstdio>
 #include <memory>
 
 #include "app/version.h"
 #include "core/histogram/example_datasets.h"
+#include "ui/lessons/lessons.h"
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/release/release_dialog.h"
@@ -30,6 +35,56 @@ namespace {
 int fail(const QString& message) {
     std::fprintf(stderr, "dpexplorer: %s\n", qPrintable(message));
     return 2;
+}
+
+// --lesson NAME [--step K] [--screenshot OUT.png | --slides OUT.pdf].
+int runLesson(const QString& name, bool dark, const QString& stepText, const QString& screenshot,
+              const QString& slides) {
+    dpx::ui::MainWindow::applyApplicationTheme(dark);
+    std::unique_ptr<dpx::ui::LessonPage> page(dpx::ui::createLesson(name));
+    if (!page) {
+        return fail(dpx::ui::unknownLessonMessage(name));
+    }
+    int step = 1;
+    if (!stepText.isEmpty()) {
+        bool ok = false;
+        step = stepText.toInt(&ok);
+        if (!ok || step < 1 || step > page->stepCount()) {
+            return fail(QStringLiteral("--step must be a whole number from 1 to %1 for lesson '%2' "
+                                       "(got '%3')")
+                            .arg(page->stepCount())
+                            .arg(name, stepText));
+        }
+    }
+    if (!slides.isEmpty()) {
+        page->setAttribute(Qt::WA_DontShowOnScreen);
+        page->resize(1600, 1000);
+        page->show();
+        QApplication::processEvents();
+        const dpx::ui::LessonPage::SlideExport r = page->exportSlides(slides);
+        if (!r.error.isEmpty()) {
+            return fail(r.error);
+        }
+        std::printf("wrote %d pages to %s and %lld PNG files\n", r.pages, qPrintable(slides),
+                    static_cast<long long>(r.pngFiles.size()));
+        return 0;
+    }
+    page->setAttribute(Qt::WA_DeleteOnClose);
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    page->resize(screen ? screen->availableGeometry().size() : QSize(1280, 800));
+    page->setStep(step - 1);
+    dpx::ui::LessonPage* shown = page.release();
+    shown->show();
+    if (!screenshot.isEmpty()) {
+        QTimer::singleShot(300, shown, [shown, screenshot] {
+            const bool ok = shown->grab().save(screenshot);
+            if (!ok) {
+                std::fprintf(stderr, "dpexplorer: could not write %s\n", qPrintable(screenshot));
+            }
+            QApplication::exit(ok ? 0 : 1);
+        });
+    }
+    return QApplication::exec();
 }
 }  // namespace
 
@@ -90,7 +145,22 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Save the window as PNG once computed, then quit."), QStringLiteral("file"));
-    for (const auto& o : {example, mechanism, epsilon, session, tab, dark, screenshot}) {
+    QCommandLineOption lesson(
+        QStringLiteral("lesson"),
+        QStringLiteral("Open a classroom lesson instead of the main window: %1.")
+            .arg(dpx::ui::lessonNames()),
+        QStringLiteral("name"));
+    QCommandLineOption lessonStep(QStringLiteral("step"),
+                                  QStringLiteral("With --lesson: start at step K (1 = the first)."),
+                                  QStringLiteral("K"));
+    QCommandLineOption slides(
+        QStringLiteral("slides"),
+        QStringLiteral("With --lesson: write the lesson's steps as slides (a PDF with one page per "
+                       "step and FILE-stepN.png per step, 1600 × 1000) without showing a window, "
+                       "then quit."),
+        QStringLiteral("file.pdf"));
+    for (const auto& o : {example, mechanism, epsilon, session, tab, dark, screenshot, lesson,
+                          lessonStep, slides}) {
         parser.addOption(o);
     }
     // The release dialog, for the docs' screenshots and scripted checks (not in --help).
@@ -118,6 +188,19 @@ int main(int argc, char** argv) {
         parser.addOption(*o);
     }
     parser.process(app);
+
+    if (parser.isSet(slides) && !parser.isSet(lesson)) {
+        return fail(
+            QStringLiteral("--slides needs --lesson NAME (one of %1)").arg(dpx::ui::lessonNames()));
+    }
+    if (parser.isSet(lessonStep) && !parser.isSet(lesson)) {
+        return fail(QStringLiteral("--step needs --lesson NAME"));
+    }
+    if (parser.isSet(lesson)) {
+        return runLesson(parser.value(lesson), parser.isSet(dark),
+                         parser.isSet(lessonStep) ? parser.value(lessonStep) : QString(),
+                         parser.value(screenshot), parser.value(slides));
+    }
 
     dpx::ui::MainWindow window;
     dpx::ui::ExplorerDocument* doc = window.document();
