@@ -81,8 +81,9 @@ private Q_SLOTS:
             QCOMPARE(findCommand(c.name), &c);
             QVERIFY(c.run != nullptr);
         }
-        // dpx query (issue #19) is the 20th; workload, algorithms and bench (issue #20) make 23.
-        QCOMPARE(names.size(), std::size_t{23});
+        // dpx query (issue #19) is the 20th; workload, algorithms and bench (issue #20) make 23,
+        // strategy (issue #23) 24.
+        QCOMPARE(names.size(), std::size_t{24});
         QVERIFY(findCommand("nosuchcommand") == nullptr);
     }
 
