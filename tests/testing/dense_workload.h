@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/base/simulation_rng.h"
+#include "core/workload/strategy.h"
 #include "core/workload/workload.h"
 
 namespace dpxtest {
@@ -24,6 +25,22 @@ inline Eigen::MatrixXd denseWorkload(const dpx::Workload& w) {
         }
     }
     return m;
+}
+
+// A strategy as a dense matrix, column by column from measure() of unit vectors.
+inline Eigen::MatrixXd denseStrategy(const dpx::LinearStrategy& s) {
+    const std::size_t n = dpx::shapeCells(s.shape());
+    Eigen::MatrixXd a(static_cast<Eigen::Index>(s.rows()), static_cast<Eigen::Index>(n));
+    std::vector<double> e(n), y(s.rows());
+    for (std::size_t j = 0; j < n; ++j) {
+        std::fill(e.begin(), e.end(), 0.0);
+        e[j] = 1;
+        s.measure(e, y);
+        for (std::size_t i = 0; i < s.rows(); ++i) {
+            a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = y[i];
+        }
+    }
+    return a;
 }
 
 // n values uniform on [lo, hi) from SimulationRng(seed, stream).

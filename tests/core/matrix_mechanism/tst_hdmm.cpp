@@ -24,18 +24,7 @@ using Eigen::MatrixXd;
 namespace {
 
 MatrixXd dense(const LinearStrategy& s) {
-    const std::size_t n = shapeCells(s.shape());
-    MatrixXd a(static_cast<Index>(s.rows()), static_cast<Index>(n));
-    std::vector<double> e(n), y(s.rows());
-    for (std::size_t j = 0; j < n; ++j) {
-        std::fill(e.begin(), e.end(), 0.0);
-        e[j] = 1;
-        s.measure(e, y);
-        for (std::size_t i = 0; i < s.rows(); ++i) {
-            a(static_cast<Index>(i), static_cast<Index>(j)) = y[i];
-        }
-    }
-    return a;
+    return dpxtest::denseStrategy(s);
 }
 
 Workload make(const std::string& spec, DomainShape shape) {

@@ -22,18 +22,7 @@ using Eigen::VectorXd;
 namespace {
 
 MatrixXd dense(const LinearStrategy& s) {
-    const std::size_t n = shapeCells(s.shape());
-    MatrixXd a(static_cast<Eigen::Index>(s.rows()), static_cast<Eigen::Index>(n));
-    std::vector<double> e(n), y(s.rows());
-    for (std::size_t j = 0; j < n; ++j) {
-        std::fill(e.begin(), e.end(), 0.0);
-        e[j] = 1;
-        s.measure(e, y);
-        for (std::size_t i = 0; i < s.rows(); ++i) {
-            a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = y[i];
-        }
-    }
-    return a;
+    return dpxtest::denseStrategy(s);
 }
 
 VectorXd toEigen(const std::vector<double>& v) {
@@ -42,6 +31,28 @@ VectorXd toEigen(const std::vector<double>& v) {
 
 std::vector<double> randomVector(std::size_t n, std::uint64_t seed) {
     return dpxtest::uniformVector(n, seed, -3, 7);
+}
+
+// The mean of ‖W x̂ − W x‖² over `trials` measurements of `s` under `spec` with least squares,
+// and its standard error.
+std::pair<double, double> monteCarloSquaredError(const LinearStrategy& s, const Workload& w,
+                                                 const std::vector<double>& x,
+                                                 const MeasurementSpec& spec, SimulationRng& rng,
+                                                 int trials) {
+    double sum = 0, sum2 = 0;
+    std::vector<double> xhat(x.size());
+    for (int t = 0; t < trials; ++t) {
+        auto y = measureStrategy(s, x, spec, rng);
+        if (!y) {
+            qFatal("%s", y.error().message.c_str());
+        }
+        s.leastSquares(*y, xhat);
+        auto e = workloadError(w, x, xhat, 1.0);
+        sum += e->sumSquares;
+        sum2 += e->sumSquares * e->sumSquares;
+    }
+    const double mean = sum / trials;
+    return {mean, std::sqrt((sum2 / trials - mean * mean) / trials)};
 }
 
 std::unique_ptr<LinearStrategy> take(Expected<std::unique_ptr<LinearStrategy>> s) {
@@ -161,19 +172,8 @@ void TestStrategy::expectedErrorMatchesMonteCarlo() {
     for (const LinearStrategy* st : {s->get(), h2->get(), haar->get()}) {
         auto exact = expectedLeastSquaresError(*st, *w, 1.0);
         DPX_VERIFY_OK(exact);
-        const int trials = 4000;
-        double sum = 0, sum2 = 0;
-        std::vector<double> xhat(16);
-        for (int t = 0; t < trials; ++t) {
-            auto y = measureLaplace(*st, x, 1.0, rng);
-            DPX_VERIFY_OK(y);
-            st->leastSquares(*y, xhat);
-            auto e = workloadError(*w, x, xhat, 1.0);
-            sum += e->sumSquares;
-            sum2 += e->sumSquares * e->sumSquares;
-        }
-        const double mean = sum / trials;
-        const double se = std::sqrt((sum2 / trials - mean * mean) / trials);
+        const auto [mean, se] =
+            monteCarloSquaredError(*st, *w, x, MeasurementSpec::laplace(1.0), rng, 4000);
         DPX_VERIFY_NEAR(mean, exact->totalSquared, 5 * se);
     }
 }
@@ -218,19 +218,7 @@ void TestStrategy::gaussianMeasurement() {
     auto exact = expectedLeastSquaresError(**hb, *w, spec);
     DPX_VERIFY_OK(exact);
     SimulationRng rng(78, 1);
-    const int trials = 4000;
-    double sum = 0, sum2 = 0;
-    std::vector<double> xhat(16);
-    for (int t = 0; t < trials; ++t) {
-        auto y = measureStrategy(**hb, x, spec, rng);
-        DPX_VERIFY_OK(y);
-        (*hb)->leastSquares(*y, xhat);
-        auto e = workloadError(*w, x, xhat, 1.0);
-        sum += e->sumSquares;
-        sum2 += e->sumSquares * e->sumSquares;
-    }
-    const double mean = sum / trials;
-    const double se = std::sqrt((sum2 / trials - mean * mean) / trials);
+    const auto [mean, se] = monteCarloSquaredError(**hb, *w, x, spec, rng, 4000);
     DPX_VERIFY_NEAR(mean, exact->totalSquared, 5 * se);
     // Bad (ε, δ) name the problem; Laplace ignores δ.
     DPX_VERIFY_ERROR(expectedLeastSquaresError(**hb, *w, MeasurementSpec::gaussian(1.0, 0.0)), "δ");
