@@ -673,6 +673,17 @@ std::string capItems(SqlDriver driver, const ContributionCap& cap) {
 
 // `alias` names the column's value in the generated SQL (dpx_v; dpx_v0, dpx_v1, … when several
 // columns share one query).
+// The bounds of an edges plan from its layout (every dialect; the client's classify() reads them
+// too). Integer bins end at hi + 1 (exclusive): the whole numbers above the range are the ones
+// ≥ hi + 1, as core's x > hi. Equal-width and edges: hi belongs to the last bin if closed.
+void setEdgeBounds(Plan& p, const Binning& binning) {
+    const auto& e = p.layout.edges;
+    p.lower.assign(e.begin(), e.end() - 1);
+    p.lo = e.front();
+    p.hi = e.back();
+    p.hiInside = binning.kind != BinningKind::Integer && p.layout.closedHi;
+}
+
 Expected<Plan> buildPlan(SqlDriver driver, const std::string& tableSql, const ColumnInfo& column,
                          const Binning& binning, const ContributionCap& cap,
                          const std::string& alias = "dpx_v") {
@@ -802,13 +813,7 @@ Expected<Plan> buildPlan(SqlDriver driver, const std::string& tableSql, const Co
     }
 
     if (p.mode == Mode::Edges) {
-        const auto& e = p.layout.edges;
-        p.lower.assign(e.begin(), e.end() - 1);
-        p.lo = e.front();
-        // Integer bins end at hi + 1 (exclusive); the whole numbers above the range are the ones
-        // ≥ hi + 1, as core's x > hi. Equal-width and edges: hi belongs to the last bin if closed.
-        p.hi = e.back();
-        p.hiInside = binning.kind != BinningKind::Integer && p.layout.closedHi;
+        setEdgeBounds(p, binning);
         if (!pg && p.lower.size() > kSqliteMaxParams) {
             return Error{"column " + quotedName(column.name) + ": at most " +
                          groupThousands(static_cast<long long>(kSqliteMaxParams)) +
@@ -993,13 +998,7 @@ Expected<Plan> buildStandardPlan(const Connection& c, const ColumnInfo& column,
     }
 
     if (p.mode == Mode::Edges) {
-        // Integer bins end at hi + 1 (exclusive); equal-width and edges: hi belongs to the last
-        // bin if closed (as in buildPlan; the client's classify() reads these too).
-        const auto& e = p.layout.edges;
-        p.lower.assign(e.begin(), e.end() - 1);
-        p.lo = e.front();
-        p.hi = e.back();
-        p.hiInside = binning.kind != BinningKind::Integer && p.layout.closedHi;
+        setEdgeBounds(p, binning);
     }
     std::string cs = "CASE WHEN " + v + " IS NULL THEN " + std::to_string(kMissing);
     std::string num;
