@@ -349,9 +349,7 @@ void settle(MainWindow& w, double settleSeconds) {
 
 // CPU time of the calling thread (the GUI thread's own work, whatever else the machine runs).
 double threadCpuMs() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+    return dpx::bench::threadCpuSeconds() * 1e3;
 }
 
 // Records the end of the last paint of one widget.

@@ -10,7 +10,6 @@
 // Figures on lines starting with "RESULT". bench/compare_hdmm.sh runs the peer itself.
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <string>
 
 #include "bench/bench_util.h"
@@ -35,12 +34,6 @@ const Task kTasks[] = {
     {"prefix1024", "prefix", {1024}, 64, 6.83, 42},
     {"allrange1024", "allrange", {1024}, 64, 7.89, 39},
 };
-
-double threadCpuSeconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 }  // namespace
 
@@ -80,9 +73,9 @@ int main(int argc, char** argv) {
             std::size_t iterations = 0;
             for (long long r = 0; r < opt.integer("reps"); ++r) {
                 const auto start = std::chrono::steady_clock::now();
-                const double c0 = threadCpuSeconds();
+                const double c0 = bench::threadCpuSeconds();
                 auto res = designStrategy(*w, p, o);
-                cpu.push_back(threadCpuSeconds() - c0);
+                cpu.push_back(bench::threadCpuSeconds() - c0);
                 wall.push_back(bench::secondsSince(start));
                 if (!res) {
                     std::fprintf(stderr, "%s\n", res.error().message.c_str());

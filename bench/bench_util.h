@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <ctime>
+
 namespace dpx::bench {
 
 #ifndef DPX_BENCH_BUILD_TYPE
@@ -83,6 +85,14 @@ inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const std::size_t m = v.size() / 2;
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// CPU seconds of the calling thread so far (CLOCK_THREAD_CPUTIME_ID): what a single-threaded
+// run costs whatever else the machine is doing.
+inline double threadCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 inline double secondsSince(std::chrono::steady_clock::time_point start) {
