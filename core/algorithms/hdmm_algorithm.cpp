@@ -42,7 +42,7 @@ public:
         if (!d) {
             return d.error();
         }
-        return strategyFromDesign(shape, (*d)->p, (*d)->theta);
+        return strategyOf(shape, **d);
     }
 
     Expected<AlgorithmRun> run(const AlgorithmContext& context) const override {

@@ -107,6 +107,70 @@ Expected<GramOperator> GramOperator::unionOf(std::span<const GramOperator> parts
     return g;
 }
 
+Expected<GramOperator> GramOperator::ranges(std::size_t n, std::span<const BinRange> ranges,
+                                            std::span<const double> coefficients) {
+    if (n < 1) {
+        return Error{"a range workload needs at least one cell"};
+    }
+    if (ranges.size() != coefficients.size()) {
+        return Error{"one coefficient per range is needed"};
+    }
+    GramOperator g;
+    g.n_ = n;
+    g.queries_ = ranges.size();
+    g.describe_ = std::to_string(ranges.size()) + " weighted ranges";
+    Part p;
+    p.kind = Kind::Ranges;
+    std::vector<double> diff(n + 1, 0.0);
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        const double c = coefficients[i];
+        if (!std::isfinite(c) || c < 0) {
+            return Error{"a range's coefficient must be ≥ 0 and finite, got " + formatNumber(c)};
+        }
+        if (ranges[i].lo > ranges[i].hi || ranges[i].hi >= n) {
+            return Error{"range " + std::to_string(i + 1) + " is not inside the " +
+                         std::to_string(n) + " cells"};
+        }
+        p.lo.push_back(static_cast<std::size_t>(ranges[i].lo));
+        p.hi.push_back(static_cast<std::size_t>(ranges[i].hi));
+        p.queryWeight.push_back(std::sqrt(c));  // the part adds w_q²·r rᵀ
+        diff[p.lo.back()] += c;
+        diff[p.hi.back() + 1] -= c;
+    }
+    g.diagonal_.resize(n);
+    double run = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        run += diff[j];
+        g.diagonal_[j] = run;
+    }
+    g.parts_.push_back(std::move(p));
+    return g;
+}
+
+Expected<GramOperator> GramOperator::scaled(double c) const {
+    if (!std::isfinite(c) || c <= 0) {
+        return Error{"a workload's scale must be > 0 and finite, got " + formatNumber(c)};
+    }
+    GramOperator g = *this;
+    for (Part& p : g.parts_) {
+        p.weight2 *= c;
+    }
+    for (double& v : g.diagonal_) {
+        v *= c;
+    }
+    return g;
+}
+
+double GramOperator::traceWith(std::span<const double> s) const {
+    std::vector<double> prod(n_ * n_);
+    multiply(s, n_, prod);
+    long double t = 0;
+    for (std::size_t j = 0; j < n_; ++j) {
+        t += prod[j * n_ + j];
+    }
+    return static_cast<double>(t);
+}
+
 double GramOperator::trace() const {
     double t = 0;
     for (double v : diagonal_) {

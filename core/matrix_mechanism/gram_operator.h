@@ -26,6 +26,12 @@ public:
     static Expected<GramOperator> of(const Workload& w, double weight = 1);
     // c_1² G_1 + c_2² G_2 + … over the same domain.
     static Expected<GramOperator> unionOf(std::span<const GramOperator> parts);
+    // Σ_q c_q·r_q r_qᵀ for the listed inclusive ranges r_q = [lo_q, hi_q] of an n-cell domain
+    // (c_q ≥ 0 finite; the surrogate workloads of the union-of-Kronecker design).
+    static Expected<GramOperator> ranges(std::size_t n, std::span<const BinRange> ranges,
+                                         std::span<const double> coefficients);
+    // c·G (c > 0 finite).
+    Expected<GramOperator> scaled(double c) const;
 
     std::size_t size() const { return n_; }
     std::uint64_t queryCount() const { return queries_; }
@@ -34,6 +40,8 @@ public:
     // G's diagonal and trace.
     const std::vector<double>& diagonal() const { return diagonal_; }
     double trace() const;
+    // trace(G·S) for a dense symmetric n × n matrix S (row-major): O(n) products with G.
+    double traceWith(std::span<const double> s) const;
     // The dense G (tests; n ≤ 8 192).
     std::vector<double> dense() const;
     std::string describe() const { return describe_; }

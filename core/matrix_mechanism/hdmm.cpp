@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/matrix_mechanism/gram_operator.h"
+#include "core/matrix_mechanism/kronecker_union.h"
+#include "core/matrix_mechanism/marginals_strategy.h"
 
 namespace dpx {
 
@@ -30,16 +32,130 @@ Expected<std::unique_ptr<LinearStrategy>> strategyFromDesign(
     return kroneckerStrategy(std::move(factors));
 }
 
+const char* designTemplateName(DesignTemplate t) {
+    switch (t) {
+        case DesignTemplate::Automatic:
+            return "auto";
+        case DesignTemplate::PIdentity:
+            return "pidentity";
+        case DesignTemplate::Marginals:
+            return "marginals";
+    }
+    return "auto";
+}
+
+Expected<DesignTemplate> designTemplateFromName(const std::string& name) {
+    for (DesignTemplate t :
+         {DesignTemplate::Automatic, DesignTemplate::PIdentity, DesignTemplate::Marginals}) {
+        if (name == designTemplateName(t)) {
+            return t;
+        }
+    }
+    return Error{"unknown strategy template '" + name + "' (auto, pidentity, marginals)"};
+}
+
+Expected<std::unique_ptr<LinearStrategy>> strategyOf(const DomainShape& shape,
+                                                     const DesignedStrategy& design) {
+    if (design.kind == DesignTemplate::Marginals) {
+        auto m = MarginalsStrategy::make(shape, design.marginalWeights);
+        if (!m) {
+            return m.error();
+        }
+        return std::unique_ptr<LinearStrategy>(std::move(m).value());
+    }
+    return strategyFromDesign(shape, design.p, design.theta);
+}
+
+namespace {
+
+std::string pIdentityName(const std::vector<std::size_t>& p) {
+    if (p.size() == 1) {
+        return "OPT₀ p-Identity(" + std::to_string(p[0]) + ")";
+    }
+    std::string name = "OPT⊗";
+    for (std::size_t d = 0; d < p.size(); ++d) {
+        name += (d ? " ⊗ " : " ") + std::string("p-Identity(") + std::to_string(p[d]) + ")";
+    }
+    return name;
+}
+
+Expected<DesignedStrategy> designMarginals(const Workload& w,
+                                           const StrategyOptimizeOptions& options,
+                                           std::stop_token stop, const ProgressCallback& progress) {
+    auto weights = marginalsWorkloadWeights(w);
+    if (!weights) {
+        return weights.error();
+    }
+    auto r = optimizeMarginals(w.shape(), *weights, options, std::move(stop), progress);
+    if (!r) {
+        return r.error();
+    }
+    DesignedStrategy out;
+    out.kind = DesignTemplate::Marginals;
+    out.queries = w.queryCount();
+    out.objective = r->objective;
+    out.iterations = r->iterations;
+    out.marginalWeights = std::move(r->theta);
+    out.restartObjectives = std::move(r->restartObjectives);
+    auto s = strategyOf(w.shape(), out);
+    if (!s) {
+        return s.error();
+    }
+    out.strategy = std::move(s).value();
+    const auto* m = dynamic_cast<const MarginalsStrategy*>(out.strategy.get());
+    out.templateName = "OPT_M marginals (" + std::to_string(m->active().size()) + " of " +
+                       std::to_string(out.marginalWeights.size()) + " measured)";
+    return out;
+}
+
+Expected<DesignedStrategy> designKroneckerUnion(const Workload& w, std::vector<std::size_t> p,
+                                                const StrategyOptimizeOptions& options,
+                                                std::stop_token stop,
+                                                const ProgressCallback& progress) {
+    auto terms = kroneckerTerms(w);
+    if (!terms) {
+        return terms.error();
+    }
+    auto r = optimizeKroneckerUnion(*terms, p, options, 10, std::move(stop), progress);
+    if (!r) {
+        return r.error();
+    }
+    DesignedStrategy out;
+    out.kind = DesignTemplate::PIdentity;
+    out.queries = w.queryCount();
+    out.objective = r->objective;
+    out.iterations = r->iterations;
+    out.rounds = r->rounds;
+    out.p = std::move(p);
+    out.theta = std::move(r->theta);
+    auto s = strategyOf(w.shape(), out);
+    if (!s) {
+        return s.error();
+    }
+    out.strategy = std::move(s).value();
+    out.templateName = pIdentityName(out.p) + " (union of Kronecker products, " +
+                       std::to_string(out.rounds) + " rounds)";
+    return out;
+}
+
+}  // namespace
+
 Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::size_t> p,
                                           const StrategyOptimizeOptions& options,
                                           std::stop_token stop, const ProgressCallback& progress) {
+    return designStrategy(w, DesignTemplate::Automatic, std::move(p), options, std::move(stop),
+                          progress);
+}
+
+Expected<DesignedStrategy> designStrategy(const Workload& w, DesignTemplate t,
+                                          std::vector<std::size_t> p,
+                                          const StrategyOptimizeOptions& options,
+                                          std::stop_token stop, const ProgressCallback& progress) {
     const std::size_t dims = w.shape().size();
-    if (dims > 1 && !isProductKind(w.spec().kind)) {
-        return Error{"strategy design: " + w.describe() +
-                     " over several attributes is not a product of one-dimensional workloads; "
-                     "it needs HDMM's union-of-Kronecker (OPT₊) or marginals (OPT_M) templates, "
-                     "which DP Explorer does not have yet — design on one attribute, or use "
-                     "prefixes, all ranges or rectangles"};
+    if (t == DesignTemplate::Marginals ||
+        (t == DesignTemplate::Automatic && dims > 1 && w.spec().kind == WorkloadKind::Marginals &&
+         dims <= kMaxMarginalsAttributes)) {
+        return designMarginals(w, options, std::move(stop), progress);
     }
     if (p.empty()) {
         for (std::size_t n : w.shape()) {
@@ -49,6 +165,9 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::si
     if (p.size() != dims) {
         return Error{"strategy design: " + std::to_string(p.size()) + " values of p for " +
                      std::to_string(dims) + " dimensions"};
+    }
+    if (dims > 1 && !isProductKind(w.spec().kind)) {
+        return designKroneckerUnion(w, std::move(p), options, std::move(stop), progress);
     }
     DesignedStrategy out;
     out.queries = w.queryCount();
@@ -103,15 +222,7 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::si
         return strategy.error();
     }
     out.strategy = std::move(strategy).value();
-    if (dims == 1) {
-        out.templateName = "OPT₀ p-Identity(" + std::to_string(p[0]) + ")";
-    } else {
-        out.templateName = "OPT⊗";
-        for (std::size_t d = 0; d < dims; ++d) {
-            out.templateName +=
-                (d ? " ⊗ " : " ") + std::string("p-Identity(") + std::to_string(p[d]) + ")";
-        }
-    }
+    out.templateName = pIdentityName(p);
     if (progress) {
         progress(1.0);
     }

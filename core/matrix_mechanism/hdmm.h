@@ -7,8 +7,10 @@
 //         trace((AᵀA)⁻¹WᵀW) = ∏_d trace((A_dᵀA_d)⁻¹W_dᵀW_d), so the joint optimum is the product
 //         of the per-dimension optima: each factor is optimised on its own (dimensions with the
 //         same factor workload share one optimisation).
-// Workloads that are not products (random ranges or boxes in k-D, marginals) need HDMM's unions
-// of Kronecker products (OPT₊) or its marginals template (OPT_M): refused with that message.
+//   OPT⊗ on a union of Kronecker products (marginals, random ranges or boxes in k-D): the same
+//         Kronecker template, optimised factor by factor (kronecker_union.h).
+//   OPT_M marginal workloads: a weighted set of marginals (marginals_strategy.h).
+// HDMM's OPT₊ (a union of Kronecker strategies, one per group of sub-workloads) is not offered.
 #pragma once
 
 #include <cstddef>
@@ -25,14 +27,27 @@
 
 namespace dpx {
 
+// Which HDMM template designStrategy uses.
+enum class DesignTemplate {
+    Automatic,  // OPT_M for marginal workloads over several attributes, else p-Identity
+    PIdentity,  // OPT₀ (1-D) / OPT⊗ (k-D, products and unions of Kronecker products)
+    Marginals,  // OPT_M (marginal workloads, identity, total)
+};
+const char* designTemplateName(DesignTemplate t);  // "auto", "pidentity", "marginals"
+Expected<DesignTemplate> designTemplateFromName(const std::string& name);
+
 struct DesignedStrategy {
     std::unique_ptr<LinearStrategy> strategy;  // ‖A‖₁ = 1
     double objective = 0;                      // trace((AᵀA)⁻¹WᵀW)
     std::uint64_t queries = 0;
-    std::string templateName;  // "OPT₀ p-Identity(16)", "OPT⊗ p-Identity(16) ⊗ …"
-    std::vector<double> factorObjectives;    // per dimension
-    std::vector<std::size_t> p;              // per dimension
-    std::vector<std::vector<double>> theta;  // per dimension: the p-Identity's Θ (p × n)
+    DesignTemplate kind = DesignTemplate::PIdentity;  // PIdentity or Marginals
+    std::string templateName;  // "OPT₀ p-Identity(16)", "OPT⊗ p-Identity(16) ⊗ …", "OPT_M …"
+    std::vector<double> factorObjectives;    // per dimension (products only)
+    std::vector<std::size_t> p;              // p-Identity: per dimension
+    std::vector<std::vector<double>> theta;  // p-Identity: per dimension, Θ (p × n)
+    std::vector<double> marginalWeights;     // OPT_M: θ_a per marginal (2^d, Σ = 1)
+    std::vector<double> restartObjectives;   // OPT_M: the objective reached by every restart
+    std::size_t rounds = 0;                  // union of Kronecker products: block rounds
     std::size_t iterations = 0;
     // RMSE per query under Laplace measurement at ε (laplaceRmse).
     double rmse(double epsilon) const { return laplaceRmse(objective, queries, epsilon); }
@@ -45,11 +60,21 @@ Expected<std::unique_ptr<LinearStrategy>> strategyFromDesign(
     const DomainShape& shape, const std::vector<std::size_t>& p,
     const std::vector<std::vector<double>>& theta);
 
+// The strategy of any design (p-Identity factors or marginal weights), rebuilt from its
+// parameters.
+Expected<std::unique_ptr<LinearStrategy>> strategyOf(const DomainShape& shape,
+                                                     const DesignedStrategy& design);
+
 // HDMM's default p for a dimension of n cells: max(1, n/16).
 std::size_t defaultPIdentityP(std::size_t n);
 
-// `p` per dimension (empty: the default for each). Cancellable; progress over the dimensions.
+// `p` per dimension (empty: the default for each; ignored by OPT_M). Cancellable, with progress.
 Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::size_t> p = {},
+                                          const StrategyOptimizeOptions& options = {},
+                                          std::stop_token stop = {},
+                                          const ProgressCallback& progress = {});
+Expected<DesignedStrategy> designStrategy(const Workload& w, DesignTemplate t,
+                                          std::vector<std::size_t> p = {},
                                           const StrategyOptimizeOptions& options = {},
                                           std::stop_token stop = {},
                                           const ProgressCallback& progress = {});

@@ -236,6 +236,11 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
     if (options.restarts < 1 || options.restarts > 1000) {
         return Error{"p-Identity: restarts must be in [1, 1000]"};
     }
+    if (!options.start.empty()) {
+        if (auto s = checkTheta(n, p, options.start); !s) {
+            return s.error();
+        }
+    }
     PIdentityResult out;
     out.objective = std::numeric_limits<double>::infinity();
     std::vector<double> best;
@@ -250,8 +255,12 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
     for (std::size_t r = 0; r < options.restarts; ++r) {
         SimulationRng rng(options.seed, r);
         std::vector<double> x0(p * n);
-        for (double& v : x0) {
-            v = rng.uniform();
+        if (r == 0 && !options.start.empty()) {
+            x0 = options.start;
+        } else {
+            for (double& v : x0) {
+                v = rng.uniform();
+            }
         }
         const double base = static_cast<double>(r) / static_cast<double>(options.restarts);
         const IterationCallback onIteration = [&](std::size_t it, double) {

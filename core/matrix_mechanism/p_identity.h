@@ -67,6 +67,8 @@ Expected<double> pIdentityObjective(const GramOperator& g, std::size_t p,
 struct StrategyOptimizeOptions {
     std::size_t restarts = 3;  // independent random starts; the best is kept
     std::uint64_t seed = 0;    // restart r starts from stream r of this seed
+    // Non-empty: the first restart starts here instead (a warm start, p × n, entries ≥ 0).
+    std::vector<double> start;
     BoundedMinimizeOptions minimizer;
 };
 

@@ -39,6 +39,7 @@ class TestDpxStrategy : public QObject {
 private Q_SLOTS:
     void prefixOneDimension();
     void kroneckerTwoDimensions();
+    void marginalsAndUnions();
     void refusals();
 };
 
@@ -85,10 +86,42 @@ void TestDpxStrategy::kroneckerTwoDimensions() {
     QVERIFY(rmse <= identity * (1 + 1e-9));
 }
 
+void TestDpxStrategy::marginalsAndUnions() {
+    // All 2-way marginals of 2 × 3 × 2 (OPT_M, chosen automatically): the measured marginals
+    // with weights summing to 1, every restart's objective, the RMSE from the objective.
+    const Run r = dpx({"strategy", "--domain", "2x3x2", "--workload", "marginals:2", "--epsilon",
+                       "0.5", "--restarts", "4"});
+    QVERIFY2(r.exitCode == 0, dpxtest::describe(r).constData());
+    const QJsonObject o = json(r);
+    QVERIFY(o[k("template")].toString().startsWith(QStringLiteral("OPT_M")));
+    QCOMPARE(o[k("restart_objectives")].toArray().size(), 4);
+    double sum = 0;
+    for (const QJsonValue& m : o[k("marginals")].toArray()) {
+        sum += m.toObject()[k("weight")].toDouble();
+        QVERIFY(!m.toObject()[k("attributes")].toArray().isEmpty());
+    }
+    QVERIFY(std::abs(sum - 1) < 1e-12);
+    const double q = o[k("queries")].toDouble();
+    QCOMPARE(q, 6.0 + 4.0 + 6.0);
+    QVERIFY(std::abs(o[k("rmse")].toDouble() -
+                     std::sqrt(2 * o[k("objective")].toDouble() / (0.25 * q))) < 1e-9);
+    // Random boxes in 2-D: OPT⊗ over a union of Kronecker products, with its rounds.
+    const Run u = dpx({"strategy", "--domain", "8x8", "--workload", "range:5", "--p", "1"});
+    QVERIFY2(u.exitCode == 0, dpxtest::describe(u).constData());
+    const QJsonObject uo = json(u);
+    QVERIFY(uo[k("template")].toString().contains(QStringLiteral("union of Kronecker")));
+    QVERIFY(uo[k("rounds")].toDouble() >= 1);
+}
+
 void TestDpxStrategy::refusals() {
-    const Run r = dpx({"strategy", "--domain", "8x8", "--workload", "range:5"});
+    const Run r =
+        dpx({"strategy", "--domain", "8x8", "--workload", "prefix", "--template", "opt+"});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY(r.err.contains("OPT₊"));
+    QVERIFY(r.err.contains("--template"));
+    const Run m =
+        dpx({"strategy", "--domain", "8x8", "--workload", "prefix", "--template", "marginals"});
+    QCOMPARE(m.exitCode, 2);
+    QVERIFY(m.err.contains("marginal workloads"));
     const Run p = dpx({"strategy", "--domain", "8", "--workload", "prefix", "--p", "x"});
     QCOMPARE(p.exitCode, 2);
     QVERIFY(p.err.contains("--p"));

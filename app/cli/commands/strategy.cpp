@@ -44,8 +44,8 @@ QJsonObject baselineJson(const std::string& name, Expected<std::unique_ptr<Linea
 }  // namespace
 
 int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    const std::set<std::string> known{"domain", "workload", "p",    "restarts",
-                                      "seed",   "epsilon",  "ftol", "per-query"};
+    const std::set<std::string> known{"domain",  "workload", "p",         "restarts", "seed",
+                                      "epsilon", "ftol",     "per-query", "template"};
     auto args = Args::parse(argv, 2, known, {"per-query"}, {});
     if (!args) {
         return fail(err, args.error());
@@ -112,7 +112,11 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     options.restarts = static_cast<std::size_t>(*restarts);
     options.seed = *seed;
     options.minimizer.ftol = *ftol;
-    auto d = designStrategy(*w, p, options);
+    auto templ = designTemplateFromName(a.get("template").value_or("auto"));
+    if (!templ) {
+        return fail(err, "--template: " + templ.error().message);
+    }
+    auto d = designStrategy(*w, *templ, p, options);
     if (!d) {
         return fail(err, d.error());
     }
@@ -132,11 +136,39 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     o[QStringLiteral("queries")] = static_cast<double>(w->queryCount());
     o[QStringLiteral("epsilon")] = *epsilon;
     o[QStringLiteral("template")] = QString::fromStdString(d->templateName);
-    QJsonArray pj;
-    for (std::size_t v : d->p) {
-        pj.append(static_cast<double>(v));
+    if (d->kind == DesignTemplate::Marginals) {
+        // The measured marginals and their weights (attributes numbered from 1).
+        QJsonArray mj;
+        for (std::size_t m = 0; m < d->marginalWeights.size(); ++m) {
+            if (d->marginalWeights[m] > 0) {
+                QJsonArray attrs;
+                for (std::size_t i = 0; i < shape->size(); ++i) {
+                    if (m >> i & 1) {
+                        attrs.append(static_cast<double>(i + 1));
+                    }
+                }
+                QJsonObject one;
+                one[QStringLiteral("attributes")] = attrs;
+                one[QStringLiteral("weight")] = d->marginalWeights[m];
+                mj.append(one);
+            }
+        }
+        o[QStringLiteral("marginals")] = mj;
+        QJsonArray rj;
+        for (double v : d->restartObjectives) {
+            rj.append(v);
+        }
+        o[QStringLiteral("restart_objectives")] = rj;
+    } else {
+        QJsonArray pj;
+        for (std::size_t v : d->p) {
+            pj.append(static_cast<double>(v));
+        }
+        o[QStringLiteral("p")] = pj;
     }
-    o[QStringLiteral("p")] = pj;
+    if (d->rounds > 0) {
+        o[QStringLiteral("rounds")] = static_cast<double>(d->rounds);
+    }
     o[QStringLiteral("restarts")] = static_cast<double>(options.restarts);
     o[QStringLiteral("seed")] = static_cast<double>(options.seed);
     o[QStringLiteral("objective")] = d->objective;
