@@ -7,7 +7,8 @@
 # and prints our figures alone.
 #
 # Usage: bench/compare_hdmm.sh [BUILD_DIR (build)]
-# Environment: TASKS [allrange256,allrange2d_256,prefix1024,allrange1024], SEEDS [0,1,2],
+# Environment: TASKS [allrange256,allrange2d_256,prefix1024,allrange1024; also marginals8,
+#   marginals16, range2d_256], SEEDS [0,1,2],
 #   TIME_LIMIT [600 s per peer run].
 set -eu
 
@@ -25,7 +26,14 @@ echo "# DP Explorer (one start per seed)"
 "$bench" --tasks "$tasks" --seeds "$seeds" --restarts 1
 if [ -f "$runner" ] && "$py" -c 'import numpy, scipy' 2>/dev/null; then
     echo "# HDMM reference code (run_hdmm.py)"
-    "$py" "$runner" --tasks "$tasks" --seeds "$seeds" --time-limit "${TIME_LIMIT:-600}"
+    # run_hdmm.py knows the p-Identity tasks; HDMM's marginals template runs through our driver
+    # (8 binary attributes: its O(4^d) evaluation makes 16 impractical).
+    peer_tasks=$(echo "$tasks" | tr ',' '\n' | grep -v '^marginals' | grep -v '^range2d' | paste -sd, -)
+    [ -z "$peer_tasks" ] || "$py" "$runner" --tasks "$peer_tasks" --seeds "$seeds" --time-limit "${TIME_LIMIT:-600}"
+    if echo "$tasks" | grep -q marginals8; then
+        timeout "${TIME_LIMIT:-600}" "$py" "$root/bench/hdmm_marginals_peer.py" "$root/../shared/peers" \
+            2x2x2x2x2x2x2x2 "$seeds" 2>/dev/null
+    fi
 else
     echo "# HDMM peer not available (needs $runner and /usr/bin/python3 with numpy and scipy): skipped"
 fi
