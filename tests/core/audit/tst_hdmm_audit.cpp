@@ -4,6 +4,9 @@
 // more record in cell 5 than D′; released: the estimate of the range [4, 7] (a post-processing of
 // x̂, ε-DP whenever the algorithm is). A claim of ε = 1 at ε = 1 must pass; the negative control
 // runs at ε = 4 while claiming ε = 1 and must be flagged. α = 10⁻⁷, 100 000 outputs per input.
+// The same for the templates beyond products on the 16 cells read as a 4 × 4 table: OPT_M for
+// the 1-way marginals (the released sum of cells 4–7 is row 1's marginal cell) and OPT⊗ over the
+// union of Kronecker products of ten random boxes.
 #include <QTest>
 
 #include "core/algorithms/registry_list.h"
@@ -18,6 +21,15 @@ AuditMechanism mechanism(double runEpsilon) {
                                        {{"p", 2}});
 }
 
+AuditMechanism marginals(double runEpsilon) {
+    return dd1test::algorithmMechanism(hdmmAlgorithm(), {4, 4}, "marginals:1", runEpsilon, 4, 7);
+}
+
+AuditMechanism boxes(double runEpsilon) {
+    return dd1test::algorithmMechanism(hdmmAlgorithm(), {4, 4}, "range:10", runEpsilon, 4, 7,
+                                       {{"p", 1}});
+}
+
 const std::vector<std::int64_t> kD = {3, 0, 10, 0, 5, 2, 0, 1, 4, 4, 0, 0, 7, 1, 0, 2};
 const std::vector<std::int64_t> kDp = {3, 0, 10, 0, 5, 1, 0, 1, 4, 4, 0, 0, 7, 1, 0, 2};
 
@@ -29,6 +41,8 @@ class TestHdmmAudit : public QObject {
 private Q_SLOTS:
     void passesAtClaimedEpsilon();
     void tooLittleNoiseIsFlagged();
+    void marginalsTemplate();
+    void unionOfKroneckerProducts();
 };
 
 void TestHdmmAudit::passesAtClaimedEpsilon() {
@@ -37,6 +51,16 @@ void TestHdmmAudit::passesAtClaimedEpsilon() {
 
 void TestHdmmAudit::tooLittleNoiseIsFlagged() {
     dd1test::verifyAuditFlags(mechanism(4.0), kD, kDp, 1.0, 100000);
+}
+
+void TestHdmmAudit::marginalsTemplate() {
+    dd1test::verifyAuditPasses(marginals(1.0), kD, kDp, 1.0, 100000);
+    dd1test::verifyAuditFlags(marginals(4.0), kD, kDp, 1.0, 100000);
+}
+
+void TestHdmmAudit::unionOfKroneckerProducts() {
+    dd1test::verifyAuditPasses(boxes(1.0), kD, kDp, 1.0, 100000);
+    dd1test::verifyAuditFlags(boxes(4.0), kD, kDp, 1.0, 100000);
 }
 
 QTEST_APPLESS_MAIN(TestHdmmAudit)
