@@ -15,6 +15,22 @@ Expected<GramOperator> GramOperator::of(const Workload& w, double weight) {
     if (!std::isfinite(weight) || weight <= 0) {
         return Error{"a workload's weight must be > 0 and finite, got " + formatNumber(weight)};
     }
+    if (w.spec().kind == WorkloadKind::Union) {
+        // c²·Σ_i c_i² G_i.
+        std::vector<GramOperator> parts;
+        for (std::size_t i = 0; i < w.parts().size(); ++i) {
+            auto part = of(w.parts()[i], weight * w.spec().partWeights[i]);
+            if (!part) {
+                return part.error();
+            }
+            parts.push_back(std::move(*part));
+        }
+        auto g = unionOf(parts);
+        if (g) {
+            g->describe_ = w.describe();
+        }
+        return g;
+    }
     GramOperator g;
     g.n_ = w.shape()[0];
     g.queries_ = w.queryCount();

@@ -152,9 +152,21 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, DesignTemplate t,
                                           const StrategyOptimizeOptions& options,
                                           std::stop_token stop, const ProgressCallback& progress) {
     const std::size_t dims = w.shape().size();
-    if (t == DesignTemplate::Marginals ||
-        (t == DesignTemplate::Automatic && dims > 1 && w.spec().kind == WorkloadKind::Marginals &&
-         dims <= kMaxMarginalsAttributes)) {
+    // Automatic: OPT_M for marginal workloads (or unions of marginals, identity and total with
+    // at least one marginal) over several attributes.
+    bool marginal = w.spec().kind == WorkloadKind::Marginals;
+    if (w.spec().kind == WorkloadKind::Union) {
+        bool allMarginalLike = true;
+        for (const WorkloadSpec& part : w.spec().parts) {
+            marginal = marginal || part.kind == WorkloadKind::Marginals;
+            allMarginalLike = allMarginalLike && (part.kind == WorkloadKind::Marginals ||
+                                                  part.kind == WorkloadKind::Identity ||
+                                                  part.kind == WorkloadKind::Total);
+        }
+        marginal = marginal && allMarginalLike;
+    }
+    if (t == DesignTemplate::Marginals || (t == DesignTemplate::Automatic && dims > 1 && marginal &&
+                                           dims <= kMaxMarginalsAttributes)) {
         return designMarginals(w, options, std::move(stop), progress);
     }
     if (p.empty()) {

@@ -113,6 +113,56 @@ Expected<GramOperator> surrogate(const KroneckerFactorSet& set, std::size_t n,
 }  // namespace
 
 Expected<KroneckerTerms> kroneckerTerms(const Workload& w) {
+    if (w.spec().kind == WorkloadKind::Union) {
+        // The parts' terms, weights times c_i², factor indices renumbered: every part's
+        // structured factors first (in part order), then every part's ranges.
+        std::vector<KroneckerTerms> parts;
+        for (const Workload& p : w.parts()) {
+            auto t = kroneckerTerms(p);
+            if (!t) {
+                return t.error();
+            }
+            parts.push_back(std::move(*t));
+        }
+        KroneckerTerms t;
+        t.shape = w.shape();
+        const std::size_t dims = t.shape.size();
+        t.dims.resize(dims);
+        std::vector<std::vector<std::size_t>> sOffset(parts.size(), std::vector<std::size_t>(dims)),
+            rOffset = sOffset;
+        for (std::size_t p = 0; p < parts.size(); ++p) {
+            for (std::size_t d = 0; d < dims; ++d) {
+                sOffset[p][d] = t.dims[d].structured.size();
+                rOffset[p][d] = t.dims[d].ranges.size();
+                auto& src = parts[p].dims[d];
+                t.dims[d].structured.insert(t.dims[d].structured.end(), src.structured.begin(),
+                                            src.structured.end());
+                t.dims[d].ranges.insert(t.dims[d].ranges.end(), src.ranges.begin(),
+                                        src.ranges.end());
+            }
+        }
+        for (std::size_t p = 0; p < parts.size(); ++p) {
+            const double c2 = w.spec().partWeights[p] * w.spec().partWeights[p];
+            for (std::size_t j = 0; j < parts[p].weight2.size(); ++j) {
+                std::vector<std::uint32_t> f(dims);
+                for (std::size_t d = 0; d < dims; ++d) {
+                    const std::size_t k = parts[p].factor[j][d];
+                    const std::size_t structured = parts[p].dims[d].structured.size();
+                    f[d] = static_cast<std::uint32_t>(k < structured
+                                                          ? sOffset[p][d] + k
+                                                          : t.dims[d].structured.size() +
+                                                                rOffset[p][d] + (k - structured));
+                }
+                t.weight2.push_back(c2 * parts[p].weight2[j]);
+                t.factor.push_back(std::move(f));
+            }
+        }
+        if (t.weight2.size() > kMaxTerms) {
+            return Error{"strategy design: " + w.describe() + " has more than " +
+                         groupThousands(static_cast<long long>(kMaxTerms)) + " blocks"};
+        }
+        return t;
+    }
     KroneckerTerms t;
     t.shape = w.shape();
     const std::size_t dims = t.shape.size();

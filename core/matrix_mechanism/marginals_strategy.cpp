@@ -168,6 +168,20 @@ Expected<std::vector<double>> marginalsWorkloadWeights(const Workload& w) {
                 }
             }
             break;
+        case WorkloadKind::Union:
+            // Σ_i c_i² × the part's weights (c_i scales the part's rows).
+            for (std::size_t p = 0; p < w.parts().size(); ++p) {
+                auto part = marginalsWorkloadWeights(w.parts()[p]);
+                if (!part) {
+                    return Error{"the marginals template (OPT_M) is for marginal workloads; " +
+                                 w.describe() + " has a part that is not one"};
+                }
+                const double c2 = w.spec().partWeights[p] * w.spec().partWeights[p];
+                for (std::size_t b = 0; b < size; ++b) {
+                    weights[b] += c2 * (*part)[b];
+                }
+            }
+            break;
         default:
             return Error{"the marginals template (OPT_M) is for marginal workloads; " +
                          w.describe() + " is not one"};

@@ -947,22 +947,46 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
             strategy.solveGram(col, sol);
             total += sol[j];
         }
-    } else if (isProductKind(w.spec().kind) && fastBoxes) {
-        // WᵀW = ⊗G_d and (AᵀA)⁻¹ = ⊗(A_dᵀA_d)⁻¹: the trace is the product of the 1-D traces.
-        long double t = 1;
+    } else if (fastBoxes && (isProductKind(w.spec().kind) ||
+                             (w.spec().kind == WorkloadKind::Union &&
+                              std::all_of(w.parts().begin(), w.parts().end(), [](const Workload& p) {
+                                  return isProductKind(p.spec().kind);
+                              })))) {
+        // WᵀW = ⊗G_d and (AᵀA)⁻¹ = ⊗(A_dᵀA_d)⁻¹: the trace is the product of the 1-D traces
+        // (for a union of products, Σ_i c_i² times each part's product).
         for (std::size_t d = 0; d < w.shape().size(); ++d) {
             if (w.shape()[d] > 8192) {
                 return Error{"expected error: dimension " + std::to_string(d + 1) + " has " +
                              std::to_string(w.shape()[d]) +
                              " cells, too many for the exact trace (limit 8,192)"};
             }
-            auto f = factorTrace(kron ? kron->factors()[d].get() : nullptr, w, d);
-            if (!f) {
-                return f.error();
-            }
-            t *= *f;
         }
-        total = t;
+        const auto productTrace = [&](const Workload& part) -> Expected<long double> {
+            long double t = 1;
+            for (std::size_t d = 0; d < part.shape().size(); ++d) {
+                auto f = factorTrace(kron ? kron->factors()[d].get() : nullptr, part, d);
+                if (!f) {
+                    return f.error();
+                }
+                t *= *f;
+            }
+            return t;
+        };
+        if (w.spec().kind == WorkloadKind::Union) {
+            for (std::size_t i = 0; i < w.parts().size(); ++i) {
+                auto t = productTrace(w.parts()[i]);
+                if (!t) {
+                    return t.error();
+                }
+                total += w.spec().partWeights[i] * w.spec().partWeights[i] * *t;
+            }
+        } else {
+            auto t = productTrace(w);
+            if (!t) {
+                return t.error();
+            }
+            total = *t;
+        }
     } else {
         return Error{"expected error: " + w.describe() + " with " + strategy.describe() +
                      " has no exact form here (too many queries and cells, and the strategy is "

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "core/base/random_variates.h"
 #include "core/base/simulation_rng.h"
@@ -121,7 +122,58 @@ Expected<RangeQuery> parseBox(std::string_view text) {
 
 }  // namespace
 
+namespace {
+Expected<WorkloadSpec> parseSingle(std::string_view textIn);
+
+// A leading "c*" weight of a union part: c when the text before the first '*' is a number.
+std::optional<double> leadingWeight(std::string_view text, std::string_view& rest) {
+    const std::size_t star = text.find('*');
+    if (star == std::string_view::npos) {
+        return std::nullopt;
+    }
+    const std::string_view head = trimBlanks(text.substr(0, star));
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(head.data(), head.data() + head.size(), v);
+    if (head.empty() || ec != std::errc() || ptr != head.data() + head.size()) {
+        return std::nullopt;
+    }
+    rest = trimBlanks(text.substr(star + 1));
+    return v;
+}
+}  // namespace
+
 Expected<WorkloadSpec> WorkloadSpec::parse(std::string_view textIn) {
+    const std::string_view text = trimBlanks(textIn);
+    std::string_view first = text;
+    if (text.find('+') == std::string_view::npos && !leadingWeight(text, first)) {
+        return parseSingle(text);
+    }
+    WorkloadSpec spec;
+    spec.kind = WorkloadKind::Union;
+    for (std::string_view part : splitTrimmed(text, '+')) {
+        std::string_view body = part;
+        const std::optional<double> c = leadingWeight(part, body);
+        if (c && (!std::isfinite(*c) || *c <= 0)) {
+            return Error{"workload: the weight of '" + std::string(part) +
+                         "' must be a finite number > 0"};
+        }
+        auto one = parseSingle(body);
+        if (!one) {
+            return one.error();
+        }
+        spec.parts.push_back(std::move(*one));
+        spec.partWeights.push_back(c.value_or(1.0));
+    }
+    if (spec.parts.size() > 16) {
+        return Error{"workload: a union takes at most 16 parts, got " +
+                     std::to_string(spec.parts.size())};
+    }
+    return spec;
+}
+
+namespace {
+
+Expected<WorkloadSpec> parseSingle(std::string_view textIn) {
     const std::string_view text = trimBlanks(textIn);
     const std::size_t colon = text.find(':');
     const std::string head = lowerCase(trimBlanks(text.substr(0, colon)));
@@ -238,8 +290,21 @@ Expected<WorkloadSpec> WorkloadSpec::parse(std::string_view textIn) {
                  "marginals:K[,K...], rectangles:AxB, boxes:LO..HI[xLO..HI][;...]"};
 }
 
+}  // namespace
+
 std::string WorkloadSpec::text() const {
     switch (kind) {
+        case WorkloadKind::Union: {
+            std::string out;
+            for (std::size_t i = 0; i < parts.size(); ++i) {
+                out += i ? " + " : "";
+                if (i < partWeights.size() && partWeights[i] != 1) {
+                    out += exactNumber(partWeights[i]) + "*";
+                }
+                out += parts[i].text();
+            }
+            return out;
+        }
         case WorkloadKind::Identity:
             return "identity";
         case WorkloadKind::Total:
@@ -352,6 +417,8 @@ std::uint64_t countQueries(const WorkloadSpec& spec, const DomainShape& shape, s
         case WorkloadKind::RandomRange:
         case WorkloadKind::Boxes:
             return drawn;
+        case WorkloadKind::Union:
+            return 0;  // set by make() from the parts
     }
     return 0;
 }
@@ -457,6 +524,30 @@ Expected<Workload> Workload::make(const WorkloadSpec& spec, DomainShape shape) {
                 }
             }
             break;
+        case WorkloadKind::Union: {
+            if (spec.parts.empty() || spec.parts.size() != spec.partWeights.size()) {
+                return Error{"workload: a union needs its parts, one weight each"};
+            }
+            std::uint64_t total = 0;
+            for (std::size_t i = 0; i < spec.parts.size(); ++i) {
+                if (spec.parts[i].kind == WorkloadKind::Union) {
+                    return Error{"workload: a union's part cannot be a union"};
+                }
+                const double c = spec.partWeights[i];
+                if (!std::isfinite(c) || c <= 0) {
+                    return Error{"workload: a union's weights must be finite and > 0"};
+                }
+                auto part = Workload::make(spec.parts[i], shape);
+                if (!part) {
+                    return part.error();
+                }
+                total += part->queryCount();
+                w.parts_.push_back(std::move(*part));
+            }
+            w.shape_ = std::move(shape);
+            w.queryCount_ = total;
+            return w;
+        }
         case WorkloadKind::Rectangles:
             if (spec.extent.size() != dims) {
                 return Error{"workload: rectangles need one extent per dimension (" +
@@ -530,6 +621,16 @@ RangeQuery Workload::query(std::uint64_t i) const {
         case WorkloadKind::RandomRange:
         case WorkloadKind::Boxes:
             return drawn_[i];
+        case WorkloadKind::Union:
+            for (std::size_t p = 0; p < parts_.size(); ++p) {
+                if (i < parts_[p].queryCount()) {
+                    RangeQuery pq = parts_[p].query(i);
+                    pq.weight *= spec_.partWeights[p];
+                    return pq;
+                }
+                i -= parts_[p].queryCount();
+            }
+            return q;
         case WorkloadKind::Marginals: {
             for (std::size_t k : spec_.ways) {
                 const auto e = suffixSymmetric(shape_, k);
@@ -670,6 +771,21 @@ Expected<std::vector<double>> Workload::gram() const {
                      " cells; the dense WᵀW is limited to 8,192"};
     }
     const std::size_t dims = shape_.size();
+    if (spec_.kind == WorkloadKind::Union) {
+        // WᵀW = Σ_i c_i² W_iᵀW_i.
+        std::vector<double> g(cells * cells, 0.0);
+        for (std::size_t p = 0; p < parts_.size(); ++p) {
+            auto part = parts_[p].gram();
+            if (!part) {
+                return part.error();
+            }
+            const double c2 = spec_.partWeights[p] * spec_.partWeights[p];
+            for (std::size_t k = 0; k < g.size(); ++k) {
+                g[k] += c2 * (*part)[k];
+            }
+        }
+        return g;
+    }
     std::vector<double> g(cells * cells, 0.0);
     std::vector<std::uint64_t> sizes(shape_.begin(), shape_.end());
     std::vector<std::vector<std::uint64_t>> idx(cells);
@@ -779,6 +895,8 @@ Expected<std::vector<double>> Workload::gram() const {
             }
             return g;
         }
+        case WorkloadKind::Union:
+            break;
     }
     return g;
 }
@@ -815,6 +933,19 @@ std::string Workload::describe() const {
                 ext += (d ? " × " : "") + std::to_string(spec_.extent[d]);
             }
             return "all " + n(queryCount_) + " " + ext + " rectangles" + on;
+        }
+        case WorkloadKind::Union: {
+            // "all 136 prefixes + 0.5 × all 16 1-way marginals (16 cells) on 4 × 4"
+            std::string out;
+            for (std::size_t p = 0; p < parts_.size(); ++p) {
+                std::string d = parts_[p].describe();
+                d = d.substr(0, d.size() - std::min(d.size(), on.size()));  // one " on …"
+                out += (p ? " + " : "") +
+                       (spec_.partWeights[p] != 1 ? exactNumber(spec_.partWeights[p]) + " × "
+                                                  : std::string()) +
+                       d;
+            }
+            return out + on;
         }
     }
     return spec_.text();

@@ -56,6 +56,7 @@ enum class WorkloadKind {
     Boxes,        // the user's own list
     Marginals,    // every cell of every marginal over `ways`-subsets of the dimensions
     Rectangles,   // every box whose extent is exactly `extent` (2-D "all w × h rectangles")
+    Union,        // weighted parts: W = [c_1 W_1; c_2 W_2; …] (issue #23; parts are not unions)
 };
 
 struct WorkloadSpec {
@@ -65,11 +66,15 @@ struct WorkloadSpec {
     std::vector<std::size_t> ways;    // Marginals: the orders, e.g. {1, 2}: all 1- and 2-way
     std::vector<RangeQuery> boxes;    // Boxes
     std::vector<std::size_t> extent;  // Rectangles: the extent per dimension
+    std::vector<WorkloadSpec> parts;  // Union: the parts (2 … 16, none a union)
+    std::vector<double> partWeights;  // Union: c_i > 0 per part (each row of part i times c_i)
 
     // Text form used by dpx and sessions: "identity", "total", "prefix", "allrange",
     // "range:2000" or "range:2000:seed=9001", "marginals:1,2", "rectangles:4x4",
     // "boxes:0..3;5..9" (1-D) / "boxes:0..3x2..2;..." (boxes separated by ';', dimensions by
-    // 'x'). Errors name the part that did not parse.
+    // 'x'). A union joins parts with '+', each optionally weighted "c*part":
+    // "prefix + 0.5*marginals:1" (c multiplies the part's rows, so its Gram matrix by c²).
+    // Errors name the part that did not parse.
     static Expected<WorkloadSpec> parse(std::string_view text);
     std::string text() const;  // parse(text()) == *this
     bool operator==(const WorkloadSpec&) const = default;
@@ -94,8 +99,11 @@ public:
     //  RandomRange and Boxes  as drawn / listed;
     //  Marginals   the orders as listed; per order the subsets of dimensions in lexicographic
     //              order; per subset its cells in C order (the other dimensions span);
-    //  Rectangles  the lower corners in C order.
+    //  Rectangles  the lower corners in C order;
+    //  Union       the parts' queries in turn, each weight times the part's c.
     RangeQuery query(std::uint64_t i) const;
+    // Union: the parts, made on the same shape (empty otherwise).
+    const std::vector<Workload>& parts() const { return parts_; }
 
     // W·x for every query (explicitQueries() only), by a summed-area table: O(cells + q·2^d).
     // x.size() == shapeCells(shape()).
@@ -114,6 +122,7 @@ private:
     WorkloadSpec spec_;
     std::uint64_t queryCount_ = 0;
     std::vector<RangeQuery> drawn_;  // RandomRange / Boxes / listed queries
+    std::vector<Workload> parts_;    // Union
 };
 
 // Kinds whose workload is the Kronecker product of 1-D workloads, W = W_1 ⊗ … ⊗ W_k, so that

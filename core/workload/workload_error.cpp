@@ -95,6 +95,24 @@ double gramQuadraticForm(const Workload& w, std::span<const double> d) {
         stride[k] = stride[k + 1] * shape[k + 1];
     }
     const WorkloadSpec& spec = w.spec();
+    if (spec.kind == WorkloadKind::RandomRange || spec.kind == WorkloadKind::Boxes) {
+        // Listed queries (parts of a large union): ‖W d‖² from the answers.
+        long double sq = 0;
+        if (auto a = w.answers(d)) {
+            for (double v : *a) {
+                sq += static_cast<long double>(v) * v;
+            }
+        }
+        return static_cast<double>(sq);
+    }
+    if (spec.kind == WorkloadKind::Union) {
+        // dᵀ(Σ c_i² W_iᵀW_i)d.
+        double total = 0;
+        for (std::size_t p = 0; p < w.parts().size(); ++p) {
+            total += spec.partWeights[p] * spec.partWeights[p] * gramQuadraticForm(w.parts()[p], d);
+        }
+        return total;
+    }
     if (spec.kind == WorkloadKind::Marginals) {
         long double total = 0;
         for (std::size_t k : spec.ways) {

@@ -101,6 +101,7 @@ private Q_SLOTS:
     void marginalsStrategyAlgebra();
     void marginalsDesign();
     void sixteenBinaryAttributes();
+    void weightedUnions();
     void refusals();
 };
 
@@ -304,6 +305,57 @@ void TestHdmmTemplates::sixteenBinaryAttributes() {
     auto equal = marginalsObjective(shape, *weights, *weights, {});
     DPX_VERIFY_OK(equal);
     QVERIFY(d->objective < *equal);
+}
+
+void TestHdmmTemplates::weightedUnions() {
+    // Weighted unions of workloads ("c*part + …", rows of part i times c_i): every template's
+    // objective equals the dense trace with the dense weighted W.
+    {
+        const Workload w = make("prefix + 2*total + 0.5*boxes:3..9", {16});  // OPT₀
+        auto d = designStrategy(w, {2});
+        DPX_VERIFY_OK(d);
+        DPX_VERIFY_REL(
+            d->objective,
+            denseObjective(dpxtest::denseStrategy(*d->strategy), dpxtest::denseWorkload(w)), 1e-9);
+    }
+    {
+        const Workload w = make("allrange + 0.5*marginals:1", {5, 4});  // OPT⊗ over the union
+        auto d = designStrategy(w, {1, 1});
+        DPX_VERIFY_OK(d);
+        QCOMPARE(d->kind, DesignTemplate::PIdentity);
+        DPX_VERIFY_REL(
+            d->objective,
+            denseObjective(dpxtest::denseStrategy(*d->strategy), dpxtest::denseWorkload(w)), 1e-9);
+        auto e = expectedLeastSquaresError(*d->strategy, w, std::sqrt(2.0));
+        DPX_VERIFY_OK(e);
+        DPX_VERIFY_REL(e->totalSquared, d->objective, 1e-9);
+    }
+    {
+        const Workload w = make("marginals:1 + 2*marginals:2 + 0.1*identity", {2, 3, 2});
+        auto d = designStrategy(w);  // automatic: OPT_M
+        DPX_VERIFY_OK(d);
+        QCOMPARE(d->kind, DesignTemplate::Marginals);
+        DPX_VERIFY_REL(d->objective,
+                       denseObjective(denseMarginals({2, 3, 2}, d->marginalWeights),
+                                      dpxtest::denseWorkload(w)),
+                       1e-9);
+    }
+    {
+        // Too many boxes to list: the Kronecker strategy's exact error of a union of products is
+        // Σ c_i² × each part's product of traces.
+        const Workload w = make("allrange + 3*prefix", {256, 256});
+        auto d = designStrategy(make("allrange", {256, 256}), {4, 4});
+        DPX_VERIFY_OK(d);
+        auto e = expectedLeastSquaresError(*d->strategy, w, 1.0);
+        DPX_VERIFY_OK(e);
+        auto ea = expectedLeastSquaresError(*d->strategy, make("allrange", {256, 256}), 1.0);
+        auto ep = expectedLeastSquaresError(*d->strategy, make("prefix", {256, 256}), 1.0);
+        DPX_VERIFY_OK(ea);
+        DPX_VERIFY_OK(ep);
+        DPX_VERIFY_REL(e->totalSquared, ea->totalSquared + 9 * ep->totalSquared, 1e-9);
+    }
+    DPX_VERIFY_ERROR(
+        designStrategy(make("prefix + marginals:1", {3, 3}), DesignTemplate::Marginals), "not one");
 }
 
 void TestHdmmTemplates::refusals() {

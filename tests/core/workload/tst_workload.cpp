@@ -52,6 +52,17 @@ std::vector<RangeQuery> product(const std::vector<std::vector<BinRange>>& perDim
 
 // The reference list of queries, written independently of workload.cpp.
 std::vector<RangeQuery> reference(const WorkloadSpec& spec, const DomainShape& s) {
+    if (spec.kind == WorkloadKind::Union) {
+        // The parts' queries in turn, each weight times the part's weight.
+        std::vector<RangeQuery> out;
+        for (std::size_t i = 0; i < spec.parts.size(); ++i) {
+            for (RangeQuery q : reference(spec.parts[i], s)) {
+                q.weight *= spec.partWeights[i];
+                out.push_back(std::move(q));
+            }
+        }
+        return out;
+    }
     std::vector<std::vector<BinRange>> perDim(s.size());
     for (std::size_t d = 0; d < s.size(); ++d) {
         const std::uint64_t n = s[d];
@@ -148,6 +159,12 @@ std::vector<WorkloadSpec> specsFor(const DomainShape& s) {
     q2.weight = -2.5;
     boxes.boxes = {q1, q2};
     specs.push_back(boxes);
+    // A weighted union (issue #23): prefixes, 0.5 × the 1-way marginals, 2 × the listed boxes.
+    WorkloadSpec u;
+    u.kind = WorkloadKind::Union;
+    u.parts = {*WorkloadSpec::parse("prefix"), *WorkloadSpec::parse("marginals:1"), boxes};
+    u.partWeights = {1, 0.5, 2};
+    specs.push_back(u);
     return specs;
 }
 
@@ -305,7 +322,8 @@ void TestWorkload::randomRangeDistribution() {
 void TestWorkload::textRoundTrips() {
     for (const char* t :
          {"identity", "total", "prefix", "allrange", "range:2000", "range:7:seed=12",
-          "marginals:1,2", "rectangles:4x4", "boxes:0..3;5..9", "boxes:0..3x2..2;1..1x0..4*0.1"}) {
+          "marginals:1,2", "rectangles:4x4", "boxes:0..3;5..9", "boxes:0..3x2..2;1..1x0..4*0.1",
+          "prefix + 0.5*marginals:1", "2*allrange", "boxes:0..3*2 + 3*boxes:1..1*0.5"}) {
         auto p = WorkloadSpec::parse(t);
         DPX_VERIFY_OK(p);
         QCOMPARE(p->text(), std::string(t));
@@ -333,6 +351,11 @@ void TestWorkload::badTextAndShapes() {
     DPX_VERIFY_ERROR(WorkloadSpec::parse("marginals:1,1"), "twice");
     DPX_VERIFY_ERROR(WorkloadSpec::parse("boxes:5..2"), "ends before");
     DPX_VERIFY_ERROR(WorkloadSpec::parse("boxes:1..2*x"), "weight");
+    DPX_VERIFY_ERROR(WorkloadSpec::parse("prefix + 0*total"), "> 0");
+    DPX_VERIFY_ERROR(WorkloadSpec::parse("prefix + -1*total"), "> 0");
+    DPX_VERIFY_ERROR(WorkloadSpec::parse("prefix + rangez:3"), "unknown workload");
+    DPX_VERIFY_ERROR(WorkloadSpec::parse("prefix + "), "unknown workload");
+    DPX_VERIFY_ERROR(Workload::make(*WorkloadSpec::parse("prefix + marginals:2"), {8}), "2-way");
     DPX_VERIFY_ERROR(validateShape({}), "dimensions");
     DPX_VERIFY_ERROR(validateShape({4, 0}), "dimension 2");
     DPX_VERIFY_ERROR(validateShape({1 << 14, 1 << 14}), "dimension 2");

@@ -41,6 +41,7 @@ private Q_SLOTS:
     void explicitMatchesBruteForce();
     void implicitOneDimensional();
     void implicitTwoDimensionalSeparable();
+    void implicitUnion();
     void badInputs();
 };
 
@@ -131,6 +132,27 @@ void TestWorkloadError::implicitTwoDimensionalSeparable() {
         QVERIFY(std::isnan(e->sumAbs));
         QVERIFY(std::isnan(e->scaledLinf));
     }
+}
+
+void TestWorkloadError::implicitUnion() {
+    // 1.1·10⁹ all-range boxes plus 65 536 prefixes (×2) and two listed boxes (×0.5) on 256 × 256:
+    // too many to list, so the sum of squares comes from the parts' Gram forms. Reference: the
+    // parts' own errors, c²-weighted (the listed and prefix parts are answered explicitly).
+    const DomainShape s{256, 256};
+    auto w = Workload::make(
+        *WorkloadSpec::parse("allrange + 2*prefix + 0.5*boxes:0..9x3..70;64..255x0..0"), s);
+    DPX_VERIFY_OK(w);
+    QVERIFY(!w->explicitQueries());
+    const auto truth = randomVector(256 * 256, 3), est = randomVector(256 * 256, 4);
+    auto e = workloadError(*w, truth, est, 1.0);
+    DPX_VERIFY_OK(e);
+    double reference = 0;
+    for (std::size_t i = 0; i < w->parts().size(); ++i) {
+        auto part = workloadError(w->parts()[i], truth, est, 1.0);
+        DPX_VERIFY_OK(part);
+        reference += w->spec().partWeights[i] * w->spec().partWeights[i] * part->sumSquares;
+    }
+    DPX_VERIFY_REL(e->sumSquares, reference, 1e-9);
 }
 
 void TestWorkloadError::badInputs() {
