@@ -182,14 +182,15 @@ const std::vector<Command> kCommands{
             line per dataset × n × m × ε × algorithm × workload with the mean scaled L2 error
             ± standard error, L1, Linf, RMSE and the median seconds of one run))"},
     {"strategy", cmdStrategy, R"(
-  dpx strategy --domain N | RxCx... --workload TEXT [--template auto|pidentity|marginals]
+  dpx strategy --domain N | RxCx... --workload TEXT [--template auto|pidentity|marginals|union]
                [--epsilon E (1)] [--p P[,P2]] [--restarts R (3)] [--seed S (0)]
                [--ftol F (1e-4)] [--per-query]
                TEXT: identity | total | prefix | allrange | range:COUNT[:seed=S] | boxes:...
-                     | rectangles:WxH | marginals:K[,K2]
+                     | rectangles:WxH | marginals:K[,K2] | PART + c*PART ...
                (a workload-optimal strategy, the matrix mechanism with HDMM's templates,
                McKenna et al. 2018 — p-Identity, Kronecker products of them, also over unions of
-               Kronecker products, and weighted marginals — designed from the workload alone,
+               Kronecker products, weighted marginals, and one strategy per part of a union of
+               workloads stacked (OPT₊) — designed from the workload alone,
                no data, with its exact expected RMSE next to Identity, HB and Privelet))"},
     {"audit", cmdAudit, R"(
   dpx audit [--mechanism discrete-laplace|discrete-gaussian|gm|laplace|all (default all)]

@@ -1,6 +1,7 @@
 #include "core/matrix_mechanism/hdmm.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/matrix_mechanism/gram_operator.h"
 #include "core/matrix_mechanism/kronecker_union.h"
@@ -40,22 +41,35 @@ const char* designTemplateName(DesignTemplate t) {
             return "pidentity";
         case DesignTemplate::Marginals:
             return "marginals";
+        case DesignTemplate::Union:
+            return "union";
     }
     return "auto";
 }
 
 Expected<DesignTemplate> designTemplateFromName(const std::string& name) {
-    for (DesignTemplate t :
-         {DesignTemplate::Automatic, DesignTemplate::PIdentity, DesignTemplate::Marginals}) {
+    for (DesignTemplate t : {DesignTemplate::Automatic, DesignTemplate::PIdentity,
+                             DesignTemplate::Marginals, DesignTemplate::Union}) {
         if (name == designTemplateName(t)) {
             return t;
         }
     }
-    return Error{"unknown strategy template '" + name + "' (auto, pidentity, marginals)"};
+    return Error{"unknown strategy template '" + name + "' (auto, pidentity, marginals, union)"};
 }
 
 Expected<std::unique_ptr<LinearStrategy>> strategyOf(const DomainShape& shape,
                                                      const DesignedStrategy& design) {
+    if (design.kind == DesignTemplate::Union) {
+        std::vector<std::unique_ptr<LinearStrategy>> parts;
+        for (const auto& part : design.parts) {
+            auto s = strategyOf(shape, *part);
+            if (!s) {
+                return s.error();
+            }
+            parts.push_back(std::move(s).value());
+        }
+        return stackedStrategy(std::move(parts), design.partScales);
+    }
     if (design.kind == DesignTemplate::Marginals) {
         auto m = MarginalsStrategy::make(shape, design.marginalWeights);
         if (!m) {
@@ -138,6 +152,56 @@ Expected<DesignedStrategy> designKroneckerUnion(const Workload& w, std::vector<s
     return out;
 }
 
+Expected<DesignedStrategy> designUnion(const Workload& w, const std::vector<std::size_t>& p,
+                                       const StrategyOptimizeOptions& options, std::stop_token stop,
+                                       const ProgressCallback& progress) {
+    if (w.spec().kind != WorkloadKind::Union || w.parts().size() < 2) {
+        return Error{
+            "strategy design: HDMM's OPT₊ needs a union of workloads (e.g. "
+            "'prefix + marginals:1'); " +
+            w.describe() + " is not one"};
+    }
+    DesignedStrategy out;
+    out.kind = DesignTemplate::Union;
+    out.queries = w.queryCount();
+    out.objectiveIsBound = true;
+    const std::size_t k = w.parts().size();
+    std::vector<double> cube(k);
+    double sum = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+        const ProgressCallback sub = [&](double f) {
+            if (progress) {
+                progress((static_cast<double>(i) + f) / static_cast<double>(k));
+            }
+        };
+        auto d = designStrategy(w.parts()[i], DesignTemplate::Automatic, p, options, stop, sub);
+        if (!d) {
+            return Error{"OPT₊, part " + std::to_string(i + 1) + ": " + d.error().message};
+        }
+        const double c = w.spec().partWeights[i];
+        cube[i] = std::cbrt(c * c * d->objective);
+        sum += cube[i];
+        out.iterations += d->iterations;
+        out.parts.push_back(std::make_unique<DesignedStrategy>(std::move(d).value()));
+    }
+    out.templateName = "OPT₊ (";
+    for (std::size_t i = 0; i < k; ++i) {
+        out.partScales.push_back(cube[i] / sum);
+        out.templateName += (i ? "; " : "") + out.parts[i]->templateName;
+    }
+    out.templateName += ")";
+    out.objective = sum * sum * sum;
+    auto s = strategyOf(w.shape(), out);
+    if (!s) {
+        return s.error();
+    }
+    out.strategy = std::move(s).value();
+    if (progress) {
+        progress(1.0);
+    }
+    return out;
+}
+
 }  // namespace
 
 Expected<DesignedStrategy> designStrategy(const Workload& w, std::vector<std::size_t> p,
@@ -152,6 +216,9 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, DesignTemplate t,
                                           const StrategyOptimizeOptions& options,
                                           std::stop_token stop, const ProgressCallback& progress) {
     const std::size_t dims = w.shape().size();
+    if (t == DesignTemplate::Union) {
+        return designUnion(w, p, options, std::move(stop), progress);
+    }
     // Automatic: OPT_M for marginal workloads (or unions of marginals, identity and total with
     // at least one marginal) over several attributes.
     bool marginal = w.spec().kind == WorkloadKind::Marginals;

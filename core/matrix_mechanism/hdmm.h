@@ -32,13 +32,18 @@ enum class DesignTemplate {
     Automatic,  // OPT_M for marginal workloads over several attributes, else p-Identity
     PIdentity,  // OPT₀ (1-D) / OPT⊗ (k-D, products and unions of Kronecker products)
     Marginals,  // OPT_M (marginal workloads, identity, total)
+    Union,      // OPT₊: one strategy per part of a union workload, stacked (HDMM §6.2)
 };
-const char* designTemplateName(DesignTemplate t);  // "auto", "pidentity", "marginals"
+const char* designTemplateName(DesignTemplate t);  // "auto", "pidentity", "marginals", "union"
 Expected<DesignTemplate> designTemplateFromName(const std::string& name);
 
 struct DesignedStrategy {
     std::unique_ptr<LinearStrategy> strategy;  // ‖A‖₁ = 1
-    double objective = 0;                      // trace((AᵀA)⁻¹WᵀW)
+    // trace((AᵀA)⁻¹WᵀW). OPT₊: HDMM's objective, the error of answering every part of the
+    // workload from its own strategy, Σ_i c_i² f_i / s_i² = (Σ_i (c_i² f_i)^{1/3})³ at the
+    // optimal scales s_i ∝ (c_i² f_i)^{1/3}; least squares on the whole stack is at most this
+    // (it is the best linear unbiased estimator from all the measurements).
+    double objective = 0;
     std::uint64_t queries = 0;
     DesignTemplate kind = DesignTemplate::PIdentity;  // PIdentity or Marginals
     std::string templateName;  // "OPT₀ p-Identity(16)", "OPT⊗ p-Identity(16) ⊗ …", "OPT_M …"
@@ -48,6 +53,9 @@ struct DesignedStrategy {
     std::vector<double> marginalWeights;     // OPT_M: θ_a per marginal (2^d, Σ = 1)
     std::vector<double> restartObjectives;   // OPT_M: the objective reached by every restart
     std::size_t rounds = 0;                  // union of Kronecker products: block rounds
+    std::vector<std::unique_ptr<DesignedStrategy>> parts;  // OPT₊: every part's design
+    std::vector<double> partScales;                        // OPT₊: s_i (Σ = 1)
+    bool objectiveIsBound = false;  // OPT₊: objective bounds least squares from above
     std::size_t iterations = 0;
     // RMSE per query under Laplace measurement at ε (laplaceRmse).
     double rmse(double epsilon) const { return laplaceRmse(objective, queries, epsilon); }

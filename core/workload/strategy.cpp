@@ -714,6 +714,89 @@ Expected<std::unique_ptr<LinearStrategy>> quadtreeStrategy(DomainShape shape) {
         "quadtree (Cormode et al. 2012), " + std::to_string(levels) + " levels"));
 }
 
+namespace {
+
+class StackedStrategy final : public LinearStrategy {
+public:
+    StackedStrategy(std::vector<std::unique_ptr<LinearStrategy>> parts, std::vector<double> scales)
+        : parts_(std::move(parts)), scales_(std::move(scales)) {
+        shape_ = parts_[0]->shape();
+        double l2 = 0;
+        for (std::size_t i = 0; i < parts_.size(); ++i) {
+            offsets_.push_back(rows_);
+            rows_ += parts_[i]->rows();
+            l1_ += scales_[i] * parts_[i]->sensitivityL1();
+            l2 += scales_[i] * scales_[i] * parts_[i]->sensitivityL2() * parts_[i]->sensitivityL2();
+        }
+        l2_ = std::sqrt(l2);
+    }
+    const DomainShape& shape() const override { return shape_; }
+    std::size_t rows() const override { return rows_; }
+    double sensitivityL1() const override { return l1_; }
+    double sensitivityL2() const override { return l2_; }
+    void measure(std::span<const double> x, std::span<double> y) const override {
+        for (std::size_t i = 0; i < parts_.size(); ++i) {
+            auto out = y.subspan(offsets_[i], parts_[i]->rows());
+            parts_[i]->measure(x, out);
+            for (double& v : out) {
+                v *= scales_[i];
+            }
+        }
+    }
+    void transposeMeasure(std::span<const double> y, std::span<double> x) const override {
+        std::fill(x.begin(), x.end(), 0.0);
+        std::vector<double> part(x.size());
+        for (std::size_t i = 0; i < parts_.size(); ++i) {
+            parts_[i]->transposeMeasure(y.subspan(offsets_[i], parts_[i]->rows()), part);
+            for (std::size_t c = 0; c < x.size(); ++c) {
+                x[c] += scales_[i] * part[c];
+            }
+        }
+    }
+    void leastSquares(std::span<const double> y, std::span<double> xhat) const override {
+        std::vector<double> aty(xhat.size());
+        transposeMeasure(y, aty);
+        conjugateGradientGram(*this, aty, xhat);
+    }
+    void solveGram(std::span<const double> b, std::span<double> out) const override {
+        conjugateGradientGram(*this, b, out);
+    }
+    std::string describe() const override {
+        std::string out = "stack of " + std::to_string(parts_.size()) + " strategies (";
+        for (std::size_t i = 0; i < parts_.size(); ++i) {
+            out += (i ? "; " : "") + formatNumber(scales_[i]) + " × " + parts_[i]->describe();
+        }
+        return out + ")";
+    }
+
+private:
+    std::vector<std::unique_ptr<LinearStrategy>> parts_;
+    std::vector<double> scales_;
+    std::vector<std::size_t> offsets_;
+    DomainShape shape_;
+    std::size_t rows_ = 0;
+    double l1_ = 0, l2_ = 0;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<LinearStrategy>> stackedStrategy(
+    std::vector<std::unique_ptr<LinearStrategy>> parts, std::vector<double> scales) {
+    if (parts.empty() || parts.size() != scales.size()) {
+        return Error{"a stacked strategy needs its parts, one scale each"};
+    }
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (!parts[i] || parts[i]->shape() != parts[0]->shape()) {
+            return Error{"the parts of a stacked strategy must share the domain"};
+        }
+        if (!std::isfinite(scales[i]) || scales[i] <= 0) {
+            return Error{"a stacked strategy's scales must be finite and > 0"};
+        }
+    }
+    return std::unique_ptr<LinearStrategy>(
+        std::make_unique<StackedStrategy>(std::move(parts), std::move(scales)));
+}
+
 Expected<std::unique_ptr<LinearStrategy>> kroneckerStrategy(
     std::vector<std::unique_ptr<LinearStrategy>> factors) {
     if (factors.empty()) {
@@ -947,11 +1030,11 @@ Expected<ExpectedWorkloadError> expectedLeastSquaresError(const LinearStrategy& 
             strategy.solveGram(col, sol);
             total += sol[j];
         }
-    } else if (fastBoxes && (isProductKind(w.spec().kind) ||
-                             (w.spec().kind == WorkloadKind::Union &&
-                              std::all_of(w.parts().begin(), w.parts().end(), [](const Workload& p) {
-                                  return isProductKind(p.spec().kind);
-                              })))) {
+    } else if (fastBoxes &&
+               (isProductKind(w.spec().kind) ||
+                (w.spec().kind == WorkloadKind::Union &&
+                 std::all_of(w.parts().begin(), w.parts().end(),
+                             [](const Workload& p) { return isProductKind(p.spec().kind); })))) {
         // WᵀW = ⊗G_d and (AᵀA)⁻¹ = ⊗(A_dᵀA_d)⁻¹: the trace is the product of the 1-D traces
         // (for a union of products, Σ_i c_i² times each part's product).
         for (std::size_t d = 0; d < w.shape().size(); ++d) {

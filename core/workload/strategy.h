@@ -73,6 +73,13 @@ Expected<std::unique_ptr<LinearStrategy>> quadtreeStrategy(DomainShape shape);
 Expected<std::unique_ptr<LinearStrategy>> kroneckerStrategy(
     std::vector<std::unique_ptr<LinearStrategy>> factors);
 
+// The stacked strategy A = [s_1 A_1; s_2 A_2; …] over one domain (HDMM's OPT₊, issue #23):
+// scales s_i > 0. Δ₁ is bounded by Σ s_i Δ₁(A_i) and Δ₂ by √Σ s_i² Δ₂(A_i)² (equal when every
+// part's columns share their norm, as the designed strategies' do); least squares by conjugate
+// gradients on AᵀA = Σ s_i² A_iᵀA_i.
+Expected<std::unique_ptr<LinearStrategy>> stackedStrategy(
+    std::vector<std::unique_ptr<LinearStrategy>> parts, std::vector<double> scales);
+
 enum class MeasurementNoise { Laplace, Gaussian };
 
 // How the strategy's rows are measured: i.i.d. noise per row, calibrated on the strategy's

@@ -120,8 +120,16 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     if (!d) {
         return fail(err, d.error());
     }
-    auto e = expectedLeastSquaresError(*d->strategy, *w, *epsilon, a.has("per-query"));
-    if (!e) {
+    // OPT₊: the design's objective bounds least squares on the stack from above; the exact
+    // least-squares error (conjugate gradients per query) only where that is cheap.
+    const bool bound = d->objectiveIsBound;
+    const bool exactCheap = !bound || (shapeCells(*shape) <= 4096 && w->queryCount() <= 20000);
+    Expected<ExpectedWorkloadError> e =
+        exactCheap ? expectedLeastSquaresError(*d->strategy, *w, *epsilon, a.has("per-query"))
+                   : Expected<ExpectedWorkloadError>(
+                         Error{"too many cells and queries for the exact least-squares error of "
+                               "a stacked strategy (conjugate gradients per query)"});
+    if (!e && !bound) {
         return fail(err, e.error());
     }
     QJsonObject o;
@@ -159,7 +167,7 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
             rj.append(v);
         }
         o[QStringLiteral("restart_objectives")] = rj;
-    } else {
+    } else if (d->kind == DesignTemplate::PIdentity) {
         QJsonArray pj;
         for (std::size_t v : d->p) {
             pj.append(static_cast<double>(v));
@@ -173,9 +181,24 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     o[QStringLiteral("seed")] = static_cast<double>(options.seed);
     o[QStringLiteral("objective")] = d->objective;
     o[QStringLiteral("sensitivity_l1")] = d->strategy->sensitivityL1();
-    o[QStringLiteral("rmse")] = e->rmse;
-    o[QStringLiteral("total_squared")] = e->totalSquared;
-    if (a.has("per-query")) {
+    if (bound) {
+        o[QStringLiteral("rmse_bound")] = d->rmse(*epsilon);
+        if (e) {
+            o[QStringLiteral("rmse")] = e->rmse;
+            o[QStringLiteral("total_squared")] = e->totalSquared;
+        } else {
+            o[QStringLiteral("rmse_unavailable")] = QString::fromStdString(e.error().message);
+        }
+        QJsonArray scales;
+        for (double v : d->partScales) {
+            scales.append(v);
+        }
+        o[QStringLiteral("part_scales")] = scales;
+    } else {
+        o[QStringLiteral("rmse")] = e->rmse;
+        o[QStringLiteral("total_squared")] = e->totalSquared;
+    }
+    if (a.has("per-query") && e) {
         QJsonArray v;
         for (double x : e->perQueryVariance) {
             v.append(x);

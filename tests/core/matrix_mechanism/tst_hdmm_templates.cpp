@@ -102,6 +102,7 @@ private Q_SLOTS:
     void marginalsDesign();
     void sixteenBinaryAttributes();
     void weightedUnions();
+    void unionOfStrategies();
     void refusals();
 };
 
@@ -358,6 +359,47 @@ void TestHdmmTemplates::weightedUnions() {
         designStrategy(make("prefix + marginals:1", {3, 3}), DesignTemplate::Marginals), "not one");
 }
 
+void TestHdmmTemplates::unionOfStrategies() {
+    // OPT₊ on prefixes + 0.5 × the 1-way marginals of 4 × 3: one design per part, scales
+    // s_i ∝ (c_i² f_i)^{1/3}; the objective is the separate-answering error Σ c_i² f_i / s_i²,
+    // and least squares over the dense stack (Eigen) is at most that, with ‖A‖₁ = 1.
+    const Workload w = make("prefix + 0.5*marginals:1", {4, 3});
+    auto d = designStrategy(w, DesignTemplate::Union, {1, 1});
+    DPX_VERIFY_OK(d);
+    QCOMPARE(d->kind, DesignTemplate::Union);
+    QVERIFY(d->objectiveIsBound);
+    QCOMPARE(d->parts.size(), std::size_t{2});
+    const double c[2] = {1, 0.5};
+    double separate = 0, scaleSum = 0;
+    for (std::size_t i = 0; i < 2; ++i) {
+        auto alone = designStrategy(w.parts()[i], {1, 1});
+        DPX_VERIFY_OK(alone);
+        DPX_VERIFY_REL(d->parts[i]->objective, alone->objective, 1e-12);
+        const double s = d->partScales[i];
+        scaleSum += s;
+        separate += c[i] * c[i] * alone->objective / (s * s);
+    }
+    DPX_VERIFY_REL(scaleSum, 1.0, 1e-12);
+    DPX_VERIFY_REL(d->objective, separate, 1e-9);
+    const double f0 = c[0] * c[0] * d->parts[0]->objective,
+                 f1 = c[1] * c[1] * d->parts[1]->objective;
+    DPX_VERIFY_REL(d->partScales[0] / d->partScales[1], std::cbrt(f0 / f1), 1e-9);
+    const MatrixXd a = dpxtest::denseStrategy(*d->strategy);
+    DPX_VERIFY_NEAR(a.cwiseAbs().colwise().sum().maxCoeff(), 1.0, 1e-12);
+    DPX_VERIFY_NEAR(d->strategy->sensitivityL1(), 1.0, 1e-12);
+    const double ls = denseObjective(a, dpxtest::denseWorkload(w));
+    QVERIFY(ls <= d->objective * (1 + 1e-9));
+    // The workload code's exact least-squares error of the stack (conjugate gradients) agrees
+    // with the dense one.
+    auto e = expectedLeastSquaresError(*d->strategy, w, std::sqrt(2.0));
+    DPX_VERIFY_OK(e);
+    DPX_VERIFY_REL(e->totalSquared, ls, 1e-6);
+    auto rebuilt = strategyOf({4, 3}, *d);
+    DPX_VERIFY_OK(rebuilt);
+    QCOMPARE((*rebuilt)->rows(), d->strategy->rows());
+    DPX_VERIFY_ERROR(designStrategy(make("prefix", {4, 3}), DesignTemplate::Union), "OPT₊");
+}
+
 void TestHdmmTemplates::refusals() {
     DPX_VERIFY_ERROR(designStrategy(make("prefix", {8, 8}), DesignTemplate::Marginals),
                      "marginal workloads");
@@ -368,7 +410,7 @@ void TestHdmmTemplates::refusals() {
     // The workload needs {0, 1}; a strategy with only the 1-way marginals cannot answer it.
     const std::vector<double> need{0, 0, 0, 1}, oneWay{0, 1, 1, 0};
     DPX_VERIFY_ERROR(marginalsObjective(shape, need, oneWay, {}), "eigenvalue");
-    DPX_VERIFY_ERROR(designTemplateFromName("opt+"), "auto, pidentity, marginals");
+    DPX_VERIFY_ERROR(designTemplateFromName("opt+"), "auto, pidentity, marginals, union");
     std::stop_source stop;
     stop.request_stop();
     DPX_VERIFY_ERROR(designStrategy(make("marginals:2", {2, 2, 2}), DesignTemplate::Marginals, {},
