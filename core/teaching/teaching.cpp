@@ -1,7 +1,5 @@
 #include "core/teaching/teaching.h"
 
-#include <boost/math/special_functions/gamma.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -215,22 +213,49 @@ Expected<std::vector<XYPoint>> laplaceTradeoffCurve(double epsilon, std::size_t 
 // Integrating u^j e^{−u}/j! from t/b to ∞ gives Q(j + 1, t/b), hence the tail. Checks: n = 1 gives
 // e^{−u}/(2b) (Laplace), n = 2 gives (1 + u)e^{−u}/(4b) (laplaceDifferenceDensity); Σ c_j = ½.
 namespace {
-double laplaceSumWeight(std::size_t n, std::size_t j) {
-    const double nn = static_cast<double>(n), jj = static_cast<double>(j);
-    return std::exp(std::lgamma(2 * nn - 1 - jj) - std::lgamma(nn) - std::lgamma(nn - jj) -
-                    (2 * nn - 1 - jj) * std::numbers::ln2);
+// The c_j for j = 0 … n − 1: c_0 = C(2n − 2, n − 1)/2^{2n−1} by lgamma, then
+// c_{j+1}/c_j = 2(n − 1 − j)/(2n − 2 − j) (decreasing from c_0; the tail below 2^{−n} may
+// underflow to 0, which changes no sum by more than n·2^{−n}).
+std::vector<double> laplaceSumWeights(std::size_t n) {
+    const double nn = static_cast<double>(n);
+    std::vector<double> c(n);
+    c[0] =
+        std::exp(std::lgamma(2 * nn - 1) - 2 * std::lgamma(nn) - (2 * nn - 1) * std::numbers::ln2);
+    for (std::size_t j = 0; j + 1 < n; ++j) {
+        const double jj = static_cast<double>(j);
+        c[j + 1] = c[j] * 2 * (nn - 1 - jj) / (2 * nn - 2 - jj);
+    }
+    return c;
+}
+
+// The Poisson(u) probabilities u^j e^{−u}/j! for j = 0 … n − 1: the one at the mode (or at n − 1
+// when the mode lies beyond) by lgamma, the others by the ratios u/(j + 1) and j/u outwards from
+// it, so nothing overflows and only negligible far tails underflow. u > 0.
+std::vector<double> poissonWeights(std::size_t n, double u) {
+    std::vector<double> w(n, 0.0);
+    const auto start = std::min(n - 1, static_cast<std::size_t>(std::floor(u)));
+    const double s = static_cast<double>(start);
+    w[start] = std::exp(s * std::log(u) - u - std::lgamma(s + 1));
+    for (std::size_t j = start; j + 1 < n; ++j) {
+        w[j + 1] = w[j] * u / static_cast<double>(j + 1);
+    }
+    for (std::size_t j = start; j > 0; --j) {
+        w[j - 1] = w[j] * static_cast<double>(j) / u;
+    }
+    return w;
 }
 }  // namespace
 
 double laplaceSumDensity(std::size_t n, double scale, double s) {
     const double u = std::abs(s) / scale;
+    const std::vector<double> c = laplaceSumWeights(n);
     if (u == 0) {
-        return laplaceSumWeight(n, 0) / scale;
+        return c[0] / scale;
     }
+    const std::vector<double> w = poissonWeights(n, u);
     double sum = 0;
     for (std::size_t j = 0; j < n; ++j) {
-        sum +=
-            laplaceSumWeight(n, j) * boost::math::gamma_p_derivative(static_cast<double>(j) + 1, u);
+        sum += c[j] * w[j];
     }
     return sum / scale;
 }
@@ -240,9 +265,16 @@ double laplaceSumSurvival(std::size_t n, double scale, double t) {
         return 1 - laplaceSumSurvival(n, scale, -t);
     }
     const double u = t / scale;
-    double sum = 0;
+    const std::vector<double> c = laplaceSumWeights(n);
+    if (u == 0) {
+        return 0.5;  // Σ c_j = ½: the law is symmetric
+    }
+    // Q(j + 1, u) = P(Poisson(u) ≤ j), summed from j = 0 upwards (all terms ≥ 0).
+    const std::vector<double> w = poissonWeights(n, u);
+    double cdf = 0, sum = 0;
     for (std::size_t j = 0; j < n; ++j) {
-        sum += laplaceSumWeight(n, j) * boost::math::gamma_q(static_cast<double>(j) + 1, u);
+        cdf += w[j];
+        sum += c[j] * std::min(cdf, 1.0);
     }
     return std::min(sum, 0.5);
 }

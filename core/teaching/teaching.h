@@ -148,7 +148,8 @@ Expected<std::vector<XYPoint>> laplaceTradeoffCurve(double epsilon, std::size_t 
 // u = |s|/b (derived in teaching.cpp),
 //     f_n(s) = (1/b) Σ_{j=0}^{n−1} c_j u^j e^{−u}/j!,   c_j = C(2n−2−j, n−1) / 2^{2n−1−j},
 // and for t ≥ 0 P(S_n > t) = Σ_j c_j Q(j + 1, t/b), Q the regularized upper incomplete gamma
-// function (a mixture of Gamma tails: every term is ≥ 0, no cancellation at large n).
+// function, Q(j + 1, u) = P(Poisson(u) ≤ j) (a mixture of Gamma tails: every term is ≥ 0, no
+// cancellation at large n). Both cost O(n): the c_j and the Poisson weights by recurrences.
 
 // f_n(s) and P(S_n > t) for the sum of n ≥ 1 iid Laplace(b). Unchecked kernels: n ≥ 1, b > 0;
 // n = 2 gives laplaceDifferenceDensity / laplaceDifferenceSurvival.

@@ -1,6 +1,7 @@
 #include "ui/lessons/lesson_page.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -15,6 +16,7 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QTextDocument>
+#include <QThread>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <array>
@@ -314,10 +316,27 @@ void LessonPage::applyFonts() {
     plot_->legend->setFont(plotFont(0.85));
 }
 
+bool LessonPage::waitUntilReady(int timeoutMs) {
+    QElapsedTimer clock;
+    clock.start();
+    while (busy()) {
+        if (clock.elapsed() > timeoutMs) {
+            return false;
+        }
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(5);
+    }
+    return true;
+}
+
 LessonPage::SlideExport LessonPage::exportSlides(const QString& pdfPath) {
     SlideExport r;
     if (steps_.empty()) {
         r.error = tr("The lesson has no steps to export.");
+        return r;
+    }
+    if (!waitUntilReady()) {
+        r.error = tr("The lesson is still computing; try the export again in a moment.");
         return r;
     }
     const int keep = step_;

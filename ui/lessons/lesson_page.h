@@ -63,6 +63,12 @@ public:
     // The point size the page's text uses at its current size (grows with the window).
     double basePointSize() const { return basePoint_; }
 
+    // A lesson whose numbers come from a simulation runs it off the GUI thread (ui/model/
+    // job_runner) and is busy until the result is drawn. waitUntilReady processes events until it
+    // is not (the slide export and --screenshot use it); false after `timeoutMs`.
+    virtual bool busy() const { return false; }
+    bool waitUntilReady(int timeoutMs = 60000);
+
 public Q_SLOTS:
     void setStep(int step);  // clamped to [0, stepCount − 1]
     void next();

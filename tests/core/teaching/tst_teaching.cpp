@@ -12,6 +12,8 @@
 //    simulation, and its noisy ROC inside the (ε, δ) region within the DKW sampling error.
 #include <QTest>
 
+#include <boost/math/special_functions/gamma.hpp>
+
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -245,6 +247,27 @@ private Q_SLOTS:
         DPX_VERIFY_NEAR(laplaceSumSurvival(2000, b, 40), normalTail,
                         0.4748 * 6 / std::pow(2, 1.5) / std::sqrt(2000.0));
         QVERIFY(laplaceSumSurvival(2000, b, 40) > laplaceSumSurvival(2000, b, 41));
+        // The recurrences against the mixture written with Boost's incomplete gamma function and
+        // lgamma term by term, up to n = 2048 (lesson 4's k = 1024) and far into the tails.
+        for (const std::size_t m : {7u, 200u, 2048u}) {
+            for (const double u : {0.3, 5.0, 60.0, 900.0, 3000.0}) {
+                double tail = 0, dens = 0;
+                for (std::size_t j = 0; j < m; ++j) {
+                    const double mm = static_cast<double>(m), jj = static_cast<double>(j);
+                    const double c =
+                        std::exp(std::lgamma(2 * mm - 1 - jj) - std::lgamma(mm) -
+                                 std::lgamma(mm - jj) - (2 * mm - 1 - jj) * std::log(2.0));
+                    tail += c * boost::math::gamma_q(jj + 1, u);
+                    dens += c * boost::math::gamma_p_derivative(jj + 1, u);
+                }
+                if (tail > 1e-300) {
+                    DPX_VERIFY_REL(laplaceSumSurvival(m, b, u * b), tail, 1e-10);
+                }
+                if (dens > 1e-300) {
+                    DPX_VERIFY_REL(laplaceSumDensity(m, b, u * b), dens / b, 1e-10);
+                }
+            }
+        }
     }
 
     void repeatedQuestionsWithoutAndWithABudget() {
