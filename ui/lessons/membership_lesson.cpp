@@ -205,21 +205,19 @@ void MembershipLesson::drawRoc(bool noisy) {
     guess->setName(tr("guessing"));
     guess->setPen(QPen(textColor(), 1.5, Qt::DotLine));
     guess->setData({0, 1}, {0, 1});
-    auto addRoc = [&](const TracingAttackResult& r, const QString& name, QColor color,
-                      double width) {
+    auto addRoc = [&](const TracingAttackResult& r, const QString& name, QColor color, double width,
+                      Qt::PenStyle style = Qt::SolidLine) {
         auto* g = p->addGraph();
         g->setName(name);
-        g->setPen(QPen(color, width));
+        g->setPen(QPen(color, width, style));
         for (const XYPoint& pt : r.roc) {
             g->addData(pt.x, 1 - pt.y);
         }
     };
-    QColor baseColor = seriesColor(0);
-    if (noisy) {
-        baseColor.setAlpha(110);
-    }
-    addRoc(base, tr("no noise (AUC %1)").arg(formatSignificant(base.auc, 3)), baseColor,
-           noisy ? 2.0 : 3.0);
+    // Beside the noisy curve the baseline is thinner and dashed (not faded: a faded line
+    // vanishes on the dark theme and on a projector).
+    addRoc(base, tr("no noise (AUC %1)").arg(formatSignificant(base.auc, 3)), seriesColor(0),
+           noisy ? 2.0 : 3.0, noisy ? Qt::DashLine : Qt::SolidLine);
     if (noisy) {
         addRoc(
             withNoise,
