@@ -283,6 +283,19 @@ private Q_SLOTS:
             page->setStep(6);
             QVERIFY(page->narrativeText().contains(formatSignificant(last->zcdpEpsilon, 3)));
         }
+        // The table of docs/lessons.md at ε = 0.5.
+        const char* documented[6][3] = {{"56.2%", "0.5", "2.75"}, {"60.3%", "2", "5.76"},
+                                        {"69.3%", "8", "12.5"},   {"84.2%", "32", "29"},
+                                        {"97.7%", "128", "74.1"}, {"99.997%", "512", "212"}};
+        const std::size_t ks[6] = {1, 4, 16, 64, 256, 1024};
+        for (std::size_t i = 0; i < 6; ++i) {
+            auto a =
+                teaching::repeatedQueryAttack(0.5, ks[i], teaching::QueryBudget::FreshEachAnswer);
+            QVERIFY(a.hasValue());
+            QCOMPARE(pct(a->successProbability), QString::fromUtf8(documented[i][0]));
+            QCOMPARE(formatSignificant(a->basicEpsilon, 3), QString::fromUtf8(documented[i][1]));
+            QCOMPARE(formatSignificant(a->zcdpEpsilon, 3), QString::fromUtf8(documented[i][2]));
+        }
         // Stepping through all seven with the keys.
         page->resize(1024, 768);
         page->show();
@@ -325,6 +338,13 @@ private Q_SLOTS:
                      qPrintable(text));
             page->setStep(2);
             QVERIFY(page->narrativeText().contains(formatSignificant(core->noisy.sigma, 3)));
+            if (eps == 1.0) {
+                // The values quoted in docs/lessons.md and docs/user-guide.md.
+                QCOMPARE(formatSignificant(shown->noNoise.auc, 3), QStringLiteral("0.982"));
+                QCOMPARE(formatSignificant(shown->noisy.auc, 3), QStringLiteral("0.535"));
+                QCOMPARE(formatSignificant(shown->maxAuc, 3), QStringLiteral("0.731"));
+                QCOMPARE(formatSignificant(shown->noisy.sigma, 3), QStringLiteral("2.67"));
+            }
         }
     }
 
@@ -376,19 +396,22 @@ private Q_SLOTS:
             QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("rr-step%1.png").arg(i))));
         }
 
-        // Lessons 4 and 5 by name: one page per step (lesson 5 waits for its simulation).
-        for (const auto& [name, steps] :
-             {std::pair{QStringLiteral("composition"), 7}, {QStringLiteral("membership"), 4}}) {
-            const QString file = dir.filePath(name + QStringLiteral(".pdf"));
-            p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
-                    {QStringLiteral("--lesson"), name, QStringLiteral("--slides"), file});
-            QVERIFY(p.waitForFinished(60000));
-            QCOMPARE(p.exitCode(), 0);
-            QCOMPARE(pdfPageCount(file), steps);
-            QVERIFY(
-                QFileInfo(dir.filePath(name + QStringLiteral("-step%1.png").arg(steps))).size() >
-                1000);
-        }
+        // Lessons 4 and 5 by name: composition is known (its steps are 1 to 7), membership
+        // writes one page per step after its simulation (the wait of the slide export).
+        p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
+                {QStringLiteral("--lesson"), QStringLiteral("composition"),
+                 QStringLiteral("--step"), QStringLiteral("8"), QStringLiteral("--slides"), pdf});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(QStringLiteral("1 to 7")));
+        const QString membership = dir.filePath(QStringLiteral("membership.pdf"));
+        p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
+                {QStringLiteral("--lesson"), QStringLiteral("membership"),
+                 QStringLiteral("--slides"), membership});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(pdfPageCount(membership), 4);
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("membership-step4.png"))).size() > 1000);
 
         p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
                 {QStringLiteral("--lesson"), QStringLiteral("differencing"),
