@@ -59,6 +59,24 @@ std::vector<std::size_t> CompositionLesson::questionGrid() {
     return ks;
 }
 
+Expected<std::vector<CompositionLesson::GridRow>> CompositionLesson::overGrid() const {
+    std::vector<GridRow> rows;
+    for (std::size_t k : questionGrid()) {
+        auto f = attack(k, QueryBudget::FreshEachAnswer);
+        if (!f) {
+            return f.error();
+        }
+        auto t = attack(k, QueryBudget::OneTotal);
+        if (!t) {
+            return t.error();
+        }
+        const bool listed =
+            std::find(std::begin(kSteps), std::end(kSteps), k) != std::end(kSteps) || k == kMaxK;
+        rows.push_back({k, *f, *t, listed});
+    }
+    return rows;
+}
+
 void CompositionLesson::drawAverages(std::size_t k) {
     QCustomPlot* p = plot();
     auto fresh = attack(k, QueryBudget::FreshEachAnswer);
@@ -76,17 +94,8 @@ void CompositionLesson::drawAverages(std::size_t k) {
     const double sd = 2 * b / std::sqrt(kk);
     const double half = std::max(1.5, 4 * sd);
     const double lo = 0.5 - half, hi = 0.5 + half;
-    auto* out = p->addGraph();
-    auto* in = p->addGraph();
-    out->setName(tr("Alice does not have it"));
-    in->setName(tr("Alice has it"));
-    out->setPen(QPen(seriesColor(1), 2.5));
-    in->setPen(QPen(seriesColor(0), 2.5));
-    QColor fillOut = seriesColor(1), fillIn = seriesColor(0);
-    fillOut.setAlpha(50);
-    fillIn.setAlpha(50);
-    out->setBrush(fillOut);
-    in->setBrush(fillIn);
+    auto* out = addFilledGraph(tr("Alice does not have it"), 1);
+    auto* in = addFilledGraph(tr("Alice has it"), 0);
     double top = 0;
     const int n = 241;
     for (int i = 0; i < n; ++i) {
@@ -101,16 +110,7 @@ void CompositionLesson::drawAverages(std::size_t k) {
         }
         top = std::max(top, f);
     }
-    auto* cut = new QCPItemStraightLine(p);
-    cut->point1->setCoords(0.5, 0);
-    cut->point2->setCoords(0.5, 1);
-    cut->setPen(QPen(textColor(), 1.5, Qt::DashLine));
-    auto* cutLabel = new QCPItemText(p);
-    cutLabel->position->setCoords(0.5, top * 1.1);
-    cutLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    cutLabel->setText(tr(" guess “has it” to the right of ½"));
-    cutLabel->setFont(plotFont(0.9));
-    cutLabel->setColor(textColor());
+    addDecisionLine(0.5, top * 1.1, tr("guess “has it” to the right of ½"));
     p->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     p->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     p->xAxis->setRange(lo, hi);
@@ -118,10 +118,7 @@ void CompositionLesson::drawAverages(std::size_t k) {
     p->xAxis->setLabel(k == 1 ? tr("difference of the two noisy answers")
                               : tr("average of the %1 differences").arg(k));
     p->yAxis->setLabel(tr("probability density"));
-    p->legend->setVisible(true);
-    p->legend->setBrush(palette().color(QPalette::Base));
-    p->legend->setTextColor(textColor());
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    showLegend(Qt::AlignTop | Qt::AlignLeft);
     const QString eps = formatParameter(epsilon());
     QString text;
     if (k == 1) {
@@ -180,34 +177,30 @@ void CompositionLesson::drawSuccessOverK() {
     marks->setLineStyle(QCPGraph::lsNone);
     marks->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDisc, seriesColor(0), basePointSize() * 1.2));
+    auto grid = overGrid();
+    if (!grid) {
+        setNarrative(QString::fromStdString(grid.error().message).toHtmlEscaped());
+        return;
+    }
     QString rows;
-    for (std::size_t k : questionGrid()) {
-        auto f = attack(k, QueryBudget::FreshEachAnswer);
-        auto t = attack(k, QueryBudget::OneTotal);
-        if (!f || !t) {
-            setNarrative(
-                QString::fromStdString((!f ? f.error() : t.error()).message).toHtmlEscaped());
-            return;
-        }
-        const double kk = static_cast<double>(k);
-        fresh->addData(kk, f->successProbability);
-        total->addData(kk, t->successProbability);
-        bound->addData(kk, t->posteriorBound);
+    for (const GridRow& row : *grid) {
+        const auto& f = row.fresh;
+        const auto& t = row.total;
+        const double kk = static_cast<double>(row.k);
+        fresh->addData(kk, f.successProbability);
+        total->addData(kk, t.successProbability);
+        bound->addData(kk, t.posteriorBound);
         guess->addData(kk, 0.5);
-        if (std::find(std::begin(kSteps), std::end(kSteps), k) != std::end(kSteps) || k == kMaxK) {
-            marks->addData(kk, f->successProbability);
-            rows +=
-                tr("<tr><td>%1&nbsp;&nbsp;</td><td align=right>%2&nbsp;&nbsp;</td>"
-                   "<td align=right>%3</td></tr>")
-                    .arg(k)
-                    .arg(percentText(f->successProbability), percentText(t->successProbability));
+        if (row.listed) {
+            marks->addData(kk, f.successProbability);
+            rows += tr("<tr><td>%1&nbsp;&nbsp;</td><td align=right>%2&nbsp;&nbsp;</td>"
+                       "<td align=right>%3</td></tr>")
+                        .arg(row.k)
+                        .arg(percentText(f.successProbability), percentText(t.successProbability));
         }
     }
-    p->legend->setVisible(true);
+    showLegend(Qt::AlignTop | Qt::AlignLeft);
     p->legend->removeItem(p->legend->itemWithPlottable(marks));
-    p->legend->setBrush(palette().color(QPalette::Base));
-    p->legend->setTextColor(textColor());
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     makeLogAxis(p->xAxis);
     // Probabilities up to 100% only; the room above is the legend's.
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -241,33 +234,30 @@ void CompositionLesson::drawLossOverK() {
     zcdp->setPen(QPen(seriesColor(0), 2.5, Qt::DashLine));
     total->setPen(QPen(seriesColor(1), 3));
     double top = epsilon(), bottom = epsilon();
+    auto grid = overGrid();
+    if (!grid) {
+        setNarrative(QString::fromStdString(grid.error().message).toHtmlEscaped());
+        return;
+    }
     QString rows;
-    for (std::size_t k : questionGrid()) {
-        auto f = attack(k, QueryBudget::FreshEachAnswer);
-        auto t = attack(k, QueryBudget::OneTotal);
-        if (!f || !t) {
-            setNarrative(
-                QString::fromStdString((!f ? f.error() : t.error()).message).toHtmlEscaped());
-            return;
-        }
-        const double kk = static_cast<double>(k);
-        basic->addData(kk, f->basicEpsilon);
-        zcdp->addData(kk, f->zcdpEpsilon);
-        total->addData(kk, t->basicEpsilon);
-        top = std::max({top, f->basicEpsilon, f->zcdpEpsilon});
-        bottom = std::min({bottom, f->zcdpEpsilon, t->basicEpsilon});
-        if (std::find(std::begin(kSteps), std::end(kSteps), k) != std::end(kSteps) || k == kMaxK) {
-            rows += tr("<tr><td>%1&nbsp;&nbsp;</td><td align=right>%2&nbsp;&nbsp;</td>"
-                       "<td align=right>%3</td></tr>")
-                        .arg(k)
-                        .arg(formatSignificant(f->basicEpsilon, 3),
-                             formatSignificant(f->zcdpEpsilon, 3));
+    for (const GridRow& row : *grid) {
+        const auto& f = row.fresh;
+        const auto& t = row.total;
+        const double kk = static_cast<double>(row.k);
+        basic->addData(kk, f.basicEpsilon);
+        zcdp->addData(kk, f.zcdpEpsilon);
+        total->addData(kk, t.basicEpsilon);
+        top = std::max({top, f.basicEpsilon, f.zcdpEpsilon});
+        bottom = std::min({bottom, f.zcdpEpsilon, t.basicEpsilon});
+        if (row.listed) {
+            rows +=
+                tr("<tr><td>%1&nbsp;&nbsp;</td><td align=right>%2&nbsp;&nbsp;</td>"
+                   "<td align=right>%3</td></tr>")
+                    .arg(row.k)
+                    .arg(formatSignificant(f.basicEpsilon, 3), formatSignificant(f.zcdpEpsilon, 3));
         }
     }
-    p->legend->setVisible(true);
-    p->legend->setBrush(palette().color(QPalette::Base));
-    p->legend->setTextColor(textColor());
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    showLegend(Qt::AlignTop | Qt::AlignLeft);
     makeLogAxis(p->xAxis);
     makeLogAxis(p->yAxis);
     p->xAxis->setRange(0.8, static_cast<double>(kMaxK) * 1.25);

@@ -36,6 +36,14 @@ private:
     void drawLossOverK();
     // 1 … kMaxK, about 40 whole numbers evenly spaced on a log scale, with every kSteps value.
     static std::vector<std::size_t> questionGrid();
+    // The attack without and with a budget at every k of questionGrid(); listed: a row of the
+    // summary tables (the steps' k and kMaxK).
+    struct GridRow {
+        std::size_t k = 1;
+        teaching::RepeatedQueryAttack fresh, total;
+        bool listed = false;
+    };
+    Expected<std::vector<GridRow>> overGrid() const;
 };
 
 }  // namespace dpx::ui

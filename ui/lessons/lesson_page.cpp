@@ -245,6 +245,36 @@ QColor LessonPage::seriesColor(int index) {
     return colors[static_cast<std::size_t>(index) % colors.size()];
 }
 
+QCPGraph* LessonPage::addFilledGraph(const QString& name, int colorIndex) {
+    auto* g = plot_->addGraph();
+    g->setName(name);
+    QColor c = seriesColor(colorIndex);
+    g->setPen(QPen(c, 2.5));
+    c.setAlpha(50);
+    g->setBrush(c);
+    return g;
+}
+
+void LessonPage::addDecisionLine(double x, double labelY, const QString& label) {
+    auto* cut = new QCPItemStraightLine(plot_);
+    cut->point1->setCoords(x, 0);
+    cut->point2->setCoords(x, 1);
+    cut->setPen(QPen(textColor(), 1.5, Qt::DashLine));
+    auto* text = new QCPItemText(plot_);
+    text->position->setCoords(x, labelY);
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    text->setText(QStringLiteral(" ") + label);
+    text->setFont(plotFont(0.9));
+    text->setColor(textColor());
+}
+
+void LessonPage::showLegend(Qt::Alignment alignment) {
+    plot_->legend->setVisible(true);
+    plot_->legend->setBrush(palette().color(QPalette::Base));
+    plot_->legend->setTextColor(textColor());
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, alignment);
+}
+
 QString LessonPage::percentText(double share) {
     if (share >= 0 && share <= 1) {
         return formatPercent(share);

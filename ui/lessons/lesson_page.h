@@ -15,6 +15,7 @@
 #include <QWidget>
 #include <vector>
 
+class QCPGraph;
 class QCustomPlot;
 class QLabel;
 class QPushButton;
@@ -100,6 +101,14 @@ protected:
     static QColor seriesColor(int index);
     // Text colour of the current palette.
     QColor textColor() const;
+    // A graph drawn in seriesColor(colorIndex) with a light fill below it (the densities of the
+    // attack lessons, the score histograms).
+    QCPGraph* addFilledGraph(const QString& name, int colorIndex);
+    // A dashed vertical line at x (an attacker's decision threshold) labelled to its right at
+    // height labelY.
+    void addDecisionLine(double x, double labelY, const QString& label);
+    // The legend on the palette's base colour, at `alignment` inside the axis rect.
+    void showLegend(Qt::Alignment alignment);
 
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;

@@ -123,14 +123,11 @@ void MembershipLesson::drawScores(const TracingAttackResult& r, bool noisy) {
             const int b = std::clamp(static_cast<int>((z - lo) / width), 0, bins - 1);
             counts[static_cast<std::size_t>(b)] += 1;
         }
-        auto* graph = p->addGraph();
-        graph->setName(g == 0 ? tr("not in the data (%1 people)").arg(groups[g]->size())
-                              : tr("in the data (%1 people)").arg(groups[g]->size()));
+        auto* graph =
+            addFilledGraph(g == 0 ? tr("not in the data (%1 people)").arg(groups[g]->size())
+                                  : tr("in the data (%1 people)").arg(groups[g]->size()),
+                           g == 0 ? 1 : 0);
         graph->setLineStyle(QCPGraph::lsStepCenter);
-        QColor c = seriesColor(g == 0 ? 1 : 0);
-        graph->setPen(QPen(c, 2.5));
-        c.setAlpha(60);
-        graph->setBrush(c);
         const double total = static_cast<double>(groups[g]->size());
         for (int b = 0; b < bins; ++b) {
             const double share = counts[static_cast<std::size_t>(b)] / total;
@@ -138,10 +135,7 @@ void MembershipLesson::drawScores(const TracingAttackResult& r, bool noisy) {
             top = std::max(top, share);
         }
     }
-    p->legend->setVisible(true);
-    p->legend->setBrush(palette().color(QPalette::Base));
-    p->legend->setTextColor(textColor());
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    showLegend(Qt::AlignTop | Qt::AlignLeft);
     p->xAxis->setRange(lo - width, hi + width);
     p->yAxis->setRange(0, top * 1.35);
     p->xAxis->setLabel(tr("the attacker's score Z (higher: “was in the data”)"));
@@ -225,10 +219,7 @@ void MembershipLesson::drawRoc(bool noisy) {
                 .arg(formatParameter(demo_->params.epsilon), formatSignificant(withNoise.auc, 3)),
             seriesColor(1), 3.0);
     }
-    p->legend->setVisible(true);
-    p->legend->setBrush(palette().color(QPalette::Base));
-    p->legend->setTextColor(textColor());
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    showLegend(Qt::AlignBottom | Qt::AlignRight);
     auto percent = QSharedPointer<QCPAxisTickerText>::create();
     for (int i = 0; i <= 5; ++i) {
         percent->addTick(i / 5.0, QStringLiteral("%1%").arg(i * 20));
