@@ -21,13 +21,13 @@
 #include <QStyleFactory>
 #include <QSvgGenerator>
 #include <QTabWidget>
-#include <QTextBrowser>
 #include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <iterator>
 #include <utility>
 
+#include "ui/lessons/glossary.h"
 #include "ui/lessons/lessons.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
@@ -1137,40 +1137,10 @@ void MainWindow::exportTable() {
 }
 
 void MainWindow::showGlossary() {
-    auto* box = new QTextBrowser;
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setWindowTitle(tr("DP Explorer glossary"));
-    box->resize(640, 560);
-    box->setHtml(tr(
-        "<h2>Glossary</h2>"
-        "<p><b>ε-differential privacy.</b> A mechanism M is ε-DP if for all neighbouring datasets "
-        "D, "
-        "D′ and every set S of outputs, Pr[M(D) ∈ S] ≤ e<sup>ε</sup> Pr[M(D′) ∈ S].</p>"
-        "<p><b>(ε, δ)-DP.</b> The same with an additive slack: Pr[M(D) ∈ S] ≤ e<sup>ε</sup> "
-        "Pr[M(D′) ∈ S] + δ.</p>"
-        "<p><b>Neighbouring datasets.</b> Add/remove one record, or replace one record.</p>"
-        "<p><b>Sensitivity.</b> Δ<sub>1</sub> = max ‖h(D) − h(D′)‖<sub>1</sub> over neighbours "
-        "(Δ<sub>2</sub> with the Euclidean norm).</p>"
-        "<p><b>Laplace mechanism.</b> Adds Laplace noise of scale b = Δ<sub>1</sub>/ε to each bin; "
-        "ε-DP.</p>"
-        "<p><b>Geometric mechanism.</b> Adds two-sided geometric noise, Pr[z] ∝ α<sup>|z|</sup> "
-        "with α = e<sup>−ε/Δ1</sup>; ε-DP, integer outputs.</p>"
-        "<p><b>Gaussian mechanism.</b> Adds N(0, σ²) noise with σ calibrated to (ε, δ) and "
-        "Δ<sub>2</sub>; (ε, δ)-DP.</p>"
-        "<p><b>Mechanism matrix.</b> For a count over n people, P[i][j] = Pr[output i | true count "
-        "j]; ε-DP iff e<sup>−ε</sup> ≤ P[i][j]/P[i][j+1] ≤ e<sup>ε</sup> for all i, j.</p>"
-        "<p><b>L0.</b> (n+1)/n · (1 − Σ<sub>j</sub> P[j][j]/(n+1)): the probability of a wrong "
-        "answer, scaled so the uniform mechanism scores 1.</p>"
-        "<p><b>Properties.</b> RH row honesty (diagonal is the row maximum), RM row monotonicity, "
-        "CH column honesty (the true count is the most likely output), CM column monotonicity "
-        "(less likely the further from the truth), F fairness (same accuracy for every count), WH "
-        "weak honesty (P[i][i] ≥ 1/(n+1)), S symmetry (P[i][j] = P[n−i][n−j]).</p>"
-        "<p><b>Estimators.</b> Identity (the noisy counts), Clamp (negatives to 0), Resize "
-        "(projection onto non-negative histograms with the noisy total), NoiseFirst (merge "
-        "adjacent bins when that lowers the expected error).</p>"
-        "<p><b>Errors.</b> SSE Σ(ĥ − h)², L1 Σ|ĥ − h|, L∞ max|ĥ − h|, Wasserstein-1: the "
-        "earth-mover distance between the histograms over the bin positions.</p>"));
-    box->show();
+    // The entries: ui/lessons/glossary (plain sentence, formula, where to see it).
+    auto* d = new GlossaryDialog(this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->show();
 }
 
 void MainWindow::applyApplicationTheme(bool dark) {

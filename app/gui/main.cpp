@@ -77,6 +77,7 @@ int runLesson(const QString& name, bool dark, const QString& stepText, const QSt
     shown->show();
     if (!screenshot.isEmpty()) {
         QTimer::singleShot(300, shown, [shown, screenshot] {
+            shown->waitUntilReady();  // a lesson's simulation (membership) finishes first
             const bool ok = shown->grab().save(screenshot);
             if (!ok) {
                 std::fprintf(stderr, "dpexplorer: could not write %s\n", qPrintable(screenshot));

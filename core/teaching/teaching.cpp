@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numbers>
 #include <string>
 
 #include "core/base/random_variates.h"
 #include "core/base/simulation_rng.h"
 #include "core/base/validation.h"
+#include "core/choosing/budget.h"
 #include "core/ldp/protocols.h"
 
 namespace dpx::teaching {
@@ -198,6 +201,154 @@ Expected<std::vector<XYPoint>> laplaceTradeoffCurve(double epsilon, std::size_t 
         out.push_back({a, laplaceTradeoff(epsilon, a)});
     }
     return out;
+}
+
+// Derivation of laplaceSumDensity: S_n = G₁ − G₂ with G₁, G₂ iid Gamma(n, b) (a Laplace(b) is the
+// difference of two Exp(b)). For s ≥ 0, with g(x) = x^{n−1}e^{−x/b}/((n−1)! bⁿ),
+//     f(s) = ∫₀^∞ g(s + y) g(y) dy
+//          = e^{−s/b}/((n−1)!² b^{2n}) Σ_i C(n−1, i) s^{n−1−i} ∫₀^∞ y^{n−1+i} e^{−2y/b} dy
+//          = e^{−s/b}/((n−1)!² b^{2n}) Σ_i C(n−1, i) s^{n−1−i} (n−1+i)! (b/2)^{n+i}.
+// With j = n − 1 − i and u = s/b the powers of b collapse to 1/b and the coefficient of
+// u^j e^{−u}/j! is (2n−2−j)!/((n−1−j)! (n−1)! 2^{2n−1−j}) = C(2n−2−j, n−1)/2^{2n−1−j} = c_j.
+// Integrating u^j e^{−u}/j! from t/b to ∞ gives Q(j + 1, t/b), hence the tail. Checks: n = 1 gives
+// e^{−u}/(2b) (Laplace), n = 2 gives (1 + u)e^{−u}/(4b) (laplaceDifferenceDensity); Σ c_j = ½.
+namespace {
+// The c_j for j = 0 … n − 1: c_0 = C(2n − 2, n − 1)/2^{2n−1} by lgamma, then
+// c_{j+1}/c_j = 2(n − 1 − j)/(2n − 2 − j) (decreasing from c_0; the tail below 2^{−n} may
+// underflow to 0, which changes no sum by more than n·2^{−n}).
+std::vector<double> laplaceSumWeights(std::size_t n) {
+    const double nn = static_cast<double>(n);
+    std::vector<double> c(n);
+    c[0] =
+        std::exp(std::lgamma(2 * nn - 1) - 2 * std::lgamma(nn) - (2 * nn - 1) * std::numbers::ln2);
+    for (std::size_t j = 0; j + 1 < n; ++j) {
+        const double jj = static_cast<double>(j);
+        c[j + 1] = c[j] * 2 * (nn - 1 - jj) / (2 * nn - 2 - jj);
+    }
+    return c;
+}
+
+// The Poisson(u) probabilities u^j e^{−u}/j! for j = 0 … n − 1: the one at the mode (or at n − 1
+// when the mode lies beyond) by lgamma, the others by the ratios u/(j + 1) and j/u outwards from
+// it, so nothing overflows and only negligible far tails underflow. u > 0.
+std::vector<double> poissonWeights(std::size_t n, double u) {
+    std::vector<double> w(n, 0.0);
+    const auto start = std::min(n - 1, static_cast<std::size_t>(std::floor(u)));
+    const double s = static_cast<double>(start);
+    w[start] = std::exp(s * std::log(u) - u - std::lgamma(s + 1));
+    for (std::size_t j = start; j + 1 < n; ++j) {
+        w[j + 1] = w[j] * u / static_cast<double>(j + 1);
+    }
+    for (std::size_t j = start; j > 0; --j) {
+        w[j - 1] = w[j] * static_cast<double>(j) / u;
+    }
+    return w;
+}
+}  // namespace
+
+double laplaceSumDensity(std::size_t n, double scale, double s) {
+    const double u = std::abs(s) / scale;
+    const std::vector<double> c = laplaceSumWeights(n);
+    if (u == 0) {
+        return c[0] / scale;
+    }
+    const std::vector<double> w = poissonWeights(n, u);
+    double sum = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        sum += c[j] * w[j];
+    }
+    return sum / scale;
+}
+
+double laplaceSumSurvival(std::size_t n, double scale, double t) {
+    if (t < 0) {
+        return 1 - laplaceSumSurvival(n, scale, -t);
+    }
+    const double u = t / scale;
+    const std::vector<double> c = laplaceSumWeights(n);
+    if (u == 0) {
+        return 0.5;  // Σ c_j = ½: the law is symmetric
+    }
+    // Q(j + 1, u) = P(Poisson(u) ≤ j), summed from j = 0 upwards (all terms ≥ 0).
+    const std::vector<double> w = poissonWeights(n, u);
+    double cdf = 0, sum = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        cdf += w[j];
+        sum += c[j] * std::min(cdf, 1.0);
+    }
+    return std::min(sum, 0.5);
+}
+
+Expected<RepeatedQueryAttack> repeatedQueryAttack(double epsilon, std::size_t k,
+                                                  QueryBudget budget) {
+    if (auto st = validateEpsilon(epsilon); !st) {
+        return st.error();
+    }
+    if (k < 1 || k > kMaxRepeatedQuestions) {
+        return Error{"the number of repeated questions must be 1 to " +
+                     std::to_string(kMaxRepeatedQuestions) + " (got " + std::to_string(k) + ")"};
+    }
+    RepeatedQueryAttack a;
+    a.k = k;
+    a.budget = budget;
+    a.epsilon = epsilon;
+    a.epsilonPerAnswer = epsilon;
+    if (budget == QueryBudget::OneTotal) {
+        auto shares = splitBudget(epsilon, std::vector<double>(k, 1.0));
+        if (!shares) {
+            return shares.error();
+        }
+        a.epsilonPerAnswer = shares->front();
+    }
+    a.scale = 1 / a.epsilonPerAnswer;
+    const double kk = static_cast<double>(k);
+    a.successProbability = 1 - laplaceSumSurvival(2 * k, a.scale, kk / 2);
+    a.basicEpsilon = kk * a.epsilonPerAnswer;
+    auto rho = zcdpOfPureDp(a.epsilonPerAnswer);
+    if (!rho) {
+        return rho.error();
+    }
+    a.zcdpRho = kk * *rho;
+    auto ze = zcdpToEpsilon(a.zcdpRho, kCompositionDelta);
+    if (!ze) {
+        return ze.error();
+    }
+    a.zcdpEpsilon = *ze;
+    a.posteriorBound = posteriorMaxPure(0.5, a.basicEpsilon);
+    return a;
+}
+
+Expected<MembershipDemo> membershipDemo(const TracingAttackParams& params) {
+    if (!std::isfinite(params.epsilon)) {
+        return Error{"the membership lesson needs a finite ε for the noisy release (got " +
+                     formatNumber(params.epsilon) + "); the no-noise baseline is run as well"};
+    }
+    MembershipDemo m;
+    m.params = params;
+    TracingAttackParams exact = params;
+    exact.epsilon = std::numeric_limits<double>::infinity();
+    auto base = simulateTracingAttack(exact);
+    if (!base) {
+        return base.error();
+    }
+    auto noisy = simulateTracingAttack(params);
+    if (!noisy) {
+        return noisy.error();
+    }
+    const PrivacyLevel level{params.epsilon, params.delta};
+    auto region = testRegionBoundary(level, 201);
+    if (!region) {
+        return region.error();
+    }
+    auto auc = maxAuc(level);
+    if (!auc) {
+        return auc.error();
+    }
+    m.noNoise = std::move(*base);
+    m.noisy = std::move(*noisy);
+    m.testRegion = std::move(*region);
+    m.maxAuc = *auc;
+    return m;
 }
 
 }  // namespace dpx::teaching

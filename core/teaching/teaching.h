@@ -4,7 +4,10 @@
 // hypothesis-testing region from core/choosing/risk, the estimators' expected errors from
 // core/accuracy — and this room only adds the pieces that exist for teaching: the coins of Warner's
 // protocol, the differencing attack's exact success probability, the Laplace mechanism's quantiles,
-// likelihood ratio and trade-off curve. No Qt.
+// likelihood ratio and trade-off curve, the repeated-question attack of the composition lesson
+// (the law of a sum of Laplace variables; the budgets from core/choosing/budget), and the
+// membership lesson's pair of tracing-attack runs (the simulation itself is core/choosing/risk's).
+// No Qt.
 #pragma once
 
 #include <cstddef>
@@ -127,5 +130,72 @@ double laplaceTradeoff(double epsilon, double alpha);
 // laplaceTradeoff at `points` ≥ 2 evenly spaced α in [0, 1] plus the kinks e^{−ε}/2 and ½, sorted.
 // Errors: ε invalid, points ∉ [2, 100 000].
 Expected<std::vector<XYPoint>> laplaceTradeoffCurve(double epsilon, std::size_t points);
+
+// ---- Lesson 4: composition (asking the same question k times) ---------------------------------
+//
+// The attacker of lesson 2 asks the differencing pair k times. Without a budget every answer gets
+// fresh Laplace noise at the same ε (scale b = 1/ε); the attacker averages the k differences,
+//     D̄ = bit + (1/k) Σ_j W_j,   W_j = Z_{j,1} − Z_{j,2},
+// and guesses "Alice has it" when D̄ > ½. Σ_j W_j is a sum of 2k independent Laplace(b) (a
+// Laplace variable is symmetric), so the rule errs with probability P(S_{2k} > k/2) under either
+// answer, and succeeds with 1 − P(S_{2k} > k/2) → 1 as k grows (the noise averages away). The
+// privacy loss grows with k: basic composition gives kε (Dwork & Roth 2014 Thm 3.16), zCDP
+// (Bun & Steinke 2016) gives ρ = kε²/2 and so (ρ + 2√(ρ ln(1/δ)), δ)-DP. With one total budget ε
+// split equally (splitBudget) each answer gets ε/k: the k answers together are ε-DP for Alice, so
+// no attacker starting at 50/50 is right with probability above e^ε/(e^ε + 1), whatever k.
+//
+// S_n = Σ of n iid Laplace(b) is the difference of two Gamma(n, b) variables; its density is, with
+// u = |s|/b (derived in teaching.cpp),
+//     f_n(s) = (1/b) Σ_{j=0}^{n−1} c_j u^j e^{−u}/j!,   c_j = C(2n−2−j, n−1) / 2^{2n−1−j},
+// and for t ≥ 0 P(S_n > t) = Σ_j c_j Q(j + 1, t/b), Q the regularized upper incomplete gamma
+// function, Q(j + 1, u) = P(Poisson(u) ≤ j) (a mixture of Gamma tails: every term is ≥ 0, no
+// cancellation at large n). Both cost O(n): the c_j and the Poisson weights by recurrences.
+
+// f_n(s) and P(S_n > t) for the sum of n ≥ 1 iid Laplace(b). Unchecked kernels: n ≥ 1, b > 0;
+// n = 2 gives laplaceDifferenceDensity / laplaceDifferenceSurvival.
+double laplaceSumDensity(std::size_t n, double scale, double s);
+double laplaceSumSurvival(std::size_t n, double scale, double t);
+
+// How the k answers are budgeted: each at the lesson's ε (no budget), or one total ε split.
+enum class QueryBudget { FreshEachAnswer, OneTotal };
+
+// The largest number of repeated questions the lesson computes.
+inline constexpr std::size_t kMaxRepeatedQuestions = 10000;
+// The δ at which the lesson states the zCDP figure.
+inline constexpr double kCompositionDelta = 1e-6;
+
+struct RepeatedQueryAttack {
+    std::size_t k = 1;
+    QueryBudget budget = QueryBudget::FreshEachAnswer;
+    double epsilon = 0;             // the lesson's ε (of each answer, or the total)
+    double epsilonPerAnswer = 0;    // ε, or the share ε/k of the total (splitBudget)
+    double scale = 0;               // b = 1/epsilonPerAnswer
+    double successProbability = 0;  // 1 − P(S_{2k} > k/2)
+    double basicEpsilon = 0;        // k · epsilonPerAnswer: the total privacy loss, basic
+    double zcdpRho = 0;             // k · epsilonPerAnswer²/2
+    double zcdpEpsilon = 0;         // ρ + 2√(ρ ln(1/δ)) at δ = kCompositionDelta
+    // The best any attacker starting at 50/50 can be sure of: e^{ε'}/(e^{ε'} + 1) for the pure
+    // ε' = basicEpsilon (posteriorMaxPure of core/choosing/risk).
+    double posteriorBound = 0;
+};
+// Errors: ε not finite or ≤ 0, k ∉ [1, kMaxRepeatedQuestions].
+Expected<RepeatedQueryAttack> repeatedQueryAttack(double epsilon, std::size_t k,
+                                                  QueryBudget budget);
+
+// ---- Lesson 5: membership (the tracing attack of core/choosing/risk) --------------------------
+//
+// The same simulated population and attacker twice: against the exact mean (no noise, ε = ∞: the
+// baseline) and against the mean released with the analytic Gaussian mechanism at (ε, δ) (Balle
+// & Wang 2018), with the (ε, δ)-DP test region of Kairouz, Oh & Viswanath 2015 that every attack
+// on that release must stay inside, and the largest AUC it allows (maxAuc).
+struct MembershipDemo {
+    TracingAttackParams params;       // the noisy run's parameters (the baseline has ε = ∞)
+    TracingAttackResult noNoise;      // the baseline
+    TracingAttackResult noisy;        // at (ε, δ)
+    std::vector<XYPoint> testRegion;  // x = α, y = f_{ε,δ}(α): testRegionBoundary
+    double maxAuc = 0.5;              // maxAuc(ε, δ)
+};
+// Errors: those of simulateTracingAttack and testRegionBoundary (ε must be finite here).
+Expected<MembershipDemo> membershipDemo(const TracingAttackParams& params);
 
 }  // namespace dpx::teaching

@@ -108,17 +108,8 @@ void DifferencingLesson::drawNoisy() {
     const double b = a->scale;
     const double half = std::max(2.0, 6 * b);
     const double lo = 0.5 - half, hi = 0.5 + half;
-    auto* out = p->addGraph();
-    auto* in = p->addGraph();
-    out->setName(tr("Alice does not have it (difference = noise)"));
-    in->setName(tr("Alice has it (difference = 1 + noise)"));
-    out->setPen(QPen(seriesColor(1), 2.5));
-    in->setPen(QPen(seriesColor(0), 2.5));
-    QColor fillOut = seriesColor(1), fillIn = seriesColor(0);
-    fillOut.setAlpha(50);
-    fillIn.setAlpha(50);
-    out->setBrush(fillOut);
-    in->setBrush(fillIn);
+    auto* out = addFilledGraph(tr("Alice does not have it (difference = noise)"), 1);
+    auto* in = addFilledGraph(tr("Alice has it (difference = 1 + noise)"), 0);
     double top = 0;
     const int n = 801;
     for (int i = 0; i < n; ++i) {
@@ -129,26 +120,14 @@ void DifferencingLesson::drawNoisy() {
         in->addData(x, f1);
         top = std::max({top, f0, f1});
     }
-    auto* cut = new QCPItemStraightLine(p);
-    cut->point1->setCoords(0.5, 0);
-    cut->point2->setCoords(0.5, 1);
-    cut->setPen(QPen(textColor(), 1.5, Qt::DashLine));
-    auto* cutLabel = new QCPItemText(p);
-    cutLabel->position->setCoords(0.5, top * 1.08);
-    cutLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    cutLabel->setText(tr(" guess “has it” to the right of ½"));
-    cutLabel->setFont(plotFont(0.9));
-    cutLabel->setColor(textColor());
+    addDecisionLine(0.5, top * 1.08, tr("guess “has it” to the right of ½"));
     p->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     p->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     p->xAxis->setRange(lo, hi);
     p->yAxis->setRange(0, top * 1.18);
     p->xAxis->setLabel(tr("difference of the two noisy answers"));
     p->yAxis->setLabel(tr("probability density"));
-    p->legend->setVisible(true);
-    p->legend->setBrush(palette().color(QPalette::Base));
-    p->legend->setTextColor(textColor());
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    showLegend(Qt::AlignBottom | Qt::AlignRight);
     setNarrative(
         tr("<p>Now each answer gets Laplace noise of scale b = 1/ε = %1 (the Laplace mechanism, "
            "Dwork, McSherry, Nissim & Smith 2006), so each is ε-DP and the pair is ε-DP for "

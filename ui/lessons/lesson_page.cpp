@@ -1,6 +1,7 @@
 #include "ui/lessons/lesson_page.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -15,6 +16,7 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QTextDocument>
+#include <QThread>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <array>
@@ -243,6 +245,36 @@ QColor LessonPage::seriesColor(int index) {
     return colors[static_cast<std::size_t>(index) % colors.size()];
 }
 
+QCPGraph* LessonPage::addFilledGraph(const QString& name, int colorIndex) {
+    auto* g = plot_->addGraph();
+    g->setName(name);
+    QColor c = seriesColor(colorIndex);
+    g->setPen(QPen(c, 2.5));
+    c.setAlpha(50);
+    g->setBrush(c);
+    return g;
+}
+
+void LessonPage::addDecisionLine(double x, double labelY, const QString& label) {
+    auto* cut = new QCPItemStraightLine(plot_);
+    cut->point1->setCoords(x, 0);
+    cut->point2->setCoords(x, 1);
+    cut->setPen(QPen(textColor(), 1.5, Qt::DashLine));
+    auto* text = new QCPItemText(plot_);
+    text->position->setCoords(x, labelY);
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    text->setText(QStringLiteral(" ") + label);
+    text->setFont(plotFont(0.9));
+    text->setColor(textColor());
+}
+
+void LessonPage::showLegend(Qt::Alignment alignment) {
+    plot_->legend->setVisible(true);
+    plot_->legend->setBrush(palette().color(QPalette::Base));
+    plot_->legend->setTextColor(textColor());
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, alignment);
+}
+
 QString LessonPage::percentText(double share) {
     if (share >= 0 && share <= 1) {
         return formatPercent(share);
@@ -314,10 +346,27 @@ void LessonPage::applyFonts() {
     plot_->legend->setFont(plotFont(0.85));
 }
 
+bool LessonPage::waitUntilReady(int timeoutMs) {
+    QElapsedTimer clock;
+    clock.start();
+    while (busy()) {
+        if (clock.elapsed() > timeoutMs) {
+            return false;
+        }
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(5);
+    }
+    return true;
+}
+
 LessonPage::SlideExport LessonPage::exportSlides(const QString& pdfPath) {
     SlideExport r;
     if (steps_.empty()) {
         r.error = tr("The lesson has no steps to export.");
+        return r;
+    }
+    if (!waitUntilReady()) {
+        r.error = tr("The lesson is still computing; try the export again in a moment.");
         return r;
     }
     const int keep = step_;

@@ -15,6 +15,7 @@
 #include <QWidget>
 #include <vector>
 
+class QCPGraph;
 class QCustomPlot;
 class QLabel;
 class QPushButton;
@@ -63,6 +64,12 @@ public:
     // The point size the page's text uses at its current size (grows with the window).
     double basePointSize() const { return basePoint_; }
 
+    // A lesson whose numbers come from a simulation runs it off the GUI thread (ui/model/
+    // job_runner) and is busy until the result is drawn. waitUntilReady processes events until it
+    // is not (the slide export and --screenshot use it); false after `timeoutMs`.
+    virtual bool busy() const { return false; }
+    bool waitUntilReady(int timeoutMs = 60000);
+
 public Q_SLOTS:
     void setStep(int step);  // clamped to [0, stepCount − 1]
     void next();
@@ -94,6 +101,14 @@ protected:
     static QColor seriesColor(int index);
     // Text colour of the current palette.
     QColor textColor() const;
+    // A graph drawn in seriesColor(colorIndex) with a light fill below it (the densities of the
+    // attack lessons, the score histograms).
+    QCPGraph* addFilledGraph(const QString& name, int colorIndex);
+    // A dashed vertical line at x (an attacker's decision threshold) labelled to its right at
+    // height labelY.
+    void addDecisionLine(double x, double labelY, const QString& label);
+    // The legend on the palette's base colour, at `alignment` inside the axis rect.
+    void showLegend(Qt::Alignment alignment);
 
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;

@@ -8,7 +8,9 @@
 #include <QScreen>
 #include <QVBoxLayout>
 
+#include "ui/lessons/composition_lesson.h"
 #include "ui/lessons/differencing_lesson.h"
+#include "ui/lessons/membership_lesson.h"
 #include "ui/lessons/post_processing_lesson.h"
 #include "ui/lessons/randomized_response_lesson.h"
 #include "ui/lessons/what_epsilon_lesson.h"
@@ -26,6 +28,12 @@ const std::vector<LessonInfo>& lessonCatalogue() {
         {QStringLiteral("what-epsilon-means"), QObject::tr("What ε means"),
          QObject::tr("Under ε-DP every output is at most e^ε times more likely with one person "
                      "than without, which bounds every attacker's error rates.")},
+        {QStringLiteral("composition"), QObject::tr("Composition: many questions"),
+         QObject::tr("Every answer spends privacy: asked often enough, the same noisy question "
+                     "reveals a person, unless one total budget caps what all answers spend.")},
+        {QStringLiteral("membership"), QObject::tr("Membership: the tracing attack"),
+         QObject::tr("An exact average can reveal who was in the data; calibrated noise keeps "
+                     "every such attack inside the bounds that ε allows.")},
         {QStringLiteral("post-processing"), QObject::tr("Post-processing and accuracy"),
          QObject::tr("Transforming a DP release keeps its privacy but changes its error, and "
                      "the better transformation depends on the data and on ε.")},
@@ -54,6 +62,12 @@ LessonPage* createLesson(const QString& name, QWidget* parent) {
         }
         if (name == QLatin1String("what-epsilon-means")) {
             return new WhatEpsilonLesson(l, parent);
+        }
+        if (name == QLatin1String("composition")) {
+            return new CompositionLesson(l, parent);
+        }
+        if (name == QLatin1String("membership")) {
+            return new MembershipLesson(l, parent);
         }
         if (name == QLatin1String("post-processing")) {
             return new PostProcessingLesson(l, parent);

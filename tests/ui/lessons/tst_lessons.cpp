@@ -1,8 +1,9 @@
 // The classroom lessons (ui/lessons/, issue #21), offscreen: each lesson's numbers equal core's
 // (the interval of lesson 1, the attack success and bound of lesson 2, the region and the Laplace
-// curve of lesson 3, the exact errors of lesson 6 with the values of docs/user-guide.md), stepping
-// with the buttons and the arrow keys, the slide export (one PDF page and one PNG per step, pages
-// counted in the PDF), and `dpexplorer --lesson` with good and unknown names.
+// curve of lesson 3, the repeated-question attack and budgets of lesson 4, the tracing attack's
+// AUCs and bound of lesson 5, the exact errors of lesson 6 with the values of docs/user-guide.md),
+// stepping with the buttons and the arrow keys, the slide export (one PDF page and one PNG per
+// step, pages counted in the PDF), and `dpexplorer --lesson` with good and unknown names.
 #include <QApplication>
 #include <QFile>
 #include <QFileInfo>
@@ -17,11 +18,14 @@
 #include "core/accuracy/expected_error.h"
 #include "core/choosing/risk.h"
 #include "core/teaching/teaching.h"
+#include "ui/lessons/composition_lesson.h"
 #include "ui/lessons/differencing_lesson.h"
 #include "ui/lessons/lessons.h"
+#include "ui/lessons/membership_lesson.h"
 #include "ui/lessons/post_processing_lesson.h"
 #include "ui/lessons/randomized_response_lesson.h"
 #include "ui/lessons/what_epsilon_lesson.h"
+#include "ui/widgets/number_format.h"
 
 using namespace dpx;
 using namespace dpx::ui;
@@ -55,8 +59,9 @@ class TstLessons : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void catalogue() {
-        QCOMPARE(lessonNames(), QStringLiteral("randomized-response, differencing, "
-                                               "what-epsilon-means, post-processing"));
+        QCOMPARE(lessonNames(),
+                 QStringLiteral("randomized-response, differencing, what-epsilon-means, "
+                                "composition, membership, post-processing"));
         for (const LessonInfo& l : lessonCatalogue()) {
             std::unique_ptr<LessonPage> page(createLesson(l.name));
             QVERIFY(page);
@@ -65,7 +70,7 @@ private Q_SLOTS:
             QCOMPARE(page->step(), 0);
             QVERIFY(!page->narrativeText().isEmpty());
         }
-        QVERIFY(createLesson(QStringLiteral("composition")) == nullptr);
+        QVERIFY(createLesson(QStringLiteral("tracing")) == nullptr);
         const QString m = unknownLessonMessage(QStringLiteral("nope"));
         QVERIFY(m.contains(QStringLiteral("'nope'")));
         QVERIFY(m.contains(lessonNames()));
@@ -234,6 +239,115 @@ private Q_SLOTS:
         QVERIFY(std::abs((*resize)[0] + (*resize)[1] - std::max(0.0, noisy[0] + noisy[1])) < 1e-9);
     }
 
+    void compositionNumbersAreCores() {
+        auto page = make<CompositionLesson>("composition");
+        QCOMPARE(page->stepCount(), 7);
+        for (const double eps : {0.5, 2.0}) {
+            page->setEpsilon(eps);
+            for (int step = 0; step < 5; ++step) {
+                page->setStep(step);
+                const std::size_t k = CompositionLesson::questionsAtStep(step);
+                QCOMPARE(k, CompositionLesson::kSteps[step]);
+                auto fresh = page->attack(k, teaching::QueryBudget::FreshEachAnswer);
+                auto total = page->attack(k, teaching::QueryBudget::OneTotal);
+                auto coreFresh =
+                    teaching::repeatedQueryAttack(eps, k, teaching::QueryBudget::FreshEachAnswer);
+                auto coreTotal =
+                    teaching::repeatedQueryAttack(eps, k, teaching::QueryBudget::OneTotal);
+                QVERIFY(fresh.hasValue() && total.hasValue() && coreFresh.hasValue() &&
+                        coreTotal.hasValue());
+                QCOMPARE(fresh->successProbability, coreFresh->successProbability);
+                QCOMPARE(total->successProbability, coreTotal->successProbability);
+                QCOMPARE(fresh->basicEpsilon, static_cast<double>(k) * eps);
+                const QString text = page->narrativeText();
+                QVERIFY2(text.contains(pct(coreFresh->successProbability)), qPrintable(text));
+                QVERIFY2(text.contains(formatSignificant(coreFresh->basicEpsilon, 3)),
+                         qPrintable(text));
+                QVERIFY2(text.contains(formatSignificant(coreFresh->zcdpEpsilon, 3)),
+                         qPrintable(text));
+                if (k > 1) {
+                    QVERIFY2(text.contains(pct(coreTotal->successProbability)), qPrintable(text));
+                }
+                QVERIFY2(text.contains(pct(coreTotal->posteriorBound)), qPrintable(text));
+            }
+            // The summary: the table lists k = 1024 with core's success for both budgets.
+            page->setStep(5);
+            auto last =
+                teaching::repeatedQueryAttack(eps, 1024, teaching::QueryBudget::FreshEachAnswer);
+            auto lastTotal =
+                teaching::repeatedQueryAttack(eps, 1024, teaching::QueryBudget::OneTotal);
+            QVERIFY(last.hasValue() && lastTotal.hasValue());
+            QVERIFY(page->narrativeText().contains(pct(last->successProbability)));
+            QVERIFY(page->narrativeText().contains(pct(lastTotal->successProbability)));
+            QVERIFY(!page->narrativeText().contains(QStringLiteral("100.0%")));
+            page->setStep(6);
+            QVERIFY(page->narrativeText().contains(formatSignificant(last->zcdpEpsilon, 3)));
+        }
+        // The table of docs/lessons.md at ε = 0.5.
+        const char* documented[6][3] = {{"56.2%", "0.5", "2.75"}, {"60.3%", "2", "5.76"},
+                                        {"69.3%", "8", "12.5"},   {"84.2%", "32", "29"},
+                                        {"97.7%", "128", "74.1"}, {"99.997%", "512", "212"}};
+        const std::size_t ks[6] = {1, 4, 16, 64, 256, 1024};
+        for (std::size_t i = 0; i < 6; ++i) {
+            auto a =
+                teaching::repeatedQueryAttack(0.5, ks[i], teaching::QueryBudget::FreshEachAnswer);
+            QVERIFY(a.hasValue());
+            QCOMPARE(pct(a->successProbability), QString::fromUtf8(documented[i][0]));
+            QCOMPARE(formatSignificant(a->basicEpsilon, 3), QString::fromUtf8(documented[i][1]));
+            QCOMPARE(formatSignificant(a->zcdpEpsilon, 3), QString::fromUtf8(documented[i][2]));
+        }
+        // Stepping through all seven with the keys.
+        page->resize(1024, 768);
+        page->show();
+        QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+        page->setStep(0);
+        for (int i = 1; i < 7; ++i) {
+            QTest::keyClick(page.get(), Qt::Key_Right);
+            QCOMPARE(page->step(), i);
+        }
+    }
+
+    void membershipNumbersAreCores() {
+        auto page = make<MembershipLesson>("membership");
+        QCOMPARE(page->stepCount(), 4);
+        QVERIFY(page->waitUntilReady());
+        QVERIFY(page->demo());
+        for (const double eps : {1.0, 0.3}) {
+            page->setEpsilon(eps);
+            QVERIFY(page->waitUntilReady());
+            const teaching::MembershipDemo* shown = page->demo();
+            QVERIFY(shown);
+            QCOMPARE(shown->params.epsilon, eps);
+            auto core = teaching::membershipDemo(MembershipLesson::paramsAt(eps));
+            QVERIFY(core.hasValue());
+            // Same seed, same simulation: the lesson shows core's numbers exactly.
+            QCOMPARE(shown->noNoise.auc, core->noNoise.auc);
+            QCOMPARE(shown->noisy.auc, core->noisy.auc);
+            QCOMPARE(shown->maxAuc, core->maxAuc);
+            QCOMPARE(shown->noisy.roc.size(), core->noisy.roc.size());
+            // The baseline: near-perfect detection; the noisy attack below the DP bound.
+            QVERIFY(shown->noNoise.auc > 0.95);
+            QVERIFY(shown->noisy.auc < shown->maxAuc);
+            page->setStep(1);
+            QVERIFY2(page->narrativeText().contains(formatSignificant(core->noNoise.auc, 3)),
+                     qPrintable(page->narrativeText()));
+            page->setStep(3);
+            const QString text = page->narrativeText();
+            QVERIFY2(text.contains(formatSignificant(core->noisy.auc, 3)) &&
+                         text.contains(formatSignificant(core->maxAuc, 3)),
+                     qPrintable(text));
+            page->setStep(2);
+            QVERIFY(page->narrativeText().contains(formatSignificant(core->noisy.sigma, 3)));
+            if (eps == 1.0) {
+                // The values quoted in docs/lessons.md and docs/user-guide.md.
+                QCOMPARE(formatSignificant(shown->noNoise.auc, 3), QStringLiteral("0.982"));
+                QCOMPARE(formatSignificant(shown->noisy.auc, 3), QStringLiteral("0.535"));
+                QCOMPARE(formatSignificant(shown->maxAuc, 3), QStringLiteral("0.731"));
+                QCOMPARE(formatSignificant(shown->noisy.sigma, 3), QStringLiteral("2.67"));
+            }
+        }
+    }
+
     void slidesOnePagePerStep() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -263,13 +377,13 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QProcess p;
         p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
-                {QStringLiteral("--lesson"), QStringLiteral("composition")});
+                {QStringLiteral("--lesson"), QStringLiteral("tracing")});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 2);
         const QString err = QString::fromUtf8(p.readAllStandardError());
-        QVERIFY2(err.contains(QStringLiteral("unknown lesson 'composition'")) &&
-                     err.contains(lessonNames()),
-                 qPrintable(err));
+        QVERIFY2(
+            err.contains(QStringLiteral("unknown lesson 'tracing'")) && err.contains(lessonNames()),
+            qPrintable(err));
 
         const QString pdf = dir.filePath(QStringLiteral("rr.pdf"));
         p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
@@ -281,6 +395,23 @@ private Q_SLOTS:
         for (int i = 1; i <= 4; ++i) {
             QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("rr-step%1.png").arg(i))));
         }
+
+        // Lessons 4 and 5 by name: composition is known (its steps are 1 to 7), membership
+        // writes one page per step after its simulation (the wait of the slide export).
+        p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
+                {QStringLiteral("--lesson"), QStringLiteral("composition"),
+                 QStringLiteral("--step"), QStringLiteral("8"), QStringLiteral("--slides"), pdf});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(QStringLiteral("1 to 7")));
+        const QString membership = dir.filePath(QStringLiteral("membership.pdf"));
+        p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
+                {QStringLiteral("--lesson"), QStringLiteral("membership"),
+                 QStringLiteral("--slides"), membership});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(pdfPageCount(membership), 4);
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("membership-step4.png"))).size() > 1000);
 
         p.start(QStringLiteral(DPEXPLORER_EXECUTABLE),
                 {QStringLiteral("--lesson"), QStringLiteral("differencing"),
