@@ -305,18 +305,23 @@ void StrategyTab::buildControls() {
     aNote_ = new QLabel;
     qNote_ = new QLabel;
     int col = 0;
+    // Each matrix over its note; a matrix too large to draw leaves its note in its place.
     for (auto [plot, note] : {std::pair{wPlot_, wNote_}, std::pair{aPlot_, aNote_}}) {
         note->setWordWrap(true);
-        ml->addWidget(plot, 0, col);
-        ml->addWidget(note, 1, col);
+        auto* box = new QWidget;
+        auto* vbox = new QVBoxLayout(box);
+        vbox->setContentsMargins(0, 0, 0, 0);
+        vbox->addWidget(plot, 1);
+        vbox->addWidget(note);
+        ml->addWidget(box, 0, col);
         ++col;
     }
     qNote_->setWordWrap(true);
-    ml->addWidget(qPlot_, 2, 0, 1, 2);
-    ml->addWidget(qLine_, 2, 0, 1, 2);
-    ml->addWidget(qNote_, 3, 0, 1, 2);
+    ml->addWidget(qPlot_, 1, 0, 1, 2);
+    ml->addWidget(qLine_, 1, 0, 1, 2);
+    ml->addWidget(qNote_, 2, 0, 1, 2);
     ml->setRowStretch(0, 1);
-    ml->setRowStretch(2, 1);
+    ml->setRowStretch(1, 1);
 
     // Page: the simulation on the current table.
     auto* applyPage = new QWidget;
@@ -352,6 +357,13 @@ void StrategyTab::buildControls() {
     applyText_->setWordWrap(true);
     applyText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     al->addWidget(applyText_);
+    // Takes the plot's place while there is none, so that the rest stays at the top.
+    applySpacer_ = new QWidget;
+    applySpacer_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+    al->addWidget(applySpacer_, 1);
+    for (QWidget* wgt : {static_cast<QWidget*>(banner_), ar, static_cast<QWidget*>(applyText_)}) {
+        wgt->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    }
 
     pages_ = new QTabWidget;
     pages_->addTab(errorPage, tr("RMSE against ε"));
@@ -634,10 +646,15 @@ void StrategyTab::optimise() {
                 return;
             }
             result_ = std::make_shared<const DesignerResult>(std::move(r).value());
-            finish(tr("%1 on %2: %3, %4 iterations.")
-                       .arg(result_->workloadDescription, domainText(result_->inputs.shape),
-                            result_->templateName)
+            finish(tr("%1: %2, %3 iterations of L-BFGS-B.")
+                       .arg(result_->workloadDescription, result_->templateName)
                        .arg(result_->iterations));
+            // On the simulation page with the table's shape, the simulation follows at once
+            // (it spends nothing: the noise is simulated).
+            if (pages_->currentIndex() == 2 &&
+                domain_->currentData().toString() == QLatin1String("table") && table_) {
+                simulate();
+            }
         },
         tr("Optimising strategy"));
 }
@@ -761,10 +778,19 @@ void StrategyTab::drawErrorPlot() {
     p->xAxis->setLabel(tr("ε   (solid: Laplace measurement; dashed: Gaussian, δ = %1)")
                            .arg(deltaOk ? fmt(c.delta) : QStringLiteral("?")));
     p->yAxis->setLabel(tr("RMSE per query (exact, least squares)"));
+    p->legend->setVisible(result_ != nullptr);
     if (!result_) {
         verdict_->setText(message_.isEmpty() ? tr("Optimise a strategy to see its error.")
                                              : message_);
         atEpsilon_->clear();
+        p->xAxis->setRange(0.01, 10);
+        p->yAxis->setRange(1, 1000);
+        auto* t = new QCPItemText(p);
+        t->position->setType(QCPItemPosition::ptAxisRectRatio);
+        t->position->setCoords(0.5, 0.5);
+        t->setText(running_ ? tr("Optimising…")
+                            : tr("No strategy designed: see the message below."));
+        t->setColor(palette().color(QPalette::WindowText));
         p->replot();
         return;
     }
@@ -861,6 +887,9 @@ void StrategyTab::drawMatrices() {
     const std::size_t cells = shapeCells(shape);
     const QString cellsLabel = shape.size() == 1 ? tr("cell") : tr("cell (C order)");
     wPlot_->setVisible(!r.w.empty());
+    wNote_->setAlignment(r.w.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
+    wNote_->setSizePolicy(QSizePolicy::Preferred,
+                          r.w.empty() ? QSizePolicy::Expanding : QSizePolicy::Maximum);
     if (!r.w.empty()) {
         fillMatrix(wPlot_, r.w, r.wRows, cells, tr("W: %1").arg(r.workloadDescription), cellsLabel,
                    tr("query"));
@@ -869,6 +898,9 @@ void StrategyTab::drawMatrices() {
         wNote_->setText(r.wNote + tr(" Its per-query error is drawn below."));
     }
     aPlot_->setVisible(!r.a.empty());
+    aNote_->setAlignment(r.a.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
+    aNote_->setSizePolicy(QSizePolicy::Preferred,
+                          r.a.empty() ? QSizePolicy::Expanding : QSizePolicy::Maximum);
     const QString aName = r.strategies[0].description;
     if (!r.a.empty()) {
         fillMatrix(aPlot_, r.a, r.aRows, cells, tr("A: %1").arg(r.templateName), cellsLabel,
@@ -902,15 +934,32 @@ void StrategyTab::drawMatrices() {
     if (byEnds) {
         const std::size_t n = shape[0];
         std::vector<double> m(n * n, std::numeric_limits<double>::quiet_NaN());
+        double lo = INFINITY, hi = 0;
+        std::size_t loAt = 0, hiAt = 0;
         for (std::size_t i = 0; i < r.perQueryForm.size(); ++i) {
             const RangeQuery q = r.workload->query(i);
-            m[q.box[0].lo * n + q.box[0].hi] = std::sqrt(*v * r.perQueryForm[i]);
+            const double e = std::sqrt(*v * r.perQueryForm[i]);
+            m[q.box[0].lo * n + q.box[0].hi] = e;
+            if (e < lo) {
+                lo = e;
+                loAt = i;
+            }
+            if (e > hi) {
+                hi = e;
+                hiAt = i;
+            }
         }
+        const RangeQuery cheapest = r.workload->query(loAt), dearest = r.workload->query(hiAt);
         fillMatrix(qPlot_, m, n, n, what, tr("b (last cell of the range)"),
                    tr("a (first cell of the range)"));
-        qNote_->setText(
-            tr("The RMSE of every range [a, b] (exact: σ²·wᵀ(AᵀA)⁻¹w; grey: a > "
-               "b). Ranges near the ends of the domain are the cheapest."));
+        qNote_->setText(tr("The RMSE of every range [a, b] (exact: σ·√(wᵀ(AᵀA)⁻¹w); grey: a > "
+                           "b), from %1 for [%2, %3] to %4 for [%5, %6].")
+                            .arg(fmt(lo))
+                            .arg(cheapest.box[0].lo)
+                            .arg(cheapest.box[0].hi)
+                            .arg(fmt(hi))
+                            .arg(dearest.box[0].lo)
+                            .arg(dearest.box[0].hi));
         return;
     }
     QVector<double> xs, ys;
@@ -954,10 +1003,12 @@ void StrategyTab::drawApplied() {
         }
         applyText_->setText(text);
         p->setVisible(false);
+        applySpacer_->setVisible(true);
         return;
     }
     const DesignerApplied& a = *applied_;
     p->setVisible(true);
+    applySpacer_->setVisible(false);
     const std::size_t shown = std::min<std::size_t>(a.truth.size(), 300);
     QVector<double> xs, truth, est, err;
     for (std::size_t i = 0; i < shown; ++i) {

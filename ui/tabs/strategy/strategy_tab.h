@@ -140,6 +140,7 @@ private:
     QSpinBox* applySeed_;
     QCustomPlot* applyPlot_;
     QLabel* applyText_;
+    QWidget* applySpacer_;
     QTimer* restart_;
     QTimer* poll_;
 
