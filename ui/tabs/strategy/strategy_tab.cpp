@@ -1010,39 +1010,41 @@ void StrategyTab::drawApplied() {
     p->setVisible(true);
     applySpacer_->setVisible(false);
     const std::size_t shown = std::min<std::size_t>(a.truth.size(), 300);
-    QVector<double> xs, truth, est, err;
+    // The realised error of each query (estimate − true answer) against the band of ± 2
+    // expected standard deviations around 0: readable at any count.
+    QVector<double> xs, zero, diff, err;
     for (std::size_t i = 0; i < shown; ++i) {
         xs << static_cast<double>(i);
-        truth << a.truth[i];
-        est << a.estimate[i];
+        zero << 0.0;
+        diff << a.estimate[i] - a.truth[i];
         err << (a.sd.empty() ? 0.0 : 2 * a.sd[i]);
     }
-    QCPGraph* gt = p->addGraph();
-    gt->setName(tr("true answer"));
-    gt->setData(xs, truth, true);
-    gt->setLineStyle(QCPGraph::lsNone);
-    gt->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, palette().color(QPalette::WindowText), 5));
-    QCPGraph* ge = p->addGraph();
-    ge->setName(a.nnls ? tr("estimate (non-negative least squares)")
-                       : tr("estimate (least squares)"));
-    ge->setData(xs, est, true);
-    ge->setLineStyle(QCPGraph::lsNone);
-    ge->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kColours[0], 4));
     if (!a.sd.empty()) {
+        QCPGraph* band = p->addGraph();
+        band->setData(xs, zero, true);
+        band->setLineStyle(QCPGraph::lsNone);
+        band->removeFromLegend();
         auto* bars = new QCPErrorBars(p->xAxis, p->yAxis);
-        bars->setDataPlottable(ge);
+        bars->setDataPlottable(band);
         bars->setData(err);
-        bars->setName(tr("± 2 expected standard deviations"));
-        QColor bc = kColours[0];
-        bc.setAlpha(140);
+        bars->setName(tr("± 2 expected standard deviations (exact, least squares)"));
+        QColor bc = palette().color(QPalette::WindowText);
+        bc.setAlpha(90);
         bars->setPen(QPen(bc));
     }
+    QCPGraph* ge = p->addGraph();
+    ge->setName(a.nnls ? tr("realised error, non-negative least squares")
+                       : tr("realised error, least squares"));
+    ge->setData(xs, diff, true);
+    ge->setLineStyle(QCPGraph::lsNone);
+    ge->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kColours[0], 5));
     p->xAxis->setLabel(tr("query (the first %1 of %2)")
                            .arg(shown)
                            .arg(formatThinSpaceGrouped(static_cast<long long>(a.truth.size()))));
-    p->yAxis->setLabel(tr("answer (count)"));
+    p->yAxis->setLabel(tr("estimate − true answer (count)"));
     p->rescaleAxes();
+    const QCPRange yr = p->yAxis->range();
+    p->yAxis->setRange(yr.lower * 1.15, yr.upper * 1.15);
     p->replot();
     applyText_->setText(
         tr("Simulation — not a release. %1, noise seed %2: realised RMSE %3 over %4 queries; "
