@@ -16,6 +16,7 @@
 #include "core/matrix_mechanism/hdmm.h"
 #include "core/table/table.h"
 #include "core/workload/strategy.h"
+#include "tests/ui/tabs/attribute_test_support.h"
 #include "ui/main_window.h"
 #include "ui/model/engine.h"
 #include "ui/model/explorer_state.h"
@@ -28,16 +29,9 @@ using dpx::ui::DesignerInputs;
 using dpx::ui::StrategyChoices;
 using dpx::ui::StrategyTab;
 
-namespace {
+using dpx::test::numbered;
 
-Attribute numbered(const std::string& name, std::size_t n) {
-    Attribute a;
-    a.name = name;
-    for (std::size_t i = 0; i < n; ++i) {
-        a.labels.push_back(name + std::to_string(i));
-    }
-    return a;
-}
+namespace {
 
 std::shared_ptr<const ContingencyTable> table1d(std::size_t n) {
     std::vector<std::int64_t> counts(n);
