@@ -44,6 +44,7 @@
 #include "ui/tabs/matrix/matrix_tab.h"
 #include "ui/tabs/more/more_mechanisms_tab.h"
 #include "ui/tabs/risk_tab.h"
+#include "ui/tabs/strategy/strategy_tab.h"
 #include "ui/tabs/table/table_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/tabs/workbench/workbench_tab.h"
@@ -54,11 +55,11 @@ void dpxInitResources();  // resources/dpx_resources.cpp
 namespace dpx::ui {
 
 namespace {
-const QString kTabIds[] = {QStringLiteral("histogram"),      QStringLiteral("matrix"),
-                           QStringLiteral("errors"),         QStringLiteral("risk"),
-                           QStringLiteral("tradeoff"),       QStringLiteral("budget"),
-                           QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"),
-                           QStringLiteral("table"),          QStringLiteral("workbench")};
+const QString kTabIds[] = {
+    QStringLiteral("histogram"),      QStringLiteral("matrix"),     QStringLiteral("errors"),
+    QStringLiteral("risk"),           QStringLiteral("tradeoff"),   QStringLiteral("budget"),
+    QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"), QStringLiteral("table"),
+    QStringLiteral("workbench"),      QStringLiteral("strategy")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
 
@@ -121,6 +122,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     moreTab_ = new MoreMechanismsTab(engine_->runner());
     table_ = new TableTab;
     workbench_ = new WorkbenchTab(engine_->runner());
+    strategy_ = new StrategyTab(engine_->runner());
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
@@ -133,6 +135,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(moreTab_, tr("More mechan&isms"));
     tabs_->addTab(table_, tr("Ta&ble"));
     tabs_->addTab(workbench_, tr("&Workbench"));
+    tabs_->addTab(strategy_, tr("Strate&gy"));
     tabs_->setTabToolTip(0, tr("True and noisy histograms with the 95% range of each noisy bin"));
     tabs_->setTabToolTip(1, tr("The mechanism as a table of probabilities (count mechanisms), or "
                                "the noise added to each bin"));
@@ -156,6 +159,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->setTabToolTip(9, tr("The DPBench algorithms (Hay et al. 2016) compared on your 1-D or "
                                "2-D table or a built-in shape: error against ε with the frontier, "
                                "against the scale m, and against m·ε; each algorithm's output"));
+    tabs_->setTabToolTip(10, tr("The strategy designer (matrix mechanism, HDMM: McKenna, Miklau, "
+                                "Hay & Machanavajjhala 2018): optimise a measurement strategy for "
+                                "a workload and see its exact error against ε before any data"));
 
     auto* split = new QSplitter;
     split->addWidget(scroll);
@@ -181,6 +187,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateBudgetDataset();
         updateMoreMechanisms();
         workbench_->setWindowTable(
+            r.error.isEmpty() ? r.jointTable : nullptr,
+            r.attributeColumns.size() > 1
+                ? tr("columns %1").arg(r.attributeColumns.join(QStringLiteral(" × ")))
+                : tr("column '%1'").arg(r.column));
+        strategy_->setWindowTable(
             r.error.isEmpty() ? r.jointTable : nullptr,
             r.attributeColumns.size() > 1
                 ? tr("columns %1").arg(r.attributeColumns.join(QStringLiteral(" × ")))
@@ -238,6 +249,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         if ((flags & WorkbenchChanged) && workbench_->choices() != s.workbench) {
             workbench_->setChoices(s.workbench);
+        }
+        if ((flags & StrategyChanged) && strategy_->choices() != s.strategy) {
+            strategy_->setChoices(s.strategy);
         }
     });
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
@@ -352,6 +366,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
         }
     });
+    connect(strategy_, &StrategyTab::drawn, this, &MainWindow::tryScreenshot);
+    // The Strategy tab's inputs go into the document like the Workbench's.
+    connect(strategy_, &StrategyTab::choicesEdited, this, [this] {
+        ExplorerState s = doc_->state();
+        s.strategy = strategy_->choices();
+        if (const Status st = doc_->apply(s, tr("strategy settings"), QStringLiteral("strategy"));
+            !st) {
+            statusBar()->showMessage(QString::fromStdString(st.error().message), 8000);
+        }
+    });
     connect(moreTab_, &MoreMechanismsTab::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(tradeoff_, &TradeoffTab::settingsEdited, this, [this] {
@@ -424,6 +448,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     syncBudgetFromDocument();
     if (workbench_->choices() != doc_->state().workbench) {
         workbench_->setChoices(doc_->state().workbench);
+    }
+    if (strategy_->choices() != doc_->state().strategy) {
+        strategy_->setChoices(doc_->state().strategy);
     }
     engine_->refreshAll();
 }
@@ -917,6 +944,8 @@ QCustomPlot* MainWindow::currentPlot() const {
             return table_->currentPlot();
         case 9:
             return workbench_->currentPlot();
+        case 10:
+            return strategy_->currentPlot();
     }
     return nullptr;
 }
@@ -1206,6 +1235,9 @@ void MainWindow::tryScreenshot() {
     }
     if (tabs_->currentWidget() == workbench_ && (workbench_->busy() || workbench_->detailBusy())) {
         return;  // wait for every algorithm's trials (drawn calls again)
+    }
+    if (tabs_->currentWidget() == strategy_ && strategy_->busy()) {
+        return;  // wait for the design (drawn calls again)
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();

@@ -36,6 +36,7 @@ class ReleaseController;
 class RiskTab;
 class TableTab;
 class TradeoffTab;
+class StrategyTab;
 class WorkbenchTab;
 
 class MainWindow : public QMainWindow {
@@ -62,6 +63,8 @@ public:
     TableTab* tableView() const { return table_; }
     // The Workbench tab (issue #20): the DPBench algorithms on the window's table.
     WorkbenchTab* workbenchView() const { return workbench_; }
+    // The Strategy tab (issue #23): the strategy designer (HDMM).
+    StrategyTab* strategyView() const { return strategy_; }
     MechanismPanel* mechanismPanel() const { return mechanismPanel_; }
     DataPanel* dataPanel() const { return dataPanel_; }
     // File → Release histogram…, its button and the status bar's ledger label.
@@ -72,7 +75,7 @@ public:
     Status openSqlite(const QString& path);
     Status openSession(const QString& path);
     // Shows the tab "histogram", "matrix", "errors", "risk", "tradeoff", "budget", "table" or
-    // "workbench".
+    // "workbench" or "strategy".
     bool showTab(const QString& name);
     // Saves the whole window as PNG once every computation (including the quick Monte Carlo
     // pass) has been drawn, then emits screenshotSaved.
@@ -128,6 +131,7 @@ private:
     MoreMechanismsTab* moreTab_;
     TableTab* table_;
     WorkbenchTab* workbench_;
+    StrategyTab* strategy_;
     BudgetTab* budget_;
     ReleaseController* releaseCtl_ = nullptr;
     bool syncingBudget_ = false;  // the view is being set from the document or the data

@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
                        "telemetry study of Ding, Kulkarni & Yekhanin 2017), "
                        "ldp-ranges, ldp-marginals, "
                        "ldp-means, mechanisms, table, workbench (the DPBench "
-                       "algorithms compared, Hay et al. 2016), or a page of it: sparse, rdp, "
+                       "algorithms compared, Hay et al. 2016), strategy (the strategy "
+                       "designer, HDMM: McKenna et al. 2018), or a page of it: sparse, rdp, "
                        "select, vector-mean, kde."),
         QStringLiteral("name"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));

@@ -865,12 +865,13 @@ Status ViewChoices::validate() const {
                                      QStringLiteral("vector-mean"),
                                      QStringLiteral("kde"),
                                      QStringLiteral("table"),
-                                     QStringLiteral("workbench")};
+                                     QStringLiteral("workbench"),
+                                     QStringLiteral("strategy")};
     if (!tabs.contains(tab)) {
         return Error{"unknown tab '" + tab.toStdString() +
                      "' (histogram, matrix, errors, risk, tradeoff, budget, ldp-experiment, "
                      "ldp-ranges, ldp-marginals, ldp-means, mechanisms, sparse, rdp, select, "
-                     "vector-mean, kde, table, workbench)"};
+                     "vector-mean, kde, table, workbench, strategy)"};
     }
     return okStatus();
 }
@@ -1114,6 +1115,92 @@ Expected<WorkbenchChoices> WorkbenchChoices::fromJson(const QJsonObject& o) {
     return w;
 }
 
+// ---- StrategyChoices
+
+Status StrategyChoices::validate() const {
+    if (domain != QLatin1String("1d") && domain != QLatin1String("2d") &&
+        domain != QLatin1String("table")) {
+        return Error{"strategy.domain: expected 1d, 2d or table, got '" + domain.toStdString() +
+                     "'"};
+    }
+    for (const int v : {n, rows, cols}) {
+        if (v < 1 || v > kMaxStrategySize) {
+            return Error{"strategy: the domain sizes n, rows and cols must be 1 to " +
+                         std::to_string(kMaxStrategySize) + ", got " + std::to_string(v)};
+        }
+    }
+    if (workload.trimmed().isEmpty()) {
+        return Error{"strategy.workload: empty (allrange, prefix, range:2000, marginals:2, ...)"};
+    }
+    for (double v : p) {
+        if (!(v >= 1 && v <= 1e6 && v == std::floor(v))) {
+            return Error{"strategy.p: every p must be a whole number from 1 to 10^6, got " +
+                         formatNumber(v)};
+        }
+    }
+    if (restarts < 1 || restarts > 100) {
+        return Error{"strategy.restarts: expected 1 to 100, got " + std::to_string(restarts)};
+    }
+    if (seed < 0 || seed > kMaxStrategySeed || applySeed < 0 || applySeed > kMaxStrategySeed) {
+        return Error{"strategy: seeds must be 0 to " + std::to_string(kMaxStrategySeed)};
+    }
+    if (!(std::isfinite(epsilon) && epsilon > 0)) {
+        return Error{"strategy.epsilon: expected a finite number > 0, got " +
+                     formatNumber(epsilon)};
+    }
+    if (noise != QLatin1String("laplace") && noise != QLatin1String("gaussian")) {
+        return Error{"strategy.noise: expected laplace or gaussian, got '" + noise.toStdString() +
+                     "'"};
+    }
+    if (!(delta > 0 && delta < 1)) {
+        return Error{"strategy.delta: expected 0 < δ < 1, got " + formatNumber(delta)};
+    }
+    if (page != QLatin1String("error") && page != QLatin1String("matrices") &&
+        page != QLatin1String("apply")) {
+        return Error{"strategy.page: expected error, matrices or apply, got '" +
+                     page.toStdString() + "'"};
+    }
+    return okStatus();
+}
+
+QJsonObject StrategyChoices::toJson() const {
+    QJsonArray pj;
+    for (double v : p) {
+        pj.append(v);
+    }
+    return QJsonObject{
+        {QStringLiteral("domain"), domain},     {QStringLiteral("n"), n},
+        {QStringLiteral("rows"), rows},         {QStringLiteral("cols"), cols},
+        {QStringLiteral("workload"), workload}, {QStringLiteral("p"), pj},
+        {QStringLiteral("restarts"), restarts}, {QStringLiteral("seed"), seed},
+        {QStringLiteral("epsilon"), epsilon},   {QStringLiteral("noise"), noise},
+        {QStringLiteral("delta"), delta},       {QStringLiteral("page"), page},
+        {QStringLiteral("nnls"), nnls},         {QStringLiteral("apply_seed"), applySeed}};
+}
+
+Expected<StrategyChoices> StrategyChoices::fromJson(const QJsonObject& o) {
+    const SessionFields f(o, QStringLiteral("strategy"));
+    StrategyChoices c;
+    DPX_TRY(f.text("domain", c.domain));
+    DPX_TRY(f.integer("n", 1, kMaxStrategySize, c.n));
+    DPX_TRY(f.integer("rows", 1, kMaxStrategySize, c.rows));
+    DPX_TRY(f.integer("cols", 1, kMaxStrategySize, c.cols));
+    DPX_TRY(f.text("workload", c.workload));
+    DPX_TRY(f.numbers("p", c.p));
+    DPX_TRY(f.integer("restarts", 1, 100, c.restarts));
+    DPX_TRY(f.integer("seed", 0, kMaxStrategySeed, c.seed));
+    DPX_TRY(f.number("epsilon", c.epsilon));
+    DPX_TRY(f.text("noise", c.noise));
+    DPX_TRY(f.number("delta", c.delta));
+    DPX_TRY(f.text("page", c.page));
+    DPX_TRY(f.boolean("nnls", c.nnls));
+    DPX_TRY(f.integer("apply_seed", 0, kMaxStrategySeed, c.applySeed));
+    if (auto st = c.validate(); !st) {
+        return st.error();
+    }
+    return c;
+}
+
 // ---- BudgetChoices
 
 Status DatasetBudget::validate() const {
@@ -1244,8 +1331,9 @@ Expected<BudgetChoices> BudgetChoices::fromJson(const QJsonObject& o,
 // ---- ExplorerState
 
 Status ExplorerState::validate() const {
-    for (const Status& st : {mechanism.validate(), data.validate(), tradeoff.validate(),
-                             budget.validate(), view.validate(), workbench.validate()}) {
+    for (const Status& st :
+         {mechanism.validate(), data.validate(), tradeoff.validate(), budget.validate(),
+          view.validate(), workbench.validate(), strategy.validate()}) {
         if (!st) {
             return st;
         }
@@ -1264,6 +1352,9 @@ QJsonObject ExplorerState::toJson() const {
     // Written only when not at its defaults: sessions without it keep their bytes.
     if (workbench != WorkbenchChoices{}) {
         o[QStringLiteral("workbench")] = workbench.toJson();
+    }
+    if (strategy != StrategyChoices{}) {
+        o[QStringLiteral("strategy")] = strategy.toJson();
     }
     return o;
 }
@@ -1322,6 +1413,15 @@ Expected<ExplorerState> ExplorerState::fromJson(const QJsonObject& root) {
         return workbench.error();
     }
     s.workbench = std::move(*workbench);
+    auto strategySection = f.object("strategy");
+    if (!strategySection) {
+        return strategySection.error();
+    }
+    auto strategy = StrategyChoices::fromJson(*strategySection);
+    if (!strategy) {
+        return strategy.error();
+    }
+    s.strategy = std::move(*strategy);
     if (auto st = s.validate(); !st) {
         return st.error();
     }
@@ -1565,6 +1665,7 @@ QStringList ExplorerState::unknownKeys(const QJsonObject& root) {
         QJsonObject known = s->toJson();
         // The workbench section is left out at its defaults; its keys are known all the same.
         known[QStringLiteral("workbench")] = s->workbench.toJson();
+        known[QStringLiteral("strategy")] = s->strategy.toJson();
         collectUnknown(root, known, QString(), out);
     }
     return out;
@@ -1603,6 +1704,9 @@ unsigned changesBetween(const ExplorerState& a, const ExplorerState& b) {
     }
     if (a.workbench != b.workbench) {
         f |= WorkbenchChanged;
+    }
+    if (a.strategy != b.strategy) {
+        f |= StrategyChanged;
     }
     if (a.budget != b.budget || ((f & DataChanged) != 0 && currentBudget(a) != currentBudget(b))) {
         f |= BudgetChanged;

@@ -334,6 +334,32 @@ inline constexpr int kMaxWorkbenchTrials = 1000;
 inline constexpr qint64 kMaxWorkbenchSeed = 1000000000;
 inline constexpr double kMaxWorkbenchScale = 1e12;
 
+// The Strategy tab ("strategy", issue #23: the strategy designer): its inputs and what it shows.
+// The section is written only when some value differs from these defaults, so sessions without it
+// keep their bytes.
+struct StrategyChoices {
+    QString domain = QStringLiteral("1d");  // "1d" (n cells), "2d" (rows × cols), "table"
+    int n = 256;
+    int rows = 16, cols = 16;
+    QString workload = QStringLiteral("allrange");  // WorkloadSpec text
+    std::vector<double> p;                          // per dimension; empty: HDMM's n/16
+    int restarts = 3;
+    qint64 seed = 0;
+    double epsilon = 1;                         // the ε of the error map and the simulation
+    QString noise = QStringLiteral("laplace");  // laplace, gaussian
+    double delta = 1e-6;                        // Gaussian
+    QString page = QStringLiteral("error");     // error, matrices, apply
+    bool nnls = false;                          // the simulation's inference
+    qint64 applySeed = 1;                       // the simulation's noise
+
+    Status validate() const;
+    QJsonObject toJson() const;
+    static Expected<StrategyChoices> fromJson(const QJsonObject& o);
+    bool operator==(const StrategyChoices&) const = default;
+};
+inline constexpr int kMaxStrategySize = 1 << 20;
+inline constexpr qint64 kMaxStrategySeed = 1000000000;
+
 // One statistic of a budget plan (core/choosing/budget_plan.h) without what the dataset supplies
 // (sensitivities, N). Each row owns its bins.
 struct BudgetRow {
@@ -388,6 +414,7 @@ struct ExplorerState {
     TradeoffChoices tradeoff;
     BudgetChoices budget;
     WorkbenchChoices workbench;
+    StrategyChoices strategy;
 
     // Every field in range, with a message naming the first one that is not.
     Status validate() const;
@@ -416,6 +443,7 @@ enum ChangeFlag : unsigned {
     TradeoffChanged = 1u << 6,   // the trade-off tab's curves, metric, axis or grids
     BudgetChanged = 1u << 7,     // the budget tab's plan
     WorkbenchChanged = 1u << 8,  // the workbench tab's inputs or view
+    StrategyChanged = 1u << 9,   // the strategy tab's inputs or view
 };
 unsigned changesBetween(const ExplorerState& a, const ExplorerState& b);
 

@@ -22,6 +22,7 @@
 #include "core/table/table.h"
 #include "core/workload/data_scale.h"
 #include "core/workload/strategy.h"
+#include "tests/ui/tabs/attribute_test_support.h"
 #include "ui/main_window.h"
 #include "ui/model/engine.h"
 #include "ui/model/explorer_state.h"
@@ -36,16 +37,9 @@ using dpx::ui::WorkbenchCell;
 using dpx::ui::WorkbenchSettings;
 using dpx::ui::WorkbenchTab;
 
-namespace {
+using dpx::test::numbered;
 
-Attribute numbered(const std::string& name, std::size_t n) {
-    Attribute a;
-    a.name = name;
-    for (std::size_t i = 0; i < n; ++i) {
-        a.labels.push_back(name + std::to_string(i));
-    }
-    return a;
-}
+namespace {
 
 // A skewed 1-D table of 64 bins: a heavy head, a sparse tail (zeros in between).
 std::shared_ptr<const ContingencyTable> skewedTable() {

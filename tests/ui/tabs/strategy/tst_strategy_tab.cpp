@@ -1,0 +1,412 @@
+// The Strategy tab (ui/tabs/strategy, issue #23): the numbers it shows are core's, recomputed
+// here independently — designStrategy's objective, expectedLeastSquaresError of the optimised
+// strategy and of each baseline (Identity, HB, Privelet, every b-ary hierarchy, the best one
+// chosen by brute force) at Laplace and Gaussian measurement for several ε, and the curve points
+// drawn in the ε plot; the simulation on a table equals core's measure + infer with the same seed
+// (least squares and non-negative); cancel stops a long design; a workload core does not design
+// shows core's message; the choices survive a session round trip (and stay out of default
+// sessions); the tab in the window ("strategy").
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QJsonObject>
+#include <QTest>
+#include <cmath>
+
+#include "core/base/simulation_rng.h"
+#include "core/matrix_mechanism/hdmm.h"
+#include "core/table/table.h"
+#include "core/workload/strategy.h"
+#include "tests/ui/tabs/attribute_test_support.h"
+#include "ui/main_window.h"
+#include "ui/model/engine.h"
+#include "ui/model/explorer_state.h"
+#include "ui/model/job_runner.h"
+#include "ui/tabs/strategy/strategy_data.h"
+#include "ui/tabs/strategy/strategy_tab.h"
+
+using namespace dpx;
+using dpx::ui::DesignerInputs;
+using dpx::ui::StrategyChoices;
+using dpx::ui::StrategyTab;
+
+using dpx::test::numbered;
+
+namespace {
+
+std::shared_ptr<const ContingencyTable> table1d(std::size_t n) {
+    std::vector<std::int64_t> counts(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        counts[i] = static_cast<std::int64_t>((i * 37) % 11 + (i < 4 ? 90 : 0));
+    }
+    auto t = ContingencyTable::dense({numbered("age", n)}, counts);
+    return std::make_shared<const ContingencyTable>(std::move(*t));
+}
+
+bool near(double a, double b, double rel = 1e-12) {
+    return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
+
+bool waitDone(StrategyTab& tab, int ms = 20000) {
+    QElapsedTimer timer;
+    timer.start();
+    QTest::qWait(50);
+    while (tab.busy() && timer.elapsed() < ms) {
+        QTest::qWait(20);
+    }
+    return !tab.busy();
+}
+
+StrategyChoices small1d(int n) {
+    StrategyChoices c;
+    c.n = n;
+    c.restarts = 1;
+    c.seed = 5;
+    return c;
+}
+
+// Core's expected RMSE of `s` on `w` under Laplace or Gaussian at ε (δ = 1e-6).
+double coreRmse(const LinearStrategy& s, const Workload& w, bool gaussian, double eps) {
+    auto e = expectedLeastSquaresError(
+        s, w, gaussian ? MeasurementSpec::gaussian(eps, 1e-6) : MeasurementSpec::laplace(eps));
+    return e ? e->rmse : NAN;
+}
+
+}  // namespace
+
+class TestStrategyTab : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void dataEqualsCore();
+    void plotShowsCoresErrors();
+    void cancelStops();
+    void simulationEqualsCore();
+    void unsupportedWorkloadShowsCoresMessage();
+    void choicesInSessions();
+    void inTheWindow();
+};
+
+void TestStrategyTab::dataEqualsCore() {
+    DesignerInputs in;
+    in.shape = {64};
+    in.workload = QStringLiteral("allrange");
+    in.restarts = 2;
+    in.seed = 3;
+    auto r = ui::designForWindow(in);
+    QVERIFY2(r, r ? "" : r.error().message.c_str());
+    auto w = Workload::make(*WorkloadSpec::parse("allrange"), {64});
+    QVERIFY(w);
+    StrategyOptimizeOptions o;
+    o.restarts = 2;
+    o.seed = 3;
+    auto d = designStrategy(*w, {}, o);
+    QVERIFY(d);
+    QCOMPARE(r->objective, d->objective);
+    QCOMPARE(r->p, d->p);
+    QCOMPARE(r->strategies.size(), std::size_t{5});
+    // The optimised strategy and the three named baselines against core, at several ε.
+    std::unique_ptr<LinearStrategy> refs[4] = {std::move(d->strategy), identityStrategy({64}),
+                                               hbStrategy({64}).value(),
+                                               haarStrategy({64}).value()};
+    for (std::size_t i = 0; i < 4; ++i) {
+        QVERIFY2(r->strategies[i].unavailable.isEmpty(), qPrintable(r->strategies[i].unavailable));
+        for (bool gaussian : {false, true}) {
+            for (double eps : {0.01, 0.3, 1.0, 10.0}) {
+                const auto spec =
+                    gaussian ? MeasurementSpec::gaussian(eps, 1e-6) : MeasurementSpec::laplace(eps);
+                auto shown = ui::designerRmse(*r, r->strategies[i], spec);
+                QVERIFY(shown);
+                const double want = coreRmse(*refs[i], *w, gaussian, eps);
+                QVERIFY2(near(*shown, want), qPrintable(QStringLiteral("%1 ε=%2: %3 vs %4")
+                                                            .arg(r->strategies[i].name)
+                                                            .arg(eps)
+                                                            .arg(*shown, 0, 'g', 17)
+                                                            .arg(want, 0, 'g', 17)));
+            }
+        }
+    }
+    // The best hierarchy: the lowest error over b = 2 … 16, root measured or not (HB's
+    // weights: every level 1, the root 0), by brute force.
+    double best = INFINITY;
+    QString bestName;
+    for (std::size_t b = 2; b <= 16; ++b) {
+        std::size_t levels = 1;
+        for (std::size_t m = 1; m < 64; m *= b) {
+            ++levels;
+        }
+        for (bool root : {true, false}) {
+            std::vector<double> weights(levels, 1.0);
+            weights[0] = root ? 1 : 0;
+            auto h = hierarchicalStrategy(64, b, weights);
+            QVERIFY2(h, h ? "" : h.error().message.c_str());
+            const double e = coreRmse(**h, *w, false, 1);
+            if (e < best) {
+                best = e;
+                bestName = root ? QStringLiteral("Best hierarchy (b = %1)").arg(b)
+                                : QStringLiteral("Best hierarchy (b = %1, no root)").arg(b);
+            }
+        }
+    }
+    auto shown = ui::designerRmse(*r, r->strategies[4], MeasurementSpec::laplace(1));
+    QVERIFY(shown);
+    QVERIFY2(near(*shown, best), qPrintable(QStringLiteral("%1 vs %2").arg(*shown).arg(best)));
+    QCOMPARE(r->strategies[4].name, bestName);
+    // The per-query forms: Σ σ²·form = core's total.
+    double total = 0;
+    for (double f : r->perQueryForm) {
+        total += 2 * f;  // Laplace ε = 1, ‖A‖₁ = 1: σ² = 2
+    }
+    auto e = expectedLeastSquaresError(*r->strategies[0].strategy, *w, 1.0);
+    QVERIFY(near(total, e->totalSquared, 1e-10));
+    // W of 2 080 queries is too large to draw, and the note says so.
+    QCOMPARE(r->wRows, std::size_t{0});
+    QVERIFY2(r->wNote.contains(QStringLiteral("too large to draw")), qPrintable(r->wNote));
+    // W of the 16 prefixes on 16 cells: the lower triangle of ones.
+    DesignerInputs pin;
+    pin.shape = {16};
+    pin.workload = QStringLiteral("prefix");
+    pin.restarts = 1;
+    auto pr = ui::designForWindow(pin);
+    QVERIFY(pr);
+    QCOMPARE(pr->wRows, std::size_t{16});
+    for (std::size_t a = 0; a < 16; ++a) {
+        for (std::size_t b = 0; b < 16; ++b) {
+            QCOMPARE(pr->w[a * 16 + b], b <= a ? 1.0 : 0.0);
+        }
+    }
+    // A: the columns of the strategy, each of L1 norm 1 (p-Identity).
+    QCOMPARE(pr->aRows, pr->strategies[0].strategy->rows());
+    for (std::size_t b = 0; b < 16; ++b) {
+        double l1 = 0;
+        for (std::size_t a = 0; a < pr->aRows; ++a) {
+            l1 += std::abs(pr->a[a * 16 + b]);
+        }
+        QVERIFY(near(l1, 1, 1e-12));
+    }
+    QCOMPARE(r->aRows, r->strategies[0].strategy->rows());
+    // The verdict names the best baseline and a ratio.
+    const QString v = ui::designerVerdict(*r, MeasurementNoise::Laplace, 1e-6);
+    QVERIFY2(v.contains(QStringLiteral("×")) && v.contains(QStringLiteral("every ε")),
+             qPrintable(v));
+}
+
+void TestStrategyTab::plotShowsCoresErrors() {
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.resize(1400, 900);
+    tab.show();
+    tab.setChoices(small1d(64));
+    QVERIFY(waitDone(tab));
+    QVERIFY2(tab.result(), qPrintable(tab.message()));
+    auto w = Workload::make(*WorkloadSpec::parse("allrange"), {64});
+    StrategyOptimizeOptions o;
+    o.restarts = 1;
+    o.seed = 5;
+    auto d = designStrategy(*w, {}, o);
+    QVERIFY(d);
+    const std::vector<double> grid = ui::designerEpsilonGrid();
+    QCOMPARE(grid.front(), 0.01);
+    QVERIFY(near(grid.back(), 10));
+    auto hb = hbStrategy({64});
+    for (double eps : {grid[0], grid[20], grid[40], grid[60]}) {
+        for (bool gaussian : {false, true}) {
+            QVERIFY(near(tab.shownRmse(0, gaussian, eps), coreRmse(*d->strategy, *w, gaussian, eps),
+                         1e-11));
+            QVERIFY(
+                near(tab.shownRmse(2, gaussian, eps), coreRmse(**hb, *w, gaussian, eps), 1e-11));
+        }
+    }
+    QVERIFY(!tab.verdict().isEmpty());
+    // ε and noise change what is drawn, not the design.
+    const auto* before = tab.result();
+    StrategyChoices c = tab.choices();
+    c.epsilon = 0.1;
+    c.noise = QStringLiteral("gaussian");
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QCOMPARE(tab.result(), before);
+    QVERIFY2(tab.verdict().contains(QStringLiteral("Gaussian")), qPrintable(tab.verdict()));
+}
+
+void TestStrategyTab::cancelStops() {
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.show();
+    StrategyChoices c;
+    c.n = 4096;  // tens of seconds of L-BFGS-B
+    c.restarts = 10;
+    tab.setChoices(c);
+    QElapsedTimer t;
+    t.start();
+    while (!runner.isRunning(QStringLiteral("strategy")) && t.elapsed() < 5000) {
+        QTest::qWait(10);
+    }
+    QVERIFY(runner.isRunning(QStringLiteral("strategy")));
+    QTest::qWait(100);
+    tab.cancel();
+    QVERIFY(!tab.busy());
+    QVERIFY(tab.result() == nullptr);
+    QVERIFY2(tab.message().contains(QStringLiteral("cancelled")), qPrintable(tab.message()));
+    QVERIFY(runner.waitForIdle(15000));
+    QVERIFY(tab.result() == nullptr);
+}
+
+void TestStrategyTab::simulationEqualsCore() {
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.show();
+    auto table = table1d(40);
+    tab.setWindowTable(table, QStringLiteral("column 'age'"));
+    StrategyChoices c;
+    c.domain = QStringLiteral("table");
+    c.workload = QStringLiteral("range:300:seed=4");
+    c.restarts = 1;
+    c.epsilon = 0.5;
+    c.applySeed = 11;
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY2(tab.result(), qPrintable(tab.message()));
+    std::vector<double> x(table->denseCounts().begin(), table->denseCounts().end());
+    auto spec = WorkloadSpec::parse("range:300:seed=4");
+    auto w = Workload::make(*spec, {40});
+    StrategyOptimizeOptions o;
+    o.restarts = 1;
+    auto d = designStrategy(*w, {}, o);
+    QVERIFY(d);
+    for (bool nnls : {false, true}) {
+        c.nnls = nnls;
+        tab.setChoices(c);
+        tab.simulate();
+        QVERIFY(waitDone(tab));
+        QVERIFY2(tab.applied(), qPrintable(tab.applyMessage()));
+        SimulationRng rng(11, 0);
+        auto y = measureStrategy(*d->strategy, x, MeasurementSpec::laplace(0.5), rng);
+        QVERIFY(y);
+        std::vector<double> xhat(40);
+        if (nnls) {
+            xhat = *nonNegativeLeastSquares(*d->strategy, *y);
+        } else {
+            d->strategy->leastSquares(*y, xhat);
+        }
+        auto want = w->answers(xhat);
+        auto truth = w->answers(x);
+        QCOMPARE(tab.applied()->estimate, *want);
+        QCOMPARE(tab.applied()->truth, *truth);
+        QCOMPARE(tab.applied()->nnls, nnls);
+        QCOMPARE(tab.applied()->sd.size(), std::size_t{300});
+        auto e = expectedLeastSquaresError(*d->strategy, *w, 0.5, true);
+        QVERIFY(near(tab.applied()->sd[7], std::sqrt(e->perQueryVariance[7]), 1e-10));
+        QVERIFY(near(tab.applied()->expectedRmse, e->rmse, 1e-12));
+        QVERIFY(tab.applyMessage().contains(QStringLiteral("not a release")));
+    }
+    // A design for another domain refuses to run on the table, saying why.
+    c.domain = QStringLiteral("1d");
+    c.n = 16;
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    tab.simulate();
+    QVERIFY(waitDone(tab));
+    QVERIFY(!tab.applied());
+    QVERIFY2(tab.applyMessage().contains(QStringLiteral("current table's shape")),
+             qPrintable(tab.applyMessage()));
+}
+
+void TestStrategyTab::unsupportedWorkloadShowsCoresMessage() {
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.show();
+    StrategyChoices c;
+    c.domain = QStringLiteral("2d");
+    c.rows = 4;
+    c.cols = 3;
+    c.workload = QStringLiteral("marginals:1");
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    DesignerInputs in;
+    in.shape = {4, 3};
+    in.workload = c.workload;
+    auto r = ui::designForWindow(in);
+    if (r) {
+        QVERIFY(tab.result());  // after the merge core designs marginals
+    } else {
+        QVERIFY(tab.result() == nullptr);
+        QCOMPARE(tab.message(), QString::fromStdString(r.error().message));
+        QVERIFY(tab.verdict().contains(tab.message()));
+    }
+    // A bad parameter names the problem.
+    c.workload = QStringLiteral("range:abc");
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY2(tab.message().startsWith(QStringLiteral("workload:")), qPrintable(tab.message()));
+    // No table: the table domain says so.
+    c.domain = QStringLiteral("table");
+    c.workload = QStringLiteral("prefix");
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY2(tab.message().contains(QStringLiteral("no table")), qPrintable(tab.message()));
+}
+
+void TestStrategyTab::choicesInSessions() {
+    // Defaults stay out of sessions: old sessions keep their bytes.
+    ui::ExplorerState s;
+    QVERIFY(!s.toJson().contains(QStringLiteral("strategy")));
+    StrategyChoices c;
+    c.domain = QStringLiteral("2d");
+    c.n = 100;
+    c.rows = 8;
+    c.cols = 12;
+    c.workload = QStringLiteral("rectangles:2x3");
+    c.p = {2, 3};
+    c.restarts = 4;
+    c.seed = 9;
+    c.epsilon = 0.25;
+    c.noise = QStringLiteral("gaussian");
+    c.delta = 1e-8;
+    c.page = QStringLiteral("matrices");
+    c.nnls = true;
+    c.applySeed = 17;
+    s.strategy = c;
+    const QJsonObject o = s.toJson();
+    QVERIFY(o.contains(QStringLiteral("strategy")));
+    auto back = ui::ExplorerState::fromJson(o);
+    QVERIFY2(back, back ? "" : back.error().message.c_str());
+    QVERIFY(back->strategy == c);
+    QVERIFY(ui::ExplorerState::unknownKeys(o).isEmpty());
+    // Through the tab's controls and back.
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.setChoices(c);
+    QVERIFY(tab.choices() == c);
+    // Bad values name the key.
+    QJsonObject bad = o;
+    QJsonObject sec = bad.value(QStringLiteral("strategy")).toObject();
+    sec[QStringLiteral("noise")] = QStringLiteral("cauchy");
+    bad[QStringLiteral("strategy")] = sec;
+    auto err = ui::ExplorerState::fromJson(bad);
+    QVERIFY(!err);
+    QVERIFY2(QString::fromStdString(err.error().message).contains(QStringLiteral("strategy.noise")),
+             err.error().message.c_str());
+}
+
+void TestStrategyTab::inTheWindow() {
+    ui::MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.showTab(QStringLiteral("strategy")));
+    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.strategyView()));
+    ui::ViewChoices v;
+    v.tab = QStringLiteral("strategy");
+    QVERIFY(v.validate());
+    StrategyChoices c = small1d(32);
+    w.strategyView()->setChoices(c);
+    QVERIFY(waitDone(*w.strategyView()));
+    QVERIFY2(w.strategyView()->result(), qPrintable(w.strategyView()->message()));
+    QVERIFY(w.engine()->runner()->waitForIdle(30000));
+}
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    TestStrategyTab t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_strategy_tab.moc"

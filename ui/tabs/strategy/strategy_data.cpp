@@ -1,0 +1,490 @@
+#include "ui/tabs/strategy/strategy_data.h"
+
+#include <QStringList>
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/simulation_rng.h"
+#include "core/matrix_mechanism/hdmm.h"
+#include "core/table/table.h"
+#include "ui/widgets/number_format.h"
+
+namespace dpx::ui {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+bool stopped(const std::stop_token& stop) {
+    return stop.stop_requested();
+}
+
+// trace((AᵀA)⁻¹WᵀW) from core: its exact total squared error at Laplace, ε = 1, divided by the
+// per-row variance it used (core forms totalSquared = σ²·trace).
+void fillTrace(DesignerStrategy& s, const Workload& w) {
+    const MeasurementSpec unit = MeasurementSpec::laplace(1);
+    auto e = expectedLeastSquaresError(*s.strategy, w, unit);
+    auto v = measurementVariance(*s.strategy, unit);
+    if (!e) {
+        s.unavailable = qs(e.error().message);
+        return;
+    }
+    if (!v) {
+        s.unavailable = qs(v.error().message);
+        return;
+    }
+    s.trace = e->totalSquared / *v;
+}
+
+DesignerStrategy baseline(const QString& name, Expected<std::unique_ptr<LinearStrategy>> strategy) {
+    DesignerStrategy s;
+    s.name = name;
+    if (!strategy) {
+        s.unavailable = qs(strategy.error().message);
+        return s;
+    }
+    s.description = qs((*strategy)->describe());
+    s.strategy = std::shared_ptr<const LinearStrategy>(std::move(strategy).value());
+    return s;
+}
+
+// Levels of the b-ary hierarchy over n cells (the root, then down to single cells).
+std::size_t hierarchyLevels(std::size_t n, std::size_t b) {
+    std::size_t levels = 1;
+    for (std::size_t m = 1; m < n; m *= b) {
+        ++levels;
+    }
+    return levels;
+}
+
+// The b-ary hierarchy (Hay et al. 2010) on every dimension (their Kronecker product in k-D), the
+// root measured or not (HB's choice, Qardaji et al. 2013).
+Expected<std::unique_ptr<LinearStrategy>> hierarchyOf(const DomainShape& shape, std::size_t b,
+                                                      bool root) {
+    std::vector<std::unique_ptr<LinearStrategy>> factors;
+    for (std::size_t n : shape) {
+        std::vector<double> weights;
+        if (!root && n > 1) {
+            weights.assign(hierarchyLevels(n, b), 1.0);
+            weights[0] = 0;
+        }
+        auto f = hierarchicalStrategy(n, b, std::move(weights));
+        if (!f) {
+            return f.error();
+        }
+        factors.push_back(std::move(f).value());
+    }
+    if (factors.size() == 1) {
+        return std::move(factors[0]);
+    }
+    return kroneckerStrategy(std::move(factors));
+}
+
+// The hierarchy whose branching b (2 … 16, at most the smallest dimension), with or without its
+// root, gives the lowest exact error on the workload under Laplace measurement (σ² ∝ Δ₁², so the
+// error ∝ Δ₁²·trace).
+DesignerStrategy bestHierarchy(const Workload& w, const std::stop_token& stop) {
+    DesignerStrategy best;
+    best.name = QStringLiteral("Best hierarchy");
+    const std::size_t smallest = *std::min_element(w.shape().begin(), w.shape().end());
+    const std::size_t maxB = std::min<std::size_t>(16, smallest);
+    if (maxB < 2) {
+        best.unavailable = QStringLiteral("a hierarchy needs at least 2 cells per dimension");
+        return best;
+    }
+    QString lastError;
+    double bestError = INFINITY;
+    for (std::size_t b = 2; b <= maxB && !stopped(stop); ++b) {
+        for (bool root : {true, false}) {
+            DesignerStrategy s = baseline(QString(), hierarchyOf(w.shape(), b, root));
+            if (s.unavailable.isEmpty()) {
+                fillTrace(s, w);
+            }
+            if (!s.unavailable.isEmpty()) {
+                lastError = s.unavailable;
+                continue;
+            }
+            const double l1 = s.strategy->sensitivityL1();
+            const double error = s.trace * l1 * l1;
+            if (!best.strategy || error < bestError) {
+                bestError = error;
+                best.strategy = s.strategy;
+                best.trace = s.trace;
+                best.description = s.description;
+                best.name = root ? QStringLiteral("Best hierarchy (b = %1)").arg(b)
+                                 : QStringLiteral("Best hierarchy (b = %1, no root)").arg(b);
+            }
+        }
+    }
+    if (!best.strategy) {
+        best.unavailable = lastError.isEmpty() ? QStringLiteral("cancelled") : lastError;
+    }
+    return best;
+}
+
+// Calls f(cell) for every cell of the box, C order.
+template <class F>
+void forEachCell(const RangeQuery& q, const DomainShape& shape, F&& f) {
+    const std::size_t k = shape.size();
+    std::vector<std::size_t> stride(k, 1);
+    for (std::size_t d = k - 1; d > 0; --d) {
+        stride[d - 1] = stride[d] * shape[d];
+    }
+    std::vector<std::uint64_t> at(k);
+    for (std::size_t d = 0; d < k; ++d) {
+        at[d] = q.box[d].lo;
+    }
+    while (true) {
+        std::size_t c = 0;
+        for (std::size_t d = 0; d < k; ++d) {
+            c += static_cast<std::size_t>(at[d]) * stride[d];
+        }
+        f(c);
+        std::size_t d = k;
+        while (true) {
+            if (d == 0) {
+                return;
+            }
+            --d;
+            if (at[d] < q.box[d].hi) {
+                ++at[d];
+                break;
+            }
+            at[d] = q.box[d].lo;
+        }
+    }
+}
+
+QString tooLarge(const QString& what, std::uint64_t rows, std::size_t cols) {
+    return QStringLiteral("%1 has %2 rows × %3 columns: too large to draw (at most %4 of each).")
+        .arg(what, formatThinSpaceGrouped(static_cast<long long>(rows)),
+             formatThinSpaceGrouped(static_cast<long long>(cols)),
+             formatThinSpaceGrouped(static_cast<long long>(kDesignerMaxDrawn)));
+}
+
+}  // namespace
+
+std::vector<double> designerEpsilonGrid() {
+    std::vector<double> out;
+    for (int i = 0; i <= 60; ++i) {
+        out.push_back(std::pow(10.0, -2.0 + i / 20.0));
+    }
+    return out;
+}
+
+Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_token stop,
+                                         const std::function<void(double)>& progress) {
+    const auto report = [&](double f) {
+        if (progress) {
+            progress(f);
+        }
+    };
+    if (auto s = validateShape(in.shape); !s) {
+        return Error{"domain: " + s.error().message};
+    }
+    if (in.restarts < 1 || in.restarts > 100) {
+        return Error{"restarts: expected 1 to 100, got " + std::to_string(in.restarts)};
+    }
+    if (!in.p.empty() && in.p.size() != in.shape.size()) {
+        return Error{"p: give one value per dimension (" + std::to_string(in.shape.size()) +
+                     "), got " + std::to_string(in.p.size())};
+    }
+    auto spec = WorkloadSpec::parse(in.workload.toStdString());
+    if (!spec) {
+        return Error{"workload: " + spec.error().message};
+    }
+    auto w = Workload::make(*spec, in.shape);
+    if (!w) {
+        return Error{"workload: " + w.error().message};
+    }
+    DesignerResult r;
+    r.inputs = in;
+    r.workload = std::make_shared<const Workload>(std::move(w).value());
+    r.workloadDescription = qs(r.workload->describe());
+    const Workload& wl = *r.workload;
+
+    StrategyOptimizeOptions options;
+    options.restarts = in.restarts;
+    options.seed = in.seed;
+    auto d = designStrategy(wl, in.p, options, stop, [&](double f) { report(0.7 * f); });
+    if (stopped(stop)) {
+        return Error{"cancelled"};
+    }
+    if (!d) {
+        return d.error();
+    }
+    r.templateName = qs(d->templateName);
+    r.p = d->p;
+    r.objective = d->objective;
+    r.iterations = d->iterations;
+    DesignerStrategy opt;
+    opt.name = QStringLiteral("Optimised (%1)").arg(r.templateName);
+    opt.description = qs(d->strategy->describe());
+    opt.strategy = std::shared_ptr<const LinearStrategy>(std::move(d->strategy));
+    fillTrace(opt, wl);
+    r.strategies.push_back(std::move(opt));
+    report(0.75);
+
+    const DomainShape& shape = in.shape;
+    std::vector<DesignerStrategy> bases;
+    bases.push_back(baseline(QStringLiteral("Identity"), identityStrategy(shape)));
+    bases.push_back(baseline(QStringLiteral("HB"), hbStrategy(shape)));
+    bases.push_back(baseline(QStringLiteral("Privelet (Haar)"), haarStrategy(shape)));
+    for (DesignerStrategy& b : bases) {
+        if (stopped(stop)) {
+            return Error{"cancelled"};
+        }
+        if (b.unavailable.isEmpty()) {
+            fillTrace(b, wl);
+        }
+        r.strategies.push_back(std::move(b));
+    }
+    report(0.85);
+    r.strategies.push_back(bestHierarchy(wl, stop));
+    if (stopped(stop)) {
+        return Error{"cancelled"};
+    }
+    report(0.95);
+
+    // Per-query forms of the optimised strategy.
+    const LinearStrategy& a = *r.strategies[0].strategy;
+    const std::size_t cells = shapeCells(shape);
+    // One solve with A per query unless the strategy is a Kronecker product (k-D), whose
+    // quadratic forms factor: a budget on queries × cells keeps this to seconds.
+    const bool kronecker = shape.size() > 1;
+    if (wl.queryCount() > kDesignerMaxPerQuery ||
+        (!kronecker && static_cast<double>(wl.queryCount()) * static_cast<double>(cells) >
+                           kDesignerMaxPerQueryWork)) {
+        r.perQueryNote =
+            QStringLiteral(
+                "%1 queries on %2 cells: too many to compute their errors one by one here "
+                "(at most %3 queries and 5·10⁷ queries × cells in 1-D); the RMSE "
+                "against ε is exact all the same.")
+                .arg(formatThinSpaceGrouped(static_cast<long long>(wl.queryCount())),
+                     formatThinSpaceGrouped(static_cast<long long>(cells)),
+                     formatThinSpaceGrouped(static_cast<long long>(kDesignerMaxPerQuery)));
+    } else {
+        const MeasurementSpec unit = MeasurementSpec::laplace(1);
+        auto e = expectedLeastSquaresError(a, wl, unit, true);
+        auto v = measurementVariance(a, unit);
+        if (!e || !v) {
+            r.perQueryNote = qs(!e ? e.error().message : v.error().message);
+        } else {
+            r.perQueryForm = std::move(e->perQueryVariance);
+            for (double& f : r.perQueryForm) {
+                f /= *v;
+            }
+        }
+    }
+    // W and A as dense matrices when small.
+    if (wl.queryCount() > kDesignerMaxDrawn || cells > kDesignerMaxDrawn) {
+        r.wNote = tooLarge(QStringLiteral("W"), wl.queryCount(), cells);
+    } else {
+        r.wRows = static_cast<std::size_t>(wl.queryCount());
+        r.w.assign(r.wRows * cells, 0.0);
+        for (std::size_t i = 0; i < r.wRows; ++i) {
+            const RangeQuery q = wl.query(i);
+            forEachCell(q, shape, [&](std::size_t c) { r.w[i * cells + c] = q.weight; });
+        }
+    }
+    if (a.rows() > kDesignerMaxDrawn || cells > kDesignerMaxDrawn) {
+        r.aNote = tooLarge(QStringLiteral("A"), a.rows(), cells);
+    } else {
+        r.aRows = a.rows();
+        r.a.assign(r.aRows * cells, 0.0);
+        std::vector<double> e(cells, 0.0), col(r.aRows);
+        for (std::size_t j = 0; j < cells; ++j) {
+            e[j] = 1;
+            a.measure(e, col);
+            e[j] = 0;
+            for (std::size_t i = 0; i < r.aRows; ++i) {
+                r.a[i * cells + j] = col[i];
+            }
+        }
+    }
+    report(1);
+    return r;
+}
+
+Expected<double> designerRmse(const DesignerResult& r, const DesignerStrategy& s,
+                              const MeasurementSpec& spec) {
+    if (!s.strategy || !s.unavailable.isEmpty()) {
+        return Error{s.name.toStdString() + ": " + s.unavailable.toStdString()};
+    }
+    auto v = measurementVariance(*s.strategy, spec);
+    if (!v) {
+        return v.error();
+    }
+    return std::sqrt(*v * s.trace / static_cast<double>(r.workload->queryCount()));
+}
+
+QString designerVerdict(const DesignerResult& r, MeasurementNoise noise, double delta) {
+    if (r.strategies.empty() || !r.strategies[0].unavailable.isEmpty()) {
+        return QString();
+    }
+    const auto specAt = [&](double eps) {
+        return noise == MeasurementNoise::Laplace ? MeasurementSpec::laplace(eps)
+                                                  : MeasurementSpec::gaussian(eps, delta);
+    };
+    // The best baseline at ε = 1.
+    const DesignerStrategy* best = nullptr;
+    double bestRmse = 0;
+    for (std::size_t i = 1; i < r.strategies.size(); ++i) {
+        auto e = designerRmse(r, r.strategies[i], specAt(1));
+        if (e && (!best || *e < bestRmse)) {
+            best = &r.strategies[i];
+            bestRmse = *e;
+        }
+    }
+    if (!best) {
+        return QStringLiteral("No baseline has an exact error on this workload.");
+    }
+    double lo = INFINITY, hi = 0;
+    for (double eps : designerEpsilonGrid()) {
+        auto o = designerRmse(r, r.strategies[0], specAt(eps));
+        auto b = designerRmse(r, *best, specAt(eps));
+        if (!o || !b) {
+            return QString::fromStdString(!o ? o.error().message : b.error().message);
+        }
+        lo = std::min(lo, *b / *o);
+        hi = std::max(hi, *b / *o);
+    }
+    const QString noiseName =
+        noise == MeasurementNoise::Laplace
+            ? QStringLiteral("Laplace")
+            : QStringLiteral("Gaussian, δ = %1").arg(formatSignificant(delta, 3));
+    // Both variances scale alike in ε (Laplace 2(Δ₁/ε)², Gaussian σ linear in Δ₂), so the ratio
+    // is the same at every ε; the range is reported should it ever not be.
+    const bool constant = hi / lo - 1 < 1e-6;
+    const QString name = best->name.section(QStringLiteral(" ("), 0, 0);
+    const QString bestName = best->name;
+    const QString bestQualifier = name == bestName
+                                      ? QStringLiteral("the best baseline")
+                                      : QStringLiteral("the best baseline, %1").arg(bestName);
+    if (lo > 0.99 && hi < 1.01) {
+        return QStringLiteral(
+                   "The optimised strategy's RMSE equals %1's (the best baseline) to "
+                   "within 1 % at every ε (%2).")
+            .arg(bestName, noiseName);
+    }
+    const auto ratio = [](double v) { return QString::number(v, 'g', 3) + QStringLiteral("×"); };
+    if (lo >= 1) {
+        return constant ? QStringLiteral(
+                              "The optimised strategy's RMSE is %1 below %2's (%3) at "
+                              "every ε (%4).")
+                              .arg(ratio(lo), name, bestQualifier, noiseName)
+                        : QStringLiteral(
+                              "The optimised strategy's RMSE is %1 to %2 below %3's "
+                              "(%4) for ε from 0.01 to 10 (%5).")
+                              .arg(ratio(lo), ratio(hi), name, bestQualifier, noiseName);
+    }
+    if (hi <= 1) {
+        return constant ? QStringLiteral(
+                              "%1's RMSE is %2 below the optimised strategy's at every "
+                              "ε (%3): the template does not fit this workload.")
+                              .arg(bestName, ratio(1 / hi), noiseName)
+                        : QStringLiteral(
+                              "%1's RMSE is %2 to %3 below the optimised strategy's "
+                              "for ε from 0.01 to 10 (%4).")
+                              .arg(bestName, ratio(1 / hi), ratio(1 / lo), noiseName);
+    }
+    return QStringLiteral(
+               "The optimised strategy and %1 cross: the ratio of their RMSE goes from "
+               "%2 to %3 over ε from 0.01 to 10 (%4).")
+        .arg(bestName, ratio(lo), ratio(hi), noiseName);
+}
+
+Expected<std::vector<double>> designerTableVector(const ContingencyTable* table,
+                                                  DomainShape* shape) {
+    if (!table || table->attributeCount() == 0) {
+        return Error{"no table is loaded: open data in the Data panel first"};
+    }
+    if (!table->isDense() ||
+        table->cellCount() > CellCount{static_cast<std::uint64_t>(kMaxWorkloadCells)}) {
+        return Error{
+            "the current table is too large to measure here (at most 2^26 cells, "
+            "stored densely): use fewer bins or attributes"};
+    }
+    DomainShape s;
+    for (std::uint64_t n : table->shape()) {
+        s.push_back(static_cast<std::size_t>(n));
+    }
+    std::vector<double> x;
+    x.reserve(table->denseCounts().size());
+    for (std::int64_t c : table->denseCounts()) {
+        x.push_back(static_cast<double>(c));
+    }
+    if (shape) {
+        *shape = std::move(s);
+    }
+    return x;
+}
+
+Expected<DesignerApplied> applyDesign(const DesignerResult& r, const std::vector<double>& x,
+                                      const MeasurementSpec& spec, std::uint64_t seed, bool nnls,
+                                      std::stop_token stop) {
+    if (r.strategies.empty() || !r.strategies[0].strategy) {
+        return Error{"no optimised strategy to apply"};
+    }
+    const LinearStrategy& a = *r.strategies[0].strategy;
+    const Workload& w = *r.workload;
+    if (x.size() != shapeCells(w.shape())) {
+        return Error{"the table has " + std::to_string(x.size()) +
+                     " cells but the designed strategy is for a domain of " +
+                     std::to_string(shapeCells(w.shape())) +
+                     " cells: choose \"the current table's shape\" as the domain"};
+    }
+    if (!w.explicitQueries()) {
+        return Error{"the workload has too many queries to answer one by one"};
+    }
+    SimulationRng rng(seed, 0);
+    auto y = measureStrategy(a, x, spec, rng);
+    if (!y) {
+        return y.error();
+    }
+    std::vector<double> xhat(x.size());
+    if (nnls) {
+        auto z = nonNegativeLeastSquares(a, *y, stop);
+        if (!z) {
+            return z.error();
+        }
+        xhat = std::move(z).value();
+    } else {
+        a.leastSquares(*y, xhat);
+    }
+    if (stopped(stop)) {
+        return Error{"cancelled"};
+    }
+    DesignerApplied out;
+    out.nnls = nnls;
+    auto truth = w.answers(x);
+    auto est = w.answers(xhat);
+    if (!truth || !est) {
+        return !truth ? truth.error() : est.error();
+    }
+    out.truth = std::move(truth).value();
+    out.estimate = std::move(est).value();
+    auto v = measurementVariance(a, spec);
+    if (!v) {
+        return v.error();
+    }
+    if (r.perQueryForm.size() == out.truth.size()) {
+        out.sd.reserve(out.truth.size());
+        for (double f : r.perQueryForm) {
+            out.sd.push_back(std::sqrt(*v * f));
+        }
+    }
+    long double sum = 0;
+    for (std::size_t i = 0; i < out.truth.size(); ++i) {
+        const long double d = out.estimate[i] - out.truth[i];
+        sum += d * d;
+    }
+    const double q = static_cast<double>(out.truth.size());
+    out.realisedRmse = std::sqrt(static_cast<double>(sum) / q);
+    out.expectedRmse = std::sqrt(*v * r.strategies[0].trace / q);
+    return out;
+}
+
+}  // namespace dpx::ui

@@ -1,0 +1,118 @@
+// What the Strategy tab (issue #23, the strategy designer) computes, without widgets, so that it
+// runs on a worker and is tested on its own. Everything here calls core's existing API:
+//   - the design: designStrategy (HDMM, McKenna, Miklau, Hay & Machanavajjhala, VLDB 2018:
+//     OPT₀ p-Identity in 1-D, OPT⊗ in k-D) on the workload built from WorkloadSpec text;
+//   - the baselines on the same workload: Identity, HB (Qardaji, Yang & Li 2013), Privelet's Haar
+//     wavelet (Xiao, Wang & Gehrke 2010) and the best b-ary hierarchy (Hay, Rastogi, Miklau &
+//     Suciu 2010; b chosen by its exact error on this workload);
+//   - exact expected errors from expectedLeastSquaresError (never Monte Carlo). Every strategy's
+//     error is σ²·trace((AᵀA)⁻¹WᵀW) with σ² the per-row variance of the measurement
+//     (measurementVariance), so core is asked once for the trace (at Laplace, ε = 1) and the curve
+//     against ε multiplies it by measurementVariance at each ε, Laplace or Gaussian — the same
+//     product core forms (tested equal to core's own call at every ε);
+//   - the simulated application to a table: measureStrategy (SimulationRng), least squares or
+//     nonNegativeLeastSquares, the workload's answers — a simulation, never a release.
+#pragma once
+
+#include <QString>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <stop_token>
+#include <vector>
+
+#include "core/base/expected.h"
+#include "core/workload/strategy.h"
+#include "core/workload/workload.h"
+
+namespace dpx {
+class ContingencyTable;
+}
+
+namespace dpx::ui {
+
+// Largest matrices drawn as heatmaps (rows and columns each).
+inline constexpr std::size_t kDesignerMaxDrawn = 2048;
+// Largest workload whose per-query errors are computed (one quadratic form per query).
+inline constexpr std::uint64_t kDesignerMaxPerQuery = std::uint64_t{1} << 20;
+// ... and at most this many queries × cells when each needs a solve with A (1-D).
+inline constexpr double kDesignerMaxPerQueryWork = 5e7;
+// The ε grid of the RMSE curves: 0.01 … 10, log-spaced.
+std::vector<double> designerEpsilonGrid();
+
+struct DesignerInputs {
+    DomainShape shape{256};
+    QString workload = QStringLiteral("allrange");  // WorkloadSpec text
+    std::vector<std::size_t> p;                     // per dimension; empty: HDMM's n/16
+    std::size_t restarts = 3;
+    std::uint64_t seed = 0;
+};
+
+// One strategy of the comparison. trace = trace((AᵀA)⁻¹WᵀW), from core.
+struct DesignerStrategy {
+    QString name;         // "Optimised (OPT₀ p-Identity(16))", "Identity", "HB", ...
+    QString description;  // the strategy's describe()
+    QString unavailable;  // why it is not shown (empty: it is)
+    double trace = std::numeric_limits<double>::quiet_NaN();
+    std::shared_ptr<const LinearStrategy> strategy;
+};
+
+struct DesignerResult {
+    DesignerInputs inputs;
+    std::shared_ptr<const Workload> workload;
+    QString workloadDescription;
+    QString templateName;
+    std::vector<std::size_t> p;
+    double objective = 0;  // designStrategy's trace((AᵀA)⁻¹WᵀW)
+    std::size_t iterations = 0;
+    // [0] the optimised strategy, then Identity, HB, Privelet, best hierarchy.
+    std::vector<DesignerStrategy> strategies;
+    // The optimised strategy's wᵀ(AᵀA)⁻¹w per query (multiply by σ² for the variance); empty
+    // with perQueryNote saying why.
+    std::vector<double> perQueryForm;
+    QString perQueryNote;
+    // W (wRows × cells) and A (aRows × cells), row-major, when small enough; else the note says
+    // why they are not drawn.
+    std::vector<double> w;
+    std::size_t wRows = 0;
+    QString wNote;
+    std::vector<double> a;
+    std::size_t aRows = 0;
+    QString aNote;
+};
+
+// Validates the inputs, builds the workload, designs the strategy (cancellable, progress in
+// [0, 0.7]), then the baselines' exact errors and the matrices (progress to 1). Errors come from
+// core as they are (a workload designStrategy does not handle yet says so).
+Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_token stop = {},
+                                         const std::function<void(double)>& progress = {});
+
+// RMSE per query of `s` on the result's workload under `spec`: √(σ²·trace / q).
+Expected<double> designerRmse(const DesignerResult& r, const DesignerStrategy& s,
+                              const MeasurementSpec& spec);
+// "The optimised strategy's RMSE is 2.3× below HB's (the best baseline) at every ε." for the
+// measurement `noise` (δ for Gaussian) over the ε grid.
+QString designerVerdict(const DesignerResult& r, MeasurementNoise noise, double delta);
+
+// The table as a data vector over its own shape (any number of attributes, dense, ≤ 2^26 cells);
+// the message says why not.
+Expected<std::vector<double>> designerTableVector(const ContingencyTable* table,
+                                                  DomainShape* shape);
+
+// The optimised strategy applied to x in simulation: y = A·x + noise (SimulationRng(seed, 0)),
+// x̂ by least squares or non-negative least squares, the workload's answers.
+struct DesignerApplied {
+    bool nnls = false;
+    std::vector<double> truth;     // W·x
+    std::vector<double> estimate;  // W·x̂
+    std::vector<double> sd;   // per query √(σ²·wᵀ(AᵀA)⁻¹w) (least squares' exact sd)
+    double realisedRmse = 0;  // ‖W·x̂ − W·x‖₂ / √q
+    double expectedRmse = 0;  // √(σ²·trace / q)
+};
+Expected<DesignerApplied> applyDesign(const DesignerResult& r, const std::vector<double>& x,
+                                      const MeasurementSpec& spec, std::uint64_t seed, bool nnls,
+                                      std::stop_token stop = {});
+
+}  // namespace dpx::ui

@@ -1,0 +1,1092 @@
+#include "ui/tabs/strategy/strategy_tab.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "core/table/table.h"
+#include "ui/model/job_runner.h"
+#include "ui/tabs/workbench/workbench_data.h"
+#include "ui/widgets/heatmap.h"
+#include "ui/widgets/number_format.h"
+#include "ui/widgets/plot_style.h"
+
+namespace dpx::ui {
+
+namespace {
+
+const QString kSlot = QStringLiteral("strategy");
+const QString kApplySlot = QStringLiteral("strategy-apply");
+
+// The workload kinds of the builder: the grammar's head, the parameter's label and default.
+struct KindRow {
+    const char* head;
+    const char* title;
+    const char* param;  // nullptr: none
+    const char* defaultParam;
+};
+constexpr std::array<KindRow, 8> kKinds{{
+    {"identity", "Identity (every cell)", nullptr, ""},
+    {"prefix", "Prefixes", nullptr, ""},
+    {"allrange", "All ranges", nullptr, ""},
+    {"range", "Random ranges (DPBench)", "Count[:seed=S]", "2000:seed=9001"},
+    {"rectangles", "Rectangles of one extent", "Extent (e.g. 4x4)", "4x4"},
+    {"marginals", "Marginals", "Ways (e.g. 2 or 1,2)", "2"},
+    {"boxes", "Your own boxes", "Boxes (0..3;5..9 or 0..3x2..2;…)", "0..3;5..9"},
+    {"total", "Total", nullptr, ""},
+}};
+
+// Strategy colours: the optimised one first.
+const std::array<QColor, 5> kColours{QColor(0xd6, 0x27, 0x28), QColor(0x7f, 0x7f, 0x7f),
+                                     QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+                                     QColor(0x94, 0x67, 0xbd)};
+
+QString fmt(double v) {
+    return formatSignificant(v, 3);
+}
+
+// A heatmap plot: one colour map and its scale, a title on top.
+struct MatrixPlot {
+    QCPColorMap* map;
+    QCPColorScale* scale;
+    QCPTextElement* title;
+};
+
+MatrixPlot setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel) {
+    plot->plotLayout()->insertRow(0);
+    auto* title =
+        new QCPTextElement(plot, QString(), QFont(plot->font().family(), 10, QFont::Bold));
+    plot->plotLayout()->addElement(0, 0, title);
+    QCPColorMap* map = addHeatmap(plot->axisRect(), QColor(0xc8, 0xc8, 0xc8));
+    QCPColorScale* scale = makeColorScale(plot);
+    plot->plotLayout()->addElement(1, 1, scale);
+    auto* group = new QCPMarginGroup(plot);
+    plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    map->setColorScale(scale);
+    map->setGradient([] {
+        QCPColorGradient g = viridisGradient();
+        g.setNanHandling(QCPColorGradient::nhNanColor);
+        g.setNanColor(QColor(0xc8, 0xc8, 0xc8));
+        return g;
+    }());
+    scale->axis()->setLabel(scaleLabel);
+    return {map, scale, title};
+}
+
+MatrixPlot matrixPlotOf(QCustomPlot* plot) {
+    return {qobject_cast<QCPColorMap*>(plot->plottable(0)),
+            qobject_cast<QCPColorScale*>(plot->plotLayout()->element(1, 1)),
+            qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))};
+}
+
+// Fills the plot's map with a rows × cols matrix (row 0 on top).
+void fillMatrix(QCustomPlot* plot, const std::vector<double>& m, std::size_t rows, std::size_t cols,
+                const QString& title, const QString& xLabel, const QString& yLabel) {
+    const MatrixPlot mp = matrixPlotOf(plot);
+    const int nc = static_cast<int>(std::max<std::size_t>(cols, 2));
+    const int nr = static_cast<int>(std::max<std::size_t>(rows, 2));
+    mp.map->data()->setSize(nc, nr);
+    mp.map->data()->setRange(QCPRange(0, nc - 1), QCPRange(0, nr - 1));
+    for (int i = 0; i < nr; ++i) {
+        for (int j = 0; j < nc; ++j) {
+            const std::size_t si = std::min(static_cast<std::size_t>(i), rows - 1);
+            const std::size_t sj = std::min(static_cast<std::size_t>(j), cols - 1);
+            mp.map->data()->setCell(j, i, m[si * cols + sj]);
+        }
+    }
+    mp.map->rescaleDataRange(true);
+    mp.title->setText(title);
+    plot->xAxis->setLabel(xLabel);
+    plot->yAxis->setLabel(yLabel);
+    plot->rescaleAxes();
+    plot->replot();
+}
+
+}  // namespace
+
+StrategyTab::StrategyTab(JobRunner* runner, QWidget* parent) : QWidget(parent), runner_(runner) {
+    restart_ = new QTimer(this);
+    restart_->setSingleShot(true);
+    restart_->setInterval(400);
+    connect(restart_, &QTimer::timeout, this, &StrategyTab::optimise);
+    poll_ = new QTimer(this);
+    poll_->setInterval(100);
+    connect(poll_, &QTimer::timeout, this, [this] {
+        if (progressValue_) {
+            progress_->setValue(static_cast<int>(std::lround(1000 * progressValue_->load())));
+        }
+    });
+    for (std::size_t i = 0; i < kKinds.size(); ++i) {
+        paramText_[i] = QString::fromUtf8(kKinds[i].defaultParam);
+    }
+    buildControls();
+    setChoices(StrategyChoices{});
+}
+
+StrategyTab::~StrategyTab() {
+    // A result must not be delivered to a deleted tab.
+    if (runner_) {
+        runner_->cancel(kSlot);
+        runner_->cancel(kApplySlot);
+    }
+}
+
+void StrategyTab::buildControls() {
+    auto* controls = new QWidget;
+    auto* cl = new QVBoxLayout(controls);
+
+    auto* wbox = new QGroupBox(tr("Workload"));
+    auto* wf = new QFormLayout(wbox);
+    domain_ = new QComboBox;
+    domain_->addItem(tr("1-D: n cells"), QStringLiteral("1d"));
+    domain_->addItem(tr("2-D: rows × columns"), QStringLiteral("2d"));
+    domain_->addItem(tr("The current table's shape"), QStringLiteral("table"));
+    domain_->setObjectName(QStringLiteral("strategyDomain"));
+    wf->addRow(tr("Domain"), domain_);
+    n_ = new QSpinBox;
+    n_->setRange(1, kMaxStrategySize);
+    wf->addRow(tr("Cells n"), n_);
+    auto* rc = new QWidget;
+    auto* rcl = new QHBoxLayout(rc);
+    rcl->setContentsMargins(0, 0, 0, 0);
+    rows_ = new QSpinBox;
+    cols_ = new QSpinBox;
+    rows_->setRange(1, 8192);
+    cols_->setRange(1, 8192);
+    rcl->addWidget(rows_);
+    rcl->addWidget(new QLabel(QStringLiteral("×")));
+    rcl->addWidget(cols_);
+    wf->addRow(tr("Rows × cols"), rc);
+    tableNote_ = new QLabel;
+    tableNote_->setWordWrap(true);
+    wf->addRow(tableNote_);
+    kind_ = new QComboBox;
+    for (const KindRow& k : kKinds) {
+        kind_->addItem(tr(k.title), QString::fromLatin1(k.head));
+    }
+    kind_->setObjectName(QStringLiteral("strategyKind"));
+    wf->addRow(tr("Queries"), kind_);
+    paramLabel_ = new QLabel;
+    param_ = new QLineEdit;
+    param_->setObjectName(QStringLiteral("strategyParam"));
+    wf->addRow(paramLabel_, param_);
+    auto* unionNote = new QLabel(
+        tr("Unions of several workloads with weights: not offered — the workload API has one "
+           "kind per workload (weights only on your own boxes)."));
+    unionNote->setWordWrap(true);
+    unionNote->setEnabled(false);
+    wf->addRow(unionNote);
+    cl->addWidget(wbox);
+
+    auto* tbox = new QGroupBox(tr("Template (HDMM, McKenna et al. 2018)"));
+    auto* tf = new QFormLayout(tbox);
+    auto* auto_ =
+        new QLabel(tr("Automatic: OPT₀ p-Identity (1-D), OPT⊗ Kronecker of "
+                      "p-Identities (k-D)"));
+    auto_->setWordWrap(true);
+    tf->addRow(auto_);
+    p_ = new QLineEdit;
+    p_->setPlaceholderText(tr("default: n/16 per dimension"));
+    p_->setToolTip(
+        tr("The p of each dimension's p-Identity, comma-separated (one value for "
+           "every dimension, or one per dimension)"));
+    tf->addRow(tr("p"), p_);
+    restarts_ = new QSpinBox;
+    restarts_->setRange(1, 100);
+    tf->addRow(tr("Restarts"), restarts_);
+    seed_ = new QSpinBox;
+    seed_->setRange(0, static_cast<int>(kMaxStrategySeed));
+    tf->addRow(tr("Seed"), seed_);
+    auto* buttons = new QWidget;
+    auto* bl = new QHBoxLayout(buttons);
+    bl->setContentsMargins(0, 0, 0, 0);
+    optimise_ = new QPushButton(tr("Optimise"));
+    cancel_ = new QPushButton(tr("Cancel"));
+    bl->addWidget(optimise_);
+    bl->addWidget(cancel_);
+    tf->addRow(buttons);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setTextVisible(false);
+    tf->addRow(progress_);
+    cl->addWidget(tbox);
+
+    auto* mbox = new QGroupBox(tr("Measurement"));
+    auto* mf = new QFormLayout(mbox);
+    epsilon_ = new QDoubleSpinBox;
+    epsilon_->setDecimals(3);
+    epsilon_->setRange(0.001, 100);
+    epsilon_->setSingleStep(0.1);
+    epsilon_->setToolTip(
+        tr("The ε of the error map and the simulation (the curves cover "
+           "0.01 … 10)"));
+    mf->addRow(tr("ε"), epsilon_);
+    noise_ = new QComboBox;
+    noise_->addItem(tr("Laplace (ε-DP)"), QStringLiteral("laplace"));
+    noise_->addItem(tr("Gaussian ((ε, δ)-DP, Balle & Wang 2018)"), QStringLiteral("gaussian"));
+    mf->addRow(tr("Noise"), noise_);
+    delta_ = new QLineEdit;
+    delta_->setToolTip(tr("δ of the Gaussian measurement (the dashed curves)"));
+    mf->addRow(tr("δ"), delta_);
+    cl->addWidget(mbox);
+    status_ = new QLabel;
+    status_->setWordWrap(true);
+    status_->setObjectName(QStringLiteral("strategyStatus"));
+    cl->addWidget(status_);
+    cl->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(controls);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(controls->minimumSizeHint().width() + 20);
+    scroll->setMaximumWidth(360);
+
+    // Page: error against ε.
+    auto* errorPage = new QWidget;
+    auto* el = new QVBoxLayout(errorPage);
+    errorPlot_ = new QCustomPlot;
+    errorPlot_->setMinimumHeight(220);
+    errorPlot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    errorPlot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    makeLogAxis(errorPlot_->xAxis);
+    makeLogAxis(errorPlot_->yAxis);
+    errorPlot_->legend->setVisible(true);
+    errorPlot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    el->addWidget(errorPlot_, 1);
+    verdict_ = new QLabel;
+    verdict_->setWordWrap(true);
+    verdict_->setObjectName(QStringLiteral("strategyVerdict"));
+    QFont vf = verdict_->font();
+    vf.setBold(true);
+    verdict_->setFont(vf);
+    el->addWidget(verdict_);
+    atEpsilon_ = new QLabel;
+    atEpsilon_->setWordWrap(true);
+    atEpsilon_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    el->addWidget(atEpsilon_);
+
+    // Page: matrices.
+    auto* matPage = new QWidget;
+    auto* ml = new QGridLayout(matPage);
+    wPlot_ = new QCustomPlot;
+    aPlot_ = new QCustomPlot;
+    qPlot_ = new QCustomPlot;
+    setUpMatrixPlot(wPlot_, tr("weight"));
+    setUpMatrixPlot(aPlot_, tr("entry"));
+    setUpMatrixPlot(qPlot_, tr("RMSE"));
+    qLine_ = new QCustomPlot;
+    qLine_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    makeLogAxis(qLine_->yAxis);
+    qLine_->plotLayout()->insertRow(0);
+    qLine_->plotLayout()->addElement(
+        0, 0,
+        new QCPTextElement(qLine_, QString(), QFont(qLine_->font().family(), 10, QFont::Bold)));
+    qLine_->addGraph();
+    wNote_ = new QLabel;
+    aNote_ = new QLabel;
+    qNote_ = new QLabel;
+    int col = 0;
+    // Each matrix over its note; a matrix too large to draw leaves its note in its place.
+    for (auto [plot, note] : {std::pair{wPlot_, wNote_}, std::pair{aPlot_, aNote_}}) {
+        note->setWordWrap(true);
+        auto* box = new QWidget;
+        auto* vbox = new QVBoxLayout(box);
+        vbox->setContentsMargins(0, 0, 0, 0);
+        vbox->addWidget(plot, 1);
+        vbox->addWidget(note);
+        ml->addWidget(box, 0, col);
+        ++col;
+    }
+    qNote_->setWordWrap(true);
+    ml->addWidget(qPlot_, 1, 0, 1, 2);
+    ml->addWidget(qLine_, 1, 0, 1, 2);
+    ml->addWidget(qNote_, 2, 0, 1, 2);
+    ml->setRowStretch(0, 1);
+    ml->setRowStretch(1, 1);
+
+    // Page: the simulation on the current table.
+    auto* applyPage = new QWidget;
+    auto* al = new QVBoxLayout(applyPage);
+    banner_ =
+        new QLabel(tr("SIMULATION — not a release. The noise here comes from a simulation "
+                      "generator and nothing is spent from a privacy budget; a real "
+                      "release of this strategy through the ledger is later work."));
+    banner_->setWordWrap(true);
+    banner_->setObjectName(QStringLiteral("strategySimulationBanner"));
+    banner_->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff3cd; color: #664d03; "
+                       "border: 1px solid #e0c36c; padding: 6px; "
+                       "font-weight: bold; }"));
+    al->addWidget(banner_);
+    auto* ar = new QWidget;
+    auto* arl = new QHBoxLayout(ar);
+    arl->setContentsMargins(0, 0, 0, 0);
+    simulate_ = new QPushButton(tr("Simulate on the current table"));
+    nnls_ = new QCheckBox(tr("Non-negative least squares"));
+    applySeed_ = new QSpinBox;
+    applySeed_->setRange(0, static_cast<int>(kMaxStrategySeed));
+    arl->addWidget(simulate_);
+    arl->addWidget(nnls_);
+    arl->addWidget(new QLabel(tr("Noise seed")));
+    arl->addWidget(applySeed_);
+    arl->addStretch(1);
+    al->addWidget(ar);
+    applyPlot_ = new QCustomPlot;
+    applyPlot_->legend->setVisible(true);
+    al->addWidget(applyPlot_, 1);
+    applyText_ = new QLabel;
+    applyText_->setWordWrap(true);
+    applyText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    al->addWidget(applyText_);
+    // Takes the plot's place while there is none, so that the rest stays at the top.
+    applySpacer_ = new QWidget;
+    applySpacer_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+    al->addWidget(applySpacer_, 1);
+    for (QWidget* wgt : {static_cast<QWidget*>(banner_), ar, static_cast<QWidget*>(applyText_)}) {
+        wgt->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    }
+
+    pages_ = new QTabWidget;
+    pages_->addTab(errorPage, tr("RMSE against ε"));
+    pages_->addTab(matPage, tr("W, A and per-query error"));
+    pages_->addTab(applyPage, tr("Simulate on the table"));
+
+    auto* split = new QSplitter;
+    split->addWidget(scroll);
+    split->addWidget(pages_);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    auto* top = new QVBoxLayout(this);
+    top->setContentsMargins(0, 0, 0, 0);
+    top->addWidget(split);
+
+    const auto redesign = [this] { edited(true); };
+    const auto redrawOnly = [this] { edited(false); };
+    connect(domain_, &QComboBox::currentIndexChanged, this, redesign);
+    for (QSpinBox* s : {n_, rows_, cols_, restarts_, seed_}) {
+        connect(s, &QSpinBox::valueChanged, this, redesign);
+    }
+    connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!settingControls_) {
+            paramText_[shownKind_] = param_->text();
+            shownKind_ = kind_->currentIndex();
+            const QSignalBlocker b(param_);
+            param_->setText(paramText_[shownKind_]);
+        }
+        edited(true);
+    });
+    connect(param_, &QLineEdit::editingFinished, this, redesign);
+    connect(p_, &QLineEdit::editingFinished, this, redesign);
+    connect(epsilon_, &QDoubleSpinBox::valueChanged, this, redrawOnly);
+    connect(noise_, &QComboBox::currentIndexChanged, this, redrawOnly);
+    connect(delta_, &QLineEdit::editingFinished, this, redrawOnly);
+    connect(nnls_, &QCheckBox::toggled, this, redrawOnly);
+    connect(applySeed_, &QSpinBox::valueChanged, this, redrawOnly);
+    connect(pages_, &QTabWidget::currentChanged, this, [this] {
+        if (!settingControls_) {
+            Q_EMIT choicesEdited();
+        }
+    });
+    connect(optimise_, &QPushButton::clicked, this, &StrategyTab::optimise);
+    connect(cancel_, &QPushButton::clicked, this, &StrategyTab::cancel);
+    connect(simulate_, &QPushButton::clicked, this, &StrategyTab::simulate);
+    applyPalette();
+}
+
+void StrategyTab::updateVisibility() {
+    const QString mode = domain_->currentData().toString();
+    n_->setEnabled(mode == QLatin1String("1d"));
+    rows_->setEnabled(mode == QLatin1String("2d"));
+    cols_->setEnabled(mode == QLatin1String("2d"));
+    if (mode == QLatin1String("table")) {
+        DomainShape shape;
+        auto x = designerTableVector(table_.get(), &shape);
+        tableNote_->setText(
+            x ? tr("%1: %2 cells (%3)")
+                    .arg(tableName_.isEmpty() ? tr("the table") : tableName_,
+                         formatThinSpaceGrouped(static_cast<long long>(shapeCells(shape))),
+                         domainText(shape))
+              : QString::fromStdString(x.error().message));
+        tableNote_->setVisible(true);
+    } else {
+        tableNote_->setVisible(false);
+    }
+    const KindRow& k = kKinds[static_cast<std::size_t>(std::max(0, kind_->currentIndex()))];
+    paramLabel_->setText(k.param ? tr(k.param) : QString());
+    param_->setVisible(k.param != nullptr);
+    paramLabel_->setVisible(k.param != nullptr);
+    delta_->setEnabled(true);
+    cancel_->setEnabled(running_ || applying_);
+    simulate_->setEnabled(result_ != nullptr && !applying_);
+    progress_->setVisible(running_);
+}
+
+StrategyChoices StrategyTab::choices() const {
+    StrategyChoices c;
+    c.domain = domain_->currentData().toString();
+    c.n = n_->value();
+    c.rows = rows_->value();
+    c.cols = cols_->value();
+    const KindRow& k = kKinds[static_cast<std::size_t>(std::max(0, kind_->currentIndex()))];
+    c.workload = QString::fromLatin1(k.head);
+    if (k.param && !param_->text().trimmed().isEmpty()) {
+        c.workload += QLatin1Char(':') + param_->text().trimmed();
+    }
+    c.p.clear();
+    for (const QString& part : p_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const double v = part.trimmed().toDouble(&ok);
+        c.p.push_back(ok ? v : -1);  // -1: validate() names it
+    }
+    c.restarts = restarts_->value();
+    c.seed = seed_->value();
+    c.epsilon = epsilon_->value();
+    c.noise = noise_->currentData().toString();
+    bool ok = false;
+    const double d = delta_->text().trimmed().toDouble(&ok);
+    c.delta = ok ? d : -1;
+    static const QString kPages[] = {QStringLiteral("error"), QStringLiteral("matrices"),
+                                     QStringLiteral("apply")};
+    c.page = kPages[std::clamp(pages_->currentIndex(), 0, 2)];
+    c.nnls = nnls_->isChecked();
+    c.applySeed = applySeed_->value();
+    return c;
+}
+
+void StrategyTab::setChoices(const StrategyChoices& c) {
+    const StrategyChoices before = choices();
+    settingControls_ = true;
+    domain_->setCurrentIndex(std::max(0, domain_->findData(c.domain)));
+    n_->setValue(c.n);
+    rows_->setValue(c.rows);
+    cols_->setValue(c.cols);
+    const QString head = c.workload.section(QLatin1Char(':'), 0, 0).trimmed();
+    const QString param = c.workload.section(QLatin1Char(':'), 1);
+    int k = kind_->findData(head);
+    if (k < 0) {
+        k = 2;
+        message_ = tr("Unknown workload '%1' in the session: all ranges instead.").arg(c.workload);
+    }
+    shownKind_ = k;
+    if (kKinds[static_cast<std::size_t>(k)].param) {
+        paramText_[k] = param;
+    }
+    kind_->setCurrentIndex(k);
+    param_->setText(paramText_[k]);
+    QStringList ps;
+    for (double v : c.p) {
+        ps << QString::number(v, 'g', 10);
+    }
+    p_->setText(ps.join(QStringLiteral(", ")));
+    restarts_->setValue(c.restarts);
+    seed_->setValue(static_cast<int>(c.seed));
+    epsilon_->setValue(c.epsilon);
+    noise_->setCurrentIndex(std::max(0, noise_->findData(c.noise)));
+    delta_->setText(QString::number(c.delta, 'g', 6));
+    pages_->setCurrentIndex(c.page == QLatin1String("matrices") ? 1
+                            : c.page == QLatin1String("apply")  ? 2
+                                                                : 0);
+    nnls_->setChecked(c.nnls);
+    applySeed_->setValue(static_cast<int>(c.applySeed));
+    settingControls_ = false;
+    updateVisibility();
+    StrategyChoices a = before, b = choices();
+    a.epsilon = b.epsilon;
+    a.noise = b.noise;
+    a.delta = b.delta;
+    a.page = b.page;
+    a.nnls = b.nnls;
+    a.applySeed = b.applySeed;
+    if (a != b || !result_) {
+        stale_ = true;
+        if (isVisible()) {
+            restart_->start();
+        }
+    } else {
+        applied_.reset();
+        redraw();
+    }
+}
+
+Expected<DesignerInputs> StrategyTab::inputs() const {
+    const StrategyChoices c = choices();
+    DesignerInputs in;
+    if (c.domain == QLatin1String("1d")) {
+        in.shape = {static_cast<std::size_t>(c.n)};
+    } else if (c.domain == QLatin1String("2d")) {
+        in.shape = {static_cast<std::size_t>(c.rows), static_cast<std::size_t>(c.cols)};
+    } else {
+        auto x = designerTableVector(table_.get(), &in.shape);
+        if (!x) {
+            return Error{"domain: " + x.error().message};
+        }
+    }
+    in.workload = c.workload;
+    for (double v : c.p) {
+        if (!(v >= 1 && v <= 1e6 && v == std::floor(v))) {
+            return Error{"p: every value must be a whole number from 1 to 10^6 (got '" +
+                         p_->text().toStdString() + "')"};
+        }
+        in.p.push_back(static_cast<std::size_t>(v));
+    }
+    if (in.p.size() == 1 && in.shape.size() > 1) {
+        in.p.assign(in.shape.size(), in.p[0]);
+    }
+    in.restarts = static_cast<std::size_t>(c.restarts);
+    in.seed = static_cast<std::uint64_t>(c.seed);
+    return in;
+}
+
+Expected<MeasurementSpec> StrategyTab::measurement() const {
+    const StrategyChoices c = choices();
+    MeasurementSpec spec = c.noise == QLatin1String("gaussian")
+                               ? MeasurementSpec::gaussian(c.epsilon, c.delta)
+                               : MeasurementSpec::laplace(c.epsilon);
+    if (auto st = spec.validate(); !st) {
+        return st.error();
+    }
+    return spec;
+}
+
+void StrategyTab::setWindowTable(std::shared_ptr<const ContingencyTable> table,
+                                 const QString& name) {
+    table_ = std::move(table);
+    tableName_ = name;
+    applied_.reset();
+    applyMessage_.clear();
+    updateVisibility();
+    if (domain_->currentData().toString() == QLatin1String("table")) {
+        stale_ = true;
+        if (isVisible()) {
+            restart_->start();
+        }
+    } else {
+        drawApplied();
+    }
+}
+
+void StrategyTab::edited(bool redesign) {
+    if (settingControls_) {
+        return;
+    }
+    updateVisibility();
+    Q_EMIT choicesEdited();
+    if (redesign) {
+        stale_ = true;
+        if (isVisible()) {
+            restart_->start();
+        }
+        return;
+    }
+    applied_.reset();
+    applyMessage_.clear();
+    redraw();
+}
+
+void StrategyTab::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (stale_ && !running_) {
+        restart_->start(0);
+    }
+}
+
+void StrategyTab::optimise() {
+    restart_->stop();
+    stale_ = false;
+    applied_.reset();
+    applyMessage_.clear();
+    auto in = inputs();
+    if (!in) {
+        runner_->cancel(kSlot);
+        running_ = false;
+        result_.reset();
+        finish(QString::fromStdString(in.error().message));
+        return;
+    }
+    running_ = true;
+    progressValue_ = std::make_shared<std::atomic<double>>(0.0);
+    progress_->setValue(0);
+    poll_->start();
+    setStatus(tr("Optimising the strategy for %1 on %2…").arg(in->workload, domainText(in->shape)));
+    updateVisibility();
+    auto value = progressValue_;
+    runner_->run<Expected<DesignerResult>>(
+        kSlot,
+        [inputs = *in, value](std::stop_token stop, JobProgress& progress) {
+            return designForWindow(inputs, stop, [&](double f) {
+                value->store(f);
+                progress.set(f);
+            });
+        },
+        [this](Expected<DesignerResult> r) {
+            running_ = false;
+            poll_->stop();
+            if (!r) {
+                result_.reset();
+                finish(QString::fromStdString(r.error().message));
+                return;
+            }
+            result_ = std::make_shared<const DesignerResult>(std::move(r).value());
+            finish(tr("%1: %2, %3 iterations of L-BFGS-B.")
+                       .arg(result_->workloadDescription, result_->templateName)
+                       .arg(result_->iterations));
+            // On the simulation page with the table's shape, the simulation follows at once
+            // (it spends nothing: the noise is simulated).
+            if (pages_->currentIndex() == 2 &&
+                domain_->currentData().toString() == QLatin1String("table") && table_) {
+                simulate();
+            }
+        },
+        tr("Optimising strategy"));
+}
+
+void StrategyTab::cancel() {
+    restart_->stop();
+    if (running_) {
+        runner_->cancel(kSlot);
+        running_ = false;
+        poll_->stop();
+        finish(tr("Optimisation cancelled: press Optimise to run it again."));
+        return;
+    }
+    if (applying_) {
+        runner_->cancel(kApplySlot);
+        applying_ = false;
+        applyMessage_ = tr("Simulation cancelled.");
+        updateVisibility();
+        drawApplied();
+        Q_EMIT drawn();
+    }
+}
+
+void StrategyTab::simulate() {
+    if (!result_) {
+        applyMessage_ = tr("Optimise a strategy first.");
+        drawApplied();
+        return;
+    }
+    DomainShape shape;
+    auto x = designerTableVector(table_.get(), &shape);
+    auto spec = measurement();
+    if (!x || !spec) {
+        applyMessage_ = QString::fromStdString(!x ? x.error().message : spec.error().message);
+        drawApplied();
+        Q_EMIT drawn();
+        return;
+    }
+    applying_ = true;
+    applyMessage_ = tr("Simulating…");
+    updateVisibility();
+    drawApplied();
+    runner_->run<Expected<DesignerApplied>>(
+        kApplySlot,
+        [r = result_, x = std::move(x).value(), spec = *spec, seed = applySeed_->value(),
+         nnls = nnls_->isChecked()](std::stop_token stop, JobProgress& progress) {
+            progress.setIndeterminate();
+            return applyDesign(*r, x, spec, static_cast<std::uint64_t>(seed), nnls, stop);
+        },
+        [this](Expected<DesignerApplied> a) {
+            applying_ = false;
+            if (a) {
+                applied_ = std::move(a).value();
+                applyMessage_.clear();
+            } else {
+                applied_.reset();
+                applyMessage_ = QString::fromStdString(a.error().message);
+            }
+            updateVisibility();
+            drawApplied();
+            Q_EMIT drawn();
+        },
+        tr("Simulating the strategy"));
+}
+
+bool StrategyTab::busy() const {
+    return running_ || applying_ || restart_->isActive() || (stale_ && isVisible());
+}
+
+QString StrategyTab::message() const {
+    return message_;
+}
+QString StrategyTab::verdict() const {
+    return verdict_->text();
+}
+QString StrategyTab::applyMessage() const {
+    return applyText_->text();
+}
+
+void StrategyTab::setStatus(const QString& text) {
+    message_ = text;
+    status_->setText(text);
+}
+
+void StrategyTab::finish(const QString& text) {
+    setStatus(text);
+    updateVisibility();
+    redraw();
+    Q_EMIT drawn();
+}
+
+void StrategyTab::redraw() {
+    drawErrorPlot();
+    drawMatrices();
+    drawApplied();
+}
+
+double StrategyTab::shownRmse(std::size_t index, bool gaussian, double epsilon) const {
+    if (index >= graphs_.size()) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    QCPGraph* g = gaussian ? graphs_[index].second : graphs_[index].first;
+    if (!g) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+        if (std::abs(it->key / epsilon - 1) < 1e-9) {
+            return it->value;
+        }
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+void StrategyTab::drawErrorPlot() {
+    QCustomPlot* p = errorPlot_;
+    p->clearGraphs();
+    p->clearItems();
+    graphs_.clear();
+    const StrategyChoices c = choices();
+    const bool deltaOk = c.delta > 0 && c.delta < 1;
+    p->xAxis->setLabel(tr("ε   (solid: Laplace measurement; dashed: Gaussian, δ = %1)")
+                           .arg(deltaOk ? fmt(c.delta) : QStringLiteral("?")));
+    p->yAxis->setLabel(tr("RMSE per query (exact, least squares)"));
+    p->legend->setVisible(result_ != nullptr);
+    if (!result_) {
+        verdict_->setText(message_.isEmpty() ? tr("Optimise a strategy to see its error.")
+                                             : message_);
+        atEpsilon_->clear();
+        p->xAxis->setRange(0.01, 10);
+        p->yAxis->setRange(1, 1000);
+        auto* t = new QCPItemText(p);
+        t->position->setType(QCPItemPosition::ptAxisRectRatio);
+        t->position->setCoords(0.5, 0.5);
+        t->setText(running_ ? tr("Optimising…")
+                            : tr("No strategy designed: see the message below."));
+        t->setColor(palette().color(QPalette::WindowText));
+        p->replot();
+        return;
+    }
+    const DesignerResult& r = *result_;
+    const std::vector<double> grid = designerEpsilonGrid();
+    const QColor text = palette().color(QPalette::WindowText);
+    double lo = INFINITY, hi = 0;
+    QStringList at;
+    const auto spec = measurement();
+    for (std::size_t i = 0; i < r.strategies.size(); ++i) {
+        const DesignerStrategy& s = r.strategies[i];
+        std::pair<QCPGraph*, QCPGraph*> pair{nullptr, nullptr};
+        if (!s.unavailable.isEmpty()) {
+            at << tr("%1: unavailable (%2)").arg(s.name, s.unavailable);
+            graphs_.push_back(pair);
+            continue;
+        }
+        for (int gaussian = 0; gaussian < 2; ++gaussian) {
+            if (gaussian && !deltaOk) {
+                continue;
+            }
+            QVector<double> xs, ys;
+            for (double eps : grid) {
+                auto e = designerRmse(r, s,
+                                      gaussian ? MeasurementSpec::gaussian(eps, c.delta)
+                                               : MeasurementSpec::laplace(eps));
+                if (e && std::isfinite(*e) && *e > 0) {
+                    xs << eps;
+                    ys << *e;
+                    lo = std::min(lo, *e);
+                    hi = std::max(hi, *e);
+                }
+            }
+            QCPGraph* g = p->addGraph();
+            g->setData(xs, ys, true);
+            QPen pen(kColours[i % kColours.size()], i == 0 ? 3.0 : 1.8);
+            if (gaussian) {
+                pen.setStyle(Qt::DashLine);
+                g->removeFromLegend();
+            } else {
+                g->setName(s.name);
+            }
+            g->setPen(pen);
+            (gaussian ? pair.second : pair.first) = g;
+        }
+        graphs_.push_back(pair);
+        if (spec) {
+            if (auto e = designerRmse(r, s, *spec)) {
+                at << tr("%1: %2").arg(s.name.section(QStringLiteral(" ("), 0, 0), fmt(*e));
+            }
+        }
+    }
+    if (spec) {
+        auto* line = new QCPItemStraightLine(p);
+        line->point1->setCoords(c.epsilon, 1);
+        line->point2->setCoords(c.epsilon, 2);
+        QColor lc = text;
+        lc.setAlpha(110);
+        line->setPen(QPen(lc, 1, Qt::DotLine));
+        atEpsilon_->setText(tr("At ε = %1 (%2), RMSE per query — %3.")
+                                .arg(fmt(c.epsilon),
+                                     c.noise == QLatin1String("gaussian")
+                                         ? tr("Gaussian, δ = %1").arg(fmt(c.delta))
+                                         : tr("Laplace"),
+                                     at.join(QStringLiteral(" · "))));
+    } else {
+        atEpsilon_->setText(QString::fromStdString(spec.error().message));
+    }
+    p->xAxis->setRange(0.01, 10);
+    if (hi > 0) {
+        p->yAxis->setRange(lo / 1.5, hi * 1.5);
+    }
+    verdict_->setText(designerVerdict(r,
+                                      c.noise == QLatin1String("gaussian") && deltaOk
+                                          ? MeasurementNoise::Gaussian
+                                          : MeasurementNoise::Laplace,
+                                      c.delta));
+    p->replot();
+}
+
+void StrategyTab::drawMatrices() {
+    if (!result_) {
+        for (QCustomPlot* plot : {wPlot_, aPlot_, qPlot_, qLine_}) {
+            plot->setVisible(false);
+        }
+        wNote_->setText(message_.isEmpty() ? tr("Optimise a strategy to see its matrices.")
+                                           : message_);
+        aNote_->clear();
+        qNote_->clear();
+        return;
+    }
+    const DesignerResult& r = *result_;
+    const DomainShape& shape = r.inputs.shape;
+    const std::size_t cells = shapeCells(shape);
+    const QString cellsLabel = shape.size() == 1 ? tr("cell") : tr("cell (C order)");
+    wPlot_->setVisible(!r.w.empty());
+    wNote_->setAlignment(r.w.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
+    wNote_->setSizePolicy(QSizePolicy::Preferred,
+                          r.w.empty() ? QSizePolicy::Expanding : QSizePolicy::Maximum);
+    if (!r.w.empty()) {
+        fillMatrix(wPlot_, r.w, r.wRows, cells, tr("W: %1").arg(r.workloadDescription), cellsLabel,
+                   tr("query"));
+        wNote_->setText(tr("W, the workload: %1 queries × %2 cells.").arg(r.wRows).arg(cells));
+    } else {
+        wNote_->setText(r.wNote + tr(" Its per-query error is drawn below."));
+    }
+    aPlot_->setVisible(!r.a.empty());
+    aNote_->setAlignment(r.a.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
+    aNote_->setSizePolicy(QSizePolicy::Preferred,
+                          r.a.empty() ? QSizePolicy::Expanding : QSizePolicy::Maximum);
+    const QString aName = r.strategies[0].description;
+    if (!r.a.empty()) {
+        fillMatrix(aPlot_, r.a, r.aRows, cells, tr("A: %1").arg(r.templateName), cellsLabel,
+                   tr("measured row"));
+        aNote_->setText(tr("A, the optimised strategy: %1 rows × %2 cells, every column of L1 "
+                           "norm %3 (noise is calibrated to it).")
+                            .arg(r.aRows)
+                            .arg(cells)
+                            .arg(fmt(r.strategies[0].strategy->sensitivityL1())));
+    } else {
+        aNote_->setText(r.aNote);
+    }
+    auto spec = measurement();
+    if (r.perQueryForm.empty() || !spec) {
+        qPlot_->setVisible(false);
+        qLine_->setVisible(false);
+        qNote_->setText(!spec ? QString::fromStdString(spec.error().message) : r.perQueryNote);
+        return;
+    }
+    auto v = measurementVariance(*r.strategies[0].strategy, *spec);
+    if (!v) {
+        qNote_->setText(QString::fromStdString(v.error().message));
+        return;
+    }
+    const QString what = tr("Expected error per query of the optimised strategy at %1")
+                             .arg(QString::fromStdString(spec->describe()));
+    const bool byEnds =
+        shape.size() == 1 && r.workload->spec().kind == WorkloadKind::AllRange && shape[0] >= 2;
+    qPlot_->setVisible(byEnds);
+    qLine_->setVisible(!byEnds);
+    if (byEnds) {
+        const std::size_t n = shape[0];
+        std::vector<double> m(n * n, std::numeric_limits<double>::quiet_NaN());
+        double lo = INFINITY, hi = 0;
+        std::size_t loAt = 0, hiAt = 0;
+        for (std::size_t i = 0; i < r.perQueryForm.size(); ++i) {
+            const RangeQuery q = r.workload->query(i);
+            const double e = std::sqrt(*v * r.perQueryForm[i]);
+            m[q.box[0].lo * n + q.box[0].hi] = e;
+            if (e < lo) {
+                lo = e;
+                loAt = i;
+            }
+            if (e > hi) {
+                hi = e;
+                hiAt = i;
+            }
+        }
+        const RangeQuery cheapest = r.workload->query(loAt), dearest = r.workload->query(hiAt);
+        fillMatrix(qPlot_, m, n, n, what, tr("b (last cell of the range)"),
+                   tr("a (first cell of the range)"));
+        qNote_->setText(tr("The RMSE of every range [a, b] (exact: σ·√(wᵀ(AᵀA)⁻¹w); grey: a > "
+                           "b), from %1 for [%2, %3] to %4 for [%5, %6].")
+                            .arg(fmt(lo))
+                            .arg(cheapest.box[0].lo)
+                            .arg(cheapest.box[0].hi)
+                            .arg(fmt(hi))
+                            .arg(dearest.box[0].lo)
+                            .arg(dearest.box[0].hi));
+        return;
+    }
+    QVector<double> xs, ys;
+    const std::size_t q = r.perQueryForm.size();
+    const std::size_t step = std::max<std::size_t>(1, q / 20000);
+    for (std::size_t i = 0; i < q; i += step) {
+        xs << static_cast<double>(i);
+        ys << std::sqrt(*v * r.perQueryForm[i]);
+    }
+    qLine_->graph(0)->setData(xs, ys, true);
+    qLine_->graph(0)->setPen(QPen(kColours[0], 1.5));
+    qLine_->graph(0)->setLineStyle(q > 400 ? QCPGraph::lsLine : QCPGraph::lsNone);
+    qLine_->graph(0)->setScatterStyle(
+        QCPScatterStyle(q > 400 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, 4));
+    qobject_cast<QCPTextElement*>(qLine_->plotLayout()->element(0, 0))->setText(what);
+    qLine_->xAxis->setLabel(tr("query (in the workload's order)"));
+    qLine_->yAxis->setLabel(tr("RMSE of the query"));
+    qLine_->rescaleAxes();
+    const QCPRange yr = qLine_->yAxis->range();
+    qLine_->yAxis->setRange(yr.lower / 1.3, yr.upper * 1.3);
+    qLine_->replot();
+    qNote_->setText(tr("%1 queries%2; exact per-query RMSE σ·√(wᵀ(AᵀA)⁻¹w).")
+                        .arg(formatThinSpaceGrouped(static_cast<long long>(q)),
+                             step > 1 ? tr(" (every %1th drawn)").arg(step) : QString()));
+}
+
+void StrategyTab::drawApplied() {
+    QCustomPlot* p = applyPlot_;
+    p->clearPlottables();
+    const bool tableShape = domain_->currentData().toString() == QLatin1String("table");
+    if (!applied_) {
+        QString text = applyMessage_;
+        if (text.isEmpty()) {
+            text = !table_ ? tr("No table is loaded: open data in the Data panel.")
+                   : !tableShape
+                       ? tr("Choose the domain \"The current table's shape\" to simulate the "
+                            "strategy on the table.")
+                       : tr("Press \"Simulate on the current table\" to measure A·x with noise "
+                            "at ε = %1 and infer the workload's answers.")
+                             .arg(fmt(epsilon_->value()));
+        }
+        applyText_->setText(text);
+        p->setVisible(false);
+        applySpacer_->setVisible(true);
+        return;
+    }
+    const DesignerApplied& a = *applied_;
+    p->setVisible(true);
+    applySpacer_->setVisible(false);
+    const std::size_t shown = std::min<std::size_t>(a.truth.size(), 300);
+    // The realised error of each query (estimate − true answer) against the band of ± 2
+    // expected standard deviations around 0: readable at any count.
+    QVector<double> xs, zero, diff, err;
+    for (std::size_t i = 0; i < shown; ++i) {
+        xs << static_cast<double>(i);
+        zero << 0.0;
+        diff << a.estimate[i] - a.truth[i];
+        err << (a.sd.empty() ? 0.0 : 2 * a.sd[i]);
+    }
+    if (!a.sd.empty()) {
+        QCPGraph* band = p->addGraph();
+        band->setData(xs, zero, true);
+        band->setLineStyle(QCPGraph::lsNone);
+        band->removeFromLegend();
+        auto* bars = new QCPErrorBars(p->xAxis, p->yAxis);
+        bars->setDataPlottable(band);
+        bars->setData(err);
+        bars->setName(tr("± 2 expected standard deviations (exact, least squares)"));
+        QColor bc = palette().color(QPalette::WindowText);
+        bc.setAlpha(90);
+        bars->setPen(QPen(bc));
+    }
+    QCPGraph* ge = p->addGraph();
+    ge->setName(a.nnls ? tr("realised error, non-negative least squares")
+                       : tr("realised error, least squares"));
+    ge->setData(xs, diff, true);
+    ge->setLineStyle(QCPGraph::lsNone);
+    ge->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kColours[0], 5));
+    p->xAxis->setLabel(tr("query (the first %1 of %2)")
+                           .arg(shown)
+                           .arg(formatThinSpaceGrouped(static_cast<long long>(a.truth.size()))));
+    p->yAxis->setLabel(tr("estimate − true answer (count)"));
+    p->rescaleAxes();
+    const QCPRange yr = p->yAxis->range();
+    p->yAxis->setRange(yr.lower * 1.15, yr.upper * 1.15);
+    p->replot();
+    applyText_->setText(
+        tr("Simulation — not a release. %1, noise seed %2: realised RMSE %3 over %4 queries; "
+           "exact expected RMSE of least squares %5.%6")
+            .arg(QString::fromStdString(measurement() ? measurement()->describe() : ""))
+            .arg(applySeed_->value())
+            .arg(fmt(a.realisedRmse),
+                 formatThinSpaceGrouped(static_cast<long long>(a.truth.size())),
+                 fmt(a.expectedRmse),
+                 a.nnls ? tr(" Non-negative least squares has no closed-form error; the bars "
+                             "are least squares'.")
+                        : QString()));
+}
+
+QCustomPlot* StrategyTab::currentPlot() const {
+    switch (pages_->currentIndex()) {
+        case 0:
+            return errorPlot_;
+        case 1:
+            return qLine_->isVisible() ? qLine_ : qPlot_;
+        default:
+            return applyPlot_;
+    }
+}
+
+void StrategyTab::applyPalette() {
+    for (QCustomPlot* p : {errorPlot_, wPlot_, aPlot_, qPlot_, qLine_, applyPlot_}) {
+        applyAllAxesPalette(p, palette());
+    }
+    for (QCustomPlot* p : {wPlot_, aPlot_, qPlot_, qLine_}) {
+        if (auto* t = qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))) {
+            t->setTextColor(palette().color(QPalette::WindowText));
+        }
+    }
+}
+
+void StrategyTab::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        applyPalette();
+        redraw();
+    }
+}
+
+}  // namespace dpx::ui
