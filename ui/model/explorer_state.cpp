@@ -13,6 +13,7 @@
 #include "core/choosing/tradeoff.h"
 #include "core/count/lp_objective.h"
 #include "core/histogram/example_datasets.h"
+#include "core/matrix_mechanism/hdmm.h"
 #include "core/workload/builtin_shapes.h"
 
 namespace dpx::ui {
@@ -1141,6 +1142,10 @@ Status StrategyChoices::validate() const {
     if (restarts < 1 || restarts > 100) {
         return Error{"strategy.restarts: expected 1 to 100, got " + std::to_string(restarts)};
     }
+    if (!designTemplateFromName(templ.toStdString())) {
+        return Error{"strategy.template: expected auto, pidentity, marginals or union, got '" +
+                     templ.toStdString() + "'"};
+    }
     if (seed < 0 || seed > kMaxStrategySeed || applySeed < 0 || applySeed > kMaxStrategySeed) {
         return Error{"strategy: seeds must be 0 to " + std::to_string(kMaxStrategySeed)};
     }
@@ -1169,13 +1174,14 @@ QJsonObject StrategyChoices::toJson() const {
         pj.append(v);
     }
     return QJsonObject{
-        {QStringLiteral("domain"), domain},     {QStringLiteral("n"), n},
-        {QStringLiteral("rows"), rows},         {QStringLiteral("cols"), cols},
-        {QStringLiteral("workload"), workload}, {QStringLiteral("p"), pj},
-        {QStringLiteral("restarts"), restarts}, {QStringLiteral("seed"), seed},
-        {QStringLiteral("epsilon"), epsilon},   {QStringLiteral("noise"), noise},
-        {QStringLiteral("delta"), delta},       {QStringLiteral("page"), page},
-        {QStringLiteral("nnls"), nnls},         {QStringLiteral("apply_seed"), applySeed}};
+        {QStringLiteral("domain"), domain},       {QStringLiteral("n"), n},
+        {QStringLiteral("rows"), rows},           {QStringLiteral("cols"), cols},
+        {QStringLiteral("workload"), workload},   {QStringLiteral("p"), pj},
+        {QStringLiteral("restarts"), restarts},   {QStringLiteral("seed"), seed},
+        {QStringLiteral("template"), templ},      {QStringLiteral("epsilon"), epsilon},
+        {QStringLiteral("noise"), noise},         {QStringLiteral("delta"), delta},
+        {QStringLiteral("page"), page},           {QStringLiteral("nnls"), nnls},
+        {QStringLiteral("apply_seed"), applySeed}};
 }
 
 Expected<StrategyChoices> StrategyChoices::fromJson(const QJsonObject& o) {
@@ -1189,6 +1195,7 @@ Expected<StrategyChoices> StrategyChoices::fromJson(const QJsonObject& o) {
     DPX_TRY(f.numbers("p", c.p));
     DPX_TRY(f.integer("restarts", 1, 100, c.restarts));
     DPX_TRY(f.integer("seed", 0, kMaxStrategySeed, c.seed));
+    DPX_TRY(f.text("template", c.templ));
     DPX_TRY(f.number("epsilon", c.epsilon));
     DPX_TRY(f.text("noise", c.noise));
     DPX_TRY(f.number("delta", c.delta));

@@ -345,6 +345,7 @@ struct StrategyChoices {
     std::vector<double> p;                          // per dimension; empty: HDMM's n/16
     int restarts = 3;
     qint64 seed = 0;
+    QString templ = QStringLiteral("auto");     // auto, pidentity, marginals, union
     double epsilon = 1;                         // the ε of the error map and the simulation
     QString noise = QStringLiteral("laplace");  // laplace, gaussian
     double delta = 1e-6;                        // Gaussian

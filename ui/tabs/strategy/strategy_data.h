@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/base/expected.h"
+#include "core/matrix_mechanism/hdmm.h"
 #include "core/workload/strategy.h"
 #include "core/workload/workload.h"
 
@@ -48,6 +49,7 @@ struct DesignerInputs {
     std::vector<std::size_t> p;                     // per dimension; empty: HDMM's n/16
     std::size_t restarts = 3;
     std::uint64_t seed = 0;
+    DesignTemplate templ = DesignTemplate::Automatic;
 };
 
 // One strategy of the comparison. trace = trace((AᵀA)⁻¹WᵀW), from core.
@@ -65,7 +67,8 @@ struct DesignerResult {
     QString workloadDescription;
     QString templateName;
     std::vector<std::size_t> p;
-    double objective = 0;  // designStrategy's trace((AᵀA)⁻¹WᵀW)
+    double objective = 0;           // designStrategy's trace((AᵀA)⁻¹WᵀW)
+    bool objectiveIsBound = false;  // OPT₊: the objective bounds least squares from above
     std::size_t iterations = 0;
     // [0] the optimised strategy, then Identity, HB, Privelet, best hierarchy.
     std::vector<DesignerStrategy> strategies;

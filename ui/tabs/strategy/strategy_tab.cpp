@@ -43,7 +43,7 @@ struct KindRow {
     const char* param;  // nullptr: none
     const char* defaultParam;
 };
-constexpr std::array<KindRow, 8> kKinds{{
+constexpr std::array<KindRow, 9> kKinds{{
     {"identity", "Identity (every cell)", nullptr, ""},
     {"prefix", "Prefixes", nullptr, ""},
     {"allrange", "All ranges", nullptr, ""},
@@ -52,7 +52,11 @@ constexpr std::array<KindRow, 8> kKinds{{
     {"marginals", "Marginals", "Ways (e.g. 2 or 1,2)", "2"},
     {"boxes", "Your own boxes", "Boxes (0..3;5..9 or 0..3x2..2;…)", "0..3;5..9"},
     {"total", "Total", nullptr, ""},
+    // The whole workload as text: weighted unions ("prefix + 0.5*marginals:1") and any kind.
+    {"text", "Any workload as text (unions)", "Workload (e.g. prefix + 0.5*marginals:1)",
+     "prefix + 0.5*marginals:1"},
 }};
+constexpr int kTextKind = 8;
 
 // Strategy colours: the optimised one first.
 const std::array<QColor, 5> kColours{QColor(0xd6, 0x27, 0x28), QColor(0x7f, 0x7f, 0x7f),
@@ -189,9 +193,9 @@ void StrategyTab::buildControls() {
     param_ = new QLineEdit;
     param_->setObjectName(QStringLiteral("strategyParam"));
     wf->addRow(paramLabel_, param_);
-    auto* unionNote = new QLabel(
-        tr("Unions of several workloads with weights: not offered — the workload API has one "
-           "kind per workload (weights only on your own boxes)."));
+    auto* unionNote =
+        new QLabel(tr("Unions with weights: choose “Any workload as text” and join parts with +, "
+                      "each optionally weighted, e.g. prefix + 0.5*marginals:1."));
     unionNote->setWordWrap(true);
     unionNote->setEnabled(false);
     wf->addRow(unionNote);
@@ -199,11 +203,18 @@ void StrategyTab::buildControls() {
 
     auto* tbox = new QGroupBox(tr("Template (HDMM, McKenna et al. 2018)"));
     auto* tf = new QFormLayout(tbox);
-    auto* auto_ =
-        new QLabel(tr("Automatic: OPT₀ p-Identity (1-D), OPT⊗ Kronecker of "
-                      "p-Identities (k-D)"));
-    auto_->setWordWrap(true);
-    tf->addRow(auto_);
+    template_ = new QComboBox;
+    template_->setObjectName(QStringLiteral("strategyTemplate"));
+    template_->addItem(tr("Automatic"), QStringLiteral("auto"));
+    template_->addItem(tr("p-Identity: OPT₀ / OPT⊗"), QStringLiteral("pidentity"));
+    template_->addItem(tr("Weighted marginals: OPT_M"), QStringLiteral("marginals"));
+    template_->addItem(tr("One per part of a union: OPT₊"), QStringLiteral("union"));
+    template_->setToolTip(
+        tr("Automatic: OPT₀ p-Identity in 1-D; OPT_M for marginal workloads over several "
+           "attributes; OPT⊗ (a Kronecker product of p-Identities) otherwise, factor by factor "
+           "for unions of Kronecker products such as random boxes. OPT₊ designs each part of a "
+           "union separately and stacks them (its error is HDMM's upper bound)."));
+    tf->addRow(tr("Template"), template_);
     p_ = new QLineEdit;
     p_->setPlaceholderText(tr("default: n/16 per dimension"));
     p_->setToolTip(
@@ -382,6 +393,7 @@ void StrategyTab::buildControls() {
     const auto redesign = [this] { edited(true); };
     const auto redrawOnly = [this] { edited(false); };
     connect(domain_, &QComboBox::currentIndexChanged, this, redesign);
+    connect(template_, &QComboBox::currentIndexChanged, this, redesign);
     for (QSpinBox* s : {n_, rows_, cols_, restarts_, seed_}) {
         connect(s, &QSpinBox::valueChanged, this, redesign);
     }
@@ -448,9 +460,12 @@ StrategyChoices StrategyTab::choices() const {
     c.cols = cols_->value();
     const KindRow& k = kKinds[static_cast<std::size_t>(std::max(0, kind_->currentIndex()))];
     c.workload = QString::fromLatin1(k.head);
-    if (k.param && !param_->text().trimmed().isEmpty()) {
+    if (kind_->currentIndex() == kTextKind) {
+        c.workload = param_->text().trimmed();
+    } else if (k.param && !param_->text().trimmed().isEmpty()) {
         c.workload += QLatin1Char(':') + param_->text().trimmed();
     }
+    c.templ = template_->currentData().toString();
     c.p.clear();
     for (const QString& part : p_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
@@ -479,8 +494,14 @@ void StrategyTab::setChoices(const StrategyChoices& c) {
     n_->setValue(c.n);
     rows_->setValue(c.rows);
     cols_->setValue(c.cols);
-    const QString head = c.workload.section(QLatin1Char(':'), 0, 0).trimmed();
-    const QString param = c.workload.section(QLatin1Char(':'), 1);
+    QString head = c.workload.section(QLatin1Char(':'), 0, 0).trimmed();
+    QString param = c.workload.section(QLatin1Char(':'), 1);
+    const bool weightedPart = c.workload.contains(QLatin1Char('*')) &&
+                              !c.workload.trimmed().startsWith(QLatin1String("boxes"));
+    if (c.workload.contains(QLatin1Char('+')) || weightedPart) {
+        head = QStringLiteral("text");  // a union (or a weighted part): shown as text
+        param = c.workload;
+    }
     int k = kind_->findData(head);
     if (k < 0) {
         k = 2;
@@ -499,6 +520,7 @@ void StrategyTab::setChoices(const StrategyChoices& c) {
     p_->setText(ps.join(QStringLiteral(", ")));
     restarts_->setValue(c.restarts);
     seed_->setValue(static_cast<int>(c.seed));
+    template_->setCurrentIndex(std::max(0, template_->findData(c.templ)));
     epsilon_->setValue(c.epsilon);
     noise_->setCurrentIndex(std::max(0, noise_->findData(c.noise)));
     delta_->setText(QString::number(c.delta, 'g', 6));
@@ -553,6 +575,11 @@ Expected<DesignerInputs> StrategyTab::inputs() const {
     }
     in.restarts = static_cast<std::size_t>(c.restarts);
     in.seed = static_cast<std::uint64_t>(c.seed);
+    auto t = designTemplateFromName(c.templ.toStdString());
+    if (!t) {
+        return t.error();
+    }
+    in.templ = *t;
     return in;
 }
 

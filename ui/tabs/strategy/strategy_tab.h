@@ -113,6 +113,7 @@ private:
     QComboBox* kind_;
     QLabel* paramLabel_;
     QLineEdit* param_;
+    QComboBox* template_;
     QLineEdit* p_;
     QSpinBox* restarts_;
     QSpinBox* seed_;
@@ -150,7 +151,7 @@ private:
     std::optional<DesignerApplied> applied_;
     QString applyMessage_;
     QString message_;
-    QString paramText_[8];  // each kind's parameter text, kept while another kind is shown
+    QString paramText_[9];  // each kind's parameter text, kept while another kind is shown
     int shownKind_ = 0;
     bool running_ = false;
     bool applying_ = false;
