@@ -744,7 +744,7 @@ void MainWindow::setPresenting(bool on, QSize size) {
             presentation_->resize(size);
             presentation_->show();
         } else {
-            presentation_->showFullScreen();
+            showOnWholeScreen(presentation_);
         }
         presentation_->activateWindow();
     } else {

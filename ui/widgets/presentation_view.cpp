@@ -8,6 +8,7 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QPushButton>
+#include <QScreen>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -236,6 +237,16 @@ QPalette PresentationView::presentationPalette(QPalette pal) {
     return pal;
 }
 
+void showOnWholeScreen(QWidget* window) {
+    // Without a window manager (a bare X server, a kiosk) full screen does not resize the
+    // window: give it the screen's geometry first.
+    if (const QScreen* screen =
+            window->screen() ? window->screen() : QGuiApplication::primaryScreen()) {
+        window->setGeometry(screen->geometry());
+    }
+    window->showFullScreen();
+}
+
 void presentWindow(QWidget* window, bool on, QSize size) {
     window->setProperty("presenting", on);
     if (on) {
@@ -244,7 +255,7 @@ void presentWindow(QWidget* window, bool on, QSize size) {
             window->resize(size);
             window->show();
         } else {
-            window->showFullScreen();
+            showOnWholeScreen(window);
         }
     } else {
         window->setPalette(QPalette());  // the application's again (follows the theme)

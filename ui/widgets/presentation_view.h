@@ -82,6 +82,8 @@ private:
 // `size` when valid: screenshots, tests), or back to the application's palette and a normal
 // window. The widget's property "presenting" says which.
 void presentWindow(QWidget* window, bool on, QSize size = {});
+// Full screen on the window's screen, also where full screen does not resize (no window manager).
+void showOnWholeScreen(QWidget* window);
 bool isPresenting(const QWidget* window);
 
 }  // namespace dpx::ui
