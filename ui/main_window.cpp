@@ -4,16 +4,20 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -22,8 +26,13 @@
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTimer>
+#include <QToolTip>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <initializer_list>
 #include <iterator>
 #include <utility>
 
@@ -48,7 +57,10 @@
 #include "ui/tabs/table/table_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/tabs/workbench/workbench_tab.h"
+#include "ui/widgets/plot_style.h"
+#include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
+#include "ui/widgets/what_line.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
 
@@ -62,6 +74,192 @@ const QString kTabIds[] = {
     QStringLiteral("workbench"),      QStringLiteral("strategy")};
 constexpr int kTabCount = static_cast<int>(std::size(kTabIds));
 constexpr int kMaxRecent = 8;
+// The narrowest the data and mechanism panel can be dragged (it scrolls below its own width).
+constexpr int kSideMinimum = 160;
+// The narrowest a tab's plot is allowed to be (makeScrollable).
+constexpr int kPlotMinimumWidth = 320;
+
+// "What am I looking at", per tab (kTabIds' order): one plain line, then a short paragraph.
+struct WhatText {
+    const char* line;
+    const char* paragraph;
+};
+const WhatText kWhatTexts[] = {
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "The true histogram of your data and one simulated noisy release of it, "
+                       "with the range that holds each noisy bin 95% of the time."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "The bars are the true counts per bin. The noisy values are one seeded draw of the "
+         "mechanism chosen on the left (a simulation to explore, not a release), post-processed by "
+         "the chosen estimator. The Laplace mechanism (Dwork, McSherry, Nissim &amp; Smith 2006) "
+         "adds noise of scale Δ₁/ε to every bin: halve ε and the noise doubles. A release is made "
+         "only with File ▸ Release histogram.")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "The mechanism itself: for a count, the probability of each output given "
+                       "each true count; for a histogram, the law of the noise added to a bin."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "A count mechanism over n people is a matrix P[i][j] = Pr[output i | true count j]; it is "
+         "ε-DP exactly when neighbouring columns differ by at most a factor e<sup>ε</sup> row by "
+         "row. The truncated geometric mechanism is that of Ghosh, Roughgarden &amp; Sundararajan "
+         "2009; the optimal mechanism solves a linear program for the chosen objective. For "
+         "histogram mechanisms the tab draws the noise distribution instead (Laplace, geometric "
+         "or Gaussian; Dwork &amp; Roth 2014).")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "How far the noisy histogram is from the truth, realized in this draw and "
+                       "expected over all draws, for every estimator and error measure."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "Rows are the estimators (identity, clamp, resize, NoiseFirst), columns the errors (SSE, "
+         "L1, L∞, Wasserstein-1). Expected errors are exact where a closed form or numerical "
+         "integration exists, otherwise Monte Carlo with a 95% interval. On Kerrigan's (2019) two "
+         "bins [0, 16] at ε = 0.1 clamping beats the raw counts: post-processing changes accuracy, "
+         "never privacy.")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "What ε and δ mean for one person: how sure an attacker can become that "
+                       "they are in the data, and which membership tests are possible."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "Left: the largest posterior belief an attacker can reach from any prior p (the Bayesian "
+         "reading of Kasiviswanathan &amp; Smith 2014), and the same against ε. Right: every "
+         "membership test has a false-positive rate α and a false-negative rate β; under (ε, "
+         "δ)-DP no test reaches the shaded region (Kairouz, Oh &amp; Viswanath 2015).")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "Expected error against ε (or the population size) for several mechanisms "
+                       "and estimators: the price of privacy, and the smallest ε that meets a "
+                       "target."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "Each curve is one mechanism with one estimator; lower is better. The frontier marks the "
+         "best choice at each ε. Set an accuracy target to read off the smallest ε that meets it. "
+         "Errors are exact where a closed form exists (Kerrigan 2019 for clamp and resize on "
+         "small histograms), otherwise Monte Carlo.")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "One total privacy budget (ε, δ) split across several histograms, and the "
+                       "expected error each one gets."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "Budgets add up: basic composition sums the ε's (Dwork &amp; Roth 2014); "
+         "zero-concentrated "
+         "DP adds ρ's and converts back, which is tighter for many Gaussian releases (Bun &amp; "
+         "Steinke 2016). The plot shows each histogram's share and its expected error.")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "Local DP: each user randomizes their own answer before sending it; the "
+                       "error of the collected histogram against the number of users and ε."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "The telemetry study of Ding, Kulkarni &amp; Yekhanin 2017: n users each report through a "
+         "local protocol (randomized response goes back to Warner 1965); the server estimates the "
+         "histogram from the reports. Local noise is far larger than central noise: the error "
+         "falls only as 1/√n.")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "More mechanisms on your data: sparse histograms, random DP, the "
+                       "exponential mechanism, vector means and a private density estimate."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "The pages follow Hall 2012 and the primer of Kamath &amp; Ullman: each draws what the "
+         "mechanism releases next to the truth, with its guarantee and expected error, at the "
+         "window's ε and δ.")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "A table of several attributes: true, noisy, estimated and error heatmaps "
+                       "of two attributes, box queries and the errors of every marginal."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "Each cell of the joint table gets its own noise; a box query sums cells, so its noise "
+         "grows with the box. The exact expected error of a box follows from the cells' noise law "
+         "(Dwork &amp; Roth 2014).")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "The DPBench algorithms compared on your 1-D or 2-D table: error against "
+                       "ε, against the data's scale, and each algorithm's output."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "The benchmark of Hay et al. 2016: data-independent algorithms (Identity, hierarchies, "
+         "Privelet) against data-dependent ones (DAWA, AHP, MWEM, …) that spend part of ε "
+         "learning the data's shape. Which is best depends on ε and on the scale m.")},
+    {QT_TRANSLATE_NOOP("MainWindow",
+                       "A measurement strategy designed for a workload of queries, with its exact "
+                       "error against ε before any data is used."),
+     QT_TRANSLATE_NOOP(
+         "MainWindow",
+         "The matrix mechanism (Li, Miklau, Hay, McGregor &amp; Rastogi 2015) measures other "
+         "queries A·x with noise and answers the workload by least squares; its error depends on "
+         "the workload and A only. HDMM (McKenna, Miklau, Hay &amp; Machanavajjhala 2018) chooses "
+         "A by optimisation. The curves compare it with Identity, HB and Privelet; the "
+         "simulation on your table is not a release.")},
+};
+static_assert(std::size(kWhatTexts) == std::size(kTabIds));
+
+// The tab's contents in a scroll area inside the tab: on a small screen a tab scrolls rather than
+// being squeezed below its minimum size (widgets drawn over each other, cut text). The tab stays
+// the page (tabs()->widget(i) is the view); its layout and child widgets move into the scrolled
+// widget (QWidget::setLayout takes a layout from its widget together with the widgets it manages).
+void makeScrollable(QWidget* tab, const QString& name) {
+    QLayout* contentsLayout = tab->layout();
+    if (!contentsLayout) {
+        return;
+    }
+    auto* contents = new QWidget;
+    contents->setObjectName(name + QStringLiteral("TabContents"));
+    contents->setLayout(contentsLayout);
+    // Widgets placed by hand (not in the layout) move too; the window is not shown yet, so each
+    // shows with its new parent unless it was hidden on purpose (setParent keeps that).
+    for (QWidget* child : tab->findChildren<QWidget*>(Qt::FindDirectChildrenOnly)) {
+        if (!child->isWindow()) {
+            child->setParent(contents);
+        }
+    }
+    // Plots narrower than their pages asked still read at 320 px, and then a page fits beside
+    // its controls on a 1024 × 768 screen.
+    for (QCustomPlot* plot : contents->findChildren<QCustomPlot*>()) {
+        if (plot->minimumWidth() > kPlotMinimumWidth) {
+            plot->setMinimumWidth(kPlotMinimumWidth);
+        }
+    }
+    // A box whose longest choice is a sentence would set the page's width: it shows what fits
+    // (all of it when opened).
+    for (QComboBox* box : contents->findChildren<QComboBox*>()) {
+        if (box->minimumSizeHint().width() > 280) {
+            box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+            box->setMinimumContentsLength(20);
+        }
+    }
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(name + QStringLiteral("TabScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(contents);
+    auto* layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(scroll);
+}
+
+// A one-line label drawn with "…" when it is narrower than its text (the status line); text()
+// stays the whole text, which its tooltip shows.
+class ElidedLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter painter(this);
+        painter.setPen(palette().color(foregroundRole()));
+        const QRect r = contentsRect();
+        painter.drawText(r, Qt::AlignVCenter | Qt::AlignLeft,
+                         fontMetrics().elidedText(text(), Qt::ElideRight, r.width()));
+    }
+    bool event(QEvent* e) override {
+        if (e->type() == QEvent::ToolTip && toolTip().isEmpty()) {
+            QToolTip::showText(static_cast<QHelpEvent*>(e)->globalPos(), text(), this);
+            return true;
+        }
+        return QLabel::event(e);
+    }
+};
+
+// The zoom levels of View ▸ Zoom in / Zoom out.
+constexpr std::array<double, 11> kZoomLevels = {0.7, 0.8, 0.9, 1.0, 1.1, 1.25,
+                                                1.4, 1.6, 1.8, 2.0, 2.5};
 
 // SVG through Qt Svg: QCustomPlot draws into any QPaintDevice with its own painter.
 bool exportPlotSvg(QCustomPlot* plot, const QString& path) {
@@ -105,12 +303,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(releaseButton, &QPushButton::clicked, releaseCtl_->action(), &QAction::trigger);
     sideLayout->addWidget(releaseButton);
     sideLayout->addStretch(1);
+    // Long choices (dataset titles, calibrations) do not set the panel's width: the boxes show
+    // what fits and the full text when opened.
+    for (QComboBox* box : side->findChildren<QComboBox*>()) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(10);
+    }
     auto* scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("sidePanel"));
     scroll->setWidget(side);
     scroll->setWidgetResizable(true);
-    // Wide enough for the panels: the scroll area only scrolls vertically.
-    scroll->setMinimumWidth(side->minimumSizeHint().width() + 24);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // The panels scroll (both ways) rather than force their width on a small screen: the splitter
+    // can narrow the side panel to kSideMinimum, and View ▸ Show data and mechanism panel hides it.
+    scroll->setMinimumWidth(kSideMinimum);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    sidePanel_ = scroll;
 
     histogram_ = new HistogramTab;
     matrix_ = new MatrixTab;
@@ -123,6 +330,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     table_ = new TableTab;
     workbench_ = new WorkbenchTab(engine_->runner());
     strategy_ = new StrategyTab(engine_->runner());
+    {
+        int i = 0;
+        for (QWidget* tab : std::initializer_list<QWidget*>{histogram_, matrix_, errors_, risk_,
+                                                            tradeoff_, budget_, ldpTab_, moreTab_,
+                                                            table_, workbench_, strategy_}) {
+            makeScrollable(tab, kTabIds[i++]);
+        }
+    }
     tabs_ = new QTabWidget;
     tabs_->setObjectName(QStringLiteral("tabs"));
     tabs_->addTab(histogram_, tr("&Histogram"));
@@ -163,13 +378,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                 "Hay & Machanavajjhala 2018): optimise a measurement strategy for "
                                 "a workload and see its exact error against ε before any data"));
 
+    // Over the tabs, the one line saying what the current tab shows (unfolds to a paragraph).
+    whatLine_ = new WhatLine;
+    auto* centre = new QWidget;
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(2);
+    centreLayout->addWidget(whatLine_);
+    centreLayout->addWidget(tabs_, 1);
+
     auto* split = new QSplitter;
+    split->setObjectName(QStringLiteral("mainSplitter"));
     split->addWidget(scroll);
-    split->addWidget(tabs_);
+    split->addWidget(centre);
     split->setStretchFactor(1, 1);
-    split->setChildrenCollapsible(false);
+    // The side panel collapses when dragged to the edge; the tabs never do.
+    split->setCollapsible(0, true);
+    split->setCollapsible(1, false);
     setCentralWidget(split);
-    setMinimumSize(980, 640);
 
     buildMenus();
     buildStatusBar();
@@ -224,6 +450,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             // A hidden view that missed changes replots when shown (replotWhenVisible).
             showTab(s.view.tab);
         }
+        if ((flags & MechanismChanged) && presentation_) {
+            presentation_->setEpsilon(s.mechanism.epsilon);
+        }
         if (flags & (EstimatorChanged | ViewChanged)) {
             redrawViews();
         }
@@ -254,6 +483,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             strategy_->setChoices(s.strategy);
         }
     });
+    connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::updateWhatLine);
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
         if (i < 0 || i >= kTabCount || doc_->state().view.tab == kTabIds[i]) {
             return;
@@ -437,12 +667,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
 
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry"))) {
+    const bool restored =
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    if (!restored) {
         resize(1520, 900);
     }
-    split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
+    fitToScreen();
+    if (!split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray())) {
+        // The panels' natural width, but never more than a third of the window (a quarter below
+        // 1280 px: the tabs need the room more).
+        const int sideWidth =
+            std::min(side->sizeHint().width() + 24, width() < 1280 ? width() / 4 : width() / 3);
+        split->setSizes({sideWidth, std::max(width() - sideWidth, 1)});
+    }
+    sideAction_->setChecked(settings.value(QStringLiteral("window/sidePanel"), true).toBool());
+    connect(split, &QSplitter::splitterMoved, this, [this, split] {
+        // Dragged to the edge: the panel is collapsed, the menu says so.
+        const QSignalBlocker block(sideAction_);
+        sideAction_->setChecked(sidePanel_->isVisible() && split->sizes().value(0) > 0);
+    });
     rebuildRecentMenu();
+    updateWhatLine();
+    baseFont_ = QApplication::font();
+    if (const double z = settings.value(QStringLiteral("view/zoom"), 1.0).toDouble(); z != 1.0) {
+        setZoom(z);
+    }
     updateRisk();
     updateTradeoff();
     syncBudgetFromDocument();
@@ -457,12 +706,149 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::updateWhatLine() {
+    const int i = tabs_->currentIndex();
+    if (i < 0 || i >= kTabCount) {
+        return;
+    }
+    whatLine_->setTexts(tr(kWhatTexts[i].line), tr(kWhatTexts[i].paragraph));
+    if (presentation_) {
+        presentation_->setSource(currentPlot(), tabs_->tabText(i).remove(QLatin1Char('&')),
+                                 whatLine_->line());
+    }
+}
+
+void MainWindow::setZoom(double zoom) {
+    zoom = std::clamp(zoom, kZoomLevels.front(), kZoomLevels.back());
+    if (zoom == zoom_) {
+        return;
+    }
+    const double factor = zoom / zoom_;
+    // Fonts set on a widget do not follow the application font: scale them by the same factor
+    // (all read before any is set, so that a child inheriting a scaled parent is scaled once).
+    std::vector<std::pair<QWidget*, QFont>> own;
+    for (QWidget* w : findChildren<QWidget*>()) {
+        if (w->testAttribute(Qt::WA_SetFont)) {
+            own.emplace_back(w, w->font());
+        }
+    }
+    QApplication::setFont(scaledFont(baseFont_, zoom));
+    for (auto& [w, f] : own) {
+        w->setFont(scaledFont(f, factor));
+    }
+    // Plot texts were made from the fonts of their time: scale them; later ones follow the
+    // application font.
+    for (QCustomPlot* plot : findChildren<QCustomPlot*>()) {
+        scalePlotText(plot, factor);
+    }
+    zoom_ = zoom;
+    QSettings().setValue(QStringLiteral("view/zoom"), zoom);
+    statusBar()->showMessage(tr("Zoom %1%").arg(std::lround(zoom * 100)), 3000);
+}
+
+void MainWindow::zoomIn() {
+    const auto* it = std::upper_bound(kZoomLevels.begin(), kZoomLevels.end(), zoom_ + 1e-9);
+    setZoom(it == kZoomLevels.end() ? kZoomLevels.back() : *it);
+}
+
+void MainWindow::zoomOut() {
+    const auto* it = std::lower_bound(kZoomLevels.begin(), kZoomLevels.end(), zoom_ - 1e-9);
+    setZoom(it == kZoomLevels.begin() ? kZoomLevels.front() : *(it - 1));
+}
+
+PresentationView* MainWindow::presentation() const {
+    return presentation_;
+}
+
+void MainWindow::setPresenting(bool on, QSize size) {
+    if (on == bool(presentation_)) {
+        return;
+    }
+    if (on) {
+        presentation_ = new PresentationView(kMinEpsilon, kMaxEpsilon, this);
+        presentation_->setWindowFlag(Qt::Window);
+        presentation_->setAttribute(Qt::WA_DeleteOnClose);
+        presentation_->setEpsilon(doc_->state().mechanism.epsilon);
+        connect(presentation_, &PresentationView::epsilonEdited, this, [this](double v) {
+            if (const Status st = doc_->setEpsilon(v); !st && presentation_) {
+                presentation_->setEpsilonError(QString::fromStdString(st.error().message));
+            }
+        });
+        connect(presentation_, &PresentationView::closeRequested, this,
+                [this] { setPresenting(false); });
+        updateWhatLine();
+        if (size.isValid()) {
+            presentation_->resize(size);
+            presentation_->show();
+        } else {
+            showOnWholeScreen(presentation_);
+        }
+        presentation_->activateWindow();
+    } else {
+        QCustomPlot* shown = presentation_->source();
+        presentation_->close();
+        presentation_ = nullptr;
+        if (shown) {
+            shown->replot();  // its layout again at its own size
+        }
+        activateWindow();
+    }
+    const QSignalBlocker block(presentAction_);
+    presentAction_->setChecked(on);
+}
+
+void MainWindow::setSidePanelShown(bool shown) {
+    auto* split = qobject_cast<QSplitter*>(centralWidget());
+    sidePanel_->setVisible(shown);
+    if (shown && split && split->sizes().value(0) == 0) {
+        // Collapsed by the splitter: open it again at its natural width (at most a third).
+        const int sideWidth =
+            std::min(sidePanel_->widget()->sizeHint().width() + 24, split->width() / 3);
+        split->setSizes({sideWidth, std::max(split->width() - sideWidth, 1)});
+    }
+    if (sideAction_->isChecked() != shown) {
+        const QSignalBlocker block(sideAction_);
+        sideAction_->setChecked(shown);
+    }
+}
+
+bool MainWindow::sidePanelShown() const {
+    auto* split = qobject_cast<QSplitter*>(centralWidget());
+    return sidePanel_->isVisibleTo(this) && (!split || split->sizes().value(0) > 0);
+}
+
+void MainWindow::fitToScreen() {
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!s) {
+        return;
+    }
+    const QRect avail = s->availableGeometry();
+    // The window frame (title bar, borders) is not part of size(): leave room for it.
+    const QSize frame = frameGeometry().size() - size();
+    const QSize room(std::max(avail.width() - frame.width(), 200),
+                     std::max(avail.height() - frame.height(), 150));
+    if (isMaximized() || isFullScreen()) {
+        return;
+    }
+    resize(size().boundedTo(room));
+    QRect g = frameGeometry();
+    if (!avail.contains(g)) {
+        // Move it inside: the top-left corner wins when the window is still larger.
+        const int x =
+            std::clamp(g.x(), avail.left(), std::max(avail.left(), avail.right() - g.width() + 1));
+        const int y =
+            std::clamp(g.y(), avail.top(), std::max(avail.top(), avail.bottom() - g.height() + 1));
+        move(x, y);
+    }
+}
+
 void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     if (auto* split = qobject_cast<QSplitter*>(centralWidget())) {
         settings.setValue(QStringLiteral("window/split"), split->saveState());
     }
+    settings.setValue(QStringLiteral("window/sidePanel"), sideAction_->isChecked());
     engine_->runner()->cancelAll();
     e->accept();
 }
@@ -529,6 +915,38 @@ void MainWindow::buildMenus() {
         (void)doc_->apply(s, tr("theme"));
     });
     view->addSeparator();
+    sideAction_ = view->addAction(tr("Show data and &mechanism panel"));
+    sideAction_->setObjectName(QStringLiteral("showSidePanel"));
+    sideAction_->setCheckable(true);
+    sideAction_->setChecked(true);
+    sideAction_->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+L")));
+    connect(sideAction_, &QAction::toggled, this, &MainWindow::setSidePanelShown);
+    view->addSeparator();
+    auto* zoomInAction = view->addAction(tr("Zoom &in"), this, &MainWindow::zoomIn);
+    // Ctrl++ (and Ctrl+= on keyboards where + needs Shift), Ctrl+−, Ctrl+0.
+    zoomInAction->setShortcuts({QKeySequence::ZoomIn, QKeySequence(QStringLiteral("Ctrl+="))});
+    view->addAction(tr("Zoom &out"), this, &MainWindow::zoomOut)
+        ->setShortcut(QKeySequence::ZoomOut);
+    view->addAction(tr("Reset &zoom"), this, [this] { setZoom(1.0); })
+        ->setShortcut(QKeySequence(QStringLiteral("Ctrl+0")));
+    fullScreenAction_ = view->addAction(tr("&Full screen"));
+    fullScreenAction_->setCheckable(true);
+    fullScreenAction_->setShortcut(QKeySequence(Qt::Key_F11));
+    connect(fullScreenAction_, &QAction::toggled, this, [this](bool on) {
+        if (on) {
+            showFullScreen();
+        } else {
+            showNormal();
+        }
+    });
+    presentAction_ = view->addAction(tr("&Presentation mode"));
+    presentAction_->setCheckable(true);
+    presentAction_->setShortcut(QKeySequence(Qt::Key_F5));
+    presentAction_->setToolTip(
+        tr("The current tab's plot on the whole screen, in large type and "
+           "high contrast for a projector (Esc returns)"));
+    connect(presentAction_, &QAction::toggled, this, [this](bool on) { setPresenting(on); });
+    view->addSeparator();
     for (int i = 0; i < kTabCount; ++i) {
         auto* a = view->addAction(tabs_->tabText(i).remove(QLatin1Char('&')), this,
                                   [this, i] { tabs_->setCurrentIndex(i); });
@@ -554,8 +972,12 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::buildStatusBar() {
-    statusText_ = new QLabel;
+    statusText_ = new ElidedLabel;
     statusText_->setObjectName(QStringLiteral("statusText"));
+    // On a narrow window the line ends in "…" (the whole text in its tooltip) rather than
+    // widening the window or being cut mid-word.
+    statusText_->setMinimumWidth(120);
+    statusText_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     progress_ = new QProgressBar;
     progress_->setObjectName(QStringLiteral("jobProgress"));
     progress_->setRange(0, 1000);
@@ -1241,9 +1663,9 @@ void MainWindow::tryScreenshot() {
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();
-    // Let layouts and plots settle, then grab.
+    // Let layouts and plots settle, then grab (the presentation screen when presenting).
     QTimer::singleShot(300, this, [this, path] {
-        const bool ok = grab().save(path);
+        const bool ok = presentation_ ? presentation_->savePng(path).isEmpty() : grab().save(path);
         Q_EMIT screenshotSaved(path, ok);
     });
 }

@@ -5,7 +5,9 @@
 // threads; this class only routes results to the views and draws.
 #pragma once
 
+#include <QFont>
 #include <QMainWindow>
+#include <QPointer>
 #include <QStringList>
 
 #include "core/base/expected.h"
@@ -16,6 +18,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
 class QTabWidget;
 class QCustomPlot;
 
@@ -31,6 +34,8 @@ class LdpExperimentTab;
 class LdpExperimentPage;
 class MatrixTab;
 class MechanismPanel;
+class PresentationView;
+class WhatLine;
 class MoreMechanismsTab;
 class ReleaseController;
 class RiskTab;
@@ -82,6 +87,24 @@ public:
     void saveScreenshotWhenReady(const QString& path);
     // The plot on the current tab (for export), or nullptr.
     QCustomPlot* currentPlot() const;
+    // Keeps the window inside its screen's available geometry: smaller if it does not fit, moved
+    // inside if it is partly off screen (the saved geometry of a larger screen, say).
+    void fitToScreen();
+    // The data and mechanism panel on the left (View ▸ Show data and mechanism panel).
+    void setSidePanelShown(bool shown);
+    bool sidePanelShown() const;
+    // View ▸ Zoom: widget fonts and plot texts scaled together (1 = the system's size); kept in
+    // the settings (not in sessions). zoomIn/zoomOut step through the levels.
+    double zoom() const { return zoom_; }
+    void setZoom(double zoom);
+    void zoomIn();
+    void zoomOut();
+    // View ▸ Presentation mode (F5): the current tab's plot on a screen of its own (full screen,
+    // or `size` when valid), or back.
+    void setPresenting(bool on, QSize size = {});
+    PresentationView* presentation() const;
+    // "What am I looking at" over the tabs: its one line for the current tab.
+    WhatLine* whatLine() const { return whatLine_; }
 
 Q_SIGNALS:
     void screenshotSaved(const QString& path, bool ok);
@@ -117,6 +140,7 @@ private:
     void showGlossary();
     void tryScreenshot();
     QString xTitle() const;
+    void updateWhatLine();
 
     ExplorerDocument* doc_;
     ExplorerEngine* engine_;
@@ -143,6 +167,14 @@ private:
     QAction* overlayAction_ = nullptr;
     QAction* logAction_ = nullptr;
     QAction* darkAction_ = nullptr;
+    QAction* sideAction_ = nullptr;
+    QAction* presentAction_ = nullptr;
+    QAction* fullScreenAction_ = nullptr;
+    WhatLine* whatLine_ = nullptr;
+    QPointer<PresentationView> presentation_;
+    double zoom_ = 1;
+    QFont baseFont_;  // the application font at zoom 1
+    QScrollArea* sidePanel_ = nullptr;
     QString screenshotPath_;
     bool releaseDrawn_ = false;
     bool mcDrawn_ = false;

@@ -1,8 +1,9 @@
 // dpexplorer: the DP Explorer GUI.
 //
 //   dpexplorer [--example ID] [--mechanism NAME] [--epsilon E] [--session FILE.json]
-//              [--tab NAME] [--dark] [--screenshot OUT.png]
-//   dpexplorer --lesson NAME [--step K] [--dark] [--screenshot OUT.png | --slides OUT.pdf]
+//              [--tab NAME] [--dark] [--size WxH] [--present] [--screenshot OUT.png]
+//   dpexplorer --lesson NAME [--step K] [--dark] [--size WxH] [--present]
+//              [--screenshot OUT.png | --slides OUT.pdf]
 //              [--release-dialog [--release-mechanism M] [--release-epsilon E] [--release-delta D]
 //               [--release-out FILE.csv] [--release-ledger FILE.json] [--release-budget E[,D]]
 //               [--release-go]]
@@ -30,6 +31,7 @@
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/release/release_dialog.h"
+#include "ui/widgets/presentation_view.h"
 
 namespace {
 int fail(const QString& message) {
@@ -39,7 +41,7 @@ int fail(const QString& message) {
 
 // --lesson NAME [--step K] [--screenshot OUT.png | --slides OUT.pdf].
 int runLesson(const QString& name, bool dark, const QString& stepText, const QString& screenshot,
-              const QString& slides) {
+              const QString& slides, QSize size, bool present) {
     dpx::ui::MainWindow::applyApplicationTheme(dark);
     std::unique_ptr<dpx::ui::LessonPage> page(dpx::ui::createLesson(name));
     if (!page) {
@@ -58,7 +60,10 @@ int runLesson(const QString& name, bool dark, const QString& stepText, const QSt
     }
     if (!slides.isEmpty()) {
         page->setAttribute(Qt::WA_DontShowOnScreen);
-        page->resize(1600, 1000);
+        page->resize(size.isValid() ? size : QSize(1600, 1000));
+        if (present) {
+            page->setPalette(dpx::ui::PresentationView::presentationPalette(page->palette()));
+        }
         page->show();
         QApplication::processEvents();
         const dpx::ui::LessonPage::SlideExport r = page->exportSlides(slides);
@@ -71,10 +76,15 @@ int runLesson(const QString& name, bool dark, const QString& stepText, const QSt
     }
     page->setAttribute(Qt::WA_DeleteOnClose);
     const QScreen* screen = QGuiApplication::primaryScreen();
-    page->resize(screen ? screen->availableGeometry().size() : QSize(1280, 800));
+    const QSize avail = screen ? screen->availableGeometry().size() : QSize(1280, 800);
+    page->resize(size.isValid() ? size.boundedTo(avail) : avail);
     page->setStep(step - 1);
     dpx::ui::LessonPage* shown = page.release();
-    shown->show();
+    if (present) {
+        dpx::ui::presentWindow(shown, true, size);
+    } else {
+        shown->show();
+    }
     if (!screenshot.isEmpty()) {
         QTimer::singleShot(300, shown, [shown, screenshot] {
             shown->waitUntilReady();  // a lesson's simulation (membership) finishes first
@@ -161,8 +171,17 @@ int main(int argc, char** argv) {
                        "step and FILE-stepN.png per step, 1600 × 1000) without showing a window, "
                        "then quit."),
         QStringLiteral("file.pdf"));
+    QCommandLineOption size(
+        QStringLiteral("size"),
+        QStringLiteral("Open the window WIDTHxHEIGHT pixels large (say 1024x768 or 1920x1080), "
+                       "for screenshots and tests; it still fits the screen."),
+        QStringLiteral("WxH"));
+    QCommandLineOption present(
+        QStringLiteral("present"),
+        QStringLiteral("Start in presentation mode: the --tab's plot (or the --lesson) full screen "
+                       "(or --size) in large type and high contrast; Esc returns."));
     for (const auto& o : {example, mechanism, epsilon, session, tab, dark, screenshot, lesson,
-                          lessonStep, slides}) {
+                          lessonStep, slides, size, present}) {
         parser.addOption(o);
     }
     // The release dialog, for the docs' screenshots and scripted checks (not in --help).
@@ -198,13 +217,31 @@ int main(int argc, char** argv) {
     if (parser.isSet(lessonStep) && !parser.isSet(lesson)) {
         return fail(QStringLiteral("--step needs --lesson NAME"));
     }
+    QSize windowSize;
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0;
+        const int h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
+        if (!okW || !okH || w < 320 || h < 240 || w > 16384 || h > 16384) {
+            return fail(QStringLiteral("--size must be WIDTHxHEIGHT in pixels, each from 320x240 "
+                                       "to 16384x16384, such as 1024x768 (got '%1')")
+                            .arg(parser.value(size)));
+        }
+        windowSize = QSize(w, h);
+    }
     if (parser.isSet(lesson)) {
         return runLesson(parser.value(lesson), parser.isSet(dark),
                          parser.isSet(lessonStep) ? parser.value(lessonStep) : QString(),
-                         parser.value(screenshot), parser.value(slides));
+                         parser.value(screenshot), parser.value(slides), windowSize,
+                         parser.isSet(present));
     }
 
     dpx::ui::MainWindow window;
+    if (windowSize.isValid()) {
+        window.resize(windowSize);
+        window.fitToScreen();
+    }
     dpx::ui::ExplorerDocument* doc = window.document();
     if (sessionGiven || parser.isSet(session)) {
         if (auto st = window.openSession(sessionGiven ? sessionFile : parser.value(session)); !st) {
@@ -344,5 +381,8 @@ int main(int argc, char** argv) {
         });
     }
     window.show();
+    if (parser.isSet(present)) {
+        window.setPresenting(true, windowSize);
+    }
     return app.exec();
 }

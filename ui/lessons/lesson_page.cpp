@@ -14,6 +14,7 @@
 #include <QPdfWriter>
 #include <QPixmap>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QShortcut>
 #include <QTextDocument>
 #include <QThread>
@@ -26,6 +27,7 @@
 #include "ui/widgets/log_slider_field.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -53,15 +55,24 @@ LessonPage::LessonPage(LessonInfo info, QWidget* parent) : QWidget(parent), info
     plot_->setMinimumSize(320, 240);
     applyPlotPalette(plot_, palette());
 
-    auto* side = new QVBoxLayout;
+    // The narrative and the controls scroll when they do not fit (a small screen, large type).
+    auto* sideWidget = new QWidget;
+    auto* side = new QVBoxLayout(sideWidget);
+    side->setContentsMargins(0, 0, 0, 0);
     side->addWidget(narrative_);
     controls_ = new QVBoxLayout;
     side->addLayout(controls_);
     side->addStretch(1);
+    auto* sideScroll = new QScrollArea;
+    sideScroll->setObjectName(QStringLiteral("lessonSide"));
+    sideScroll->setWidget(sideWidget);
+    sideScroll->setWidgetResizable(true);
+    sideScroll->setFrameShape(QFrame::NoFrame);
+    sideScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     auto* body = new QHBoxLayout;
     body->addWidget(plot_, 3);
-    body->addLayout(side, 2);
+    body->addWidget(sideScroll, 2);
 
     prev_ = new QPushButton(tr("← Previous"));
     prev_->setObjectName(QStringLiteral("lessonPrevious"));
@@ -112,6 +123,22 @@ LessonPage::LessonPage(LessonInfo info, QWidget* parent) : QWidget(parent), info
         connect(s, &QShortcut::activated, this,
                 forward ? &LessonPage::next : &LessonPage::previous);
     }
+    // F5: presentation mode (full screen, high contrast) for a lesson in a window of its own;
+    // Esc leaves it.
+    auto* present = new QShortcut(QKeySequence(Qt::Key_F5), this);
+    present->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(present, &QShortcut::activated, this, [this] {
+        if (isWindow()) {
+            presentWindow(this, !isPresenting(this));
+        }
+    });
+    auto* leave = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    leave->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(leave, &QShortcut::activated, this, [this] {
+        if (isPresenting(this)) {
+            presentWindow(this, false);
+        }
+    });
     setFocusPolicy(Qt::StrongFocus);
     applyFonts();
 }

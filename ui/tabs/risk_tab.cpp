@@ -167,6 +167,9 @@ RiskTab::RiskTab(QWidget* parent) : QWidget(parent) {
            "next to the theoretical boundary. A seeded demonstration, never a release."));
     tracingMech_ = new QComboBox;
     tracingMech_->setObjectName(QStringLiteral("riskTracingMechanism"));
+    // Its longest choice would otherwise set the tab's width (too wide for 1024 × 768).
+    tracingMech_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    tracingMech_->setMinimumContentsLength(24);
     tracingMech_->addItem(tr("Gaussian, analytic: (ε, δ)-DP"),
                           static_cast<int>(VectorMechanismKind::Gaussian));
     tracingMech_->addItem(tr("Gaussian as printed in the Kamath & Ullman primer: only (2ε, δ)-DP"),
@@ -200,6 +203,7 @@ RiskTab::RiskTab(QWidget* parent) : QWidget(parent) {
     auto* plots = new QHBoxLayout;
     plots->addLayout(left, 1);
     plots->addWidget(region_, 1);
+    plots_ = plots;
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
@@ -535,6 +539,17 @@ void RiskTab::applyPalette(QCustomPlot* plot, QCPTextElement* title) {
     const QColor text = pal.color(QPalette::WindowText);
     applyPlotPalette(plot, pal);
     title->setTextColor(text);
+}
+
+void RiskTab::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Side by side needs both plots' minimum widths and the margins; below that, stacked (the
+    // window's tab scrolls vertically).
+    const int sideBySide = posterior_->minimumWidth() + region_->minimumWidth() + 80;
+    const auto direction = width() < sideBySide ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight;
+    if (plots_->direction() != direction) {
+        plots_->setDirection(direction);
+    }
 }
 
 void RiskTab::changeEvent(QEvent* event) {

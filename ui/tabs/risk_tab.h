@@ -18,6 +18,7 @@ class QCPTextElement;
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
+class QBoxLayout;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -76,6 +77,8 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
+    // Narrow (a 1024 × 768 screen): the membership-test plot goes under the posterior plots.
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild();
@@ -87,6 +90,7 @@ private:
     RiskLevel level_;
     QDoubleSpinBox* prior_;
     QSpinBox* group_;
+    QBoxLayout* plots_ = nullptr;
     QLabel* sentence_;
     QLabel* groupText_;
     QLabel* caption_;

@@ -358,7 +358,7 @@ TradeoffTab::TradeoffTab(JobRunner* runner, QWidget* parent) : QWidget(parent), 
     connect(runner_, &JobRunner::longJobCancelled, this, &TradeoffTab::jobCancelled);
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("tradeoffPlot"));
-    plot_->setMinimumSize(480, 360);
+    plot_->setMinimumSize(300, 300);  // fits beside the side panel at 1024 × 768
     plot_->plotLayout()->insertRow(0);
     title_ = new QCPTextElement(plot_, QString());
     QFont tf = plot_->font();

@@ -1,6 +1,8 @@
 #include "ui/widgets/plot_style.h"
 
+#include <QSet>
 #include <array>
+#include <cmath>
 
 namespace dpx::ui {
 
@@ -54,6 +56,82 @@ void makeLogAxis(QCPAxis* axis) {
     axis->setTicker(ticker);
     axis->setNumberFormat(QStringLiteral("gb"));
     axis->setNumberPrecision(3);
+}
+
+QFont scaledFont(QFont font, double factor) {
+    if (font.pointSizeF() > 0) {
+        font.setPointSizeF(font.pointSizeF() * factor);
+    } else if (font.pixelSize() > 0) {
+        font.setPixelSize(std::max(1, static_cast<int>(std::lround(font.pixelSize() * factor))));
+    }
+    return font;
+}
+
+namespace {
+void scaleAxisText(QCPAxis* axis, double factor) {
+    axis->setLabelFont(scaledFont(axis->labelFont(), factor));
+    axis->setTickLabelFont(scaledFont(axis->tickLabelFont(), factor));
+    axis->setSelectedLabelFont(scaledFont(axis->selectedLabelFont(), factor));
+    axis->setSelectedTickLabelFont(scaledFont(axis->selectedTickLabelFont(), factor));
+}
+
+void scaleLegendText(QCPLegend* legend, double factor) {
+    // QCPLegend::setFont also sets every item's font: keep the items' own sizes first.
+    std::vector<std::pair<QCPAbstractLegendItem*, QFont>> items;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        if (QCPAbstractLegendItem* item = legend->item(i)) {
+            items.emplace_back(item, item->font());
+        }
+    }
+    legend->setFont(scaledFont(legend->font(), factor));
+    legend->setSelectedFont(scaledFont(legend->selectedFont(), factor));
+    for (auto& [item, font] : items) {
+        item->setFont(scaledFont(font, factor));
+        item->setSelectedFont(scaledFont(item->selectedFont(), factor));
+    }
+}
+}  // namespace
+
+void scalePlotText(QCustomPlot* plot, double factor) {
+    if (!plot || !(factor > 0) || factor == 1.0) {
+        return;
+    }
+    QSet<QCPLegend*> legends;
+    legends.insert(plot->legend);
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            scaleAxisText(axis, factor);
+        }
+    }
+    for (QCPLayoutElement* el : plot->plotLayout()->elements(true)) {
+        if (auto* scale = qobject_cast<QCPColorScale*>(el)) {
+            scaleAxisText(scale->axis(), factor);
+        } else if (auto* title = qobject_cast<QCPTextElement*>(el)) {
+            title->setFont(scaledFont(title->font(), factor));
+            title->setSelectedFont(scaledFont(title->selectedFont(), factor));
+        } else if (auto* legend = qobject_cast<QCPLegend*>(el)) {
+            legends.insert(legend);
+        }
+    }
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        for (QCPLayoutElement* el : rect->insetLayout()->elements(false)) {
+            if (auto* legend = qobject_cast<QCPLegend*>(el)) {
+                legends.insert(legend);
+            }
+        }
+    }
+    for (QCPLegend* legend : legends) {
+        if (legend) {
+            scaleLegendText(legend, factor);
+        }
+    }
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) {
+            text->setFont(scaledFont(text->font(), factor));
+            text->setSelectedFont(scaledFont(text->selectedFont(), factor));
+        }
+    }
+    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal) {

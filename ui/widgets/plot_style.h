@@ -19,6 +19,13 @@ void applyAxisRectPalette(QCPAxisRect* rect, const QPalette& pal);
 QCPColorGradient viridisGradient();
 // True for a dark theme (the palette's base colour is dark).
 bool isDarkPalette(const QPalette& pal);
+// Multiplies the size of every text `plot` draws by `factor` (View ▸ Zoom: new zoom / old zoom):
+// the labels and tick labels of every axis (colour scales' too), the legends and their items, the
+// text elements (titles) and the text items. Texts made later from the widget font follow the
+// application font, which the zoom scales too.
+void scalePlotText(QCustomPlot* plot, double factor);
+// A font `factor` times as large (point size, or pixel size for fonts set in pixels).
+QFont scaledFont(QFont font, double factor);
 // A logarithmic axis with decade ticks, 8 sub-ticks and "1·10⁴"-style labels (3 digits).
 void makeLogAxis(QCPAxis* axis);
 

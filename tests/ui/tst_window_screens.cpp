@@ -1,0 +1,377 @@
+// Every screen (issue #21): the window fits its screen, and every tab and a lesson render at
+// 1024 × 768 and 1920 × 1080 with no visible widget overflowing its parent and no single-line
+// label, check box or button narrower than its text; View ▸ Zoom scales widget fonts and plot
+// texts together; the side panel hides; presentation mode draws the tab's plot in its own look
+// without changing the tab's, saves PNG and PDF, and follows and sets ε; every tab has its
+// "what am I looking at" line.
+#include <QAbstractButton>
+#include <QAbstractScrollArea>
+#include <QAbstractSpinBox>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <memory>
+
+#include "tests/ui/window_test_support.h"
+#include "ui/lessons/lessons.h"
+#include "ui/main_window.h"
+#include "ui/model/document.h"
+#include "ui/model/job_runner.h"
+#include "ui/tabs/histogram_tab.h"
+#include "ui/tabs/tradeoff_tab.h"
+#include "ui/widgets/log_slider_field.h"
+#include "ui/widgets/presentation_view.h"
+#include "ui/widgets/qcustomplot_include.h"
+#include "ui/widgets/what_line.h"
+
+using namespace dpx;
+using namespace dpx::ui;
+
+namespace {
+
+const QStringList kTabs = {QStringLiteral("histogram"),      QStringLiteral("matrix"),
+                           QStringLiteral("errors"),         QStringLiteral("risk"),
+                           QStringLiteral("tradeoff"),       QStringLiteral("budget"),
+                           QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"),
+                           QStringLiteral("table"),          QStringLiteral("workbench")};
+
+QString describe(const QWidget* w) {
+    QString name = QString::fromLatin1(w->metaObject()->className());
+    if (!w->objectName().isEmpty()) {
+        name += QLatin1Char('#') + w->objectName();
+    }
+    if (const auto* l = qobject_cast<const QLabel*>(w)) {
+        name += QStringLiteral(" \"%1\"").arg(l->text().left(40));
+    } else if (const auto* b = qobject_cast<const QAbstractButton*>(w)) {
+        name += QStringLiteral(" \"%1\"").arg(b->text().left(40));
+    }
+    return name;
+}
+
+// Parts of composite widgets that place their children themselves (scroll bars, spin box
+// editors, the tab bar's scroll buttons): not the window's layout.
+bool isInternal(const QWidget* parent) {
+    return qobject_cast<const QTabBar*>(parent) || qobject_cast<const QAbstractSpinBox*>(parent) ||
+           qobject_cast<const QComboBox*>(parent) || qobject_cast<const QScrollBar*>(parent) ||
+           qobject_cast<const QLineEdit*>(parent) ||
+           qobject_cast<const QAbstractScrollArea*>(parent);
+}
+
+// What is wrong with the layout of `root` as shown: every visible widget must lie inside its
+// parent (except inside a scroll area's viewport, which scrolls), and a single-line label, check
+// box, radio or push button must be at least as wide as its text (else its text is cut).
+QStringList layoutProblems(QWidget* root) {
+    // Layout requests travel one level per round: settle them all first.
+    for (int round = 0; round < 6; ++round) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    }
+    QStringList out;
+    for (QWidget* w : root->findChildren<QWidget*>()) {
+        if (!w->isVisible() || w->isWindow()) {
+            continue;
+        }
+        // A tab that has to be scrolled sideways does not fit its screen (vertical scrolling,
+        // and the side panel's, are allowed).
+        if (auto* area = qobject_cast<QScrollArea*>(w);
+            area && area->objectName().endsWith(QLatin1String("TabScroll")) &&
+            area->horizontalScrollBar()->isVisible()) {
+            out << QStringLiteral("%1 must be scrolled sideways: its contents need %2 px, %3 shown")
+                       .arg(describe(area))
+                       .arg(area->widget()->minimumSizeHint().width())
+                       .arg(area->viewport()->width());
+        }
+        QWidget* p = w->parentWidget();
+        if (!p || isInternal(p) || p->rect().isEmpty()) {
+            continue;  // a collapsed splitter pane shows nothing of its children
+        }
+        const auto* area = qobject_cast<const QAbstractScrollArea*>(p->parentWidget());
+        const bool scrolled = area && area->viewport() == p;
+        if (!scrolled && !p->rect().adjusted(-1, -1, 1, 1).contains(w->geometry())) {
+            out << QStringLiteral("%1 at %2,%3 %4×%5 overflows %6 (%7×%8)")
+                       .arg(describe(w))
+                       .arg(w->x())
+                       .arg(w->y())
+                       .arg(w->width())
+                       .arg(w->height())
+                       .arg(describe(p))
+                       .arg(p->width())
+                       .arg(p->height());
+        }
+        // The status bar's line is drawn with "…" and its whole text as tooltip: a status line,
+        // not the view's content.
+        if (auto* l = qobject_cast<QLabel*>(w); l && !l->wordWrap() && !l->text().isEmpty() &&
+                                                l->pixmap().isNull() &&
+                                                l->objectName() != QLatin1String("statusText")) {
+            if (l->width() + 2 < l->sizeHint().width()) {
+                out << QStringLiteral("%1 is cut: %2 px wide, its text needs %3")
+                           .arg(describe(l))
+                           .arg(l->width())
+                           .arg(l->sizeHint().width());
+            }
+        }
+        auto* b = qobject_cast<QAbstractButton*>(w);
+        if (b && !b->text().isEmpty() &&
+            (qobject_cast<QCheckBox*>(b) || qobject_cast<QRadioButton*>(b) ||
+             qobject_cast<QPushButton*>(b)) &&
+            b->width() + 2 < b->minimumSizeHint().width()) {
+            out << QStringLiteral("%1 is cut: %2 px wide, its text needs %3")
+                       .arg(describe(b))
+                       .arg(b->width())
+                       .arg(b->minimumSizeHint().width());
+        }
+    }
+    return out;
+}
+
+// The tab's plots with their first computation drawn: wait (at most a few seconds) for the jobs.
+void settle(MainWindow& w) {
+    for (int k = 0; k < 20; ++k) {
+        QTest::qWait(50);
+        if (!w.engine()->runner()->isRunning(QStringLiteral("data"))) {
+            break;
+        }
+    }
+    QApplication::processEvents();
+}
+
+}  // namespace
+
+class TestWindowScreens : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QLocale::setDefault(QLocale::c());
+        QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's own
+    }
+
+    void everyTabFits_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1024x768") << QSize(1024, 768);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+
+    // Every tab at the size of a classroom projector and of a full-HD screen: nothing overflows,
+    // nothing that must be read is cut.
+    void everyTabFits() {
+        QFETCH(QSize, size);
+        MainWindow w;
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::waitForData(w));
+        QCOMPARE(w.size(), size);
+        QStringList problems;
+        for (const QString& tab : kTabs) {
+            QVERIFY(w.showTab(tab));
+            settle(w);
+            for (const QString& p : layoutProblems(&w)) {
+                problems << tab + QStringLiteral(": ") + p;
+            }
+        }
+        if (!problems.isEmpty()) {
+            qWarning("%s", qPrintable(problems.join(QLatin1Char('\n'))));
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("%1 layout problems, the first: %2")
+                                                    .arg(problems.size())
+                                                    .arg(problems.value(0))));
+    }
+
+    // The check finds what a squeezed tab looks like: the Trade-off tab on its own, as narrow as
+    // it was beside the old fixed-width side panel at 1024 × 768 (about 500 px), overflows.
+    void theCheckFindsASqueezedTab() {
+        JobRunner runner;
+        QWidget host;  // a window is never smaller than its layout's minimum; a child can be
+        host.resize(520, 580);
+        auto* tab = new TradeoffTab(&runner, &host);
+        tab->setGeometry(0, 0, 500, 560);
+        host.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&host));
+        const QStringList problems = layoutProblems(&host);
+        QVERIFY2(!problems.isEmpty(), "a 500 px Trade-off tab was not found squeezed");
+    }
+
+    void lessonFits_data() { everyTabFits_data(); }
+
+    void lessonFits() {
+        QFETCH(QSize, size);
+        for (const LessonInfo& info : lessonCatalogue()) {
+            std::unique_ptr<LessonPage> page(createLesson(info.name));
+            QVERIFY(page);
+            page->resize(size);
+            page->show();
+            QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+            for (int step = 0; step < page->stepCount(); ++step) {
+                page->setStep(step);
+                QApplication::processEvents();
+                const QStringList problems = layoutProblems(page.get());
+                QVERIFY2(problems.isEmpty(),
+                         qPrintable(QStringLiteral("%1 step %2: %3")
+                                        .arg(info.name)
+                                        .arg(step + 1)
+                                        .arg(problems.join(QStringLiteral("; ")))));
+            }
+        }
+    }
+
+    // A window larger than its screen (a saved geometry from a bigger screen) is made to fit.
+    void windowFitsTheScreen() {
+        MainWindow w;
+        w.resize(6000, 4000);
+        w.move(-300, -200);
+        w.fitToScreen();
+        const QRect avail = w.screen()->availableGeometry();
+        QVERIFY2(avail.contains(w.frameGeometry()),
+                 qPrintable(QStringLiteral("%1,%2 %3×%4 not inside %5×%6")
+                                .arg(w.frameGeometry().x())
+                                .arg(w.frameGeometry().y())
+                                .arg(w.frameGeometry().width())
+                                .arg(w.frameGeometry().height())
+                                .arg(avail.width())
+                                .arg(avail.height())));
+    }
+
+    // View ▸ Show data and mechanism panel: hidden, the tabs take the width; shown again.
+    void sidePanelHides() {
+        MainWindow w;
+        w.resize(1024, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.sidePanelShown());
+        const int before = w.tabs()->width();
+        w.setSidePanelShown(false);
+        QApplication::processEvents();
+        QVERIFY(!w.sidePanelShown());
+        QVERIFY(w.tabs()->width() > before + 100);
+        w.setSidePanelShown(true);
+        QApplication::processEvents();
+        QVERIFY(w.sidePanelShown());
+        // The panel can be narrowed far below its natural width (it scrolls).
+        auto* split = w.findChild<QSplitter*>(QStringLiteral("mainSplitter"));
+        QVERIFY(split);
+        QVERIFY(split->widget(0)->minimumWidth() <= 200);
+    }
+
+    // Zoom scales the widget fonts and the plots' texts by the same factor; reset restores both.
+    void zoomScalesFontsAndPlotText() {
+        MainWindow w;
+        w.show();
+        QVERIFY(test::waitForData(w));
+        w.setZoom(1.0);
+        QCustomPlot* plot = w.histogramView()->plot();
+        const double label = plot->xAxis->labelFont().pointSizeF();
+        const double ticks = plot->yAxis->tickLabelFont().pointSizeF();
+        const double app = QApplication::font().pointSizeF();
+        QVERIFY(label > 0 && ticks > 0 && app > 0);
+        w.zoomIn();
+        w.zoomIn();  // 1 → 1.1 → 1.25
+        QCOMPARE(w.zoom(), 1.25);
+        QVERIFY(std::abs(plot->xAxis->labelFont().pointSizeF() - 1.25 * label) < 1e-6);
+        QVERIFY(std::abs(plot->yAxis->tickLabelFont().pointSizeF() - 1.25 * ticks) < 1e-6);
+        QVERIFY(std::abs(QApplication::font().pointSizeF() - 1.25 * app) < 1e-6);
+        w.zoomOut();
+        QCOMPARE(w.zoom(), 1.1);
+        w.setZoom(1.0);
+        QVERIFY(std::abs(plot->xAxis->labelFont().pointSizeF() - label) < 1e-6);
+        QVERIFY(std::abs(QApplication::font().pointSizeF() - app) < 1e-6);
+    }
+
+    // The presentation look changes the plot only while it draws: thick lines, large type, white
+    // ground; undone exactly.
+    void presentationLookIsUndone() {
+        QCustomPlot plot;
+        plot.resize(400, 300);
+        QCPGraph* g = plot.addGraph();
+        g->setPen(QPen(QColor(200, 200, 50), 1));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+        g->setData({0, 1, 2}, {1, 3, 2});
+        plot.xAxis->setLabel(QStringLiteral("x"));
+        const QFont labelFont = plot.xAxis->labelFont();
+        const auto undo = PresentationView::applyPresentationLook(&plot, 1080);
+        QVERIFY(g->pen().widthF() >= 3);
+        QCOMPARE(g->pen().color(), QColor(Qt::black));  // the first series: black
+        QVERIFY(g->scatterStyle().size() >= 10);
+        QVERIFY(plot.xAxis->labelFont().pixelSize() >= 30);  // 1080 / 30 = 36 px
+        undo();
+        QCOMPARE(g->pen(), QPen(QColor(200, 200, 50), 1));
+        QCOMPARE(g->scatterStyle().size(), 5.0);
+        QCOMPARE(plot.xAxis->labelFont(), labelFont);
+    }
+
+    // F5 on the window: the tab's plot on a screen of its own; ε there is the document's; PNG and
+    // PDF are written; leaving restores the window.
+    void presentationMode() {
+        MainWindow w;
+        w.show();
+        QVERIFY(test::waitForData(w));
+        QVERIFY(w.showTab(QStringLiteral("histogram")));
+        QCustomPlot* plot = w.histogramView()->plot();
+        QVERIFY(plot->graphCount() + plot->plottableCount() > 0);
+        const QPen pen = plot->plottable(0)->pen();
+        w.setPresenting(true, QSize(1280, 720));
+        PresentationView* p = w.presentation();
+        QVERIFY(p);
+        QVERIFY(QTest::qWaitForWindowExposed(p));
+        QTRY_VERIFY(!p->picture().isNull());
+        QCOMPARE(p->source(), plot);
+        QCOMPARE(plot->plottable(0)->pen(), pen);  // the tab's own look is untouched
+        QCOMPARE(p->epsilonField()->value(), w.document()->state().mechanism.epsilon);
+        // ε typed in the presentation is the document's; the document's shows there.
+        Q_EMIT p->epsilonField()->valueEdited(0.5, false);
+        QCOMPARE(w.document()->state().mechanism.epsilon, 0.5);
+        QVERIFY(w.document()->setEpsilon(2));
+        QCOMPARE(p->epsilonField()->value(), 2.0);
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("slide.png"));
+        const QString pdf = dir.filePath(QStringLiteral("slide.pdf"));
+        QCOMPARE(p->savePng(png), QString());
+        QCOMPARE(p->savePdf(pdf), QString());
+        QImage image(png);
+        QCOMPARE(image.size(), QSize(1280, 720));
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(5) == "%PDF-");
+        QTest::keyClick(p, Qt::Key_Escape);
+        QTRY_VERIFY(!w.presentation());
+    }
+
+    // Every tab says what it shows in one line, with a paragraph that cites its methods.
+    void everyTabSaysWhatItShows() {
+        MainWindow w;
+        const QRegularExpression year(QStringLiteral("\\b(19|20)\\d\\d\\b"));
+        QStringList lines;
+        for (const QString& tab : kTabs) {
+            QVERIFY(w.showTab(tab));
+            WhatLine* what = w.whatLine();
+            QVERIFY(!what->line().isEmpty());
+            QVERIFY2(year.match(what->paragraph()).hasMatch(), qPrintable(tab));
+            QVERIFY(!lines.contains(what->line()));
+            lines << what->line();
+        }
+        WhatLine* what = w.whatLine();
+        QVERIFY(!what->isExpanded());
+        what->setExpanded(true);
+        QVERIFY(what->isExpanded());
+    }
+};
+
+QTEST_MAIN(TestWindowScreens)
+#include "tst_window_screens.moc"
