@@ -81,7 +81,11 @@ const std::vector<Command> kCommands{
                interrupted)
   dpx release (--data FILE|URI --joint --column A --bins SPEC --column B --bins SPEC ...
                | --counts-file PATH [--counts-layout L]) ... (a table of at most 100000 cells;
-               the CSV has one column per attribute))"},
+               the CSV has one column per attribute)
+  dpx release ... [--confidence L (in (0, 1), default 0.95)]
+               (the CSV's lower/upper columns and the JSON's "intervals" cover each count
+               before noise with probability >= L, exact for the noise law; not stated after
+               resize or noisefirst))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the

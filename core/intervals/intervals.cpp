@@ -267,10 +267,12 @@ NoiseInterval cellIntervalForTail(const CellNoise& noise, double tail, double le
         }
         case CellNoiseKind::DiscreteGaussian:
             r.halfWidth = dgHalfWidth(p, tail);
-            r.method = "smallest integer with Pr[|Z| ≤ h] ≥ level for " + noise.describe() +
-                       (std::sqrt(p) <= kDirectSigma
-                            ? " (exact sums of the probability mass, CKS 2020)"
-                            : " (sums by the Euler–Maclaurin formula, error < 10⁻¹², CKS 2020)");
+            r.method =
+                "smallest integer with Pr[|Z| ≤ h] ≥ level for " + noise.describe() +
+                (std::sqrt(p) <= kDirectSigma
+                     ? " (exact sums of the probability mass, Canonne, Kamath & Steinke 2020)"
+                     : " (sums by the Euler–Maclaurin formula, error < 10⁻¹², Canonne, Kamath & "
+                       "Steinke 2020)");
             break;
     }
     r.coverage = 1 - noise.absSurvival(r.halfWidth);
@@ -365,7 +367,8 @@ Expected<NoiseInterval> sumInterval(const CellNoise& noise, std::uint64_t m, dou
             r.halfWidth = std::ceil(sigma * std::sqrt(2 * md * std::log(2 / (1 - level))));
             r.coverage = level;
             r.method = "conservative bound for " + what +
-                       " (sub-Gaussian tail 2·exp(−h²/(2mσ²)), CKS 2020 Cor. 9; coverage ≥ level)";
+                       " (sub-Gaussian tail 2·exp(−h²/(2mσ²)), Canonne, Kamath & Steinke 2020 Cor. "
+                       "9; coverage ≥ level)";
             return r;
         }
     }
