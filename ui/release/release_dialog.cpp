@@ -467,7 +467,7 @@ void ReleaseDialog::buildUi() {
     intervals_ = new QLabel;
     intervals_->setObjectName(QStringLiteral("releaseIntervals"));
     intervals_->setWordWrap(true);
-    form->addRow(QString(), intervals_);
+    form->addRow(intervals_);  // the whole width: a wrapped field-column label is cut off
     layout->addWidget(mechBox);
 
     auto* filesBox = new QGroupBox(tr("Files"));
@@ -870,10 +870,12 @@ void ReleaseDialog::reject() {
 
 void ReleaseDialog::fitHeight() {
     // Word-wrapped lines grow with their text: never cut them off. The form layout underestimates
-    // the height of a wrapped label in its field column, so those get their height for their
-    // width as a minimum.
+    // two wrapped lines under one another (σ² and the intervals): once laid out at their final
+    // width, each gets its height for that width as a minimum.
+    layout()->activate();
     for (QLabel* l : {gaussian_, intervals_}) {
-        l->setMinimumHeight(l->text().isEmpty() ? 0 : l->heightForWidth(l->width()));
+        const bool shown = l->isVisibleTo(this) && !l->text().isEmpty() && l->width() > 200;
+        l->setMinimumHeight(shown ? l->heightForWidth(l->width()) : 0);
     }
     layout()->activate();
     const int needed = layout()->totalHeightForWidth(width());
