@@ -205,22 +205,19 @@ Status CellNoise::validate() const {
 }
 
 std::string CellNoise::describe() const {
-    std::ostringstream os;
-    os.precision(6);
     switch (kind) {
         case CellNoiseKind::Laplace:
-            os << "Laplace(b = " << parameter << ")";
-            break;
+            return NoiseDistribution::laplace(parameter).describe();
         case CellNoiseKind::DiscreteLaplace:
-            os << "discrete Laplace(α = " << parameter << ")";
-            break;
+            return NoiseDistribution::discreteLaplace(parameter).describe();
         case CellNoiseKind::Gaussian:
-            os << "Gaussian(σ = " << parameter << ")";
-            break;
+            return NoiseDistribution::gaussian(parameter).describe();
         case CellNoiseKind::DiscreteGaussian:
-            os << "discrete Gaussian(σ² = " << parameter << ")";
             break;
     }
+    std::ostringstream os;
+    os.precision(6);
+    os << "discrete Gaussian(σ² = " << parameter << ")";
     return os.str();
 }
 
