@@ -445,6 +445,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             darkAction_->setChecked(s.view.dark);
             matrix_->setLogScale(s.view.matrixLog);
             errors_->setScale(s.view.scale);
+            histogram_->setIntervalLevel(s.view.intervalLevel);
+            table_->setLevel(s.view.intervalLevel);
         }
         if (flags & TabChanged) {
             // A hidden view that missed changes replots when shown (replotWhenVisible).
@@ -660,6 +662,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         releaseDrawn_ = mcDrawn_ = false;
         engine_->refreshAll();
     });
+    // Issue #22: the interval level of the Histogram and Table tabs, saved in the session.
+    auto setIntervalLevel = [this](double level) {
+        ExplorerState s = doc_->state();
+        if (s.view.intervalLevel != level) {
+            s.view.intervalLevel = level;
+            (void)doc_->apply(s, tr("interval level"));
+        }
+    };
+    connect(histogram_, &HistogramTab::intervalLevelChanged, this, setIntervalLevel);
+    connect(table_, &TableTab::levelChanged, this, setIntervalLevel);
     connect(histogram_, &HistogramTab::overlayToggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
         s.view.overlay = on;

@@ -8,6 +8,7 @@
 #include "app/cli/commands/budget.h"
 #include "app/cli/commands/estimate.h"
 #include "app/cli/commands/histogram.h"
+#include "app/cli/commands/interval.h"
 #include "app/cli/commands/kde.h"
 #include "app/cli/commands/ldp.h"
 #include "app/cli/commands/ldp_experiment.h"
@@ -81,7 +82,11 @@ const std::vector<Command> kCommands{
                interrupted)
   dpx release (--data FILE|URI --joint --column A --bins SPEC --column B --bins SPEC ...
                | --counts-file PATH [--counts-layout L]) ... (a table of at most 100000 cells;
-               the CSV has one column per attribute))"},
+               the CSV has one column per attribute)
+  dpx release ... [--confidence L (in (0, 1), default 0.95)]
+               (the CSV's lower/upper columns and the JSON's "intervals" cover each count
+               before noise with probability >= L, exact for the noise law; not stated after
+               resize or noisefirst))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the
@@ -197,6 +202,14 @@ const std::vector<Command> kCommands{
             [--epsilon E (1)] [--delta D (1e-5, discrete-gaussian)] [--samples N (10^6 per input)]
             [--seed S] [--broken laplace-half-scale|naive-float-laplace|perturbed-matrix]
             (statistical DP audit; exit 0: correct mechanisms pass / the broken one is caught))"},
+    {"interval", cmdInterval, R"(
+  dpx interval --mechanism laplace|geometric|gaussian --epsilon E [--delta D] [--sensitivity S]
+               [--calibration C] [--confidence L (0.95)] [--bins M (1)] [--cells K]
+               [--count C --sample n --population N]
+               (issue #22: the half-width h with Pr[|noisy - true| <= h] >= L per bin, for all M
+               bins at once (exact max and Bonferroni), for a range of K cells; with a sample of
+               n rows from a population of N, the sampling interval of N*C/n (normal with the
+               finite-population correction, Cochran 1977), the DP noise's and their sum's))"},
 };
 
 const char* const kUsageHead = R"(dpx — DP Explorer command-line tool (JSON on stdout)

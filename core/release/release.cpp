@@ -161,6 +161,12 @@ Status ReleaseSpec::validate() const {
     if (!eps) {
         return eps.error();
     }
+    if (!(confidenceLevel > 0 && confidenceLevel < 1)) {
+        return Error{
+            "confidence: the level of the intervals must be strictly between 0 and 1, "
+            "e.g. 0.95 (got " +
+            formatShortest(confidenceLevel) + ")"};
+    }
     if (mechanism == ReleaseMechanism::DiscreteGaussian) {
         auto d = parseDelta(delta);
         if (!d) {
@@ -508,6 +514,54 @@ Status verifyMatrixEpsilon(const CountMechanism& mechanism, const Rational& epsi
     return okStatus();
 }
 
+namespace {
+
+double discreteLaplaceAlpha(const Rational& t) {
+    return std::exp(-1.0 / t.toDouble());
+}
+
+// Built at a slightly smaller ε so that rounding of the stored doubles cannot push the exact ratio
+// over e^(ε/Δ1); the exact check (verifyMatrixEpsilon) decides.
+double gmEpsilonBuilt(const Rational& perUnit) {
+    return perUnit.toDouble() * (1 - 1e-6);
+}
+
+}  // namespace
+
+Expected<ReleaseNoiseLaw> releaseNoiseLaw(const ReleaseSpec& spec) {
+    if (auto v = spec.validate(); !v) {
+        return v.error();
+    }
+    const Rational eps = parseEpsilon(spec.epsilon).value();
+    const std::int64_t l1 = l1Of(spec.relation, spec.contributionCap);
+    ReleaseNoiseLaw law;
+    law.mechanism = spec.mechanism;
+    switch (spec.mechanism) {
+        case ReleaseMechanism::DiscreteLaplace: {
+            DiscreteLaplaceParams params{eps, l1};
+            if (auto v = params.validate(); !v) {
+                return v.error();
+            }
+            law.alpha = discreteLaplaceAlpha(params.scale());
+            break;
+        }
+        case ReleaseMechanism::DiscreteGaussian: {
+            auto cal = calibrateReleaseGaussian(eps, parseDelta(spec.delta).value(), spec.relation,
+                                                spec.contributionCap);
+            if (!cal) {
+                return cal.error();
+            }
+            law.sigma2 = cal->sigma2.toDouble();
+            break;
+        }
+        case ReleaseMechanism::GeometricMatrix:
+            law.groupSize = static_cast<int>(spec.groupSize);
+            law.epsilonPerUnitBuilt = gmEpsilonBuilt(divide(eps, Rational::integer(l1)));
+            break;
+    }
+    return law;
+}
+
 Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histogram& declaredTruth,
                                             ReleaseRandomness& randomness) {
     if (auto v = spec.validate(); !v) {
@@ -564,7 +618,7 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
             for (std::size_t i = 0; i < bins; ++i) {
                 noisy[i] = static_cast<double>(declaredTruth.counts()[i] + (*noise)[i]);
             }
-            const double alpha = std::exp(-1.0 / t.toDouble());
+            const double alpha = discreteLaplaceAlpha(t);
             noiseVariance = 2 * alpha / ((1 - alpha) * (1 - alpha));
             md.samplerAlgorithm = "exact discrete Laplace by rejection (CKS 2020 Algorithm 2)";
             md.noiseParameter = "scale t = Δ1/ε = " + t.toString();
@@ -612,7 +666,7 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
             const Rational perUnit = divide(eps, Rational::integer(l1));
             // Built at a slightly smaller ε so that rounding of the stored doubles cannot push
             // the exact ratio over e^(ε/Δ1); the exact check below decides.
-            auto gm = truncatedGeometric(n, perUnit.toDouble() * (1 - 1e-6));
+            auto gm = truncatedGeometric(n, gmEpsilonBuilt(perUnit));
             if (!gm) {
                 return Error{"geometric-matrix: " + gm.error().message};
             }

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,8 @@ struct ReleaseSpec {
     std::string appVersion;  // recorded in the metadata; non-empty
     // UTC time "YYYY-MM-DDTHH:MM:SSZ"; empty: the current time.
     std::string timestamp;
+    // The level of the intervals the release states (issue #22), in (0, 1).
+    double confidenceLevel = 0.95;
     Status validate() const;
 };
 
@@ -79,6 +82,22 @@ struct ReleaseAttribute {
     std::vector<double> edges;        // empty for categories and index bins
     bool declared = true;
     bool operator==(const ReleaseAttribute&) const = default;
+};
+
+// The intervals a release states (issue #22; computed from the noise law alone, never from the
+// data, by core/intervals/release_intervals.h): published ± halfWidth covers the count before
+// noise with probability ≥ level for each bin, published ± simultaneousHalfWidth for all bins at
+// once.
+struct ReleaseIntervalStatement {
+    double level = 0.95;
+    double halfWidth = 0;
+    double coverage = 0;  // the exact coverage at halfWidth (≥ level)
+    std::string method;
+    double simultaneousHalfWidth = 0;
+    std::string simultaneousMethod;
+    std::string sentence;  // "With 95 % confidence each published count is within ±7 of …"
+    std::string simultaneousSentence;
+    bool operator==(const ReleaseIntervalStatement&) const = default;
 };
 
 // Everything a reader of a release needs to know, with exact numbers as text ("1/10", "0.1").
@@ -112,6 +131,10 @@ struct ReleaseMetadata {
     std::string timestamp;
     std::string guarantee;           // one plain-language sentence
     std::vector<std::string> notes;  // calibration warnings, clamping of counts above n
+    // The intervals (lower/upper columns of the CSV, "intervals" in the JSON); absent when not
+    // computed or not stated (resize and NoiseFirst move values by amounts the noise law alone
+    // does not bound).
+    std::optional<ReleaseIntervalStatement> intervals;
 };
 
 struct HistogramRelease {
@@ -162,6 +185,19 @@ Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& ep
                                                               const Rational& delta,
                                                               Neighbouring relation,
                                                               std::int64_t cap);
+
+// The law of every bin's noise a spec asks, without data or randomness (the same numbers
+// releaseHistogram uses): the discrete Laplace's α = e^(−1/t), t = Δ1/ε; the discrete Gaussian's
+// calibrated σ² (as a double, rounded to nearest); the GM matrix's n and the ε per unit it is
+// built with.
+struct ReleaseNoiseLaw {
+    ReleaseMechanism mechanism = ReleaseMechanism::DiscreteLaplace;
+    double alpha = 0;
+    double sigma2 = 0;
+    int groupSize = 0;
+    double epsilonPerUnitBuilt = 0;
+};
+Expected<ReleaseNoiseLaw> releaseNoiseLaw(const ReleaseSpec& spec);
 
 // The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utcTimestampNow();

@@ -188,8 +188,23 @@ std::string neutraliseCsvCell(std::string_view cell) {
     return out;
 }
 
+namespace {
+
+// ",lower,upper" of a released value when the release states intervals (issue #22).
+std::string intervalCells(const HistogramRelease& release, double value) {
+    const auto& iv = release.metadata.intervals;
+    if (!iv) {
+        return {};
+    }
+    return "," + formatShortest(value - iv->halfWidth) + "," +
+           formatShortest(value + iv->halfWidth);
+}
+
+}  // namespace
+
 std::string releaseCsvText(const HistogramRelease& release) {
     const auto& attributes = release.metadata.attributes;
+    const std::string intervalHeader = release.metadata.intervals ? ",lower,upper" : "";
     if (attributes.size() >= 2) {
         // A table: one column per attribute (the cell's bin label) and the value, cells in C
         // order (the last attribute varies fastest).
@@ -198,7 +213,7 @@ std::string releaseCsvText(const HistogramRelease& release) {
             csv += neutraliseCsvCell(a.name);
             csv += ',';
         }
-        csv += "value\n";
+        csv += "value" + intervalHeader + "\n";
         std::vector<std::size_t> coords(attributes.size(), 0);
         for (std::size_t i = 0; i < release.values.size(); ++i) {
             for (std::size_t a = 0; a < attributes.size(); ++a) {
@@ -208,6 +223,7 @@ std::string releaseCsvText(const HistogramRelease& release) {
                 csv += ',';
             }
             csv += formatShortest(release.values[i]);
+            csv += intervalCells(release, release.values[i]);
             csv += '\n';
             for (std::size_t a = attributes.size(); a-- > 0;) {
                 if (++coords[a] < std::max<std::size_t>(attributes[a].labels.size(), 1)) {
@@ -218,7 +234,7 @@ std::string releaseCsvText(const HistogramRelease& release) {
         }
         return csv;
     }
-    std::string csv = "bin,value\n";
+    std::string csv = "bin,value" + intervalHeader + "\n";
     const auto& labels = release.metadata.binLabels;
     for (std::size_t i = 0; i < release.values.size(); ++i) {
         // Released values are numbers we format ourselves; a negative one starts with '-' and is
@@ -226,6 +242,7 @@ std::string releaseCsvText(const HistogramRelease& release) {
         csv += neutraliseCsvCell(i < labels.size() ? labels[i] : std::to_string(i + 1));
         csv += ',';
         csv += formatShortest(release.values[i]);
+        csv += intervalCells(release, release.values[i]);
         csv += '\n';
     }
     return csv;
@@ -304,6 +321,29 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
         notes.append(qs(n));
     }
     o[QStringLiteral("notes")] = notes;
+    if (m.intervals) {
+        // Issue #22: the level, the method, the half-width as a plain decimal and a sentence; the
+        // CSV's lower/upper columns are value ∓ half_width.
+        const ReleaseIntervalStatement& iv = *m.intervals;
+        QJsonObject io;
+        io[QStringLiteral("level")] = iv.level;
+        io[QStringLiteral("half_width")] = iv.halfWidth;
+        io[QStringLiteral("coverage")] = iv.coverage;
+        io[QStringLiteral("method")] = qs(iv.method);
+        io[QStringLiteral("sentence")] = qs(iv.sentence);
+        io[QStringLiteral("columns")] =
+            QStringLiteral("lower = value - half_width, upper = value + half_width");
+        QJsonObject all;
+        all[QStringLiteral("half_width")] = iv.simultaneousHalfWidth;
+        all[QStringLiteral("method")] = qs(iv.simultaneousMethod);
+        all[QStringLiteral("sentence")] = qs(iv.simultaneousSentence);
+        io[QStringLiteral("all_bins_at_once")] = all;
+        o[QStringLiteral("intervals")] = io;
+    } else if (m.postProcessing == "resize" || m.postProcessing == "noisefirst") {
+        o[QStringLiteral("intervals")] = QStringLiteral(
+            "not stated: resize and NoiseFirst change each value by an amount that depends on "
+            "every bin, which the noise law alone does not bound");
+    }
     return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/base/validation.h"
 #include "core/histogram/dataset.h"
+#include "core/intervals/release_intervals.h"
 #include "io/release/release_files.h"
 
 namespace dpx::data {
@@ -265,6 +266,13 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
         const bool tooLarge = truth->table && release.error().message.rfind("table:", 0) == 0;
         return failWith(failure, tooLarge, tooLarge ? "data" : "", release.error().message);
     }
+    // The intervals the files state (issue #22): from the spec and the number of declared bins
+    // alone, never from the data.
+    auto intervals = releaseIntervals(spec, release->values.size());
+    if (!intervals) {
+        return failWith(failure, true, "", intervals.error().message);
+    }
+    release->metadata.intervals = *intervals;
 
     // Under the lock: the ledger as it is now, interrupted releases resolved, the checks again,
     // then the charge and the files.
@@ -348,6 +356,13 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
             return g.error();
         }
         p.gaussian = *g;
+    }
+    if (request.previewBins > 0) {
+        auto intervals = releaseIntervals(spec, request.previewBins);
+        if (!intervals) {
+            return intervals.error();
+        }
+        p.intervals = *intervals;
     }
     p.ledgerExists = exists;
     p.totalEpsilon = ledger->totalEpsilon();

@@ -76,6 +76,8 @@ struct ReleaseRequest {
     // be the recorded one.
     std::optional<Composition> composition;
     bool overwrite = false;  // replace existing release files (the caller asked the user)
+    // The number of declared bins (cells), for the intervals of previewRelease; 0: not shown.
+    std::uint64_t previewBins = 0;
     // Called once every check that needs no data has passed; an Error refuses the release.
     std::function<Expected<ReleaseTruth>()> loadTruth;
     // Test hooks, passed to writeRelease (simulated write failures; each completed step, where a
@@ -121,6 +123,9 @@ struct ReleasePreview {
     std::optional<BudgetUsage> after;        // what would be left; empty if refused
     std::string refusal;                     // why the release would be refused (budget, files)
     std::vector<std::string> existingFiles;  // release files that exist (need overwrite)
+    // The intervals the release will state (request.previewBins > 0; issue #22); empty when not
+    // stated (resize, NoiseFirst).
+    std::optional<ReleaseIntervalStatement> intervals;
 };
 // An Error when the preview cannot be computed (bad spec, unreadable or tampered ledger, a new
 // ledger without a total): the message says why.

@@ -72,19 +72,31 @@ private Q_SLOTS:
 
         const QList<QByteArray> lines = readFile(out).trimmed().split('\n');
         QCOMPARE(lines.size(), 11);  // header + every declared bin, empty ones included
-        QCOMPARE(lines[0], QByteArray("bin,value"));
+        QCOMPARE(lines[0], QByteArray("bin,value,lower,upper"));  // intervals: issue #22
+        // ε = 0.5: DLap(t = 2), α = e^(−1/2); the 95 % half-width is the smallest h with
+        // 2α^(h+1)/(1 + α) ≤ 0.05 (h = 6), still valid after clamp.
+        const double h = 6;
+        QVERIFY(2 * std::exp(-0.5 * (h + 1)) / (1 + std::exp(-0.5)) <= 0.05);
+        QVERIFY(2 * std::exp(-0.5 * h) / (1 + std::exp(-0.5)) > 0.05);
+        QCOMPARE(r.json.value(QStringLiteral("half_width")).toDouble(), h);
         for (int i = 1; i < lines.size(); ++i) {
             bool ok = false;
             const QList<QByteArray> cells = lines[i].split(',');
-            const double v = cells.last().toDouble(&ok);
+            // The label is quoted and may hold commas: value, lower, upper are the last three.
+            QVERIFY(cells.size() >= 4);
+            const auto n = cells.size();
+            const double v = cells[n - 3].toDouble(&ok);
             QVERIFY(ok && v >= 0);  // clamp applied
+            QCOMPARE(cells[n - 2].toDouble(), v - h);
+            QCOMPARE(cells[n - 1].toDouble(), v + h);
         }
 
         const QJsonObject md =
             QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("release.json"))))
                 .object();
-        for (const char* key : {"mechanism", "sampler", "privacy", "sensitivity", "bins",
-                                "post_processing", "app_version", "timestamp", "source"}) {
+        for (const char* key :
+             {"mechanism", "sampler", "privacy", "sensitivity", "bins", "post_processing",
+              "app_version", "timestamp", "source", "intervals"}) {
             QVERIFY2(md.contains(QLatin1String(key)), key);
         }
         QCOMPARE(md.value(QStringLiteral("post_processing")).toString(), QStringLiteral("clamp"));

@@ -256,8 +256,10 @@ private Q_SLOTS:
             QCOMPARE(attrs[j].toObject().value(QStringLiteral("name")).toString(),
                      QStringLiteral("q%1").arg(j));
         }
-        QCOMPARE(released.front().split(',').size(), 17);
+        // … and the interval columns (issue #22).
+        QCOMPARE(released.front().split(',').size(), 19);
         QVERIFY2(released.front().startsWith("q0,q1,"), released.front().constData());
+        QVERIFY2(released.front().endsWith(",value,lower,upper"), released.front().constData());
     }
 
     // Adult-like data: sex × class, declared categories; every cell equals the count made here.

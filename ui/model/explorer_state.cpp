@@ -874,15 +874,23 @@ Status ViewChoices::validate() const {
                      "ldp-ranges, ldp-marginals, ldp-means, mechanisms, sparse, rdp, select, "
                      "vector-mean, kde, table, workbench, strategy)"};
     }
+    if (!(intervalLevel > 0 && intervalLevel < 1)) {
+        return Error{"the interval level must be strictly between 0 and 1, e.g. 0.95 (got " +
+                     formatNumber(intervalLevel) + ")"};
+    }
     return okStatus();
 }
 
 QJsonObject ViewChoices::toJson() const {
-    return QJsonObject{{QStringLiteral("overlay"), overlay},
-                       {QStringLiteral("matrix_log"), matrixLog},
-                       {QStringLiteral("scale"), str(scaleName(scale))},
-                       {QStringLiteral("dark"), dark},
-                       {QStringLiteral("tab"), tab}};
+    QJsonObject o{{QStringLiteral("overlay"), overlay},
+                  {QStringLiteral("matrix_log"), matrixLog},
+                  {QStringLiteral("scale"), str(scaleName(scale))},
+                  {QStringLiteral("dark"), dark},
+                  {QStringLiteral("tab"), tab}};
+    if (intervalLevel != 0.95) {  // older sessions stay byte-identical
+        o[QStringLiteral("interval_level")] = intervalLevel;
+    }
+    return o;
 }
 
 Expected<ViewChoices> ViewChoices::fromJson(const QJsonObject& o) {
@@ -893,6 +901,7 @@ Expected<ViewChoices> ViewChoices::fromJson(const QJsonObject& o) {
     DPX_TRY(f.named("scale", scaleName(v.scale), viaStd<Scale>(scaleFromName), v.scale));
     DPX_TRY(f.boolean("dark", v.dark));
     DPX_TRY(f.text("tab", v.tab));
+    DPX_TRY(f.number("interval_level", v.intervalLevel));
     return v;
 }
 

@@ -278,6 +278,9 @@ struct ViewChoices {
     Scale scale = Scale::Counts;
     bool dark = false;
     QString tab = QStringLiteral("histogram");  // histogram, …, budget, ldp-experiment
+    // The level of the intervals the Histogram and Table tabs show (issue #22), in (0, 1);
+    // written as "interval_level" only when not 0.95.
+    double intervalLevel = 0.95;
 
     Status validate() const;
     QJsonObject toJson() const;

@@ -29,6 +29,7 @@
 #include "core/base/validation.h"
 #include "core/histogram/dataset.h"
 #include "core/histogram/example_datasets.h"
+#include "core/intervals/intervals.h"
 #include "io/release/release_files.h"
 #include "ui/model/job_runner.h"
 #include "ui/release/known_ledgers.h"
@@ -206,6 +207,7 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
             c.mechanism = ReleaseMechanism::DiscreteLaplace;
     }
     c.postProcessing = s.mechanism.estimator;
+    c.confidenceLevel = s.view.intervalLevel;  // issue #22: the window's interval level
     // n is published in the metadata, so it is never taken from the data (the window's automatic
     // n is the largest count): the document's declared n, else a fixed default to be edited.
     c.groupSize = std::clamp<qint64>(s.mechanism.countN > 0 ? s.mechanism.countN : 100, 1,
@@ -449,6 +451,23 @@ void ReleaseDialog::buildUi() {
         tr("Applied to the noisy counts only, after the noise: free of privacy "
            "cost."));
     form->addRow(tr("Post-processing:"), post_);
+    confidence_ = new QComboBox;
+    confidence_->setObjectName(QStringLiteral("releaseConfidence"));
+    for (double level : {0.9, 0.95, 0.99}) {
+        confidence_->addItem(q(levelPercentText(level)), level);
+    }
+    if (confidence_->findData(ctx_.confidenceLevel) < 0) {
+        confidence_->addItem(q(levelPercentText(ctx_.confidenceLevel)), ctx_.confidenceLevel);
+    }
+    confidence_->setCurrentIndex(confidence_->findData(ctx_.confidenceLevel));
+    confidence_->setToolTip(
+        tr("The level of the intervals the release states: the CSV's lower/upper columns and the "
+           "metadata's sentence cover each count before noise with at least this probability."));
+    form->addRow(tr("Intervals at:"), confidence_);
+    intervals_ = new QLabel;
+    intervals_->setObjectName(QStringLiteral("releaseIntervals"));
+    intervals_->setWordWrap(true);
+    form->addRow(intervals_);  // the whole width: a wrapped field-column label is cut off
     layout->addWidget(mechBox);
 
     auto* filesBox = new QGroupBox(tr("Files"));
@@ -536,6 +555,7 @@ void ReleaseDialog::buildUi() {
     connect(browseLedger, &QPushButton::clicked, this, &ReleaseDialog::browseLedger);
     connect(mechanism_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
     connect(post_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
+    connect(confidence_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
     connect(composition_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
     connect(groupSize_, &QSpinBox::valueChanged, this, &ReleaseDialog::schedulePreview);
     for (QLineEdit* e : {epsilon_, delta_, output_, ledger_, budgetEpsilon_, budgetDelta_}) {
@@ -572,6 +592,8 @@ Expected<data::ReleaseRequest> ReleaseDialog::request() const {
         return post.error();
     }
     r.spec.postProcessing = *post;
+    r.spec.confidenceLevel = confidence_->currentData().toDouble();
+    r.previewBins = ctx_.histogram ? ctx_.histogram->size() : 0;
     const QString version = QCoreApplication::applicationVersion();
     r.spec.appVersion = "dpexplorer " + (version.isEmpty() ? std::string("(version unknown)")
                                                            : version.toStdString());
@@ -683,6 +705,8 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
     existing_.clear();
     previewOk_ = false;
     gaussian_->clear();
+    intervals_->clear();
+    intervals_->setToolTip(QString());
     checkedLedger_ = ledgerPath;
     otherLedgers_ = otherPaths;
     otherLedgerLines_ = otherLines;
@@ -702,6 +726,19 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
         status_->setStyleSheet(errorStyle(this));
         status_->setText(tr("Cannot release: %1").arg(error));
     } else {
+        if (p->intervals) {
+            // Issue #22: the sentences the release will state, before it is made.
+            intervals_->setText(
+                tr("%1 %2").arg(q(p->intervals->sentence), q(p->intervals->simultaneousSentence)));
+            intervals_->setToolTip(
+                tr("Per bin: %1\nAll bins at once: %2")
+                    .arg(q(p->intervals->method), q(p->intervals->simultaneousMethod)));
+        } else if (ctx_.histogram) {
+            intervals_->setText(
+                tr("No interval is stated after resize or NoiseFirst: they change each value by "
+                   "an amount that depends on every bin, which the noise law alone does not "
+                   "bound. Choose none or clamp for lower/upper columns."));
+        }
         if (p->gaussian) {
             const auto& g = *p->gaussian;
             gaussian_->setText(
@@ -832,7 +869,14 @@ void ReleaseDialog::reject() {
 }
 
 void ReleaseDialog::fitHeight() {
-    // Word-wrapped lines grow with their text: never cut them off.
+    // Word-wrapped lines grow with their text: never cut them off. The form layout underestimates
+    // two wrapped lines under one another (σ² and the intervals): once laid out at their final
+    // width, each gets its height for that width as a minimum.
+    layout()->activate();
+    for (QLabel* l : {gaussian_, intervals_}) {
+        const bool shown = l->isVisibleTo(this) && !l->text().isEmpty() && l->width() > 200;
+        l->setMinimumHeight(shown ? l->heightForWidth(l->width()) : 0);
+    }
     layout()->activate();
     const int needed = layout()->totalHeightForWidth(width());
     if (needed > height()) {
@@ -858,6 +902,9 @@ QString ReleaseDialog::budgetText() const {
 }
 QString ReleaseDialog::gaussianText() const {
     return gaussian_->text();
+}
+QString ReleaseDialog::intervalText() const {
+    return intervals_->text();
 }
 QString ReleaseDialog::statusText() const {
     return status_->text();

@@ -67,6 +67,7 @@ struct ReleaseContext {
     qint64 groupSize = 100;  // n of geometric-matrix: declared, never the data's largest count
     double budgetEpsilon = 1, budgetDelta = 0;
     bool budgetZcdp = false;
+    double confidenceLevel = 0.95;  // the level of the intervals stated (issue #22)
 };
 // The context of the document's state and the dataset the engine loaded from it. Refuses bins
 // taken from the data: DatasetResult::dataDependent, and for the built-in examples any binning
@@ -101,7 +102,9 @@ public:
     bool previewPending() const;
     QString budgetText() const;    // the remaining-budget line
     QString gaussianText() const;  // σ², ρ and δ achieved (discrete Gaussian)
-    QString statusText() const;    // the refusal, error or result line
+    // The intervals the release will state (issue #22): the sentences, or why none is stated.
+    QString intervalText() const;
+    QString statusText() const;  // the refusal, error or result line
     // The warning shown when the ledger would be new although known ledgers charged this dataset
     // (empty when there is none), and those ledgers' paths.
     QString newLedgerWarning() const;
@@ -159,6 +162,8 @@ private:
     QLabel* groupSizeLabel_ = nullptr;
     QLabel* gaussian_ = nullptr;
     QComboBox* post_ = nullptr;
+    QComboBox* confidence_ = nullptr;
+    QLabel* intervals_ = nullptr;
     QLineEdit* output_ = nullptr;
     QLabel* metadataPath_ = nullptr;
     QLineEdit* ledger_ = nullptr;

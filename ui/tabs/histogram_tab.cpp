@@ -1,6 +1,7 @@
 #include "ui/tabs/histogram_tab.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/intervals/intervals.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -72,8 +74,23 @@ HistogramTab::HistogramTab(QWidget* parent) : QWidget(parent) {
         tr("Draw the noisy bars over the true ones (else side by side). "
            "Also View → Overlay."));
     connect(overlay_, &QCheckBox::toggled, this, &HistogramTab::overlayToggled);
+    levelBox_ = new QComboBox;
+    levelBox_->setObjectName(QStringLiteral("histogramLevel"));
+    for (double l : {0.90, 0.95, 0.99}) {
+        levelBox_->addItem(QString::fromStdString(levelPercentText(l)), l);
+    }
+    levelBox_->setCurrentIndex(1);
+    levelBox_->setToolTip(
+        tr("Level of the intervals: each bar's whisker and the caption's ± cover the noise with "
+           "at least this probability (also saved in the session)"));
+    connect(levelBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0) {
+            Q_EMIT intervalLevelChanged(levelBox_->itemData(i).toDouble());
+        }
+    });
     auto* top = new QHBoxLayout;
     top->addWidget(caption_, 1);
+    top->addWidget(levelBox_, 0, Qt::AlignTop);
     top->addWidget(overlay_, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -100,6 +117,17 @@ QVector<double> HistogramTab::plottedNoisy() const {
     return out;
 }
 
+void HistogramTab::setIntervalLevel(double level) {
+    level_ = level;
+    const QSignalBlocker block(levelBox_);
+    int i = levelBox_->findData(level);
+    if (i < 0) {
+        levelBox_->addItem(QString::fromStdString(levelPercentText(level)), level);
+        i = levelBox_->count() - 1;
+    }
+    levelBox_->setCurrentIndex(i);
+}
+
 void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, bool overlay,
                               const QString& xTitle) {
     release_ = r;
@@ -113,8 +141,43 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
         return;
     }
     stack_->setCurrentWidget(plot_);
+    // Intervals (issue #22): for a noise-per-bin mechanism at the chosen level, per bin and for
+    // all bins at once; count mechanisms keep the engine's 95 % range of each noisy bin.
+    bandLo_ = r.bandLo;
+    bandHi_ = r.bandHi;
+    bandLevel_ = 0.95;
+    intervalText_.clear();
+    if (r.calibrated && !r.truth.empty()) {
+        auto t = tableIntervals(CellNoise::of(r.calibrated->noise), r.truth.size(), level_);
+        if (t) {
+            bandLevel_ = level_;
+            for (std::size_t i = 0; i < r.truth.size(); ++i) {
+                bandLo_[i] = r.truth[i] - t->perBin.halfWidth;
+                bandHi_[i] = r.truth[i] + t->perBin.halfWidth;
+            }
+            const QString pct = QString::fromStdString(levelPercentText(level_));
+            intervalText_ =
+                tr("%1 intervals of noisy − true: each bin ±%2; all %3 bins at once ±%4 (exact "
+                   "for independent noise; Bonferroni ±%5).")
+                    .arg(pct, formatErrorValue(t->perBin.halfWidth, 4))
+                    .arg(r.truth.size())
+                    .arg(formatErrorValue(t->exactMax.halfWidth, 4),
+                         formatErrorValue(t->bonferroni.halfWidth, 4));
+            if (estimator != EstimatorKind::Identity && estimator != EstimatorKind::Clamp) {
+                intervalText_ += tr(" They are for the noisy draw, not the %1 estimate.")
+                                     .arg(estimatorTitle(estimator));
+            }
+        }
+    } else if (!r.bandLo.empty()) {
+        intervalText_ =
+            tr("Whiskers: the 95 % range of each noisy bin (the level setting applies "
+               "to noise-per-bin mechanisms).");
+    }
     caption_->setText(QStringLiteral("<b>%1</b> — %2")
-                          .arg(r.mechanismTitle.toHtmlEscaped(), r.guarantee.toHtmlEscaped()));
+                          .arg(r.mechanismTitle.toHtmlEscaped(), r.guarantee.toHtmlEscaped()) +
+                      (intervalText_.isEmpty()
+                           ? QString()
+                           : QStringLiteral("<br>%1").arg(intervalText_.toHtmlEscaped())));
     plot_->clearPlottables();
     plot_->clearItems();
     noisyBars_ = nullptr;
@@ -124,8 +187,8 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
         x[i] = i;
         truth[i] = r.truth[static_cast<std::size_t>(i)];
         noisy[i] = r.noisy[static_cast<std::size_t>(i)];
-        lo[i] = truth[i] - r.bandLo[static_cast<std::size_t>(i)];
-        hi[i] = r.bandHi[static_cast<std::size_t>(i)] - truth[i];
+        lo[i] = truth[i] - bandLo_[static_cast<std::size_t>(i)];
+        hi[i] = bandHi_[static_cast<std::size_t>(i)] - truth[i];
     }
     const QPalette pal = palette();
     const QColor truthColour(150, 150, 150);
@@ -160,9 +223,12 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
     }
     trueBars->setData(x, truth, true);
     noisyBars_->setData(x, noisy, true);
-    // 95% interval of the noisy value, around the truth.
+    // The interval of the noisy value at the level, around the truth.
     auto* band = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
-    band->setName(r.bandText.isEmpty() ? tr("95% range of a noisy bin") : r.bandText);
+    band->setName(r.calibrated || r.bandText.isEmpty()
+                      ? tr("%1 range of a noisy bin")
+                            .arg(QString::fromStdString(levelPercentText(bandLevel_)))
+                      : r.bandText);
     band->setDataPlottable(trueBars);
     band->setData(lo, hi);
     band->setPen(QPen(pal.color(QPalette::WindowText), 1));
@@ -243,12 +309,13 @@ QString HistogramTab::binText(int i) const {
     }
     const auto k = static_cast<std::size_t>(i);
     QString text =
-        tr("<b>%1</b><br>true: %2<br>noisy draw: %3<br>95%% range of the noisy value: "
-           "%4 … %5")
+        tr("<b>%1</b><br>true: %2<br>noisy draw: %3<br>%4 range of the noisy value: "
+           "%5 … %6")
             .arg(release_.labels[k].toHtmlEscaped(), formatLocaleNumber(release_.truth[k], 6),
                  formatLocaleNumber(release_.noisy[k], 6),
-                 formatLocaleNumber(release_.bandLo[k], 6),
-                 formatLocaleNumber(release_.bandHi[k], 6));
+                 QString::fromStdString(levelPercentText(bandLevel_)),
+                 formatLocaleNumber(k < bandLo_.size() ? bandLo_[k] : 0, 6),
+                 formatLocaleNumber(k < bandHi_.size() ? bandHi_[k] : 0, 6));
     const auto e = static_cast<std::size_t>(
         std::find(allEstimators().begin(), allEstimators().end(), estimator_) -
         allEstimators().begin());

@@ -1,6 +1,7 @@
 // The "Histogram" tab: the true histogram, one simulated noisy draw and the chosen estimator's
-// estimate, overlaid or side by side, with the interval in which each noisy bin falls with
-// probability 95%. Hovering a bin shows its exact numbers.
+// estimate, overlaid or side by side, with the interval in which each noisy bin falls at the chosen
+// level (90/95/99 %, issue #22; per bin, and for all bins at once in the caption, from
+// core/intervals). Hovering a bin shows its exact numbers.
 #pragma once
 
 #include <QWidget>
@@ -11,6 +12,7 @@
 class QCustomPlot;
 class QCPBars;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QStackedLayout;
 
@@ -31,9 +33,14 @@ public:
     // Plotted values (tests): truth, noisy, estimate.
     QVector<double> plottedNoisy() const;
     QCheckBox* overlayBox() const { return overlay_; }
+    // The level of the intervals (issue #22), applied at the next setRelease.
+    void setIntervalLevel(double level);
+    // The caption's line on the intervals (tests).
+    QString intervalText() const { return intervalText_; }
 
 Q_SIGNALS:
     void overlayToggled(bool on);
+    void intervalLevelChanged(double level);
 
 private:
     void hover(QMouseEvent* e);
@@ -42,7 +49,12 @@ private:
     QLabel* message_;
     QLabel* caption_;
     QCheckBox* overlay_;
+    QComboBox* levelBox_;
     QStackedLayout* stack_;
+    double level_ = 0.95;
+    double bandLevel_ = 0.95;  // the level of bandLo_/bandHi_ (95 % for count mechanisms)
+    std::vector<double> bandLo_, bandHi_;
+    QString intervalText_;
     ReleaseResult release_;
     EstimatorKind estimator_ = EstimatorKind::Identity;
     QCPBars* noisyBars_ = nullptr;

@@ -47,7 +47,8 @@ std::string asOption(const std::string& message) {
         {"contribution cap:", "--cap:"},
         {"post-processing:", "--postprocess:"},
         {"mechanism:", "--mechanism:"},
-        {"bins:", "--bins:"}};
+        {"bins:", "--bins:"},
+        {"confidence:", "--confidence:"}};
     for (const auto& [from, to] : names) {
         if (message.rfind(from, 0) == 0) {
             return to + message.substr(std::string(from).size());
@@ -219,7 +220,8 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
                                       "id-column",    "cap",    "counts",      "mechanism",
                                       "epsilon",      "delta",  "n",           "postprocess",
                                       "out",          "ledger", "budget",      "composition",
-                                      "neighbouring", "joint",  "counts-file", "counts-layout"};
+                                      "neighbouring", "joint",  "counts-file", "counts-layout",
+                                      "confidence"};
     auto args = Args::parse(argv, 2, known, kJointFlags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message, kInvalid);
@@ -282,6 +284,13 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
             return fail(err, k.error().message, kInvalid);
         }
         spec.contributionCap = *k;
+    }
+    {
+        auto level = a.number("confidence", 0.95);
+        if (!level) {
+            return fail(err, level.error().message, kInvalid);
+        }
+        spec.confidenceLevel = *level;
     }
     if (auto v = spec.validate(); !v) {
         return fail(err, asOption(v.error().message), kInvalid);
@@ -369,6 +378,17 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         o[QStringLiteral("rho_remaining")] = u.rhoRemaining;
     }
     o[QStringLiteral("guarantee")] = QString::fromStdString(release->metadata.guarantee);
+    if (const auto& iv = release->metadata.intervals) {
+        // Issue #22: the level, the per-bin and all-bins-at-once half-widths, the sentence.
+        o[QStringLiteral("confidence")] = iv->level;
+        o[QStringLiteral("half_width")] = iv->halfWidth;
+        o[QStringLiteral("half_width_all_bins")] = iv->simultaneousHalfWidth;
+        o[QStringLiteral("interval")] = QString::fromStdString(iv->sentence);
+    } else {
+        o[QStringLiteral("interval")] = QStringLiteral(
+            "not stated: resize and NoiseFirst change each value by an amount that depends on "
+            "every bin, which the noise law alone does not bound");
+    }
     if (!outcome->recoveryNotes.empty()) {
         QJsonArray notes;
         for (const auto& note : outcome->recoveryNotes) {

@@ -94,6 +94,73 @@ private Q_SLOTS:
                  std::string("ε 0.75 of 1 left"));
     }
 
+    // Issue #22: the CSV gets lower/upper = value ∓ h and the JSON the level, method, half-width
+    // and sentence; h is the smallest integer with Pr[|Z| ≤ h] ≥ level for Z ~ DLap(t = 1/ε),
+    // Pr[|Z| > k] = 2α^(k+1)/(1 + α), α = e^(−ε), computed here from that formula. The preview
+    // states the same before the release; resize states none.
+    void releaseStatesIntervals() {
+        QTemporaryDir dir;
+        ReleaseRequest r = requestIn(dir, "0.25", nullptr);
+        r.spec.confidenceLevel = 0.9;
+        r.previewBins = 3;
+        const double alpha = std::exp(-0.25);
+        int h = 0;
+        while (2 * std::pow(alpha, h + 1) / (1 + alpha) > 0.1)
+            ++h;
+        auto preview = previewRelease(r);
+        QVERIFY(preview && preview->intervals);
+        QCOMPARE(preview->intervals->halfWidth, double(h));
+        auto o = runRelease(r);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        QVERIFY(o->release.metadata.intervals);
+        QCOMPARE(*o->release.metadata.intervals, *preview->intervals);
+        const QList<QByteArray> lines = readFile(dir.filePath(QStringLiteral("r.csv"))).split('\n');
+        QCOMPARE(lines[0], QByteArray("bin,value,lower,upper"));
+        for (int i = 1; i <= 3; ++i) {
+            const QList<QByteArray> cells = lines[i].split(',');
+            QCOMPARE(cells.size(), 4);
+            const double v = cells[1].toDouble();
+            QCOMPARE(cells[2].toDouble(), v - h);
+            QCOMPARE(cells[3].toDouble(), v + h);
+        }
+        const QJsonObject iv =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("r.json"))))
+                .object()
+                .value(QStringLiteral("intervals"))
+                .toObject();
+        QCOMPARE(iv.value(QStringLiteral("level")).toDouble(), 0.9);
+        QCOMPARE(iv.value(QStringLiteral("half_width")).toDouble(), double(h));
+        QCOMPARE(iv.value(QStringLiteral("sentence")).toString(),
+                 QStringLiteral("With 90 % confidence each published count is within ±%1 of the "
+                                "count before noise.")
+                     .arg(h));
+        QVERIFY(iv.value(QStringLiteral("method"))
+                    .toString()
+                    .contains(QStringLiteral("discrete Laplace")));
+        QVERIFY(iv.value(QStringLiteral("all_bins_at_once"))
+                    .toObject()
+                    .value(QStringLiteral("half_width"))
+                    .toDouble() >= h);
+        // Resize: no columns, the JSON says why.
+        ReleaseRequest rs = requestIn(dir, "0.25", nullptr, "rs");
+        rs.newBudget.reset();
+        rs.spec.postProcessing = EstimatorKind::Resize;
+        QVERIFY(runRelease(rs));
+        QVERIFY(readFile(dir.filePath(QStringLiteral("rs.csv"))).startsWith("bin,value\n"));
+        QVERIFY(QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("rs.json"))))
+                    .object()
+                    .value(QStringLiteral("intervals"))
+                    .toString()
+                    .startsWith(QStringLiteral("not stated")));
+        // A bad level is refused before any data are read.
+        ReleaseRequest bad = requestIn(dir, "0.25", nullptr, "bad");
+        bad.spec.confidenceLevel = 1;
+        auto refused = runRelease(bad);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("confidence") != std::string::npos,
+                 refused.error().message.c_str());
+    }
+
     // Over budget: refused before the data are read, nothing written, ledger unchanged.
     void overBudgetIsRefusedBeforeTheData() {
         QTemporaryDir dir;
@@ -169,7 +236,7 @@ private Q_SLOTS:
         QCOMPARE(o->usage.epsilonRemaining, 0.75);
         const QList<QByteArray> lines = readFile(QString::fromStdString(o->csvPath)).split('\n');
         QCOMPARE(lines.size(), 6);  // header, 4 cells, the empty piece after the last LF
-        QCOMPARE(lines[0], QByteArray("sex,class,value"));
+        QCOMPARE(lines[0], QByteArray("sex,class,value,lower,upper"));  // intervals: issue #22
         QVERIFY(lines[1].startsWith("F,<=50K,"));
         QVERIFY(lines[2].startsWith("F,>50K,"));
         QVERIFY(lines[3].startsWith("M,<=50K,"));

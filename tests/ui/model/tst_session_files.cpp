@@ -94,6 +94,9 @@ private Q_SLOTS:
         QTest::newRow("dark is text")
             << QByteArray(R"({"view": {"dark": "yes"}})") << QByteArray("'view.dark'")
             << QByteArray("expected true or false, got a string");
+        QTest::newRow("interval level is text")
+            << QByteArray(R"({"view": {"interval_level": "95%"}})")
+            << QByteArray("'view.interval_level'") << QByteArray("expected a finite number");
         QTest::newRow("points are text")
             << QByteArray(R"({"tradeoff": {"points": "25"}})") << QByteArray("'tradeoff.points'")
             << QByteArray("expected a finite number");
@@ -254,6 +257,7 @@ private Q_SLOTS:
         s.mechanism.lp.constraints = {QStringLiteral("rh"), QStringLiteral("f")};
         s.view.tab = QStringLiteral("matrix");
         s.view.dark = true;
+        s.view.intervalLevel = 0.99;
         s.tradeoff.againstPopulation = true;
         s.tradeoff.points = 40;
         s.budget.plan.epsilon = 2;
@@ -264,6 +268,28 @@ private Q_SLOTS:
         QVERIFY(back.hasValue());
         QCOMPARE(*back, s);
         QVERIFY(ExplorerState::deprecations(s.toJson()).isEmpty());
+    }
+
+    // Issue #22: the interval level is written only when it is not the default 0.95 (older
+    // sessions stay byte-identical), read back, and a level outside (0, 1) is refused by name.
+    void intervalLevelIsWrittenOnlyWhenNotDefault() {
+        ExplorerState s;
+        QVERIFY(!s.toJson()
+                     .value(QStringLiteral("view"))
+                     .toObject()
+                     .contains(QStringLiteral("interval_level")));
+        s.view.intervalLevel = 0.9;
+        const QJsonObject o = s.toJson();
+        QCOMPARE(o.value(QStringLiteral("view")).toObject().value(QStringLiteral("interval_level")),
+                 QJsonValue(0.9));
+        const auto back = ExplorerState::fromJson(o);
+        QVERIFY(back.hasValue());
+        QCOMPARE(back->view.intervalLevel, 0.9);
+        s.view.intervalLevel = 1.0;
+        const auto bad = s.validate();
+        QVERIFY(!bad.hasValue());
+        QVERIFY2(bad.error().message.find("interval level") != std::string::npos,
+                 bad.error().message.c_str());
     }
 
     // The LP objective has one grammar (core/count/lp_objective.h): the old "l0d3" opens with a

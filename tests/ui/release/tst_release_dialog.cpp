@@ -317,6 +317,39 @@ private Q_SLOTS:
                                  10000);
     }
 
+    // Issue #22: the sentence of the intervals is shown before the release, at the chosen level;
+    // ε = 1, δ = 1e-6: σ² = 17.8995, 95 % half-width 8 (as `dpx release`, golden 103); resize
+    // states none.
+    void intervalsShownBeforeRelease() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        field<QComboBox>(d, "releaseMechanism")->setCurrentIndex(1);
+        field<QLineEdit>(d, "releaseDelta")->setText(QStringLiteral("1e-6"));
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("i.csv")),
+                                     dir.filePath(QStringLiteral("il.json")), QStringLiteral("3"),
+                                     QStringLiteral("1")));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("1e-5"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->intervalText().startsWith(
+                     QStringLiteral("With 95 % confidence each published count is within ±8 of "
+                                    "the count before noise.")),
+                 qPrintable(d->intervalText() + QStringLiteral(" | ") + d->statusText()));
+        auto* level = field<QComboBox>(d, "releaseConfidence");
+        level->setCurrentIndex(level->findData(0.99));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->intervalText().startsWith(QStringLiteral("With 99 % confidence")),
+                 qPrintable(d->intervalText()));
+        auto* post = field<QComboBox>(d, "releasePost");
+        post->setCurrentIndex(post->findData(QStringLiteral("resize")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->intervalText().startsWith(QStringLiteral("No interval")),
+                 qPrintable(d->intervalText()));
+    }
+
     // geometric-matrix: n is published in the metadata, so the dialog never pre-fills the
     // window's automatic n (the largest count); a declared n is taken over.
     void groupSizeIsNotTakenFromTheData() {

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/intervals/intervals.h"
 #include "ui/widgets/file_export.h"
 #include "ui/widgets/flow_layout.h"
 #include "ui/widgets/heatmap.h"
@@ -275,6 +276,7 @@ TableTab::TableTab(QWidget* parent) : QWidget(parent) {
     connect(levelBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0) {
             setLevel(levelBox_->itemData(i).toDouble());
+            Q_EMIT levelChanged(level_);
         }
     });
     connect(exportButton_, &QPushButton::clicked, this, &TableTab::exportCsv);
@@ -701,6 +703,9 @@ void TableTab::setLevel(double level) {
         const QSignalBlocker block(levelBox_);
         levelBox_->setCurrentIndex(i);
     }
+    if (inputs_) {
+        updateHeader();
+    }
     updateReadout();
 }
 
@@ -730,6 +735,20 @@ void TableTab::updateHeader() {
                                        .arg(qs(t.attribute(rows_).name).toHtmlEscaped(),
                                             qs(t.attribute(columns_).name).toHtmlEscaped(),
                                             summed.join(QStringLiteral(", ")));
+    }
+    if (inputs_->cellNoise) {
+        // Issue #22: one cell, and every cell of the table at once, at the chosen level.
+        auto all = tableIntervals(CellNoise::of(*inputs_->cellNoise),
+                                  static_cast<std::uint64_t>(t.cellCount()), level_);
+        if (all) {
+            text +=
+                QLatin1Char(' ') +
+                tr("%1 intervals of noisy − true: each cell ±%2; all %3 cells at once ±%4 "
+                   "(exact for independent noise).")
+                    .arg(qs(levelPercentText(level_)), formatErrorValue(all->perBin.halfWidth, 4),
+                         qs(cellCountText(t.cellCount())),
+                         formatErrorValue(all->exactMax.halfWidth, 4));
+        }
     }
     if (header_->text() != text) {
         header_->setText(text);  // (a rich-text layout costs a millisecond)
@@ -1163,9 +1182,25 @@ void TableTab::showReadout(ReadoutJob job) {
             tr("noisy ± %1").arg(formatErrorValue(q.halfWidth, 4)));
         row(QString(),
             tr("[%1, %2]").arg(valueText(r.noisy - q.halfWidth), valueText(r.noisy + q.halfWidth)));
+        // Issue #22: one cell, and every cell of the table at once, at the same level.
+        const auto cellCount = static_cast<std::uint64_t>(t.cellCount());
+        auto all = tableIntervals(CellNoise::of(*inputs_->cellNoise), cellCount, q.level);
+        if (all) {
+            row(tr("Each cell"), tr("noisy ± %1").arg(formatErrorValue(all->perBin.halfWidth, 4)));
+            row(tr("All %1 cells at once").arg(qs(cellCountText(t.cellCount()))),
+                tr("noisy ± %1 (Bonferroni ± %2)")
+                    .arg(formatErrorValue(all->exactMax.halfWidth, 4),
+                         formatErrorValue(all->bonferroni.halfWidth, 4)));
+        }
         html += QStringLiteral("</table>");
         html += QStringLiteral("<p>%1</p>")
                     .arg(tr("Errors of the noisy answer, %1.").arg(qs(q.method).toHtmlEscaped()));
+        if (all) {
+            html += QStringLiteral("<p>%1</p>")
+                        .arg(tr("All cells at once: each cell at level^(1/m), exact for "
+                                "independent identical noise; Bonferroni: each at 1 − (1 − "
+                                "level)/m, for any dependence."));
+        }
     } else {
         html += QStringLiteral("</table>");
         html += QStringLiteral("<p>%1</p>")

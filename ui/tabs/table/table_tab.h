@@ -115,6 +115,8 @@ Q_SIGNALS:
     void drawn();
     // The selected box's readout is shown.
     void readoutReady();
+    // The user chose another interval level (issue #22: the window saves it in the session).
+    void levelChanged(double level);
 
 protected:
     void changeEvent(QEvent* event) override;
