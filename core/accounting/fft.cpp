@@ -23,21 +23,39 @@ void fft(std::vector<std::complex<double>>& a, bool inverse) {
             std::swap(a[i], a[j]);
         }
     }
-    // Butterflies; the twiddles of each stage are computed directly (cos/sin of the exact angle),
-    // not by repeated multiplication, so their error does not grow with n.
+    // Butterflies. The twiddles e^{∓2πik/n}, k < n/2, are computed once per thread
+    // (cos/sin of the exact angle, not by repeated multiplication, so their error does not grow
+    // with n), for the largest size seen (sizes are powers of two, so a smaller transform uses a
+    // stride through the same table); stage `len` uses every (size/len)-th of them.
+    thread_local std::vector<std::complex<double>> table;
+    thread_local std::size_t tableSize = 0;
+    if (tableSize < n) {
+        table.resize(n / 2);
+        for (std::size_t k = 0; k < n / 2; ++k) {
+            const double t =
+                -2 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+            table[k] = {std::cos(t), std::sin(t)};
+        }
+        tableSize = n;
+    }
+    const double sign = inverse ? -1.0 : 1.0;  // the inverse uses the conjugates
     std::vector<std::complex<double>> w;
     for (std::size_t len = 2; len <= n; len <<= 1) {
         const std::size_t half = len / 2;
+        const std::size_t stride = tableSize / len;
         w.resize(half);
-        const double angle = (inverse ? 2 : -2) * std::numbers::pi / static_cast<double>(len);
         for (std::size_t k = 0; k < half; ++k) {
-            const double t = angle * static_cast<double>(k);
-            w[k] = {std::cos(t), std::sin(t)};
+            const std::complex<double> t = table[k * stride];
+            w[k] = {t.real(), sign * t.imag()};
         }
         for (std::size_t i = 0; i < n; i += len) {
             for (std::size_t k = 0; k < half; ++k) {
+                // v = a[i+k+half]·w[k], written out: std::complex's operator* checks for
+                // infinities and NaNs (C Annex G), several times slower in this loop.
+                const double xr = a[i + k + half].real(), xi = a[i + k + half].imag();
+                const double wr = w[k].real(), wi = w[k].imag();
+                const std::complex<double> v(xr * wr - xi * wi, xr * wi + xi * wr);
                 const std::complex<double> u = a[i + k];
-                const std::complex<double> v = a[i + k + half] * w[k];
                 a[i + k] = u + v;
                 a[i + k + half] = u - v;
             }
@@ -106,7 +124,11 @@ std::vector<double> convolve(const std::vector<double>& a, const std::vector<dou
     for (std::size_t k = 0; k < n; ++k) {
         const std::complex<double> zk = z[k];
         const std::complex<double> zc = std::conj(z[(n - k) & (n - 1)]);
-        p[k] = (zk * zk - zc * zc) * std::complex<double>(0, -0.25);
+        // (zk² − zc²)·(−i/4), written out (see above).
+        const double re = zk.real() * zk.real() - zk.imag() * zk.imag() -
+                          (zc.real() * zc.real() - zc.imag() * zc.imag());
+        const double im = 2 * zk.real() * zk.imag() - 2 * zc.real() * zc.imag();
+        p[k] = {im / 4, -re / 4};
     }
     fft(p, true);
     std::vector<double> c(m);

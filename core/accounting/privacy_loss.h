@@ -55,8 +55,10 @@ public:
     double gaussianMu2() const { return mu2_; }
 
     // δ(ε) = Σ_j p_j δ_μ(ε − l_j) + p_∞ (δ_0(x) = (1 − e^x)₊), clamped to [0, 1]; any real ε.
+    // With a Gaussian part, points of mass < 1e-18 count fully (pessimistic) or not (optimistic).
     double delta(double epsilon) const;
-    // The smallest ε ≥ 0 with delta(ε) ≤ δ, by bisection to 1e-12 relative: pessimistic: the
+    // The smallest ε ≥ 0 with delta(ε) ≤ δ, by bisection to 1e-12 relative (to h/8 when the grid
+    // has more than one point: the grid is not more accurate than that): pessimistic: the
     // bracket's upper end (never below the smallest such ε); optimistic: the lower end.
     // Errors: δ ∉ (0, 1); δ below the mass at +∞ (no finite ε).
     Expected<double> epsilon(double delta) const;
