@@ -47,6 +47,11 @@ Expected<Accountant> accountantFromName(const std::string& name) {
             return a;
         }
     }
+    if (name == "rdp") {
+        return Error{
+            "unknown accountant 'rdp': Rényi DP is 'renyi' (RDP means random differential "
+            "privacy in this program); expected basic, zcdp, renyi or pld"};
+    }
     return Error{"unknown accountant '" + name + "' (expected basic, zcdp, renyi or pld)"};
 }
 
