@@ -1,6 +1,8 @@
 #include "core/accounting/plan_accounting.h"
 
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "core/base/validation.h"
 
@@ -37,8 +39,48 @@ Expected<std::vector<AccountedMechanism>> planMechanisms(const BudgetPlan& plan,
             return Error{"statistic '" + s.label + "': " + st.error().message};
         }
     }
-    return mechs;
+    // Equal mechanisms become one with a count.
+    std::map<std::tuple<int, double, double>, std::size_t> seen;
+    std::vector<AccountedMechanism> merged;
+    for (const auto& m : mechs) {
+        const auto key = std::make_tuple(static_cast<int>(m.kind), m.parameter, m.sensitivity);
+        if (auto it = seen.find(key); it != seen.end()) {
+            merged[it->second].count += 1;
+        } else {
+            seen.emplace(key, merged.size());
+            merged.push_back(m);
+        }
+    }
+    return merged;
 }
+
+namespace {
+
+Expected<PlanAccounting> atTotal(const PlanAccountant& acc, const PlanResult& result,
+                                 Accountant accountant) {
+    PlanAccounting out;
+    out.accountant = accountant;
+    if (result.total.delta > 0) {
+        auto e = acc.epsilon(accountant, result.total.delta);
+        if (e) {
+            out.epsilon = *e;
+        } else {
+            out.note = e.error().message;
+        }
+    } else {
+        out.note =
+            "the total δ is 0: ε at δ = 0 is not defined for this accountant; δ at the "
+            "total ε is shown";
+    }
+    auto d = acc.delta(accountant, result.total.epsilon);
+    if (!d) {
+        return d.error();
+    }
+    out.delta = *d;
+    return out;
+}
+
+}  // namespace
 
 Expected<PlanAccounting> accountPlan(const BudgetPlan& plan, const PlanResult& result,
                                      Accountant accountant, const PldOptions& options) {
@@ -50,25 +92,51 @@ Expected<PlanAccounting> accountPlan(const BudgetPlan& plan, const PlanResult& r
     if (!acc) {
         return acc.error();
     }
-    PlanAccounting out;
-    out.accountant = accountant;
-    if (result.total.delta > 0) {
-        auto e = acc->epsilon(accountant, result.total.delta);
-        if (e) {
-            out.epsilon = *e;
-        } else {
-            out.note = e.error().message;
+    return atTotal(*acc, result, accountant);
+}
+
+Expected<PlanProfile> planProfile(const BudgetPlan& plan, const PlanResult& result,
+                                  const std::vector<double>& epsilons, const PldOptions& options) {
+    if (epsilons.empty()) {
+        return Error{"the privacy profile needs at least one ε"};
+    }
+    for (double e : epsilons) {
+        if (!(e >= 0) || !std::isfinite(e)) {
+            return Error{"the privacy profile's ε must be finite and ≥ 0 (got " + formatNumber(e) +
+                         ")"};
         }
-    } else {
-        out.note =
-            "the total δ is 0: ε at δ = 0 is not defined for this accountant; δ at the "
-            "total ε is shown";
     }
-    auto d = acc->delta(accountant, result.total.epsilon);
-    if (!d) {
-        return d.error();
+    auto mechs = planMechanisms(plan, result);
+    if (!mechs) {
+        return mechs.error();
     }
-    out.delta = *d;
+    auto acc = PlanAccountant::create(std::move(*mechs), options);
+    if (!acc) {
+        return acc.error();
+    }
+    PlanProfile out;
+    out.epsilons = epsilons;
+    out.pldInterval = options.interval;
+    for (Accountant a : kAllAccountants) {
+        ProfileCurve c;
+        c.accountant = a;
+        for (double e : epsilons) {
+            auto d = acc->delta(a, e);
+            if (!d) {
+                return d.error();
+            }
+            c.delta.push_back(d->value);
+            if (d->lower) {
+                c.deltaLower.push_back(*d->lower);
+            }
+        }
+        auto t = atTotal(*acc, result, a);
+        if (!t) {
+            return t.error();
+        }
+        c.atTotal = *t;
+        out.curves.push_back(std::move(c));
+    }
     return out;
 }
 

@@ -15,8 +15,10 @@
 namespace dpx::accounting {
 
 // One accounted mechanism per statistic: Laplace b = its noise scale, Δ = Δ1; geometric
-// ε = −Δ1 ln α; Gaussian σ, Δ = Δ2. Errors: a plan that starts from ledger charges (they record
-// no mechanism, so only basic composition and zCDP can count them).
+// ε = −Δ1 ln α; Gaussian σ, Δ = Δ2; statistics with the same mechanism, noise and sensitivity
+// become one entry used `count` times (a plan of equal weights composes in a few steps). Errors: a
+// plan that starts from ledger charges (they record no mechanism, so only basic composition and
+// zCDP can count them).
 Expected<std::vector<AccountedMechanism>> planMechanisms(const BudgetPlan& plan,
                                                          const PlanResult& result);
 
@@ -30,5 +32,23 @@ struct PlanAccounting {
 // Errors: those of planMechanisms and PlanAccountant::create.
 Expected<PlanAccounting> accountPlan(const BudgetPlan& plan, const PlanResult& result,
                                      Accountant accountant, const PldOptions& options = {});
+
+// The privacy profile of a plan under every accountant: δ(ε) on `epsilons` (upper bounds; the
+// PLD's lower bound too) and each accountant's ε at the total δ and δ at the total ε.
+struct ProfileCurve {
+    Accountant accountant = Accountant::Pld;
+    std::vector<double> delta;       // δ(ε_i), an upper bound
+    std::vector<double> deltaLower;  // PLD only: lower bound
+    PlanAccounting atTotal;
+};
+struct PlanProfile {
+    std::vector<double> epsilons;
+    std::vector<ProfileCurve> curves;  // basic, zCDP, Rényi, PLD
+    double pldInterval = 0;
+};
+// Errors: those of accountPlan (for any accountant), an empty or invalid ε grid.
+Expected<PlanProfile> planProfile(const BudgetPlan& plan, const PlanResult& result,
+                                  const std::vector<double>& epsilons,
+                                  const PldOptions& options = {});
 
 }  // namespace dpx::accounting

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/plan_accounting.h"
 #include "core/accounting/privacy_loss.h"
 #include "core/accounting/renyi.h"
 #include "tests/testing/quadrature.h"
@@ -430,6 +431,61 @@ private Q_SLOTS:
         QVERIFY(*bp <= *b);
         AccountedMechanism lm = laplaceLoss(*bp, 1, 5);
         QVERIFY(eps(plan({lm}), Accountant::Pld, 1e-6) <= 1);
+    }
+
+    void budgetPlansUnderEveryAccountant() {
+        // A basic-composition plan is valid, so the exact privacy is within the total: the PLD's
+        // ε at the total δ is ≤ the total (well below: basic composition over-charges), and the
+        // basic accountant gives the total back. zCDP and Rényi need not be below basic for a
+        // handful of releases.
+        BudgetPlan plan;
+        plan.total = {1, 1e-5};
+        plan.composition = Composition::Basic;
+        for (const char* label : {"a", "b", "c"}) {
+            PlanStatistic s;
+            s.label = label;
+            s.bins = 10;
+            s.mechanism = MechanismKind::Gaussian;
+            plan.statistics.push_back(s);
+        }
+        PlanStatistic lap;
+        lap.label = "d";
+        lap.mechanism = MechanismKind::Laplace;
+        plan.statistics.push_back(lap);
+        PlanStatistic geo;
+        geo.label = "e";
+        geo.mechanism = MechanismKind::Geometric;
+        plan.statistics.push_back(geo);
+        auto result = allocatePlan(plan);
+        DPX_VERIFY_OK(result);
+        auto mechs = planMechanisms(plan, *result);
+        DPX_VERIFY_OK(mechs);
+        QCOMPARE(mechs->size(), std::size_t(3));  // the three equal Gaussians merged
+        QCOMPARE((*mechs)[0].count, std::int64_t(3));
+        DPX_VERIFY_REL((*mechs)[0].parameter, result->statistics[0].noise.scale, 0.0);
+        DPX_VERIFY_REL(pureEpsilon((*mechs)[2]), result->statistics[4].epsilon, 1e-12);
+        std::vector<double> grid;
+        for (int i = 0; i <= 20; ++i) {
+            grid.push_back(0.1 * i);
+        }
+        auto profile = planProfile(plan, *result, grid);
+        DPX_VERIFY_OK(profile);
+        QCOMPARE(profile->curves.size(), std::size_t(4));
+        for (const auto& c : profile->curves) {
+            QVERIFY(c.atTotal.epsilon.has_value());
+            if (c.accountant == Accountant::Basic || c.accountant == Accountant::Pld) {
+                QVERIFY2(c.atTotal.epsilon->value <= 1 + 1e-9, accountantName(c.accountant));
+            }
+            for (std::size_t i = 1; i < c.delta.size(); ++i) {
+                QVERIFY(c.delta[i] <= c.delta[i - 1] + 1e-15);  // δ(ε) does not increase
+            }
+        }
+        const auto& pldCurve = profile->curves[3];
+        QCOMPARE(pldCurve.deltaLower.size(), grid.size());
+        QVERIFY(pldCurve.atTotal.epsilon->value < 0.9);
+        // Ledger charges record no mechanism: refused with the reason.
+        plan.spent.push_back(BudgetCharge{"old", 0.1, 0, std::nullopt});
+        DPX_VERIFY_ERROR(planMechanisms(plan, *result), "mechanism");
     }
 
     void badInputsAreNamed() {
