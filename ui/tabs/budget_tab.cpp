@@ -1107,7 +1107,10 @@ void BudgetTab::computeProfile() {
         if (runner_) {
             runner_->cancel(profileSlot_);
         }
-        profileNote_->setText(tr("Add a statistic to see the plan's privacy profile."));
+        profileNote_->setText(plan_.statistics.empty()
+                                  ? tr("Add a statistic to see the plan's privacy profile.")
+                                  : tr("No privacy profile: the plan does not compute (see the "
+                                       "message above)."));
         drawProfile();
         return;
     }
