@@ -8,7 +8,7 @@
 #include <numbers>
 #include <queue>
 
-#include "core/accounting/fft.h"
+#include "core/base/fft.h"
 #include "core/base/validation.h"
 #include "core/mechanisms/gaussian_mechanism.h"
 
@@ -227,7 +227,7 @@ PrivacyLossDistribution PrivacyLossDistribution::convolve(
     c.h_ = h_;
     c.tail_ = tail_;
     c.offset_ = offset_ + other.offset_;
-    c.pmf_ = accounting::convolve(pmf_, other.pmf_);
+    c.pmf_ = dpx::convolve(pmf_, other.pmf_);
     // Independent: finite only if both are.
     c.infinity_ = infinity_ + other.infinity_ - infinity_ * other.infinity_;
     c.mu2_ = mu2_ + other.mu2_;

@@ -7,18 +7,17 @@
 // dominates the true one pointwise and δ(ε) = E[(1 − e^{ε−L})₊] (with L = +∞ counting 1) computed
 // from it is never below the truth. The OPTIMISTIC discretisation (round down, drop the tails)
 // gives a lower bound the same way, so every answer comes as [lower, upper].
-// Composition adds independent losses: their pmfs are convolved (fft.h), smallest first, with
-// repeated squaring for a mechanism used many times; after every convolution the tails whose mass
-// is ≤ tailMass are truncated in the same pessimistic / optimistic direction.
-// The Gaussian mechanisms are not discretised by default: k Gaussians with μ_i = Δ_i/σ_i compose
-// EXACTLY to one with μ = √(Σμ_i²) (Dong, Roth & Su 2022 Cor. 3.3), whose hockey-stick divergence
-// has the closed form δ_μ(x) = Φ(−x/μ + μ/2) − e^x Φ(−x/μ − μ/2) (Balle & Wang 2018 Thm 8), so
-// δ(ε) = Σ_j p_j δ_μ(ε − l_j) + p_∞ over the discretised rest. A plan of Gaussians alone is
-// therefore exact up to floating point. `discretiseGaussian` puts them on the grid like the rest
-// (for tests of the discretisation and for comparison).
-// Errors of the bounds: the grid (each of k losses rounded by < h: the two bounds are ≈ k·h apart
-// in ε), the tails (≤ tailMass per truncation), and the FFT round-off (~1e-16 of the largest
-// probability per grid point; negative round-off is set to 0).
+// Composition adds independent losses: their pmfs are convolved (core/base/fft.h), smallest first,
+// with repeated squaring for a mechanism used many times; after every convolution the tails whose
+// mass is ≤ tailMass are truncated in the same pessimistic / optimistic direction. The Gaussian
+// mechanisms are not discretised by default: k Gaussians with μ_i = Δ_i/σ_i compose EXACTLY to one
+// with μ = √(Σμ_i²) (Dong, Roth & Su 2022 Cor. 3.3), whose hockey-stick divergence has the closed
+// form δ_μ(x) = Φ(−x/μ + μ/2) − e^x Φ(−x/μ − μ/2) (Balle & Wang 2018 Thm 8), so δ(ε) = Σ_j p_j
+// δ_μ(ε − l_j) + p_∞ over the discretised rest. A plan of Gaussians alone is therefore exact up to
+// floating point. `discretiseGaussian` puts them on the grid like the rest (for tests of the
+// discretisation and for comparison). Errors of the bounds: the grid (each of k losses rounded by <
+// h: the two bounds are ≈ k·h apart in ε), the tails (≤ tailMass per truncation), and the FFT
+// round-off (~1e-16 of the largest probability per grid point; negative round-off is set to 0).
 #pragma once
 
 #include <cstdint>

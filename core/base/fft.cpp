@@ -1,13 +1,13 @@
-#include "core/accounting/fft.h"
+#include "core/base/fft.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <numbers>
 
-namespace dpx::accounting {
+namespace dpx {
 
-void fft(std::vector<std::complex<double>>& a, bool inverse) {
+void fft(std::vector<std::complex<double>>& a, bool inverse, bool scaleInverse) {
     const std::size_t n = a.size();
     if (n <= 1) {
         return;
@@ -61,7 +61,7 @@ void fft(std::vector<std::complex<double>>& a, bool inverse) {
             }
         }
     }
-    if (inverse) {
+    if (inverse && scaleInverse) {
         const double scale = 1.0 / static_cast<double>(n);
         for (auto& x : a) {
             x *= scale;
@@ -138,4 +138,4 @@ std::vector<double> convolve(const std::vector<double>& a, const std::vector<dou
     return c;
 }
 
-}  // namespace dpx::accounting
+}  // namespace dpx

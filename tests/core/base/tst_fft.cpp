@@ -1,4 +1,4 @@
-// The radix-2 FFT and the convolution of core/accounting/fft.h against the direct sums
+// The radix-2 FFT and the convolution of core/base/fft.h against the direct sums
 // (X_k = Σ_j a_j e^{−2πijk/n}, c_k = Σ_j a_j b_{k−j}) on seeded random inputs.
 #include <QTest>
 
@@ -7,10 +7,10 @@
 #include <random>
 #include <vector>
 
-#include "core/accounting/fft.h"
+#include "core/base/fft.h"
 #include "tests/testing/test_support.h"
 
-using namespace dpx::accounting;
+using namespace dpx;
 
 class TestFft : public QObject {
     Q_OBJECT
