@@ -129,10 +129,7 @@ Expected<AccountantAnswer> PlanAccountant::epsilon(Accountant a, double delta) c
             return AccountantAnswer{*e, std::nullopt, 0};
         }
         case Accountant::Zcdp: {
-            double rho = 0;
-            for (const auto& m : mechs_) {
-                rho += static_cast<double>(m.count) * zcdpRho(m);
-            }
+            const double rho = totalZcdpRho(mechs_);
             if (rho == 0) {
                 return AccountantAnswer{0, std::nullopt, 0};
             }
@@ -217,10 +214,7 @@ Expected<AccountantAnswer> PlanAccountant::delta(Accountant a, double epsilon) c
             return AccountantAnswer{std::exp(hi), std::nullopt, 0};
         }
         case Accountant::Zcdp: {
-            double rho = 0;
-            for (const auto& m : mechs_) {
-                rho += static_cast<double>(m.count) * zcdpRho(m);
-            }
+            const double rho = totalZcdpRho(mechs_);
             if (rho == 0) {
                 return AccountantAnswer{0, std::nullopt, 0};
             }

@@ -147,6 +147,14 @@ double zcdpRho(const AccountedMechanism& m) {
     return mu * mu / 2;
 }
 
+double totalZcdpRho(const std::vector<AccountedMechanism>& mechs) {
+    double rho = 0;
+    for (const auto& m : mechs) {
+        rho += static_cast<double>(m.count) * zcdpRho(m);
+    }
+    return rho;
+}
+
 Expected<std::vector<LossAtom>> lossAtoms(const AccountedMechanism& m) {
     if (auto s = m.validate(); !s) {
         return s.error();

@@ -56,6 +56,8 @@ double pureEpsilon(const AccountedMechanism& m);
 // zCDP ρ of one use: ε²/2 for pure ε-DP (Bun & Steinke 2016 Prop 1.4), Δ²/(2σ²) for the Gaussian
 // (Prop 1.6) and the discrete Gaussian (Canonne, Kamath & Steinke 2020 Thm 4).
 double zcdpRho(const AccountedMechanism& m);
+// Σ count·ρ of a plan (zCDP composition, Bun & Steinke 2016).
+double totalZcdpRho(const std::vector<AccountedMechanism>& mechs);
 
 // A loss value and its probability under P.
 struct LossAtom {

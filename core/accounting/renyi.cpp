@@ -19,14 +19,6 @@ Status validateAll(const std::vector<AccountedMechanism>& mechs) {
     return okStatus();
 }
 
-double totalRho(const std::vector<AccountedMechanism>& mechs) {
-    double rho = 0;
-    for (const auto& m : mechs) {
-        rho += static_cast<double>(m.count) * zcdpRho(m);
-    }
-    return rho;
-}
-
 double epsilonAt(const std::vector<AccountedMechanism>& mechs, double alpha, double logDelta) {
     const double r = renyiCurve(mechs, alpha);
     return r + std::log1p(-1 / alpha) - (logDelta + std::log(alpha)) / (alpha - 1);
@@ -161,7 +153,7 @@ Expected<RenyiAnswer> renyiEpsilon(const std::vector<AccountedMechanism>& mechs,
         return RenyiAnswer{0, 0};
     }
     const double logDelta = std::log(delta);
-    const double rho = totalRho(mechs);
+    const double rho = totalZcdpRho(mechs);
     RenyiAnswer best =
         minimiseOverOrders([&](double a) { return epsilonAt(mechs, a, logDelta); },
                            {1 + std::sqrt(-logDelta / rho)});  // zCDP's optimal order
@@ -179,7 +171,7 @@ Expected<RenyiAnswer> renyiDelta(const std::vector<AccountedMechanism>& mechs, d
     if (mechs.empty()) {
         return RenyiAnswer{0, 0};
     }
-    const double rho = totalRho(mechs);
+    const double rho = totalZcdpRho(mechs);
     // zCDP's optimal order, when ε > ρ; log δ is capped at 0 (δ ≤ 1).
     RenyiAnswer best =
         minimiseOverOrders([&](double a) { return std::min(0.0, logDeltaAt(mechs, a, epsilon)); },
