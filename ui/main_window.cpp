@@ -655,6 +655,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     };
     connect(releaseCtl_, &ReleaseController::ledgerAccepted, this, useLedger);
     connect(budget_, &BudgetTab::ledgerChosen, this, useLedger);
+    connect(budget_, &BudgetTab::profileComputed, this, [this] { tryScreenshot(); });
     connect(dataPanel_, &DataPanel::openCsvRequested, this, &MainWindow::chooseCsv);
     connect(dataPanel_, &DataPanel::openSqliteRequested, this, &MainWindow::chooseSqlite);
     connect(dataPanel_, &DataPanel::openPostgresRequested, this, &MainWindow::connectPostgres);
@@ -1672,6 +1673,9 @@ void MainWindow::tryScreenshot() {
     }
     if (tabs_->currentWidget() == strategy_ && strategy_->busy()) {
         return;  // wait for the design (drawn calls again)
+    }
+    if (tabs_->currentWidget() == budget_ && (budget_->busy() || budget_->profileBusy())) {
+        return;  // wait for the plan's privacy profile (profileComputed calls again)
     }
     const QString path = screenshotPath_;
     screenshotPath_.clear();

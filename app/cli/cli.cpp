@@ -110,7 +110,9 @@ const std::vector<Command> kCommands{
     {"budget", cmdBudget, R"(
   dpx budget --epsilon E [--delta D] [--composition basic|zcdp]
              --stat LABEL:BINS[:laplace|geometric|gaussian[:WEIGHT]] [--stat ...]
-             [--hold-epsilon LABEL=E] [--hold-accuracy LABEL=A (±A per bin, 95%)] [--records N])"},
+             [--hold-epsilon LABEL=E] [--hold-accuracy LABEL=A (±A per bin, 95%)] [--records N]
+             [--accountant basic|zcdp|renyi|pld (the plan's ε at δ and δ at ε; renyi: Mironov
+              2017, pld: Koskela et al. 2020) [--pld-interval H (1e-4)]])"},
     {"ldp", cmdLdp, R"(
   dpx ldp --protocol rr|grr|oue|sue|olh|hrr|dbitflip[:d]|hh:B[:consistent]|haar --epsilon E
           (--shape normal|uniform|constant --domain D --users N | --counts LIST [--users N]

@@ -4,42 +4,18 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/base/fft.h"
+
 namespace dpx {
 
 namespace {
 
 using Complex = std::complex<double>;
 
-// In place, n a power of two; sign −1 forward, +1 inverse (unscaled).
+// In place, n a power of two; sign −1 forward, +1 inverse (unscaled): the one radix-2 FFT
+// (core/base/fft.h).
 void radix2(std::vector<Complex>& a, double sign) {
-    const std::size_t n = a.size();
-    for (std::size_t i = 1, j = 0; i < n; ++i) {  // bit-reversal permutation
-        std::size_t bit = n >> 1;
-        for (; j & bit; bit >>= 1) {
-            j ^= bit;
-        }
-        j ^= bit;
-        if (i < j) {
-            std::swap(a[i], a[j]);
-        }
-    }
-    for (std::size_t len = 2; len <= n; len <<= 1) {
-        const double angle = sign * 2 * std::numbers::pi / static_cast<double>(len);
-        const std::size_t half = len / 2;
-        // Twiddles computed directly (not by repeated multiplication) to keep the error ~1e-16.
-        std::vector<Complex> w(half);
-        for (std::size_t k = 0; k < half; ++k) {
-            w[k] = std::polar(1.0, angle * static_cast<double>(k));
-        }
-        for (std::size_t i = 0; i < n; i += len) {
-            for (std::size_t k = 0; k < half; ++k) {
-                const Complex u = a[i + k];
-                const Complex v = a[i + k + half] * w[k];
-                a[i + k] = u + v;
-                a[i + k + half] = u - v;
-            }
-        }
-    }
+    fft(a, sign > 0, false);
 }
 
 }  // namespace

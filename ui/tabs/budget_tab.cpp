@@ -41,6 +41,49 @@ struct PlanRun {
     QString error;
 };
 
+// What a privacy-profile computation gives back.
+struct ProfileRun {
+    std::optional<accounting::PlanProfile> profile;
+    QString error;
+};
+
+// The accountants' colours (Okabe & Ito's palette, readable on light and dark backgrounds), in
+// the order of accounting::kAllAccountants.
+const QColor kAccountantColours[] = {QColor(230, 159, 0), QColor(0, 158, 115),
+                                     QColor(204, 121, 167), QColor(86, 180, 233)};
+// The profile's δ axis: values below are not drawn (a gap, as log scales cannot show 0).
+constexpr double kProfileDeltaFloor = 1e-14;
+constexpr int kProfilePoints = 61;
+
+QString accountantLabel(accounting::Accountant a) {
+    switch (a) {
+        case accounting::Accountant::Basic:
+            return BudgetTab::tr("Basic (Dwork & Roth 2014)");
+        case accounting::Accountant::Zcdp:
+            return BudgetTab::tr("zCDP (Bun & Steinke 2016)");
+        case accounting::Accountant::Renyi:
+            return BudgetTab::tr("Rényi DP (Mironov 2017)");
+        case accounting::Accountant::Pld:
+            return BudgetTab::tr("PLD (Koskela et al. 2020)");
+    }
+    return {};
+}
+
+// The legend's names (the table beside gives the sources).
+QString shortName(accounting::Accountant a) {
+    switch (a) {
+        case accounting::Accountant::Basic:
+            return BudgetTab::tr("basic");
+        case accounting::Accountant::Zcdp:
+            return BudgetTab::tr("zCDP");
+        case accounting::Accountant::Renyi:
+            return BudgetTab::tr("Rényi");
+        case accounting::Accountant::Pld:
+            return BudgetTab::tr("PLD");
+    }
+    return {};
+}
+
 // A number as typed, in the user's locale or the C locale.
 std::optional<double> parseNumber(const QString& text) {
     const QString t = text.trimmed();
@@ -107,7 +150,9 @@ QTableWidgetItem* editableItem(const QString& tip) {
 BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     : QWidget(parent),
       runner_(runner),
-      slot_(QStringLiteral("budget-plan-%1").arg(reinterpret_cast<quintptr>(this), 0, 16)) {
+      slot_(QStringLiteral("budget-plan-%1").arg(reinterpret_cast<quintptr>(this), 0, 16)),
+      profileSlot_(
+          QStringLiteral("budget-profile-%1").arg(reinterpret_cast<quintptr>(this), 0, 16)) {
     plan_.total = {1, 0};
 
     totalEpsilon_ = new QLineEdit;
@@ -208,6 +253,54 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     chart_->setToolTip(
         tr("Each statistic's share of the budget: blue split by weight, orange held"));
 
+    profilePlot_ = new QCustomPlot;
+    profilePlot_->setObjectName(QStringLiteral("budgetProfile"));
+    profilePlot_->setMinimumHeight(200);
+    profilePlot_->xAxis->setLabel(tr("ε"));
+    profilePlot_->yAxis->setLabel(tr("δ(ε) of the whole plan"));
+    makeLogAxis(profilePlot_->yAxis);
+    // The legend in a row of its own above the axis rect (as the share chart's), so it never
+    // covers a curve.
+    profilePlot_->legend->setVisible(true);
+    profilePlot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    profilePlot_->legend->setWrap(5);
+    profilePlot_->plotLayout()->insertRow(0);
+    profilePlot_->plotLayout()->addElement(0, 0, profilePlot_->legend);
+    profilePlot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    profilePlot_->legend->setMargins(QMargins(6, 2, 6, 2));
+    profilePlot_->setToolTip(
+        tr("The privacy profile δ(ε) of the same noise under each accountant: every curve is an "
+           "upper bound on the plan's true δ at ε; the PLD's dashed curve is a lower bound, so "
+           "the truth lies between the two PLD curves. Dotted lines: the total ε and δ."));
+    profileNote_ = new QLabel;
+    profileNote_->setObjectName(QStringLiteral("budgetProfileNote"));
+    profileNote_->setWordWrap(true);
+    accountants_ = new QTableWidget(4, 3);
+    accountants_->setObjectName(QStringLiteral("budgetAccountants"));
+    accountants_->setHorizontalHeaderLabels(
+        {tr("Accountant"), tr("ε at the total δ"), tr("δ at the total ε")});
+    accountants_->verticalHeader()->hide();
+    accountants_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    accountants_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    accountants_->horizontalHeader()->setStretchLastSection(true);
+    accountants_->setToolTip(
+        tr("The same noise under each accountant. Basic: Σε, Σδ with δ split equally among the "
+           "Gaussian statistics. zCDP: Bun & Steinke 2016 Prop 1.3. Rényi DP: Mironov 2017 with "
+           "the conversion of Canonne, Kamath & Steinke 2020. PLD: the privacy loss "
+           "distribution (Koskela, Jälkö & Honkela 2020) with pessimistic and optimistic "
+           "rounding: [lower, upper]."));
+    for (int r = 0; r < 4; ++r) {
+        const auto a = accounting::kAllAccountants[r];
+        auto* name = new QTableWidgetItem(accountantLabel(a));
+        name->setForeground(kAccountantColours[r]);
+        accountants_->setItem(r, 0, name);
+        accountants_->setItem(r, 1, new QTableWidgetItem(QStringLiteral("—")));
+        accountants_->setItem(r, 2, new QTableWidgetItem(QStringLiteral("—")));
+    }
+    accountants_->verticalHeader()->setDefaultSectionSize(accountants_->fontMetrics().height() + 6);
+    accountants_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    accountants_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
     auto* top = new QHBoxLayout;
     auto* epsLabel = new QLabel(tr("Total &ε:"));
     epsLabel->setBuddy(totalEpsilon_);
@@ -245,7 +338,14 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     layout->addWidget(table_, 1);
     layout->addWidget(summary_);
     layout->addWidget(error_);
-    layout->addWidget(chart_, 1);
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(chart_, 2);
+    auto* profileColumn = new QVBoxLayout;
+    profileColumn->addWidget(profilePlot_, 1);
+    profileColumn->addWidget(profileNote_);
+    profileColumn->addWidget(accountants_);
+    bottom->addLayout(profileColumn, 3);
+    layout->addLayout(bottom, 1);
 
     connect(totalEpsilon_, &QLineEdit::editingFinished, this, [this] { applyTotalFields(); });
     connect(totalDelta_, &QLineEdit::editingFinished, this, [this] { applyTotalFields(); });
@@ -267,12 +367,15 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
             [this](QTableWidgetItem* item) { onItemChanged(item); });
 
     applyPlotPalette(chart_, palette());
+    applyPlotPalette(profilePlot_, palette());
     refreshLedgerLine();
     setTotal(1, 0);
+    drawProfile();
 }
 
 BudgetTab::~BudgetTab() {
     if (runner_) {
+        runner_->cancel(profileSlot_);
         runner_->cancel(slot_);
     }
     // ~QWidget deletes the children after this object's members are gone; a line edit losing
@@ -500,6 +603,7 @@ void BudgetTab::finish(const dpx::BudgetPlan& candidate,
             // not compute.
             plan_ = candidate;
             result_.reset();
+            computeProfile();
         }
         refresh();
         if (origin == Origin::Totals) {
@@ -521,6 +625,7 @@ void BudgetTab::finish(const dpx::BudgetPlan& candidate,
     totalEpsilon_->setText(QString::number(plan_.total.epsilon, 'g', 15));
     totalDelta_->setText(QString::number(plan_.total.delta, 'g', 15));
     refresh();
+    computeProfile();
     if (origin != Origin::Sync) {
         Q_EMIT planChanged();
     }
@@ -995,10 +1100,184 @@ QString BudgetTab::toCsv() const {
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
+void BudgetTab::computeProfile() {
+    profile_.reset();
+    profilePending_ = false;
+    if (!result_ || plan_.statistics.empty()) {
+        if (runner_) {
+            runner_->cancel(profileSlot_);
+        }
+        profileNote_->setText(plan_.statistics.empty()
+                                  ? tr("Add a statistic to see the plan's privacy profile.")
+                                  : tr("No privacy profile: the plan does not compute (see the "
+                                       "message above)."));
+        drawProfile();
+        return;
+    }
+    if (!plan_.spent.empty()) {
+        if (runner_) {
+            runner_->cancel(profileSlot_);
+        }
+        profileNote_->setText(
+            tr("No privacy profile: the plan starts from a ledger whose releases record no "
+               "mechanism, and the tight accountants need every release's noise (basic "
+               "composition and zCDP above still count them)."));
+        drawProfile();
+        return;
+    }
+    if (plan_.statistics.size() > kMaxProfileStatistics) {
+        if (runner_) {
+            runner_->cancel(profileSlot_);
+        }
+        profileNote_->setText(tr("No privacy profile for plans of more than %1 statistics.")
+                                  .arg(kMaxProfileStatistics));
+        drawProfile();
+        return;
+    }
+    profileNote_->setText(tr("Computing the privacy profile…"));
+    drawProfile();
+    if (!runner_) {
+        return;
+    }
+    profilePending_ = true;
+    const BudgetPlan plan = plan_;
+    const PlanResult result = *result_;
+    QPointer<BudgetTab> self(this);
+    runner_->run<ProfileRun>(
+        profileSlot_,
+        [plan, result](std::stop_token, JobProgress&) {
+            // ε from 0 to twice the total: where the accountants differ.
+            std::vector<double> grid;
+            const double top = 2 * result.total.epsilon;
+            for (int i = 0; i < kProfilePoints; ++i) {
+                grid.push_back(top * i / (kProfilePoints - 1));
+            }
+            ProfileRun out;
+            auto p = accounting::planProfile(plan, result, grid);
+            if (p) {
+                out.profile = std::move(p).value();
+            } else {
+                out.error = QString::fromStdString(p.error().message);
+            }
+            return out;
+        },
+        [self](ProfileRun run) {
+            if (!self) {
+                return;
+            }
+            self->profile_ = run.profile;
+            self->profilePending_ = false;
+            if (run.profile) {
+                self->profileNote_->setText(
+                    tr("Privacy profile of the plan's noise; PLD grid h = %1, solid: upper bound, "
+                       "dashed: lower bound.")
+                        .arg(formatSignificant(run.profile->pldInterval, 3)));
+            } else {
+                self->profileNote_->setText(tr("No privacy profile: %1").arg(run.error));
+            }
+            self->drawProfile();
+            Q_EMIT self->profileComputed();
+        },
+        tr("Privacy profile"));
+}
+
+QString BudgetTab::profileText() const {
+    return profileNote_->text();
+}
+
+void BudgetTab::drawProfile() {
+    profilePlot_->clearGraphs();
+    profilePlot_->clearItems();
+    const double totalEps = plan_.total.epsilon > 0 ? plan_.total.epsilon : 1;
+    profilePlot_->xAxis->setRange(0, 2 * totalEps);
+    profilePlot_->yAxis->setRange(kProfileDeltaFloor, 1);
+    const QColor text = palette().color(QPalette::WindowText);
+    for (int r = 0; r < 4; ++r) {
+        accountants_->item(r, 1)->setText(QStringLiteral("—"));
+        accountants_->item(r, 2)->setText(QStringLiteral("—"));
+    }
+    accountants_->setHorizontalHeaderLabels(
+        {tr("Accountant"),
+         plan_.total.delta > 0 ? tr("ε at δ = %1").arg(formatSignificant(plan_.total.delta, 3))
+                               : tr("ε at the total δ"),
+         tr("δ at ε = %1").arg(formatSignificant(plan_.total.epsilon, 4))});
+    if (!profile_) {
+        auto* why = new QCPItemText(profilePlot_);
+        why->position->setType(QCPItemPosition::ptAxisRectRatio);
+        why->position->setCoords(0.5, 0.5);
+        why->setText(profileNote_->text().isEmpty() ? tr("No privacy profile")
+                                                    : profileNote_->text());
+        why->setColor(text);
+        why->setClipToAxisRect(false);
+        replotWhenVisible(profilePlot_);
+        return;
+    }
+    QVector<double> x(profile_->epsilons.begin(), profile_->epsilons.end());
+    auto visible = [](const std::vector<double>& v) {
+        QVector<double> y;
+        for (double d : v) {
+            y.push_back(d >= kProfileDeltaFloor ? d : qQNaN());
+        }
+        return y;
+    };
+    // "upper" alone, or "lower – upper" when the PLD's bounds differ at the digits shown.
+    auto bounds = [](const accounting::AccountantAnswer& a, const auto& fmt) {
+        const QString up = fmt(a.value);
+        if (!a.lower) {
+            return up;
+        }
+        const QString low = fmt(*a.lower);
+        return low == up ? up : low + QStringLiteral(" – ") + up;
+    };
+    auto fmtEps = [](double v) { return formatSignificant(v, 4); };
+    auto fmtDelta = [](double v) { return formatProbability(v, 3); };
+    for (std::size_t c = 0; c < profile_->curves.size(); ++c) {
+        const auto& curve = profile_->curves[c];
+        const QColor colour = kAccountantColours[c];
+        auto* g = profilePlot_->addGraph();
+        g->setName(curve.accountant == accounting::Accountant::Pld ? tr("PLD upper")
+                                                                   : shortName(curve.accountant));
+        g->setPen(QPen(colour, 2));
+        g->setData(x, visible(curve.delta), true);
+        if (!curve.deltaLower.empty()) {
+            auto* low = profilePlot_->addGraph();
+            low->setName(tr("PLD lower"));
+            low->setPen(QPen(colour, 2, Qt::DashLine));
+            low->setData(x, visible(curve.deltaLower), true);
+        }
+        const int r = static_cast<int>(c);
+        if (curve.atTotal.epsilon) {
+            accountants_->item(r, 1)->setText(bounds(*curve.atTotal.epsilon, fmtEps));
+        } else {
+            accountants_->item(r, 1)->setText(QStringLiteral("—"));
+            accountants_->item(r, 1)->setToolTip(QString::fromStdString(curve.atTotal.note));
+        }
+        if (curve.atTotal.delta) {
+            accountants_->item(r, 2)->setText(bounds(*curve.atTotal.delta, fmtDelta));
+        }
+    }
+    // The total ε and δ, dotted.
+    QPen marker(palette().color(QPalette::Mid), 1, Qt::DotLine);
+    auto* vertical = new QCPItemStraightLine(profilePlot_);
+    vertical->point1->setCoords(plan_.total.epsilon, kProfileDeltaFloor);
+    vertical->point2->setCoords(plan_.total.epsilon, 1);
+    vertical->setPen(marker);
+    if (plan_.total.delta >= kProfileDeltaFloor) {
+        auto* horizontal = new QCPItemStraightLine(profilePlot_);
+        horizontal->point1->setCoords(0, plan_.total.delta);
+        horizontal->point2->setCoords(1, plan_.total.delta);
+        horizontal->setPen(marker);
+    }
+    accountants_->resizeColumnsToContents();
+    replotWhenVisible(profilePlot_);
+}
+
 void BudgetTab::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
         applyPlotPalette(chart_, palette());
+        applyPlotPalette(profilePlot_, palette());
+        drawProfile();
         drawChart();
     }
 }

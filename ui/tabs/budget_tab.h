@@ -5,6 +5,10 @@
 // the statistic gets the smallest budget meeting it); the others re-split the rest by weight. The
 // table shows each statistic's share and expected error, a bar chart the shares, and a summary
 // line what the plan spends and what the same noise would cost under the other accountant.
+// Below, the privacy profile δ(ε) of the whole plan's noise under the four accountants of
+// core/accounting (basic, zCDP, Rényi DP, PLD with its upper and lower bound; issue #22) on a
+// log δ axis, and a small table of each accountant's ε at the total δ and δ at the total ε. The
+// profile is computed on the runner after the plan (slot of its own), so the table never waits.
 //
 // One truth for the budget: when the dataset has a privacy ledger (chosen here, in the Release
 // dialog, or the last one used for the dataset), the plan starts from what that ledger has
@@ -27,6 +31,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/accounting/plan_accounting.h"
 #include "core/choosing/budget_plan.h"
 
 class QComboBox;
@@ -123,6 +128,16 @@ public:
     QString toCsv() const;
     QCustomPlot* plot() const { return chart_; }
     QTableWidget* table() const { return table_; }
+    // The privacy profile of the plan shown (nullopt while computing, with no plan, or when it
+    // failed: profileText() says why) and its plot and table.
+    const std::optional<dpx::accounting::PlanProfile>& profile() const { return profile_; }
+    QString profileText() const;
+    QCustomPlot* profilePlot() const { return profilePlot_; }
+    // True while the profile of the plan shown is being computed.
+    bool profileBusy() const { return profilePending_; }
+    QTableWidget* accountantTable() const { return accountants_; }
+    // Plans with more statistics than this get no profile (a note says so).
+    static constexpr std::size_t kMaxProfileStatistics = 5000;
 
 public Q_SLOTS:
     // As the "Ledger…" button after a file was picked: asks the window to use that ledger.
@@ -135,6 +150,8 @@ Q_SIGNALS:
     void ledgerChosen(const QString& path);
     // A plan computation finished (shown or refused).
     void planComputed();
+    // The privacy profile of the plan shown finished (shown or failed).
+    void profileComputed();
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -157,6 +174,8 @@ private:
     void refresh();
     void refreshLedgerLine();
     void drawChart();
+    void computeProfile();
+    void drawProfile();
     void applyTotalFields();
     void onItemChanged(QTableWidgetItem* item);
     void setFieldInvalid(QLineEdit* field, bool invalid);
@@ -191,6 +210,12 @@ private:
     QLabel* error_;
     QTimer* busyTimer_;
     QCustomPlot* chart_;
+    QString profileSlot_;
+    std::optional<dpx::accounting::PlanProfile> profile_;
+    bool profilePending_ = false;
+    QCustomPlot* profilePlot_;
+    QTableWidget* accountants_;
+    QLabel* profileNote_;
 };
 
 }  // namespace dpx::ui

@@ -8,6 +8,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/output.h"
+#include "core/accounting/plan_accounting.h"
 #include "core/choosing/budget_plan.h"
 
 namespace dpx::cli {
@@ -122,7 +123,8 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         }
         rest.push_back(argv[i]);
     }
-    auto args = Args::parse(rest, 2, {"epsilon", "delta", "composition", "records"});
+    auto args = Args::parse(
+        rest, 2, {"epsilon", "delta", "composition", "records", "accountant", "pld-interval"});
     if (!args) {
         return fail(err, args.error());
     }
@@ -184,6 +186,35 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     if (!result) {
         return fail(err, result.error());
     }
+    // --accountant: the same noise under one of the four accountants (issue #22).
+    std::optional<accounting::PlanAccounting> accounted;
+    accounting::PldOptions pldOptions;
+    if (a.has("pld-interval") && !a.has("accountant")) {
+        return fail(err, Error{"--pld-interval needs --accountant pld"});
+    }
+    if (a.has("accountant")) {
+        auto which = accounting::accountantFromName(a.text("accountant", ""));
+        if (!which) {
+            return fail(err, Error{"--accountant: " + which.error().message});
+        }
+        if (a.has("pld-interval")) {
+            if (*which != accounting::Accountant::Pld) {
+                return fail(err, Error{"--pld-interval needs --accountant pld"});
+            }
+            auto h = a.number("pld-interval");
+            if (!h) {
+                return fail(err, h.error());
+            }
+            pldOptions.interval = *h;
+        }
+        auto acc = accounting::accountPlan(plan, *result, *which, pldOptions);
+        if (!acc) {
+            return fail(err,
+                        Error{"--accountant " + std::string(accounting::accountantName(*which)) +
+                              ": " + acc.error().message});
+        }
+        accounted = *acc;
+    }
 
     QJsonObject o;
     o[QStringLiteral("composition")] = QString::fromLatin1(compositionName(result->composition));
@@ -235,6 +266,31 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     }
     other[QStringLiteral("note")] = qs(result->other.note);
     o[QStringLiteral("other_accountant")] = other;
+    if (accounted) {
+        QJsonObject j;
+        j[QStringLiteral("accountant")] =
+            QString::fromLatin1(accounting::accountantName(accounted->accountant));
+        j[QStringLiteral("method")] = qs(accounting::accountantTitle(accounted->accountant));
+        if (accounted->epsilon) {
+            j[QStringLiteral("at_delta")] = result->total.delta;
+            j[QStringLiteral("epsilon")] = accounted->epsilon->value;
+            if (accounted->epsilon->lower) {
+                j[QStringLiteral("epsilon_lower")] = *accounted->epsilon->lower;
+            }
+        }
+        j[QStringLiteral("at_epsilon")] = result->total.epsilon;
+        j[QStringLiteral("delta")] = accounted->delta->value;
+        if (accounted->delta->lower) {
+            j[QStringLiteral("delta_lower")] = *accounted->delta->lower;
+        }
+        if (accounted->accountant == accounting::Accountant::Pld) {
+            j[QStringLiteral("pld_interval")] = pldOptions.interval;
+        }
+        if (!accounted->note.empty()) {
+            j[QStringLiteral("note")] = qs(accounted->note);
+        }
+        o[QStringLiteral("accounting")] = j;
+    }
     QJsonArray warnings;
     for (const auto& w : result->warnings) {
         warnings.append(qs(w));

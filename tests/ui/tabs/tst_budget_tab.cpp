@@ -23,6 +23,7 @@
 
 #include <cmath>
 
+#include "core/accounting/plan_accounting.h"
 #include "core/choosing/budget_plan.h"
 #include "ui/model/explorer_state.h"
 #include "ui/model/job_runner.h"
@@ -97,6 +98,7 @@ private Q_SLOTS:
     void eachStatisticOwnsItsBins();
     void planComputedOffTheGuiThread();
     void plansBelongToDatasets();
+    void privacyProfileUnderEachAccountant();
 };
 
 void TestBudgetView::initTestCase() {
@@ -619,6 +621,40 @@ void TestBudgetView::plansBelongToDatasets() {
     v.addStatistic(QStringLiteral("zip"));  // an edit: the note has been read
     SETTLE(v);
     QVERIFY(v.noteText().isEmpty());
+}
+
+// Issue #22: the plan's privacy profile under the four accountants, computed off the GUI thread
+// after the plan; the table shows what core/accounting computes for the same plan.
+void TestBudgetView::privacyProfileUnderEachAccountant() {
+    JobRunner runner;
+    BudgetTab v(&runner);
+    QVERIFY(setUp(v, 1, 1e-6));
+    v.addStatistic(QStringLiteral("income"));
+    SETTLE(v);
+    auto* mech = qobject_cast<QComboBox*>(v.table()->cellWidget(1, BudgetTab::ColMechanism));
+    mech->setCurrentIndex(2);  // Gaussian
+    SETTLE(v);
+    QVERIFY(QTest::qWaitFor([&] { return !v.profileBusy(); }, 30000));
+    QVERIFY2(v.profile().has_value(), qPrintable(v.profileText()));
+    QCOMPARE(v.profile()->curves.size(), std::size_t(4));
+    QCOMPARE(v.profilePlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    QCOMPARE(v.profilePlot()->graphCount(), 5);  // four upper bounds and the PLD's lower bound
+    auto expected = accounting::accountPlan(v.plan(), *v.result(), accounting::Accountant::Pld);
+    QVERIFY(expected.hasValue());
+    const auto& pld = v.profile()->curves[3].atTotal;
+    QCOMPARE(pld.epsilon->value, expected->epsilon->value);
+    QVERIFY(pld.epsilon->value <= 1);  // a valid basic plan: the exact ε is within the total
+    QVERIFY(v.accountantTable()->item(3, 1)->text().contains(
+        QString::number(expected->epsilon->value, 'g', 4)));
+    // A plan that starts from a ledger (pure ε, so both statistics Laplace): no profile, and
+    // the reason.
+    mech->setCurrentIndex(0);
+    SETTLE(v);
+    v.setLedger(ledgerOf(5, {0.5}));
+    SETTLE(v);
+    QVERIFY(!v.profileBusy());
+    QVERIFY(!v.profile().has_value());
+    QVERIFY2(v.profileText().contains(QStringLiteral("ledger")), qPrintable(v.profileText()));
 }
 
 QTEST_MAIN(TestBudgetView)

@@ -1,0 +1,96 @@
+// The privacy-loss-distribution (PLD) accountant (Meiser & Mohammadi 2018; Koskela, Jälkö &
+// Honkela 2020; Google's dp_accounting, "pessimistic" discretisation).
+//
+// Each mechanism's privacy loss L (mechanism_loss.h) is put on the grid {jh : j ∈ ℤ} with
+// PESSIMISTIC rounding — every loss rounded UP to the next grid point, mass beyond the tails moved
+// to +∞ (upper tail) or up to the lowest kept point (lower tail) — so the discretised loss
+// dominates the true one pointwise and δ(ε) = E[(1 − e^{ε−L})₊] (with L = +∞ counting 1) computed
+// from it is never below the truth. The OPTIMISTIC discretisation (round down, drop the tails)
+// gives a lower bound the same way, so every answer comes as [lower, upper].
+// Composition adds independent losses: their pmfs are convolved (core/base/fft.h), smallest first,
+// with repeated squaring for a mechanism used many times; after every convolution the tails whose
+// mass is ≤ tailMass are truncated in the same pessimistic / optimistic direction. The Gaussian
+// mechanisms are not discretised by default: k Gaussians with μ_i = Δ_i/σ_i compose EXACTLY to one
+// with μ = √(Σμ_i²) (Dong, Roth & Su 2022 Cor. 3.3), whose hockey-stick divergence has the closed
+// form δ_μ(x) = Φ(−x/μ + μ/2) − e^x Φ(−x/μ − μ/2) (Balle & Wang 2018 Thm 8), so δ(ε) = Σ_j p_j
+// δ_μ(ε − l_j) + p_∞ over the discretised rest. A plan of Gaussians alone is therefore exact up to
+// floating point. `discretiseGaussian` puts them on the grid like the rest (for tests of the
+// discretisation and for comparison). Errors of the bounds: the grid (each of k losses rounded by <
+// h: the two bounds are ≈ k·h apart in ε), the tails (≤ tailMass per truncation), and the FFT
+// round-off (~1e-16 of the largest probability per grid point; negative round-off is set to 0).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/accounting/mechanism_loss.h"
+#include "core/base/expected.h"
+
+namespace dpx::accounting {
+
+struct PldOptions {
+    double interval = 1e-4;   // grid spacing h of the loss, finite > 0
+    double tailMass = 1e-15;  // truncated per tail and per convolution, in [0, 1e-6]
+    bool discretiseGaussian = false;
+    Status validate() const;
+};
+
+enum class Rounding { Pessimistic, Optimistic };
+
+// A discretised privacy-loss distribution: mass pmf[i] at loss (offset + i)·h, mass infinityMass
+// at +∞, and an exact Gaussian component of μ² = gaussianMu2 added to the loss.
+class PrivacyLossDistribution {
+public:
+    // The composition of all `mechanisms` (each `count` times). Errors: invalid options or
+    // mechanisms (named), a grid of more than 2^26 points.
+    static Expected<PrivacyLossDistribution> compose(const std::vector<AccountedMechanism>& mechs,
+                                                     const PldOptions& options, Rounding rounding);
+
+    Rounding rounding() const { return rounding_; }
+    double interval() const { return h_; }
+    std::int64_t offset() const { return offset_; }
+    const std::vector<double>& pmf() const { return pmf_; }
+    double infinityMass() const { return infinity_; }
+    double gaussianMu2() const { return mu2_; }
+
+    // δ(ε) = Σ_j p_j δ_μ(ε − l_j) + p_∞ (δ_0(x) = (1 − e^x)₊), clamped to [0, 1]; any real ε.
+    // With a Gaussian part, points of mass < 1e-18 count fully (pessimistic) or not (optimistic).
+    double delta(double epsilon) const;
+    // The smallest ε ≥ 0 with delta(ε) ≤ δ, by bisection to 1e-12 relative (to h/8 when the grid
+    // has more than one point: the grid is not more accurate than that): pessimistic: the
+    // bracket's upper end (never below the smallest such ε); optimistic: the lower end.
+    // Errors: δ ∉ (0, 1); δ below the mass at +∞ (no finite ε).
+    Expected<double> epsilon(double delta) const;
+
+private:
+    PrivacyLossDistribution() = default;
+    Rounding rounding_ = Rounding::Pessimistic;
+    double h_ = 1e-4;
+    double tail_ = 0;
+    std::int64_t offset_ = 0;
+    std::vector<double> pmf_{1.0};
+    double infinity_ = 0;
+    double mu2_ = 0;
+
+    static Expected<PrivacyLossDistribution> single(const AccountedMechanism& m, double h,
+                                                    double tail, Rounding r);
+    PrivacyLossDistribution convolve(const PrivacyLossDistribution& other) const;
+    PrivacyLossDistribution power(std::int64_t k) const;
+    void truncate();
+};
+
+// Both bounds at once.
+struct PldBounds {
+    double upper = 0;
+    double lower = 0;
+};
+struct PldAccount {
+    PrivacyLossDistribution upper;  // pessimistic
+    PrivacyLossDistribution lower;  // optimistic
+    static Expected<PldAccount> compose(const std::vector<AccountedMechanism>& mechs,
+                                        const PldOptions& options = {});
+    PldBounds delta(double epsilon) const;
+    Expected<PldBounds> epsilon(double delta) const;
+};
+
+}  // namespace dpx::accounting
