@@ -48,11 +48,11 @@ using namespace dpx::ui;
 
 namespace {
 
-const QStringList kTabs = {QStringLiteral("histogram"),      QStringLiteral("matrix"),
-                           QStringLiteral("errors"),         QStringLiteral("risk"),
-                           QStringLiteral("tradeoff"),       QStringLiteral("budget"),
-                           QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"),
-                           QStringLiteral("table"),          QStringLiteral("workbench")};
+const QStringList kTabs = {
+    QStringLiteral("histogram"),      QStringLiteral("matrix"),     QStringLiteral("errors"),
+    QStringLiteral("risk"),           QStringLiteral("tradeoff"),   QStringLiteral("budget"),
+    QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"), QStringLiteral("table"),
+    QStringLiteral("workbench"),      QStringLiteral("strategy")};
 
 QString describe(const QWidget* w) {
     QString name = QString::fromLatin1(w->metaObject()->className());

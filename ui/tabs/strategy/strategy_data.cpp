@@ -221,7 +221,16 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
     r.objectiveIsBound = d->objectiveIsBound;
     r.iterations = d->iterations;
     DesignerStrategy opt;
-    opt.name = QStringLiteral("Optimised (%1)").arg(r.templateName);
+    // The legend's name: the template without its details (OPT₊ lists every part's template;
+    // the full name is in the status line).
+    QString shortName = r.templateName;
+    if (d->objectiveIsBound) {
+        shortName = QStringLiteral("OPT₊");
+    } else if (const qsizetype cut = shortName.indexOf(QStringLiteral(" (union of Kronecker"));
+               cut > 0) {
+        shortName = shortName.left(cut) + QStringLiteral(", union");
+    }
+    opt.name = QStringLiteral("Optimised (%1)").arg(shortName);
     opt.description = qs(d->strategy->describe());
     opt.strategy = std::shared_ptr<const LinearStrategy>(std::move(d->strategy));
     if (d->objectiveIsBound) {

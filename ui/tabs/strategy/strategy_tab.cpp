@@ -25,6 +25,7 @@
 #include "core/table/table.h"
 #include "ui/model/job_runner.h"
 #include "ui/tabs/workbench/workbench_data.h"
+#include "ui/widgets/flow_layout.h"
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_style.h"
@@ -53,8 +54,7 @@ constexpr std::array<KindRow, 9> kKinds{{
     {"boxes", "Your own boxes", "Boxes (0..3;5..9 or 0..3x2..2;…)", "0..3;5..9"},
     {"total", "Total", nullptr, ""},
     // The whole workload as text: weighted unions ("prefix + 0.5*marginals:1") and any kind.
-    {"text", "Any workload as text (unions)", "Workload (e.g. prefix + 0.5*marginals:1)",
-     "prefix + 0.5*marginals:1"},
+    {"text", "Any workload as text", "Workload", "prefix + 0.5*marginals:1"},
 }};
 constexpr int kTextKind = 8;
 
@@ -208,13 +208,18 @@ void StrategyTab::buildControls() {
     template_->addItem(tr("Automatic"), QStringLiteral("auto"));
     template_->addItem(tr("p-Identity: OPT₀ / OPT⊗"), QStringLiteral("pidentity"));
     template_->addItem(tr("Weighted marginals: OPT_M"), QStringLiteral("marginals"));
-    template_->addItem(tr("One per part of a union: OPT₊"), QStringLiteral("union"));
+    template_->addItem(tr("Per part of a union: OPT₊"), QStringLiteral("union"));
     template_->setToolTip(
         tr("Automatic: OPT₀ p-Identity in 1-D; OPT_M for marginal workloads over several "
            "attributes; OPT⊗ (a Kronecker product of p-Identities) otherwise, factor by factor "
            "for unions of Kronecker products such as random boxes. OPT₊ designs each part of a "
            "union separately and stacks them (its error is HDMM's upper bound)."));
     tf->addRow(tr("Template"), template_);
+    // Long choices shrink rather than widen the column (1024-pixel windows, issue #21).
+    for (QComboBox* box : {template_, kind_}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(14);
+    }
     p_ = new QLineEdit;
     p_->setPlaceholderText(tr("default: n/16 per dimension"));
     p_->setToolTip(
@@ -304,6 +309,10 @@ void StrategyTab::buildControls() {
     setUpMatrixPlot(wPlot_, tr("weight"));
     setUpMatrixPlot(aPlot_, tr("entry"));
     setUpMatrixPlot(qPlot_, tr("RMSE"));
+    // W and A sit side by side: narrow enough for a 1024-pixel window (issue #21).
+    for (QCustomPlot* plot : {wPlot_, aPlot_, qPlot_}) {
+        plot->setMinimumWidth(200);
+    }
     qLine_ = new QCustomPlot;
     qLine_->yAxis->setScaleType(QCPAxis::stLogarithmic);
     makeLogAxis(qLine_->yAxis);
@@ -349,7 +358,8 @@ void StrategyTab::buildControls() {
                        "font-weight: bold; }"));
     al->addWidget(banner_);
     auto* ar = new QWidget;
-    auto* arl = new QHBoxLayout(ar);
+    // Wraps on a narrow window (issue #21: 1024 × 768).
+    auto* arl = new FlowLayout(ar, 6);
     arl->setContentsMargins(0, 0, 0, 0);
     simulate_ = new QPushButton(tr("Simulate on the current table"));
     nnls_ = new QCheckBox(tr("Non-negative least squares"));
@@ -359,7 +369,6 @@ void StrategyTab::buildControls() {
     arl->addWidget(nnls_);
     arl->addWidget(new QLabel(tr("Noise seed")));
     arl->addWidget(applySeed_);
-    arl->addStretch(1);
     al->addWidget(ar);
     applyPlot_ = new QCustomPlot;
     applyPlot_->legend->setVisible(true);
