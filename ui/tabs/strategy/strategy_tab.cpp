@@ -311,7 +311,7 @@ void StrategyTab::buildControls() {
     setUpMatrixPlot(qPlot_, tr("RMSE"));
     // W and A sit side by side: narrow enough for a 1024-pixel window (issue #21).
     for (QCustomPlot* plot : {wPlot_, aPlot_, qPlot_}) {
-        plot->setMinimumWidth(200);
+        plot->setMinimumWidth(160);
     }
     qLine_ = new QCustomPlot;
     qLine_->yAxis->setScaleType(QCPAxis::stLogarithmic);
