@@ -247,40 +247,19 @@ Expected<MarginalsDesign> optimizeMarginals(const DomainShape& shape,
     const ObjectiveWithGradient f = [&](std::span<const double> x, std::span<double> g) {
         return evaluate(shape, sp, x, g);
     };
-    MarginalsDesign out;
-    out.objective = std::numeric_limits<double>::infinity();
-    for (std::size_t r = 0; r < options.restarts; ++r) {
-        std::vector<double> x0(size);
-        if (r == 0 && !options.start.empty()) {
-            if (auto s = checkTheta(shape, options.start); !s) {
-                return s.error();
-            }
-            x0 = options.start;
-        } else {
-            SimulationRng rng(options.seed, r);
-            for (double& v : x0) {
-                v = rng.uniform();
-            }
-        }
-        const double base = static_cast<double>(r) / static_cast<double>(options.restarts);
-        const IterationCallback onIteration = [&](std::size_t it, double) {
-            if (progress) {
-                const double within = static_cast<double>(it) / (static_cast<double>(it) + 50.0);
-                progress(base + within / static_cast<double>(options.restarts));
-            }
-        };
-        auto res =
-            minimizeBounded(f, std::move(x0), lower, upper, options.minimizer, stop, onIteration);
-        if (!res) {
-            return res.error();
-        }
-        out.iterations += res->iterations;
-        out.restartObjectives.push_back(res->value);
-        if (res->value < out.objective) {
-            out.objective = res->value;
-            out.theta = std::move(res->x);
+    if (!options.start.empty()) {
+        if (auto s = checkTheta(shape, options.start); !s) {
+            return s.error();
         }
     }
+    auto run = minimizeFromStarts(f, size, lower, upper, options, std::move(stop), progress);
+    if (!run) {
+        return run.error();
+    }
+    MarginalsDesign out;
+    out.iterations = run->iterations;
+    out.restartObjectives = std::move(run->restartObjectives);
+    out.theta = std::move(run->best);
     // Σθ = 1. Weights below 10⁻⁷ of the largest are the optimiser's zeros (marginals it pushed
     // to their bound, 0 or the workload floor): dropped when the strategy still answers the
     // workload, so they cost no rows. Either way the objective is recomputed exactly.

@@ -242,8 +242,6 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
         }
     }
     PIdentityResult out;
-    out.objective = std::numeric_limits<double>::infinity();
-    std::vector<double> best;
     const std::vector<double> lower(p * n, 0.0),
         upper(p * n, std::numeric_limits<double>::infinity());
     // Θ stays ≥ 0 and finite inside L-BFGS-B (it enforces the bounds and refuses non-finite
@@ -252,12 +250,40 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
     const ObjectiveWithGradient f = [&](std::span<const double> x, std::span<double> grad) {
         return evaluator.evaluate(x, grad);
     };
+    auto run = minimizeFromStarts(f, p * n, lower, upper, options, std::move(stop), progress);
+    if (!run) {
+        return run.error();
+    }
+    out.iterations = run->iterations;
+    out.evaluations = run->evaluations;
+    out.restartObjectives = std::move(run->restartObjectives);
+    out.objective = run->objective;
+    std::vector<double> best = std::move(run->best);
+    auto strategy = PIdentityStrategy::make(n, p, std::move(best));
+    if (!strategy) {
+        return strategy.error();
+    }
+    out.strategy = std::move(strategy).value();
+    if (progress) {
+        progress(1.0);
+    }
+    return out;
+}
+
+Expected<MultiStartResult> minimizeFromStarts(const ObjectiveWithGradient& f, std::size_t size,
+                                              std::span<const double> lower,
+                                              std::span<const double> upper,
+                                              const StrategyOptimizeOptions& options,
+                                              std::stop_token stop,
+                                              const ProgressCallback& progress) {
+    MultiStartResult out;
+    out.objective = std::numeric_limits<double>::infinity();
     for (std::size_t r = 0; r < options.restarts; ++r) {
-        SimulationRng rng(options.seed, r);
-        std::vector<double> x0(p * n);
+        std::vector<double> x0(size);
         if (r == 0 && !options.start.empty()) {
             x0 = options.start;
         } else {
+            SimulationRng rng(options.seed, r);
             for (double& v : x0) {
                 v = rng.uniform();
             }
@@ -265,7 +291,6 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
         const double base = static_cast<double>(r) / static_cast<double>(options.restarts);
         const IterationCallback onIteration = [&](std::size_t it, double) {
             if (progress) {
-                // Within a restart: a saturating guess (L-BFGS-B's iterations are not known ahead).
                 const double within = static_cast<double>(it) / (static_cast<double>(it) + 50.0);
                 progress(base + within / static_cast<double>(options.restarts));
             }
@@ -280,16 +305,8 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
         out.restartObjectives.push_back(res->value);
         if (res->value < out.objective) {
             out.objective = res->value;
-            best = std::move(res->x);
+            out.best = std::move(res->x);
         }
-    }
-    auto strategy = PIdentityStrategy::make(n, p, std::move(best));
-    if (!strategy) {
-        return strategy.error();
-    }
-    out.strategy = std::move(strategy).value();
-    if (progress) {
-        progress(1.0);
     }
     return out;
 }

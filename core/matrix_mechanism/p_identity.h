@@ -72,6 +72,23 @@ struct StrategyOptimizeOptions {
     BoundedMinimizeOptions minimizer;
 };
 
+// L-BFGS-B from `options.restarts` starts over `size` parameters within [lower, upper]: restart
+// 0 from options.start when given, every other (and 0 otherwise) from U[0, 1) (stream r of
+// options.seed, HDMM's initialisation); the best end point is kept. Cancellable; progress over
+// the restarts (within one, a saturating guess: L-BFGS-B's iterations are not known ahead).
+struct MultiStartResult {
+    std::vector<double> best;
+    double objective = 0;
+    std::vector<double> restartObjectives;
+    std::size_t iterations = 0, evaluations = 0;
+};
+Expected<MultiStartResult> minimizeFromStarts(const ObjectiveWithGradient& f, std::size_t size,
+                                              std::span<const double> lower,
+                                              std::span<const double> upper,
+                                              const StrategyOptimizeOptions& options,
+                                              std::stop_token stop,
+                                              const ProgressCallback& progress);
+
 struct PIdentityResult {
     std::unique_ptr<PIdentityStrategy> strategy;
     double objective = 0;  // trace((AᵀA)⁻¹ G) of the best restart
