@@ -226,6 +226,8 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
     QString shortName = r.templateName;
     if (d->objectiveIsBound) {
         shortName = QStringLiteral("OPT₊");
+    } else if (d->kind == DesignTemplate::Marginals) {
+        shortName = QStringLiteral("OPT_M");
     } else if (const qsizetype cut = shortName.indexOf(QStringLiteral(" (union of Kronecker"));
                cut > 0) {
         shortName = shortName.left(cut) + QStringLiteral(", union");
