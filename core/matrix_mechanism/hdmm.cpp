@@ -82,6 +82,16 @@ Expected<std::unique_ptr<LinearStrategy>> strategyOf(const DomainShape& shape,
 
 namespace {
 
+// Rebuilds the design's strategy from its parameters into design.strategy.
+Status attachStrategy(const DomainShape& shape, DesignedStrategy& design) {
+    auto s = strategyOf(shape, design);
+    if (!s) {
+        return s.error();
+    }
+    design.strategy = std::move(s).value();
+    return okStatus();
+}
+
 std::string pIdentityName(const std::vector<std::size_t>& p) {
     if (p.size() == 1) {
         return "OPT₀ p-Identity(" + std::to_string(p[0]) + ")";
@@ -111,11 +121,9 @@ Expected<DesignedStrategy> designMarginals(const Workload& w,
     out.iterations = r->iterations;
     out.marginalWeights = std::move(r->theta);
     out.restartObjectives = std::move(r->restartObjectives);
-    auto s = strategyOf(w.shape(), out);
-    if (!s) {
-        return s.error();
+    if (auto st = attachStrategy(w.shape(), out); !st) {
+        return st.error();
     }
-    out.strategy = std::move(s).value();
     const auto* m = dynamic_cast<const MarginalsStrategy*>(out.strategy.get());
     out.templateName = "OPT_M marginals (" + std::to_string(m->active().size()) + " of " +
                        std::to_string(out.marginalWeights.size()) + " measured)";
@@ -142,11 +150,9 @@ Expected<DesignedStrategy> designKroneckerUnion(const Workload& w, std::vector<s
     out.rounds = r->rounds;
     out.p = std::move(p);
     out.theta = std::move(r->theta);
-    auto s = strategyOf(w.shape(), out);
-    if (!s) {
-        return s.error();
+    if (auto st = attachStrategy(w.shape(), out); !st) {
+        return st.error();
     }
-    out.strategy = std::move(s).value();
     out.templateName = pIdentityName(out.p) + " (union of Kronecker products, " +
                        std::to_string(out.rounds) + " rounds)";
     return out;
@@ -191,11 +197,9 @@ Expected<DesignedStrategy> designUnion(const Workload& w, const std::vector<std:
     }
     out.templateName += ")";
     out.objective = sum * sum * sum;
-    auto s = strategyOf(w.shape(), out);
-    if (!s) {
-        return s.error();
+    if (auto st = attachStrategy(w.shape(), out); !st) {
+        return st.error();
     }
-    out.strategy = std::move(s).value();
     if (progress) {
         progress(1.0);
     }
