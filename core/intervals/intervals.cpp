@@ -712,4 +712,109 @@ Expected<SamplingIntervals> samplingIntervals(double count, double sampleSize,
     return r;
 }
 
+namespace {
+
+// 2·inf_u exp(−u·h + ln M(u)) over u in (0, uMax), by golden-section search on the convex
+// exponent (any u gives a valid bound, so an imperfect search only widens the interval).
+template <class LogMgf>
+double chernoffTwoSided(double h, double uMax, LogMgf logMgf) {
+    double lo = 0, hi = uMax;
+    const double g = (std::sqrt(5.0) - 1) / 2;
+    const auto f = [&](double u) { return -u * h + logMgf(u); };
+    double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+    double fa = f(a), fb = f(b);
+    for (int i = 0; i < 200 && hi - lo > 1e-15 * uMax; ++i) {
+        if (fa < fb) {
+            hi = b;
+            b = a;
+            fb = fa;
+            a = hi - g * (hi - lo);
+            fa = f(a);
+        } else {
+            lo = a;
+            a = b;
+            fa = fb;
+            b = lo + g * (hi - lo);
+            fb = f(b);
+        }
+    }
+    return std::min(1.0, 2 * std::exp(std::min(fa, fb)));
+}
+
+// The smallest h (up to bisection, rounded up) with tail(h) ≤ 1 − level; tail non-increasing.
+template <class Tail>
+double solveTail(double level, double scale, Tail tail) {
+    const double target = 1 - level;
+    double lo = 0, hi = scale;
+    while (tail(hi) > target) {
+        lo = hi;
+        hi *= 2;
+    }
+    for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
+        const double mid = (lo + hi) / 2;
+        (tail(mid) > target ? lo : hi) = mid;
+    }
+    return std::nextafter(hi, std::numeric_limits<double>::infinity());
+}
+
+}  // namespace
+
+Expected<NoiseInterval> linearEstimateInterval(const CellNoise& noise, double level) {
+    if (auto v = noise.validate(); !v) {
+        return v.error();
+    }
+    if (auto v = validateConfidenceLevel(level); !v) {
+        return v.error();
+    }
+    NoiseInterval r;
+    r.level = level;
+    const std::string what = "a linear combination Σ aᵢZᵢ of independent " + noise.describe() +
+                             " draws, per unit of ‖a‖₂";
+    switch (noise.kind) {
+        case CellNoiseKind::Gaussian:
+            r.halfWidth = noise.parameter * std::sqrt(2.0) * boost::math::erfc_inv(1 - level);
+            r.coverage = level;
+            r.method = "exact quantile of " + what + " (a Gaussian)";
+            return r;
+        case CellNoiseKind::DiscreteGaussian: {
+            const double sigma = std::sqrt(noise.parameter);
+            r.halfWidth = sigma * std::sqrt(2 * std::log(2 / (1 - level)));
+            r.method = "conservative bound for " + what +
+                       " (sub-Gaussian tail 2·exp(−h²/(2σ²‖a‖²)), Canonne, Kamath & Steinke "
+                       "2020 Cor. 9)";
+            break;
+        }
+        case CellNoiseKind::Laplace: {
+            const double b = noise.parameter;
+            // M(u/b) = 1/(1 − u²) for |u| < 1, in units of b.
+            const double h = solveTail(level, 1.0, [](double x) {
+                return chernoffTwoSided(x, 1.0, [](double u) { return -std::log1p(-u * u); });
+            });
+            r.halfWidth = b * h;
+            r.method = "conservative bound for " + what +
+                       " (Chernoff bound on the moment generating function, which is at most "
+                       "that of one Laplace draw scaled by ‖a‖₂)";
+            break;
+        }
+        case CellNoiseKind::DiscreteLaplace: {
+            const double alpha = noise.parameter;
+            const double oneMinus = 1 - alpha;
+            const double uMax = -std::log(alpha);
+            // ln M(u) = 2 ln(1 − α) − ln(1 − αe^u) − ln(1 − αe^−u) for 0 ≤ u < ln(1/α).
+            const auto logMgf = [&](double u) {
+                return 2 * std::log(oneMinus) - std::log1p(-alpha * std::exp(u)) -
+                       std::log1p(-alpha * std::exp(-u));
+            };
+            r.halfWidth = solveTail(level, std::sqrt(noise.variance()),
+                                    [&](double x) { return chernoffTwoSided(x, uMax, logMgf); });
+            r.method = "conservative bound for " + what +
+                       " (Chernoff bound on the moment generating function, which is at most "
+                       "that of one discrete Laplace draw scaled by ‖a‖₂)";
+            break;
+        }
+    }
+    r.coverage = level;  // at least: a bound
+    return r;
+}
+
 }  // namespace dpx

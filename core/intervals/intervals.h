@@ -117,6 +117,25 @@ std::string halfWidthText(double halfWidth);
 // "With 95 % confidence each published count is within ±7 of the count before noise."
 std::string intervalSentence(double level, double halfWidth);
 
+// Linear estimates from noisy measurements (issue #23: least squares on a strategy's integer
+// measurements): an estimate aᵀy of a cell or query carries the noise S = Σ_i a_i Z_i with Z_i
+// independent draws of `noise` and a the estimate's coefficients. Returns H with
+// Pr[|S| ≤ ‖a‖₂·H] ≥ level for EVERY coefficient vector a, so one number serves every cell
+// (half-width = H·√(variance form)/√(per-row variance) — the caller multiplies by ‖a‖₂).
+//  - Gaussian(σ): S is exactly N(0, σ²‖a‖²): H = σ·√2·erfc⁻¹(1 − level).
+//  - discrete Gaussian(σ²): sub-Gaussian with proxy σ² (Canonne, Kamath & Steinke 2020, Cor. 9),
+//    so Pr[|S| ≥ h] ≤ 2·exp(−h²/(2σ²‖a‖²)): H = σ·√(2 ln(2/(1 − level))).
+//  - Laplace(b) and discrete Laplace(α): a Chernoff bound, Pr[|S| ≥ h] ≤ 2·inf_λ e^(−λh)E[e^(λS)],
+//    after a domination we derived: the moment generating function of one draw is
+//    1/(1 − c·f(λ²a_i²)) with f convex, increasing and f(0) = 0 (Laplace: c = b², f(v) = v;
+//    discrete Laplace: c = 2α/(1 − α)², f(v) = cosh(√v) − 1), so f is superadditive and
+//    Π_i (1 − c f(λ²a_i²)) ≥ 1 − Σ_i c f(λ²a_i²) ≥ 1 − c f(λ²‖a‖²): the sum's MGF is at most that
+//    of ONE draw scaled by ‖a‖₂. The infimum over λ has a closed form (a quadratic in e^λ for
+//    the discrete law) and H is found by bisection, rounded up.
+// A bound, so the coverage is ≥ level (tested by simulation and against the exact law of one
+// draw, which the bound must never undercut).
+Expected<NoiseInterval> linearEstimateInterval(const CellNoise& noise, double level);
+
 // Sampling error next to DP noise (issue #22): a bin count c out of a simple random sample of n
 // rows drawn without replacement from a population of N rows, scaled up to the population as
 // N·c/n. Its sampling standard error is N·√(p(1 − p)/n · (N − n)/(N − 1)), p = c/n, the finite-

@@ -562,15 +562,10 @@ Expected<ReleaseNoiseLaw> releaseNoiseLaw(const ReleaseSpec& spec) {
     return law;
 }
 
-Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histogram& declaredTruth,
-                                            ReleaseRandomness& randomness) {
-    if (auto v = spec.validate(); !v) {
-        return v.error();
-    }
+ReleaseMetadata releaseMetadataCommon(const ReleaseSpec& spec, const Histogram& declaredTruth) {
     const Rational eps = parseEpsilon(spec.epsilon).value();
     const std::size_t bins = declaredTruth.size();
     const std::int64_t l1 = l1Of(spec.relation, spec.contributionCap);
-
     ReleaseMetadata md;
     md.mechanism = releaseMechanismName(spec.mechanism);
     md.randomness = "getrandom(2), the operating system's CSPRNG (fails closed)";
@@ -596,6 +591,30 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
     md.source = spec.source;
     md.appVersion = spec.appVersion;
     md.timestamp = spec.timestamp.empty() ? utcTimestampNow() : spec.timestamp;
+    return md;
+}
+
+std::int64_t releaseL1Sensitivity(const ReleaseSpec& spec) {
+    return l1Of(spec.relation, spec.contributionCap);
+}
+
+std::int64_t releaseL2SensitivitySquared(const ReleaseSpec& spec) {
+    return l2SquaredOf(spec.relation, spec.contributionCap);
+}
+
+std::string releasePersonPhrase(const ReleaseSpec& spec) {
+    return personPhrase(spec);
+}
+
+Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histogram& declaredTruth,
+                                            ReleaseRandomness& randomness) {
+    if (auto v = spec.validate(); !v) {
+        return v.error();
+    }
+    const Rational eps = parseEpsilon(spec.epsilon).value();
+    const std::size_t bins = declaredTruth.size();
+    const std::int64_t l1 = l1Of(spec.relation, spec.contributionCap);
+    ReleaseMetadata md = releaseMetadataCommon(spec, declaredTruth);
 
     std::vector<double> noisy(bins);
     double noiseVariance = 0;
@@ -725,8 +744,7 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
     return release;
 }
 
-Expected<HistogramRelease> releaseTable(const ReleaseSpec& spec, const ContingencyTable& table,
-                                        ReleaseRandomness& randomness) {
+Expected<Histogram> declaredTableCells(const ContingencyTable& table) {
     if (table.attributeCount() == 0) {
         return Error{"table: it has no attribute"};
     }
@@ -748,15 +766,28 @@ Expected<HistogramRelease> releaseTable(const ReleaseSpec& spec, const Contingen
     if (!cells) {
         return Error{"table: " + cells.error().message};
     }
+    return cells;
+}
+
+void addTableAttributes(ReleaseMetadata& metadata, const ContingencyTable& table) {
+    for (const Attribute& a : table.attributes()) {
+        metadata.attributes.push_back({a.name, a.binning, a.labels, a.edges, a.declared});
+    }
+}
+
+Expected<HistogramRelease> releaseTable(const ReleaseSpec& spec, const ContingencyTable& table,
+                                        ReleaseRandomness& randomness) {
+    auto cells = declaredTableCells(table);
+    if (!cells) {
+        return cells.error();
+    }
     ReleaseSpec s = spec;
     s.binsDeclared = true;  // every attribute checked above
     auto release = releaseHistogram(s, *cells, randomness);
     if (!release) {
         return release.error();
     }
-    for (const Attribute& a : table.attributes()) {
-        release->metadata.attributes.push_back({a.name, a.binning, a.labels, a.edges, a.declared});
-    }
+    addTableAttributes(release->metadata, table);
     return release;
 }
 

@@ -97,7 +97,34 @@ struct ReleaseIntervalStatement {
     std::string simultaneousMethod;
     std::string sentence;  // "With 95 % confidence each published count is within ±7 of …"
     std::string simultaneousSentence;
+    // One half-width per published value when they differ (a release through a designed
+    // strategy, issue #23: ± H·√(e_jᵀ(KᵀK)⁻¹e_j)); empty: every value has halfWidth. halfWidth is
+    // then the largest of them.
+    std::vector<double> halfWidths;
     bool operator==(const ReleaseIntervalStatement&) const = default;
+};
+
+// A release measured through a designed strategy (core/matrix_mechanism/strategy_release.h):
+// the integer queries K·x were measured with discrete Laplace noise and the published cells are
+// their least-squares inference. K's entries are given (factors or marginal weights) so that a
+// reader can redo the inference or answer other queries from the measurements.
+struct StrategyReleaseStatement {
+    std::string workload;         // the workload it was designed for ("allrange", "marginals:2")
+    std::string templateName;     // "OPT₀ p-Identity(16)"
+    std::string integerStrategy;  // "⌊64·A⌋: 1 088 rows, Δ1 = 64, Δ2² = …"
+    std::int64_t scale = 0;
+    std::int64_t strategyL1 = 0;             // Δ1(K), one record changing one cell by one
+    std::int64_t strategyL2Squared = 0;      // Δ2(K)²
+    std::uint64_t queries = 0;               // the workload's
+    double expectedRmse = 0;                 // exact RMSE of the inferred answers to the workload
+    double roundingLoss = 0;                 // K's error / A's − 1 (≥ 0 up to rounding)
+    std::string inference;                   // "least squares (the published cells are unbiased)"
+    std::vector<std::int64_t> measurements;  // K·x + noise, in K's row order
+    // p-Identity products: per dimension, the diagonal g (n) and the extra rows T (p × n).
+    std::vector<std::vector<std::int64_t>> factorDiagonals;
+    std::vector<std::vector<std::int64_t>> factorExtraRows;
+    std::vector<std::int64_t> marginalWeights;  // OPT_M: w_a (bit i of a = attribute i kept)
+    bool operator==(const StrategyReleaseStatement&) const = default;
 };
 
 // Everything a reader of a release needs to know, with exact numbers as text ("1/10", "0.1").
@@ -135,6 +162,9 @@ struct ReleaseMetadata {
     // computed or not stated (resize and NoiseFirst move values by amounts the noise law alone
     // does not bound).
     std::optional<ReleaseIntervalStatement> intervals;
+    // A release through a designed strategy (issue #23): what was measured and how the published
+    // cells were inferred from it.
+    std::optional<StrategyReleaseStatement> strategy;
 };
 
 struct HistogramRelease {
@@ -219,6 +249,22 @@ inline constexpr std::uint64_t kMaxReleaseCells = 100000;
 // ignored: the attributes' declared flags decide. The metadata lists every attribute.
 Expected<HistogramRelease> releaseTable(const ReleaseSpec& spec, const ContingencyTable& table,
                                         ReleaseRandomness& randomness);
+
+// The checks releaseTable makes (every attribute declared, dense, at most kMaxReleaseCells) and
+// the table's cells as a histogram in C order; the attributes as the metadata lists them. Shared
+// with the releases through a designed strategy (core/matrix_mechanism/strategy_release.h).
+Expected<Histogram> declaredTableCells(const ContingencyTable& table);
+void addTableAttributes(ReleaseMetadata& metadata, const ContingencyTable& table);
+
+// What every release's metadata shares (mechanism name, randomness, ε and δ as typed, the
+// histogram's Δ1 and Δ2² for the spec's relation and cap, bins, post-processing, source, version,
+// time), and the pieces releases built elsewhere need: the spec's Δ1 (cap, or 2·cap for
+// replace), Δ2² (cap², or 2·cap²) and the plain-language phrase for one person.
+// Precondition: spec.validate() succeeded.
+ReleaseMetadata releaseMetadataCommon(const ReleaseSpec& spec, const Histogram& declaredTruth);
+std::int64_t releaseL1Sensitivity(const ReleaseSpec& spec);
+std::int64_t releaseL2SensitivitySquared(const ReleaseSpec& spec);
+std::string releasePersonPhrase(const ReleaseSpec& spec);
 
 // The exact check of geometric-matrix: every adjacent-column ratio of the column-normalised
 // matrix is ≤ a rational lower bound of e^epsilon (a zero facing a non-zero fails). OK or an

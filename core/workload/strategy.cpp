@@ -816,6 +816,81 @@ Expected<std::unique_ptr<LinearStrategy>> kroneckerStrategy(
     return std::unique_ptr<LinearStrategy>(std::make_unique<KroneckerStrategy>(std::move(factors)));
 }
 
+namespace {
+
+// A·diag(c) (issue #23's integer strategies): measuring A on c∘x, least squares on A then
+// dividing by c, (diag(c)AᵀA diag(c))⁻¹ = diag(1/c)(AᵀA)⁻¹diag(1/c).
+class ColumnScaledStrategy final : public LinearStrategy {
+public:
+    ColumnScaledStrategy(std::unique_ptr<LinearStrategy> inner, std::vector<double> scales,
+                         double l1, double l2)
+        : inner_(std::move(inner)), c_(std::move(scales)), l1_(l1), l2_(l2) {}
+    const DomainShape& shape() const override { return inner_->shape(); }
+    std::size_t rows() const override { return inner_->rows(); }
+    double sensitivityL1() const override { return l1_; }
+    double sensitivityL2() const override { return l2_; }
+    void measure(std::span<const double> x, std::span<double> y) const override {
+        std::vector<double> cx(x.size());
+        for (std::size_t j = 0; j < x.size(); ++j) {
+            cx[j] = scale(j) * x[j];
+        }
+        inner_->measure(cx, y);
+    }
+    void transposeMeasure(std::span<const double> y, std::span<double> x) const override {
+        inner_->transposeMeasure(y, x);
+        for (std::size_t j = 0; j < x.size(); ++j) {
+            x[j] *= scale(j);
+        }
+    }
+    void leastSquares(std::span<const double> y, std::span<double> xhat) const override {
+        inner_->leastSquares(y, xhat);
+        for (std::size_t j = 0; j < xhat.size(); ++j) {
+            xhat[j] /= scale(j);
+        }
+    }
+    void solveGram(std::span<const double> b, std::span<double> out) const override {
+        std::vector<double> bc(b.size());
+        for (std::size_t j = 0; j < b.size(); ++j) {
+            bc[j] = b[j] / scale(j);
+        }
+        inner_->solveGram(bc, out);
+        for (std::size_t j = 0; j < out.size(); ++j) {
+            out[j] /= scale(j);
+        }
+    }
+    std::string describe() const override { return inner_->describe() + ", columns scaled"; }
+
+private:
+    double scale(std::size_t j) const { return c_.size() == 1 ? c_[0] : c_[j]; }
+    std::unique_ptr<LinearStrategy> inner_;
+    std::vector<double> c_;
+    double l1_, l2_;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<LinearStrategy>> columnScaledStrategy(
+    std::unique_ptr<LinearStrategy> inner, std::vector<double> scales, double l1, double l2) {
+    if (!inner) {
+        return Error{"a column-scaled strategy needs a strategy"};
+    }
+    const std::size_t cells = shapeCells(inner->shape());
+    if (scales.size() != 1 && scales.size() != cells) {
+        return Error{"a column-scaled strategy needs one scale, or one per cell (" +
+                     std::to_string(cells) + ")"};
+    }
+    for (double c : scales) {
+        if (!std::isfinite(c) || c <= 0) {
+            return Error{"a column-scaled strategy's scales must be finite and > 0"};
+        }
+    }
+    if (!std::isfinite(l1) || l1 <= 0 || !std::isfinite(l2) || l2 <= 0) {
+        return Error{"a column-scaled strategy's sensitivities must be finite and > 0"};
+    }
+    return std::unique_ptr<LinearStrategy>(
+        std::make_unique<ColumnScaledStrategy>(std::move(inner), std::move(scales), l1, l2));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exact expected error
 

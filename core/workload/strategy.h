@@ -80,6 +80,13 @@ Expected<std::unique_ptr<LinearStrategy>> kroneckerStrategy(
 Expected<std::unique_ptr<LinearStrategy>> stackedStrategy(
     std::vector<std::unique_ptr<LinearStrategy>> parts, std::vector<double> scales);
 
+// A·diag(c): `inner` with column j scaled by c_j > 0 (one entry: every column by c). The caller
+// states the result's sensitivities l1 = max_j c_j‖A e_j‖₁ and l2 = max_j c_j‖A e_j‖₂, which it
+// knows exactly (the integer roundings of designed strategies, issue #23). Least squares and
+// (AᵀA)⁻¹ go through `inner`'s fast paths.
+Expected<std::unique_ptr<LinearStrategy>> columnScaledStrategy(
+    std::unique_ptr<LinearStrategy> inner, std::vector<double> scales, double l1, double l2);
+
 enum class MeasurementNoise { Laplace, Gaussian };
 
 // How the strategy's rows are measured: i.i.d. noise per row, calibrated on the strategy's

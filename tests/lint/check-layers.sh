@@ -23,6 +23,13 @@ forbid app/cli 'ui/|QWidget|QApplication'          'dpx runs without a display'
 # The release path never sees the simulation RNG or anything that samples with it.
 forbid core/release 'core/(base/(simulation_rng|random_variates|trial_blocks)|mechanisms/|ldp/|accuracy/|choosing/|audit/)' \
        'release code uses exact samplers on OS randomness only (dpx_release links dpx_deterministic only)'
+# A release through a designed strategy is in dpx_core (the strategies live there) but draws
+# randomness only through ReleaseRandomness.
+for p in core/matrix_mechanism/strategy_release.h core/matrix_mechanism/strategy_release.cpp \
+         core/matrix_mechanism/integer_strategy.h core/matrix_mechanism/integer_strategy.cpp; do
+    [ -e "$p" ] && forbid "$p" 'core/base/(simulation_rng|random_variates|trial_blocks)' \
+        'a release draws randomness from the OS CSPRNG only (ReleaseRandomness)'
+done
 # What draws no random numbers stays free of the simulation RNG (dpx_deterministic).
 for f in core/base/validation core/histogram/histogram core/histogram/dataset \
          core/estimators core/count/count_mechanism core/count/count_lp \

@@ -1,0 +1,268 @@
+#include "core/matrix_mechanism/strategy_release.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/validation.h"
+#include "core/intervals/intervals.h"
+#include "core/release/exact_samplers.h"
+
+namespace dpx {
+
+namespace {
+
+constexpr double kExactDouble = 9007199254740992.0;  // 2^53
+
+Status checkSpec(const ReleaseSpec& spec) {
+    if (auto v = spec.validate(); !v) {
+        return v;
+    }
+    if (spec.mechanism != ReleaseMechanism::DiscreteLaplace) {
+        return Error{std::string("mechanism: a release through a designed strategy adds discrete "
+                                 "Laplace noise to its integer queries (calibrated on the "
+                                 "strategy's Δ1); ") +
+                     releaseMechanismName(spec.mechanism) + " is not offered for it"};
+    }
+    if (spec.postProcessing != EstimatorKind::Identity) {
+        return Error{
+            "post-processing: a release through a designed strategy publishes the least-squares "
+            "inference from its measurements (unbiased, with exact intervals); other "
+            "post-processing is not offered for it"};
+    }
+    return okStatus();
+}
+
+std::string shapeText(const std::vector<std::size_t>& shape) {
+    std::string out;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        out += (d ? " × " : "") + std::to_string(shape[d]);
+    }
+    return out;
+}
+
+std::string rangeText(double lo, double hi) {
+    return lo == hi ? "±" + halfWidthText(hi)
+                    : "between ±" + halfWidthText(lo) + " and ±" + halfWidthText(hi);
+}
+
+}  // namespace
+
+Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload> w,
+                                                  DesignTemplate t, std::vector<std::size_t> p,
+                                                  const StrategyOptimizeOptions& options,
+                                                  double tolerance, std::stop_token stop) {
+    if (!w) {
+        return Error{"strategy release: no workload"};
+    }
+    if (shapeCells(w->shape()) > kMaxReleaseCells) {
+        return Error{
+            "strategy release: " + groupThousands(static_cast<long long>(shapeCells(w->shape()))) +
+            " cells; a release takes at most " +
+            groupThousands(static_cast<long long>(kMaxReleaseCells))};
+    }
+    auto design = designStrategy(*w, t, std::move(p), options, stop);
+    if (!design) {
+        return design.error();
+    }
+    // Δ1 of the release is Δ1(K) times at most 2·cap; keep room for every cap.
+    auto k =
+        chooseIntegerStrategy(*w, *design, tolerance, kMaxExactSensitivity / (2 * kMaxReleaseCap));
+    if (!k) {
+        return k.error();
+    }
+    if (!k->fullColumnRank()) {
+        return Error{"strategy release: " + design->templateName +
+                     " does not measure the full table, so its cells are not determined and "
+                     "least squares would publish biased cells; choose the p-Identity template "
+                     "(or a workload that includes the identity)"};
+    }
+    auto forms = k->cellVarianceForms();
+    if (!forms) {
+        return forms.error();
+    }
+    StrategyReleasePlan plan;
+    plan.workload = std::move(w);
+    plan.templateName = design->templateName;
+    plan.strategy = std::make_shared<const IntegerStrategy>(std::move(k).value());
+    plan.cellForms = std::move(forms).value();
+    return plan;
+}
+
+Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
+                                                const StrategyReleasePlan& plan) {
+    if (auto s = checkSpec(spec); !s) {
+        return s.error();
+    }
+    if (!plan.strategy || !plan.workload || plan.cellForms.empty()) {
+        return Error{"strategy release: the plan is incomplete"};
+    }
+    const IntegerStrategy& k = *plan.strategy;
+    StrategyReleaseLaw law;
+    law.l1 = releaseL1Sensitivity(spec) * k.l1;
+    DiscreteLaplaceParams params{parseDecimal(spec.epsilon, "epsilon").value(), law.l1};
+    if (auto v = params.validate(); !v) {
+        return Error{"strategy release: " + v.error().message};
+    }
+    law.scale = params.scale();
+    law.alpha = std::exp(-1.0 / law.scale.toDouble());
+    law.rowVariance = 2 * law.alpha / ((1 - law.alpha) * (1 - law.alpha));
+    // E‖W x̂ − W x‖² = v·trace((KᵀK)⁻¹WᵀW) = v·roundedObjective/Δ1(K)².
+    const double kl1 = static_cast<double>(k.l1);
+    law.expectedRmse = std::sqrt(law.rowVariance * k.roundedObjective / (kl1 * kl1) /
+                                 static_cast<double>(plan.workload->queryCount()));
+
+    const double level = spec.confidenceLevel;
+    const CellNoise noise{CellNoiseKind::DiscreteLaplace, law.alpha};
+    auto perCell = linearEstimateInterval(noise, level);
+    if (!perCell) {
+        return perCell.error();
+    }
+    const std::size_t cells = plan.cellForms.size();
+    auto all = linearEstimateInterval(noise, 1 - (1 - level) / static_cast<double>(cells));
+    if (!all) {
+        return all.error();
+    }
+    ReleaseIntervalStatement& iv = law.intervals;
+    iv.level = level;
+    iv.halfWidths.resize(cells);
+    double lo = INFINITY, hi = 0;
+    for (std::size_t j = 0; j < cells; ++j) {
+        iv.halfWidths[j] = perCell->halfWidth * std::sqrt(plan.cellForms[j]);
+        lo = std::min(lo, iv.halfWidths[j]);
+        hi = std::max(hi, iv.halfWidths[j]);
+    }
+    iv.halfWidth = hi;
+    iv.coverage = level;
+    iv.method = perCell->method + "; per cell ×√(e_jᵀ(KᵀK)⁻¹e_j)";
+    iv.simultaneousHalfWidth =
+        all->halfWidth * std::sqrt(*std::max_element(plan.cellForms.begin(), plan.cellForms.end()));
+    iv.simultaneousMethod = "Bonferroni over " + std::to_string(cells) + " cells (level 1 − (1 − " +
+                            levelPercentText(level) + ")/" + std::to_string(cells) +
+                            " per cell), same bound";
+    iv.sentence = "With " + levelPercentText(level) +
+                  " confidence each published count is within " + rangeText(lo, hi) +
+                  " of the count before noise (its own ± in the lower/upper columns).";
+    iv.simultaneousSentence = "With " + levelPercentText(level) + " confidence all " +
+                              std::to_string(cells) + " published counts are within ±" +
+                              halfWidthText(iv.simultaneousHalfWidth) +
+                              " of their counts before noise at once.";
+    return law;
+}
+
+Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
+                                                  const StrategyReleasePlan& plan,
+                                                  const Histogram& declaredTruth,
+                                                  ReleaseRandomness& randomness) {
+    auto law = strategyReleaseLaw(spec, plan);
+    if (!law) {
+        return law.error();
+    }
+    if (!spec.binsDeclared) {
+        return Error{
+            "bins: a release needs bins declared before the data are read; bins found in the "
+            "data reveal which values occur"};
+    }
+    const IntegerStrategy& k = *plan.strategy;
+    const std::size_t cells = declaredTruth.size();
+    if (cells != shapeCells(k.shape)) {
+        return Error{"strategy release: the strategy was designed for " + shapeText(k.shape) +
+                     " cells, the data have " + std::to_string(cells)};
+    }
+    auto measured = k.measure(declaredTruth.counts());
+    if (!measured) {
+        return measured.error();
+    }
+    std::vector<std::int64_t> y = std::move(measured).value();
+    DiscreteLaplaceParams params{parseDecimal(spec.epsilon, "epsilon").value(), law->l1};
+    auto noise = releaseDiscreteLaplaceNoise(params, y.size(), randomness);
+    if (!noise) {
+        return noise.error();
+    }
+    std::vector<double> noisy(y.size());
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        std::int64_t v = 0;
+        if (__builtin_add_overflow(y[i], (*noise)[i], &v) ||
+            std::fabs(static_cast<double>(v)) >= kExactDouble) {
+            return Error{
+                "strategy release: a measurement leaves the range of exact doubles "
+                "(counts too large for this strategy's rounding)"};
+        }
+        y[i] = v;
+        noisy[i] = static_cast<double>(v);
+    }
+    HistogramRelease out;
+    out.values.resize(cells);
+    k.linear->leastSquares(noisy, out.values);
+
+    ReleaseMetadata md = releaseMetadataCommon(spec, declaredTruth);
+    md.l1Sensitivity = law->l1;
+    md.l2SensitivitySquared = releaseL2SensitivitySquared(spec) * k.l2Squared;
+    md.l2Sensitivity = static_cast<std::int64_t>(
+        std::ceil(std::sqrt(static_cast<double>(md.l2SensitivitySquared))));
+    md.postProcessing = "least squares through the strategy (matrix mechanism)";
+    md.samplerAlgorithm =
+        "exact discrete Laplace by rejection (CKS 2020 Algorithm 2) on each of the strategy's " +
+        groupThousands(static_cast<long long>(y.size())) + " integer queries";
+    md.noiseParameter = "scale t = Δ1/ε = " + law->scale.toString();
+    auto cost = releaseCost(spec);  // ε as typed, ρ = ε²/2
+    if (!cost) {
+        return cost.error();
+    }
+    md.rho = cost->rho;
+    md.guarantee = releasePersonPhrase(spec) +
+                   " changes the probability of any released set of measurements by at most a "
+                   "factor of e^" +
+                   spec.epsilon + " (" + spec.epsilon +
+                   "-differential privacy); the bins were fixed before the data were read, the "
+                   "strategy was designed without the data, and the published counts are "
+                   "computed from the noisy measurements alone.";
+    md.intervals = law->intervals;
+
+    StrategyReleaseStatement st;
+    st.workload = plan.workload->spec().text();
+    st.templateName = plan.templateName;
+    st.integerStrategy = k.describe();
+    st.scale = k.scale;
+    st.strategyL1 = k.l1;
+    st.strategyL2Squared = k.l2Squared;
+    st.queries = plan.workload->queryCount();
+    st.expectedRmse = law->expectedRmse;
+    st.roundingLoss = k.designObjective > 0 ? k.roundedObjective / k.designObjective - 1 : 0;
+    st.inference = "least squares x̂ = argmin ‖K·x̂ − y‖₂ (unbiased; K has full column rank)";
+    st.measurements = std::move(y);
+    for (const auto& f : k.factors) {
+        st.factorDiagonals.push_back(f.diagonal);
+        st.factorExtraRows.push_back(f.extra);
+    }
+    st.marginalWeights = k.marginalWeights;
+    md.strategy = std::move(st);
+    out.metadata = std::move(md);
+    return out;
+}
+
+Expected<HistogramRelease> releaseTableThroughStrategy(const ReleaseSpec& spec,
+                                                       const StrategyReleasePlan& plan,
+                                                       const ContingencyTable& table,
+                                                       ReleaseRandomness& randomness) {
+    auto cells = declaredTableCells(table);
+    if (!cells) {
+        return cells.error();
+    }
+    const auto tableShape = table.shape();
+    if (plan.strategy && !std::equal(tableShape.begin(), tableShape.end(),
+                                     plan.strategy->shape.begin(), plan.strategy->shape.end())) {
+        return Error{"strategy release: the strategy was designed for " +
+                     shapeText(plan.strategy->shape) + " cells, the table is " +
+                     shapeText({tableShape.begin(), tableShape.end()})};
+    }
+    ReleaseSpec s = spec;
+    s.binsDeclared = true;  // every attribute checked above
+    auto release = releaseThroughStrategy(s, plan, *cells, randomness);
+    if (!release) {
+        return release.error();
+    }
+    addTableAttributes(release->metadata, table);
+    return release;
+}
+
+}  // namespace dpx

@@ -1,0 +1,83 @@
+// Releasing a table through a designed strategy (issue #23): the matrix mechanism (Li, Miklau,
+// Hay, McGregor & Rastogi, VLDB J. 2015) with an HDMM strategy (McKenna, Miklau, Hay &
+// Machanavajjhala, VLDB 2018), made exact for a release.
+//
+//  1. Planning, without the data: the workload's strategy A is designed (hdmm.h) and rounded to
+//     an integer matrix K ≈ Q·A (integer_strategy.h); K's exact error on the workload is known.
+//  2. Measuring: y = K·x exactly in integers, plus discrete Laplace noise of scale t = Δ1/ε per
+//     row from the exact samplers on OS randomness (core/release/exact_samplers.h), where
+//     Δ1 = Δ1(K)·(cap, or 2·cap for replace neighbours). One person changes x by at most cap
+//     cells (±1 each; replace: a move), hence K·x by a vector of L1 norm ≤ Δ1 (K ≥ 0, so a move
+//     e_i − e_j changes it by at most 2Δ1(K)): ε-DP (Ghosh, Roughgarden & Sundararajan 2009; CKS
+//     2020), with ρ = ε²/2 for zCDP accounting.
+//  3. Inference, post-processing of y alone: x̂ = argmin ‖K·x̂ − y‖₂ (K has full column rank), the
+//     published cells; unbiased, with variance v·e_jᵀ(KᵀK)⁻¹e_j (v the discrete Laplace variance)
+//     and a per-cell interval ±H·√(e_jᵀ(KᵀK)⁻¹e_j) (core/intervals: linearEstimateInterval, a
+//     bound valid for any coefficients). The measurements and K's entries are published with the
+//     cells, so anyone can answer further queries from them.
+// This file draws randomness only through ReleaseRandomness; it is in dpx_core (the strategies
+// live there) and tests/lint/check-layers.sh forbids it the simulation generator.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/expected.h"
+#include "core/histogram/histogram.h"
+#include "core/matrix_mechanism/hdmm.h"
+#include "core/matrix_mechanism/integer_strategy.h"
+#include "core/release/release.h"
+#include "core/release/release_rng.h"
+#include "core/table/table.h"
+#include "core/workload/workload.h"
+
+namespace dpx {
+
+// Everything a strategy release needs that does not depend on the data.
+struct StrategyReleasePlan {
+    std::shared_ptr<const Workload> workload;
+    std::string templateName;  // the design's ("OPT₀ p-Identity(16)")
+    std::shared_ptr<const IntegerStrategy> strategy;
+    // e_jᵀ(KᵀK)⁻¹e_j per cell (C order): the variance of cell j's estimate per unit of row noise
+    // variance.
+    std::vector<double> cellForms;
+};
+
+// Designs the strategy for `w` with template `t` (p and options as designStrategy takes them),
+// rounds it (chooseIntegerStrategy with `tolerance`) and computes the cell forms. Refuses a
+// strategy that does not determine every cell (an OPT_M design without the full table).
+// Cancellable.
+Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload> w,
+                                                  DesignTemplate t, std::vector<std::size_t> p = {},
+                                                  const StrategyOptimizeOptions& options = {},
+                                                  double tolerance = 0.005,
+                                                  std::stop_token stop = {});
+
+// What the release states before any data is read: the discrete Laplace law per row, the
+// expected RMSE on the workload, the per-cell and all-cells intervals (also used by previews).
+struct StrategyReleaseLaw {
+    std::int64_t l1 = 0;  // Δ1 = Δ1(K)·(cap or 2·cap)
+    Rational scale;       // t = Δ1/ε
+    double alpha = 0;     // e^(−1/t)
+    double rowVariance = 0;
+    double expectedRmse = 0;
+    ReleaseIntervalStatement intervals;
+};
+Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
+                                                const StrategyReleasePlan& plan);
+
+// The release of a histogram (1-D strategy over its bins) or of a table (a strategy over its
+// shape). spec.mechanism must be discrete-laplace and spec.postProcessing none (the inference is
+// least squares). Every failure returns an Error and no values.
+Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
+                                                  const StrategyReleasePlan& plan,
+                                                  const Histogram& declaredTruth,
+                                                  ReleaseRandomness& randomness);
+Expected<HistogramRelease> releaseTableThroughStrategy(const ReleaseSpec& spec,
+                                                       const StrategyReleasePlan& plan,
+                                                       const ContingencyTable& table,
+                                                       ReleaseRandomness& randomness);
+
+}  // namespace dpx
