@@ -86,7 +86,10 @@ const std::vector<Command> kCommands{
   dpx release ... [--confidence L (in (0, 1), default 0.95)]
                (the CSV's lower/upper columns and the JSON's "intervals" cover each count
                before noise with probability >= L, exact for the noise law; not stated after
-               resize or noisefirst))"},
+               resize or noisefirst)
+  dpx release ... --postprocess resize|noisefirst --post-intervals
+               (states them after resize or noisefirst too: around the noisy count before it,
+               widened to hold the published value; the bounds reveal the noisy counts))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the
