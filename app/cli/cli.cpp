@@ -214,7 +214,10 @@ const std::vector<Command> kCommands{
                (issue #22: the half-width h with Pr[|noisy - true| <= h] >= L per bin, for all M
                bins at once (exact max and Bonferroni), for a range of K cells; with a sample of
                n rows from a population of N, the sampling interval of N*C/n (normal with the
-               finite-population correction, Cochran 1977), the DP noise's and their sum's))"},
+               finite-population correction, Cochran 1977), the DP noise's and their sum's)
+  dpx interval ... --count C (--weights FILE --weight-column W | --effective-sample M ...)
+               (a weighted sample: n replaced by the effective sample size (sum w)^2 / sum w^2,
+               Kish 1965; n and N default to the rows and the sum of the weights))"},
 };
 
 const char* const kUsageHead = R"(dpx — DP Explorer command-line tool (JSON on stdout)

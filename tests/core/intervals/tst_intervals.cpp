@@ -83,6 +83,8 @@ private Q_SLOTS:
     void postProcessedBoundsByHand();
     void samplingAgainstHypergeometric();
     void combinedAgainstMonteCarlo();
+    void combinedCoverageOnSyntheticPopulation();
+    void kishByHand();
     void sentenceAndWords();
     void badInputs();
 };
@@ -500,6 +502,100 @@ void TestIntervals::combinedAgainstMonteCarlo() {
     auto g = samplingIntervals(80, 400, 4000, {CellNoiseKind::Gaussian, 3}, 0.95);
     DPX_VERIFY_REL(g->combined, std::hypot(g->samplingStandardError, 30.0) * 1.959963984540054,
                    1e-9);
+}
+
+// The combined interval (sampling + DP noise) on a synthetic population, end to end: a population
+// of N rows of which C fall in the bin; each trial draws a simple random sample of n rows without
+// replacement (partial Fisher–Yates), counts the bin, adds discrete Laplace noise, and asks
+// samplingIntervals for the interval of N·c̃/n. The fraction of trials in which it covers C must be
+// the level within 4 Monte Carlo standard errors plus 0.01 for the normal approximation of the
+// hypergeometric law. Then a weighted sample (two strata sampled at 1/40 and 1/10, weights 40 and
+// 10, membership independent of the stratum): with Kish's n_eff the interval still covers.
+void TestIntervals::combinedCoverageOnSyntheticPopulation() {
+    const int N = 20000, C = 3000, n = 800;
+    const double level = 0.95;
+    const int trials = 3000;
+    // ε = 0.1: noise (sd ≈ 14) comparable to the sampling error (sd ≈ 10 rows).
+    const CellNoise law{CellNoiseKind::DiscreteLaplace, std::exp(-0.1)};
+    SimulationRng rng(20261128, 23);
+    std::vector<char> population(N, 0);
+    std::fill(population.begin(), population.begin() + C, 1);
+    auto srsCount = [&](std::vector<char>& pop, int from, int size, int draws) {
+        int c = 0;
+        for (int i = 0; i < draws; ++i) {
+            const int j = i + std::min(size - i - 1, static_cast<int>(rng.uniform() * (size - i)));
+            std::swap(pop[static_cast<std::size_t>(from + i)],
+                      pop[static_cast<std::size_t>(from + j)]);
+            c += pop[static_cast<std::size_t>(from + i)];
+        }
+        return c;
+    };
+    int covered = 0, samplingOnly = 0;
+    for (int t = 0; t < trials; ++t) {
+        const double noisy = srsCount(population, 0, N, n) + sampleCellNoise(law, rng);
+        auto r = samplingIntervals(noisy, n, N, law, level);
+        QVERIFY(r);
+        covered += std::abs(r->estimate - C) <= r->combined ? 1 : 0;
+        samplingOnly += std::abs(r->estimate - C) <= r->sampling ? 1 : 0;
+    }
+    const double tol = 4 * se(level, trials) + 0.01;
+    const double f = static_cast<double>(covered) / trials;
+    QVERIFY2(std::abs(f - level) <= tol, ("simple random sample: " + std::to_string(f)).c_str());
+    // The sampling interval alone ignores the noise: it must cover clearly less often.
+    QVERIFY(static_cast<double>(samplingOnly) / trials < f - 0.02);
+
+    // Weighted: stratum A of 16 000 rows sampled 400 (weight 40), B of 4 000 sampled 400 (weight
+    // 10); 15 % of each stratum in the bin, so the unweighted share is unbiased.
+    const int NA = 16000, NB = 4000, nA = 400, nB = 400;
+    std::vector<char> strata(NA + NB, 0);
+    std::fill(strata.begin(), strata.begin() + NA * 15 / 100, 1);
+    std::fill(strata.begin() + NA, strata.begin() + NA + NB * 15 / 100, 1);
+    const int CW = NA * 15 / 100 + NB * 15 / 100;
+    std::vector<double> weights(nA, 40.0);
+    weights.resize(nA + nB, 10.0);
+    auto kish = kishEffectiveSampleSize(weights);
+    QVERIFY(kish);
+    QCOMPARE(kish->sumWeights, double(NA + NB));
+    int coveredW = 0;
+    double widthW = 0, widthSrs = 0;
+    for (int t = 0; t < trials; ++t) {
+        const int c = srsCount(strata, 0, NA, nA) + srsCount(strata, NA, NB, nB);
+        const double noisy = c + sampleCellNoise(law, rng);
+        auto r = samplingIntervals(noisy, nA + nB, kish->sumWeights, law, level,
+                                   kish->effectiveSampleSize);
+        auto plain = samplingIntervals(noisy, nA + nB, kish->sumWeights, law, level);
+        QVERIFY(r && plain);
+        coveredW += std::abs(r->estimate - CW) <= r->combined ? 1 : 0;
+        widthW += r->combined;
+        widthSrs += plain->combined;
+    }
+    const double fw = static_cast<double>(coveredW) / trials;
+    QVERIFY2(fw >= level - tol, ("weighted sample: " + std::to_string(fw)).c_str());
+    QVERIFY(widthW > widthSrs);  // the design effect widens the sampling part
+}
+
+void TestIntervals::kishByHand() {
+    // 3 rows weighted 1, 2, 3: (6)²/(1 + 4 + 9) = 36/14.
+    const std::vector<double> w{1, 2, 3};
+    auto k = kishEffectiveSampleSize(w);
+    QVERIFY(k);
+    QCOMPARE(k->rows, std::uint64_t{3});
+    DPX_VERIFY_REL(k->effectiveSampleSize, 36.0 / 14.0, 1e-15);
+    DPX_VERIFY_REL(k->designEffect, 3 / (36.0 / 14.0), 1e-15);
+    // Equal weights: n_eff = n, design effect 1.
+    const std::vector<double> eq(1000, 7.5);
+    QCOMPARE(kishEffectiveSampleSize(eq)->effectiveSampleSize, 1000.0);
+    // The sampling half-width scales with 1/√n_eff: n_eff = n/4 doubles it.
+    const CellNoise law{CellNoiseKind::Laplace, 1.0};
+    auto a = samplingIntervals(100, 400, 10000, law, 0.9);
+    auto b = samplingIntervals(100, 400, 10000, law, 0.9, 100);
+    DPX_VERIFY_REL(b->sampling, 2 * a->sampling, 1e-12);
+    QVERIFY(b->method.find("Kish 1965") != std::string::npos);
+    QVERIFY(a->method.find("Kish") == std::string::npos);
+    const std::vector<double> bad{1, 0, 2};
+    DPX_VERIFY_ERROR(kishEffectiveSampleSize(bad), "row 2");
+    DPX_VERIFY_ERROR(kishEffectiveSampleSize(std::vector<double>{1}), "at least 2");
+    DPX_VERIFY_ERROR(samplingIntervals(100, 400, 10000, law, 0.9, 500), "effective sample size");
 }
 
 void TestIntervals::sentenceAndWords() {
