@@ -87,7 +87,7 @@ struct WhatText {
 const WhatText kWhatTexts[] = {
     {QT_TRANSLATE_NOOP("MainWindow",
                        "The true histogram of your data and one simulated noisy release of it, "
-                       "with the range that holds each noisy bin 95% of the time."),
+                       "with the range that holds each noisy bin at the chosen level."),
      QT_TRANSLATE_NOOP(
          "MainWindow",
          "The bars are the true counts per bin. The noisy values are one seeded draw of the "
@@ -1193,6 +1193,7 @@ void MainWindow::updateTableView(const ReleaseResult& r) {
     if (e < r.estimates.size() && e < r.estimatorApplies.size() && r.estimatorApplies[e] &&
         r.estimates[e].size() == r.noisy.size()) {
         in.estimate = r.estimates[e];
+        in.estimator = s.mechanism.estimator;
     }
     // Exact expected errors need one independent noise law per cell: the central histogram
     // mechanisms; count matrices and local protocols have none.

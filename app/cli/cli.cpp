@@ -86,7 +86,10 @@ const std::vector<Command> kCommands{
   dpx release ... [--confidence L (in (0, 1), default 0.95)]
                (the CSV's lower/upper columns and the JSON's "intervals" cover each count
                before noise with probability >= L, exact for the noise law; not stated after
-               resize or noisefirst))"},
+               resize or noisefirst)
+  dpx release ... --postprocess resize|noisefirst --post-intervals
+               (states them after resize or noisefirst too: around the noisy count before it,
+               widened to hold the published value; the bounds reveal the noisy counts))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the
@@ -211,7 +214,10 @@ const std::vector<Command> kCommands{
                (issue #22: the half-width h with Pr[|noisy - true| <= h] >= L per bin, for all M
                bins at once (exact max and Bonferroni), for a range of K cells; with a sample of
                n rows from a population of N, the sampling interval of N*C/n (normal with the
-               finite-population correction, Cochran 1977), the DP noise's and their sum's))"},
+               finite-population correction, Cochran 1977), the DP noise's and their sum's)
+  dpx interval ... --count C (--weights FILE --weight-column W | --effective-sample M ...)
+               (a weighted sample: n replaced by the effective sample size (sum w)^2 / sum w^2,
+               Kish 1965; n and N default to the rows and the sum of the weights))"},
 };
 
 const char* const kUsageHead = R"(dpx — DP Explorer command-line tool (JSON on stdout)

@@ -605,9 +605,41 @@ std::string intervalSentence(double level, double halfWidth) {
 
 // ---- sampling error -------------------------------------------------------------------------
 
+Expected<WeightSummary> kishEffectiveSampleSize(std::span<const double> weights) {
+    if (weights.size() < 2)
+        return Error{"weights: a weighted sample needs at least 2 rows (got " +
+                     std::to_string(weights.size()) + ")"};
+    // Kahan sums: millions of weights of similar size lose digits in a plain sum.
+    double sum = 0, sumC = 0, sq = 0, sqC = 0;
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        const double w = weights[i];
+        if (!(std::isfinite(w) && w > 0))
+            return Error{"weights: the weight of row " + std::to_string(i + 1) +
+                         " must be a finite number > 0 (got " + formatNumber(w) + ")"};
+        const double y = w - sumC;
+        const double t = sum + y;
+        sumC = (t - sum) - y;
+        sum = t;
+        const double y2 = w * w - sqC;
+        const double t2 = sq + y2;
+        sqC = (t2 - sq) - y2;
+        sq = t2;
+    }
+    if (!std::isfinite(sum) || !std::isfinite(sq))
+        return Error{"weights: their sum of squares overflows double precision"};
+    WeightSummary r;
+    r.rows = weights.size();
+    r.sumWeights = sum;
+    r.sumSquares = sq;
+    // (Σw)²/Σw² ≤ n by Cauchy–Schwarz; rounding may put it a hair above n.
+    r.effectiveSampleSize = std::min(sum / sq * sum, static_cast<double>(weights.size()));
+    r.designEffect = static_cast<double>(weights.size()) / r.effectiveSampleSize;
+    return r;
+}
+
 Expected<SamplingIntervals> samplingIntervals(double count, double sampleSize,
                                               double populationSize, const CellNoise& noise,
-                                              double level) {
+                                              double level, double effectiveSampleSize) {
     if (auto s = validateConfidenceLevel(level); !s)
         return s.error();
     if (auto s = noise.validate(); !s)
@@ -620,14 +652,20 @@ Expected<SamplingIntervals> samplingIntervals(double count, double sampleSize,
                      ") must be at least the sample size (" + formatNumber(sampleSize) + ")"};
     if (!std::isfinite(count))
         return Error{"the count is not a finite number"};
+    const bool weighted = effectiveSampleSize != 0;
+    if (weighted && !(std::isfinite(effectiveSampleSize) && effectiveSampleSize >= 2 &&
+                      effectiveSampleSize <= sampleSize))
+        return Error{"the effective sample size must be between 2 and the sample size " +
+                     formatNumber(sampleSize) + " (got " + formatNumber(effectiveSampleSize) + ")"};
     const double n = sampleSize, N = populationSize;
+    const double nEff = weighted ? effectiveSampleSize : n;
     // A published count may be negative or above n after noise: p is clamped to [0, 1].
     const double p = std::clamp(count / n, 0.0, 1.0);
     const double fpc = N > 1 ? (N - n) / (N - 1) : 0.0;
     const double scale = N / n;
     SamplingIntervals r;
     r.estimate = scale * count;
-    r.samplingStandardError = N * std::sqrt(p * (1 - p) / n * fpc);
+    r.samplingStandardError = N * std::sqrt(p * (1 - p) / nEff * fpc);
     const double zq = std::numbers::sqrt2 * boost::math::erf_inv(level);
     r.sampling = zq * r.samplingStandardError;
     auto cell = cellInterval(noise, level);
@@ -709,6 +747,10 @@ Expected<SamplingIntervals> samplingIntervals(double count, double sampleSize,
         cell->method +
         ", scaled by N/n; combined: the quantile of their sum (independent), by "
         "numerical integration";
+    if (weighted)
+        r.method += "; n in the sampling variance replaced by the effective sample size n_eff = " +
+                    formatNumber(nEff) + " of the weights (Kish 1965; design effect n/n_eff = " +
+                    formatNumber(n / nEff) + ")";
     return r;
 }
 

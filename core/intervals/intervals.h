@@ -151,8 +151,26 @@ struct SamplingIntervals {
     double samplingStandardError = 0;
     std::string method;
 };
+// effectiveSampleSize: 0 for a simple random sample (n itself); otherwise the effective sample
+// size n_eff ≤ n of a weighted sample (Kish 1965, below), which replaces n in the sampling
+// variance — the design effect n/n_eff — while the finite-population correction keeps the real
+// sampling fraction n/N. The share p = c/n is still the unweighted one (the release counts rows),
+// which is unbiased only when the weights do not vary with the binned attribute.
 Expected<SamplingIntervals> samplingIntervals(double count, double sampleSize,
                                               double populationSize, const CellNoise& noise,
-                                              double level);
+                                              double level, double effectiveSampleSize = 0);
+
+// The effective sample size of a weighted sample (Kish 1965, Survey Sampling, §8.2):
+// n_eff = (Σw)²/Σw², at most the number of rows n (equal weights: n); the design effect of
+// unequal weighting is n/n_eff. Σw estimates the population size. Every weight must be finite
+// and > 0 (the message names the first bad one, counting rows from 1).
+struct WeightSummary {
+    std::uint64_t rows = 0;
+    double sumWeights = 0;  // Σw (Kahan-summed)
+    double sumSquares = 0;  // Σw²
+    double effectiveSampleSize = 0;
+    double designEffect = 1;  // n/n_eff ≥ 1
+};
+Expected<WeightSummary> kishEffectiveSampleSize(std::span<const double> weights);
 
 }  // namespace dpx

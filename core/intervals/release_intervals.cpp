@@ -1,5 +1,8 @@
 #include "core/intervals/release_intervals.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/count/count_mechanism.h"
 #include "core/intervals/intervals.h"
 
@@ -11,6 +14,56 @@ std::string simultaneousIntervalSentence(double level, std::uint64_t bins, doubl
            " of their counts before noise at once.";
 }
 
+Expected<IntervalBounds> postProcessedBounds(double value, double noisy, double halfWidth) {
+    if (!std::isfinite(value) || !std::isfinite(noisy)) {
+        return Error{"intervals: a published or noisy value is not a finite number"};
+    }
+    if (!(halfWidth >= 0) || !std::isfinite(halfWidth)) {
+        return Error{"intervals: the half-width must be a finite number ≥ 0"};
+    }
+    return IntervalBounds{std::min(value, std::max(0.0, noisy - halfWidth)),
+                          std::max(value, std::max(0.0, noisy + halfWidth))};
+}
+
+namespace {
+
+// The statement after resize or NoiseFirst (spec.postProcessedIntervals): the noise law's
+// intervals around the noisy count before post-processing (a pivot on the noisy value).
+ReleaseIntervalStatement aroundNoisyStatement(const ReleaseSpec& spec, std::uint64_t bins,
+                                              const TableIntervals& t, const std::string& caveat) {
+    const std::string step =
+        spec.postProcessing == EstimatorKind::Resize ? "resize" : "NoiseFirst (Xu et al. 2012)";
+    const std::string pivot =
+        "; after " + step +
+        ", around the noisy count before it: |noisy − true| ≤ h holds with the noise law's "
+        "coverage whatever the true counts are, so [max(0, noisy − h), noisy + h] covers the "
+        "count before noise; widened to contain the published value (exact, no Monte Carlo; the "
+        "bounds reveal the noisy counts, which are the mechanism's differentially private output)";
+    ReleaseIntervalStatement s;
+    s.level = spec.confidenceLevel;
+    s.aroundNoisy = true;
+    s.halfWidth = t.perBin.halfWidth;
+    s.coverage = t.perBin.coverage;
+    s.method = t.perBin.method + caveat + pivot;
+    s.simultaneousHalfWidth = t.exactMax.halfWidth;
+    s.simultaneousMethod = t.exactMax.method + caveat + pivot;
+    const std::string pct = levelPercentText(s.level);
+    s.sentence = "With " + pct +
+                 " confidence each count before noise lies between its lower and upper bound: "
+                 "the noisy count before " +
+                 step + " ±" + halfWidthText(s.halfWidth) +
+                 ", widened to contain the published value.";
+    const std::string extra = halfWidthText(s.simultaneousHalfWidth - s.halfWidth);
+    s.simultaneousSentence = "With " + pct + " confidence all " + std::to_string(bins) +
+                             " counts before noise lie at once within ±" +
+                             halfWidthText(s.simultaneousHalfWidth) +
+                             " of their noisy counts before " + step + ", so between lower − " +
+                             extra + " (and ≥ 0) and upper + " + extra + ".";
+    return s;
+}
+
+}  // namespace
+
 Expected<std::optional<ReleaseIntervalStatement>> releaseIntervals(const ReleaseSpec& spec,
                                                                    std::uint64_t bins) {
     if (bins == 0) {
@@ -20,8 +73,9 @@ Expected<std::optional<ReleaseIntervalStatement>> releaseIntervals(const Release
     if (!law) {
         return law.error();
     }
-    if (spec.postProcessing == EstimatorKind::Resize ||
-        spec.postProcessing == EstimatorKind::NoiseFirst) {
+    const bool moving = spec.postProcessing == EstimatorKind::Resize ||
+                        spec.postProcessing == EstimatorKind::NoiseFirst;
+    if (moving && !spec.postProcessedIntervals) {
         return std::optional<ReleaseIntervalStatement>{};
     }
     const double level = spec.confidenceLevel;
@@ -54,6 +108,10 @@ Expected<std::optional<ReleaseIntervalStatement>> releaseIntervals(const Release
                                   ? "; still valid after clamp (clamping at 0 never moves a value "
                                     "away from a count ≥ 0)"
                                   : "";
+    if (moving) {
+        return std::optional<ReleaseIntervalStatement>{
+            aroundNoisyStatement(spec, bins, *t, caveat)};
+    }
     ReleaseIntervalStatement s;
     s.level = level;
     s.halfWidth = t->perBin.halfWidth;

@@ -730,6 +730,10 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
                               : kCks;
 
     HistogramRelease release;
+    if (spec.postProcessedIntervals && (spec.postProcessing == EstimatorKind::Resize ||
+                                        spec.postProcessing == EstimatorKind::NoiseFirst)) {
+        release.noisyBeforePostProcessing = noisy;
+    }
     if (spec.postProcessing == EstimatorKind::Identity) {
         release.values = std::move(noisy);
     } else {

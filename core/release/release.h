@@ -71,6 +71,13 @@ struct ReleaseSpec {
     std::string timestamp;
     // The level of the intervals the release states (issue #22), in (0, 1).
     double confidenceLevel = 0.95;
+    // After resize or NoiseFirst (issue #22): state intervals around the noisy counts before
+    // post-processing — a pivot on the noisy value, valid whatever the true counts are. Their
+    // bounds reveal those noisy counts, which are the mechanism's differentially private output (so
+    // they cost no privacy) but which the post-processing was chosen to replace; hence off by
+    // default, and then no interval is stated after resize or NoiseFirst. Ignored for none and
+    // clamp.
+    bool postProcessedIntervals = false;
     Status validate() const;
 };
 
@@ -101,6 +108,11 @@ struct ReleaseIntervalStatement {
     // strategy, issue #23: ± H·√(e_jᵀ(KᵀK)⁻¹e_j)); empty: every value has halfWidth. halfWidth is
     // then the largest of them.
     std::vector<double> halfWidths;
+    // After resize or NoiseFirst with spec.postProcessedIntervals: the intervals are around the
+    // noisy count before post-processing y (HistogramRelease::noisyBeforePostProcessing), widened
+    // to hold the published value v: [min(v, max(0, y − h)), max(v, max(0, y + h))]
+    // (core/intervals/release_intervals.h, postProcessedBounds).
+    bool aroundNoisy = false;
     bool operator==(const ReleaseIntervalStatement&) const = default;
 };
 
@@ -172,6 +184,9 @@ struct HistogramRelease {
     // geometric-matrix with none); resize and NoiseFirst may give fractions.
     std::vector<double> values;
     ReleaseMetadata metadata;
+    // The noisy counts before post-processing, kept only after resize or NoiseFirst with
+    // spec.postProcessedIntervals (the intervals' bounds are around them; issue #22); else empty.
+    std::vector<double> noisyBeforePostProcessing;
 };
 
 // The privacy cost a spec asks — ε and δ as typed ("0" for pure DP), ρ as an exact fraction (ε²/2

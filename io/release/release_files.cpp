@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "core/histogram/dataset.h"
+#include "core/intervals/release_intervals.h"
 
 namespace dpx::data {
 
@@ -190,11 +191,23 @@ std::string neutraliseCsvCell(std::string_view cell) {
 
 namespace {
 
-// ",lower,upper" of a released value when the release states intervals (issue #22).
-std::string intervalCells(const HistogramRelease& release, double value) {
+// ",lower,upper" of released value i when the release states intervals (issue #22): value ∓ h,
+// or after resize / NoiseFirst around the noisy count before them (postProcessedBounds).
+std::string intervalCells(const HistogramRelease& release, std::size_t i) {
     const auto& iv = release.metadata.intervals;
     if (!iv) {
         return {};
+    }
+    const double value = release.values[i];
+    if (iv->aroundNoisy) {
+        // runRelease checks the noisy counts before any file is written; should one be missing,
+        // the cells stay empty rather than hold a number a reader could take for a bound.
+        const auto& noisy = release.noisyBeforePostProcessing;
+        if (i >= noisy.size()) {
+            return ",,";
+        }
+        auto b = postProcessedBounds(value, noisy[i], iv->halfWidth);
+        return b ? "," + formatShortest(b->lower) + "," + formatShortest(b->upper) : ",,";
     }
     return "," + formatShortest(value - iv->halfWidth) + "," +
            formatShortest(value + iv->halfWidth);
@@ -223,7 +236,7 @@ std::string releaseCsvText(const HistogramRelease& release) {
                 csv += ',';
             }
             csv += formatShortest(release.values[i]);
-            csv += intervalCells(release, release.values[i]);
+            csv += intervalCells(release, i);
             csv += '\n';
             for (std::size_t a = attributes.size(); a-- > 0;) {
                 if (++coords[a] < std::max<std::size_t>(attributes[a].labels.size(), 1)) {
@@ -242,7 +255,7 @@ std::string releaseCsvText(const HistogramRelease& release) {
         csv += neutraliseCsvCell(i < labels.size() ? labels[i] : std::to_string(i + 1));
         csv += ',';
         csv += formatShortest(release.values[i]);
-        csv += intervalCells(release, release.values[i]);
+        csv += intervalCells(release, i);
         csv += '\n';
     }
     return csv;
@@ -332,7 +345,12 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
         io[QStringLiteral("method")] = qs(iv.method);
         io[QStringLiteral("sentence")] = qs(iv.sentence);
         io[QStringLiteral("columns")] =
-            QStringLiteral("lower = value - half_width, upper = value + half_width");
+            iv.aroundNoisy
+                ? QStringLiteral(
+                      "lower = min(value, max(0, noisy - half_width)), upper = max(value, max(0, "
+                      "noisy + half_width)), where noisy is the count after noise and before the "
+                      "post-processing (the bounds reveal it)")
+                : QStringLiteral("lower = value - half_width, upper = value + half_width");
         QJsonObject all;
         all[QStringLiteral("half_width")] = iv.simultaneousHalfWidth;
         all[QStringLiteral("method")] = qs(iv.simultaneousMethod);

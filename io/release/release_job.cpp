@@ -272,6 +272,20 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     if (!intervals) {
         return failWith(failure, true, "", intervals.error().message);
     }
+    if (*intervals && (*intervals)->aroundNoisy) {
+        // The bounds after resize / NoiseFirst are around the noisy counts before them.
+        for (std::size_t i = 0; i < release->values.size(); ++i) {
+            const bool ok =
+                i < release->noisyBeforePostProcessing.size() &&
+                postProcessedBounds(release->values[i], release->noisyBeforePostProcessing[i],
+                                    (*intervals)->simultaneousHalfWidth);
+            if (!ok) {
+                return failWith(failure, false, "",
+                                "intervals: the noisy count before post-processing of bin " +
+                                    std::to_string(i + 1) + " is missing or not finite");
+            }
+        }
+    }
     release->metadata.intervals = *intervals;
 
     // Under the lock: the ledger as it is now, interrupted releases resolved, the checks again,

@@ -94,6 +94,8 @@ Expected<Binning> binningFor(const ColumnBinning& c, const DataColumn& column,
     return Error{"unknown binning"};
 }
 
+}  // namespace
+
 double quantileOfColumn(const CountMechanism& m, std::size_t j, double p, bool upper) {
     // Smallest i with Σ_{k ≤ i} P[k][j] ≥ p (lower) or largest i with Σ_{k ≥ i} ≥ p (upper).
     const std::size_t size = m.size();
@@ -115,6 +117,8 @@ double quantileOfColumn(const CountMechanism& m, std::size_t j, double p, bool u
     }
     return 0;
 }
+
+namespace {
 
 Expected<CountMechanism> countMatrix(const ExplorerState& s, int n,
                                      std::optional<CountLpResult>& lp,

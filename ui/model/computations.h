@@ -154,6 +154,11 @@ inline constexpr std::size_t kMaxNoiseFirstBins = 8192;
 // Most people the window simulates report by report (one 32-bit value each in memory).
 inline constexpr std::uint64_t kMaxPerUserReports = 20'000'000;
 
+// The lower (upper = false: smallest i with Σ_{k ≤ i} P[k][j] ≥ p) or upper (largest i with
+// Σ_{k ≥ i} P[k][j] ≥ p) p-quantile of column j of a count mechanism: with p = (1 − L)/2 on both
+// sides, the central L range of the noisy count when the true count is j.
+double quantileOfColumn(const CountMechanism& m, std::size_t j, double p, bool upper);
+
 ReleaseResult computeRelease(const DatasetResult& data, const ExplorerState& s,
                              const std::stop_token& stop);
 

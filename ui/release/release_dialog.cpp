@@ -1,6 +1,7 @@
 #include "ui/release/release_dialog.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -464,6 +465,15 @@ void ReleaseDialog::buildUi() {
         tr("The level of the intervals the release states: the CSV's lower/upper columns and the "
            "metadata's sentence cover each count before noise with at least this probability."));
     form->addRow(tr("Intervals at:"), confidence_);
+    // Issue #22: after resize / NoiseFirst, intervals around the noisy counts (they reveal them).
+    postIntervals_ = new QCheckBox(tr("State intervals after resize / NoiseFirst"));
+    postIntervals_->setObjectName(QStringLiteral("releasePostIntervals"));
+    postIntervals_->setToolTip(
+        tr("Each bin's interval is then its noisy count before the post-processing ± the noise's "
+           "half-width, widened to hold the published value: valid whatever the true counts are, "
+           "but the lower/upper columns reveal the noisy counts the post-processing replaces "
+           "(no further privacy cost)."));
+    form->addRow(QString(), postIntervals_);
     intervals_ = new QLabel;
     intervals_->setObjectName(QStringLiteral("releaseIntervals"));
     intervals_->setWordWrap(true);
@@ -556,6 +566,14 @@ void ReleaseDialog::buildUi() {
     connect(mechanism_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
     connect(post_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
     connect(confidence_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
+    connect(postIntervals_, &QCheckBox::toggled, this, &ReleaseDialog::schedulePreview);
+    const auto enablePostIntervals = [this] {
+        const QString p = post_->currentData().toString();
+        postIntervals_->setEnabled(p == QStringLiteral("resize") ||
+                                   p == QStringLiteral("noisefirst"));
+    };
+    connect(post_, &QComboBox::currentIndexChanged, this, enablePostIntervals);
+    enablePostIntervals();
     connect(composition_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
     connect(groupSize_, &QSpinBox::valueChanged, this, &ReleaseDialog::schedulePreview);
     for (QLineEdit* e : {epsilon_, delta_, output_, ledger_, budgetEpsilon_, budgetDelta_}) {
@@ -593,6 +611,7 @@ Expected<data::ReleaseRequest> ReleaseDialog::request() const {
     }
     r.spec.postProcessing = *post;
     r.spec.confidenceLevel = confidence_->currentData().toDouble();
+    r.spec.postProcessedIntervals = postIntervals_->isEnabled() && postIntervals_->isChecked();
     r.previewBins = ctx_.histogram ? ctx_.histogram->size() : 0;
     const QString version = QCoreApplication::applicationVersion();
     r.spec.appVersion = "dpexplorer " + (version.isEmpty() ? std::string("(version unknown)")
@@ -737,7 +756,8 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
             intervals_->setText(
                 tr("No interval is stated after resize or NoiseFirst: they change each value by "
                    "an amount that depends on every bin, which the noise law alone does not "
-                   "bound. Choose none or clamp for lower/upper columns."));
+                   "bound. Choose none or clamp for lower/upper columns, or state intervals "
+                   "around the noisy counts (the box above)."));
         }
         if (p->gaussian) {
             const auto& g = *p->gaussian;

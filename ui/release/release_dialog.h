@@ -31,6 +31,7 @@
 #include "ui/tabs/budget_tab.h"
 
 class QAction;
+class QCheckBox;
 class QFileSystemWatcher;
 class QCloseEvent;
 class QComboBox;
@@ -163,6 +164,7 @@ private:
     QLabel* gaussian_ = nullptr;
     QComboBox* post_ = nullptr;
     QComboBox* confidence_ = nullptr;
+    QCheckBox* postIntervals_ = nullptr;  // issue #22: intervals after resize / NoiseFirst
     QLabel* intervals_ = nullptr;
     QLineEdit* output_ = nullptr;
     QLabel* metadataPath_ = nullptr;

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/intervals/intervals.h"
+#include "core/intervals/release_intervals.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -142,20 +143,25 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
     }
     stack_->setCurrentWidget(plot_);
     // Intervals (issue #22): for a noise-per-bin mechanism at the chosen level, per bin and for
-    // all bins at once; count mechanisms keep the engine's 95 % range of each noisy bin.
+    // all bins at once; for a count mechanism the central range of each noisy bin at the level
+    // (from the matrix's column) and the worst case over the true counts 0…n.
     bandLo_ = r.bandLo;
     bandHi_ = r.bandHi;
     bandLevel_ = 0.95;
     intervalText_.clear();
+    estimateLo_.clear();
+    estimateHi_.clear();
+    std::optional<double> perBinHalfWidth;  // the h a release would state, for the estimate
+    const QString pct = QString::fromStdString(levelPercentText(level_));
     if (r.calibrated && !r.truth.empty()) {
         auto t = tableIntervals(CellNoise::of(r.calibrated->noise), r.truth.size(), level_);
         if (t) {
             bandLevel_ = level_;
+            perBinHalfWidth = t->perBin.halfWidth;
             for (std::size_t i = 0; i < r.truth.size(); ++i) {
                 bandLo_[i] = r.truth[i] - t->perBin.halfWidth;
                 bandHi_[i] = r.truth[i] + t->perBin.halfWidth;
             }
-            const QString pct = QString::fromStdString(levelPercentText(level_));
             intervalText_ =
                 tr("%1 intervals of noisy − true: each bin ±%2; all %3 bins at once ±%4 (exact "
                    "for independent noise; Bonferroni ±%5).")
@@ -163,15 +169,82 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
                     .arg(r.truth.size())
                     .arg(formatErrorValue(t->exactMax.halfWidth, 4),
                          formatErrorValue(t->bonferroni.halfWidth, 4));
-            if (estimator != EstimatorKind::Identity && estimator != EstimatorKind::Clamp) {
-                intervalText_ += tr(" They are for the noisy draw, not the %1 estimate.")
-                                     .arg(estimatorTitle(estimator));
+        }
+    } else if (r.matrix && !r.truth.empty() && !r.local) {
+        // Issue #22: count mechanisms follow the level too. Whiskers: the central level range of
+        // the noisy count at the bin's true count j, quantiles (1 − L)/2 of column j (exact).
+        const CountMechanism& m = *r.matrix;
+        const double tail = (1 - level_) / 2;
+        bool ok = true;
+        for (std::size_t i = 0; i < r.truth.size() && ok; ++i) {
+            const double c = r.truth[i];
+            ok = c >= 0 && c < static_cast<double>(m.size());
+            if (ok) {
+                const auto j = static_cast<std::size_t>(c);
+                bandLo_[i] = quantileOfColumn(m, j, tail, false);
+                bandHi_[i] = quantileOfColumn(m, j, tail, true);
             }
         }
-    } else if (!r.bandLo.empty()) {
-        intervalText_ =
-            tr("Whiskers: the 95 % range of each noisy bin (the level setting applies "
-               "to noise-per-bin mechanisms).");
+        auto t = countMechanismIntervals(m, r.truth.size(), level_);
+        if (ok && t) {
+            bandLevel_ = level_;
+            perBinHalfWidth = t->perBin.halfWidth;
+            intervalText_ =
+                tr("Whiskers: the central %1 range of each noisy bin (exact, from the matrix). "
+                   "Intervals a release states, valid for every true count 0…%2: each bin ±%3; "
+                   "all %4 bins at once ±%5 (the worst true count, by exact enumeration).")
+                    .arg(pct)
+                    .arg(m.size() - 1)
+                    .arg(formatErrorValue(t->perBin.halfWidth, 4))
+                    .arg(r.truth.size())
+                    .arg(formatErrorValue(t->exactMax.halfWidth, 4));
+        } else {
+            bandLo_ = r.bandLo;
+            bandHi_ = r.bandHi;
+        }
+    }
+    if (intervalText_.isEmpty() && !r.bandLo.empty()) {
+        intervalText_ = r.bandText.isEmpty()
+                            ? tr("Whiskers: the 95 % range of each noisy bin.")
+                            : tr("Whiskers: the %1 (the level setting applies to central "
+                                 "mechanisms).")
+                                  .arg(r.bandText);
+    }
+    // After resize or NoiseFirst (issue #22): the interval a release states with its "intervals
+    // after post-processing" option — a pivot on the noisy count y, widened to hold the estimate
+    // v: [min(v, max(0, y − h)), max(v, max(0, y + h))] (core/intervals/release_intervals.h).
+    const auto ei = static_cast<std::size_t>(
+        std::find(allEstimators().begin(), allEstimators().end(), estimator) -
+        allEstimators().begin());
+    const bool moving =
+        estimator == EstimatorKind::Resize || estimator == EstimatorKind::NoiseFirst;
+    if (moving && perBinHalfWidth && ei < r.estimates.size() &&
+        r.estimates[ei].size() == r.truth.size()) {
+        std::size_t covered = 0;
+        for (std::size_t i = 0; i < r.truth.size(); ++i) {
+            auto b = postProcessedBounds(r.estimates[ei][i], r.noisy[i], *perBinHalfWidth);
+            if (!b) {
+                estimateLo_.clear();
+                estimateHi_.clear();
+                break;
+            }
+            estimateLo_.push_back(b->lower);
+            estimateHi_.push_back(b->upper);
+            covered += b->lower <= r.truth[i] && r.truth[i] <= b->upper ? 1 : 0;
+        }
+        if (estimateLo_.empty()) {
+            intervalText_ += tr(" They are for the noisy draw, not the %1 estimate.")
+                                 .arg(estimatorTitle(estimator));
+        } else {
+            intervalText_ +=
+                QLatin1Char(' ') +
+                tr("After %1 a release states each bin's interval around its noisy count, "
+                   "widened to hold the estimate (drawn on the estimate's markers): here %2 of %3 "
+                   "cover the true count.")
+                    .arg(estimatorTitle(estimator))
+                    .arg(covered)
+                    .arg(r.truth.size());
+        }
     }
     caption_->setText(QStringLiteral("<b>%1</b> — %2")
                           .arg(r.mechanismTitle.toHtmlEscaped(), r.guarantee.toHtmlEscaped()) +
@@ -256,6 +329,25 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
             yMax = std::max(yMax, y[i]);
         }
         g->setData(x, y, true);
+        if (estimateLo_.size() == static_cast<std::size_t>(bins)) {
+            QVector<double> below(bins), above(bins);
+            for (int i = 0; i < bins; ++i) {
+                const auto k = static_cast<std::size_t>(i);
+                below[i] = y[i] - estimateLo_[k];
+                above[i] = estimateHi_[k] - y[i];
+                yMin = std::min(yMin, estimateLo_[k]);
+                yMax = std::max(yMax, estimateHi_[k]);
+            }
+            auto* bars = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+            bars->setName(tr("%1 interval stated after %2")
+                              .arg(QString::fromStdString(levelPercentText(bandLevel_)),
+                                   estimatorTitle(estimator)));
+            bars->setDataPlottable(g);
+            bars->setData(below, above);
+            bars->setPen(QPen(estimateColour.darker(120), 1));
+            bars->setWhiskerWidth(overlay ? 6 : 4);
+            bars->setAntialiased(false);
+        }
     }
     // x axis: bin labels (thinned when there are many), else positions.
     // Long labels (the cells of a table of many attributes, "q0 = 1, q1 = 0, …") would cover the
@@ -324,6 +416,12 @@ QString HistogramTab::binText(int i) const {
         text +=
             tr("<br>%1 estimate: %2")
                 .arg(estimatorTitle(estimator_), formatLocaleNumber(release_.estimates[e][k], 6));
+        if (k < estimateLo_.size()) {
+            text += tr("<br>%1 interval a release states: %2 … %3")
+                        .arg(QString::fromStdString(levelPercentText(bandLevel_)),
+                             formatLocaleNumber(estimateLo_[k], 6),
+                             formatLocaleNumber(estimateHi_[k], 6));
+        }
     }
     return text;
 }

@@ -52,8 +52,10 @@ private:
     QComboBox* levelBox_;
     QStackedLayout* stack_;
     double level_ = 0.95;
-    double bandLevel_ = 0.95;  // the level of bandLo_/bandHi_ (95 % for count mechanisms)
+    double bandLevel_ = 0.95;  // the level of bandLo_/bandHi_ (95 % for local protocols)
     std::vector<double> bandLo_, bandHi_;
+    // After resize / NoiseFirst: the interval a release would state around each estimate.
+    std::vector<double> estimateLo_, estimateHi_;
     QString intervalText_;
     ReleaseResult release_;
     EstimatorKind estimator_ = EstimatorKind::Identity;

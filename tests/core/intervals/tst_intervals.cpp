@@ -19,6 +19,7 @@
 #include "core/base/simulation_rng.h"
 #include "core/count/count_mechanism.h"
 #include "core/intervals/intervals.h"
+#include "core/intervals/release_intervals.h"
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
@@ -78,8 +79,12 @@ private Q_SLOTS:
     void simultaneousCoverage();
     void countMechanismAgainstScan();
     void postProcessedCoverage();
+    void releaseAfterPostProcessingCoverage();
+    void postProcessedBoundsByHand();
     void samplingAgainstHypergeometric();
     void combinedAgainstMonteCarlo();
+    void combinedCoverageOnSyntheticPopulation();
+    void kishByHand();
     void sentenceAndWords();
     void badInputs();
 };
@@ -349,6 +354,110 @@ void TestIntervals::postProcessedCoverage() {
         QVERIFY(h <= noise * 1.1);
 }
 
+// A release after resize or NoiseFirst with --post-intervals (release_intervals.h): the bounds are
+// around the noisy count before post-processing, so they must cover the count before noise with
+// the stated level for EVERY truth, including the ones where resize shifts a large bin (one large
+// count among many zeros: the naive "published ± h" under-covers there, checked as a negative
+// control) and where NoiseFirst averages unequal bins. All bins at once: [max(0, lower − d),
+// upper + d], d = H − h, must cover every bin with the level.
+void TestIntervals::releaseAfterPostProcessingCoverage() {
+    const double level = 0.9;
+    const int trials = 4000;
+    const double tol = 4 * se(level, trials);
+    std::vector<double> spike(30, 0.0);
+    spike[29] = 200;
+    std::vector<double> mixed{0, 0, 3, 40, 41, 39, 40, 2, 0, 15, 0, 7};
+    std::vector<double> large{500, 620, 480, 700, 650, 530};
+    SimulationRng rng(20261128, 22);
+    for (EstimatorKind kind : {EstimatorKind::Resize, EstimatorKind::NoiseFirst}) {
+        for (const std::vector<double>* truth : {&spike, &mixed, &large}) {
+            ReleaseSpec spec;
+            spec.epsilon = "0.5";  // discrete Laplace t = 2
+            spec.binsDeclared = true;
+            spec.appVersion = "test";
+            spec.postProcessing = kind;
+            spec.confidenceLevel = level;
+            const std::uint64_t bins = truth->size();
+            auto off = releaseIntervals(spec, bins);
+            QVERIFY(off);
+            QVERIFY(!off->has_value());  // not stated unless asked for
+            spec.postProcessedIntervals = true;
+            auto st = releaseIntervals(spec, bins);
+            QVERIFY(st && st->has_value());
+            const ReleaseIntervalStatement iv = **st;
+            QVERIFY(iv.aroundNoisy);
+            QVERIFY(iv.method.find("no Monte Carlo") != std::string::npos);
+            const CellNoise law{CellNoiseKind::DiscreteLaplace, std::exp(-0.5)};
+            QCOMPARE(iv.halfWidth, cellInterval(law, level)->halfWidth);
+            const double d = iv.simultaneousHalfWidth - iv.halfWidth;
+            QVERIFY(d >= 0);
+            const EstimatorSpec est{kind, law.variance()};
+            EstimatorWorkspace ws;
+            std::vector<int> inside(bins, 0), naive(bins, 0);
+            int all = 0;
+            std::vector<double> y(bins), x(bins);
+            for (int t = 0; t < trials; ++t) {
+                for (std::size_t b = 0; b < bins; ++b)
+                    y[b] = (*truth)[b] + sampleCellNoise(law, rng);
+                x = y;
+                estimateInPlace(est, x, ws);
+                bool allIn = true;
+                for (std::size_t b = 0; b < bins; ++b) {
+                    const double c = (*truth)[b];
+                    auto one = postProcessedBounds(x[b], y[b], iv.halfWidth);
+                    QVERIFY(one && one->lower <= x[b] && x[b] <= one->upper);
+                    inside[b] += one->lower <= c && c <= one->upper ? 1 : 0;
+                    naive[b] += std::abs(x[b] - c) <= iv.halfWidth ? 1 : 0;
+                    allIn = allIn && std::max(0.0, one->lower - d) <= c && c <= one->upper + d;
+                }
+                all += allIn ? 1 : 0;
+            }
+            const std::string what =
+                std::string(estimatorName(kind)) + " on " + std::to_string(bins) + " bins";
+            for (std::size_t b = 0; b < bins; ++b) {
+                const double f = static_cast<double>(inside[b]) / trials;
+                QVERIFY2(
+                    f >= level - tol,
+                    (what + " bin " + std::to_string(b) + " covered " + std::to_string(f)).c_str());
+                if (truth == &large && kind == EstimatorKind::Resize) {
+                    // No clipping at these counts: resize keeps every value, so the coverage is
+                    // the noise law's exact one (the bounds are not needlessly wide).
+                    QVERIFY(std::abs(f - iv.coverage) <= 4 * se(iv.coverage, trials));
+                }
+            }
+            const double fa = static_cast<double>(all) / trials;
+            QVERIFY2(fa >= level - tol, (what + " all bins " + std::to_string(fa)).c_str());
+            if (truth == &spike && kind == EstimatorKind::Resize) {
+                // Negative control: resize moves the large bin down by the mass it takes from
+                // the clipped zeros; "published ± h" misses its count far more often than 10 %.
+                const double f = static_cast<double>(naive[29]) / trials;
+                QVERIFY2(f < level - tol, ("naive after resize " + std::to_string(f)).c_str());
+            }
+        }
+    }
+}
+
+void TestIntervals::postProcessedBoundsByHand() {
+    // [min(v, max(0, y − h)), max(v, max(0, y + h))].
+    auto a = postProcessedBounds(5, 3, 4);  // y − h < 0: lower 0; upper 7
+    QVERIFY(a);
+    QCOMPARE(a->lower, 0.0);
+    QCOMPARE(a->upper, 7.0);
+    auto b = postProcessedBounds(0, 10, 2);  // resize clipped to 0 a bin noised to 10? lower 0
+    QCOMPARE(b->lower, 0.0);
+    QCOMPARE(b->upper, 12.0);
+    auto c = postProcessedBounds(20, 10, 2);  // the value above the noisy interval
+    QCOMPARE(c->lower, 8.0);
+    QCOMPARE(c->upper, 20.0);
+    // A negative NoiseFirst mean is kept inside, and so is a count ≥ 0 (y + h < 0 happens only
+    // when |y − c| > h, but the interval is never empty of counts).
+    auto e = postProcessedBounds(-1.5, -3, 1);
+    QCOMPARE(e->lower, -1.5);
+    QCOMPARE(e->upper, 0.0);
+    DPX_VERIFY_ERROR(postProcessedBounds(std::nan(""), 1, 1), "finite");
+    DPX_VERIFY_ERROR(postProcessedBounds(1, 1, -1), "half-width");
+}
+
 void TestIntervals::samplingAgainstHypergeometric() {
     // The FPC standard error against the variance of the hypergeometric law summed from its pmf:
     // a sample of n = 200 from N = 1000 of which K = 300 are in the bin; c = 60 observed, p = 0.3.
@@ -393,6 +502,100 @@ void TestIntervals::combinedAgainstMonteCarlo() {
     auto g = samplingIntervals(80, 400, 4000, {CellNoiseKind::Gaussian, 3}, 0.95);
     DPX_VERIFY_REL(g->combined, std::hypot(g->samplingStandardError, 30.0) * 1.959963984540054,
                    1e-9);
+}
+
+// The combined interval (sampling + DP noise) on a synthetic population, end to end: a population
+// of N rows of which C fall in the bin; each trial draws a simple random sample of n rows without
+// replacement (partial Fisher–Yates), counts the bin, adds discrete Laplace noise, and asks
+// samplingIntervals for the interval of N·c̃/n. The fraction of trials in which it covers C must be
+// the level within 4 Monte Carlo standard errors plus 0.01 for the normal approximation of the
+// hypergeometric law. Then a weighted sample (two strata sampled at 1/40 and 1/10, weights 40 and
+// 10, membership independent of the stratum): with Kish's n_eff the interval still covers.
+void TestIntervals::combinedCoverageOnSyntheticPopulation() {
+    const int N = 20000, C = 3000, n = 800;
+    const double level = 0.95;
+    const int trials = 3000;
+    // ε = 0.1: noise (sd ≈ 14) comparable to the sampling error (sd ≈ 10 rows).
+    const CellNoise law{CellNoiseKind::DiscreteLaplace, std::exp(-0.1)};
+    SimulationRng rng(20261128, 23);
+    std::vector<char> population(N, 0);
+    std::fill(population.begin(), population.begin() + C, 1);
+    auto srsCount = [&](std::vector<char>& pop, int from, int size, int draws) {
+        int c = 0;
+        for (int i = 0; i < draws; ++i) {
+            const int j = i + std::min(size - i - 1, static_cast<int>(rng.uniform() * (size - i)));
+            std::swap(pop[static_cast<std::size_t>(from + i)],
+                      pop[static_cast<std::size_t>(from + j)]);
+            c += pop[static_cast<std::size_t>(from + i)];
+        }
+        return c;
+    };
+    int covered = 0, samplingOnly = 0;
+    for (int t = 0; t < trials; ++t) {
+        const double noisy = srsCount(population, 0, N, n) + sampleCellNoise(law, rng);
+        auto r = samplingIntervals(noisy, n, N, law, level);
+        QVERIFY(r);
+        covered += std::abs(r->estimate - C) <= r->combined ? 1 : 0;
+        samplingOnly += std::abs(r->estimate - C) <= r->sampling ? 1 : 0;
+    }
+    const double tol = 4 * se(level, trials) + 0.01;
+    const double f = static_cast<double>(covered) / trials;
+    QVERIFY2(std::abs(f - level) <= tol, ("simple random sample: " + std::to_string(f)).c_str());
+    // The sampling interval alone ignores the noise: it must cover clearly less often.
+    QVERIFY(static_cast<double>(samplingOnly) / trials < f - 0.02);
+
+    // Weighted: stratum A of 16 000 rows sampled 400 (weight 40), B of 4 000 sampled 400 (weight
+    // 10); 15 % of each stratum in the bin, so the unweighted share is unbiased.
+    const int NA = 16000, NB = 4000, nA = 400, nB = 400;
+    std::vector<char> strata(NA + NB, 0);
+    std::fill(strata.begin(), strata.begin() + NA * 15 / 100, 1);
+    std::fill(strata.begin() + NA, strata.begin() + NA + NB * 15 / 100, 1);
+    const int CW = NA * 15 / 100 + NB * 15 / 100;
+    std::vector<double> weights(nA, 40.0);
+    weights.resize(nA + nB, 10.0);
+    auto kish = kishEffectiveSampleSize(weights);
+    QVERIFY(kish);
+    QCOMPARE(kish->sumWeights, double(NA + NB));
+    int coveredW = 0;
+    double widthW = 0, widthSrs = 0;
+    for (int t = 0; t < trials; ++t) {
+        const int c = srsCount(strata, 0, NA, nA) + srsCount(strata, NA, NB, nB);
+        const double noisy = c + sampleCellNoise(law, rng);
+        auto r = samplingIntervals(noisy, nA + nB, kish->sumWeights, law, level,
+                                   kish->effectiveSampleSize);
+        auto plain = samplingIntervals(noisy, nA + nB, kish->sumWeights, law, level);
+        QVERIFY(r && plain);
+        coveredW += std::abs(r->estimate - CW) <= r->combined ? 1 : 0;
+        widthW += r->combined;
+        widthSrs += plain->combined;
+    }
+    const double fw = static_cast<double>(coveredW) / trials;
+    QVERIFY2(fw >= level - tol, ("weighted sample: " + std::to_string(fw)).c_str());
+    QVERIFY(widthW > widthSrs);  // the design effect widens the sampling part
+}
+
+void TestIntervals::kishByHand() {
+    // 3 rows weighted 1, 2, 3: (6)²/(1 + 4 + 9) = 36/14.
+    const std::vector<double> w{1, 2, 3};
+    auto k = kishEffectiveSampleSize(w);
+    QVERIFY(k);
+    QCOMPARE(k->rows, std::uint64_t{3});
+    DPX_VERIFY_REL(k->effectiveSampleSize, 36.0 / 14.0, 1e-15);
+    DPX_VERIFY_REL(k->designEffect, 3 / (36.0 / 14.0), 1e-15);
+    // Equal weights: n_eff = n, design effect 1.
+    const std::vector<double> eq(1000, 7.5);
+    QCOMPARE(kishEffectiveSampleSize(eq)->effectiveSampleSize, 1000.0);
+    // The sampling half-width scales with 1/√n_eff: n_eff = n/4 doubles it.
+    const CellNoise law{CellNoiseKind::Laplace, 1.0};
+    auto a = samplingIntervals(100, 400, 10000, law, 0.9);
+    auto b = samplingIntervals(100, 400, 10000, law, 0.9, 100);
+    DPX_VERIFY_REL(b->sampling, 2 * a->sampling, 1e-12);
+    QVERIFY(b->method.find("Kish 1965") != std::string::npos);
+    QVERIFY(a->method.find("Kish") == std::string::npos);
+    const std::vector<double> bad{1, 0, 2};
+    DPX_VERIFY_ERROR(kishEffectiveSampleSize(bad), "row 2");
+    DPX_VERIFY_ERROR(kishEffectiveSampleSize(std::vector<double>{1}), "at least 2");
+    DPX_VERIFY_ERROR(samplingIntervals(100, 400, 10000, law, 0.9, 500), "effective sample size");
 }
 
 void TestIntervals::sentenceAndWords() {

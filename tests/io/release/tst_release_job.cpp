@@ -152,6 +152,43 @@ private Q_SLOTS:
                     .value(QStringLiteral("intervals"))
                     .toString()
                     .startsWith(QStringLiteral("not stated")));
+        // Resize with postProcessedIntervals: bounds around the noisy counts before resize, the
+        // same in the preview, the CSV and the JSON.
+        ReleaseRequest rp = requestIn(dir, "0.25", nullptr, "rp");
+        rp.newBudget.reset();
+        rp.spec.postProcessing = EstimatorKind::Resize;
+        rp.spec.postProcessedIntervals = true;
+        rp.spec.confidenceLevel = 0.9;
+        rp.previewBins = 3;
+        auto pp = previewRelease(rp);
+        QVERIFY(pp && pp->intervals && pp->intervals->aroundNoisy);
+        auto op = runRelease(rp);
+        QVERIFY2(op, op ? "" : op.error().message.c_str());
+        QCOMPARE(*op->release.metadata.intervals, *pp->intervals);
+        const std::vector<double>& noisy = op->release.noisyBeforePostProcessing;
+        QCOMPARE(noisy.size(), std::size_t{3});
+        const QList<QByteArray> rows = readFile(dir.filePath(QStringLiteral("rp.csv"))).split('\n');
+        QCOMPARE(rows[0], QByteArray("bin,value,lower,upper"));
+        for (int i = 1; i <= 3; ++i) {
+            const QList<QByteArray> cells = rows[i].split(',');
+            QCOMPARE(cells.size(), 4);
+            const double v = cells[1].toDouble();
+            const double y = noisy[static_cast<std::size_t>(i - 1)];
+            QCOMPARE(cells[2].toDouble(), std::min(v, std::max(0.0, y - h)));
+            QCOMPARE(cells[3].toDouble(), std::max(v, std::max(0.0, y + h)));
+            QVERIFY(cells[2].toDouble() <= v && v <= cells[3].toDouble());
+        }
+        const QJsonObject ip =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("rp.json"))))
+                .object()
+                .value(QStringLiteral("intervals"))
+                .toObject();
+        QCOMPARE(ip.value(QStringLiteral("half_width")).toDouble(), double(h));
+        QVERIFY(ip.value(QStringLiteral("columns")).toString().contains(QStringLiteral("noisy")));
+        QVERIFY(ip.value(QStringLiteral("sentence"))
+                    .toString()
+                    .startsWith(QStringLiteral("With 90 % confidence each count before noise lies "
+                                               "between its lower and upper bound")));
         // A bad level is refused before any data are read.
         ReleaseRequest bad = requestIn(dir, "0.25", nullptr, "bad");
         bad.spec.confidenceLevel = 1;

@@ -5,6 +5,7 @@
 // dataset a known ledger has charged needs confirmation; the Budget tab starts from the ledger;
 // the status bar shows the current dataset's ledger and follows a release made elsewhere. The
 // known ledgers live in the settings, which these tests keep in a temporary directory.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -347,6 +348,22 @@ private Q_SLOTS:
         post->setCurrentIndex(post->findData(QStringLiteral("resize")));
         QVERIFY(waitForPreview(d));
         QVERIFY2(d->intervalText().startsWith(QStringLiteral("No interval")),
+                 qPrintable(d->intervalText()));
+        // The box "State intervals after resize / NoiseFirst": enabled for them only; checked,
+        // the preview states the intervals around the noisy counts (release_intervals.h).
+        auto* around = field<QCheckBox>(d, "releasePostIntervals");
+        QVERIFY(around->isEnabled());
+        around->setChecked(true);
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->intervalText().startsWith(
+                     QStringLiteral("With 99 % confidence each count before noise lies between "
+                                    "its lower and upper bound: the noisy count before resize")),
+                 qPrintable(d->intervalText()));
+        post->setCurrentIndex(post->findData(QStringLiteral("clamp")));
+        QVERIFY(!around->isEnabled());
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->intervalText().startsWith(
+                     QStringLiteral("With 99 % confidence each published count is within")),
                  qPrintable(d->intervalText()));
     }
 

@@ -12,6 +12,7 @@
 
 #include "core/base/expected.h"
 #include "core/base/noise_distribution.h"
+#include "core/estimators/estimator.h"
 #include "core/table/query.h"
 #include "core/table/table.h"
 
@@ -25,6 +26,9 @@ struct TableViewInputs {
     std::vector<double> noisy;
     // The same after the chosen estimator (one per cell; empty: the noisy values).
     std::vector<double> estimate;
+    // The estimator that made `estimate` (issue #22: after resize or NoiseFirst the readout shows
+    // the interval a release states around the noisy answer, widened to hold the estimate).
+    EstimatorKind estimator = EstimatorKind::Identity;
     // The law of every cell's noise; absent for mechanisms without one per-cell noise law (then no
     // exact expected errors are shown).
     std::optional<NoiseDistribution> cellNoise;

@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "core/intervals/intervals.h"
+#include "core/intervals/release_intervals.h"
 #include "ui/widgets/file_export.h"
 #include "ui/widgets/flow_layout.h"
 #include "ui/widgets/heatmap.h"
@@ -1182,7 +1183,18 @@ void TableTab::showReadout(ReadoutJob job) {
             tr("noisy ± %1").arg(formatErrorValue(q.halfWidth, 4)));
         row(QString(),
             tr("[%1, %2]").arg(valueText(r.noisy - q.halfWidth), valueText(r.noisy + q.halfWidth)));
-        // Issue #22: one cell, and every cell of the table at once, at the same level.
+        // Issue #22: after resize or NoiseFirst, the interval a release states with its option:
+        // around the noisy answer (a pivot: valid for every true count), widened to hold the
+        // estimate — the sum over the box obeys the same argument as one cell.
+        const EstimatorKind est = inputs_->estimator;
+        const bool moving = est == EstimatorKind::Resize || est == EstimatorKind::NoiseFirst;
+        if (moving && !inputs_->estimate.empty()) {
+            if (auto b = postProcessedBounds(r.estimate, r.noisy, q.halfWidth)) {
+                row(tr("After %1")
+                        .arg(est == EstimatorKind::Resize ? tr("resize") : tr("NoiseFirst")),
+                    tr("[%1, %2]").arg(valueText(b->lower), valueText(b->upper)));
+            }
+        }
         const auto cellCount = static_cast<std::uint64_t>(t.cellCount());
         auto all = tableIntervals(CellNoise::of(*inputs_->cellNoise), cellCount, q.level);
         if (all) {
@@ -1195,6 +1207,13 @@ void TableTab::showReadout(ReadoutJob job) {
         html += QStringLiteral("</table>");
         html += QStringLiteral("<p>%1</p>")
                     .arg(tr("Errors of the noisy answer, %1.").arg(qs(q.method).toHtmlEscaped()));
+        if (moving && !inputs_->estimate.empty()) {
+            html += QStringLiteral("<p>%1</p>")
+                        .arg(tr("After the post-processing: the noisy answer's interval, widened "
+                                "to hold the estimate — what a release states with \"intervals "
+                                "after resize / NoiseFirst\" (it covers the true answer whatever "
+                                "the counts are)."));
+        }
         if (all) {
             html += QStringLiteral("<p>%1</p>")
                         .arg(tr("All cells at once: each cell at level^(1/m), exact for "

@@ -15,9 +15,11 @@
 #include <numbers>
 #include <random>
 
+#include "core/estimators/resize_estimator.h"
 #include "core/table/query.h"
 #include "ui/tabs/table/table_data.h"
 #include "ui/tabs/table/table_tab.h"
+#include "ui/widgets/number_format.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 using namespace dpx;
@@ -129,6 +131,7 @@ private Q_SLOTS:
     void logScaleHandlesZerosAndNegatives();
     void readoutEqualsQueryReadout();
     void readoutByMouseDrag();
+    void readoutAfterResizeStatesThePivot();
     void newReleaseKeepsPairAndSelection();
     void oneAttributeBarsAndRange();
     void marginalListErrors();
@@ -369,6 +372,36 @@ void TestTableTab::readoutEqualsQueryReadout() {
     QCOMPARE(tab.readout()->query.box, box);
     tab.clearSelection();
     QVERIFY(!tab.readout());
+}
+
+// Issue #22: with resize the readout adds the interval a release states after it — the box's
+// noisy answer ± its half-width, widened to hold the estimate: [min(v, max(0, y − h)),
+// max(v, max(0, y + h))], written out here from the readout's own noisy sum and queryReadout's h.
+void TestTableTab::readoutAfterResizeStatesThePivot() {
+    TableTab tab;
+    TableViewInputs in = makeInputs({numbered("a", 4, "a"), numbered("b", 3, "b")}, 21);
+    in.estimate = resizeEstimate(in.noisy);
+    in.estimator = EstimatorKind::Resize;
+    tab.setInputs(in);
+    tab.selectBox(BinRange{0, 1}, BinRange{1, 2});
+    QVERIFY(waitReadout(tab));
+    QVERIFY(tab.readout() && tab.readout()->exact);
+    const ui::TableBoxReadout& r = *tab.readout();
+    const double h = r.exact->halfWidth;
+    const double lo = std::min(r.estimate, std::max(0.0, r.noisy - h));
+    const double hi = std::max(r.estimate, std::max(0.0, r.noisy + h));
+    const QString text = tab.readoutText();
+    QVERIFY2(text.contains(QStringLiteral("After resize")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("[%1, %2]")
+                               .arg(ui::formatLocaleNumber(lo, 6), ui::formatLocaleNumber(hi, 6))),
+             qPrintable(text));
+    // Identity: no such row.
+    in.estimator = EstimatorKind::Identity;
+    in.estimate.clear();
+    tab.setInputs(in);
+    tab.selectBox(BinRange{0, 1}, BinRange{1, 2});
+    QVERIFY(waitReadout(tab));
+    QVERIFY(!tab.readoutText().contains(QStringLiteral("After resize")));
 }
 
 void TestTableTab::readoutByMouseDrag() {
