@@ -86,7 +86,10 @@ const std::vector<Command> kCommands{
   dpx release ... [--confidence L (in (0, 1), default 0.95)]
                (the CSV's lower/upper columns and the JSON's "intervals" cover each count
                before noise with probability >= L, exact for the noise law; not stated after
-               resize or noisefirst))"},
+               resize or noisefirst)
+  dpx release ... [--report report.pdf|report.html]
+               (the decision report, written after the release is charged and published:
+               table, mechanism, intervals, risk, alternatives, budget, samplers, SHA-256s))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the
