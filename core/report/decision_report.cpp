@@ -421,7 +421,7 @@ ReportSection filesSection(const DecisionReportInput& in) {
     s.heading = "Release files";
     s.paragraphs.push_back(
         "The SHA-256 of every file as the ledger recorded it when the release was charged; "
-        "compare with `sha256sum FILE`.");
+        "compare with the output of sha256sum FILE.");
     ReportTable t;
     t.header = {"File", "SHA-256"};
     for (const DecisionReportFile& f : in.files) {
@@ -742,9 +742,14 @@ std::string decisionReportHtml(const DecisionReport& report, ReportHtmlFlavour f
             o << "</ul>\n";
         }
     }
-    o << "<hr>\n<p class=\"notes\">"
-      << htmlEscape("Made by DP Explorer " + report.appVersion + " on " + report.generatedAt + ".")
-      << "</p>\n</body>\n</html>\n";
+    // The PDF says this at the foot of every page.
+    if (!qt) {
+        o << "<hr>\n<p class=\"notes\">"
+          << htmlEscape("Made by DP Explorer " + report.appVersion + " on " + report.generatedAt +
+                        ".")
+          << "</p>\n";
+    }
+    o << "</body>\n</html>\n";
     return o.str();
 }
 
