@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <optional>
 
 #include "io/report/decision_report_files.h"
 
@@ -41,6 +42,29 @@ QByteArray readAll(const std::string& path) {
         return {};
     }
     return f.readAll();
+}
+
+// A release in `dir` and its report.
+struct Released {
+    ReleaseOutcome outcome;
+    DecisionReportInput input;
+    DecisionReport report;
+};
+std::optional<Released> releaseWithReport(const QTemporaryDir& dir) {
+    const ReleaseRequest req = requestIn(dir);
+    auto o = runRelease(req);
+    if (!o) {
+        return std::nullopt;
+    }
+    auto in = decisionReportInputFor(*o, req.spec, req.dataset);
+    if (!in) {
+        return std::nullopt;
+    }
+    auto report = buildDecisionReport(*in);
+    if (!report) {
+        return std::nullopt;
+    }
+    return Released{*o, *in, *report};
 }
 
 }  // namespace
@@ -106,13 +130,10 @@ void TestDecisionReportFiles::changedFileRefused() {
 
 void TestDecisionReportFiles::writesPdf() {
     QTemporaryDir dir;
-    const ReleaseRequest req = requestIn(dir);
-    auto o = runRelease(req);
-    QVERIFY(o);
-    auto in = decisionReportInputFor(*o, req.spec, req.dataset);
-    QVERIFY(in);
-    auto report = buildDecisionReport(*in);
-    QVERIFY(report);
+    const auto r = releaseWithReport(dir);
+    QVERIFY(r);
+    const DecisionReport* report = &r->report;
+    const ReleaseOutcome* o = &r->outcome;
     const std::string path = dir.filePath(QStringLiteral("report.pdf")).toStdString();
     QVERIFY(checkReportPath(path, false, {o->csvPath, o->jsonPath, o->ledgerPath}));
     auto st = writeDecisionReport(*report, path, false);
@@ -137,13 +158,10 @@ void TestDecisionReportFiles::writesPdf() {
 
 void TestDecisionReportFiles::writesHtml() {
     QTemporaryDir dir;
-    const ReleaseRequest req = requestIn(dir);
-    auto o = runRelease(req);
-    QVERIFY(o);
-    auto in = decisionReportInputFor(*o, req.spec, req.dataset);
-    QVERIFY(in);
-    auto report = buildDecisionReport(*in);
-    QVERIFY(report);
+    const auto r = releaseWithReport(dir);
+    QVERIFY(r);
+    const DecisionReport* report = &r->report;
+    const DecisionReportInput* in = &r->input;
     const std::string path = dir.filePath(QStringLiteral("Report.HTML")).toStdString();
     QVERIFY(writeDecisionReport(*report, path, false));
     const QByteArray html = readAll(path);
