@@ -43,6 +43,7 @@
 #include "ui/panels/data_panel.h"
 #include "ui/panels/mechanism_panel.h"
 #include "ui/panels/pg_dialog.h"
+#include "ui/release/decision_report_exporter.h"
 #include "ui/release/known_ledgers.h"
 #include "ui/release/release_dialog.h"
 #include "ui/tabs/budget_tab.h"
@@ -884,6 +885,7 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Export error &table as CSV…"), this, &MainWindow::exportTable);
     file->addSeparator();
     file->addAction(releaseCtl_->action());
+    file->addAction(releaseCtl_->reportExporter()->action());  // issue #22: after a release
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);

@@ -89,7 +89,10 @@ const std::vector<Command> kCommands{
                resize or noisefirst)
   dpx release ... --postprocess resize|noisefirst --post-intervals
                (states them after resize or noisefirst too: around the noisy count before it,
-               widened to hold the published value; the bounds reveal the noisy counts))"},
+               widened to hold the published value; the bounds reveal the noisy counts)
+  dpx release ... [--report report.pdf|report.html]
+               (the decision report, written after the release is charged and published:
+               table, mechanism, intervals, risk, alternatives, budget, samplers, SHA-256s))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the

@@ -324,6 +324,7 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     plan.overwrite = request.overwrite;
     plan.beforeCommit = request.beforeCommit;
     plan.onStep = request.onStep;
+    const BudgetUsage before = ledger->usage();
     auto written = writeRelease(*release, ledger.value(), plan);
     if (!written) {
         return failWith(failure, false, "", written.error().message);
@@ -334,6 +335,8 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     out.ledgerPath = request.ledgerPath;
     out.release = std::move(release).value();
     out.usage = ledger->usage();
+    out.usageBefore = before;
+    out.entry = std::move(written).value();
     out.totalEpsilon = ledger->totalEpsilon();
     out.totalDelta = ledger->totalDelta();
     out.releasesInLedger = ledger->releases().size();

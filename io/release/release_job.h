@@ -99,6 +99,10 @@ struct ReleaseOutcome {
     std::string csvPath, jsonPath, ledgerPath;
     HistogramRelease release;  // the released values and the metadata written
     BudgetUsage usage;         // of the ledger after this release
+    // Of the ledger just before this release was charged (after recovering interrupted ones), and
+    // the entry that charged it (its files and their SHA-256): the decision report's (issue #22).
+    BudgetUsage usageBefore;
+    LedgerRelease entry;
     std::string totalEpsilon, totalDelta;
     std::size_t releasesInLedger = 0;
     bool ledgerCreated = false;

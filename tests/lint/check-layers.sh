@@ -18,6 +18,12 @@ forbid() {
 }
 forbid core   'Q[A-Za-z]|qt|io/|ui/|app/'         'core links no Qt and nothing above it'
 forbid io     'ui/|app/|Q(Widget|Application|Dialog)' 'io is Qt Core + Sql only, below ui and app'
+# Qt Gui (fonts, painting, PDF) only in io/report (target dpx_report, the decision report): dpx_io
+# stays Qt Core + Sql, so the data sources and the release path never need a GUI module.
+for d in io/sources io/release; do
+    forbid "$d" 'QtGui|QtSvg|Q(Painter|PdfWriter|TextDocument|Font|GuiApplication|Image|Pixmap|Svg)' \
+        'dpx_io is Qt Core + Sql; only io/report (dpx_report) links Qt Gui'
+done
 forbid ui     'app/'                               'ui is below app'
 forbid app/cli 'ui/|QWidget|QApplication'          'dpx runs without a display'
 # The release path never sees the simulation RNG or anything that samples with it.

@@ -33,6 +33,7 @@
 #include "core/intervals/intervals.h"
 #include "io/release/release_files.h"
 #include "ui/model/job_runner.h"
+#include "ui/release/decision_report_exporter.h"
 #include "ui/release/known_ledgers.h"
 
 namespace dpx::ui {
@@ -998,7 +999,7 @@ void ReleaseDialog::startRelease() {
             }
             return out;
         },
-        [self, ledger](ReleaseRun run) {
+        [self, ledger, r](ReleaseRun run) {
             if (!self) {
                 return;
             }
@@ -1021,6 +1022,9 @@ void ReleaseDialog::startRelease() {
                 }
                 self->status_->setText(tr("Released to %1.").arg(q(o.csvPath)));
                 rememberLedger(ledger);
+                if (self->onReleased_) {
+                    self->onReleased_(o, r);
+                }
                 Q_EMIT self->releaseFinished(true, ledger);
                 Q_EMIT self->ledgerAccepted(ledger);
                 self->report_(true, text);
@@ -1076,6 +1080,7 @@ ReleaseController::ReleaseController(std::function<ReleaseContext()> context, Jo
         tr("Publish the current histogram with exact noise from the OS random "
            "generator, and charge it to a privacy-budget ledger"));
     connect(action_, &QAction::triggered, this, [this] { (void)open(); });
+    exporter_ = new DecisionReportExporter(runner, window);
     label_ = new QLabel;
     label_->setObjectName(QStringLiteral("ledgerStatus"));
     label_->setText(tr("No ledger"));
@@ -1112,6 +1117,9 @@ ReleaseDialog* ReleaseController::open() {
         }
     });
     connect(dialog_, &ReleaseDialog::ledgerAccepted, this, &ReleaseController::ledgerAccepted);
+    dialog_->setOnReleased([this](const data::ReleaseOutcome& o, const data::ReleaseRequest& r) {
+        exporter_->setLastRelease(o, r.spec, r.dataset);
+    });
     connect(dialog_, &QObject::destroyed, this, [this] { dialog_ = nullptr; });
     dialog_->show();
     return dialog_;

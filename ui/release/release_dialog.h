@@ -44,6 +44,7 @@ class QTimer;
 namespace dpx::ui {
 
 class JobRunner;
+class DecisionReportExporter;
 
 // What the dialog releases, captured from the window when it opens.
 struct ReleaseContext {
@@ -91,6 +92,12 @@ public:
     }
     // Asked before a release creates a new ledger for a dataset that known ledgers (`others`,
     // one line each) have already charged (default: a QMessageBox); false releases nothing.
+    // Called after a release was charged and published, with what it wrote and the request
+    // (File ▸ Export decision report…, issue #22).
+    void setOnReleased(
+        std::function<void(const data::ReleaseOutcome&, const data::ReleaseRequest&)> done) {
+        onReleased_ = std::move(done);
+    }
     void setConfirmNewLedger(std::function<bool(const QStringList& others)> confirm) {
         confirmNewLedger_ = std::move(confirm);
     }
@@ -154,6 +161,7 @@ private:
     std::function<bool(const QStringList&)> confirmOverwrite_;
     std::function<void(bool, const QString&)> report_;
     std::function<bool(const QStringList&)> confirmNewLedger_;
+    std::function<void(const data::ReleaseOutcome&, const data::ReleaseRequest&)> onReleased_;
     QComboBox* mechanism_ = nullptr;
     QLineEdit* epsilon_ = nullptr;
     QPushButton* useRest_ = nullptr;
@@ -208,6 +216,8 @@ public:
     QString chosenLedger() const { return ledgerPath_; }
     // The dialog while it is open (tests fill it), else nullptr.
     ReleaseDialog* dialog() const { return dialog_; }
+    // File ▸ Export decision report… of the last release made in this window (issue #22).
+    DecisionReportExporter* reportExporter() const { return exporter_; }
 
     // Opens the dialog (non-modal) and returns it.
     ReleaseDialog* open();
@@ -240,6 +250,7 @@ private:
     QFileSystemWatcher* watcher_;
     QTimer* changed_;
     ReleaseDialog* dialog_ = nullptr;
+    DecisionReportExporter* exporter_ = nullptr;
 };
 
 }  // namespace dpx::ui

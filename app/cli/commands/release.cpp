@@ -18,6 +18,7 @@
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_files.h"
 #include "io/release/release_job.h"
+#include "io/report/decision_report_files.h"
 
 namespace dpx::cli {
 
@@ -221,7 +222,7 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
                                       "epsilon",      "delta",  "n",           "postprocess",
                                       "out",          "ledger", "budget",      "composition",
                                       "neighbouring", "joint",  "counts-file", "counts-layout",
-                                      "confidence"};
+                                      "confidence",   "report"};
     // Issue #22: --post-intervals states intervals after resize / noisefirst (a flag).
     std::set<std::string> knownAll = known;
     std::set<std::string> flags = kJointFlags;
@@ -271,6 +272,16 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     const std::string csvPath = *a.get("out");
     const std::string jsonPath = data::metadataPathFor(csvPath);
     const std::string ledgerPath = *a.get("ledger");
+
+    // The decision report (issue #22) is written after the release; its path is checked first, so
+    // that a report that could not be written refuses the release before anything is spent.
+    const std::string reportPath = a.text("report", "");
+    if (a.has("report")) {
+        if (auto st = data::checkReportPath(reportPath, overwrite, {csvPath, jsonPath, ledgerPath});
+            !st) {
+            return fail(err, "--" + st.error().message, kInvalid);
+        }
+    }
 
     // The spec is checked before any data is read.
     ReleaseSpec spec;
@@ -413,8 +424,46 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         }
         o[QStringLiteral("recovered")] = notes;
     }
+    if (a.has("report")) {
+        // The release is charged and published: a report that fails now cannot undo it, and the
+        // message says so.
+        Status written = [&]() -> Status {
+            auto input = data::decisionReportInputFor(*outcome, spec, request.dataset);
+            if (!input) {
+                return input.error();
+            }
+            auto report = buildDecisionReport(*input);
+            if (!report) {
+                return report.error();
+            }
+            return data::writeDecisionReport(*report, reportPath, overwrite);
+        }();
+        if (!written) {
+            o[QStringLiteral("report_error")] = qs(written.error().message);
+            printJson(out, o);
+            return fail(err,
+                        "the release was charged and published (" + csvPath + ", " + jsonPath +
+                            ", ledger " + ledgerPath + "), but the decision report " + reportPath +
+                            " was not written: " + written.error().message,
+                        kFailure);
+        }
+        o[QStringLiteral("report")] = qs(reportPath);
+    }
     printJson(out, o);
     return kOk;
+}
+
+bool releaseNeedsGui(const std::vector<std::string>& argv) {
+    if (argv.size() < 2 || argv[1] != "release") {
+        return false;
+    }
+    for (std::size_t i = 2; i + 1 < argv.size(); ++i) {
+        if (argv[i] == "--report") {
+            auto format = data::reportFormatFor(argv[i + 1]);
+            return format && *format == data::ReportFormat::Pdf;
+        }
+    }
+    return false;
 }
 
 int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {

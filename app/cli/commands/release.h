@@ -13,7 +13,14 @@ namespace dpx::cli {
 // budget, existing files, a foreign or damaged ledger, a failed matrix check or calibration, a
 // randomness or write failure; nothing written). A JSON summary (files, ledger usage; no true
 // counts) goes to `out`.
+// --report FILE.pdf|FILE.html (issue #22) writes the decision report after the release; a
+// report that cannot be written then leaves the release as it is, prints the summary with
+// "report_error" and exits 1 saying the release was charged and published.
 int cmdRelease(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+// Whether `argv` asks `dpx release --report FILE.pdf`: drawing a PDF needs a QGuiApplication
+// (fonts; no display), which main() then creates instead of a QCoreApplication.
+bool releaseNeedsGui(const std::vector<std::string>& argv);
 
 // argv[1] == "ledger": `dpx ledger --ledger FILE` resolves the ledger's interrupted releases under
 // its lock (completing or marking them "charged, not published", removing stale temporaries) and

@@ -7,6 +7,7 @@
 // known ledgers live in the settings, which these tests keep in a temporary directory.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -33,6 +34,7 @@
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
+#include "ui/release/decision_report_exporter.h"
 #include "ui/release/known_ledgers.h"
 #include "ui/release/release_dialog.h"
 #include "ui/tabs/budget_tab.h"
@@ -725,6 +727,55 @@ private Q_SLOTS:
         QCOMPARE(after->releases().size(), std::size_t{3});
         QCOMPARE(after->releases()[1].state, data::ReleaseState::NotPublished);
         QCOMPARE(after->usage().epsilonSpentExact, std::string("3/2"));
+    }
+
+    // Issue #22: File ▸ Export decision report… is enabled only after a release, and writes the
+    // PDF and the HTML of that release on the job runner (tests/core/report checks that no count
+    // appears).
+    void decisionReportAfterRelease() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        DecisionReportExporter* x = w.releaseController()->reportExporter();
+        QVERIFY(x && !x->action()->isEnabled() && !x->hasRelease());
+        QVERIFY(w.findChild<QAction*>(QStringLiteral("decisionReportAction")) == x->action());
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("r.csv")),
+                                     dir.filePath(QStringLiteral("l.json")), QStringLiteral("2"),
+                                     QStringLiteral("1")));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QVERIFY(x->action()->isEnabled() && x->hasRelease());
+        QList<QPair<bool, QString>> said;
+        x->setReport([&said](bool ok, const QString& text) { said.append({ok, text}); });
+        QSignalSpy done(x, &DecisionReportExporter::finished);
+        const QString pdf = dir.filePath(QStringLiteral("r-report.pdf"));
+        x->exportTo(pdf);
+        QVERIFY(done.wait(30000));
+        QVERIFY2(said.last().first, qPrintable(said.last().second));
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(5) == "%PDF-");
+        const QString html = dir.filePath(QStringLiteral("r-report.html"));
+        x->exportTo(html);
+        QVERIFY(done.wait(30000));
+        QVERIFY2(said.last().first, qPrintable(said.last().second));
+        QFile h(html);
+        QVERIFY(h.open(QIODevice::ReadOnly));
+        const QByteArray text = h.readAll();
+        QVERIFY(text.contains("Decision report"));
+        // The report is of the release just made: it carries its CSV's SHA-256 (computed here
+        // by QCryptographicHash, not by the ledger's code).
+        QFile csv(dir.filePath(QStringLiteral("r.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QVERIFY(text.contains(
+            QCryptographicHash::hash(csv.readAll(), QCryptographicHash::Sha256).toHex()));
+        // A bad name is refused with a message, and the release is said to be unchanged.
+        x->exportTo(dir.filePath(QStringLiteral("r-report.txt")));
+        QVERIFY(!said.last().first);
+        QVERIFY(said.last().second.contains(QStringLiteral("release itself is unchanged")));
     }
 
 private:

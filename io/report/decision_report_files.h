@@ -1,0 +1,49 @@
+// The decision report of a release as a file (issue #22): HTML (core/report's text) or PDF (Qt
+// Gui: QTextDocument laid out on A4 by QPdfWriter, the plot drawn from its SVG by QSvgRenderer, so
+// it stays vector), shared by `dpx release --report` and the window's File ▸ Export decision
+// report…. A room of its own (io/report, target dpx_report): it is the only part of io/ that links
+// Qt Gui — dpx_io stays Qt Core + Sql — and it links no widgets, so dpx can write a PDF without a
+// display (QT_QPA_PLATFORM=offscreen).
+//
+// Order: the report describes a release that was charged and published; it is built from the
+// release's outcome afterwards and never changes the release. Its failure leaves the release as
+// it is (the caller says so).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/base/expected.h"
+#include "core/report/decision_report.h"
+#include "io/release/release_job.h"
+
+namespace dpx::data {
+
+enum class ReportFormat { Html, Pdf };
+// By the file name's extension, any case: .html / .htm → HTML, .pdf → PDF; else an Error naming
+// the accepted ones.
+Expected<ReportFormat> reportFormatFor(const std::string& path);
+
+// Before a release: the report's path has a known extension, its directory exists, the file does
+// not exist unless `overwrite`, it is none of `releasePaths` (the CSV, metadata, ledger), and a PDF
+// can be drawn (a QGuiApplication exists). The message names the problem.
+Status checkReportPath(const std::string& path, bool overwrite,
+                       const std::vector<std::string>& releasePaths);
+
+// The report's input from a finished release: the spec it was made with, the metadata, the ledger
+// before and after, and every release file with its SHA-256 as the ledger recorded it — each file
+// read back and hashed again (sha256Hex, the ledger's own function); an Error if one changed or
+// disappeared since. `dataset` is the ledger's description of the data (ReleaseRequest::dataset).
+Expected<DecisionReportInput> decisionReportInputFor(const ReleaseOutcome& outcome,
+                                                     const ReleaseSpec& spec,
+                                                     const std::string& dataset);
+
+// The PDF's bytes: A4, the report's HTML laid out by QTextDocument, the plot as vector graphics,
+// "page i of n" at the foot of each page. Needs a QGuiApplication (an Error otherwise).
+Expected<std::string> decisionReportPdf(const DecisionReport& report);
+
+// Writes the report as HTML (ReportHtmlFlavour::Standalone) or PDF by the path's extension,
+// atomically (writeFileAtomically: a complete file or none).
+Status writeDecisionReport(const DecisionReport& report, const std::string& path, bool overwrite);
+
+}  // namespace dpx::data
