@@ -12,6 +12,7 @@
 
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
+#include "ui/widgets/side_panel_width.h"
 
 namespace dpx::ui {
 
@@ -40,6 +41,7 @@ QScrollArea* Page::scrollingSidePanel(QWidget* side, int minWidth, int maxWidth)
         scroll->setMinimumWidth(minWidth);
         scroll->setMaximumWidth(maxWidth);
     }
+    followContentsWidth(scroll);  // never narrower than the controls need (zoom, fonts)
     return scroll;
 }
 
