@@ -41,6 +41,7 @@
 #include "ui/tabs/histogram_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/widgets/log_slider_field.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
 #include "ui/widgets/side_panel_width.h"
@@ -167,6 +168,19 @@ QStringList layoutProblems(QWidget* root) {
                        .arg(describe(box))
                        .arg(box->width())
                        .arg(box->minimumSizeHint().width());
+        }
+        // A plot's titles show their whole text (wrapped where they wrap) in the room the plot's
+        // layout gives them, as drawn at the plot's current size.
+        if (auto* plot = qobject_cast<QCustomPlot*>(w); plot && plot->width() > 0) {
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
+                if (auto* t = qobject_cast<QCPTextElement*>(e); t && !titleFits(t)) {
+                    out << QStringLiteral("%1's title \"%2\" is cut: %3×%4 px shown")
+                               .arg(describe(plot), t->text().left(60))
+                               .arg(t->rect().width())
+                               .arg(t->rect().height());
+                }
+            }
         }
         auto* b = qobject_cast<QAbstractButton*>(w);
         if (b && !b->text().isEmpty() &&
