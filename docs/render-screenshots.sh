@@ -49,6 +49,20 @@ shot kde-page --example telemetry --epsilon 1 --tab kde
 shot kde-page-eps001 --example telemetry --epsilon 0.01 --tab kde --dark
 # The Workbench tab (workbench.md): the DPBench algorithms on the sparse Edwards-like table.
 shot workbench-tab --example edwards-like --tab workbench
+# Lessons (user-guide.md § Teaching with DP Explorer): single steps at 1024 × 768 from the slide
+# export (which draws at the size asked whatever the screen), the last in presentation mode.
+lesson() {  # lesson NAME STEP FILE ARGS...
+    local name=$1 step=$2 file=$3 tmp
+    shift 3
+    tmp=$(mktemp -d)
+    "$app" --lesson "$name" --size 1024x768 --slides "$tmp/s.pdf" "$@" > /dev/null
+    cp "$tmp/s-step$step.png" "$out/$file.png"
+    rm -rf "$tmp"
+    echo "$out/$file.png"
+}
+lesson randomized-response 4 lesson-randomized-response
+lesson differencing 2 lesson-differencing --dark
+lesson membership 4 lesson-membership-present --present
 # The release dialog (user-guide.md § Releasing a histogram): a first release at ε = 1 creates a
 # ledger with a total of 5 in a scratch home (so the dialog's default paths are short and the
 # same on every run), then the dialog at ε = 10 (refused: 4 left) and a discrete Gaussian on a new

@@ -61,6 +61,7 @@
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
+#include "ui/widgets/side_panel_width.h"
 #include "ui/widgets/what_line.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
@@ -223,6 +224,14 @@ void makeScrollable(QWidget* tab, const QString& name) {
         if (box->minimumSizeHint().width() > 280) {
             box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
             box->setMinimumContentsLength(20);
+        }
+    }
+    // A panel of the tab that scrolls vertically only is as wide as its controls need (at any
+    // zoom), not the width chosen for one font: else it cuts them with no scroll bar to reach them.
+    for (QScrollArea* panel : contents->findChildren<QScrollArea*>()) {
+        if (panel->horizontalScrollBarPolicy() == Qt::ScrollBarAlwaysOff &&
+            panel->widgetResizable()) {
+            followContentsWidth(panel);
         }
     }
     auto* scroll = new QScrollArea;

@@ -62,6 +62,7 @@ int runLesson(const QString& name, bool dark, const QString& stepText, const QSt
         page->setAttribute(Qt::WA_DontShowOnScreen);
         page->resize(size.isValid() ? size : QSize(1600, 1000));
         if (present) {
+            page->setProperty("presenting", true);  // the lesson's presentation look (type, lines)
             page->setPalette(dpx::ui::PresentationView::presentationPalette(page->palette()));
         }
         page->show();

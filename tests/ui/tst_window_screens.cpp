@@ -11,12 +11,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -39,8 +41,10 @@
 #include "ui/tabs/histogram_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/widgets/log_slider_field.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
+#include "ui/widgets/side_panel_width.h"
 #include "ui/widgets/what_line.h"
 
 using namespace dpx;
@@ -53,6 +57,12 @@ const QStringList kTabs = {
     QStringLiteral("risk"),           QStringLiteral("tradeoff"),   QStringLiteral("budget"),
     QStringLiteral("ldp-experiment"), QStringLiteral("mechanisms"), QStringLiteral("table"),
     QStringLiteral("workbench"),      QStringLiteral("strategy")};
+
+// The pages inside tabs that showTab opens by name: each lays out its own controls.
+const QStringList kPages = {QStringLiteral("ldp-ranges"),  QStringLiteral("ldp-marginals"),
+                            QStringLiteral("ldp-means"),   QStringLiteral("sparse"),
+                            QStringLiteral("rdp"),         QStringLiteral("select"),
+                            QStringLiteral("vector-mean"), QStringLiteral("kde")};
 
 QString describe(const QWidget* w) {
     QString name = QString::fromLatin1(w->metaObject()->className());
@@ -105,6 +115,28 @@ QStringList layoutProblems(QWidget* root) {
         }
         const auto* area = qobject_cast<const QAbstractScrollArea*>(p->parentWidget());
         const bool scrolled = area && area->viewport() == p;
+        // A scroll area's contents beyond its viewport must be reachable: by a scroll bar that
+        // shows in that direction (a panel that scrolls vertically only and is narrower than its
+        // contents cuts its controls at the right).
+        if (scrolled && !isInternal(area->parentWidget())) {
+            const QRect shown = p->rect().adjusted(-1, -1, 1, 1);
+            const QRect g = w->geometry();
+            const bool cutSideways = (g.left() < shown.left() || g.right() > shown.right()) &&
+                                     !area->horizontalScrollBar()->isVisible();
+            const bool cutBelow = (g.top() < shown.top() || g.bottom() > shown.bottom()) &&
+                                  !area->verticalScrollBar()->isVisible();
+            if (cutSideways || cutBelow) {
+                out << QStringLiteral(
+                           "%1 (%2×%3) is cut by %4's %5×%6 view with no scroll bar to "
+                           "reach the rest")
+                           .arg(describe(w))
+                           .arg(g.width())
+                           .arg(g.height())
+                           .arg(describe(area))
+                           .arg(p->width())
+                           .arg(p->height());
+            }
+        }
         if (!scrolled && !p->rect().adjusted(-1, -1, 1, 1).contains(w->geometry())) {
             out << QStringLiteral("%1 at %2,%3 %4×%5 overflows %6 (%7×%8)")
                        .arg(describe(w))
@@ -126,6 +158,28 @@ QStringList layoutProblems(QWidget* root) {
                            .arg(describe(l))
                            .arg(l->width())
                            .arg(l->sizeHint().width());
+            }
+        }
+        // A box narrower than its minimum shows a cut choice (boxes with long choices are made
+        // to show what fits on purpose: their minimum is what they need).
+        if (auto* box = qobject_cast<QComboBox*>(w);
+            box && box->width() + 2 < box->minimumSizeHint().width()) {
+            out << QStringLiteral("%1 is cut: %2 px wide, it needs %3")
+                       .arg(describe(box))
+                       .arg(box->width())
+                       .arg(box->minimumSizeHint().width());
+        }
+        // A plot's titles show their whole text (wrapped where they wrap) in the room the plot's
+        // layout gives them, as drawn at the plot's current size.
+        if (auto* plot = qobject_cast<QCustomPlot*>(w); plot && plot->width() > 0) {
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
+                if (auto* t = qobject_cast<QCPTextElement*>(e); t && !titleFits(t)) {
+                    out << QStringLiteral("%1's title \"%2\" is cut: %3×%4 px shown")
+                               .arg(describe(plot), t->text().left(60))
+                               .arg(t->rect().width())
+                               .arg(t->rect().height());
+                }
             }
         }
         auto* b = qobject_cast<QAbstractButton*>(w);
@@ -165,22 +219,28 @@ private Q_SLOTS:
 
     void everyTabFits_data() {
         QTest::addColumn<QSize>("size");
-        QTest::newRow("1024x768") << QSize(1024, 768);
-        QTest::newRow("1920x1080") << QSize(1920, 1080);
+        QTest::addColumn<double>("zoom");
+        QTest::newRow("1024x768") << QSize(1024, 768) << 1.0;
+        QTest::newRow("1920x1080") << QSize(1920, 1080) << 1.0;
+        // A classroom's zoom on a full-HD projector: fonts 40 % larger, panels as wide as before.
+        QTest::newRow("1920x1080 zoom 1.4") << QSize(1920, 1080) << 1.4;
     }
 
     // Every tab at the size of a classroom projector and of a full-HD screen: nothing overflows,
     // nothing that must be read is cut.
     void everyTabFits() {
         QFETCH(QSize, size);
+        QFETCH(double, zoom);
         MainWindow w;
         w.resize(size);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(test::waitForData(w));
         QCOMPARE(w.size(), size);
+        w.setZoom(zoom);
+        const auto unzoom = qScopeGuard([&w] { w.setZoom(1.0); });
         QStringList problems;
-        for (const QString& tab : kTabs) {
+        for (const QString& tab : kTabs + kPages) {
             QVERIFY(w.showTab(tab));
             settle(w);
             for (const QString& p : layoutProblems(&w)) {
@@ -209,7 +269,74 @@ private Q_SLOTS:
         QVERIFY2(!problems.isEmpty(), "a 500 px Trade-off tab was not found squeezed");
     }
 
-    void lessonFits_data() { everyTabFits_data(); }
+    // ... and a side panel that scrolls vertically only and is narrower than its controls (the
+    // More mechanisms pages' fixed-width panels before issue #21's second round).
+    void theCheckFindsACutSidePanel() {
+        QWidget host;
+        host.resize(400, 300);
+        auto* scroll = new QScrollArea(&host);
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        scroll->setWidgetResizable(true);
+        auto* side = new QWidget;
+        auto* row = new QHBoxLayout(side);
+        row->addWidget(new QPushButton(QStringLiteral("A button with a long text")));
+        row->addWidget(new QPushButton(QStringLiteral("and another one beside it")));
+        scroll->setWidget(side);
+        scroll->setGeometry(0, 0, 150, 300);
+        host.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&host));
+        const QStringList problems = layoutProblems(&host);
+        QVERIFY2(problems.size() == 1 && problems[0].contains(QLatin1String("no scroll bar")),
+                 qPrintable(problems.join(QLatin1Char('\n'))));
+        // With a scroll bar to reach them the controls are not cut.
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+        QApplication::processEvents();
+        QVERIFY2(layoutProblems(&host).isEmpty(),
+                 qPrintable(layoutProblems(&host).join(QLatin1Char('\n'))));
+    }
+
+    // followContentsWidth: the same panel, declared 150 px wide, widens to show its controls,
+    // widens again when their font grows (zoom) and returns to its own width when they need less.
+    void aFollowedPanelShowsItsControls() {
+        QWidget host;
+        host.resize(900, 300);
+        auto* scroll = new QScrollArea;
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        scroll->setWidgetResizable(true);
+        auto* side = new QWidget;
+        auto* row = new QHBoxLayout(side);
+        auto* button = new QPushButton(QStringLiteral("A button with a long text"));
+        row->addWidget(button);
+        scroll->setWidget(side);
+        scroll->setFixedWidth(150);
+        auto* layout = new QHBoxLayout(&host);
+        layout->addWidget(new QWidget, 1);
+        layout->addWidget(scroll);
+        followContentsWidth(scroll);
+        followContentsWidth(scroll);  // idempotent
+        host.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&host));
+        QApplication::processEvents();
+        QVERIFY2(layoutProblems(&host).isEmpty(),
+                 qPrintable(layoutProblems(&host).join(QLatin1Char('\n'))));
+        const int natural = scroll->width();
+        QVERIFY(natural > 150);
+        QCOMPARE(natural, contentsWidthNeeded(scroll));
+        QFont big = button->font();
+        big.setPointSizeF(big.pointSizeF() * 1.6);
+        button->setFont(big);
+        QTRY_VERIFY(scroll->width() > natural);
+        QVERIFY2(layoutProblems(&host).isEmpty(),
+                 qPrintable(layoutProblems(&host).join(QLatin1Char('\n'))));
+        button->setText(QStringLiteral("OK"));
+        QTRY_COMPARE(scroll->width(), 150);
+    }
+
+    void lessonFits_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1024x768") << QSize(1024, 768);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
 
     void lessonFits() {
         QFETCH(QSize, size);

@@ -202,6 +202,7 @@ void CompositionLesson::drawSuccessOverK() {
     showLegend(Qt::AlignTop | Qt::AlignLeft);
     p->legend->removeItem(p->legend->itemWithPlottable(marks));
     makeLogAxis(p->xAxis);
+    p->xAxis->setNumberPrecision(5);  // 1000, not 10³ beside 1, 10, 100
     // Probabilities up to 100% only; the room above is the legend's.
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     for (int i = 5; i <= 10; ++i) {
@@ -259,7 +260,9 @@ void CompositionLesson::drawLossOverK() {
     }
     showLegend(Qt::AlignTop | Qt::AlignLeft);
     makeLogAxis(p->xAxis);
+    p->xAxis->setNumberPrecision(5);  // 1000, not 10³ beside 1, 10, 100
     makeLogAxis(p->yAxis);
+    p->yAxis->setNumberPrecision(5);
     p->xAxis->setRange(0.8, static_cast<double>(kMaxK) * 1.25);
     p->yAxis->setRange(bottom / 2, top * 3);
     p->xAxis->setLabel(tr("number of times the question is asked (k)"));

@@ -245,6 +245,9 @@ void LessonPage::redraw() {
         axis->setTickLabels(true);
     }
     showStep(step_);
+    if (presenting()) {
+        thickenForPresentation();
+    }
     applyFonts();
     plot_->replot();
     drawing_ = false;
@@ -314,17 +317,54 @@ QColor LessonPage::textColor() const {
     return palette().color(QPalette::WindowText);
 }
 
-void LessonPage::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
+bool LessonPage::presenting() const {
+    return isPresenting(window());
+}
+
+void LessonPage::updateBasePoint() {
     // Type grows with the window: 11 pt at 1024 × 768, about 17 pt at 1600 × 1000, 32 pt at most.
-    const double byWidth = width() / 90.0;
-    const double byHeight = height() / 64.0;
-    const double point = std::clamp(std::min(byWidth, byHeight), 9.0, 32.0);
+    // Presenting, it is read from the back of a room: a third larger (22.5 pt, 30 px, on 1080
+    // lines, as the presentation screen's axis labels).
+    const double byWidth = width() / (presenting() ? 70.0 : 90.0);
+    const double byHeight = height() / (presenting() ? 48.0 : 64.0);
+    const double point = std::clamp(std::min(byWidth, byHeight), 9.0, 40.0);
     if (std::abs(point - basePoint_) > 0.25) {
         basePoint_ = point;
         applyFonts();
         plot_->replot();
     }
+}
+
+void LessonPage::thickenForPresentation() {
+    // A projector washes thin lines out: lines at least 1/270 of the height (4 px on 1080 lines,
+    // as the presentation screen draws a tab's plot), markers half as large again.
+    const double line = std::max(3.0, height() / 270.0);
+    for (int i = 0; i < plot_->plottableCount(); ++i) {
+        QCPAbstractPlottable* p = plot_->plottable(i);
+        QPen pen = p->pen();
+        if (pen.style() != Qt::NoPen) {
+            pen.setWidthF(std::max(pen.widthF() * 1.5, line));
+            p->setPen(pen);
+        }
+        if (auto* g = qobject_cast<QCPGraph*>(p);
+            g && g->scatterStyle().shape() != QCPScatterStyle::ssNone) {
+            QCPScatterStyle style = g->scatterStyle();
+            style.setSize(style.size() * 1.5);
+            g->setScatterStyle(style);
+        }
+    }
+    for (int i = 0; i < plot_->itemCount(); ++i) {
+        if (auto* l = qobject_cast<QCPItemStraightLine*>(plot_->item(i))) {
+            QPen pen = l->pen();
+            pen.setWidthF(std::max(pen.widthF() * 1.5, line * 0.75));
+            l->setPen(pen);
+        }
+    }
+}
+
+void LessonPage::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    updateBasePoint();
 }
 
 void LessonPage::keyPressEvent(QKeyEvent* event) {
@@ -346,7 +386,10 @@ void LessonPage::keyPressEvent(QKeyEvent* event) {
 void LessonPage::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
+        // presentWindow sets the presentation palette (and "presenting") on entering and the
+        // application's on leaving: the type size and the lines follow.
         applyPlotPalette(plot_, palette());
+        updateBasePoint();
         redraw();
     }
 }

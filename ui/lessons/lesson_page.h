@@ -115,6 +115,10 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
+    // In presentation mode (presentWindow): larger type, thicker lines.
+    bool presenting() const;
+    void updateBasePoint();
+    void thickenForPresentation();
     void applyFonts();
     void updateHeader();
 

@@ -264,6 +264,7 @@ void PostProcessingLesson::drawOverEpsilon() {
     now->setPen(QPen(textColor(), 1.5, Qt::DotLine));
     makeLogAxis(p->xAxis);
     makeLogAxis(p->yAxis);
+    p->yAxis->setNumberPrecision(6);  // 10000, 1000, 100: not 10⁴ and 10³ beside 100
     p->xAxis->setRange(0.02, 10);
     double top = 1, bottom = 1e300;
     for (const auto& c : curves_) {

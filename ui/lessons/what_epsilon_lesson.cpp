@@ -150,6 +150,13 @@ void WhatEpsilonLesson::drawRatio() {
         t->setColor(seriesColor(1));
     }
     makeLogAxis(p->yAxis);
+    // Ticks at powers of 2 (½, 1, 2, 4 at ε = 1): powers of 10 would label only "1".
+    if (eps < 3) {
+        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+        ticker->setLogBase(2);
+        ticker->setSubTickCount(0);
+        p->yAxis->setTicker(ticker);
+    }
     p->yAxis->setRange(std::exp(-eps) / 2.5, std::exp(eps) * 2.5);
     p->xAxis->setRange(lo, hi);
     p->xAxis->setLabel(tr("released count"));

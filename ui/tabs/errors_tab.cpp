@@ -21,6 +21,7 @@
 #include <cmath>
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -320,7 +321,7 @@ ErrorsTab::ErrorsTab(QWidget* parent) : QWidget(parent) {
         tr("Distribution of the selected error over the Monte Carlo trials: the share of trials "
            "in each bin, with the expected value (solid) and this draw's error (dashed)."));
     plot_->plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(plot_, QString());
+    title_ = new PlotTitle(plot_, QString());
     QFont tf = plot_->font();
     tf.setBold(true);
     title_->setFont(tf);

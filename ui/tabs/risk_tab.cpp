@@ -17,6 +17,7 @@
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -51,7 +52,7 @@ QCustomPlot* makePlot(const QString& objectName, QCPTextElement** title) {
     auto* plot = new QCustomPlot;
     plot->setObjectName(objectName);
     plot->plotLayout()->insertRow(0);
-    *title = new QCPTextElement(plot, QString());
+    *title = new PlotTitle(plot, QString());
     QFont tf = plot->font();
     tf.setBold(true);
     (*title)->setFont(tf);

@@ -30,6 +30,7 @@
 #include "ui/widgets/file_export.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -360,7 +361,7 @@ TradeoffTab::TradeoffTab(JobRunner* runner, QWidget* parent) : QWidget(parent), 
     plot_->setObjectName(QStringLiteral("tradeoffPlot"));
     plot_->setMinimumSize(300, 300);  // fits beside the side panel at 1024 × 768
     plot_->plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(plot_, QString());
+    title_ = new PlotTitle(plot_, QString());
     QFont tf = plot_->font();
     tf.setBold(true);
     title_->setFont(tf);

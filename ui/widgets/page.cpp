@@ -11,7 +11,9 @@
 #include <algorithm>
 
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
+#include "ui/widgets/side_panel_width.h"
 
 namespace dpx::ui {
 
@@ -40,6 +42,7 @@ QScrollArea* Page::scrollingSidePanel(QWidget* side, int minWidth, int maxWidth)
         scroll->setMinimumWidth(minWidth);
         scroll->setMaximumWidth(maxWidth);
     }
+    followContentsWidth(scroll);  // never narrower than the controls need (zoom, fonts)
     return scroll;
 }
 
@@ -67,7 +70,7 @@ QFont Page::titleFont() const {
 
 QCPTextElement* Page::addPlotTitle(QCustomPlot* plot, const QString& text) {
     plot->plotLayout()->insertRow(0);
-    auto* title = new QCPTextElement(plot, text, titleFont());
+    auto* title = new PlotTitle(plot, text, titleFont());
     plot->plotLayout()->addElement(0, 0, title);
     addStyledPlot(plot);
     titles_.push_back(title);

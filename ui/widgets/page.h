@@ -45,7 +45,8 @@ protected:
     QLabel* makeStatusLine(const QString& objectName = {});
     QLabel* statusLine() const { return status_; }
     // `side` in a frameless scroll area that scrolls vertically only, minWidth to maxWidth wide
-    // (fixed when they are equal).
+    // (fixed when they are equal), but never narrower than `side`'s controls need at the current
+    // fonts (followContentsWidth): a panel that scrolls vertically must not cut them.
     static QScrollArea* scrollingSidePanel(QWidget* side, int minWidth, int maxWidth);
     // The page's layout: `main` (a plot, or a layout around it) stretching on the left, `side` on
     // the right; `flush`: no margins around them.

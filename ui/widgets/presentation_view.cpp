@@ -234,6 +234,10 @@ QPalette PresentationView::presentationPalette(QPalette pal) {
         pal.setColor(role, Qt::black);
     }
     pal.setColor(QPalette::Mid, QColor(120, 120, 120));
+    // A disabled button (a lesson's "← Previous" on its first step) still reads as disabled.
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText}) {
+        pal.setColor(QPalette::Disabled, role, QColor(150, 150, 150));
+    }
     return pal;
 }
 

@@ -26,6 +26,7 @@
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -202,7 +203,7 @@ void LdpExperimentPage::buildUi() {
     plot_->setObjectName(QStringLiteral("ldpExperimentPlot"));
     plot_->setMinimumSize(420, 420);
     topTitle_ = addPlotTitle(plot_, tr("Histogram error max |f̂(v) − f(v)|"));
-    bottomTitle_ = new QCPTextElement(plot_, tr("Wasserstein-1 distance (hours)"), titleFont());
+    bottomTitle_ = new PlotTitle(plot_, tr("Wasserstein-1 distance (hours)"), titleFont());
     plot_->plotLayout()->addElement(2, 0, bottomTitle_);
     bottom_ = new QCPAxisRect(plot_);
     plot_->plotLayout()->addElement(3, 0, bottom_);

@@ -34,6 +34,7 @@
 #include "core/count/count_analysis.h"
 #include "core/count/lp_objective.h"
 #include "ui/tabs/matrix/matrix_support.h"
+#include "ui/widgets/plot_title.h"
 
 namespace dpx::ui {
 
@@ -89,7 +90,7 @@ void MatrixTab::setupProfile() {
     profile_->yAxis->setLabel(tr("probability"));
     profile_->xAxis->grid()->setVisible(false);
     profile_->plotLayout()->insertRow(0);
-    profileTitle_ = new QCPTextElement(profile_, QString(), boldFont(font()));
+    profileTitle_ = new PlotTitle(profile_, QString(), boldFont(font()));
     profile_->plotLayout()->addElement(0, 0, profileTitle_);
 
     profileBars_ = new QCPBars(profile_->xAxis, profile_->yAxis);

@@ -33,6 +33,7 @@
 #include "core/count/count_analysis.h"
 #include "core/count/lp_objective.h"
 #include "ui/tabs/matrix/matrix_support.h"
+#include "ui/widgets/plot_title.h"
 
 namespace dpx::ui {
 
@@ -47,7 +48,7 @@ void MatrixTab::setupNoisePlot() {
            "band holds 95% of it. Wheel: zoom, drag: pan, double-click: reset."));
     noise_->xAxis->setLabel(tr("noise added to a bin (counts)"));
     noise_->plotLayout()->insertRow(0);
-    noiseTitle_ = new QCPTextElement(noise_, QString(), boldFont(font()));
+    noiseTitle_ = new PlotTitle(noise_, QString(), boldFont(font()));
     noise_->plotLayout()->addElement(0, 0, noiseTitle_);
     noise_->legend->setVisible(true);
     noise_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);

@@ -19,6 +19,7 @@
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -161,7 +162,7 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     rdpErrRect_ = new QCPAxisRect(plot_);
     const QFont panelFont(font().family(), font().pointSize());
     for (int k = 0; k < 4; ++k) {
-        panelTitles_.push_back(new QCPTextElement(plot_, QString(), panelFont));
+        panelTitles_.push_back(new PlotTitle(plot_, QString(), panelFont));
     }
     grid->addElement(0, 0, panelTitles_[0]);
     grid->addElement(0, 1, panelTitles_[1]);

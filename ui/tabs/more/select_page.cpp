@@ -21,6 +21,7 @@
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -183,7 +184,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     plot_->legend->setWrap(2);
     plot_->legend->setVisible(true);
     plot_->plotLayout()->insertRow(1);
-    subtitle_ = new QCPTextElement(plot_, QString(), QFont(font().family(), font().pointSize()));
+    subtitle_ = new PlotTitle(plot_, QString(), QFont(font().family(), font().pointSize()));
     plot_->plotLayout()->addElement(1, 0, subtitle_);
     plot_->plotLayout()->setRowStretchFactor(1, 0.001);
 
@@ -193,8 +194,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     addStyledPlot(pathPlot_);
     pathPlot_->setMinimumSize(480, 220);
     pathPlot_->plotLayout()->insertRow(0);
-    pathTitle_ =
-        new QCPTextElement(pathPlot_, QString(), QFont(font().family(), font().pointSize()));
+    pathTitle_ = new PlotTitle(pathPlot_, QString(), QFont(font().family(), font().pointSize()));
     pathPlot_->plotLayout()->addElement(0, 0, pathTitle_);
     pathPlot_->xAxis->grid()->setVisible(false);
     pathPlot_->yAxis->grid()->setVisible(false);

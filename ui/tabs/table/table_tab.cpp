@@ -30,6 +30,7 @@
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 namespace dpx::ui {
@@ -319,7 +320,7 @@ void TableTab::buildHeatmaps() {
     for (int r = 0; r < 4; ++r) {
         const int gridRow = (r / 2) * 2;
         const int gridCol = r % 2;
-        auto* title = new QCPTextElement(heat_, names[static_cast<std::size_t>(r)], titleFont);
+        auto* title = new PlotTitle(heat_, names[static_cast<std::size_t>(r)], titleFont);
         grid->addElement(gridRow, gridCol, title);
         QCPAxisRect* rect = heat_->axisRect();
         if (r > 0) {
@@ -387,7 +388,7 @@ void TableTab::buildBars() {
     bars_->plotLayout()->insertRow(0);
     QFont titleFont = font();
     titleFont.setBold(true);
-    barsTitle_ = new QCPTextElement(bars_, QString(), titleFont);
+    barsTitle_ = new PlotTitle(bars_, QString(), titleFont);
     bars_->plotLayout()->addElement(0, 0, barsTitle_);
     trueBars_ = new QCPBars(bars_->xAxis, bars_->yAxis);
     trueBars_->setName(tr("true"));

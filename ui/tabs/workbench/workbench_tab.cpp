@@ -35,6 +35,7 @@
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 
 namespace dpx::ui {
 
@@ -1609,7 +1610,7 @@ void WorkbenchTab::drawDetail() {
     };
     for (int k = 0; k < 3; ++k) {
         const auto [row, col] = place(k);
-        auto* title = new QCPTextElement(p, titles[k]);
+        auto* title = new PlotTitle(p, titles[k]);
         p->plotLayout()->addElement(row, col, title);
         auto* rect = new QCPAxisRect(p);
         p->plotLayout()->addElement(row + 1, col, rect);
