@@ -230,7 +230,7 @@ Expected<std::vector<double>> proxyWeights(const PlanOn& plan, std::size_t bins)
         case PlanOnKind::Release: {
             const char* what = plan.kind == PlanOnKind::Release ? "the previous release"
                                : plan.kind == PlanOnKind::Shape ? "the shape file"
-                                                                : "the weights";
+                                                                : "the weight list";
             if (plan.weights.size() != bins) {
                 return Error{std::string(what) + " has " + std::to_string(plan.weights.size()) +
                              " bins, the data's binning " + std::to_string(bins) +

@@ -594,6 +594,7 @@ Expected<HistogramRelease> releaseHistogram(const ReleaseSpec& spec, const Histo
                             ? "none"
                             : estimatorName(spec.postProcessing);
     md.source = spec.source;
+    md.epsilonChosenOn = spec.epsilonChosenOn;
     md.appVersion = spec.appVersion;
     md.timestamp = spec.timestamp.empty() ? utcTimestampNow() : spec.timestamp;
 

@@ -71,6 +71,9 @@ struct ReleaseSpec {
     std::string timestamp;
     // The level of the intervals the release states (issue #22), in (0, 1).
     double confidenceLevel = 0.95;
+    // What ε was chosen on (issue #22, core/choosing/public_proxy.h): "confidential data" or
+    // "public proxy: uniform, N = 30000"; recorded in the metadata as given, empty: not recorded.
+    std::string epsilonChosenOn;
     Status validate() const;
 };
 
@@ -135,6 +138,7 @@ struct ReleaseMetadata {
     // computed or not stated (resize and NoiseFirst move values by amounts the noise law alone
     // does not bound).
     std::optional<ReleaseIntervalStatement> intervals;
+    std::string epsilonChosenOn;  // ReleaseSpec::epsilonChosenOn ("epsilon_chosen_on" if set)
 };
 
 struct HistogramRelease {
