@@ -104,7 +104,7 @@ std::string PlanOn::text() const {
     return "confidential";
 }
 
-std::string PlanOn::describe() const {
+std::string PlanOn::shapeDescription() const {
     std::string what;
     switch (kind) {
         case PlanOnKind::Confidential:
@@ -128,7 +128,12 @@ std::string PlanOn::describe() const {
             what = "previous release " + path + " (released counts)";
             break;
     }
-    return what + ", N = " + std::to_string(population);
+    return what;
+}
+
+std::string PlanOn::describe() const {
+    return isProxy() ? shapeDescription() + ", N = " + std::to_string(population)
+                     : shapeDescription();
 }
 
 std::string PlanOn::computedOn() const {

@@ -70,6 +70,8 @@ struct PlanOn {
     // In words: "uniform, N = 30000", "normal (mean 5, sd 2 bins), N = 1000", "previous release
     // r.csv (released counts), N = 500"; "confidential data" for Confidential.
     std::string describe() const;
+    // describe() without the population: "uniform", "normal (mean 5, sd 2 bins)".
+    std::string shapeDescription() const;
     // What a result states as its basis: "confidential data" or "public proxy: <describe()>".
     std::string computedOn() const;
 };
