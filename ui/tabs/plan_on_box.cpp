@@ -43,8 +43,9 @@ constexpr KindRow kKinds[] = {
      QT_TRANSLATE_NOOP("PlanOnBox", "a release CSV with the same bins")},
 };
 
+// Narrow no-break spaces: "10 000" never wraps between its groups.
 QString grouped(std::int64_t n) {
-    return formatThinSpaceGrouped(static_cast<long long>(n));
+    return formatNarrowSpaceGrouped(static_cast<long long>(n));
 }
 
 // PlanOn's words with a file's name instead of its path and N grouped by thin spaces.
@@ -75,6 +76,7 @@ PlannedHistogram plannedHistogram(const TradeoffChoices& choices,
         return out;
     }
     plan->population = choices.planPopulation;
+    out.population = choices.planPopulation;
     out.computedOn = QObject::tr("a public proxy: %1").arg(proxyWords(*plan));
     if (!confidential) {
         return out;  // no binning yet: the tab says why there is no data
@@ -105,9 +107,9 @@ PlannedHistogram plannedHistogram(const TradeoffChoices& choices,
 QString basisCaption(const PlannedHistogram& planned) {
     if (!planned.proxy) {
         return QObject::tr(
-            "<b>Computed on the confidential data.</b> An ε chosen from these curves depends on "
-            "the data, and that choice is not covered by the release's ε. To choose without "
-            "leaking, plan on a public proxy (Plan on, at the right).");
+            "<b>Computed on the confidential data:</b> an ε chosen from these curves depends on "
+            "the data, which the release's ε does not cover. Plan on a public proxy (at the "
+            "right) to avoid it.");
     }
     return QObject::tr(
                "<b>Computed on %1</b> (declared; the data's counts and size are not "
@@ -116,7 +118,12 @@ QString basisCaption(const PlannedHistogram& planned) {
 }
 
 QString basisSubtitle(const PlannedHistogram& planned) {
-    return QObject::tr("computed on %1").arg(planned.computedOn);
+    // Short enough for the plot's width at 1024 × 768; the shape is in the caption above.
+    if (planned.proxy && planned.population > 0) {
+        return QObject::tr("computed on a public proxy, N = %1").arg(grouped(planned.population));
+    }
+    return planned.proxy ? QObject::tr("computed on a public proxy")
+                         : QObject::tr("computed on %1").arg(planned.computedOn);
 }
 
 PlanOnBox::PlanOnBox(QWidget* parent)

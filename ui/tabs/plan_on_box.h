@@ -29,6 +29,7 @@ struct PlannedHistogram {
     std::optional<Histogram> histogram;
     QString error;
     bool proxy = false;
+    qint64 population = 0;  // a proxy's declared N (0: not declared)
     QString computedOn;
 };
 // Reads a shape or release file (small: one number per bin) on the calling thread. Only the

@@ -73,7 +73,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(curvesDone(*v), 30000);
         QVERIFY2(v->basisLabel()->text().contains(QStringLiteral("public proxy: uniform, N = 10")),
                  qPrintable(v->basisLabel()->text()));
-        QVERIFY(v->basisSubtitleText().startsWith(QStringLiteral("computed on a public proxy")));
+        QCOMPARE(v->basisSubtitleText(), QStringLiteral("computed on a public proxy, N = 10") +
+                                             QChar(0x202F) + QStringLiteral("000"));
         PlanOn plan = *parsePlanOn("uniform");
         plan.population = 10000;
         auto proxy = buildProxyHistogram(plan, truth.size(), truth.labels(), truth.edges());
