@@ -19,7 +19,7 @@ shot window-errors --example two-bins --mechanism laplace --epsilon 0.1 --tab er
 shot window-matrix-lp --example edwards-like --mechanism count-optimal --epsilon 0.5 --tab matrix
 shot window-matrix-dark --example two-bins --mechanism count-geometric --epsilon 0.2 --tab matrix --dark
 # The walk-through of choosing-epsilon.md: one session file per picture (docs/sessions/).
-for s in histogram tradeoff population risk budget; do
+for s in histogram tradeoff population risk budget proxy; do
     shot "choosing-$s" --session "$here/sessions/choosing-$s.json"
 done
 # The local-DP page (local-dp.md): protocol in the window, report matrix, trade-off, the telemetry

@@ -83,6 +83,8 @@ const std::vector<Command> kCommands{
   dpx release (--data FILE|URI --joint --column A --bins SPEC --column B --bins SPEC ...
                | --counts-file PATH [--counts-layout L]) ... (a table of at most 100000 cells;
                the CSV has one column per attribute)
+  dpx release ... [--plan-on SPEC [--population N] (what ε was chosen on, as for dpx
+               tradeoff; recorded as "epsilon_chosen_on")]
   dpx release ... [--confidence L (in (0, 1), default 0.95)]
                (the CSV's lower/upper columns and the JSON's "intervals" cover each count
                before noise with probability >= L, exact for the noise law; not stated after
@@ -108,6 +110,8 @@ const std::vector<Command> kCommands{
                --epsilons LO:HI:COUNT (log-spaced) | E1,E2,... [--delta D] [--calibration C]
                [--trials N] [--algorithm-trials N (runs per algo: point, 100)] [--seed S]
                [--threads T] [--frontier]
+               [--plan-on confidential|uniform|normal:MEAN,SD[%]|weights:W1,...|shape:FILE|
+                release:FILE --population N (plan on a public proxy of declared size N)]
                or --target VALUE | within:K:Q [--range LO:HI]: the smallest ε meeting it)"},
     {"risk", cmdRisk, R"(
   dpx risk --epsilon E [--delta D (default 0: pure DP)] [--prior P (default 0.5)]

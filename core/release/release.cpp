@@ -589,6 +589,7 @@ ReleaseMetadata releaseMetadataCommon(const ReleaseSpec& spec, const Histogram& 
                             ? "none"
                             : estimatorName(spec.postProcessing);
     md.source = spec.source;
+    md.epsilonChosenOn = spec.epsilonChosenOn;
     md.appVersion = spec.appVersion;
     md.timestamp = spec.timestamp.empty() ? utcTimestampNow() : spec.timestamp;
     return md;

@@ -78,6 +78,9 @@ struct ReleaseSpec {
     // default, and then no interval is stated after resize or NoiseFirst. Ignored for none and
     // clamp.
     bool postProcessedIntervals = false;
+    // What ε was chosen on (issue #22, core/choosing/public_proxy.h): "confidential data" or
+    // "public proxy: uniform, N = 30000"; recorded in the metadata as given, empty: not recorded.
+    std::string epsilonChosenOn;
     Status validate() const;
 };
 
@@ -177,6 +180,7 @@ struct ReleaseMetadata {
     // A release through a designed strategy (issue #23): what was measured and how the published
     // cells were inferred from it.
     std::optional<StrategyReleaseStatement> strategy;
+    std::string epsilonChosenOn;  // ReleaseSpec::epsilonChosenOn ("epsilon_chosen_on" if set)
 };
 
 struct HistogramRelease {

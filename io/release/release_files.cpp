@@ -327,6 +327,10 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
     }
     o[QStringLiteral("post_processing")] = qs(m.postProcessing);
     o[QStringLiteral("source")] = qs(m.source);
+    if (!m.epsilonChosenOn.empty()) {
+        // Issue #22: what ε was chosen on (a public proxy, or the confidential data).
+        o[QStringLiteral("epsilon_chosen_on")] = qs(m.epsilonChosenOn);
+    }
     o[QStringLiteral("app_version")] = qs(m.appVersion);
     o[QStringLiteral("timestamp")] = qs(m.timestamp);
     QJsonArray notes;

@@ -10,6 +10,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/base/validation.h"
+#include "core/choosing/public_proxy.h"
 #include "core/choosing/tradeoff.h"
 #include "core/count/lp_objective.h"
 #include "core/histogram/example_datasets.h"
@@ -929,17 +930,38 @@ Status TradeoffChoices::validate() const {
         return Error{"the trade-off curves need 2 to " + std::to_string(kMaxTradeoffPoints) +
                      " points, got " + std::to_string(points)};
     }
+    const QString kind = planOn.section(QLatin1Char(':'), 0, 0);
+    if (!QStringList{QStringLiteral("confidential"), QStringLiteral("uniform"),
+                     QStringLiteral("normal"), QStringLiteral("weights"), QStringLiteral("shape"),
+                     QStringLiteral("release")}
+             .contains(kind)) {
+        return Error{"tradeoff.plan_on: unknown '" + planOn.toStdString() +
+                     "' (confidential, uniform, normal:MEAN,SD, weights:W1,..., shape:FILE or "
+                     "release:FILE)"};
+    }
+    if (planPopulation < 0 || planPopulation > kMaxProxyPopulation) {
+        return Error{"tradeoff.plan_population: the proxy's population must be in [1, 1e15], got " +
+                     std::to_string(planPopulation)};
+    }
     return okStatus();
 }
 
 QJsonObject TradeoffChoices::toJson() const {
-    return QJsonObject{{QStringLiteral("configs"), QJsonArray::fromStringList(configs)},
-                       {QStringLiteral("metric"), str(metricName(metric))},
-                       {QStringLiteral("against"), againstPopulation ? QStringLiteral("population")
-                                                                     : QStringLiteral("epsilon")},
-                       {QStringLiteral("epsilon_range"), QJsonArray{epsLo, epsHi}},
-                       {QStringLiteral("population_range"), QJsonArray{popLo, popHi}},
-                       {QStringLiteral("points"), points}};
+    QJsonObject o{{QStringLiteral("configs"), QJsonArray::fromStringList(configs)},
+                  {QStringLiteral("metric"), str(metricName(metric))},
+                  {QStringLiteral("against"),
+                   againstPopulation ? QStringLiteral("population") : QStringLiteral("epsilon")},
+                  {QStringLiteral("epsilon_range"), QJsonArray{epsLo, epsHi}},
+                  {QStringLiteral("population_range"), QJsonArray{popLo, popHi}},
+                  {QStringLiteral("points"), points}};
+    // Issue #22: only when not at their defaults, so older sessions keep their bytes.
+    if (planOn != TradeoffChoices{}.planOn) {
+        o[QStringLiteral("plan_on")] = planOn;
+    }
+    if (planPopulation != 0) {
+        o[QStringLiteral("plan_population")] = planPopulation;
+    }
+    return o;
 }
 
 Expected<TradeoffChoices> TradeoffChoices::fromJson(const QJsonObject& o) {
@@ -952,6 +974,8 @@ Expected<TradeoffChoices> TradeoffChoices::fromJson(const QJsonObject& o) {
     DPX_TRY(f.pair("epsilon_range", "[from, to]", t.epsLo, t.epsHi));
     DPX_TRY(f.pair("population_range", "[from, to]", t.popLo, t.popHi));
     DPX_TRY(f.integer("points", 2, kMaxTradeoffPoints, t.points));
+    DPX_TRY(f.text("plan_on", t.planOn));
+    DPX_TRY(f.integer("plan_population", 0, kMaxProxyPopulation, t.planPopulation));
     return t;
 }
 

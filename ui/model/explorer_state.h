@@ -299,6 +299,13 @@ struct TradeoffChoices {
     double epsLo = 0.01, epsHi = 10;
     double popLo = 100, popHi = 1e7;
     int points = 25;
+    // What the curves are computed on (issue #22, core/choosing/public_proxy.h): the plan-on text
+    // ("confidential", "uniform", "normal:5,2", "weights:1,2,3", "shape:FILE", "release:FILE") and
+    // the proxy's declared population N (0: not declared yet). Written as "plan_on" and
+    // "plan_population" only when not at these defaults. Only the kind is checked here; the tab
+    // reports a bad parameter or file when it builds the proxy.
+    QString planOn = QStringLiteral("confidential");
+    qint64 planPopulation = 0;
 
     Status validate() const;
     QJsonObject toJson() const;

@@ -28,6 +28,7 @@
 #include <cmath>
 
 #include "core/base/validation.h"
+#include "core/choosing/public_proxy.h"
 #include "core/histogram/dataset.h"
 #include "core/histogram/example_datasets.h"
 #include "core/intervals/intervals.h"
@@ -169,6 +170,21 @@ QString ledgerLine(const data::PrivacyLedger& l) {
     return q(data::budgetUsageText(l.usage(), l.totalEpsilon(), l.totalDelta()));
 }
 
+// Issue #22: what the Trade-off tab planned on, in PlanOn::computedOn's words; an incomplete
+// proxy (a parameter still being typed) is said as such, never as the confidential data.
+QString epsilonChosenOnOf(const ExplorerState& s) {
+    auto plan = parsePlanOn(s.tradeoff.planOn.toStdString());
+    if (!plan) {
+        return QStringLiteral("public proxy (incomplete: ") + q(plan.error().message) +
+               QLatin1Char(')');
+    }
+    plan->population = s.tradeoff.planPopulation;
+    if (plan->isProxy() && plan->population < 1) {
+        return QStringLiteral("public proxy (incomplete: no declared N)");
+    }
+    return q(plan->computedOn());
+}
+
 }  // namespace
 
 ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) {
@@ -210,6 +226,7 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
     }
     c.postProcessing = s.mechanism.estimator;
     c.confidenceLevel = s.view.intervalLevel;  // issue #22: the window's interval level
+    c.epsilonChosenOn = epsilonChosenOnOf(s);  // issue #22: the Trade-off tab's plan
     // n is published in the metadata, so it is never taken from the data (the window's automatic
     // n is the largest count): the document's declared n, else a fixed default to be edited.
     c.groupSize = std::clamp<qint64>(s.mechanism.countN > 0 ? s.mechanism.countN : 100, 1,
@@ -479,6 +496,13 @@ void ReleaseDialog::buildUi() {
     intervals_->setObjectName(QStringLiteral("releaseIntervals"));
     intervals_->setWordWrap(true);
     form->addRow(intervals_);  // the whole width: a wrapped field-column label is cut off
+    chosenOn_ = new QLabel(chosenOnText());
+    chosenOn_->setObjectName(QStringLiteral("releaseChosenOn"));
+    chosenOn_->setWordWrap(true);
+    chosenOn_->setToolTip(
+        tr("Recorded in the metadata as \"epsilon_chosen_on\". Set by the "
+           "Trade-off tab's \"Plan on\"."));
+    form->addRow(chosenOn_);
     layout->addWidget(mechBox);
 
     auto* filesBox = new QGroupBox(tr("Files"));
@@ -613,6 +637,7 @@ Expected<data::ReleaseRequest> ReleaseDialog::request() const {
     r.spec.postProcessing = *post;
     r.spec.confidenceLevel = confidence_->currentData().toDouble();
     r.spec.postProcessedIntervals = postIntervals_->isEnabled() && postIntervals_->isChecked();
+    r.spec.epsilonChosenOn = ctx_.epsilonChosenOn.toStdString();
     r.previewBins = ctx_.histogram ? ctx_.histogram->size() : 0;
     const QString version = QCoreApplication::applicationVersion();
     r.spec.appVersion = "dpexplorer " + (version.isEmpty() ? std::string("(version unknown)")
@@ -924,6 +949,20 @@ QString ReleaseDialog::budgetText() const {
 QString ReleaseDialog::gaussianText() const {
     return gaussian_->text();
 }
+QString ReleaseDialog::chosenOnText() const {
+    const QString on = ctx_.epsilonChosenOn;
+    if (on == QLatin1String("confidential data")) {
+        return tr(
+            "ε chosen on: the confidential data (the Trade-off tab's curves were computed on "
+            "it, so the choice of ε depends on the data).");
+    }
+    const QString prefix = QStringLiteral("public proxy: ");
+    if (on.startsWith(prefix)) {
+        return tr("ε chosen on: public proxy (%1).").arg(on.mid(prefix.size()));
+    }
+    return tr("ε chosen on: %1.").arg(on);
+}
+
 QString ReleaseDialog::intervalText() const {
     return intervals_->text();
 }

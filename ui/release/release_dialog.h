@@ -70,6 +70,9 @@ struct ReleaseContext {
     double budgetEpsilon = 1, budgetDelta = 0;
     bool budgetZcdp = false;
     double confidenceLevel = 0.95;  // the level of the intervals stated (issue #22)
+    // What ε was chosen on (issue #22): the Trade-off tab's plan, "confidential data" or
+    // "public proxy: uniform, N = 30000"; recorded as the metadata's "epsilon_chosen_on".
+    QString epsilonChosenOn = QStringLiteral("confidential data");
 };
 // The context of the document's state and the dataset the engine loaded from it. Refuses bins
 // taken from the data: DatasetResult::dataDependent, and for the built-in examples any binning
@@ -112,6 +115,8 @@ public:
     QString gaussianText() const;  // σ², ρ and δ achieved (discrete Gaussian)
     // The intervals the release will state (issue #22): the sentences, or why none is stated.
     QString intervalText() const;
+    // "ε chosen on: public proxy (uniform, N = 30 000)" or "… the confidential data …".
+    QString chosenOnText() const;
     QString statusText() const;  // the refusal, error or result line
     // The warning shown when the ledger would be new although known ledgers charged this dataset
     // (empty when there is none), and those ledgers' paths.
@@ -174,6 +179,7 @@ private:
     QComboBox* confidence_ = nullptr;
     QCheckBox* postIntervals_ = nullptr;  // issue #22: intervals after resize / NoiseFirst
     QLabel* intervals_ = nullptr;
+    QLabel* chosenOn_ = nullptr;
     QLineEdit* output_ = nullptr;
     QLabel* metadataPath_ = nullptr;
     QLineEdit* ledger_ = nullptr;

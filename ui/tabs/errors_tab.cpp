@@ -310,7 +310,10 @@ ErrorsTab::ErrorsTab(QWidget* parent) : QWidget(parent) {
         tr("<b>this draw</b>: error of the current simulated release (after the estimator). "
            "<b>expected</b>: mean over the noise — exact (closed form or quadrature) where "
            "available, otherwise Monte Carlo ± 95% confidence half-width. "
-           "<b>Bold</b>: lowest expected error for that metric."));
+           "<b>Bold</b>: lowest expected error for that metric. "
+           "<i>Computed on the confidential data</i>: an ε chosen from these numbers depends on "
+           "the data (to choose without leaking, plan on a public proxy in the Trade-off tab)."));
+    caption_->setObjectName(QStringLiteral("errorsCaption"));
     caption_->setWordWrap(true);
     caption_->setToolTip(tr("How to read the table above."));
 

@@ -366,6 +366,20 @@ TradeoffTab::TradeoffTab(JobRunner* runner, QWidget* parent) : QWidget(parent), 
     tf.setBold(true);
     title_->setFont(tf);
     plot_->plotLayout()->addElement(0, 0, title_);
+    // Issue #22: under the title, what the curves are computed on (exported plots carry it).
+    subtitle_ = new QCPTextElement(plot_, QString());
+    QFont sf = plot_->font();
+    sf.setPointSizeF(sf.pointSizeF() * 0.9);
+    sf.setItalic(true);
+    subtitle_->setFont(sf);
+    subtitle_->setMargins(QMargins(5, 0, 5, 2));
+    title_->setMargins(QMargins(5, 5, 5, 0));
+    auto* titleBlock = new QCPLayoutGrid;
+    plot_->plotLayout()->take(title_);  // take, not remove: remove deletes it
+    plot_->plotLayout()->addElement(0, 0, titleBlock);
+    titleBlock->addElement(0, 0, title_);
+    titleBlock->addElement(1, 0, subtitle_);
+    titleBlock->setRowSpacing(0);
     for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
         a->setScaleType(QCPAxis::stLogarithmic);
         auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
@@ -399,8 +413,15 @@ TradeoffTab::TradeoffTab(JobRunner* runner, QWidget* parent) : QWidget(parent), 
     status_ = new QLabel;
     status_->setObjectName(QStringLiteral("tradeoffStatus"));
     status_->setWordWrap(true);
+    basis_ = new QLabel;
+    basis_->setObjectName(QStringLiteral("tradeoffBasis"));
+    basis_->setWordWrap(true);
+    basis_->setTextFormat(Qt::RichText);
+    basis_->setMargin(4);
 
     buildControls();
+    planned_.computedOn = tr("the confidential data");
+    updateBasis();
     applyPlotPalette(plot_, palette());
     updateTitle();
     updateTargetControls();
@@ -753,6 +774,9 @@ void TradeoffTab::buildControls() {
     side->addWidget(configBox);
     side->addWidget(algoBox);
     side->addLayout(form);
+    planOn_ = new PlanOnBox;
+    connect(planOn_, &PlanOnBox::edited, this, [this] { Q_EMIT settingsEdited(); });
+    side->addWidget(planOn_);
     side->addWidget(targetBox);
     side->addLayout(exportRow);
     side->addStretch(1);
@@ -770,6 +794,7 @@ void TradeoffTab::buildControls() {
     sideScroll->setMinimumWidth(sideWidget->sizeHint().width() + 20);
 
     auto* left = new QVBoxLayout;
+    left->addWidget(basis_);
     left->addWidget(plot_, 1);
     left->addWidget(frontierText_);
     left->addWidget(status_);
@@ -879,6 +904,8 @@ void TradeoffTab::writeSettings(ExplorerState& s) const {
     s.tradeoff.popLo = popLo_->value();
     s.tradeoff.popHi = popHi_->value();
     s.tradeoff.points = points_->value();
+    s.tradeoff.planOn = planOn_->planOnText();
+    s.tradeoff.planPopulation = planOn_->population();
 }
 
 bool TradeoffTab::readSettings(const ExplorerState& s) {
@@ -910,6 +937,7 @@ bool TradeoffTab::readSettings(const ExplorerState& s) {
     popLo_->setValue(s.tradeoff.popLo);
     popHi_->setValue(s.tradeoff.popHi);
     points_->setValue(s.tradeoff.points);
+    planOn_->setPlan(s.tradeoff.planOn, s.tradeoff.planPopulation);
     rebuildTargetConfigs();
     return true;
 }
@@ -977,6 +1005,8 @@ void TradeoffTab::setInputs(const TradeoffInputs& inputs) {
         scale_->setCurrentIndex(scale_->findData(static_cast<int>(inputs.state.view.scale)));
     }
     if (changed) {
+        planned_ = plannedHistogram(inputs_.state.tradeoff, inputs_.truth);
+        updateBasis();
         markStale();
         // A smallest-ε search still running was asked for the previous inputs: its answer
         // would describe curves no longer shown.
@@ -1091,9 +1121,11 @@ void TradeoffTab::startIfNeeded() {
     QString problem;
     if (!inputs_.truth) {
         problem = inputs_.message.isEmpty() ? tr("No data loaded yet.") : inputs_.message;
+    } else if (!planned_.histogram) {
+        problem = planned_.error;  // a public proxy that cannot be built, and why
     } else if (const Status st = gridFromControls(grid_); !st) {
         problem = QString::fromStdString(st.error().message);
-    } else if (gridAxis_ == Axis::Population && inputs_.truth->total() <= 0) {
+    } else if (gridAxis_ == Axis::Population && planned_.histogram->total() <= 0) {
         problem = tr("The histogram is empty: there is no shape to scale to a population.");
     }
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
@@ -1141,7 +1173,7 @@ void TradeoffTab::startIfNeeded() {
 
 void TradeoffTab::startCurve(std::size_t index, std::uint64_t trials) {
     TradeoffConfig config = configs_[index];
-    const Histogram truth = *inputs_.truth;
+    const Histogram truth = *planned_.histogram;  // the confidential data or the public proxy
     const std::vector<double> grid = grid_;
     const Axis axis = gridAxis_;
     const double epsilon = inputs_.state.mechanism.epsilon;
@@ -1651,9 +1683,10 @@ void TradeoffTab::drawMarkers() {
             !curveErrors_[i].isEmpty()) {
             continue;
         }
-        const double x = gridAxis_ == Axis::Epsilon
-                             ? eps
-                             : (inputs_.truth ? static_cast<double>(inputs_.truth->total()) : 0);
+        const double x =
+            gridAxis_ == Axis::Epsilon
+                ? eps
+                : (planned_.histogram ? static_cast<double>(planned_.histogram->total()) : 0);
         const double y = curveValueAt(curves_[i], x);
         if (positive(x) && positive(y)) {
             auto* dot = new QCPItemTracer(plot_);
@@ -1733,16 +1766,16 @@ void TradeoffTab::onPlottableClick(QCPAbstractPlottable* p, int dataIndex, QMous
 // algorithm's run at that ε (and the Workbench tab that compares it on range workloads).
 void TradeoffTab::explainAlgorithmPoint(std::size_t curve, double x) {
     const Algorithm* a = findAlgorithm(configs_[curve].algorithm);
-    if (!a || !inputs_.truth) {
+    if (!a || !planned_.histogram) {
         return;
     }
     const double epsilon = gridAxis_ == Axis::Epsilon ? x : inputs_.state.mechanism.epsilon;
     QString dataArgs;
     if (inputs_.cellShape.size() >= 2) {
         dataArgs = tr("--counts-file TABLE.csv --counts-layout matrix");
-    } else if (inputs_.truth->size() <= 40) {
+    } else if (planned_.histogram->size() <= 40) {
         QStringList counts;
-        for (std::int64_t c : inputs_.truth->counts()) {
+        for (std::int64_t c : planned_.histogram->counts()) {
             counts << QString::number(c);
         }
         dataArgs = QStringLiteral("--counts ") + counts.join(QLatin1Char(','));
@@ -1895,6 +1928,10 @@ void TradeoffTab::solveTarget() {
         solution_->setText(tr("No data loaded yet."));
         return;
     }
+    if (!planned_.histogram) {
+        solution_->setText(planned_.error);
+        return;
+    }
     const QString id = targetConfig_->currentData().toString();
     std::optional<TradeoffConfig> config;
     for (std::size_t i = 0; i < std::size(kMechanisms); ++i) {
@@ -1914,7 +1951,7 @@ void TradeoffTab::solveTarget() {
     }
     const auto kind = static_cast<TargetKind>(targetKind_->currentData().toInt());
     double target = targetValue_->value();
-    const double total = static_cast<double>(inputs_.truth->total());
+    const double total = static_cast<double>(planned_.histogram->total());
     if (kind == TargetKind::ErrorPercentOfN) {
         if (metric() != Metric::L1 && metric() != Metric::LInf) {
             solution_->setText(
@@ -1932,7 +1969,7 @@ void TradeoffTab::solveTarget() {
             target = target / 100 * total;
         }
     }
-    const Histogram truth = *inputs_.truth;
+    const Histogram truth = *planned_.histogram;  // the confidential data or the public proxy
     const double k = targetK_->value();
     const double q = targetQ_->value();
     const TradeoffConfig cfg = *config;
@@ -2046,8 +2083,29 @@ void TradeoffTab::changeEvent(QEvent* event) {
     if (event->type() == QEvent::PaletteChange && plot_) {
         applyPlotPalette(plot_, palette());
         title_->setTextColor(palette().color(QPalette::WindowText));
+        updateBasis();
         draw();
     }
+}
+
+// Issue #22: the caption above the plot and the plot's subtitle say what the curves are computed
+// on; the confidential data in an amber badge (a data-dependent choice), a proxy in a blue one.
+// Translucent fills read on the light and the dark palette alike.
+void TradeoffTab::updateBasis() {
+    basis_->setText(basisCaption(planned_));
+    basis_->setStyleSheet(planned_.proxy
+                              ? QStringLiteral("QLabel { background: rgba(30, 136, 229, 0.16); "
+                                               "border: 1px solid rgba(30, 136, 229, 0.6); "
+                                               "border-radius: 3px; }")
+                              : QStringLiteral("QLabel { background: rgba(255, 179, 0, 0.22); "
+                                               "border: 1px solid rgba(255, 143, 0, 0.75); "
+                                               "border-radius: 3px; }"));
+    subtitle_->setText(basisSubtitleText());
+    subtitle_->setTextColor(palette().color(QPalette::WindowText));
+}
+
+QString TradeoffTab::basisSubtitleText() const {
+    return basisSubtitle(planned_);
 }
 
 }  // namespace dpx::ui

@@ -22,6 +22,7 @@
 #include "core/choosing/tradeoff.h"
 #include "core/histogram/histogram.h"
 #include "ui/model/explorer_state.h"
+#include "ui/tabs/plan_on_box.h"
 
 class QCheckBox;
 class QComboBox;
@@ -136,6 +137,13 @@ public:
     std::optional<double> solvedEpsilon() const { return solved_; }
 
     QCustomPlot* plot() const { return plot_; }
+    // Choosing ε without leaking (issue #22): what the curves are computed on — the box that
+    // chooses it, the caption beside the plot that says it (also the plot's subtitle), and the
+    // histogram the curves run on (the confidential one or the public proxy).
+    PlanOnBox* planOnBox() const { return planOn_; }
+    QLabel* basisLabel() const { return basis_; }
+    QString basisSubtitleText() const;
+    const PlannedHistogram& planned() const { return planned_; }
     QLabel* frontierLabel() const { return frontierText_; }
     QLabel* statusLabel() const { return status_; }
     // "configuration,epsilon|population,value,ci95_low,ci95_high,method,frontier" rows.
@@ -230,10 +238,15 @@ private:
     QLabel* solution_ = nullptr;
     QPushButton* exportCsv_ = nullptr;
     QPushButton* exportPlot_ = nullptr;
+    PlanOnBox* planOn_ = nullptr;
 
     // Display.
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
+    QCPTextElement* subtitle_ = nullptr;  // what the curves are computed on
+    QLabel* basis_ = nullptr;
+    PlannedHistogram planned_;
+    void updateBasis();
     QLabel* frontierText_ = nullptr;
     QLabel* status_ = nullptr;
 

@@ -13,6 +13,7 @@
 #include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
 #include "app/version.h"
+#include "core/choosing/public_proxy.h"
 #include "core/histogram/dataset.h"
 #include "core/release/release.h"
 #include "io/release/privacy_ledger.h"
@@ -223,11 +224,13 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
                                       "out",          "ledger", "budget",      "composition",
                                       "neighbouring", "joint",  "counts-file", "counts-layout",
                                       "confidence",   "report"};
-    // Issue #22: --post-intervals states intervals after resize / noisefirst (a flag).
+    // Issue #22: --post-intervals states intervals after resize / noisefirst (a flag);
+    // --plan-on/--population record what ε was chosen on.
     std::set<std::string> knownAll = known;
     std::set<std::string> flags = kJointFlags;
     knownAll.insert("post-intervals");
     flags.insert("post-intervals");
+    knownAll.insert({"plan-on", "population"});
     auto args = Args::parse(argv, 2, knownAll, flags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message, kInvalid);
@@ -317,6 +320,36 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
                         kInvalid);
         }
         spec.postProcessedIntervals = true;
+    }
+    if (a.has("plan-on")) {
+        // Issue #22: what ε was chosen on, recorded as "epsilon_chosen_on" (the syntax of dpx
+        // tradeoff --plan-on; nothing is read or computed from it here).
+        auto plan = parsePlanOn(*a.get("plan-on"));
+        if (!plan) {
+            return fail(err, "--plan-on: " + plan.error().message, kInvalid);
+        }
+        if (plan->isProxy()) {
+            auto population = a.integer("population", 0);
+            if (!population) {
+                return fail(err, population.error().message, kInvalid);
+            }
+            if (*population < 1 || *population > kMaxProxyPopulation) {
+                return fail(err,
+                            "--plan-on " + plan->text() +
+                                " needs --population N (1 ≤ N ≤ 1e15), the population the proxy "
+                                "was scaled to",
+                            kInvalid);
+            }
+            plan->population = *population;
+        } else if (a.has("population")) {
+            return fail(err,
+                        "--population applies to a public proxy, not to --plan-on "
+                        "confidential",
+                        kInvalid);
+        }
+        spec.epsilonChosenOn = plan->computedOn();
+    } else if (a.has("population")) {
+        return fail(err, "--population applies with --plan-on", kInvalid);
     }
     if (auto v = spec.validate(); !v) {
         return fail(err, asOption(v.error().message), kInvalid);

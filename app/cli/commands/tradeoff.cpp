@@ -15,9 +15,11 @@
 #include "app/cli/output.h"
 #include "core/accuracy/metrics.h"
 #include "core/base/validation.h"
+#include "core/choosing/public_proxy.h"
 #include "core/count/lp_objective.h"
 #include "core/histogram/dataset.h"
 #include "core/histogram/histogram.h"
+#include "io/sources/proxy_source.h"
 
 namespace dpx::cli {
 
@@ -210,10 +212,10 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     auto args = Args::parse(
         rest, 2,
-        {"counts",        "data",    "column",          "bins",  "table",       "configs",
-         "metric",        "scale",   "epsilons",        "delta", "calibration", "trials",
-         "seed",          "threads", "target",          "range", "n",           "counts-file",
-         "counts-layout", "joint",   "algorithm-trials"},
+        {"counts",        "data",    "column",           "bins",    "table",       "configs",
+         "metric",        "scale",   "epsilons",         "delta",   "calibration", "trials",
+         "seed",          "threads", "target",           "range",   "n",           "counts-file",
+         "counts-layout", "joint",   "algorithm-trials", "plan-on", "population"},
         kJointFlags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message);
@@ -226,6 +228,64 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     if (!truth) {
         return fail(err, truth.error().message);
     }
+
+    // Choosing ε without leaking (issue #22): --plan-on a public proxy replaces the true counts by
+    // a proxy with the same bins scaled to the declared --population
+    // (core/choosing/public_proxy.h); the data's counts and size are not used. With --plan-on the
+    // JSON states "computed_on".
+    std::optional<PlanOn> planOn;
+    if (a.has("plan-on")) {
+        auto plan = parsePlanOn(*a.get("plan-on"));
+        if (!plan) {
+            return fail(err, "--plan-on: " + plan.error().message);
+        }
+        if (plan->isProxy()) {
+            if (!a.has("population")) {
+                return fail(err, "--plan-on " + plan->text() +
+                                     " needs --population N, the declared population (it is "
+                                     "not read from the data: the data's size is itself "
+                                     "private)");
+            }
+            auto n = a.integer("population", 0);
+            if (!n) {
+                return fail(err, n.error().message);
+            }
+            plan->population = *n;
+            auto loaded = data::loadPlanOnFile(*plan);
+            if (!loaded) {
+                return fail(err, "--plan-on: " + loaded.error().message);
+            }
+            // Only the binning of the data is used: its number of bins, labels and edges.
+            auto proxy =
+                buildProxyHistogram(*loaded, truth->size(), truth->labels(), truth->edges());
+            if (!proxy) {
+                return fail(err, "--plan-on: " + proxy.error().message);
+            }
+            truth = std::move(*proxy);
+        } else if (a.has("population")) {
+            return fail(err,
+                        "--population applies to a public proxy (--plan-on uniform, normal:..., "
+                        "weights:..., shape:FILE or release:FILE), not to the confidential data");
+        }
+        planOn = std::move(*plan);
+    } else if (a.has("population")) {
+        return fail(err, "--population applies with --plan-on (a public proxy's declared size)");
+    }
+    // The JSON's statement of what the numbers were computed on (with --plan-on only, so that
+    // the output of existing commands is unchanged).
+    const auto stateBasis = [&](QJsonObject& o) {
+        if (planOn) {
+            o[QStringLiteral("computed_on")] = qs(planOn->computedOn());
+            QJsonObject p;
+            p[QStringLiteral("kind")] = QString::fromLatin1(planOnKindName(planOn->kind));
+            if (planOn->isProxy()) {
+                p[QStringLiteral("proxy")] = qs(planOn->text());
+                p[QStringLiteral("population")] = static_cast<qint64>(planOn->population);
+                p[QStringLiteral("population_declared")] = true;
+            }
+            o[QStringLiteral("plan_on")] = p;
+        }
+    };
 
     // Configurations, metric, scale, δ.
     if (!a.has("configs")) {
@@ -391,6 +451,7 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
         }
         o[QStringLiteral("range")] = QJsonArray{range->first, range->second};
         o[QStringLiteral("solutions")] = solutions;
+        stateBasis(o);
         printJson(out, o);
         return kOk;
     }
@@ -442,7 +503,14 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
         curves.push_back(std::move(*curve));
     }
     if (!frontier) {
-        printJson(out, points);
+        if (planOn) {
+            QJsonObject o;
+            o[QStringLiteral("points")] = points;
+            stateBasis(o);
+            printJson(out, o);
+        } else {
+            printJson(out, points);
+        }
         return kOk;
     }
     // Monte Carlo noise does not pick the winner: statistical ties go to the exact (or first)
@@ -464,6 +532,7 @@ int cmdTradeoff(const std::vector<std::string>& argv, std::ostream& out, std::os
     o[QStringLiteral("points")] = points;
     o[QStringLiteral("frontier")] = fp;
     o[QStringLiteral("frontier_segments")] = segs;
+    stateBasis(o);
     printJson(out, o);
     return kOk;
 }

@@ -7,3 +7,5 @@ target_compile_definitions(tst_csv_reader PRIVATE
     DPX_FUZZ_TEST_DIR="${PROJECT_SOURCE_DIR}/tests/fuzz")
 # Counts files (issue #19): .npy and counts CSVs (long, vector, matrix) through readCountsFile.
 dpx_add_test(tst_counts_file SOURCES tst_counts_file.cpp LIBS dpx_io LABELS data)
+# Public proxies for choosing ε (issue #22): shape files and previous releases.
+dpx_add_test(tst_proxy_source SOURCES tst_proxy_source.cpp LIBS dpx_io LABELS data)
