@@ -86,7 +86,13 @@ const std::vector<Command> kCommands{
   dpx release ... [--confidence L (in (0, 1), default 0.95)]
                (the CSV's lower/upper columns and the JSON's "intervals" cover each count
                before noise with probability >= L, exact for the noise law; not stated after
-               resize or noisefirst))"},
+               resize or noisefirst)
+  dpx release ... --mechanism discrete-laplace --strategy WORKLOAD [--template auto|pidentity|
+               marginals|union] [--p P[,P...]] [--restarts R (3)] [--seed S (0)] [--ftol F]
+               (the matrix mechanism with a strategy designed for WORKLOAD by HDMM, McKenna
+               et al. 2018, from the declared bins alone, rounded to integers K: K·x measured
+               with discrete Laplace noise on K's sensitivity, the cells inferred by least
+               squares; each cell's own interval; the JSON lists K and the measurements))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the

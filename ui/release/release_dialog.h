@@ -20,8 +20,11 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "core/histogram/histogram.h"
 #include "core/table/table.h"
@@ -68,6 +71,14 @@ struct ReleaseContext {
     double budgetEpsilon = 1, budgetDelta = 0;
     bool budgetZcdp = false;
     double confidenceLevel = 0.95;  // the level of the intervals stated (issue #22)
+    // A release through a designed strategy (issue #23, from the Strategy tab): the workload the
+    // strategy is designed for (WorkloadSpec text; empty: every bin noised on its own), the
+    // template and the design's options. Planned on the declared shape, never on the counts.
+    QString strategyWorkload;
+    DesignTemplate strategyTemplate = DesignTemplate::Automatic;
+    std::vector<std::size_t> strategyP;
+    std::size_t strategyRestarts = 3;
+    std::uint64_t strategySeed = 0;
 };
 // The context of the document's state and the dataset the engine loaded from it. Refuses bins
 // taken from the data: DatasetResult::dataDependent, and for the built-in examples any binning
@@ -104,6 +115,8 @@ public:
     QString gaussianText() const;  // σ², ρ and δ achieved (discrete Gaussian)
     // The intervals the release will state (issue #22): the sentences, or why none is stated.
     QString intervalText() const;
+    // A release through a strategy: the plan previewed (template, rounding, expected RMSE).
+    QString strategyText() const;
     QString statusText() const;  // the refusal, error or result line
     // The warning shown when the ledger would be new although known ledgers charged this dataset
     // (empty when there is none), and those ledgers' paths.
@@ -164,6 +177,10 @@ private:
     QComboBox* post_ = nullptr;
     QComboBox* confidence_ = nullptr;
     QLabel* intervals_ = nullptr;
+    QLabel* strategy_ = nullptr;
+    // The plan of the last preview (its design does not depend on ε or the data, so the release
+    // reuses it instead of designing again).
+    std::shared_ptr<const StrategyReleasePlan> plan_;
     QLineEdit* output_ = nullptr;
     QLabel* metadataPath_ = nullptr;
     QLineEdit* ledger_ = nullptr;
@@ -207,8 +224,9 @@ public:
     // The dialog while it is open (tests fill it), else nullptr.
     ReleaseDialog* dialog() const { return dialog_; }
 
-    // Opens the dialog (non-modal) and returns it.
-    ReleaseDialog* open();
+    // Opens the dialog (non-modal) and returns it; `adjust` edits the context first (a release
+    // through the Strategy tab's strategy). An open dialog is raised as it is.
+    ReleaseDialog* open(const std::function<void(ReleaseContext&)>& adjust = {});
     // The dataset the window shows (its ledger description, ReleaseContext::dataset) and the
     // ledger chosen for its plan: "" shows the last known ledger that recorded this dataset, if
     // any. Re-reads the ledger.
