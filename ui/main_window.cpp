@@ -609,6 +609,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
     });
     connect(strategy_, &StrategyTab::drawn, this, &MainWindow::tryScreenshot);
+    // Issue #23: a release through the tab's strategy (workload and template), planned on the
+    // release's declared shape by the dialog.
+    connect(strategy_, &StrategyTab::releaseRequested, this, [this] {
+        const StrategyChoices& c = doc_->state().strategy;
+        releaseCtl_->open([&c](ReleaseContext& ctx) {
+            ctx.strategyWorkload = c.workload;
+            const auto templ = designTemplateFromName(c.templ.toStdString());
+            ctx.strategyTemplate = templ ? *templ : DesignTemplate::Automatic;
+            for (double v : c.p) {
+                ctx.strategyP.push_back(static_cast<std::size_t>(v));
+            }
+            ctx.strategyRestarts = static_cast<std::size_t>(std::max(1, c.restarts));
+            ctx.strategySeed = static_cast<std::uint64_t>(std::max<qint64>(0, c.seed));
+        });
+    });
     // The Strategy tab's inputs go into the document like the Workbench's.
     connect(strategy_, &StrategyTab::choicesEdited, this, [this] {
         ExplorerState s = doc_->state();

@@ -94,7 +94,13 @@ const std::vector<Command> kCommands{
                widened to hold the published value; the bounds reveal the noisy counts)
   dpx release ... [--report report.pdf|report.html]
                (the decision report, written after the release is charged and published:
-               table, mechanism, intervals, risk, alternatives, budget, samplers, SHA-256s))"},
+               table, mechanism, intervals, risk, alternatives, budget, samplers, SHA-256s)
+  dpx release ... --mechanism discrete-laplace --strategy WORKLOAD [--template auto|pidentity|
+               marginals|union] [--p P[,P...]] [--restarts R (3)] [--seed S (0)] [--ftol F]
+               (the matrix mechanism with a strategy designed for WORKLOAD by HDMM, McKenna
+               et al. 2018, from the declared bins alone, rounded to integers K: K·x measured
+               with discrete Laplace noise on K's sensitivity, the cells inferred by least
+               squares; each cell's own interval; the JSON lists K and the measurements))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the

@@ -13,7 +13,9 @@ namespace {
 
 constexpr double kExactDouble = 9007199254740992.0;  // 2^53
 
-Status checkSpec(const ReleaseSpec& spec) {
+}  // namespace
+
+Status checkStrategyReleaseSpec(const ReleaseSpec& spec) {
     if (auto v = spec.validate(); !v) {
         return v;
     }
@@ -32,6 +34,8 @@ Status checkSpec(const ReleaseSpec& spec) {
     return okStatus();
 }
 
+namespace {
+
 std::string shapeText(const std::vector<std::size_t>& shape) {
     std::string out;
     for (std::size_t d = 0; d < shape.size(); ++d) {
@@ -40,9 +44,11 @@ std::string shapeText(const std::vector<std::size_t>& shape) {
     return out;
 }
 
+// "±7" when every cell has the same half-width, else "its own ± (±5.8 to ±10.5)".
 std::string rangeText(double lo, double hi) {
     return lo == hi ? "±" + halfWidthText(hi)
-                    : "between ±" + halfWidthText(lo) + " and ±" + halfWidthText(hi);
+                    : "its own ± (from ±" + halfWidthText(lo) + " to ±" + halfWidthText(hi) +
+                          ", in the lower/upper columns)";
 }
 
 }  // namespace
@@ -88,9 +94,30 @@ Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload
     return plan;
 }
 
+StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t, std::vector<std::size_t> p,
+                                StrategyOptimizeOptions options) {
+    return [workload = std::move(workload), t, p = std::move(p), options](
+               const DomainShape& shape) -> Expected<std::shared_ptr<const StrategyReleasePlan>> {
+        auto w = Workload::make(workload, shape);
+        if (!w) {
+            return w.error();
+        }
+        std::vector<std::size_t> ps = p;
+        if (ps.size() == 1 && shape.size() > 1) {
+            ps.assign(shape.size(), ps[0]);
+        }
+        auto plan = planStrategyRelease(std::make_shared<const Workload>(std::move(w).value()), t,
+                                        ps, options);
+        if (!plan) {
+            return plan.error();
+        }
+        return std::make_shared<const StrategyReleasePlan>(std::move(plan).value());
+    };
+}
+
 Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
                                                 const StrategyReleasePlan& plan) {
-    if (auto s = checkSpec(spec); !s) {
+    if (auto s = checkStrategyReleaseSpec(spec); !s) {
         return s.error();
     }
     if (!plan.strategy || !plan.workload || plan.cellForms.empty()) {
@@ -141,7 +168,7 @@ Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
                             " per cell), same bound";
     iv.sentence = "With " + levelPercentText(level) +
                   " confidence each published count is within " + rangeText(lo, hi) +
-                  " of the count before noise (its own ± in the lower/upper columns).";
+                  " of the count before noise (a conservative bound).";
     iv.simultaneousSentence = "With " + levelPercentText(level) + " confidence all " +
                               std::to_string(cells) + " published counts are within ±" +
                               halfWidthText(iv.simultaneousHalfWidth) +

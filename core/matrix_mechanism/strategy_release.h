@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,20 @@ Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload
                                                   const StrategyOptimizeOptions& options = {},
                                                   double tolerance = 0.005,
                                                   std::stop_token stop = {});
+
+// The plan for a workload given as text, made once the declared shape is known (the release job
+// calls it after reading the bins, before drawing noise): the workload on that shape, the design
+// with template `t` (p: one per dimension, or one for all) and its rounding. Errors name the
+// problem (bad workload for the shape, a design that does not determine the cells).
+using StrategyPlanner =
+    std::function<Expected<std::shared_ptr<const StrategyReleasePlan>>(const DomainShape&)>;
+StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t,
+                                std::vector<std::size_t> p = {},
+                                StrategyOptimizeOptions options = {});
+
+// The spec checks of a strategy release (valid spec, discrete-laplace, no post-processing); the
+// message starts with the parameter's name.
+Status checkStrategyReleaseSpec(const ReleaseSpec& spec);
 
 // What the release states before any data is read: the discrete Laplace law per row, the
 // expected RMSE on the workload, the per-cell and all-cells intervals (also used by previews).

@@ -209,8 +209,9 @@ std::string intervalCells(const HistogramRelease& release, std::size_t i) {
         auto b = postProcessedBounds(value, noisy[i], iv->halfWidth);
         return b ? "," + formatShortest(b->lower) + "," + formatShortest(b->upper) : ",,";
     }
-    return "," + formatShortest(value - iv->halfWidth) + "," +
-           formatShortest(value + iv->halfWidth);
+    // One half-width per value when they differ (a release through a strategy, issue #23).
+    const double h = i < iv->halfWidths.size() ? iv->halfWidths[i] : iv->halfWidth;
+    return "," + formatShortest(value - h) + "," + formatShortest(value + h);
 }
 
 }  // namespace
@@ -338,6 +339,53 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
         notes.append(qs(n));
     }
     o[QStringLiteral("notes")] = notes;
+    if (m.strategy) {
+        // A release through a designed strategy (issue #23): what was measured, K's entries and
+        // the noisy measurements, so that anyone can redo the inference or answer other queries.
+        const StrategyReleaseStatement& st = *m.strategy;
+        QJsonObject so;
+        so[QStringLiteral("method")] = QStringLiteral(
+            "matrix mechanism (Li, Miklau, Hay, McGregor & Rastogi 2015) with a strategy designed "
+            "by HDMM (McKenna, Miklau, Hay & Machanavajjhala 2018), rounded to integers");
+        so[QStringLiteral("workload")] = qs(st.workload);
+        so[QStringLiteral("template")] = qs(st.templateName);
+        so[QStringLiteral("integer_strategy")] = qs(st.integerStrategy);
+        so[QStringLiteral("scale")] = static_cast<qint64>(st.scale);
+        so[QStringLiteral("strategy_l1")] = static_cast<qint64>(st.strategyL1);
+        so[QStringLiteral("strategy_l2_squared")] = static_cast<qint64>(st.strategyL2Squared);
+        so[QStringLiteral("workload_queries")] = static_cast<qint64>(st.queries);
+        so[QStringLiteral("expected_rmse")] = st.expectedRmse;
+        so[QStringLiteral("rounding_loss")] = st.roundingLoss;
+        so[QStringLiteral("inference")] = qs(st.inference);
+        const auto ints = [](const std::vector<std::int64_t>& v) {
+            QJsonArray a;
+            for (std::int64_t x : v) {
+                a.append(static_cast<qint64>(x));
+            }
+            return a;
+        };
+        if (!st.factorDiagonals.empty()) {
+            QJsonArray factors;
+            for (std::size_t d = 0; d < st.factorDiagonals.size(); ++d) {
+                QJsonObject f;
+                f[QStringLiteral("diagonal")] = ints(st.factorDiagonals[d]);
+                f[QStringLiteral("extra_rows")] = ints(st.factorExtraRows[d]);
+                factors.append(f);
+            }
+            so[QStringLiteral("factors")] = factors;
+            so[QStringLiteral("matrix")] = QStringLiteral(
+                "K = K_1 ⊗ … ⊗ K_k, K_d = [diag(diagonal); extra_rows (p × n, row-major)]; rows "
+                "and cells in C order");
+        }
+        if (!st.marginalWeights.empty()) {
+            so[QStringLiteral("marginal_weights")] = ints(st.marginalWeights);
+            so[QStringLiteral("matrix")] = QStringLiteral(
+                "K = [w_a·M_a] over the marginals a with w_a > 0 (bit i of a: attribute i kept), "
+                "each marginal's cells in C order");
+        }
+        so[QStringLiteral("measurements")] = ints(st.measurements);
+        o[QStringLiteral("strategy")] = so;
+    }
     if (m.intervals) {
         // Issue #22: the level, the method, the half-width as a plain decimal and a sentence; the
         // CSV's lower/upper columns are value ∓ half_width.
@@ -360,6 +408,16 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
         all[QStringLiteral("method")] = qs(iv.simultaneousMethod);
         all[QStringLiteral("sentence")] = qs(iv.simultaneousSentence);
         io[QStringLiteral("all_bins_at_once")] = all;
+        if (!iv.halfWidths.empty()) {
+            // Each value has its own half-width (half_width is the largest).
+            QJsonArray widths;
+            for (double h : iv.halfWidths) {
+                widths.append(h);
+            }
+            io[QStringLiteral("half_widths")] = widths;
+            io[QStringLiteral("columns")] =
+                QStringLiteral("lower = value - half_widths[i], upper = value + half_widths[i]");
+        }
         o[QStringLiteral("intervals")] = io;
     } else if (m.postProcessing == "resize" || m.postProcessing == "noisefirst") {
         o[QStringLiteral("intervals")] = QStringLiteral(

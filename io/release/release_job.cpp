@@ -215,6 +215,11 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     if (auto p = checkPaths(request, failure); !p) {
         return p.error();
     }
+    if (request.strategy || request.planStrategy) {
+        if (auto c = checkStrategyReleaseSpec(spec); !c) {
+            return failWith(failure, true, "", c.error().message);
+        }
+    }
     if (!request.loadTruth) {
         return failWith(failure, true, "data", "no data to release");
     }
@@ -259,34 +264,57 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
             }
         }
     }
-    auto release = truth->table ? releaseTable(spec, *truth->table, randomness)
-                                : releaseHistogram(spec, truth->histogram, randomness);
+    std::shared_ptr<const StrategyReleasePlan> strategy = request.strategy;
+    if (!strategy && request.planStrategy) {
+        DomainShape shape;
+        if (truth->table) {
+            for (auto n : truth->table->shape()) {
+                shape.push_back(static_cast<std::size_t>(n));
+            }
+        } else {
+            shape.push_back(truth->histogram.size());
+        }
+        auto planned = request.planStrategy(shape);
+        if (!planned) {
+            return failWith(failure, true, "strategy", planned.error().message);
+        }
+        strategy = std::move(planned).value();
+    }
+    auto release =
+        strategy       ? (truth->table
+                              ? releaseTableThroughStrategy(spec, *strategy, *truth->table, randomness)
+                              : releaseThroughStrategy(spec, *strategy, truth->histogram, randomness))
+        : truth->table ? releaseTable(spec, *truth->table, randomness)
+                       : releaseHistogram(spec, truth->histogram, randomness);
     if (!release) {
         // A table too large to release is bad input, like undeclared bins.
-        const bool tooLarge = truth->table && release.error().message.rfind("table:", 0) == 0;
+        const bool tooLarge = (truth->table && release.error().message.rfind("table:", 0) == 0) ||
+                              release.error().message.rfind("strategy release:", 0) == 0;
         return failWith(failure, tooLarge, tooLarge ? "data" : "", release.error().message);
     }
     // The intervals the files state (issue #22): from the spec and the number of declared bins
-    // alone, never from the data.
-    auto intervals = releaseIntervals(spec, release->values.size());
-    if (!intervals) {
-        return failWith(failure, true, "", intervals.error().message);
-    }
-    if (*intervals && (*intervals)->aroundNoisy) {
-        // The bounds after resize / NoiseFirst are around the noisy counts before them.
-        for (std::size_t i = 0; i < release->values.size(); ++i) {
-            const bool ok =
-                i < release->noisyBeforePostProcessing.size() &&
-                postProcessedBounds(release->values[i], release->noisyBeforePostProcessing[i],
-                                    (*intervals)->simultaneousHalfWidth);
-            if (!ok) {
-                return failWith(failure, false, "",
-                                "intervals: the noisy count before post-processing of bin " +
-                                    std::to_string(i + 1) + " is missing or not finite");
+    // alone, never from the data (a strategy release states its own, from K alone).
+    if (!strategy) {
+        auto intervals = releaseIntervals(spec, release->values.size());
+        if (!intervals) {
+            return failWith(failure, true, "", intervals.error().message);
+        }
+        if (*intervals && (*intervals)->aroundNoisy) {
+            // The bounds after resize / NoiseFirst are around the noisy counts before them.
+            for (std::size_t i = 0; i < release->values.size(); ++i) {
+                const bool ok =
+                    i < release->noisyBeforePostProcessing.size() &&
+                    postProcessedBounds(release->values[i], release->noisyBeforePostProcessing[i],
+                                        (*intervals)->simultaneousHalfWidth);
+                if (!ok) {
+                    return failWith(failure, false, "",
+                                    "intervals: the noisy count before post-processing of bin " +
+                                        std::to_string(i + 1) + " is missing or not finite");
+                }
             }
         }
+        release->metadata.intervals = *intervals;
     }
-    release->metadata.intervals = *intervals;
 
     // Under the lock: the ledger as it is now, interrupted releases resolved, the checks again,
     // then the charge and the files.
@@ -374,7 +402,26 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
         }
         p.gaussian = *g;
     }
-    if (request.previewBins > 0) {
+    std::shared_ptr<const StrategyReleasePlan> strategy = request.strategy;
+    if (!strategy && request.planStrategy &&
+        (request.previewBins > 0 || !request.previewShape.empty())) {
+        auto planned = request.planStrategy(request.previewShape.empty()
+                                                ? std::vector<std::size_t>{request.previewBins}
+                                                : request.previewShape);
+        if (!planned) {
+            return planned.error();
+        }
+        strategy = std::move(planned).value();
+    }
+    if (strategy) {
+        auto law = strategyReleaseLaw(spec, *strategy);
+        if (!law) {
+            return law.error();
+        }
+        p.intervals = law->intervals;
+        p.strategy = strategy;
+        p.strategyRmse = law->expectedRmse;
+    } else if (request.previewBins > 0) {
         auto intervals = releaseIntervals(spec, request.previewBins);
         if (!intervals) {
             return intervals.error();

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,6 +31,7 @@
 #include "core/base/expected.h"
 #include "core/choosing/budget.h"
 #include "core/histogram/histogram.h"
+#include "core/matrix_mechanism/strategy_release.h"
 #include "core/release/release.h"
 #include "core/table/table.h"
 #include "io/release/privacy_ledger.h"
@@ -78,6 +80,16 @@ struct ReleaseRequest {
     bool overwrite = false;  // replace existing release files (the caller asked the user)
     // The number of declared bins (cells), for the intervals of previewRelease; 0: not shown.
     std::uint64_t previewBins = 0;
+    // The declared shape of a table for previewRelease's strategy plan (empty: previewBins
+    // cells in one dimension).
+    std::vector<std::size_t> previewShape;
+    // A release through a designed strategy (issue #23; planned without the data): the truth's
+    // cells are measured through the plan's integer strategy instead of noised one by one.
+    std::shared_ptr<const StrategyReleasePlan> strategy;
+    // Or the plan made once the declared shape is known (the histogram's bins or the table's
+    // attributes, declared before the data were read: the design never sees a count). Used when
+    // `strategy` is empty.
+    StrategyPlanner planStrategy;
     // Called once every check that needs no data has passed; an Error refuses the release.
     std::function<Expected<ReleaseTruth>()> loadTruth;
     // Test hooks, passed to writeRelease (simulated write failures; each completed step, where a
@@ -130,6 +142,9 @@ struct ReleasePreview {
     // The intervals the release will state (request.previewBins > 0; issue #22); empty when not
     // stated (resize, NoiseFirst).
     std::optional<ReleaseIntervalStatement> intervals;
+    // A release through a strategy: the plan previewed (its rounding and expected error).
+    std::shared_ptr<const StrategyReleasePlan> strategy;
+    double strategyRmse = 0;  // its exact expected RMSE on the workload at this ε
 };
 // An Error when the preview cannot be computed (bad spec, unreadable or tampered ledger, a new
 // ledger without a total): the message says why.

@@ -390,6 +390,20 @@ void ReleaseDialog::buildUi() {
             .arg(ctx_.column.toHtmlEscaped())
             .arg(ctx_.histogram ? static_cast<qlonglong>(ctx_.histogram->size()) : 0)
             .arg(ctx_.binsText.toHtmlEscaped()));
+    if (!ctx_.strategyWorkload.isEmpty()) {
+        intro->setText(
+            tr("Publishes the histogram of <b>%1</b> (%2 declared bins; %3) through a strategy "
+               "designed for the workload <b>%4</b> (the matrix mechanism; HDMM, McKenna, "
+               "Miklau, Hay &amp; Machanavajjhala 2018): the strategy is designed from the "
+               "declared bins alone and rounded to integer queries, which are measured with "
+               "exact discrete Laplace noise from the operating system's random generator; the "
+               "published counts are their least-squares inference, each with its own interval. "
+               "Written as CSV with a JSON metadata file (the strategy and its noisy "
+               "measurements included) and charged to a ledger.")
+                .arg(ctx_.column.toHtmlEscaped())
+                .arg(ctx_.histogram ? static_cast<qlonglong>(ctx_.histogram->size()) : 0)
+                .arg(ctx_.binsText.toHtmlEscaped(), ctx_.strategyWorkload.toHtmlEscaped()));
+    }
     intro->setWordWrap(true);
     intro->setObjectName(QStringLiteral("releaseIntro"));
     layout->addWidget(intro);
@@ -503,6 +517,23 @@ void ReleaseDialog::buildUi() {
         tr("Recorded in the metadata as \"epsilon_chosen_on\". Set by the "
            "Trade-off tab's \"Plan on\"."));
     form->addRow(chosenOn_);
+    strategy_ = new QLabel;
+    strategy_->setObjectName(QStringLiteral("releaseStrategy"));
+    strategy_->setWordWrap(true);
+    strategy_->setVisible(!ctx_.strategyWorkload.isEmpty());
+    form->addRow(strategy_);
+    if (!ctx_.strategyWorkload.isEmpty()) {
+        // The strategy's noise is discrete Laplace on its integer queries and its inference least
+        // squares: the other mechanisms and post-processing do not apply.
+        mechanism_->setCurrentIndex(mechanism_->findData(QStringLiteral("discrete-laplace")));
+        mechanism_->setEnabled(false);
+        post_->setCurrentIndex(post_->findData(QStringLiteral("identity")));
+        post_->setEnabled(false);
+        post_->setToolTip(
+            tr("The published counts are the least-squares inference from the "
+               "strategy's measurements."));
+        strategy_->setText(tr("Designing the strategy…"));
+    }
     layout->addWidget(mechBox);
 
     auto* filesBox = new QGroupBox(tr("Files"));
@@ -639,6 +670,22 @@ Expected<data::ReleaseRequest> ReleaseDialog::request() const {
     r.spec.postProcessedIntervals = postIntervals_->isEnabled() && postIntervals_->isChecked();
     r.spec.epsilonChosenOn = ctx_.epsilonChosenOn.toStdString();
     r.previewBins = ctx_.histogram ? ctx_.histogram->size() : 0;
+    if (!ctx_.strategyWorkload.isEmpty()) {
+        auto workload = WorkloadSpec::parse(ctx_.strategyWorkload.toStdString());
+        if (!workload) {
+            return Error{"strategy workload: " + workload.error().message};
+        }
+        StrategyOptimizeOptions options;
+        options.restarts = ctx_.strategyRestarts;
+        options.seed = ctx_.strategySeed;
+        r.planStrategy = strategyPlanner(*workload, ctx_.strategyTemplate, ctx_.strategyP, options);
+        if (ctx_.table) {
+            for (auto n : ctx_.table->shape()) {
+                r.previewShape.push_back(static_cast<std::size_t>(n));
+            }
+        }
+        r.strategy = plan_;  // designed by the last preview (empty before the first)
+    }
     const QString version = QCoreApplication::applicationVersion();
     r.spec.appVersion = "dpexplorer " + (version.isEmpty() ? std::string("(version unknown)")
                                                            : version.toStdString());
@@ -770,7 +817,25 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
         budget_->clear();
         status_->setStyleSheet(errorStyle(this));
         status_->setText(tr("Cannot release: %1").arg(error));
+        if (!ctx_.strategyWorkload.isEmpty()) {
+            strategy_->setText(tr("No strategy: %1").arg(error));
+        }
     } else {
+        if (p->strategy) {
+            plan_ = p->strategy;
+            const IntegerStrategy& k = *p->strategy->strategy;
+            strategy_->setText(
+                tr("Strategy: %1, measured as %2 (its error %3 % above the designed one); "
+                   "expected RMSE on the %4 queries of %5: %6 at this ε.")
+                    .arg(q(p->strategy->templateName), q(k.describe()))
+                    .arg(q(formatNumber(
+                        100 * std::max(0.0, k.designObjective > 0
+                                                ? k.roundedObjective / k.designObjective - 1
+                                                : 0.0))))
+                    .arg(static_cast<qlonglong>(p->strategy->workload->queryCount()))
+                    .arg(q(p->strategy->workload->describe()))
+                    .arg(q(formatNumber(p->strategyRmse))));
+        }
         if (p->intervals) {
             // Issue #22: the sentences the release will state, before it is made.
             intervals_->setText(
@@ -963,6 +1028,10 @@ QString ReleaseDialog::chosenOnText() const {
     return tr("ε chosen on: %1.").arg(on);
 }
 
+QString ReleaseDialog::strategyText() const {
+    return strategy_->text();
+}
+
 QString ReleaseDialog::intervalText() const {
     return intervals_->text();
 }
@@ -1137,13 +1206,17 @@ ReleaseController::ReleaseController(std::function<ReleaseContext()> context, Jo
     connect(watcher_, &QFileSystemWatcher::directoryChanged, changed_, qOverload<>(&QTimer::start));
 }
 
-ReleaseDialog* ReleaseController::open() {
+ReleaseDialog* ReleaseController::open(const std::function<void(ReleaseContext&)>& adjust) {
     if (dialog_) {
         dialog_->raise();
         dialog_->activateWindow();
         return dialog_;
     }
-    dialog_ = new ReleaseDialog(context_(), runner_, window_);
+    ReleaseContext context = context_();
+    if (adjust) {
+        adjust(context);
+    }
+    dialog_ = new ReleaseDialog(std::move(context), runner_, window_);
     dialog_->setAttribute(Qt::WA_DeleteOnClose);
     if (!ledgerPath().isEmpty()) {
         dialog_->setLedgerPath(ledgerPath());

@@ -20,8 +20,11 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "core/histogram/histogram.h"
 #include "core/table/table.h"
@@ -73,6 +76,14 @@ struct ReleaseContext {
     // What ε was chosen on (issue #22): the Trade-off tab's plan, "confidential data" or
     // "public proxy: uniform, N = 30000"; recorded as the metadata's "epsilon_chosen_on".
     QString epsilonChosenOn = QStringLiteral("confidential data");
+    // A release through a designed strategy (issue #23, from the Strategy tab): the workload the
+    // strategy is designed for (WorkloadSpec text; empty: every bin noised on its own), the
+    // template and the design's options. Planned on the declared shape, never on the counts.
+    QString strategyWorkload;
+    DesignTemplate strategyTemplate = DesignTemplate::Automatic;
+    std::vector<std::size_t> strategyP;
+    std::size_t strategyRestarts = 3;
+    std::uint64_t strategySeed = 0;
 };
 // The context of the document's state and the dataset the engine loaded from it. Refuses bins
 // taken from the data: DatasetResult::dataDependent, and for the built-in examples any binning
@@ -117,6 +128,8 @@ public:
     QString intervalText() const;
     // "ε chosen on: public proxy (uniform, N = 30 000)" or "… the confidential data …".
     QString chosenOnText() const;
+    // A release through a strategy: the plan previewed (template, rounding, expected RMSE).
+    QString strategyText() const;
     QString statusText() const;  // the refusal, error or result line
     // The warning shown when the ledger would be new although known ledgers charged this dataset
     // (empty when there is none), and those ledgers' paths.
@@ -180,6 +193,10 @@ private:
     QCheckBox* postIntervals_ = nullptr;  // issue #22: intervals after resize / NoiseFirst
     QLabel* intervals_ = nullptr;
     QLabel* chosenOn_ = nullptr;
+    QLabel* strategy_ = nullptr;
+    // The plan of the last preview (its design does not depend on ε or the data, so the release
+    // reuses it instead of designing again).
+    std::shared_ptr<const StrategyReleasePlan> plan_;
     QLineEdit* output_ = nullptr;
     QLabel* metadataPath_ = nullptr;
     QLineEdit* ledger_ = nullptr;
@@ -225,8 +242,9 @@ public:
     // File ▸ Export decision report… of the last release made in this window (issue #22).
     DecisionReportExporter* reportExporter() const { return exporter_; }
 
-    // Opens the dialog (non-modal) and returns it.
-    ReleaseDialog* open();
+    // Opens the dialog (non-modal) and returns it; `adjust` edits the context first (a release
+    // through the Strategy tab's strategy). An open dialog is raised as it is.
+    ReleaseDialog* open(const std::function<void(ReleaseContext&)>& adjust = {});
     // The dataset the window shows (its ledger description, ReleaseContext::dataset) and the
     // ledger chosen for its plan: "" shows the last known ledger that recorded this dataset, if
     // any. Re-reads the ledger.

@@ -9,6 +9,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands/histogram.h"
+#include "app/cli/commands/strategy.h"
 #include "app/cli/commands/table_input.h"
 #include "app/cli/commands/truth.h"
 #include "app/cli/output.h"
@@ -218,12 +219,13 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
             argv.push_back(argvIn[i]);
         }
     }
-    const std::set<std::string> known{"data",         "column", "bins",        "table",
-                                      "id-column",    "cap",    "counts",      "mechanism",
-                                      "epsilon",      "delta",  "n",           "postprocess",
-                                      "out",          "ledger", "budget",      "composition",
-                                      "neighbouring", "joint",  "counts-file", "counts-layout",
-                                      "confidence",   "report"};
+    const std::set<std::string> known{"data",         "column",   "bins",        "table",
+                                      "id-column",    "cap",      "counts",      "mechanism",
+                                      "epsilon",      "delta",    "n",           "postprocess",
+                                      "out",          "ledger",   "budget",      "composition",
+                                      "neighbouring", "joint",    "counts-file", "counts-layout",
+                                      "confidence",   "report",   "strategy",    "template",
+                                      "p",            "restarts", "seed",        "ftol"};
     // Issue #22: --post-intervals states intervals after resize / noisefirst (a flag);
     // --plan-on/--population record what ε was chosen on.
     std::set<std::string> knownAll = known;
@@ -380,6 +382,35 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     if (a.has("composition")) {
         request.composition = *composition;
     }
+    if (a.has("strategy")) {
+        // Issue #23: measure through a strategy designed for this workload (HDMM) once the
+        // declared shape is known; the design sees the shape only.
+        auto workload = WorkloadSpec::parse(*a.get("strategy"));
+        if (!workload) {
+            return fail(err, "--strategy: " + workload.error().message, kInvalid);
+        }
+        auto design =
+            strategyDesignArgs(a, a.all("column").size() > 1 ? a.all("column").size() : 1);
+        if (!design) {
+            return fail(err, design.error().message, kInvalid);
+        }
+        auto planner = strategyPlanner(*workload, design->templ, design->p, design->options);
+        request.planStrategy =
+            [planner](
+                const DomainShape& shape) -> Expected<std::shared_ptr<const StrategyReleasePlan>> {
+            auto plan = planner(shape);
+            if (!plan) {
+                return Error{"--strategy: " + plan.error().message};
+            }
+            return plan;
+        };
+    } else {
+        for (const char* opt : {"template", "p", "restarts", "seed", "ftol"}) {
+            if (a.has(opt)) {
+                return fail(err, std::string("--") + opt + " goes with --strategy", kInvalid);
+            }
+        }
+    }
     request.loadTruth = [&a]() -> Expected<data::ReleaseTruth> {
         auto truth = truthFromArgs(a);
         if (!truth) {
@@ -448,6 +479,16 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         o[QStringLiteral("interval")] = QStringLiteral(
             "not stated: resize and NoiseFirst change each value by an amount that depends on "
             "every bin, which the noise law alone does not bound");
+    }
+    if (const auto& st = release->metadata.strategy) {
+        QJsonObject so;
+        so[QStringLiteral("workload")] = qs(st->workload);
+        so[QStringLiteral("template")] = qs(st->templateName);
+        so[QStringLiteral("integer_strategy")] = qs(st->integerStrategy);
+        so[QStringLiteral("rows")] = static_cast<qint64>(st->measurements.size());
+        so[QStringLiteral("expected_rmse")] = st->expectedRmse;
+        so[QStringLiteral("rounding_loss")] = st->roundingLoss;
+        o[QStringLiteral("strategy")] = so;
     }
     if (!outcome->recoveryNotes.empty()) {
         QJsonArray notes;

@@ -43,6 +43,48 @@ QJsonObject baselineJson(const std::string& name, Expected<std::unique_ptr<Linea
 
 }  // namespace
 
+Expected<StrategyDesignArgs> strategyDesignArgs(const Args& a, std::size_t dimensions) {
+    StrategyDesignArgs out;
+    auto restarts = a.unsignedInt("restarts", 3);
+    auto seed = a.unsignedInt("seed", 0);
+    for (const auto* v : {&restarts, &seed}) {
+        if (!*v) {
+            return v->error();
+        }
+    }
+    if (*restarts < 1 || *restarts > 100) {
+        return Error{"--restarts must be in [1, 100]"};
+    }
+    auto ftol = a.number("ftol", 1e-4);
+    if (!ftol) {
+        return ftol.error();
+    }
+    if (!(*ftol > 0) || *ftol >= 1) {
+        return Error{"--ftol must be in (0, 1), e.g. 1e-4 (HDMM's) or 1e-6"};
+    }
+    if (auto text = a.get("p")) {
+        for (const std::string& part : split(*text, ',')) {
+            auto v = parseNumber(part, "--p");
+            if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e6) {
+                return Error{"--p: '" + part + "' is not a whole number ≥ 1"};
+            }
+            out.p.push_back(static_cast<std::size_t>(*v));
+        }
+        if (out.p.size() == 1 && dimensions > 1) {
+            out.p.assign(dimensions, out.p[0]);
+        }
+    }
+    out.options.restarts = static_cast<std::size_t>(*restarts);
+    out.options.seed = *seed;
+    out.options.minimizer.ftol = *ftol;
+    auto templ = designTemplateFromName(a.get("template").value_or("auto"));
+    if (!templ) {
+        return Error{"--template: " + templ.error().message};
+    }
+    out.templ = *templ;
+    return out;
+}
+
 int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     const std::set<std::string> known{"domain",  "workload", "p",         "restarts", "seed",
                                       "epsilon", "ftol",     "per-query", "template"};
@@ -78,44 +120,13 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     if (auto s = validateEpsilon(*epsilon); !s) {
         return fail(err, "--epsilon: " + s.error().message);
     }
-    auto restarts = a.unsignedInt("restarts", 3);
-    auto seed = a.unsignedInt("seed", 0);
-    for (const auto* v : {&restarts, &seed}) {
-        if (!*v) {
-            return fail(err, v->error());
-        }
+    auto design = strategyDesignArgs(a, shape->size());
+    if (!design) {
+        return fail(err, design.error());
     }
-    if (*restarts < 1 || *restarts > 100) {
-        return fail(err, "--restarts must be in [1, 100]");
-    }
-    auto ftol = a.number("ftol", 1e-4);
-    if (!ftol) {
-        return fail(err, ftol.error());
-    }
-    if (!(*ftol > 0) || *ftol >= 1) {
-        return fail(err, "--ftol must be in (0, 1), e.g. 1e-4 (HDMM's) or 1e-6");
-    }
-    std::vector<std::size_t> p;
-    if (auto text = a.get("p")) {
-        for (const std::string& part : split(*text, ',')) {
-            auto v = parseNumber(part, "--p");
-            if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e6) {
-                return fail(err, "--p: '" + part + "' is not a whole number ≥ 1");
-            }
-            p.push_back(static_cast<std::size_t>(*v));
-        }
-        if (p.size() == 1 && shape->size() > 1) {
-            p.assign(shape->size(), p[0]);
-        }
-    }
-    StrategyOptimizeOptions options;
-    options.restarts = static_cast<std::size_t>(*restarts);
-    options.seed = *seed;
-    options.minimizer.ftol = *ftol;
-    auto templ = designTemplateFromName(a.get("template").value_or("auto"));
-    if (!templ) {
-        return fail(err, "--template: " + templ.error().message);
-    }
+    const StrategyOptimizeOptions& options = design->options;
+    const std::vector<std::size_t>& p = design->p;
+    const DesignTemplate* templ = &design->templ;
     auto d = designStrategy(*w, *templ, p, options);
     if (!d) {
         return fail(err, d.error());

@@ -780,6 +780,55 @@ private Q_SLOTS:
 
 private:
     QTemporaryDir settings_;
+
+    // Issue #23: the Strategy tab's "Release through this strategy…" opens the dialog with the
+    // tab's workload; the preview designs and rounds the strategy (template, rounding, expected
+    // RMSE shown), the mechanism and post-processing are fixed, and the release writes per-cell
+    // intervals and the strategy block (K and the noisy measurements) and charges the ledger.
+    void releaseThroughTheStrategyTab() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        auto* button = w.findChild<QPushButton*>(QStringLiteral("strategyRelease"));
+        QVERIFY(button != nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 10000);
+        QCOMPARE(w.document()->state().strategy.workload, QStringLiteral("allrange"));
+        button->click();
+        ReleaseDialog* d = w.releaseController()->dialog();
+        QVERIFY(d != nullptr);
+        Reports reports;
+        d->setReport([&reports](bool ok, const QString& text) { reports.list.append({ok, text}); });
+        QVERIFY(!field<QComboBox>(d, "releaseMechanism")->isEnabled());
+        QVERIFY(!field<QComboBox>(d, "releasePost")->isEnabled());
+        QVERIFY(field<QLabel>(d, "releaseIntro")->text().contains(QStringLiteral("allrange")));
+        const QString csv = dir.filePath(QStringLiteral("strategy.csv"));
+        const QString ledger = dir.filePath(QStringLiteral("ledger.json"));
+        QVERIFY(fillNewLedgerRelease(d, csv, ledger, QStringLiteral("2"), QStringLiteral("1")));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        QVERIFY2(d->strategyText().startsWith(QStringLiteral("Strategy: OPT")),
+                 qPrintable(d->strategyText()));
+        QVERIFY2(d->intervalText().contains(QStringLiteral("conservative bound")),
+                 qPrintable(d->intervalText()));
+        // DPX_SHOT_DIR=DIR saves the dialog as it is before the release (to look at it).
+        if (const QString shots = qEnvironmentVariable("DPX_SHOT_DIR"); !shots.isEmpty()) {
+            d->grab().save(shots + QStringLiteral("/strategy-release-dialog.png"));
+        }
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        const QByteArray text = readFile(csv);
+        QVERIFY(text.startsWith("bin,value,lower,upper\n"));
+        const QJsonObject meta =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("strategy.json"))))
+                .object();
+        const QJsonObject st = meta.value(QStringLiteral("strategy")).toObject();
+        QCOMPARE(st.value(QStringLiteral("workload")).toString(), QStringLiteral("allrange"));
+        QVERIFY(!st.value(QStringLiteral("measurements")).toArray().isEmpty());
+        QVERIFY(meta.value(QStringLiteral("intervals"))
+                    .toObject()
+                    .value(QStringLiteral("half_widths"))
+                    .isArray());
+    }
 };
 
 QTEST_MAIN(TestReleaseDialog)

@@ -369,6 +369,15 @@ void StrategyTab::buildControls() {
     arl->addWidget(nnls_);
     arl->addWidget(new QLabel(tr("Noise seed")));
     arl->addWidget(applySeed_);
+    release_ = new QPushButton(tr("Release through this strategy…"));
+    release_->setObjectName(QStringLiteral("strategyRelease"));
+    release_->setToolTip(
+        tr("Publish the current table through a strategy designed for this workload and "
+           "template: the strategy is rounded to integer queries, measured with exact discrete "
+           "Laplace noise from the operating system's generator and charged to a ledger (the "
+           "release dialog shows the cost and the intervals first)."));
+    connect(release_, &QPushButton::clicked, this, &StrategyTab::releaseRequested);
+    arl->addWidget(release_);
     al->addWidget(ar);
     applyPlot_ = new QCustomPlot;
     applyPlot_->legend->setVisible(true);
@@ -458,6 +467,7 @@ void StrategyTab::updateVisibility() {
     delta_->setEnabled(true);
     cancel_->setEnabled(running_ || applying_);
     simulate_->setEnabled(result_ != nullptr && !applying_);
+    release_->setEnabled(table_ != nullptr);
     progress_->setVisible(running_);
 }
 

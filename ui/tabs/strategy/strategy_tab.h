@@ -80,6 +80,9 @@ public:
     QTabWidget* pages() const { return pages_; }
 
 Q_SIGNALS:
+    // "Release through this strategy…": the window opens its release dialog on the current
+    // data with the tab's workload and template (issue #23).
+    void releaseRequested();
     // A design or a simulation finished, failed or was cancelled, and is drawn.
     void drawn();
     // The user changed an input (not setChoices): choices() has it.
@@ -137,6 +140,7 @@ private:
     QLabel* qNote_;
     QLabel* banner_;
     QPushButton* simulate_;
+    QPushButton* release_;
     QCheckBox* nnls_;
     QSpinBox* applySeed_;
     QCustomPlot* applyPlot_;
