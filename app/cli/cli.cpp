@@ -86,7 +86,11 @@ const std::vector<Command> kCommands{
   dpx release ... [--confidence L (in (0, 1), default 0.95)]
                (the CSV's lower/upper columns and the JSON's "intervals" cover each count
                before noise with probability >= L, exact for the noise law; not stated after
-               resize or noisefirst))"},
+               resize or noisefirst)
+  dpx release ... --budget EPS,DELTA --composition pld [--pld-interval H (1e-4)]
+               (a new ledger composed by the privacy loss distribution, Koskela et al.
+               2020, pessimistic grid of interval H, at the total DELTA; records each
+               release's noise so that every run recomputes the same epsilon))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the

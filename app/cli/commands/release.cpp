@@ -216,12 +216,12 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
             argv.push_back(argvIn[i]);
         }
     }
-    const std::set<std::string> known{"data",         "column", "bins",        "table",
-                                      "id-column",    "cap",    "counts",      "mechanism",
-                                      "epsilon",      "delta",  "n",           "postprocess",
-                                      "out",          "ledger", "budget",      "composition",
-                                      "neighbouring", "joint",  "counts-file", "counts-layout",
-                                      "confidence"};
+    const std::set<std::string> known{"data",         "column",      "bins",        "table",
+                                      "id-column",    "cap",         "counts",      "mechanism",
+                                      "epsilon",      "delta",       "n",           "postprocess",
+                                      "out",          "ledger",      "budget",      "composition",
+                                      "neighbouring", "joint",       "counts-file", "counts-layout",
+                                      "confidence",   "pld-interval"};
     auto args = Args::parse(argv, 2, known, kJointFlags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message, kInvalid);
@@ -320,6 +320,12 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     }
     if (a.has("composition")) {
         request.composition = *composition;
+    }
+    if (a.has("pld-interval")) {
+        if (*composition != Composition::Pld) {
+            return fail(err, "--pld-interval goes with --composition pld", kInvalid);
+        }
+        request.pldInterval = *a.get("pld-interval");
     }
     request.loadTruth = [&a]() -> Expected<data::ReleaseTruth> {
         auto truth = truthFromArgs(a);
