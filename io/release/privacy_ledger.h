@@ -1,5 +1,5 @@
 // A per-dataset privacy-budget ledger file (issue #8): the total budget (ε, δ), the composition
-// (basic or zCDP, core/choosing/budget.h) and every release charged to it, as JSON. The arithmetic
+// (basic or zCDP, core/choosing/budget.h, or the PLD accountant: version 3 below) and every release charged to it, as JSON. The arithmetic
 // is BudgetLedger's: exact rationals for basic composition (ten charges of 0.1 fill a total of 1
 // exactly), exact ρ sums with a 1e-12 safety margin for zCDP.
 //
@@ -15,6 +15,11 @@
 // publication under way or interrupted), "published" or "not published" (charged, the files
 // never appeared: the budget stays spent). Version 1 files (every entry published) are read and
 // rewritten as version 2.
+//
+// Version 3 (issue #22) is the ledger of composition "pld": version 2 plus a "pld" object (grid
+// interval, target δ = the total δ, the ε found) and each release's "loss" (LedgerLoss), from
+// which the PLD accountant (core/accounting/privacy_loss.h) recomposes the releases on every load
+// and must find the recorded ε exactly. Basic and zCDP ledgers stay version 2.
 //
 // The file itself (resolveLedgerPath): a symbolic link is followed to the file it names (the lock
 // and every write go to that file, so two links cannot make two ledgers); anything that is not a
