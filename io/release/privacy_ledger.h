@@ -1,7 +1,7 @@
 // A per-dataset privacy-budget ledger file (issue #8): the total budget (ε, δ), the composition
-// (basic or zCDP, core/choosing/budget.h, or the PLD accountant: version 3 below) and every release charged to it, as JSON. The arithmetic
-// is BudgetLedger's: exact rationals for basic composition (ten charges of 0.1 fill a total of 1
-// exactly), exact ρ sums with a 1e-12 safety margin for zCDP.
+// (basic or zCDP, core/choosing/budget.h, or the PLD accountant: version 3 below) and every release
+// charged to it, as JSON. The arithmetic is BudgetLedger's: exact rationals for basic composition
+// (ten charges of 0.1 fill a total of 1 exactly), exact ρ sums with a 1e-12 safety margin for zCDP.
 //
 // Integrity: the file carries "format": "dpx-privacy-ledger", "version": 2 and a SHA-256 of its
 // own content (the compact JSON of the object without the "sha256" member, keys sorted). A file
