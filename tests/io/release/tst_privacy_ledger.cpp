@@ -198,14 +198,7 @@ private Q_SLOTS:
             json = l->toJson();
             replace("\"epsilon\": \"1\"", "\"epsilon\": \"0.6\"");
             // Recompute the checksum as a forger would: parse, drop sha256, hash, put back.
-            auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
-            doc.remove(QStringLiteral("sha256"));
-            const QByteArray h =
-                QCryptographicHash::hash(QJsonDocument(doc).toJson(QJsonDocument::Compact),
-                                         QCryptographicHash::Sha256)
-                    .toHex();
-            doc[QStringLiteral("sha256")] = QString::fromLatin1(h);
-            json = QJsonDocument(doc).toJson().toStdString();
+            json = rehashed(QJsonDocument::fromJson(QByteArray::fromStdString(json)).object());
         } else {
             json = edit.toStdString();
         }
