@@ -100,7 +100,11 @@ const std::vector<Command> kCommands{
                (the matrix mechanism with a strategy designed for WORKLOAD by HDMM, McKenna
                et al. 2018, from the declared bins alone, rounded to integers K: K·x measured
                with discrete Laplace noise on K's sensitivity, the cells inferred by least
-               squares; each cell's own interval; the JSON lists K and the measurements))"},
+               squares; each cell's own interval; the JSON lists K and the measurements)
+  dpx release ... --budget EPS,DELTA --composition pld [--pld-interval H (1e-4)]
+               (a new ledger composed by the privacy loss distribution, Koskela et al.
+               2020, pessimistic grid of interval H, at the total DELTA; records each
+               release's noise so that every run recomputes the same epsilon))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the

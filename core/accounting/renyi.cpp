@@ -19,9 +19,13 @@ Status validateAll(const std::vector<AccountedMechanism>& mechs) {
     return okStatus();
 }
 
-double epsilonAt(const std::vector<AccountedMechanism>& mechs, double alpha, double logDelta) {
-    const double r = renyiCurve(mechs, alpha);
+// The improved conversion at one order (Canonne, Kamath & Steinke 2020 Prop 12).
+double epsilonFromCurve(double r, double alpha, double logDelta) {
     return r + std::log1p(-1 / alpha) - (logDelta + std::log(alpha)) / (alpha - 1);
+}
+
+double epsilonAt(const std::vector<AccountedMechanism>& mechs, double alpha, double logDelta) {
+    return epsilonFromCurve(renyiCurve(mechs, alpha), alpha, logDelta);
 }
 
 double logDeltaAt(const std::vector<AccountedMechanism>& mechs, double alpha, double epsilon) {
@@ -178,6 +182,10 @@ Expected<RenyiAnswer> renyiDelta(const std::vector<AccountedMechanism>& mechs, d
                            {epsilon > rho ? (epsilon + rho) / (2 * rho) : 0.0});
     best.value = std::exp(best.value);
     return best;
+}
+
+double renyiToEpsilon(double r, double alpha, double delta) {
+    return epsilonFromCurve(r, alpha, std::log(delta));
 }
 
 }  // namespace dpx::accounting

@@ -32,6 +32,9 @@ namespace dpx::accounting {
 double renyiDivergence(const AccountedMechanism& m, double alpha);
 // Σ count·r(α) of a plan.
 double renyiCurve(const std::vector<AccountedMechanism>& mechs, double alpha);
+// The improved conversion above at one order: ε = r + ln(1 − 1/α) − (ln δ + ln α)/(α − 1), for a
+// curve value r at α > 1 and δ ∈ (0, 1) (any α gives a valid ε; callers minimise over α).
+double renyiToEpsilon(double r, double alpha, double delta);
 // The fixed α grid.
 const std::vector<double>& renyiOrders();
 

@@ -149,7 +149,7 @@ Rational rhoAllowance(const BudgetTotal& t) {
 }  // namespace
 
 const char* compositionName(Composition c) {
-    return c == Composition::Zcdp ? "zcdp" : "basic";
+    return c == Composition::Zcdp ? "zcdp" : c == Composition::Pld ? "pld" : "basic";
 }
 
 Expected<Composition> compositionFromName(const std::string& name) {
@@ -159,7 +159,10 @@ Expected<Composition> compositionFromName(const std::string& name) {
     if (name == "zcdp") {
         return Composition::Zcdp;
     }
-    return Error{"unknown composition '" + name + "' (use basic or zcdp)"};
+    if (name == "pld") {
+        return Composition::Pld;
+    }
+    return Error{"unknown composition '" + name + "' (use basic, zcdp or pld)"};
 }
 
 Expected<double> zcdpOfPureDp(double epsilon) {
@@ -265,6 +268,11 @@ BudgetLedger::BudgetLedger(BudgetTotal total, Composition composition)
 Expected<BudgetLedger> BudgetLedger::create(BudgetTotal total, Composition composition) {
     if (auto s = total.validate(); !s) {
         return s.error();
+    }
+    if (composition == Composition::Pld) {
+        return Error{
+            "the PLD accountant composes a release ledger's mechanisms (a ledger created with "
+            "composition pld), not (ε, δ) charges: use basic or zcdp here"};
     }
     if (composition == Composition::Zcdp && total.delta == 0) {
         return Error{

@@ -32,8 +32,10 @@
 
 namespace dpx {
 
-enum class Composition { Basic, Zcdp };
-const char* compositionName(Composition c);  // "basic" / "zcdp"
+// Pld: only a release ledger's accountant (io/release/privacy_ledger.h, the privacy loss
+// distribution of core/accounting/privacy_loss.h); BudgetLedger and plan allocation refuse it.
+enum class Composition { Basic, Zcdp, Pld };
+const char* compositionName(Composition c);  // "basic" / "zcdp" / "pld"
 Expected<Composition> compositionFromName(const std::string& name);
 
 inline constexpr double kZcdpRelativeMargin = 1e-12;

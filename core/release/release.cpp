@@ -252,14 +252,14 @@ Expected<ReleaseCost> releaseCost(const ReleaseSpec& spec) {
     const Rational eps = parseEpsilon(spec.epsilon).value();
     if (spec.mechanism != ReleaseMechanism::DiscreteGaussian) {
         return ReleaseCost{spec.epsilon, "0",
-                           divide(multiply(eps, eps), Rational::integer(2)).toString()};
+                           divide(multiply(eps, eps), Rational::integer(2)).toString(), ""};
     }
     auto cal = calibrateReleaseGaussian(eps, parseDelta(spec.delta).value(), spec.relation,
                                         spec.contributionCap);
     if (!cal) {
         return cal.error();
     }
-    return ReleaseCost{spec.epsilon, spec.delta, cal->rho.toString()};
+    return ReleaseCost{spec.epsilon, spec.delta, cal->rho.toString(), cal->sigma2.toString()};
 }
 
 namespace {

@@ -201,6 +201,7 @@ struct ReleaseCost {
     std::string epsilon;
     std::string delta;
     std::string rho;
+    std::string sigma2;  // discrete-gaussian: the calibrated σ² (exact), else empty
 };
 Expected<ReleaseCost> releaseCost(const ReleaseSpec& spec);
 

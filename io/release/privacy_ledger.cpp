@@ -17,16 +17,19 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/accounting/privacy_loss.h"
 #include "core/base/validation.h"
 #include "core/histogram/dataset.h"
 #include "core/release/exact_samplers.h"
+#include "core/release/release.h"
 
 namespace dpx::data {
 
 namespace {
 
 constexpr const char* kFormat = "dpx-privacy-ledger";
-constexpr int kVersion = 2;  // 1: no release states (every release published)
+constexpr int kVersion = 2;     // 1: no release states (every release published)
+constexpr int kPldVersion = 3;  // 2 + composition "pld": the "pld" object and each "loss"
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
@@ -75,7 +78,49 @@ double doubleAtLeast(const Rational& r) {
     return d;
 }
 
-QJsonObject releaseObject(const LedgerRelease& r) {
+// The double nearest r, moved to the safe side: ≥ r (doubleUp) or ≤ r (doubleDown).
+double doubleUp(const Rational& r) {
+    double d = r.toDouble();
+    auto back = Rational::fromDouble(d);
+    if (back && *back < r) {
+        d = std::nextafter(d, HUGE_VAL);
+    }
+    return d;
+}
+double doubleDown(const Rational& r) {
+    double d = r.toDouble();
+    auto back = Rational::fromDouble(d);
+    if (back && *back > r) {
+        d = std::nextafter(d, -HUGE_VAL);
+    }
+    return d;
+}
+
+constexpr const char* kLossKinds[] = {"discrete-laplace", "discrete-gaussian", "pure-dp"};
+
+// The mechanism the PLD accountant composes for a recorded loss, every parameter rounded to the
+// side of more privacy loss (ε up, σ down), so the double arithmetic never under-reports.
+Expected<accounting::AccountedMechanism> accountedMechanism(const LedgerLoss& loss) {
+    if (auto v = loss.validate(); !v) {
+        return v.error();
+    }
+    const Rational value = exactValue(loss.parameter, "loss parameter").value();
+    if (loss.kind == "discrete-laplace") {
+        // ε per bin = Δ/t, t = p/q: Δq/p.
+        auto eps =
+            Rational::fraction(BigInt(loss.sensitivity) * value.denominator(), value.numerator());
+        return accounting::geometricLoss(doubleUp(*eps), static_cast<double>(loss.sensitivity),
+                                         loss.count);
+    }
+    if (loss.kind == "discrete-gaussian") {
+        const double sigma = std::nextafter(std::sqrt(doubleDown(value)), 0.0);
+        return accounting::discreteGaussianLoss(sigma, static_cast<double>(loss.sensitivity),
+                                                loss.count);
+    }
+    return accounting::randomizedResponseLoss(doubleUp(value), 2, loss.count);
+}
+
+QJsonObject releaseObject(const LedgerRelease& r, bool withLoss) {
     QJsonObject o;
     o[QStringLiteral("time")] = qs(r.time);
     o[QStringLiteral("mechanism")] = qs(r.mechanism);
@@ -99,6 +144,14 @@ QJsonObject releaseObject(const LedgerRelease& r) {
     }
     if (!r.note.empty()) {
         o[QStringLiteral("note")] = qs(r.note);
+    }
+    if (withLoss) {
+        QJsonObject loss;
+        loss[QStringLiteral("kind")] = qs(r.loss.kind);
+        loss[QStringLiteral("parameter")] = qs(r.loss.parameter);
+        loss[QStringLiteral("sensitivity")] = static_cast<qint64>(r.loss.sensitivity);
+        loss[QStringLiteral("count")] = static_cast<qint64>(r.loss.count);
+        o[QStringLiteral("loss")] = loss;
     }
     return o;
 }
@@ -298,6 +351,97 @@ Expected<LedgerLocation> resolveLedgerPath(const std::string& path) {
     return loc;
 }
 
+Status LedgerLoss::validate() const {
+    bool known = false;
+    for (const char* k : kLossKinds) {
+        known = known || kind == k;
+    }
+    if (!known) {
+        return Error{"loss kind: '" + kind +
+                     "' is not one of discrete-laplace, discrete-gaussian, pure-dp"};
+    }
+    auto value = exactValue(parameter, "loss parameter");
+    if (!value) {
+        return value.error();
+    }
+    if (value->sign() <= 0) {
+        return Error{"loss parameter: must be > 0 (got " + parameter + ")"};
+    }
+    if (sensitivity < 1 || sensitivity > 2 * kMaxReleaseCap) {
+        return Error{"loss sensitivity: must be a whole number in [1, " +
+                     std::to_string(2 * kMaxReleaseCap) + "] (got " + std::to_string(sensitivity) +
+                     ")"};
+    }
+    if (count < 1 || count > 2) {
+        return Error{"loss count: must be 1 or 2 bins (got " + std::to_string(count) + ")"};
+    }
+    if (kind == "pure-dp" && count != 1) {
+        return Error{"loss count: a pure-dp loss is one use (got " + std::to_string(count) + ")"};
+    }
+    if (kind != "discrete-laplace" && kind != "pure-dp" && sensitivity != 1) {
+        return Error{
+            "loss sensitivity: the discrete Gaussian is recorded for a change of 1 per "
+            "bin (got " +
+            std::to_string(sensitivity) + ")"};
+    }
+    return okStatus();
+}
+
+Expected<LedgerLoss> ledgerLossFor(const std::string& mechanism, const std::string& epsilonExact,
+                                   const std::string& sigma2, const std::string& neighbouring,
+                                   std::int64_t contributionCap) {
+    if (neighbouring != "add-remove" && neighbouring != "replace") {
+        return Error{"PLD ledger: unknown neighbouring relation '" + neighbouring + "'"};
+    }
+    if (contributionCap < 1 || contributionCap > kMaxReleaseCap) {
+        return Error{"PLD ledger: contribution cap " + std::to_string(contributionCap) +
+                     " is out of range"};
+    }
+    // Add/remove with one row per person changes one bin by 1; replace moves a row from one bin
+    // to another: two bins by 1 each, independent noise in each.
+    const std::int64_t bins = neighbouring == "replace" ? 2 : 1;
+    auto eps = exactValue(epsilonExact, "epsilon");
+    if (!eps) {
+        return eps.error();
+    }
+    if (eps->sign() <= 0) {
+        return Error{"epsilon: must be > 0 (got " + epsilonExact + ")"};
+    }
+    LedgerLoss loss;
+    if (mechanism == "discrete-laplace" && contributionCap == 1) {
+        // t = Δ1/ε with Δ1 = bins.
+        loss.kind = "discrete-laplace";
+        loss.parameter =
+            Rational::fraction(BigInt(bins) * eps->denominator(), eps->numerator())->toString();
+        loss.count = bins;
+        return loss;
+    }
+    if (mechanism == "discrete-laplace" || mechanism == "geometric-matrix") {
+        loss.kind = "pure-dp";
+        loss.parameter = eps->toString();
+        return loss;
+    }
+    if (mechanism == "discrete-gaussian") {
+        if (contributionCap != 1) {
+            return Error{
+                "a PLD ledger accounts the discrete Gaussian for a contribution cap of 1 only "
+                "(with a cap of " +
+                std::to_string(contributionCap) +
+                " its exact privacy loss depends on how a person's rows spread over the bins); "
+                "use a ledger of basic or zcdp composition, which counts its ρ"};
+        }
+        auto s2 = exactValue(sigma2, "sigma^2");
+        if (!s2) {
+            return s2.error();
+        }
+        loss.kind = "discrete-gaussian";
+        loss.parameter = s2->toString();
+        loss.count = bins;
+        return loss;
+    }
+    return Error{"PLD ledger: no privacy loss is known for the mechanism '" + mechanism + "'"};
+}
+
 Status LedgerRelease::validate() const {
     if (time.empty() || mechanism.empty()) {
         return Error{"ledger release: time and mechanism must be set"};
@@ -342,7 +486,8 @@ Expected<BudgetCharge> ledgerCharge(const LedgerRelease& release) {
 
 Expected<PrivacyLedger> PrivacyLedger::create(std::string dataset, const std::string& totalEpsilon,
                                               const std::string& totalDelta,
-                                              Composition composition) {
+                                              Composition composition,
+                                              const std::string& pldInterval) {
     if (dataset.empty()) {
         return Error{"ledger: the dataset description is empty"};
     }
@@ -358,17 +503,213 @@ Expected<PrivacyLedger> PrivacyLedger::create(std::string dataset, const std::st
     if (composition == Composition::Zcdp && *delta <= 0) {
         return Error{"budget delta: zCDP composition needs a total δ > 0 (e.g. --budget 1,1e-6)"};
     }
-    auto ledger = BudgetLedger::create(BudgetTotal{*eps, *delta}, composition);
+    std::string interval;
+    if (composition == Composition::Pld) {
+        if (*delta <= 0) {
+            return Error{
+                "budget delta: the PLD accountant needs a total δ > 0 (e.g. --budget 1,1e-6); "
+                "a pure ε budget is composed exactly by basic composition"};
+        }
+        auto h = exactDouble(pldInterval, "PLD interval");
+        if (!h) {
+            return h.error();
+        }
+        if (!(*h >= 1e-6 && *h <= 0.01)) {
+            return Error{"PLD interval: must be in [1e-6, 0.01] (got " + pldInterval + ")"};
+        }
+        interval = pldInterval;
+    }
+    // PLD: a basic ledger of the total checks each release's (ε, δ, ρ) text only.
+    auto ledger =
+        BudgetLedger::create(BudgetTotal{*eps, *delta},
+                             composition == Composition::Pld ? Composition::Basic : composition);
     if (!ledger) {
         return Error{"budget: " + ledger.error().message};
     }
-    return PrivacyLedger(std::move(dataset), totalEpsilon, deltaText, std::move(ledger).value());
+    return PrivacyLedger(std::move(dataset), totalEpsilon, deltaText, std::move(ledger).value(),
+                         composition, interval);
+}
+
+Expected<double> PrivacyLedger::pldEpsilon(const LedgerRelease* extra) const {
+    auto pld = pldOnlyEpsilon(extra);
+    if (!pld) {
+        return pld;
+    }
+    // Basic composition bounds the same releases too: (Σε_i, Σδ_i), exact sums of the recorded
+    // decimals. When Σδ_i ≤ δ_T it gives (Σε_i, δ_T) and the smaller of the two bounds is the
+    // answer (a single release of ε = the total must fit, however the grid rounds).
+    Rational eps, delta;
+    auto add = [](const Rational& a, const Rational& b) {
+        return Rational::fraction(a.numerator() * b.denominator() + b.numerator() * a.denominator(),
+                                  a.denominator() * b.denominator())
+            .value();
+    };
+    for (std::size_t i = 0; i <= releases_.size(); ++i) {
+        const LedgerRelease* r = i < releases_.size() ? &releases_[i] : extra;
+        if (r == nullptr) {
+            break;
+        }
+        eps = add(eps, exactOrZero(r->epsilon));
+        delta = add(delta, exactOrZero(r->delta));
+    }
+    if (delta <= exactOrZero(totalDelta_)) {
+        return std::min(*pld, doubleUp(eps));
+    }
+    return pld;
+}
+
+Expected<double> PrivacyLedger::pldOnlyEpsilon(const LedgerRelease* extra) const {
+    std::vector<const LedgerRelease*> all;
+    for (const auto& r : releases_) {
+        all.push_back(&r);
+    }
+    if (extra != nullptr) {
+        all.push_back(extra);
+    }
+    std::vector<accounting::AccountedMechanism> mechs;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const LedgerRelease& r = *all[i];
+        const std::string which = i < releases_.size() ? "release " + std::to_string(i + 1)
+                                                       : std::string("the new release");
+        if (r.loss.kind.empty()) {
+            return Error{r.lossError.empty()
+                             ? which + ": no privacy loss recorded for the PLD accountant"
+                             : r.lossError};
+        }
+        auto m = accountedMechanism(r.loss);
+        if (!m) {
+            return Error{which + ": " + m.error().message};
+        }
+        mechs.push_back(*m);
+    }
+    if (mechs.empty()) {
+        return 0.0;
+    }
+    accounting::PldOptions options;
+    options.interval = exactDouble(pldInterval_, "PLD interval").value();
+    auto pld = accounting::PrivacyLossDistribution::compose(mechs, options,
+                                                            accounting::Rounding::Pessimistic);
+    if (!pld) {
+        return pld.error();
+    }
+    return pld->epsilon(exactDouble(totalDelta_, "delta").value());
+}
+
+Status PrivacyLedger::fitsPld(const LedgerRelease& release) const {
+    auto with = pldEpsilon(&release);
+    if (!with) {
+        return Error{"release refused: " + with.error().message};
+    }
+    const Rational total = exactOrZero(totalEpsilon_);
+    if (*with <= doubleDown(total)) {
+        return okStatus();
+    }
+    const BudgetUsage u = usage();
+    return Error{
+        "release refused: with it the PLD accountant (Koskela, Jälkö & Honkela 2020; "
+        "pessimistic grid h = " +
+        pldInterval_ + "; or basic composition where smaller) gives ε = " + formatNumber(*with) +
+        " at δ = " + totalDelta_ + ", above the total ε = " + totalEpsilon_ +
+        "; spent so far ε = " + formatNumber(u.epsilonSpent) + " at δ = " + totalDelta_ +
+        "; a further pure ε-DP release fits up to ε = " +
+        decimalAtMost(*Rational::fromDouble(std::max(0.0, u.epsilonRemaining))) + "."};
+}
+
+BudgetUsage PrivacyLedger::usage() const {
+    if (composition_ != Composition::Pld) {
+        return budget_.usage();
+    }
+    if (!pldUsageCache_) {
+        pldUsageCache_ = pldUsage();
+    }
+    return *pldUsageCache_;
+}
+
+BudgetUsage PrivacyLedger::pldUsage() const {
+    BudgetUsage u;
+    u.composition = Composition::Pld;
+    const double totalEps = doubleDown(exactOrZero(totalEpsilon_));
+    const double totalDelta = exactDouble(totalDelta_, "delta").value();
+    const double h = exactDouble(pldInterval_, "PLD interval").value();
+    u.deltaSpent = releases_.empty() ? 0.0 : totalDelta;
+    u.deltaRemaining = totalDelta;
+    auto spent = pldEpsilon();
+    if (!spent) {
+        // Unreachable for a ledger that loaded; counted as everything spent.
+        u.epsilonSpent = totalEps;
+        return u;
+    }
+    u.epsilonSpent = *spent;
+    // The composed loss so far, and δ at the total ε with one more binary randomized response of
+    // ε' (the dominating pair of every ε'-DP mechanism): its two atoms ±ε', put on the grid as
+    // the accountant puts them (rounded up), shift the composed loss, so
+    // δ(ε_T) = p₊·δ_D(ε_T − a₊) + p₋·δ_D(ε_T − a₋), p₊ = e^{ε'}/(1+e^{ε'}), p₋ = 1/(1+e^{ε'}).
+    std::vector<accounting::AccountedMechanism> mechs;
+    for (const auto& r : releases_) {
+        mechs.push_back(accountedMechanism(r.loss).value());
+    }
+    accounting::PldOptions options;
+    options.interval = h;
+    auto pld = accounting::PrivacyLossDistribution::compose(mechs, options,
+                                                            accounting::Rounding::Pessimistic);
+    if (!pld) {
+        return u;
+    }
+    auto deltaWith = [&](double e) {
+        const double up = std::ceil(e / h) * h, down = std::ceil(-e / h) * h;
+        const double pUp = 1 / (1 + std::exp(-e)), pDown = 1 / (1 + std::exp(e));
+        return pUp * pld->delta(totalEps - up) + pDown * pld->delta(totalEps - down);
+    };
+    if (deltaWith(0) > totalDelta) {
+        return u;
+    }
+    double lo = 0, hi = std::min(100.0, 2 * totalEps + 1);
+    if (deltaWith(hi) <= totalDelta) {
+        lo = hi;
+    }
+    for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
+        const double mid = lo + (hi - lo) / 2;
+        (deltaWith(mid) <= totalDelta ? lo : hi) = mid;
+    }
+    // Six digits rounded down, then checked with fits() itself (whose search for ε(δ) may end a
+    // little above): stepped down until it fits, so a figure shown can always be spent.
+    // Basic composition's rest, where it is larger (few releases): total − Σε_i.
+    double sumEps = 0, sumDelta = 0;
+    for (const auto& r : releases_) {
+        sumEps += exactOrZero(r.epsilon).toDouble();
+        sumDelta += exactOrZero(r.delta).toDouble();
+    }
+    if (sumDelta <= totalDelta) {
+        lo = std::max(lo, totalEps - sumEps);
+    }
+    LedgerRelease probe;
+    probe.loss.kind = "pure-dp";
+    probe.delta = "0";
+    Rational candidate = *Rational::fromDouble(std::max(0.0, lo));
+    for (int attempt = 0; attempt < 40 && candidate.sign() > 0; ++attempt) {
+        probe.loss.parameter = decimalAtMost(candidate);
+        probe.epsilon = probe.loss.parameter;
+        if (probe.loss.parameter == "0") {
+            break;
+        }
+        auto with = pldEpsilon(&probe);
+        if (with && *with <= totalEps) {
+            u.epsilonRemaining = parseDecimal(probe.loss.parameter)->toDouble();
+            return u;
+        }
+        candidate = *Rational::fromDouble(parseDecimal(probe.loss.parameter)->toDouble() *
+                                          (1 - std::ldexp(1.0, attempt - 20)));
+    }
+    return u;
 }
 
 Status PrivacyLedger::fits(const LedgerRelease& release) const {
     auto c = ledgerCharge(release);
     if (!c) {
         return c.error();
+    }
+    if (composition_ == Composition::Pld) {
+        return fitsPld(release);
     }
     auto ok = budget_.fits(*c);
     if (ok) {
@@ -394,8 +735,8 @@ Status PrivacyLedger::fits(const LedgerRelease& release) const {
 }
 
 Rational PrivacyLedger::epsilonRemainingExact() const {
-    if (composition() == Composition::Zcdp) {
-        auto r = Rational::fromDouble(std::max(0.0, budget_.usage().epsilonRemaining));
+    if (composition() != Composition::Basic) {
+        auto r = Rational::fromDouble(std::max(0.0, usage().epsilonRemaining));
         return r ? *r : Rational{};
     }
     Rational left = difference(exactOrZero(totalEpsilon_), exactOrZero(usage().epsilonSpentExact));
@@ -403,7 +744,7 @@ Rational PrivacyLedger::epsilonRemainingExact() const {
 }
 
 Rational PrivacyLedger::deltaRemainingExact() const {
-    if (composition() == Composition::Zcdp) {
+    if (composition() != Composition::Basic) {
         return exactOrZero(totalDelta_);
     }
     Rational left = difference(exactOrZero(totalDelta_), exactOrZero(usage().deltaSpentExact));
@@ -433,9 +774,12 @@ Status PrivacyLedger::withdrawPending(std::size_t index) {
     if (index >= releases_.size() || releases_[index].state != ReleaseState::Pending) {
         return Error{"ledger: release " + std::to_string(index + 1) + " is not pending"};
     }
-    if (auto s = budget_.remove(index); !s) {
-        return s;
+    if (composition_ != Composition::Pld) {
+        if (auto s = budget_.remove(index); !s) {
+            return s;
+        }
     }
+    pldUsageCache_.reset();
     releases_.erase(releases_.begin() + static_cast<std::ptrdiff_t>(index));
     return okStatus();
 }
@@ -447,9 +791,12 @@ Status PrivacyLedger::append(LedgerRelease release) {
     if (auto f = fits(release); !f) {
         return f;
     }
-    if (auto s = budget_.charge(ledgerCharge(release).value()); !s) {
-        return s;
+    if (composition_ != Composition::Pld) {
+        if (auto s = budget_.charge(ledgerCharge(release).value()); !s) {
+            return s;
+        }
     }
+    pldUsageCache_.reset();
     releases_.push_back(std::move(release));
     return okStatus();
 }
@@ -457,16 +804,26 @@ Status PrivacyLedger::append(LedgerRelease release) {
 std::string PrivacyLedger::toJson() const {
     QJsonObject o;
     o[QStringLiteral("format")] = QLatin1String(kFormat);
-    o[QStringLiteral("version")] = kVersion;
+    const bool pld = composition_ == Composition::Pld;
+    o[QStringLiteral("version")] = pld ? kPldVersion : kVersion;
     o[QStringLiteral("dataset")] = qs(dataset_);
     o[QStringLiteral("composition")] = QLatin1String(compositionName(composition()));
     QJsonObject total;
     total[QStringLiteral("epsilon")] = qs(totalEpsilon_);
     total[QStringLiteral("delta")] = qs(totalDelta_);
     o[QStringLiteral("total")] = total;
+    if (pld) {
+        // The grid and the target δ the accountant used, and the ε it gave: a later run
+        // recomputes it from the releases' losses and must find the same double.
+        QJsonObject p;
+        p[QStringLiteral("interval")] = qs(pldInterval_);
+        p[QStringLiteral("delta")] = qs(totalDelta_);
+        p[QStringLiteral("epsilon_spent")] = qs(formatShortest(usage().epsilonSpent));
+        o[QStringLiteral("pld")] = p;
+    }
     QJsonArray rel;
     for (const auto& r : releases_) {
-        rel.append(releaseObject(r));
+        rel.append(releaseObject(r, pld));
     }
     o[QStringLiteral("releases")] = rel;
     o[QStringLiteral("sha256")] = QString::fromLatin1(checksumOf(o));
@@ -487,9 +844,9 @@ Expected<PrivacyLedger> PrivacyLedger::fromJson(const std::string& json,
                      "\"); refusing to use or overwrite it"};
     }
     const int version = o.value(QStringLiteral("version")).toInt(-1);
-    if (version != 1 && version != kVersion) {
+    if (version != 1 && version != kVersion && version != kPldVersion) {
         return Error{origin + ": ledger version " + std::to_string(version) +
-                     " is not supported (this program reads versions 1 and 2)"};
+                     " is not supported (this program reads versions 1, 2 and 3)"};
     }
     if (o.value(QStringLiteral("sha256")).toString().toLatin1() != checksumOf(o)) {
         return Error{origin +
@@ -512,7 +869,28 @@ Expected<PrivacyLedger> PrivacyLedger::fromJson(const std::string& json,
     if (!te || !td) {
         return te ? td.error() : te.error();
     }
-    auto ledger = create(*dataset, *te, *td, *composition);
+    // Version 3 is exactly the ledgers of the PLD accountant.
+    const bool pld = *composition == Composition::Pld;
+    if (pld != (version == kPldVersion)) {
+        return Error{origin + ": ledger version " + std::to_string(version) + " with composition " +
+                     *comp + " (version 3 is for composition pld, and pld needs version 3)"};
+    }
+    std::string interval = kDefaultPldInterval, recordedSpent;
+    if (pld) {
+        const QJsonObject p = o.value(QStringLiteral("pld")).toObject();
+        auto h = stringField(p, "interval", origin + " pld");
+        auto d = stringField(p, "delta", origin + " pld");
+        auto e = stringField(p, "epsilon_spent", origin + " pld");
+        if (!h || !d || !e) {
+            return !h ? h.error() : !d ? d.error() : e.error();
+        }
+        if (*d != *td) {
+            return Error{origin + ": pld delta '" + *d + "' is not the total δ '" + *td + "'"};
+        }
+        interval = *h;
+        recordedSpent = *e;
+    }
+    auto ledger = create(*dataset, *te, *td, *composition, interval);
     if (!ledger) {
         return Error{origin + ": " + ledger.error().message};
     }
@@ -564,8 +942,53 @@ Expected<PrivacyLedger> PrivacyLedger::fromJson(const std::string& json,
                     f.toObject().value(QStringLiteral("temp")).toString().toStdString());
             }
         }
+        if (pld) {
+            // Composed once below (appending one by one would compose every prefix).
+            const QJsonValue lv = r.value(QStringLiteral("loss"));
+            const QJsonObject l = lv.toObject();
+            auto kind = stringField(l, "kind", where + " loss");
+            auto parameter = stringField(l, "parameter", where + " loss");
+            if (!lv.isObject() || !kind || !parameter) {
+                return Error{where + ": 'loss' is missing or incomplete (kind, parameter, " +
+                             "sensitivity, count); a PLD ledger records each release's mechanism"};
+            }
+            lr.loss.kind = *kind;
+            lr.loss.parameter = *parameter;
+            for (auto [key, field] : {std::pair{"sensitivity", &lr.loss.sensitivity},
+                                      std::pair{"count", &lr.loss.count}}) {
+                const QJsonValue n = l.value(QLatin1String(key));
+                if (!n.isDouble() || n.toDouble() != std::floor(n.toDouble())) {
+                    return Error{where + ": loss " + key + " is missing or not a whole number"};
+                }
+                *field = n.toInteger();
+            }
+            if (auto ok = lr.validate(); !ok) {
+                return Error{where + ": " + ok.error().message};
+            }
+            if (auto ok = lr.loss.validate(); !ok) {
+                return Error{where + ": " + ok.error().message};
+            }
+            ledger->releases_.push_back(std::move(lr));
+            continue;
+        }
         if (auto s = ledger->append(std::move(lr)); !s) {
             return Error{where + ": " + s.error().message};
+        }
+    }
+    if (pld) {
+        auto spent = ledger->pldEpsilon();
+        if (!spent) {
+            return Error{origin + ": " + spent.error().message};
+        }
+        if (formatShortest(*spent) != recordedSpent) {
+            return Error{origin + ": the PLD accountant now gives ε = " + formatShortest(*spent) +
+                         " for these releases, the ledger recorded " + recordedSpent +
+                         "; refusing to use it (the accountant changed or the file was edited)"};
+        }
+        if (*spent > doubleDown(exactOrZero(*te))) {
+            return Error{origin + ": the releases spend ε = " + formatShortest(*spent) +
+                         " at δ = " + *td + " under the PLD accountant, above the total " + *te +
+                         "; the ledger is inconsistent, refusing to use it"};
         }
     }
     return ledger;

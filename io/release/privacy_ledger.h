@@ -1,7 +1,7 @@
 // A per-dataset privacy-budget ledger file (issue #8): the total budget (ε, δ), the composition
-// (basic or zCDP, core/choosing/budget.h) and every release charged to it, as JSON. The arithmetic
-// is BudgetLedger's: exact rationals for basic composition (ten charges of 0.1 fill a total of 1
-// exactly), exact ρ sums with a 1e-12 safety margin for zCDP.
+// (basic or zCDP, core/choosing/budget.h, or the PLD accountant: version 3 below) and every release
+// charged to it, as JSON. The arithmetic is BudgetLedger's: exact rationals for basic composition
+// (ten charges of 0.1 fill a total of 1 exactly), exact ρ sums with a 1e-12 safety margin for zCDP.
 //
 // Integrity: the file carries "format": "dpx-privacy-ledger", "version": 2 and a SHA-256 of its
 // own content (the compact JSON of the object without the "sha256" member, keys sorted). A file
@@ -16,12 +16,19 @@
 // never appeared: the budget stays spent). Version 1 files (every entry published) are read and
 // rewritten as version 2.
 //
+// Version 3 (issue #22) is the ledger of composition "pld": version 2 plus a "pld" object (grid
+// interval, target δ = the total δ, the ε found) and each release's "loss" (LedgerLoss), from
+// which the PLD accountant (core/accounting/privacy_loss.h) recomposes the releases on every load
+// and must find the recorded ε exactly. Basic and zCDP ledgers stay version 2.
+//
 // The file itself (resolveLedgerPath): a symbolic link is followed to the file it names (the lock
 // and every write go to that file, so two links cannot make two ledgers); anything that is not a
 // regular file (FIFO, device, directory, a link to nothing) is refused with a message, never
 // opened for reading in a way that could block; a read-only ledger is read but never written.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +46,31 @@ enum class ReleaseState {
 };
 const char* releaseStateName(ReleaseState state);  // "published" / "pending" / "not published"
 
+// What the PLD accountant composes for one release (version-3 ledgers of composition "pld"): the
+// noise law and its parameter as exact text, so that every later run rebuilds the same
+// mechanisms and recomputes the same ε(δ), bit for bit.
+//  - "discrete-laplace": parameter = the scale t (exact rational); the release changes `count`
+//    bins by `sensitivity` each: the geometric pair of core/accounting/mechanism_loss.h with
+//    ε = sensitivity/t, used `count` times (one bin for add/remove with cap 1, two for replace).
+//  - "discrete-gaussian": parameter = σ²; `count` bins shifted by `sensitivity` (cap 1 only).
+//  - "pure-dp": parameter = ε; any ε-DP release is dominated by binary randomized response with
+//    that ε (Kairouz, Oh & Viswanath 2015, Thm 2.4): the geometric-matrix mechanism and the
+//    discrete Laplace with a contribution cap above 1 (whose worst bin pattern is not a single
+//    pair) are composed as that.
+struct LedgerLoss {
+    std::string kind;       // empty: none recorded (basic and zCDP ledgers)
+    std::string parameter;  // exact decimal or "p/q"
+    std::int64_t sensitivity = 1;
+    std::int64_t count = 1;
+    Status validate() const;  // messages name the field
+};
+// The loss of a release from its metadata (mechanism, ε, noise parameter, neighbouring, cap).
+// Errors: the discrete Gaussian with a contribution cap above 1 (its exact loss depends on how a
+// person's rows spread over the bins; a basic or zCDP ledger accounts it through ρ).
+Expected<LedgerLoss> ledgerLossFor(const std::string& mechanism, const std::string& epsilonExact,
+                                   const std::string& sigma2, const std::string& neighbouring,
+                                   std::int64_t contributionCap);
+
 // One release as the ledger records it. ε, δ as typed (decimal text); ρ an exact rational
 // ("1/200"). files, sha256 (and, while pending, temps) pair up: the SHA-256 (hex) of each file
 // and the temporary file its bytes are written to before they are moved into place.
@@ -54,6 +86,10 @@ struct LedgerRelease {
     std::vector<std::string> temps;  // Pending only: one per file
     bool overwrite = false;          // Pending only: the files may replace existing ones
     std::string note;                // why it is not published, or how it was recovered
+    // PLD ledgers only (written there, ignored elsewhere). lossError: why no loss could be
+    // derived (never written; a PLD ledger refuses such a release with it).
+    LedgerLoss loss;
+    std::string lossError;
     Status validate() const;
 };
 
@@ -90,8 +126,12 @@ class PrivacyLedger {
 public:
     // A new ledger for `dataset` (a description of the data, e.g. its path) with total
     // (ε, δ) given as decimal text; δ "0" or empty for pure budgets (zCDP needs δ > 0).
+    // Composition::Pld: the releases are composed by the PLD accountant (pessimistic grid of
+    // interval `pldInterval`, decimal text in [1e-6, 0.01]) at the total δ, which must be > 0.
     static Expected<PrivacyLedger> create(std::string dataset, const std::string& totalEpsilon,
-                                          const std::string& totalDelta, Composition composition);
+                                          const std::string& totalDelta, Composition composition,
+                                          const std::string& pldInterval = kDefaultPldInterval);
+    static constexpr const char* kDefaultPldInterval = "0.0001";
     // Reads and checks a ledger file (see Integrity above); refuses anything that is not a regular
     // file without blocking on it. Messages start with the path.
     static Expected<PrivacyLedger> load(const std::string& path);
@@ -102,9 +142,21 @@ public:
     const std::string& dataset() const { return dataset_; }
     const std::string& totalEpsilon() const { return totalEpsilon_; }
     const std::string& totalDelta() const { return totalDelta_; }
-    Composition composition() const { return budget_.composition(); }
+    Composition composition() const { return composition_; }
+    const std::string& pldInterval() const { return pldInterval_; }  // PLD ledgers
     const std::vector<LedgerRelease>& releases() const { return releases_; }
-    BudgetUsage usage() const { return budget_.usage(); }
+    // Basic and zCDP: BudgetLedger's. PLD: epsilonSpent = the accountant's ε at the total δ
+    // (an upper bound, rounded up), deltaSpent = the total δ once something is released,
+    // epsilonRemaining = the largest ε (six digits, rounded down, checked by fits()) of a further
+    // pure ε-DP release of any kind, deltaRemaining = the total δ (not divided under PLD).
+    BudgetUsage usage() const;
+    // PLD: the ε at the total δ of the recorded releases plus `extra` (if given): the smaller of
+    // two valid upper bounds, the PLD accountant's (pessimistic grid, safe end of the search) and
+    // basic composition's Σε_i when Σδ_i ≤ the total δ. Errors: a release without a loss, no
+    // finite ε.
+    Expected<double> pldEpsilon(const LedgerRelease* extra = nullptr) const;
+    // The PLD accountant's bound alone.
+    Expected<double> pldOnlyEpsilon(const LedgerRelease* extra = nullptr) const;
     // The exact ε and δ left under basic composition (total − Σ), ≥ 0; for zCDP the ε left at the
     // total δ, rounded down to a double's decimal.
     Rational epsilonRemainingExact() const;
@@ -125,16 +177,27 @@ public:
     Status withdrawPending(std::size_t index);
 
 private:
-    PrivacyLedger(std::string dataset, std::string eps, std::string delta, BudgetLedger budget)
+    PrivacyLedger(std::string dataset, std::string eps, std::string delta, BudgetLedger budget,
+                  Composition composition, std::string pldInterval)
         : dataset_(std::move(dataset)),
           totalEpsilon_(std::move(eps)),
           totalDelta_(std::move(delta)),
-          budget_(std::move(budget)) {}
+          budget_(std::move(budget)),
+          composition_(composition),
+          pldInterval_(std::move(pldInterval)) {}
+    Status fitsPld(const LedgerRelease& release) const;
+    BudgetUsage pldUsage() const;
     std::string dataset_;
     std::string totalEpsilon_;
     std::string totalDelta_;
+    // Basic and zCDP: the arithmetic. PLD: a basic ledger of the total that only checks each
+    // release's (ε, δ, ρ) text; its sums are not used.
     BudgetLedger budget_;
+    Composition composition_ = Composition::Basic;
+    std::string pldInterval_;
     std::vector<LedgerRelease> releases_;
+    // PLD: the usage of the recorded releases (the accountant is costly; reset on every change).
+    mutable std::optional<BudgetUsage> pldUsageCache_;
 };
 
 }  // namespace dpx::data

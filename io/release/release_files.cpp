@@ -522,6 +522,19 @@ LedgerRelease ledgerEntryFor(const HistogramRelease& release) {
     r.epsilon = release.metadata.epsilon;
     r.delta = release.metadata.delta;
     r.rho = release.metadata.rho;
+    // What a PLD ledger composes (written only there): the noise from the metadata.
+    const ReleaseMetadata& md = release.metadata;
+    const std::string sigma2Prefix = "sigma^2 = ";
+    const std::string sigma2 = md.noiseParameter.rfind(sigma2Prefix, 0) == 0
+                                   ? md.noiseParameter.substr(sigma2Prefix.size())
+                                   : std::string();
+    auto loss = ledgerLossFor(md.mechanism, md.epsilonExact.empty() ? md.epsilon : md.epsilonExact,
+                              sigma2, md.neighbouring, md.contributionCap);
+    if (loss) {
+        r.loss = *loss;
+    } else {
+        r.lossError = loss.error().message;
+    }
     return r;
 }
 

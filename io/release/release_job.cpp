@@ -69,6 +69,11 @@ Error failWith(ReleaseFailure* failure, bool invalid, std::string field, std::st
     return Error{std::move(message)};
 }
 
+double doubleOf(const std::string& decimal) {
+    auto r = parseDecimal(decimal.empty() ? "0" : decimal);
+    return r ? r->toDouble() : 0.0;
+}
+
 bool sameDecimal(const std::string& x, const std::string& y) {
     auto rx = parseDecimal(x.empty() ? "0" : x), ry = parseDecimal(y.empty() ? "0" : y);
     return rx && ry && *rx == *ry;
@@ -87,8 +92,8 @@ Expected<PrivacyLedger> ledgerFor(const ReleaseRequest& r, const LedgerLocation&
                                 " does not exist; give the total budget (ε, or ε and δ) to "
                                 "create it");
         }
-        auto created =
-            PrivacyLedger::create(r.dataset, r.newBudget->epsilon, r.newBudget->delta, composition);
+        auto created = PrivacyLedger::create(r.dataset, r.newBudget->epsilon, r.newBudget->delta,
+                                             composition, r.pldInterval);
         if (!created) {
             return failWith(failure, true, "budget", created.error().message);
         }
@@ -99,8 +104,8 @@ Expected<PrivacyLedger> ledgerFor(const ReleaseRequest& r, const LedgerLocation&
         return failWith(failure, false, "ledger", ledger.error().message);
     }
     if (r.newBudget) {
-        auto given =
-            PrivacyLedger::create("x", r.newBudget->epsilon, r.newBudget->delta, composition);
+        auto given = PrivacyLedger::create("x", r.newBudget->epsilon, r.newBudget->delta,
+                                           composition, r.pldInterval);
         if (!given) {
             return failWith(failure, true, "budget", given.error().message);
         }
@@ -178,6 +183,12 @@ LedgerRelease probeEntry(const ReleaseSpec& spec, const ReleaseCost& cost) {
     probe.metadata.epsilon = cost.epsilon;
     probe.metadata.delta = cost.delta;
     probe.metadata.rho = cost.rho;
+    // For a PLD ledger's loss (ledgerLossFor).
+    probe.metadata.neighbouring = neighbouringName(spec.relation);
+    probe.metadata.contributionCap = spec.contributionCap;
+    if (!cost.sigma2.empty()) {
+        probe.metadata.noiseParameter = "sigma^2 = " + cost.sigma2;
+    }
     return ledgerEntryFor(probe);
 }
 
@@ -484,6 +495,15 @@ Expected<std::string> spendableEpsilon(const ReleaseRequest& request, int digits
             upper = Rational{};
         }
     }
+    if (ledger->composition() == Composition::Pld) {
+        // The accountant's ε is not a sum: searched below the largest ε a release accepts (a
+        // discrete Laplace spends less than the pure-DP figure of usage(), a discrete Gaussian
+        // depends on its δ).
+        upper = ledger->usage().epsilonSpent < doubleOf(ledger->totalEpsilon())
+                    ? std::min(Rational::integer(100),
+                               *Rational::fromDouble(2 * doubleOf(ledger->totalEpsilon()) + 1))
+                    : Rational{};
+    }
     if (upper.sign() <= 0) {
         return Error{"no budget is left in the ledger " + request.ledgerPath};
     }
@@ -592,6 +612,11 @@ std::string budgetUsageText(const BudgetUsage& u, const std::string& totalEpsilo
     };
     const bool pure = sameDecimal(totalDelta, "0");
     const bool basic = u.composition == Composition::Basic;
+    if (u.composition == Composition::Pld) {
+        return "ε " + exactLeft("0", "", u.epsilonRemaining) + " left for a pure ε-DP release (ε " +
+               formatNumber(u.epsilonSpent) + " of " + totalEpsilon + " spent at δ " + totalDelta +
+               ", PLD accountant)";
+    }
     const std::string eps =
         "ε " + exactLeft(totalEpsilon, basic ? u.epsilonSpentExact : "", u.epsilonRemaining) +
         " of " + totalEpsilon;

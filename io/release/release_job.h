@@ -77,6 +77,8 @@ struct ReleaseRequest {
     // The composition of a new ledger (basic if not given); given for an existing ledger it must
     // be the recorded one.
     std::optional<Composition> composition;
+    // The PLD grid interval of a new ledger of composition pld (decimal text).
+    std::string pldInterval = PrivacyLedger::kDefaultPldInterval;
     bool overwrite = false;  // replace existing release files (the caller asked the user)
     // The number of declared bins (cells), for the intervals of previewRelease; 0: not shown.
     std::uint64_t previewBins = 0;

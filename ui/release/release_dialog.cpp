@@ -573,6 +573,8 @@ void ReleaseDialog::buildUi() {
     composition_->setObjectName(QStringLiteral("releaseComposition"));
     composition_->addItem(tr("Basic (ε and δ add up)"), QStringLiteral("basic"));
     composition_->addItem(tr("zCDP (ρ adds up; needs δ > 0)"), QStringLiteral("zcdp"));
+    composition_->addItem(tr("PLD accountant (Koskela et al. 2020; tight, needs δ > 0)"),
+                          QStringLiteral("pld"));
     composition_->setCurrentIndex(ctx_.budgetZcdp ? 1 : 0);
     budget->addRow(tr("Total ε:"), budgetEpsilon_);
     budget->addRow(tr("Total δ:"), budgetDelta_);
@@ -705,9 +707,8 @@ Expected<data::ReleaseRequest> ReleaseDialog::request() const {
         total.epsilon = budgetEpsilon_->text().trimmed().toStdString();
         total.delta = budgetDelta_->text().trimmed().toStdString();
         r.newBudget = total;
-        r.composition = composition_->currentData().toString() == QStringLiteral("zcdp")
-                            ? Composition::Zcdp
-                            : Composition::Basic;
+        auto chosen = compositionFromName(composition_->currentData().toString().toStdString());
+        r.composition = chosen ? *chosen : Composition::Basic;
     }
     return r;
 }
@@ -864,8 +865,10 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
                              : tr("from ρ-zCDP, CKS 2020 Cor. 13")));
         }
         const QString cost =
-            p->composition == Composition::Zcdp
-                ? tr("costs ρ = %1").arg(fractionText(p->cost.rho))
+            p->composition == Composition::Zcdp ? tr("costs ρ = %1").arg(fractionText(p->cost.rho))
+            : p->composition == Composition::Pld
+                ? tr("(ε = %1, δ = %2 alone) is composed with the others by the PLD accountant")
+                      .arg(q(p->cost.epsilon), q(p->cost.delta))
                 : (p->cost.delta == "0"
                        ? tr("costs ε = %1").arg(q(p->cost.epsilon))
                        : tr("costs ε = %1, δ = %2").arg(q(p->cost.epsilon), q(p->cost.delta)));
@@ -908,7 +911,8 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
             const QSignalBlocker b1(budgetEpsilon_), b2(budgetDelta_), b3(composition_);
             budgetEpsilon_->setText(q(p->totalEpsilon));
             budgetDelta_->setText(q(p->totalDelta));
-            composition_->setCurrentIndex(p->composition == Composition::Zcdp ? 1 : 0);
+            composition_->setCurrentIndex(std::max(
+                0, composition_->findData(QLatin1String(compositionName(p->composition)))));
         }
     }
     updateEnabled();
@@ -1323,6 +1327,15 @@ void ReleaseController::refreshLedger() {
             p.totalEpsilon = q(l->totalEpsilon());
             p.totalDelta = q(l->totalDelta());
             p.usage = l->usage();
+            if (l->composition() == Composition::Pld) {
+                // A plan's shares add up (basic) or their ρ does (zCDP); what a PLD ledger has
+                // left is not a sum, so a plan cannot start from it.
+                p.error = QObject::tr(
+                              "it composes by the PLD accountant (%1); a plan shares a total by "
+                              "basic composition or zCDP and cannot start from it")
+                              .arg(out.text);
+                return out;
+            }
             for (const data::LedgerRelease& r : l->releases()) {
                 auto c = data::ledgerCharge(r);
                 if (!c) {

@@ -225,7 +225,8 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
                                       "out",          "ledger",   "budget",      "composition",
                                       "neighbouring", "joint",    "counts-file", "counts-layout",
                                       "confidence",   "report",   "strategy",    "template",
-                                      "p",            "restarts", "seed",        "ftol"};
+                                      "p",            "restarts", "seed",        "ftol",
+                                      "pld-interval"};
     // Issue #22: --post-intervals states intervals after resize / noisefirst (a flag);
     // --plan-on/--population record what ε was chosen on.
     std::set<std::string> knownAll = known;
@@ -381,6 +382,12 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     }
     if (a.has("composition")) {
         request.composition = *composition;
+    }
+    if (a.has("pld-interval")) {
+        if (*composition != Composition::Pld) {
+            return fail(err, "--pld-interval goes with --composition pld", kInvalid);
+        }
+        request.pldInterval = *a.get("pld-interval");
     }
     if (a.has("strategy")) {
         // Issue #23: measure through a strategy designed for this workload (HDMM) once the

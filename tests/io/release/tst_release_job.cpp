@@ -215,6 +215,64 @@ private Q_SLOTS:
         QCOMPARE(readFile(dir.filePath(QStringLiteral("ledger.json"))), ledgerBefore);
     }
 
+    // Issue #22: a ledger of the PLD accountant. Discrete-Gaussian releases that basic composition
+    // would refuse after two fit; the one that would exceed the accountant's total is refused
+    // before the data are read, and nothing is written.
+    void pldLedgerRefusesBeforeTheData() {
+        QTemporaryDir dir;
+        int loads = 0;
+        auto gaussian = [&](const std::string& name) {
+            ReleaseRequest r = requestIn(dir, "0.5", &loads, name);
+            r.spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+            r.spec.delta = "1e-7";
+            r.newBudget = LedgerBudgetText{"1", "1e-6"};
+            r.composition = Composition::Pld;
+            return r;
+        };
+        int released = 0;
+        for (const char* name : {"a", "b", "c", "d"}) {
+            auto o = runRelease(gaussian(name));
+            QVERIFY2(o, o ? "" : o.error().message.c_str());
+            QCOMPARE(o->usage.composition, Composition::Pld);
+            QVERIFY(o->usage.epsilonSpent <= 1.0);
+            ++released;
+        }
+        QCOMPARE(released, 4);  // basic composition: 2 (ε 0.5 + 0.5 = 1)
+        QCOMPARE(loads, 4);
+        const QByteArray ledgerBefore = readFile(dir.filePath(QStringLiteral("ledger.json")));
+        QVERIFY(ledgerBefore.contains("\"composition\": \"pld\""));
+        const QStringList before = entries(dir);
+        ReleaseFailure failure;
+        auto o = runRelease(gaussian("e"), &failure);
+        QVERIFY(!o);
+        QCOMPARE(loads, 4);
+        QVERIFY(!failure.invalidInput);
+        QVERIFY2(o.error().message.find("PLD accountant") != std::string::npos,
+                 o.error().message.c_str());
+        QCOMPARE(entries(dir), before);
+        QCOMPARE(readFile(dir.filePath(QStringLiteral("ledger.json"))), ledgerBefore);
+        // The preview says the same, and what is left is spendable.
+        auto p = previewRelease(gaussian("e"));
+        QVERIFY(p);
+        QVERIFY(!p->after);
+        QVERIFY(p->refusal.find("PLD accountant") != std::string::npos);
+        QVERIFY(budgetUsageText(p->before, "1", "1e-6").find("PLD") != std::string::npos);
+        ReleaseRequest rest = requestIn(dir, "0.1", &loads, "f");
+        rest.newBudget.reset();
+        auto eps = spendableEpsilon(rest);
+        QVERIFY2(eps, eps ? "" : eps.error().message.c_str());
+        rest.spec.epsilon = *eps;
+        QVERIFY2(runRelease(rest), eps->c_str());
+        QCOMPARE(loads, 5);
+        // A basic request on the PLD ledger is refused as another composition.
+        ReleaseRequest basic = requestIn(dir, "0.001", &loads, "g");
+        basic.composition = Composition::Basic;
+        basic.newBudget.reset();
+        auto wrong = runRelease(basic, &failure);
+        QVERIFY(!wrong);
+        QCOMPARE(failure.field, std::string("composition"));
+    }
+
     // Existing release files: refused (field "out") without reading the data unless overwrite;
     // with overwrite they are replaced and the ledger records a second release.
     void existingFilesNeedOverwrite() {
