@@ -416,7 +416,10 @@ Expected<LedgerLoss> ledgerLossFor(const std::string& mechanism, const std::stri
         loss.count = bins;
         return loss;
     }
-    if (mechanism == "discrete-laplace" || mechanism == "geometric-matrix") {
+    // "pure-dp": any ε-DP release whose loss is not modelled more finely (a release through a
+    // designed strategy, issue #23, spreads one person's change over many rows).
+    if (mechanism == "discrete-laplace" || mechanism == "geometric-matrix" ||
+        mechanism == "pure-dp") {
         loss.kind = "pure-dp";
         loss.parameter = eps->toString();
         return loss;

@@ -528,8 +528,12 @@ LedgerRelease ledgerEntryFor(const HistogramRelease& release) {
     const std::string sigma2 = md.noiseParameter.rfind(sigma2Prefix, 0) == 0
                                    ? md.noiseParameter.substr(sigma2Prefix.size())
                                    : std::string();
-    auto loss = ledgerLossFor(md.mechanism, md.epsilonExact.empty() ? md.epsilon : md.epsilonExact,
-                              sigma2, md.neighbouring, md.contributionCap);
+    // A release through a designed strategy (issue #23) changes many rows of K·x for one person:
+    // composed as a generic ε-DP mechanism, i.e. randomized response, which dominates every ε-DP
+    // mechanism (Kairouz, Oh & Viswanath 2015) — not as one discrete Laplace bin.
+    auto loss = ledgerLossFor(md.strategy ? std::string("pure-dp") : md.mechanism,
+                              md.epsilonExact.empty() ? md.epsilon : md.epsilonExact, sigma2,
+                              md.neighbouring, md.contributionCap);
     if (loss) {
         r.loss = *loss;
     } else {

@@ -176,8 +176,12 @@ Expected<PrivacyLedger> checkedLedger(const ReleaseRequest& r, const LedgerLocat
     return ledger;
 }
 
-LedgerRelease probeEntry(const ReleaseSpec& spec, const ReleaseCost& cost) {
+LedgerRelease probeEntry(const ReleaseSpec& spec, const ReleaseCost& cost,
+                         bool throughStrategy = false) {
     HistogramRelease probe;
+    if (throughStrategy) {
+        probe.metadata.strategy = StrategyReleaseStatement{};  // composed as the release will be
+    }
     probe.metadata.timestamp = spec.timestamp.empty() ? utcTimestampNow() : spec.timestamp;
     probe.metadata.mechanism = releaseMechanismName(spec.mechanism);
     probe.metadata.epsilon = cost.epsilon;
@@ -245,7 +249,8 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
         // Only the parameters can fail here (e.g. σ² would exceed 10^12): invalid input.
         return failWith(failure, true, "", cost.error().message);
     }
-    const LedgerRelease probe = probeEntry(spec, *cost);
+    const LedgerRelease probe =
+        probeEntry(spec, *cost, request.strategy != nullptr || bool(request.planStrategy));
     bool exists = false;
     // A first look without the lock, so that a refused release never reads the data.
     if (auto first = checkedLedger(request, *where, jsonPath, probe, exists, failure); !first) {
@@ -455,7 +460,9 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
         p.refusal = request.ledgerPath +
                     ": the ledger is read-only; refusing to write it (a read-only ledger closes "
                     "the budget: make it writable to spend more)";
-    } else if (auto a = copy.append(probeEntry(spec, *cost)); !a) {
+    } else if (auto a = copy.append(probeEntry(
+                   spec, *cost, request.strategy != nullptr || bool(request.planStrategy)));
+               !a) {
         p.refusal = a.error().message;
     } else {
         p.after = copy.usage();
@@ -480,7 +487,8 @@ Expected<std::string> spendableEpsilon(const ReleaseRequest& request, int digits
             return false;
         }
         auto cost = releaseCost(spec);
-        return cost && ledger->fits(probeEntry(spec, *cost));
+        return cost && ledger->fits(probeEntry(
+                           spec, *cost, request.strategy != nullptr || bool(request.planStrategy)));
     };
     // Basic composition: ε adds, so the rest is total − Σε, rounded down. zCDP: a pure mechanism
     // spends ρ = ε²/2, so ε = √(2ρ left); a discrete Gaussian spends less ρ at the same ε, so its

@@ -219,14 +219,13 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
             argv.push_back(argvIn[i]);
         }
     }
-    const std::set<std::string> known{"data",         "column",   "bins",        "table",
-                                      "id-column",    "cap",      "counts",      "mechanism",
-                                      "epsilon",      "delta",    "n",           "postprocess",
-                                      "out",          "ledger",   "budget",      "composition",
-                                      "neighbouring", "joint",    "counts-file", "counts-layout",
-                                      "confidence",   "report",   "strategy",    "template",
-                                      "p",            "restarts", "seed",        "ftol",
-                                      "pld-interval"};
+    const std::set<std::string> known{
+        "data",        "column",       "bins",      "table",       "id-column",
+        "cap",         "counts",       "mechanism", "epsilon",     "delta",
+        "n",           "postprocess",  "out",       "ledger",      "budget",
+        "composition", "neighbouring", "joint",     "counts-file", "counts-layout",
+        "confidence",  "report",       "strategy",  "template",    "p",
+        "restarts",    "seed",         "ftol",      "pld-interval"};
     // Issue #22: --post-intervals states intervals after resize / noisefirst (a flag);
     // --plan-on/--population record what ε was chosen on.
     std::set<std::string> knownAll = known;
