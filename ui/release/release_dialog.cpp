@@ -985,10 +985,10 @@ void ReleaseDialog::reject() {
 
 void ReleaseDialog::fitHeight() {
     // Word-wrapped lines grow with their text: never cut them off. The form layout underestimates
-    // two wrapped lines under one another (σ² and the intervals): once laid out at their final
-    // width, each gets its height for that width as a minimum.
+    // wrapped lines under one another (σ², the intervals, what ε was chosen on, the strategy): once
+    // laid out at their final width, each gets its height for that width as a minimum.
     layout()->activate();
-    for (QLabel* l : {gaussian_, intervals_}) {
+    for (QLabel* l : {gaussian_, intervals_, chosenOn_, strategy_}) {
         const bool shown = l->isVisibleTo(this) && !l->text().isEmpty() && l->width() > 200;
         l->setMinimumHeight(shown ? l->heightForWidth(l->width()) : 0);
     }

@@ -778,9 +778,6 @@ private Q_SLOTS:
         QVERIFY(said.last().second.contains(QStringLiteral("release itself is unchanged")));
     }
 
-private:
-    QTemporaryDir settings_;
-
     // Issue #23: the Strategy tab's "Release through this strategy…" opens the dialog with the
     // tab's workload; the preview designs and rounds the strategy (template, rounding, expected
     // RMSE shown), the mechanism and post-processing are fixed, and the release writes per-cell
@@ -812,6 +809,7 @@ private:
                  qPrintable(d->intervalText()));
         // DPX_SHOT_DIR=DIR saves the dialog as it is before the release (to look at it).
         if (const QString shots = qEnvironmentVariable("DPX_SHOT_DIR"); !shots.isEmpty()) {
+            QTest::qWait(200);  // the layout settles as it does on screen
             d->grab().save(shots + QStringLiteral("/strategy-release-dialog.png"));
         }
         QVERIFY(releaseAndWait(d, reports));
@@ -829,6 +827,9 @@ private:
                     .value(QStringLiteral("half_widths"))
                     .isArray());
     }
+
+private:
+    QTemporaryDir settings_;
 };
 
 QTEST_MAIN(TestReleaseDialog)
