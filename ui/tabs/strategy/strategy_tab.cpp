@@ -348,8 +348,8 @@ void StrategyTab::buildControls() {
     auto* al = new QVBoxLayout(applyPage);
     banner_ =
         new QLabel(tr("SIMULATION — not a release. The noise here comes from a simulation "
-                      "generator and nothing is spent from a privacy budget; a real "
-                      "release of this strategy through the ledger is later work."));
+                      "generator and nothing is spent from a privacy budget; “Release "
+                      "through this strategy…” makes a real release through the ledger."));
     banner_->setWordWrap(true);
     banner_->setObjectName(QStringLiteral("strategySimulationBanner"));
     banner_->setStyleSheet(
@@ -381,6 +381,8 @@ void StrategyTab::buildControls() {
     al->addWidget(ar);
     applyPlot_ = new QCustomPlot;
     applyPlot_->legend->setVisible(true);
+    // Top right, like the error plot's: short names keep it inside a narrow plot.
+    applyPlot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     al->addWidget(applyPlot_, 1);
     applyText_ = new QLabel;
     applyText_->setWordWrap(true);
@@ -1073,14 +1075,13 @@ void StrategyTab::drawApplied() {
         auto* bars = new QCPErrorBars(p->xAxis, p->yAxis);
         bars->setDataPlottable(band);
         bars->setData(err);
-        bars->setName(tr("± 2 expected standard deviations (exact, least squares)"));
+        bars->setName(tr("± 2 expected sd (exact)"));
         QColor bc = palette().color(QPalette::WindowText);
         bc.setAlpha(90);
         bars->setPen(QPen(bc));
     }
     QCPGraph* ge = p->addGraph();
-    ge->setName(a.nnls ? tr("realised error, non-negative least squares")
-                       : tr("realised error, least squares"));
+    ge->setName(a.nnls ? tr("realised error (NNLS)") : tr("realised error (LS)"));
     ge->setData(xs, diff, true);
     ge->setLineStyle(QCPGraph::lsNone);
     ge->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kColours[0], 5));
