@@ -212,13 +212,14 @@ std::size_t IntegerStrategy::rows() const {
     return linear ? linear->rows() : 0;
 }
 
-std::vector<std::int64_t> IntegerStrategy::columnL1() const {
+std::vector<std::int64_t> IntegerStrategy::columnNorms(bool squared) const {
     const std::size_t cells = shapeCells(shape);
     switch (kind) {
         case DesignTemplate::Union: {
+            // A stack: every part's rows in the column, so the norms add up.
             std::vector<std::int64_t> sum(cells, 0);
             for (const auto& part : parts) {
-                const auto c = part->columnL1();
+                const auto c = part->columnNorms(squared);
                 for (std::size_t j = 0; j < cells; ++j) {
                     sum[j] += c[j];
                 }
@@ -226,50 +227,29 @@ std::vector<std::int64_t> IntegerStrategy::columnL1() const {
             return sum;
         }
         case DesignTemplate::Marginals: {
+            // Every cell lies in exactly one cell of each measured marginal.
             std::int64_t s = 0;
             for (std::int64_t v : marginalWeights) {
-                s += v;
+                s += squared ? v * v : v;
             }
             return std::vector<std::int64_t>(cells, s);
         }
         default: {
             std::vector<std::vector<std::int64_t>> per;
             for (const auto& f : factors) {
-                per.push_back(factorColumnL1(f));
+                per.push_back(squared ? factorColumnL2Squared(f) : factorColumnL1(f));
             }
             return productColumns(per);
         }
     }
 }
 
+std::vector<std::int64_t> IntegerStrategy::columnL1() const {
+    return columnNorms(false);
+}
+
 std::vector<std::int64_t> IntegerStrategy::columnL2Squared() const {
-    const std::size_t cells = shapeCells(shape);
-    switch (kind) {
-        case DesignTemplate::Union: {
-            std::vector<std::int64_t> sum(cells, 0);
-            for (const auto& part : parts) {
-                const auto c = part->columnL2Squared();
-                for (std::size_t j = 0; j < cells; ++j) {
-                    sum[j] += c[j];
-                }
-            }
-            return sum;
-        }
-        case DesignTemplate::Marginals: {
-            std::int64_t s = 0;
-            for (std::int64_t v : marginalWeights) {
-                s += v * v;
-            }
-            return std::vector<std::int64_t>(cells, s);
-        }
-        default: {
-            std::vector<std::vector<std::int64_t>> per;
-            for (const auto& f : factors) {
-                per.push_back(factorColumnL2Squared(f));
-            }
-            return productColumns(per);
-        }
-    }
+    return columnNorms(true);
 }
 
 Expected<std::vector<std::int64_t>> IntegerStrategy::measure(

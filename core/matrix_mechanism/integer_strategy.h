@@ -68,6 +68,8 @@ struct IntegerStrategy {
     // Per cell (C order): the L1 norm of K's column (used for Union sums and tests).
     std::vector<std::int64_t> columnL1() const;
     std::vector<std::int64_t> columnL2Squared() const;
+    // Either of the two: the column L1 norms, or the squared L2 norms (`squared`).
+    std::vector<std::int64_t> columnNorms(bool squared) const;
     // y = K·x exactly for integer x ≥ 0 (the counts); an Error when a value would leave the
     // 64-bit range.
     Expected<std::vector<std::int64_t>> measure(std::span<const std::int64_t> x) const;

@@ -3,7 +3,11 @@
 // (Eigen is private to dpx_core; tests that include this link Eigen3::Eigen themselves).
 #pragma once
 
+#include <QtGlobal>
+
 #include <Eigen/Dense>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/simulation_rng.h"
@@ -11,6 +15,15 @@
 #include "core/workload/workload.h"
 
 namespace dpxtest {
+
+// The workload of `spec` text on `shape`; a test that names a bad one stops with its message.
+inline dpx::Workload makeWorkload(const std::string& spec, dpx::DomainShape shape) {
+    auto w = dpx::Workload::make(*dpx::WorkloadSpec::parse(spec), std::move(shape));
+    if (!w) {
+        qFatal("%s", w.error().message.c_str());
+    }
+    return std::move(w).value();
+}
 
 inline Eigen::MatrixXd denseWorkload(const dpx::Workload& w) {
     const std::size_t n = dpx::shapeCells(w.shape());

@@ -18,6 +18,7 @@
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
+using dpxtest::makeWorkload;
 using Eigen::Index;
 using Eigen::MatrixXd;
 
@@ -25,14 +26,6 @@ namespace {
 
 MatrixXd dense(const LinearStrategy& s) {
     return dpxtest::denseStrategy(s);
-}
-
-Workload make(const std::string& spec, DomainShape shape) {
-    auto w = Workload::make(*WorkloadSpec::parse(spec), std::move(shape));
-    if (!w) {
-        qFatal("%s", w.error().message.c_str());
-    }
-    return std::move(*w);
 }
 
 }  // namespace
@@ -48,7 +41,7 @@ private Q_SLOTS:
 };
 
 void TestHdmm::oneDimension() {
-    const Workload w = make("prefix", {64});
+    const Workload w = makeWorkload("prefix", {64});
     auto d = designStrategy(w);
     DPX_VERIFY_OK(d);
     QCOMPARE(d->p, std::vector<std::size_t>{4});
@@ -63,7 +56,7 @@ void TestHdmm::oneDimension() {
 void TestHdmm::kroneckerMatchesDense() {
     // AllRange on 8 × 6: A = A_1 ⊗ A_2 built densely from the factors' own matrices; its exact
     // trace((AᵀA)⁻¹WᵀW) by Eigen against the design's product of factor objectives.
-    const Workload w = make("allrange", {8, 6});
+    const Workload w = makeWorkload("allrange", {8, 6});
     auto d = designStrategy(w, {2, 3});
     DPX_VERIFY_OK(d);
     QCOMPARE(d->factorObjectives.size(), std::size_t{2});
@@ -78,7 +71,7 @@ void TestHdmm::kroneckerMatchesDense() {
     DPX_VERIFY_REL(e->totalSquared, 2 * ref, 1e-9);
     QCOMPARE(d->templateName, std::string("OPT⊗ p-Identity(2) ⊗ p-Identity(3)"));
     // Rectangles of a fixed extent are a product too.
-    const Workload r = make("rectangles:3x2", {8, 6});
+    const Workload r = makeWorkload("rectangles:3x2", {8, 6});
     auto dr = designStrategy(r, {2, 2});
     DPX_VERIFY_OK(dr);
     const MatrixXd ar = dense(*dr->strategy), wr = dpxtest::denseWorkload(r);
@@ -87,7 +80,7 @@ void TestHdmm::kroneckerMatchesDense() {
 }
 
 void TestHdmm::reproducesHdmmAllRange256Squared() {
-    const Workload w = make("allrange", {256, 256});
+    const Workload w = makeWorkload("allrange", {256, 256});
     StrategyOptimizeOptions o;
     o.restarts = 3;
     o.seed = 0;
@@ -108,11 +101,12 @@ void TestHdmm::reproducesHdmmAllRange256Squared() {
 
 void TestHdmm::refusals() {
     // Unions of Kronecker products and marginals: tst_hdmm_templates.
-    DPX_VERIFY_ERROR(designStrategy(make("prefix", {8, 8}), {2}), "2 dimensions");
-    DPX_VERIFY_ERROR(designStrategy(make("prefix", {8}), {9}), "p must be");
+    DPX_VERIFY_ERROR(designStrategy(makeWorkload("prefix", {8, 8}), {2}), "2 dimensions");
+    DPX_VERIFY_ERROR(designStrategy(makeWorkload("prefix", {8}), {9}), "p must be");
     std::stop_source s;
     s.request_stop();
-    DPX_VERIFY_ERROR(designStrategy(make("prefix", {32}), {}, {}, s.get_token()), "cancelled");
+    DPX_VERIFY_ERROR(designStrategy(makeWorkload("prefix", {32}), {}, {}, s.get_token()),
+                     "cancelled");
 }
 
 void TestHdmm::asAnAlgorithm() {
@@ -122,7 +116,7 @@ void TestHdmm::asAnAlgorithm() {
     const Algorithm* a = findAlgorithm("hdmm");
     QVERIFY(a != nullptr);
     QVERIFY(!a->info().dataDependent && a->info().usesWorkload);
-    const Workload w = make("allrange", {32});
+    const Workload w = makeWorkload("allrange", {32});
     auto d = designStrategy(w);
     DPX_VERIFY_OK(d);
     auto exact = exactAlgorithmRmse(*a, {32}, w, 0.7);
@@ -156,16 +150,16 @@ void TestHdmm::asAnAlgorithm() {
     DPX_VERIFY_NEAR(mean, total, 5 * se);
     // 2-D: a product workload, a union of Kronecker products (random boxes) and marginals
     // (OPT_M) all run.
-    const Workload w2 = make("range:10", {8, 8});
+    const Workload w2 = makeWorkload("range:10", {8, 8});
     std::vector<double> x2(64, 1.0);
     c.shape = {8, 8};
     c.x = x2;
     c.workload = &w2;
     DPX_VERIFY_OK(a->run(c));
-    const Workload w4 = make("marginals:1", {8, 8});
+    const Workload w4 = makeWorkload("marginals:1", {8, 8});
     c.workload = &w4;
     DPX_VERIFY_OK(a->run(c));
-    const Workload w3 = make("prefix", {8, 8});
+    const Workload w3 = makeWorkload("prefix", {8, 8});
     c.workload = &w3;
     DPX_VERIFY_OK(a->run(c));
 }

@@ -18,18 +18,11 @@
 #include "tests/testing/test_support.h"
 
 using namespace dpx;
+using dpxtest::makeWorkload;
 using Eigen::Index;
 using Eigen::MatrixXd;
 
 namespace {
-
-Workload make(const std::string& spec, DomainShape shape) {
-    auto w = Workload::make(*WorkloadSpec::parse(spec), std::move(shape));
-    if (!w) {
-        qFatal("%s", w.error().message.c_str());
-    }
-    return std::move(*w);
-}
 
 // A(θ) = [θ_a·M_a]_a from the definition: the row of cell c in marginal a is c's digits on a's
 // attributes (C order); marginals with θ_a = 0 are left out.
@@ -108,7 +101,7 @@ private Q_SLOTS:
 
 void TestHdmmTemplates::unionOfRangesMatchesDense() {
     // 30 random boxes on 7 × 5: each is a Kronecker product of two 1-D ranges.
-    const Workload w = make("range:30:seed=4", {7, 5});
+    const Workload w = makeWorkload("range:30:seed=4", {7, 5});
     auto d = designStrategy(w, {2, 2});
     DPX_VERIFY_OK(d);
     QVERIFY(d->templateName.find("union of Kronecker") != std::string::npos);
@@ -130,7 +123,7 @@ void TestHdmmTemplates::unionOfRangesMatchesDense() {
 
 void TestHdmmTemplates::unionOfMarginalsMatchesDense() {
     // All 1- and 2-way marginals of a 3 × 4 × 2 table with the Kronecker template forced.
-    const Workload w = make("marginals:1,2", {3, 4, 2});
+    const Workload w = makeWorkload("marginals:1,2", {3, 4, 2});
     auto d = designStrategy(w, DesignTemplate::PIdentity, {1, 2, 1});
     DPX_VERIFY_OK(d);
     QCOMPARE(d->kind, DesignTemplate::PIdentity);
@@ -141,7 +134,7 @@ void TestHdmmTemplates::unionOfMarginalsMatchesDense() {
 void TestHdmmTemplates::unionImprovesOnIdentity() {
     // Block descent never ends above its start: Θ = 0 is the identity strategy, whose objective
     // is trace(WᵀW) = Σ_q |q|² (for 0/1 queries, the sum of the box sizes).
-    const Workload w = make("range:200:seed=7", {32, 32});
+    const Workload w = makeWorkload("range:200:seed=7", {32, 32});
     auto terms = kroneckerTerms(w);
     DPX_VERIFY_OK(terms);
     auto atIdentity = kroneckerUnionObjective(
@@ -167,7 +160,7 @@ void TestHdmmTemplates::unionImprovesOnIdentity() {
 void TestHdmmTemplates::marginalsObjectiveMatchesDense() {
     const DomainShape shape{2, 3, 2};
     for (const std::string spec : {"marginals:1", "marginals:1,2", "marginals:2", "identity"}) {
-        const Workload w = make(spec, shape);
+        const Workload w = makeWorkload(spec, shape);
         auto weights = marginalsWorkloadWeights(w);
         DPX_VERIFY_OK(weights);
         const MatrixXd wd = dpxtest::denseWorkload(w);
@@ -202,7 +195,7 @@ void TestHdmmTemplates::marginalsObjectiveMatchesDense() {
 
 void TestHdmmTemplates::marginalsGradient() {
     const DomainShape shape{3, 2, 4, 2};
-    const Workload w = make("marginals:1,2", shape);
+    const Workload w = makeWorkload("marginals:1,2", shape);
     auto weights = marginalsWorkloadWeights(w);
     DPX_VERIFY_OK(weights);
     std::vector<double> theta = randomTheta(16, 3), grad(16);
@@ -255,7 +248,7 @@ void TestHdmmTemplates::marginalsDesign() {
     // 288) is the best we know. With ten starts the design must find it; its objective equals
     // the dense trace of its own strategy, and the automatic template picks OPT_M.
     const DomainShape shape{3, 2, 4, 2};
-    const Workload w = make("marginals:2", shape);
+    const Workload w = makeWorkload("marginals:2", shape);
     StrategyOptimizeOptions o;
     o.restarts = 10;
     auto d = designStrategy(w, {}, o);
@@ -287,7 +280,7 @@ void TestHdmmTemplates::sixteenBinaryAttributes() {
     // eigenvalue formula the optimiser used, and the design beats measuring every 2-way marginal
     // with equal weight (the 120 marginals, Σθ = 1).
     const DomainShape shape(16, 2);
-    const Workload w = make("marginals:2", shape);
+    const Workload w = makeWorkload("marginals:2", shape);
     StrategyOptimizeOptions o;
     o.restarts = 1;
     auto d = designStrategy(w, DesignTemplate::Marginals, {}, o);
@@ -312,7 +305,7 @@ void TestHdmmTemplates::weightedUnions() {
     // Weighted unions of workloads ("c*part + …", rows of part i times c_i): every template's
     // objective equals the dense trace with the dense weighted W.
     {
-        const Workload w = make("prefix + 2*total + 0.5*boxes:3..9", {16});  // OPT₀
+        const Workload w = makeWorkload("prefix + 2*total + 0.5*boxes:3..9", {16});  // OPT₀
         auto d = designStrategy(w, {2});
         DPX_VERIFY_OK(d);
         DPX_VERIFY_REL(
@@ -320,7 +313,8 @@ void TestHdmmTemplates::weightedUnions() {
             denseObjective(dpxtest::denseStrategy(*d->strategy), dpxtest::denseWorkload(w)), 1e-9);
     }
     {
-        const Workload w = make("allrange + 0.5*marginals:1", {5, 4});  // OPT⊗ over the union
+        const Workload w =
+            makeWorkload("allrange + 0.5*marginals:1", {5, 4});  // OPT⊗ over the union
         auto d = designStrategy(w, {1, 1});
         DPX_VERIFY_OK(d);
         QCOMPARE(d->kind, DesignTemplate::PIdentity);
@@ -332,7 +326,7 @@ void TestHdmmTemplates::weightedUnions() {
         DPX_VERIFY_REL(e->totalSquared, d->objective, 1e-9);
     }
     {
-        const Workload w = make("marginals:1 + 2*marginals:2 + 0.1*identity", {2, 3, 2});
+        const Workload w = makeWorkload("marginals:1 + 2*marginals:2 + 0.1*identity", {2, 3, 2});
         auto d = designStrategy(w);  // automatic: OPT_M
         DPX_VERIFY_OK(d);
         QCOMPARE(d->kind, DesignTemplate::Marginals);
@@ -344,26 +338,28 @@ void TestHdmmTemplates::weightedUnions() {
     {
         // Too many boxes to list: the Kronecker strategy's exact error of a union of products is
         // Σ c_i² × each part's product of traces.
-        const Workload w = make("allrange + 3*prefix", {256, 256});
-        auto d = designStrategy(make("allrange", {256, 256}), {4, 4});
+        const Workload w = makeWorkload("allrange + 3*prefix", {256, 256});
+        auto d = designStrategy(makeWorkload("allrange", {256, 256}), {4, 4});
         DPX_VERIFY_OK(d);
         auto e = expectedLeastSquaresError(*d->strategy, w, 1.0);
         DPX_VERIFY_OK(e);
-        auto ea = expectedLeastSquaresError(*d->strategy, make("allrange", {256, 256}), 1.0);
-        auto ep = expectedLeastSquaresError(*d->strategy, make("prefix", {256, 256}), 1.0);
+        auto ea =
+            expectedLeastSquaresError(*d->strategy, makeWorkload("allrange", {256, 256}), 1.0);
+        auto ep = expectedLeastSquaresError(*d->strategy, makeWorkload("prefix", {256, 256}), 1.0);
         DPX_VERIFY_OK(ea);
         DPX_VERIFY_OK(ep);
         DPX_VERIFY_REL(e->totalSquared, ea->totalSquared + 9 * ep->totalSquared, 1e-9);
     }
     DPX_VERIFY_ERROR(
-        designStrategy(make("prefix + marginals:1", {3, 3}), DesignTemplate::Marginals), "not one");
+        designStrategy(makeWorkload("prefix + marginals:1", {3, 3}), DesignTemplate::Marginals),
+        "not one");
 }
 
 void TestHdmmTemplates::unionOfStrategies() {
     // OPT₊ on prefixes + 0.5 × the 1-way marginals of 4 × 3: one design per part, scales
     // s_i ∝ (c_i² f_i)^{1/3}; the objective is the separate-answering error Σ c_i² f_i / s_i²,
     // and least squares over the dense stack (Eigen) is at most that, with ‖A‖₁ = 1.
-    const Workload w = make("prefix + 0.5*marginals:1", {4, 3});
+    const Workload w = makeWorkload("prefix + 0.5*marginals:1", {4, 3});
     auto d = designStrategy(w, DesignTemplate::Union, {1, 1});
     DPX_VERIFY_OK(d);
     QCOMPARE(d->kind, DesignTemplate::Union);
@@ -397,11 +393,11 @@ void TestHdmmTemplates::unionOfStrategies() {
     auto rebuilt = strategyOf({4, 3}, *d);
     DPX_VERIFY_OK(rebuilt);
     QCOMPARE((*rebuilt)->rows(), d->strategy->rows());
-    DPX_VERIFY_ERROR(designStrategy(make("prefix", {4, 3}), DesignTemplate::Union), "OPT₊");
+    DPX_VERIFY_ERROR(designStrategy(makeWorkload("prefix", {4, 3}), DesignTemplate::Union), "OPT₊");
 }
 
 void TestHdmmTemplates::refusals() {
-    DPX_VERIFY_ERROR(designStrategy(make("prefix", {8, 8}), DesignTemplate::Marginals),
+    DPX_VERIFY_ERROR(designStrategy(makeWorkload("prefix", {8, 8}), DesignTemplate::Marginals),
                      "marginal workloads");
     DPX_VERIFY_ERROR(MarginalsStrategy::make({2, 2}, {0, 0, 0, 0}), "positive weight");
     DPX_VERIFY_ERROR(MarginalsStrategy::make({2, 2}, {1, 1, 1}), "marginals");
@@ -413,10 +409,10 @@ void TestHdmmTemplates::refusals() {
     DPX_VERIFY_ERROR(designTemplateFromName("opt+"), "auto, pidentity, marginals, union");
     std::stop_source stop;
     stop.request_stop();
-    DPX_VERIFY_ERROR(designStrategy(make("marginals:2", {2, 2, 2}), DesignTemplate::Marginals, {},
-                                    {}, stop.get_token()),
+    DPX_VERIFY_ERROR(designStrategy(makeWorkload("marginals:2", {2, 2, 2}),
+                                    DesignTemplate::Marginals, {}, {}, stop.get_token()),
                      "cancelled");
-    DPX_VERIFY_ERROR(designStrategy(make("range:10", {8, 8}), {2, 2}, {}, stop.get_token()),
+    DPX_VERIFY_ERROR(designStrategy(makeWorkload("range:10", {8, 8}), {2, 2}, {}, stop.get_token()),
                      "cancelled");
 }
 

@@ -26,14 +26,6 @@ using Eigen::MatrixXd;
 
 namespace {
 
-Workload make(const std::string& spec, DomainShape shape) {
-    auto w = Workload::make(*WorkloadSpec::parse(spec), std::move(shape));
-    if (!w) {
-        qFatal("%s", w.error().message.c_str());
-    }
-    return std::move(*w);
-}
-
 DesignedStrategy design(const Workload& w, DesignTemplate t) {
     StrategyOptimizeOptions o;
     o.restarts = 2;
@@ -123,19 +115,19 @@ private Q_SLOTS:
 };
 
 void TestStrategyRelease::roundingOfEveryTemplate() {
-    const Workload r1 = make("allrange", {24});
+    const Workload r1 = makeWorkload("allrange", {24});
     checkRounding(r1, design(r1, DesignTemplate::PIdentity), 64);
-    const Workload r2 = make("allrange", {6, 5});
+    const Workload r2 = makeWorkload("allrange", {6, 5});
     checkRounding(r2, design(r2, DesignTemplate::PIdentity), 256);
-    const Workload m = make("marginals:1,3", {2, 3, 2});
+    const Workload m = makeWorkload("marginals:1,3", {2, 3, 2});
     const DesignedStrategy dm = design(m, DesignTemplate::Marginals);
     checkRounding(m, dm, 1000);
-    const Workload u = make("prefix + 0.5*identity", {12});
+    const Workload u = makeWorkload("prefix + 0.5*identity", {12});
     checkRounding(u, design(u, DesignTemplate::Union), 128);
 }
 
 void TestStrategyRelease::roundingConvergesToTheDesign() {
-    const Workload w = make("allrange", {64});
+    const Workload w = makeWorkload("allrange", {64});
     const DesignedStrategy d = design(w, DesignTemplate::PIdentity);
     double previous = INFINITY;
     for (std::int64_t q : {16, 256, 4096}) {
@@ -237,7 +229,7 @@ void TestStrategyRelease::boundCoversWeightedSums() {
 }
 
 void TestStrategyRelease::releaseIsUnbiasedAndCovers() {
-    auto w = std::make_shared<const Workload>(make("allrange", {16}));
+    auto w = std::make_shared<const Workload>(makeWorkload("allrange", {16}));
     StrategyOptimizeOptions o;
     o.restarts = 2;
     auto plan = planStrategyRelease(w, DesignTemplate::PIdentity, {}, o);
@@ -297,7 +289,7 @@ void TestStrategyRelease::releaseIsUnbiasedAndCovers() {
 }
 
 void TestStrategyRelease::releaseOfATable() {
-    auto w = std::make_shared<const Workload>(make("allrange", {4, 3}));
+    auto w = std::make_shared<const Workload>(makeWorkload("allrange", {4, 3}));
     StrategyOptimizeOptions o;
     o.restarts = 1;
     auto plan = planStrategyRelease(w, DesignTemplate::PIdentity, {}, o);
@@ -324,7 +316,7 @@ void TestStrategyRelease::releaseOfATable() {
 }
 
 void TestStrategyRelease::refusals() {
-    auto w = std::make_shared<const Workload>(make("allrange", {8}));
+    auto w = std::make_shared<const Workload>(makeWorkload("allrange", {8}));
     auto plan = planStrategyRelease(w, DesignTemplate::PIdentity);
     QVERIFY(plan.hasValue());
     auto h = Histogram::create({1, 2, 3, 4, 5, 6, 7, 8});
@@ -350,7 +342,7 @@ void TestStrategyRelease::refusals() {
     auto r3 = releaseThroughStrategy(spec, *plan, *wrong, rnd);
     QVERIFY(!r3 && r3.error().message.find("designed for 8") != std::string::npos);
     // An OPT_M design without the full table does not determine the cells.
-    auto m = std::make_shared<const Workload>(make("marginals:1", {2, 3, 2}));
+    auto m = std::make_shared<const Workload>(makeWorkload("marginals:1", {2, 3, 2}));
     auto pm = planStrategyRelease(m, DesignTemplate::Marginals);
     QVERIFY(!pm && pm.error().message.find("cells are not determined") != std::string::npos);
 }
