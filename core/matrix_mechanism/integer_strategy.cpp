@@ -192,11 +192,17 @@ Expected<IntegerStrategy> roundAt(const DomainShape& shape, const DesignedStrate
             linear.push_back(std::move(lin).value());
             k.factors.push_back(std::move(f).value());
         }
-        auto kron = kroneckerStrategy(std::move(linear));
-        if (!kron) {
-            return kron.error();
+        if (linear.size() == 1) {
+            // One dimension: the factor itself (as strategyFromDesign does), so the exact error
+            // takes the Gram-column path (n solves) rather than one solve per listed query.
+            k.linear = std::move(linear[0]);
+        } else {
+            auto kron = kroneckerStrategy(std::move(linear));
+            if (!kron) {
+                return kron.error();
+            }
+            k.linear = std::move(kron).value();
         }
-        k.linear = std::move(kron).value();
     }
     const auto l1 = k.columnL1();
     const auto l2 = k.columnL2Squared();
