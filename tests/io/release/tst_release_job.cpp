@@ -215,6 +215,39 @@ private Q_SLOTS:
         QCOMPARE(readFile(dir.filePath(QStringLiteral("ledger.json"))), ledgerBefore);
     }
 
+    // Issue #23: a release through a designed strategy spreads one person's change over many rows
+    // of K·x, so a PLD ledger composes it as a generic ε-DP mechanism (randomized response, which
+    // dominates every one; Kairouz, Oh & Viswanath 2015), never as one discrete Laplace bin; the
+    // files carry per-cell intervals and the strategy block.
+    void strategyReleaseInAPldLedgerIsPureDp() {
+        QTemporaryDir dir;
+        int loads = 0;
+        ReleaseRequest r = requestIn(dir, "0.5", &loads, "s");
+        r.newBudget = LedgerBudgetText{"1", "1e-6"};
+        r.composition = Composition::Pld;
+        r.planStrategy =
+            strategyPlanner(*WorkloadSpec::parse("allrange"), DesignTemplate::PIdentity);
+        auto o = runRelease(r);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        QCOMPARE(loads, 1);
+        QVERIFY(o->release.metadata.strategy.has_value());
+        QCOMPARE(o->release.metadata.intervals->halfWidths.size(), std::size_t{3});
+        auto ledger = PrivacyLedger::load(r.ledgerPath);
+        QVERIFY2(ledger, ledger ? "" : ledger.error().message.c_str());
+        QCOMPARE(ledger->releases().size(), std::size_t{1});
+        QCOMPARE(ledger->releases()[0].loss.kind, std::string("pure-dp"));
+        QCOMPARE(ledger->releases()[0].loss.parameter, std::string("1/2"));
+        const QByteArray csv = readFile(dir.filePath(QStringLiteral("s.csv")));
+        QVERIFY(csv.startsWith("bin,value,lower,upper\n"));
+        // A histogram release of cap 1 stays one discrete Laplace bin.
+        ReleaseRequest histogram = requestIn(dir, "0.1", &loads, "h");
+        histogram.newBudget.reset();
+        auto h = runRelease(histogram);
+        QVERIFY2(h, h ? "" : h.error().message.c_str());
+        ledger = PrivacyLedger::load(r.ledgerPath);
+        QCOMPARE(ledger->releases()[1].loss.kind, std::string("discrete-laplace"));
+    }
+
     // Issue #22: a ledger of the PLD accountant. Discrete-Gaussian releases that basic composition
     // would refuse after two fit; the one that would exceed the accountant's total is refused
     // before the data are read, and nothing is written.
