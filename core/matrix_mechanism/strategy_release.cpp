@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
 
 #include "core/base/validation.h"
 #include "core/intervals/intervals.h"
+#include "core/intervals/simulated_linear.h"
 #include "core/release/exact_samplers.h"
 
 namespace dpx {
@@ -91,6 +96,7 @@ Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload
     plan.templateName = design->templateName;
     plan.strategy = std::make_shared<const IntegerStrategy>(std::move(k).value());
     plan.cellForms = std::move(forms).value();
+    plan.intervalCache = std::make_shared<StrategyIntervalCache>();
     return plan;
 }
 
@@ -113,6 +119,135 @@ StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t, std::ve
         }
         return std::make_shared<const StrategyReleasePlan>(std::move(plan).value());
     };
+}
+
+// Simulated intervals of one plan, by noise law and level: computed once (a preview and the
+// release share them), data-free.
+struct StrategyIntervalCache {
+    std::mutex mutex;
+    std::map<std::tuple<int, double, double>, SimulatedLinearIntervals> byLaw;
+};
+
+namespace {
+
+// How many noise vectors the simulated intervals draw for a plan: at most 10 000, within a work
+// budget of 2·10⁸ sampled or solved entries and 8·10⁶ kept order statistics; 0 when the budget
+// leaves fewer than 4 000 (the bound alone is then stated).
+std::uint64_t simulationDraws(std::size_t rows, std::size_t cells, double level) {
+    constexpr double kWork = 1e8, kKept = 8e6;
+    constexpr std::uint64_t kMost = 10'000, kLeast = 4'000;
+    auto n = static_cast<std::uint64_t>(kWork / static_cast<double>(rows + cells));
+    // Order statistics kept per cell ≈ N·(1 − L) plus a margin: at most kKept in all.
+    const double perDraw = (1 - level) * 1.2 + 1e-3;
+    n = std::min<std::uint64_t>(
+        {n, kMost, static_cast<std::uint64_t>(kKept / (static_cast<double>(cells) * perDraw))});
+    return n < kLeast ? 0 : n;
+}
+
+}  // namespace
+
+Expected<ReleaseIntervalStatement> strategyIntervals(const StrategyReleasePlan& plan,
+                                                     const CellNoise& rowNoise, double level,
+                                                     std::stop_token stop) {
+    if (!plan.strategy || plan.cellForms.empty()) {
+        return Error{"strategy release: the plan is incomplete"};
+    }
+    auto perCell = linearEstimateInterval(rowNoise, level);
+    if (!perCell) {
+        return perCell.error();
+    }
+    const std::size_t cells = plan.cellForms.size();
+    auto all = linearEstimateInterval(rowNoise, 1 - (1 - level) / static_cast<double>(cells));
+    if (!all) {
+        return all.error();
+    }
+    std::vector<double> scales(cells);
+    for (std::size_t j = 0; j < cells; ++j) {
+        scales[j] = std::sqrt(plan.cellForms[j]);
+    }
+    const double maxScale = *std::max_element(scales.begin(), scales.end());
+
+    // The simulated law of the estimates (core/intervals/simulated_linear.h), cached in the plan.
+    const IntegerStrategy& k = *plan.strategy;
+    const std::size_t rows = k.linear->rows();
+    std::optional<SimulatedLinearIntervals> sim;
+    const std::uint64_t draws = simulationDraws(rows, cells, level);
+    const auto key = std::make_tuple(static_cast<int>(rowNoise.kind), rowNoise.parameter, level);
+    if (draws > 0) {
+        std::mutex uncached;  // a plan made by hand has no cache
+        std::unique_lock lock(plan.intervalCache ? plan.intervalCache->mutex : uncached);
+        if (plan.intervalCache) {
+            if (auto it = plan.intervalCache->byLaw.find(key);
+                it != plan.intervalCache->byLaw.end())
+                sim = it->second;
+        }
+        if (!sim) {
+            SimulatedLinearOptions options;
+            options.draws = draws;
+            const LinearEstimateMap map = [&k](std::span<const double> z, std::span<double> out) {
+                k.linear->leastSquares(z, out);
+            };
+            auto s = simulatedLinearIntervals(rowNoise, rows, scales, map, level, options, stop);
+            if (!s) {
+                return s.error();
+            }
+            sim = std::move(s).value();
+            if (plan.intervalCache) {
+                plan.intervalCache->byLaw.emplace(key, *sim);
+            }
+        }
+    }
+
+    ReleaseIntervalStatement iv;
+    iv.level = level;
+    iv.halfWidths.resize(cells);
+    double lo = INFINITY, hi = 0;
+    std::size_t simulatedTighter = 0;
+    for (std::size_t j = 0; j < cells; ++j) {
+        const double bound = perCell->halfWidth * scales[j];
+        double h = bound;
+        if (sim && sim->halfWidths[j] < bound) {
+            h = sim->halfWidths[j];
+            ++simulatedTighter;
+        }
+        iv.halfWidths[j] = h;
+        lo = std::min(lo, h);
+        hi = std::max(hi, h);
+    }
+    iv.halfWidth = hi;
+    iv.coverage = level;
+    const std::string boundMethod = perCell->method + "; per cell ×√(e_jᵀ(KᵀK)⁻¹e_j)";
+    const double bonferroni = all->halfWidth * maxScale;
+    if (sim) {
+        iv.method = "per cell the smaller of two valid half-widths: (1) " + sim->method + "; (2) " +
+                    boundMethod + ". The simulated one is used for " +
+                    std::to_string(simulatedTighter) + " of " + std::to_string(cells) + " cells";
+    } else {
+        iv.method = boundMethod + " (too many cells and measurements to simulate the law)";
+    }
+    if (sim && sim->simultaneous * maxScale < bonferroni) {
+        iv.simultaneousHalfWidth = sim->simultaneous * maxScale;
+        iv.simultaneousMethod =
+            "the simulated law of the largest studentised error max_j "
+            "|e_j|/√(e_jᵀ(KᵀK)⁻¹e_j) over all " +
+            std::to_string(cells) + " cells, the same order statistic";
+    } else {
+        iv.simultaneousHalfWidth = bonferroni;
+        iv.simultaneousMethod = "Bonferroni over " + std::to_string(cells) +
+                                " cells (level 1 − (1 − " + levelPercentText(level) + ")/" +
+                                std::to_string(cells) +
+                                " per cell), the bound valid for any "
+                                "coefficients";
+    }
+    iv.sentence = "With " + levelPercentText(level) +
+                  " confidence each published count is within " + rangeText(lo, hi) +
+                  " of the count before noise" +
+                  (simulatedTighter == cells ? "." : " (a conservative bound).");
+    iv.simultaneousSentence = "With " + levelPercentText(level) + " confidence all " +
+                              std::to_string(cells) + " published counts are within ±" +
+                              halfWidthText(iv.simultaneousHalfWidth) +
+                              " of their counts before noise at once.";
+    return iv;
 }
 
 Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
@@ -138,41 +273,12 @@ Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
     law.expectedRmse = std::sqrt(law.rowVariance * k.roundedObjective / (kl1 * kl1) /
                                  static_cast<double>(plan.workload->queryCount()));
 
-    const double level = spec.confidenceLevel;
-    const CellNoise noise{CellNoiseKind::DiscreteLaplace, law.alpha};
-    auto perCell = linearEstimateInterval(noise, level);
-    if (!perCell) {
-        return perCell.error();
+    auto intervals = strategyIntervals(plan, CellNoise{CellNoiseKind::DiscreteLaplace, law.alpha},
+                                       spec.confidenceLevel);
+    if (!intervals) {
+        return intervals.error();
     }
-    const std::size_t cells = plan.cellForms.size();
-    auto all = linearEstimateInterval(noise, 1 - (1 - level) / static_cast<double>(cells));
-    if (!all) {
-        return all.error();
-    }
-    ReleaseIntervalStatement& iv = law.intervals;
-    iv.level = level;
-    iv.halfWidths.resize(cells);
-    double lo = INFINITY, hi = 0;
-    for (std::size_t j = 0; j < cells; ++j) {
-        iv.halfWidths[j] = perCell->halfWidth * std::sqrt(plan.cellForms[j]);
-        lo = std::min(lo, iv.halfWidths[j]);
-        hi = std::max(hi, iv.halfWidths[j]);
-    }
-    iv.halfWidth = hi;
-    iv.coverage = level;
-    iv.method = perCell->method + "; per cell ×√(e_jᵀ(KᵀK)⁻¹e_j)";
-    iv.simultaneousHalfWidth =
-        all->halfWidth * std::sqrt(*std::max_element(plan.cellForms.begin(), plan.cellForms.end()));
-    iv.simultaneousMethod = "Bonferroni over " + std::to_string(cells) + " cells (level 1 − (1 − " +
-                            levelPercentText(level) + ")/" + std::to_string(cells) +
-                            " per cell), same bound";
-    iv.sentence = "With " + levelPercentText(level) +
-                  " confidence each published count is within " + rangeText(lo, hi) +
-                  " of the count before noise (a conservative bound).";
-    iv.simultaneousSentence = "With " + levelPercentText(level) + " confidence all " +
-                              std::to_string(cells) + " published counts are within ±" +
-                              halfWidthText(iv.simultaneousHalfWidth) +
-                              " of their counts before noise at once.";
+    law.intervals = std::move(intervals).value();
     return law;
 }
 

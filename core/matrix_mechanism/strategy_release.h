@@ -12,21 +12,26 @@
 //     2020), with ρ = ε²/2 for zCDP accounting.
 //  3. Inference, post-processing of y alone: x̂ = argmin ‖K·x̂ − y‖₂ (K has full column rank), the
 //     published cells; unbiased, with variance v·e_jᵀ(KᵀK)⁻¹e_j (v the discrete Laplace variance)
-//     and a per-cell interval ±H·√(e_jᵀ(KᵀK)⁻¹e_j) (core/intervals: linearEstimateInterval, a
-//     bound valid for any coefficients). The measurements and K's entries are published with the
-//     cells, so anyone can answer further queries from them.
-// This file draws randomness only through ReleaseRandomness; it is in dpx_core (the strategies
-// live there) and tests/lint/check-layers.sh forbids it the simulation generator.
+//     and a per-cell interval: the smaller of ±H·√(e_jᵀ(KᵀK)⁻¹e_j) (core/intervals:
+//     linearEstimateInterval, a bound valid for any coefficients) and the simulated law of the
+//     estimate (core/intervals/simulated_linear.h, data-free). The measurements and K's entries
+//     are published with the cells, so anyone can answer further queries from them.
+// This file draws the release's randomness only through ReleaseRandomness; it is in dpx_core
+// (the strategies live there) and tests/lint/check-layers.sh forbids it the simulation
+// generator. The simulated intervals use that generator inside core/intervals on a public seed:
+// they are a function of the noise law and K only, never of the data or of the release's noise.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "core/base/expected.h"
 #include "core/histogram/histogram.h"
+#include "core/intervals/intervals.h"
 #include "core/matrix_mechanism/hdmm.h"
 #include "core/matrix_mechanism/integer_strategy.h"
 #include "core/release/release.h"
@@ -36,6 +41,8 @@
 
 namespace dpx {
 
+struct StrategyIntervalCache;
+
 // Everything a strategy release needs that does not depend on the data.
 struct StrategyReleasePlan {
     std::shared_ptr<const Workload> workload;
@@ -44,6 +51,9 @@ struct StrategyReleasePlan {
     // e_jᵀ(KᵀK)⁻¹e_j per cell (C order): the variance of cell j's estimate per unit of row noise
     // variance.
     std::vector<double> cellForms;
+    // The simulated intervals by noise law and level (strategyIntervals), shared by a plan's
+    // preview and release; null in a plan made by hand (then computed each time).
+    std::shared_ptr<StrategyIntervalCache> intervalCache;
 };
 
 // Designs the strategy for `w` with template `t` (p and options as designStrategy takes them),
@@ -82,6 +92,17 @@ struct StrategyReleaseLaw {
 };
 Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
                                                 const StrategyReleasePlan& plan);
+
+// The per-cell and all-cells intervals of a plan's estimates when every measurement receives
+// independent `rowNoise`: per cell the smaller of the bound valid for any coefficients
+// (linearEstimateInterval) and the simulated law of the estimate (core/intervals/
+// simulated_linear.h: ≤ 10 000 data-free draws from a public seed, an order statistic that
+// covers unless an event of probability ≤ 10⁻⁹ occurred in the simulation); all cells at once
+// the smaller of Bonferroni and the simulated largest studentised error. Too large a plan for
+// the simulation's budget states the bound alone.
+Expected<ReleaseIntervalStatement> strategyIntervals(const StrategyReleasePlan& plan,
+                                                     const CellNoise& rowNoise, double level,
+                                                     std::stop_token stop = {});
 
 // The release of a histogram (1-D strategy over its bins) or of a table (a strategy over its
 // shape). spec.mechanism must be discrete-laplace and spec.postProcessing none (the inference is
