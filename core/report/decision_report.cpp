@@ -131,6 +131,39 @@ ReportSection mechanismSection(const DecisionReportInput& in) {
     return s;
 }
 
+// A release through a designed strategy (core/matrix_mechanism/strategy_release): what was
+// measured, how the counts were inferred and the strategy's expected error on its workload.
+ReportSection strategySection(const DecisionReportInput& in) {
+    const StrategyReleaseStatement& st = *in.metadata.strategy;
+    ReportSection s;
+    s.id = "strategy";
+    s.heading = "Strategy (matrix mechanism)";
+    s.paragraphs.push_back(
+        "The counts were not measured one by one: a strategy designed for the workload without "
+        "the data (HDMM, McKenna, Miklau, Hay & Machanavajjhala 2018) was rounded to integer "
+        "queries, their " +
+        groupThousands(static_cast<long long>(st.measurements.size())) +
+        " exact answers received the noise below, and the published counts are the least-squares "
+        "fit to the noisy answers (the matrix mechanism, Li, Miklau, Hay, McGregor & Rastogi "
+        "2015). The strategy and the noisy answers are in the release's JSON, so anyone can "
+        "answer further queries from them without spending more budget.");
+    s.rows.push_back(
+        {"Workload",
+         st.workload + " (" + groupThousands(static_cast<long long>(st.queries)) + " queries)"});
+    s.rows.push_back({"Design", st.templateName});
+    s.rows.push_back({"Measured as", st.integerStrategy});
+    s.rows.push_back({"Δ1 of the integer strategy",
+                      std::to_string(st.strategyL1) + " (one record changing one cell by one)"});
+    s.rows.push_back({"Noise per measurement", in.metadata.noiseParameter});
+    s.rows.push_back({"Expected RMSE on the workload",
+                      sig(st.expectedRmse) + " per query (exact: depends on the strategy and ε, "
+                                             "not on the data)"});
+    s.rows.push_back({"Rounding to integers", "error " + sig(100 * st.roundingLoss, 3) +
+                                                  " % above the designed strategy's"});
+    s.rows.push_back({"Inference", st.inference});
+    return s;
+}
+
 Expected<ReportSection> errorsSection(const DecisionReportInput& in) {
     const ReleaseMetadata& md = in.metadata;
     ReportSection s;
@@ -155,6 +188,13 @@ Expected<ReportSection> errorsSection(const DecisionReportInput& in) {
     auto law = releaseNoiseLaw(in.spec);
     if (!law) {
         return law.error();
+    }
+    if (md.strategy) {
+        s.rows.push_back({"Noise per count",
+                          "each count is a least-squares combination of noisy measurements "
+                          "(see Strategy): its own ± is in the intervals above and in the "
+                          "CSV's lower/upper columns"});
+        return s;
     }
     switch (in.spec.mechanism) {
         case ReleaseMechanism::DiscreteLaplace: {
@@ -277,8 +317,14 @@ Expected<ReportSection> alternativesSection(const DecisionReportInput& in, Repor
     if (!zeros) {
         return zeros.error();
     }
-    const Sensitivity sens{static_cast<double>(in.metadata.l1Sensitivity),
-                           std::sqrt(static_cast<double>(in.metadata.l2SensitivitySquared)), true};
+    // A strategy release's metadata states the strategy's sensitivity (Δ1(K) times the cap);
+    // the alternatives measure the counts directly, at the histogram's own sensitivity.
+    const bool strategy = in.metadata.strategy.has_value();
+    const Sensitivity sens{
+        static_cast<double>(strategy ? releaseL1Sensitivity(in.spec) : in.metadata.l1Sensitivity),
+        std::sqrt(static_cast<double>(strategy ? releaseL2SensitivitySquared(in.spec)
+                                               : in.metadata.l2SensitivitySquared)),
+        true};
     struct Alt {
         TradeoffMechanism mechanism;
         std::string label;
@@ -359,6 +405,15 @@ Expected<ReportSection> alternativesSection(const DecisionReportInput& in, Repor
     if (delta == 0) {
         s.notes.push_back("The Gaussian curve is (ε, " + sig(gaussDelta) +
                           ")-DP, a weaker guarantee than this release's pure ε-DP.");
+    }
+    if (strategy) {
+        s.notes.push_back(
+            "These curves measure every count directly. The release went through a strategy "
+            "instead (see Strategy): its expected RMSE on its workload of " +
+            groupThousands(static_cast<long long>(in.metadata.strategy->queries)) + " queries is " +
+            sig(in.metadata.strategy->expectedRmse) + " at ε = " + in.spec.epsilon +
+            "; per count it is better or worse than these depending on the "
+            "workload, which is what the design optimised.");
     }
     if (in.spec.mechanism == ReleaseMechanism::GeometricMatrix) {
         s.notes.push_back(
@@ -477,6 +532,9 @@ Expected<DecisionReport> buildDecisionReport(const DecisionReportInput& in) {
         ", released " + in.metadata.timestamp;
     r.sections.push_back(tableSection(in));
     r.sections.push_back(mechanismSection(in));
+    if (in.metadata.strategy) {
+        r.sections.push_back(strategySection(in));
+    }
     auto errors = errorsSection(in);
     if (!errors) {
         return errors.error();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/intervals/release_intervals.h"
+#include "core/matrix_mechanism/strategy_release.h"
 #include "core/release/release.h"
 #include "core/release/release_rng.h"
 #include "core/report/decision_report.h"
@@ -129,6 +130,7 @@ private Q_SLOTS:
     void sameReportWhateverTheCounts();
     void gaussianAndMatrixReleases();
     void tableAttributes();
+    void strategyRelease();
     void escapesEverything();
     void refusesBadInput();
     void plotSvg();
@@ -265,6 +267,56 @@ void TestDecisionReport::tableAttributes() {
     QCOMPARE(t->tables[0].rows[1][0], std::string("income"));
     const std::string html = decisionReportHtml(*report);
     QVERIFY(contains(html, "&lt;=50K, &gt;50K"));
+}
+
+// A release through a designed strategy: a Strategy section with the workload, the design, the
+// integer strategy and its expected RMSE; the alternatives at the histogram's own sensitivity
+// (equal to a direct discrete Laplace release's, not Δ1(K) times larger); no count and no noisy
+// measurement in the HTML.
+void TestDecisionReport::strategyRelease() {
+    const ReleaseSpec spec = specFor(ReleaseMechanism::DiscreteLaplace, "1");
+    auto w = Workload::make(WorkloadSpec::parse("allrange").value(), DomainShape{4});
+    QVERIFY(w);
+    auto plan = planStrategyRelease(std::make_shared<const Workload>(std::move(w).value()),
+                                    DesignTemplate::PIdentity);
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+    auto truth = Histogram::create(kCounts, {"18-30", "31-45", "46-60", "61+"});
+    ReleaseRandomness rng;
+    auto rel = releaseThroughStrategy(spec, *plan, *truth, rng);
+    QVERIFY2(rel, rel ? "" : rel.error().message.c_str());
+    Released direct = releaseFor(spec, kCounts);
+    DecisionReportInput in = direct.input;
+    in.metadata = rel->metadata;
+    auto r = buildDecisionReport(in);
+    QVERIFY2(r, r ? "" : r.error().message.c_str());
+    const ReportSection* st = r->section("strategy");
+    QVERIFY(st != nullptr);
+    const std::string html = decisionReportHtml(*r);
+    checkHtml(html);
+    QVERIFY(contains(html, "Strategy (matrix mechanism)"));
+    QVERIFY(contains(html, rel->metadata.strategy->templateName));
+    QVERIFY(contains(html, "10 queries"));  // AllRange(4): 4·5/2
+    QVERIFY(contains(html, "Expected RMSE on the workload"));
+    for (std::int64_t c : kCounts) {
+        QVERIFY(!containsNumber(html, std::to_string(c)));
+    }
+    for (std::int64_t m : rel->metadata.strategy->measurements) {
+        if (std::llabs(m) >= 1000) {  // small numbers occur in any text
+            QVERIFY(!containsNumber(html, std::to_string(m)));
+        }
+    }
+    // The alternatives: the same curves as for a direct release of the same table.
+    auto rd = buildDecisionReport(direct.input);
+    QVERIFY(rd);
+    QCOMPARE(r->plot.series.size(), rd->plot.series.size());
+    for (std::size_t i = 0; i < r->plot.series.size(); ++i) {
+        QCOMPARE(r->plot.series[i].points.size(), rd->plot.series[i].points.size());
+        for (std::size_t j = 0; j < r->plot.series[i].points.size(); ++j) {
+            QCOMPARE(r->plot.series[i].points[j].y, rd->plot.series[i].points[j].y);
+        }
+    }
+    QVERIFY(contains(html, "went through a strategy"));
+    QVERIFY(!contains(decisionReportHtml(*rd), "Strategy (matrix mechanism)"));
 }
 
 void TestDecisionReport::escapesEverything() {
