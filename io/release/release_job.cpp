@@ -234,6 +234,11 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
         if (auto c = checkStrategyReleaseSpec(spec); !c) {
             return failWith(failure, true, "", c.error().message);
         }
+        if (spec.samplePopulation != 0) {
+            return failWith(failure, true, "",
+                            "sample of: sampling intervals are not stated for a release through "
+                            "a strategy (its cells are least-squares estimates)");
+        }
     }
     if (!request.loadTruth) {
         return failWith(failure, true, "data", "no data to release");
@@ -330,6 +335,15 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
             }
         }
         release->metadata.intervals = *intervals;
+        if (spec.samplePopulation != 0) {
+            // Issue #22: from the published values and the declared N alone. Total for finite
+            // values (a refusal now would depend on noise not yet charged).
+            auto sampling = releaseSamplingIntervals(spec, release->values);
+            if (!sampling) {
+                return failWith(failure, false, "", sampling.error().message);
+            }
+            release->metadata.sampling = std::move(sampling).value();
+        }
     }
 
     // Under the lock: the ledger as it is now, interrupted releases resolved, the checks again,

@@ -51,7 +51,9 @@ std::string asOption(const std::string& message) {
         {"post-processing:", "--postprocess:"},
         {"mechanism:", "--mechanism:"},
         {"bins:", "--bins:"},
-        {"confidence:", "--confidence:"}};
+        {"confidence:", "--confidence:"},
+        {"sample of:", "--sample-of:"},
+        {"design effect:", "--design-effect:"}};
     for (const auto& [from, to] : names) {
         if (message.rfind(from, 0) == 0) {
             return to + message.substr(std::string(from).size());
@@ -233,6 +235,8 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     knownAll.insert("post-intervals");
     flags.insert("post-intervals");
     knownAll.insert({"plan-on", "population"});
+    // Issue #22: the data are a sample of a declared population (sampling intervals).
+    knownAll.insert({"sample-of", "design-effect"});
     auto args = Args::parse(argv, 2, knownAll, flags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message, kInvalid);
@@ -352,6 +356,27 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         spec.epsilonChosenOn = plan->computedOn();
     } else if (a.has("population")) {
         return fail(err, "--population applies with --plan-on", kInvalid);
+    }
+    if (a.has("sample-of")) {
+        auto population = a.number("sample-of", 0);
+        if (!population) {
+            return fail(err, population.error().message, kInvalid);
+        }
+        spec.samplePopulation = *population;
+        if (spec.samplePopulation == 0) {
+            return fail(err, "--sample-of: the population size N must be a number in [2, 1e15]",
+                        kInvalid);
+        }
+    }
+    if (a.has("design-effect")) {
+        if (!a.has("sample-of")) {
+            return fail(err, "--design-effect goes with --sample-of N", kInvalid);
+        }
+        auto d = a.number("design-effect", 1);
+        if (!d) {
+            return fail(err, d.error().message, kInvalid);
+        }
+        spec.designEffect = *d;
     }
     if (auto v = spec.validate(); !v) {
         return fail(err, asOption(v.error().message), kInvalid);
@@ -485,6 +510,10 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         o[QStringLiteral("interval")] = QStringLiteral(
             "not stated: resize and NoiseFirst change each value by an amount that depends on "
             "every bin, which the noise law alone does not bound");
+    }
+    if (const auto& sm = release->metadata.sampling) {
+        // Issue #22: the data were declared a sample of a population.
+        o[QStringLiteral("sampling")] = qs(sm->sentence);
     }
     if (const auto& st = release->metadata.strategy) {
         QJsonObject so;
