@@ -89,6 +89,11 @@ const std::vector<Command> kCommands{
                (the CSV's lower/upper columns and the JSON's "intervals" cover each count
                before noise with probability >= L, exact for the noise law; not stated after
                resize or noisefirst)
+  dpx release ... [--sample-of N [--design-effect D (1)]]
+               (the data are a sample of a population of N, design effect D as declared for a
+               weighted survey, Kish 1965: per bin the population estimate and the sampling,
+               DP-noise and combined half-widths, Cochran 1977, from the published values only;
+               none or clamp, discrete-laplace or discrete-gaussian)
   dpx release ... --postprocess resize|noisefirst --post-intervals
                (states them after resize or noisefirst too: around the noisy count before it,
                widened to hold the published value; the bounds reveal the noisy counts)

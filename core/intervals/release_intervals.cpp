@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/count/count_mechanism.h"
+#include "core/histogram/dataset.h"
 #include "core/intervals/intervals.h"
 
 namespace dpx {
@@ -122,6 +124,81 @@ Expected<std::optional<ReleaseIntervalStatement>> releaseIntervals(const Release
     s.sentence = intervalSentence(level, s.halfWidth);
     s.simultaneousSentence = simultaneousIntervalSentence(level, bins, s.simultaneousHalfWidth);
     return std::optional<ReleaseIntervalStatement>{s};
+}
+
+}  // namespace dpx
+
+namespace dpx {
+
+Expected<ReleaseSamplingStatement> releaseSamplingIntervals(const ReleaseSpec& spec,
+                                                            std::span<const double> published) {
+    if (!(spec.samplePopulation > 0)) {
+        return Error{"sampling intervals: the release declares no population (sample of N)"};
+    }
+    ReleaseSpec checked = spec;
+    checked.binsDeclared = true;  // the bins are the caller's business; the rest is checked
+    if (auto v = checked.validate(); !v) {
+        return v.error();
+    }
+    if (published.empty()) {
+        return Error{"sampling intervals: the release has no bin"};
+    }
+    auto law = releaseNoiseLaw(checked);
+    if (!law) {
+        return law.error();
+    }
+    CellNoise noise;
+    if (law->mechanism == ReleaseMechanism::DiscreteLaplace) {
+        noise = {CellNoiseKind::DiscreteLaplace, law->alpha};
+    } else if (law->mechanism == ReleaseMechanism::DiscreteGaussian) {
+        noise = CellNoise::discreteGaussian(law->sigma2);
+    } else {
+        return Error{"sampling intervals: not for the truncated geometric matrix"};
+    }
+    const double N = spec.samplePopulation, D = spec.designEffect;
+    double sum = 0;
+    for (double v : published) {
+        if (!std::isfinite(v)) {
+            return Error{"sampling intervals: a published value is not a finite number"};
+        }
+        sum += v;
+    }
+    ReleaseSamplingStatement s;
+    s.level = spec.confidenceLevel;
+    s.populationSize = N;
+    s.designEffect = D;
+    s.sampleSize = std::clamp(sum, 2 * D, N);
+    const double nEff = D == 1 ? 0.0 : s.sampleSize / D;
+    // Integer published values repeat (zeros above all): one computation per distinct value.
+    std::map<double, SamplingIntervals> done;
+    for (double v : published) {
+        auto it = done.find(v);
+        if (it == done.end()) {
+            auto r = samplingIntervals(v, s.sampleSize, N, noise, s.level, nEff);
+            if (!r) {
+                return Error{"sampling intervals: " + r.error().message};
+            }
+            it = done.emplace(v, *r).first;
+            if (s.method.empty()) {
+                s.method = r->method;
+            }
+        }
+        s.estimates.push_back(it->second.estimate);
+        s.sampling.push_back(it->second.sampling);
+        s.noise.push_back(it->second.noise);
+        s.combined.push_back(it->second.combined);
+    }
+    s.method += "; p = value/n and n = the sum of the published values (" +
+                formatShortest(s.sampleSize) +
+                (sum != s.sampleSize ? ", clamped to [2·D, N]" : "") +
+                "), never the true counts; N and the design effect as declared";
+    s.sentence = "With " + levelPercentText(s.level) +
+                 " confidence each population count lies within population_estimate ± "
+                 "combined_half_width: the data are a sample of N = " +
+                 formatShortest(N) + (D != 1 ? " with design effect " + formatShortest(D) : "") +
+                 ", so each count carries a sampling error (sampling_half_width) as well as the "
+                 "DP noise (noise_half_width); both are computed from the published values.";
+    return s;
 }
 
 }  // namespace dpx

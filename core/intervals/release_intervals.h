@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "core/base/expected.h"
 #include "core/release/release.h"
@@ -35,5 +36,22 @@ Expected<IntervalBounds> postProcessedBounds(double value, double noisy, double 
 // "With 95 % confidence all 12 published counts are within ±10 of their counts before noise at
 // once."
 std::string simultaneousIntervalSentence(double level, std::uint64_t bins, double halfWidth);
+
+}  // namespace dpx
+
+namespace dpx {
+
+// Sampling error next to DP noise in a release (issue #22): for a spec that declares the data a
+// sample of N (spec.samplePopulation, design effect spec.designEffect), per published value v the
+// samplingIntervals of the count v out of a sample of n̂ rows, with n_eff = n̂/D. n̂ is the sum of
+// the published values clamped to [2·D, N]: the true sample size is a count of the confidential
+// data and is never used, nor is any true count — everything is a function of the published
+// values and the spec, so stating it costs no privacy. Valid after clamp as well (clamping moves
+// the noise towards 0, and the sampling error's window probability only grows when it does).
+// Total for every finite published value (the release has already drawn its noise; a refusal
+// depending on the values now would leak them without a charge): an Error only for a spec that
+// declares no sample or whose noise law cannot be evaluated.
+Expected<ReleaseSamplingStatement> releaseSamplingIntervals(const ReleaseSpec& spec,
+                                                            std::span<const double> published);
 
 }  // namespace dpx

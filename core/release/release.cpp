@@ -167,6 +167,40 @@ Status ReleaseSpec::validate() const {
             "e.g. 0.95 (got " +
             formatShortest(confidenceLevel) + ")"};
     }
+    if (samplePopulation != 0) {
+        // Issue #22: declared figures only (docs/intervals.md, "Sampling error in a release").
+        if (!(std::isfinite(samplePopulation) && samplePopulation >= 2 &&
+              samplePopulation <= 1e15)) {
+            return Error{"sample of: the population size N must be a number in [2, 1e15] (got " +
+                         formatShortest(samplePopulation) + ")"};
+        }
+        if (!(std::isfinite(designEffect) && designEffect >= 1 && designEffect <= 1e6)) {
+            return Error{
+                "design effect: must be a number in [1, 1e6], 1 for a simple random "
+                "sample (got " +
+                formatShortest(designEffect) + ")"};
+        }
+        if (samplePopulation < 2 * designEffect) {
+            return Error{"sample of: the population N = " + formatShortest(samplePopulation) +
+                         " must be at least twice the design effect " +
+                         formatShortest(designEffect) +
+                         " (an effective sample of at least 2 rows)"};
+        }
+        if (mechanism == ReleaseMechanism::GeometricMatrix) {
+            return Error{
+                "sample of: sampling intervals are stated for discrete-laplace and "
+                "discrete-gaussian; the truncated geometric matrix's noise depends on the count"};
+        }
+        if (postProcessing == EstimatorKind::Resize ||
+            postProcessing == EstimatorKind::NoiseFirst) {
+            return Error{
+                "sample of: sampling intervals are stated after none or clamp; resize "
+                "and NoiseFirst move each value by an amount the noise law does not "
+                "bound"};
+        }
+    } else if (designEffect != 1) {
+        return Error{"design effect: goes with a declared sample (sample of N)"};
+    }
     if (mechanism == ReleaseMechanism::DiscreteGaussian) {
         auto d = parseDelta(delta);
         if (!d) {

@@ -81,6 +81,13 @@ struct ReleaseSpec {
     // What ε was chosen on (issue #22, core/choosing/public_proxy.h): "confidential data" or
     // "public proxy: uniform, N = 30000"; recorded in the metadata as given, empty: not recorded.
     std::string epsilonChosenOn;
+    // The data are a sample of a population (issue #22; docs/intervals.md, "Sampling error in a
+    // release"): its size N as declared by the user (0: not a sample) and the declared design
+    // effect D ≥ 1 of the sampling (1: a simple random sample; a survey's documented figure for a
+    // weighted one, so that n_eff = n/D, Kish 1965). Both are declared numbers, never computed
+    // from the data. Only for discrete-laplace and discrete-gaussian with none or clamp; N ≥ 2·D.
+    double samplePopulation = 0;
+    double designEffect = 1;
     Status validate() const;
 };
 
@@ -142,6 +149,22 @@ struct StrategyReleaseStatement {
     bool operator==(const StrategyReleaseStatement&) const = default;
 };
 
+// Sampling error next to DP noise in a release (issue #22; computed by
+// core/intervals/release_intervals.h, releaseSamplingIntervals, from the spec and the PUBLISHED
+// values only): per bin the population estimate N·v/n̂ and the half-widths of its sampling error,
+// of its DP noise (scaled by N/n̂) and of both together, at `level`. n̂ is the sum of the published
+// values (clamped to [2·D, N]), so nothing beyond the release is used.
+struct ReleaseSamplingStatement {
+    double level = 0.95;
+    double populationSize = 0;                                 // N, declared
+    double designEffect = 1;                                   // D, declared
+    double sampleSize = 0;                                     // n̂ from the published values
+    std::vector<double> estimates, sampling, noise, combined;  // one per published value
+    std::string method;
+    std::string sentence;
+    bool operator==(const ReleaseSamplingStatement&) const = default;
+};
+
 // Everything a reader of a release needs to know, with exact numbers as text ("1/10", "0.1").
 struct ReleaseMetadata {
     std::string mechanism;         // releaseMechanismName
@@ -181,6 +204,10 @@ struct ReleaseMetadata {
     // cells were inferred from it.
     std::optional<StrategyReleaseStatement> strategy;
     std::string epsilonChosenOn;  // ReleaseSpec::epsilonChosenOn ("epsilon_chosen_on" if set)
+    // The data declared a sample of a population (ReleaseSpec::samplePopulation): the sampling,
+    // DP-noise and combined intervals of the population estimates ("sampling" in the JSON, four
+    // more CSV columns); absent otherwise, and the files are as before.
+    std::optional<ReleaseSamplingStatement> sampling;
 };
 
 struct HistogramRelease {

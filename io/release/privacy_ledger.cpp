@@ -555,10 +555,16 @@ Expected<double> PrivacyLedger::pldEpsilon(const LedgerRelease* extra) const {
         eps = add(eps, exactOrZero(r->epsilon));
         delta = add(delta, exactOrZero(r->delta));
     }
-    if (delta <= exactOrZero(totalDelta_)) {
-        return std::min(*pld, doubleUp(eps));
+    double bound = delta <= exactOrZero(totalDelta_) ? std::min(*pld, doubleUp(eps)) : *pld;
+    if (pldRecordedSpent_ > 0) {
+        // The file's recorded ε was more pessimistic than this run's recomputation (fromJson): it
+        // stays the authority, so the recorded releases count for it, and a further release for
+        // its composition plus the recorded excess (anything ≥ the recomputation is a valid bound).
+        bound = extra == nullptr && releases_.size() == pldRecordedCount_
+                    ? std::max(bound, pldRecordedSpent_)
+                    : std::nextafter(bound + pldExcess_, 1e300);
     }
-    return pld;
+    return bound;
 }
 
 Expected<double> PrivacyLedger::pldOnlyEpsilon(const LedgerRelease* extra) const {
@@ -632,6 +638,9 @@ BudgetUsage PrivacyLedger::pldUsage() const {
     BudgetUsage u;
     u.composition = Composition::Pld;
     const double totalEps = doubleDown(exactOrZero(totalEpsilon_));
+    // What the recomposition may reach: less the recorded excess when the file's ε is the
+    // authority (pldExcess_, fromJson); the check with fits() below includes it.
+    const double target = std::max(0.0, totalEps - pldExcess_);
     const double totalDelta = exactDouble(totalDelta_, "delta").value();
     const double h = exactDouble(pldInterval_, "PLD interval").value();
     u.deltaSpent = releases_.empty() ? 0.0 : totalDelta;
@@ -661,12 +670,12 @@ BudgetUsage PrivacyLedger::pldUsage() const {
     auto deltaWith = [&](double e) {
         const double up = std::ceil(e / h) * h, down = std::ceil(-e / h) * h;
         const double pUp = 1 / (1 + std::exp(-e)), pDown = 1 / (1 + std::exp(e));
-        return pUp * pld->delta(totalEps - up) + pDown * pld->delta(totalEps - down);
+        return pUp * pld->delta(target - up) + pDown * pld->delta(target - down);
     };
     if (deltaWith(0) > totalDelta) {
         return u;
     }
-    double lo = 0, hi = std::min(100.0, 2 * totalEps + 1);
+    double lo = 0, hi = std::min(100.0, 2 * target + 1);
     if (deltaWith(hi) <= totalDelta) {
         lo = hi;
     }
@@ -682,7 +691,7 @@ BudgetUsage PrivacyLedger::pldUsage() const {
         sumEps += exactOrZero(r.epsilon).toDouble();
         sumDelta += exactOrZero(r.delta).toDouble();
     }
-    if (sumDelta <= totalDelta) {
+    if (sumDelta <= totalDelta && pldExcess_ == 0) {
         lo = std::max(lo, totalEps - sumEps);
     }
     LedgerRelease probe;
@@ -984,9 +993,34 @@ Expected<PrivacyLedger> PrivacyLedger::fromJson(const std::string& json,
             return Error{origin + ": " + spent.error().message};
         }
         if (formatShortest(*spent) != recordedSpent) {
-            return Error{origin + ": the PLD accountant now gives ε = " + formatShortest(*spent) +
-                         " for these releases, the ledger recorded " + recordedSpent +
-                         "; refusing to use it (the accountant changed or the file was edited)"};
+            // The rule (docs/accounting.md, "When the recomputation differs"): the recorded ε is
+            // kept as the authority, with a warning, only when it is MORE pessimistic (larger)
+            // than this run's; a smaller recorded ε would under-report the privacy loss: refused.
+            auto recorded = parseDecimal(recordedSpent);
+            if (!recorded) {
+                return Error{origin + ": pld epsilon_spent '" + recordedSpent +
+                             "' is not a decimal number; refusing to use the ledger"};
+            }
+            const double r = recorded->toDouble();
+            if (!(r > *spent)) {
+                return Error{origin +
+                             ": the PLD accountant now gives ε = " + formatShortest(*spent) +
+                             " for these releases, more than the " + recordedSpent +
+                             " the ledger recorded; refusing to use it (a smaller recorded ε "
+                             "would under-report the privacy loss: the accountant changed or the "
+                             "file was edited)"};
+            }
+            ledger->pldRecordedSpent_ = r;
+            ledger->pldRecordedCount_ = ledger->releases_.size();
+            ledger->pldExcess_ = std::nextafter(r - *spent, 1e300);
+            ledger->pldUsageCache_.reset();
+            ledger->loadWarning_ =
+                origin + ": the PLD accountant now gives ε = " + formatShortest(*spent) +
+                " for these releases, less than the " + recordedSpent +
+                " the ledger recorded; the recorded, more pessimistic ε stays the authority "
+                "(further releases are charged their composition plus the difference, " +
+                formatShortest(ledger->pldExcess_) + ")";
+            spent = r;
         }
         if (*spent > doubleDown(exactOrZero(*te))) {
             return Error{origin + ": the releases spend ε = " + formatShortest(*spent) +

@@ -19,7 +19,10 @@
 // Version 3 (issue #22) is the ledger of composition "pld": version 2 plus a "pld" object (grid
 // interval, target δ = the total δ, the ε found) and each release's "loss" (LedgerLoss), from
 // which the PLD accountant (core/accounting/privacy_loss.h) recomposes the releases on every load
-// and must find the recorded ε exactly. Basic and zCDP ledgers stay version 2.
+// and must find the recorded ε exactly — or, when it finds a smaller ε (a less pessimistic
+// accountant), the recorded ε stays the authority with a warning (loadWarning) and every later
+// composition is charged the difference on top; a recomputation LARGER than the recorded ε is
+// refused (the file would under-report the loss). Basic and zCDP ledgers stay version 2.
 //
 // The file itself (resolveLedgerPath): a symbolic link is followed to the file it names (the lock
 // and every write go to that file, so two links cannot make two ledgers); anything that is not a
@@ -163,6 +166,9 @@ public:
     Rational deltaRemainingExact() const;
     // Releases that are pending (charged, publication interrupted).
     std::size_t pendingCount() const;
+    // PLD ledgers: a warning when the file's recorded ε was larger than this run's recomputation
+    // (kept as the authority; see Version 3 above); empty otherwise.
+    const std::string& loadWarning() const { return loadWarning_; }
 
     // OK if `release` fits what is left; otherwise an error that says what the release asks, what
     // has been spent and what is left.
@@ -198,6 +204,12 @@ private:
     std::vector<LedgerRelease> releases_;
     // PLD: the usage of the recorded releases (the accountant is costly; reset on every change).
     mutable std::optional<BudgetUsage> pldUsageCache_;
+    // PLD: the recorded ε when it exceeded the recomputation at load (0: they agreed), and the
+    // difference (rounded up) that every later composition is charged on top.
+    double pldRecordedSpent_ = 0;
+    std::size_t pldRecordedCount_ = 0;  // the releases it was recorded for
+    double pldExcess_ = 0;
+    std::string loadWarning_;
 };
 
 }  // namespace dpx::data

@@ -214,11 +214,29 @@ std::string intervalCells(const HistogramRelease& release, std::size_t i) {
     return "," + formatShortest(value - h) + "," + formatShortest(value + h);
 }
 
+// The sampling columns of value i when the data were declared a sample (issue #22): the
+// population estimate and the half-widths of its sampling error, DP noise and both together.
+std::string samplingCells(const HistogramRelease& release, std::size_t i) {
+    const auto& sm = release.metadata.sampling;
+    if (!sm) {
+        return {};
+    }
+    if (i >= sm->estimates.size()) {
+        return ",,,,";
+    }
+    return "," + formatShortest(sm->estimates[i]) + "," + formatShortest(sm->sampling[i]) + "," +
+           formatShortest(sm->noise[i]) + "," + formatShortest(sm->combined[i]);
+}
+
 }  // namespace
 
 std::string releaseCsvText(const HistogramRelease& release) {
     const auto& attributes = release.metadata.attributes;
-    const std::string intervalHeader = release.metadata.intervals ? ",lower,upper" : "";
+    const std::string intervalHeader =
+        std::string(release.metadata.intervals ? ",lower,upper" : "") +
+        (release.metadata.sampling
+             ? ",population_estimate,sampling_half_width,noise_half_width,combined_half_width"
+             : "");
     if (attributes.size() >= 2) {
         // A table: one column per attribute (the cell's bin label) and the value, cells in C
         // order (the last attribute varies fastest).
@@ -238,6 +256,7 @@ std::string releaseCsvText(const HistogramRelease& release) {
             }
             csv += formatShortest(release.values[i]);
             csv += intervalCells(release, i);
+            csv += samplingCells(release, i);
             csv += '\n';
             for (std::size_t a = attributes.size(); a-- > 0;) {
                 if (++coords[a] < std::max<std::size_t>(attributes[a].labels.size(), 1)) {
@@ -257,6 +276,7 @@ std::string releaseCsvText(const HistogramRelease& release) {
         csv += ',';
         csv += formatShortest(release.values[i]);
         csv += intervalCells(release, i);
+        csv += samplingCells(release, i);
         csv += '\n';
     }
     return csv;
@@ -423,6 +443,21 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
         o[QStringLiteral("intervals")] = QStringLiteral(
             "not stated: resize and NoiseFirst change each value by an amount that depends on "
             "every bin, which the noise law alone does not bound");
+    }
+    if (const auto& sm = m.sampling) {
+        // Issue #22: sampling error next to DP noise, only when the data were declared a sample.
+        QJsonObject so;
+        so[QStringLiteral("level")] = sm->level;
+        so[QStringLiteral("population")] = sm->populationSize;
+        so[QStringLiteral("design_effect")] = sm->designEffect;
+        so[QStringLiteral("sample_size_from_published")] = sm->sampleSize;
+        so[QStringLiteral("method")] = qs(sm->method);
+        so[QStringLiteral("sentence")] = qs(sm->sentence);
+        so[QStringLiteral("columns")] = QStringLiteral(
+            "population_estimate = value * population / sample_size_from_published; "
+            "sampling_half_width, noise_half_width and combined_half_width at the level, each "
+            "around population_estimate");
+        o[QStringLiteral("sampling")] = so;
     }
     return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
 }

@@ -117,6 +117,14 @@ Expected<PrivacyLedger> ledgerFor(const ReleaseRequest& r, const LedgerLocation&
                                 "); a total is set once, when the ledger is created");
         }
     }
+    if (r.pldIntervalGiven && ledger->composition() == Composition::Pld &&
+        !sameDecimal(r.pldInterval, ledger->pldInterval())) {
+        return failWith(failure, false, "ledger",
+                        "the ledger " + r.ledgerPath + " composes on a PLD grid of interval " +
+                            ledger->pldInterval() + ", fixed when it was created; the interval " +
+                            r.pldInterval + " given differs (leave it out, or give " +
+                            ledger->pldInterval() + ")");
+    }
     if (r.composition && *r.composition != ledger->composition()) {
         return failWith(failure, false, "composition",
                         "the ledger " + r.ledgerPath + " uses " +
@@ -234,6 +242,11 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
         if (auto c = checkStrategyReleaseSpec(spec); !c) {
             return failWith(failure, true, "", c.error().message);
         }
+        if (spec.samplePopulation != 0) {
+            return failWith(failure, true, "",
+                            "sample of: sampling intervals are not stated for a release through "
+                            "a strategy (its cells are least-squares estimates)");
+        }
     }
     if (!request.loadTruth) {
         return failWith(failure, true, "data", "no data to release");
@@ -330,6 +343,15 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
             }
         }
         release->metadata.intervals = *intervals;
+        if (spec.samplePopulation != 0) {
+            // Issue #22: from the published values and the declared N alone. Total for finite
+            // values (a refusal now would depend on noise not yet charged).
+            auto sampling = releaseSamplingIntervals(spec, release->values);
+            if (!sampling) {
+                return failWith(failure, false, "", sampling.error().message);
+            }
+            release->metadata.sampling = std::move(sampling).value();
+        }
     }
 
     // Under the lock: the ledger as it is now, interrupted releases resolved, the checks again,
@@ -386,6 +408,7 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
     out.releasesInLedger = ledger->releases().size();
     out.ledgerCreated = !exists;
     out.recoveryNotes = std::move(notes);
+    out.ledgerWarning = ledger->loadWarning();
     return out;
 }
 
@@ -592,6 +615,7 @@ Expected<LedgerCheck> checkLedger(const std::string& path, const StepHook& onSte
         c.notPublished += r.state == ReleaseState::NotPublished ? 1 : 0;
     }
     c.usage = ledger->usage();
+    c.warning = ledger->loadWarning();
     return c;
 }
 

@@ -79,6 +79,9 @@ struct ReleaseRequest {
     std::optional<Composition> composition;
     // The PLD grid interval of a new ledger of composition pld (decimal text).
     std::string pldInterval = PrivacyLedger::kDefaultPldInterval;
+    // Whether pldInterval was given (dpx release --pld-interval): then an existing PLD ledger's
+    // interval must equal it (a clear refusal, never silently ignored).
+    bool pldIntervalGiven = false;
     bool overwrite = false;  // replace existing release files (the caller asked the user)
     // The number of declared bins (cells), for the intervals of previewRelease; 0: not shown.
     std::uint64_t previewBins = 0;
@@ -122,6 +125,8 @@ struct ReleaseOutcome {
     bool ledgerCreated = false;
     // Interrupted earlier releases this run resolved (recoverPendingReleases), one sentence each.
     std::vector<std::string> recoveryNotes;
+    // A PLD ledger whose recorded ε is kept as the authority (PrivacyLedger::loadWarning).
+    std::string ledgerWarning;
 };
 
 // Runs the release. On error nothing was written and the ledger is unchanged; `failure` (if not
@@ -174,6 +179,7 @@ struct LedgerCheck {
     BudgetUsage usage;
     bool readOnly = false;
     std::vector<std::string> recoveryNotes;
+    std::string warning;  // PrivacyLedger::loadWarning
 };
 // Errors: the path is not a usable ledger (missing, not a regular file, corrupted, ...); a
 // read-only ledger with interrupted releases is reported, not modified.

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -89,8 +90,29 @@ HistogramTab::HistogramTab(QWidget* parent) : QWidget(parent) {
             Q_EMIT intervalLevelChanged(levelBox_->itemData(i).toDouble());
         }
     });
+    // Issue #22: the data are a sample of a population of N (DP Wizard #267): sampling error
+    // next to the DP noise, beside the level it is stated at.
+    sampleBox_ = new QDoubleSpinBox;
+    sampleBox_->setObjectName(QStringLiteral("histogramSampleOf"));
+    sampleBox_->setDecimals(0);
+    sampleBox_->setRange(0, 1e10);
+    sampleBox_->setSingleStep(1000);
+    sampleBox_->setGroupSeparatorShown(true);
+    sampleBox_->setPrefix(tr("sample of N = "));
+    sampleBox_->setSpecialValueText(tr("not a sample"));
+    sampleBox_->setToolTip(
+        tr("The data are a simple random sample of a population of N rows: the caption and each "
+           "bin's tooltip add the population estimate's sampling error (normal approximation "
+           "with the finite-population correction, Cochran 1977), its DP noise and both "
+           "together, from the noisy counts. 0: the data are the whole population."));
+    // As wide as a population of a billion needs, not the whole range: the caption keeps the room.
+    sampleBox_->setMaximumWidth(
+        sampleBox_->fontMetrics().horizontalAdvance(tr("sample of N = 1,000,000,000")) + 40);
+    connect(sampleBox_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { setSamplePopulation(v); });
     auto* top = new QHBoxLayout;
     top->addWidget(caption_, 1);
+    top->addWidget(sampleBox_, 0, Qt::AlignTop);
     top->addWidget(levelBox_, 0, Qt::AlignTop);
     top->addWidget(overlay_, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
@@ -133,6 +155,7 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
                               const QString& xTitle) {
     release_ = r;
     estimator_ = estimator;
+    xTitle_ = xTitle;
     {
         const QSignalBlocker block(overlay_);
         overlay_->setChecked(overlay);
@@ -246,11 +269,14 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
                     .arg(r.truth.size());
         }
     }
-    caption_->setText(QStringLiteral("<b>%1</b> — %2")
-                          .arg(r.mechanismTitle.toHtmlEscaped(), r.guarantee.toHtmlEscaped()) +
-                      (intervalText_.isEmpty()
-                           ? QString()
-                           : QStringLiteral("<br>%1").arg(intervalText_.toHtmlEscaped())));
+    updateSamplingText();
+    caption_->setText(
+        QStringLiteral("<b>%1</b> — %2")
+            .arg(r.mechanismTitle.toHtmlEscaped(), r.guarantee.toHtmlEscaped()) +
+        (intervalText_.isEmpty() ? QString()
+                                 : QStringLiteral("<br>%1").arg(intervalText_.toHtmlEscaped())) +
+        (samplingText_.isEmpty() ? QString()
+                                 : QStringLiteral("<br>%1").arg(samplingText_.toHtmlEscaped())));
     plot_->clearPlottables();
     plot_->clearItems();
     noisyBars_ = nullptr;
@@ -395,6 +421,87 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
     replotWhenVisible(plot_);
 }
 
+void HistogramTab::setSamplePopulation(double population) {
+    if (population == samplePopulation_) {
+        return;
+    }
+    samplePopulation_ = population;
+    {
+        const QSignalBlocker block(sampleBox_);
+        sampleBox_->setValue(population);
+    }
+    if (release_.error.isEmpty() && !release_.truth.empty()) {
+        setRelease(release_, estimator_, overlay_->isChecked(), xTitle_);
+    }
+}
+
+std::optional<SamplingIntervals> HistogramTab::binSampling(std::size_t i) const {
+    const ReleaseResult& r = release_;
+    if (!(samplePopulation_ > 0) || !r.calibrated || i >= r.noisy.size() || r.local) {
+        return std::nullopt;
+    }
+    // As a release states it (core/intervals/release_intervals.h): from the noisy counts only,
+    // n̂ = their sum clamped to [2, N].
+    double sum = 0;
+    for (double v : r.noisy) {
+        sum += v;
+    }
+    const double n = std::clamp(sum, 2.0, std::max(2.0, samplePopulation_));
+    auto s = samplingIntervals(r.noisy[i], n, samplePopulation_, CellNoise::of(r.calibrated->noise),
+                               level_);
+    if (!s) {
+        return std::nullopt;
+    }
+    return *s;
+}
+
+void HistogramTab::updateSamplingText() {
+    samplingText_.clear();
+    const ReleaseResult& r = release_;
+    if (!(samplePopulation_ > 0) || r.truth.empty()) {
+        return;
+    }
+    if (!r.calibrated || r.local) {
+        samplingText_ = tr("Sample of N: sampling intervals are shown for the central noise "
+                           "mechanisms (Laplace, geometric, Gaussian), not for %1.")
+                            .arg(r.mechanismTitle);
+        return;
+    }
+    if (samplePopulation_ < 2) {
+        samplingText_ = tr("Sample of N: the population must have at least 2 rows.");
+        return;
+    }
+    double rows = 0;
+    for (double v : r.truth) {
+        rows += v;
+    }
+    if (samplePopulation_ < rows) {
+        samplingText_ =
+            tr("Sample of N = %1: the population cannot be smaller than the %2 rows "
+               "of the data.")
+                .arg(formatLocaleNumber(samplePopulation_, 15), formatLocaleNumber(rows, 15));
+        return;
+    }
+    // The caption states the largest bin's (the widest sampling error); each tooltip its own.
+    const auto k = static_cast<std::size_t>(std::max_element(r.noisy.begin(), r.noisy.end()) -
+                                            r.noisy.begin());
+    auto s = binSampling(k);
+    if (!s) {
+        samplingText_ = tr("Sample of N = %1: the DP noise at this ε cannot be combined with the "
+                           "sampling error (too wide for the numerical integration).")
+                            .arg(formatLocaleNumber(samplePopulation_, 15));
+        return;
+    }
+    samplingText_ =
+        tr("A sample of N = %1: %2 intervals of the population estimate N·noisy/n (n = the sum of "
+           "the noisy counts) for the largest bin (%3): sampling ±%4 (Cochran 1977), DP noise ±%5, "
+           "both together ±%6. Hover a bin for its own.")
+            .arg(formatLocaleNumber(samplePopulation_, 15),
+                 QString::fromStdString(levelPercentText(level_)), r.labels[k],
+                 formatErrorValue(s->sampling, 4), formatErrorValue(s->noise, 4),
+                 formatErrorValue(s->combined, 4));
+}
+
 QString HistogramTab::binText(int i) const {
     if (i < 0 || static_cast<std::size_t>(i) >= release_.truth.size()) {
         return {};
@@ -422,6 +529,14 @@ QString HistogramTab::binText(int i) const {
                              formatLocaleNumber(estimateLo_[k], 6),
                              formatLocaleNumber(estimateHi_[k], 6));
         }
+    }
+    if (auto sm = binSampling(k)) {
+        text += tr("<br>population estimate: %1<br>%2 half-widths: sampling ±%3, DP noise ±%4, "
+                   "combined ±%5")
+                    .arg(formatLocaleNumber(sm->estimate, 6),
+                         QString::fromStdString(levelPercentText(level_)),
+                         formatErrorValue(sm->sampling, 4), formatErrorValue(sm->noise, 4),
+                         formatErrorValue(sm->combined, 4));
     }
     return text;
 }

@@ -6,13 +6,17 @@
 
 #include <QWidget>
 
+#include <optional>
+
 #include "core/estimators/estimator.h"
+#include "core/intervals/intervals.h"
 #include "ui/model/computations.h"
 
 class QCustomPlot;
 class QCPBars;
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QStackedLayout;
 
@@ -37,6 +41,14 @@ public:
     void setIntervalLevel(double level);
     // The caption's line on the intervals (tests).
     QString intervalText() const { return intervalText_; }
+    // "Data are a sample of N" (issue #22; 0: not a sample): the caption adds the sampling, DP
+    // noise and combined half-widths of the population estimate, and each bin's tooltip its own.
+    // A setting of this tab, not saved in the session.
+    void setSamplePopulation(double population);
+    QString samplingText() const { return samplingText_; }
+    // Bin i's sampling / DP noise / combined half-widths (empty when not a sample or not
+    // computable); computed on demand, one bin at a time (cheap enough for the GUI thread).
+    std::optional<SamplingIntervals> binSampling(std::size_t i) const;
 
 Q_SIGNALS:
     void overlayToggled(bool on);
@@ -44,6 +56,7 @@ Q_SIGNALS:
 
 private:
     void hover(QMouseEvent* e);
+    void updateSamplingText();
 
     QCustomPlot* plot_;
     QLabel* message_;
@@ -59,6 +72,10 @@ private:
     QString intervalText_;
     ReleaseResult release_;
     EstimatorKind estimator_ = EstimatorKind::Identity;
+    QString xTitle_;
+    QDoubleSpinBox* sampleBox_ = nullptr;
+    double samplePopulation_ = 0;
+    QString samplingText_;
     QCPBars* noisyBars_ = nullptr;
 };
 

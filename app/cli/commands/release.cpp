@@ -51,7 +51,9 @@ std::string asOption(const std::string& message) {
         {"post-processing:", "--postprocess:"},
         {"mechanism:", "--mechanism:"},
         {"bins:", "--bins:"},
-        {"confidence:", "--confidence:"}};
+        {"confidence:", "--confidence:"},
+        {"sample of:", "--sample-of:"},
+        {"design effect:", "--design-effect:"}};
     for (const auto& [from, to] : names) {
         if (message.rfind(from, 0) == 0) {
             return to + message.substr(std::string(from).size());
@@ -233,6 +235,8 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     knownAll.insert("post-intervals");
     flags.insert("post-intervals");
     knownAll.insert({"plan-on", "population"});
+    // Issue #22: the data are a sample of a declared population (sampling intervals).
+    knownAll.insert({"sample-of", "design-effect"});
     auto args = Args::parse(argv, 2, knownAll, flags, kJointRepeatable);
     if (!args) {
         return fail(err, args.error().message, kInvalid);
@@ -353,6 +357,27 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     } else if (a.has("population")) {
         return fail(err, "--population applies with --plan-on", kInvalid);
     }
+    if (a.has("sample-of")) {
+        auto population = a.number("sample-of", 0);
+        if (!population) {
+            return fail(err, population.error().message, kInvalid);
+        }
+        spec.samplePopulation = *population;
+        if (spec.samplePopulation == 0) {
+            return fail(err, "--sample-of: the population size N must be a number in [2, 1e15]",
+                        kInvalid);
+        }
+    }
+    if (a.has("design-effect")) {
+        if (!a.has("sample-of")) {
+            return fail(err, "--design-effect goes with --sample-of N", kInvalid);
+        }
+        auto d = a.number("design-effect", 1);
+        if (!d) {
+            return fail(err, d.error().message, kInvalid);
+        }
+        spec.designEffect = *d;
+    }
     if (auto v = spec.validate(); !v) {
         return fail(err, asOption(v.error().message), kInvalid);
     }
@@ -387,6 +412,7 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
             return fail(err, "--pld-interval goes with --composition pld", kInvalid);
         }
         request.pldInterval = *a.get("pld-interval");
+        request.pldIntervalGiven = true;
     }
     if (a.has("strategy")) {
         // Issue #23: measure through a strategy designed for this workload (HDMM) once the
@@ -486,6 +512,10 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
             "not stated: resize and NoiseFirst change each value by an amount that depends on "
             "every bin, which the noise law alone does not bound");
     }
+    if (const auto& sm = release->metadata.sampling) {
+        // Issue #22: the data were declared a sample of a population.
+        o[QStringLiteral("sampling")] = qs(sm->sentence);
+    }
     if (const auto& st = release->metadata.strategy) {
         QJsonObject so;
         so[QStringLiteral("workload")] = qs(st->workload);
@@ -495,6 +525,10 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         so[QStringLiteral("expected_rmse")] = st->expectedRmse;
         so[QStringLiteral("rounding_loss")] = st->roundingLoss;
         o[QStringLiteral("strategy")] = so;
+    }
+    if (!outcome->ledgerWarning.empty()) {
+        o[QStringLiteral("ledger_warning")] = qs(outcome->ledgerWarning);
+        err << "dpx: warning: " << outcome->ledgerWarning << '\n';
     }
     if (!outcome->recoveryNotes.empty()) {
         QJsonArray notes;
@@ -578,6 +612,10 @@ int cmdLedger(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         err << "dpx: note: " << n << '\n';
     }
     o[QStringLiteral("recovered")] = notes;
+    if (!c->warning.empty()) {
+        o[QStringLiteral("warning")] = qs(c->warning);
+        err << "dpx: warning: " << c->warning << '\n';
+    }
     printJson(out, o);
     return kOk;
 }

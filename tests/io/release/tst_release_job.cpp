@@ -14,12 +14,14 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <optional>
 #include <thread>
 
 #include "core/histogram/dataset.h"
+#include "core/intervals/release_intervals.h"
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_job.h"
 
@@ -196,6 +198,104 @@ private Q_SLOTS:
         QVERIFY(!refused);
         QVERIFY2(refused.error().message.find("confidence") != std::string::npos,
                  refused.error().message.c_str());
+    }
+
+    // Issue #22, --sample-of: four more CSV columns and a "sampling" object, equal to
+    // releaseSamplingIntervals of the PUBLISHED values (n̂ = their sum; the true counts 5, 0, 7 are
+    // never used); a strategy with a sample is refused before the data are read.
+    void releaseStatesSamplingIntervals() {
+        QTemporaryDir dir;
+        int loads = 0;
+        ReleaseRequest r = requestIn(dir, "0.5", &loads);
+        r.spec.samplePopulation = 1000;
+        r.spec.postProcessing = EstimatorKind::Clamp;
+        auto o = runRelease(r);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        const auto& sm = o->release.metadata.sampling;
+        QVERIFY(sm);
+        auto expected = releaseSamplingIntervals(r.spec, o->release.values);
+        QVERIFY2(expected, expected ? "" : expected.error().message.c_str());
+        QCOMPARE(*sm, *expected);
+        double sum = 0;
+        for (double v : o->release.values) {
+            sum += v;
+        }
+        QCOMPARE(sm->sampleSize, std::clamp(sum, 2.0, 1000.0));
+        const QList<QByteArray> lines = readFile(dir.filePath(QStringLiteral("r.csv"))).split('\n');
+        QCOMPARE(lines[0], QByteArray("bin,value,lower,upper,population_estimate,sampling_half_"
+                                      "width,noise_half_width,combined_half_width"));
+        for (int i = 0; i < 3; ++i) {
+            const QList<QByteArray> cells = lines[i + 1].split(',');
+            QCOMPARE(cells.size(), qsizetype{8});
+            const auto k = static_cast<std::size_t>(i);
+            QCOMPARE(cells[4].toDouble(), sm->estimates[k]);
+            QCOMPARE(cells[5].toDouble(), sm->sampling[k]);
+            QCOMPARE(cells[6].toDouble(), sm->noise[k]);
+            QCOMPARE(cells[7].toDouble(), sm->combined[k]);
+        }
+        const QJsonObject so =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("r.json"))))
+                .object()
+                .value(QStringLiteral("sampling"))
+                .toObject();
+        QCOMPARE(so.value(QStringLiteral("population")).toDouble(), 1000.0);
+        QCOMPARE(so.value(QStringLiteral("sample_size_from_published")).toDouble(), sm->sampleSize);
+        QVERIFY(
+            so.value(QStringLiteral("sentence")).toString().contains(QStringLiteral("N = 1000")));
+        // Without a sample the files are as before.
+        ReleaseRequest plain = requestIn(dir, "0.25", nullptr, "p");
+        plain.newBudget.reset();
+        QVERIFY(runRelease(plain));
+        QVERIFY(
+            readFile(dir.filePath(QStringLiteral("p.csv"))).startsWith("bin,value,lower,upper\n"));
+        QVERIFY(!QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("p.json"))))
+                     .object()
+                     .contains(QStringLiteral("sampling")));
+        // A strategy with a sample: refused before the data.
+        ReleaseRequest st = requestIn(dir, "0.25", &loads, "st");
+        st.newBudget.reset();
+        st.spec.samplePopulation = 1000;
+        st.planStrategy =
+            [](const DomainShape&) -> Expected<std::shared_ptr<const StrategyReleasePlan>> {
+            return Error{"not reached"};
+        };
+        ReleaseFailure failure;
+        auto refused = runRelease(st, &failure);
+        QVERIFY(!refused);
+        QVERIFY(failure.invalidInput);
+        QVERIFY2(refused.error().message.find("sample of:") == 0, refused.error().message.c_str());
+        QCOMPARE(loads, 1);
+    }
+
+    // Issue #22: a PLD grid interval given again for an existing PLD ledger must be the recorded
+    // one (dpx release --pld-interval): a different one is refused before the data, naming both;
+    // the same one, or none, is accepted.
+    void pldIntervalMustMatchTheLedger() {
+        QTemporaryDir dir;
+        int loads = 0;
+        ReleaseRequest r = requestIn(dir, "0.25", &loads, "a");
+        r.newBudget = LedgerBudgetText{"1", "1e-6"};
+        r.composition = Composition::Pld;
+        r.pldInterval = "0.001";
+        r.pldIntervalGiven = true;
+        QVERIFY(runRelease(r));
+        ReleaseRequest other = requestIn(dir, "0.25", &loads, "b");
+        other.newBudget.reset();
+        other.pldInterval = "0.0001";
+        other.pldIntervalGiven = true;
+        ReleaseFailure failure;
+        auto refused = runRelease(other, &failure);
+        QVERIFY(!refused);
+        QCOMPARE(failure.field, std::string("ledger"));
+        QVERIFY2(refused.error().message.find("0.001") != std::string::npos &&
+                     refused.error().message.find("0.0001") != std::string::npos,
+                 refused.error().message.c_str());
+        QCOMPARE(loads, 1);
+        other.pldInterval = "0.0010";  // the same number
+        QVERIFY(runRelease(other));
+        ReleaseRequest none = requestIn(dir, "0.25", &loads, "c");
+        none.newBudget.reset();
+        QVERIFY(runRelease(none));
     }
 
     // Over budget: refused before the data are read, nothing written, ledger unchanged.

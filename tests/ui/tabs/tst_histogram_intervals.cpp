@@ -11,6 +11,7 @@
 #include "core/count/count_mechanism.h"
 #include "core/estimators/resize_estimator.h"
 #include "core/intervals/intervals.h"
+#include "core/mechanisms/privacy_guarantee.h"
 #include "ui/tabs/histogram_tab.h"
 #include "ui/widgets/number_format.h"
 
@@ -63,6 +64,25 @@ ReleaseResult gmRelease(const CountMechanism& gm) {
     return r;
 }
 
+// A Laplace(b = 2) draw of four bins (the window's central mechanism), true counts summing to
+// 500 rows.
+ReleaseResult laplaceRelease() {
+    ReleaseResult r;
+    r.calibrated =
+        CalibratedMechanism{"laplace", NoiseDistribution::laplace(2.0), {}, 1, 1, {}, {}};
+    r.mechanismTitle = QStringLiteral("Laplace");
+    r.guarantee = QStringLiteral("ε-DP with ε = 0.5");
+    r.labels = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")};
+    r.positions = {0, 1, 2, 3};
+    r.truth = {200, 150, 100, 50};
+    r.noisy = {201.5, 148.25, 99, 52.5};
+    r.bandLo = r.truth;
+    r.bandHi = r.truth;
+    r.estimates.assign(ui::allEstimators().size(), {});
+    r.estimatorApplies.assign(ui::allEstimators().size(), true);
+    return r;
+}
+
 }  // namespace
 
 class TestHistogramIntervals : public QObject {
@@ -102,6 +122,7 @@ private Q_SLOTS:
                 .arg(ui::formatLocaleNumber(lo99, 6), ui::formatLocaleNumber(hi99, 6))));
     }
 
+    void sampleOfPopulation();
     void resizeEstimateCarriesTheReleaseInterval() {
         auto gm = truncatedGeometric(20, 0.5);
         QVERIFY(gm);
@@ -134,6 +155,58 @@ private Q_SLOTS:
         QVERIFY(!tab.binText(0).contains(QStringLiteral("a release states")));
     }
 };
+
+// Issue #22: "sample of N" adds the population estimate's sampling, DP noise and combined
+// half-widths — computed from the NOISY counts (n̂ = their sum), as a release states them — to
+// the caption (the largest bin) and to each bin's tooltip; 0 removes them; a population smaller
+// than the data's rows is named.
+void TestHistogramIntervals::sampleOfPopulation() {
+    HistogramTab tab;
+    tab.setRelease(laplaceRelease(), EstimatorKind::Identity, false, QString());
+    QVERIFY(tab.samplingText().isEmpty());
+    QVERIFY(!tab.binSampling(0));
+    tab.setSamplePopulation(10000);
+    const double nHat = 201.5 + 148.25 + 99 + 52.5;
+    for (std::size_t i = 0; i < 4; ++i) {
+        auto s = tab.binSampling(i);
+        QVERIFY(s);
+        auto expected = samplingIntervals(laplaceRelease().noisy[i], nHat, 10000,
+                                          {CellNoiseKind::Laplace, 2.0}, 0.95);
+        QVERIFY(expected);
+        QCOMPARE(s->estimate, expected->estimate);
+        QCOMPARE(s->sampling, expected->sampling);
+        QCOMPARE(s->noise, expected->noise);
+        QCOMPARE(s->combined, expected->combined);
+        QVERIFY(tab.binText(static_cast<int>(i)).contains(QStringLiteral("combined ±")));
+    }
+    const auto big = tab.binSampling(0);
+    QVERIFY2(tab.samplingText().contains(QStringLiteral("sampling ±") +
+                                         ui::formatErrorValue(big->sampling, 4)),
+             qPrintable(tab.samplingText()));
+    QVERIFY(tab.samplingText().contains(QStringLiteral("both together ±") +
+                                        ui::formatErrorValue(big->combined, 4)));
+    // The level applies.
+    tab.setIntervalLevel(0.99);
+    tab.setRelease(laplaceRelease(), EstimatorKind::Identity, false, QString());
+    QVERIFY(tab.binSampling(0)->combined > big->combined);
+    QVERIFY(tab.samplingText().contains(QString::fromStdString(levelPercentText(0.99))));
+    if (qEnvironmentVariableIsSet("DPX_SCREENSHOT_DIR")) {  // to look at it (not a check)
+        for (const QSize size : {QSize(1024, 600), QSize(1600, 800)}) {
+            tab.resize(size);
+            tab.show();
+            QCoreApplication::processEvents();
+            tab.grab().save(qEnvironmentVariable("DPX_SCREENSHOT_DIR") +
+                            QStringLiteral("/histogram-sample-%1.png").arg(size.width()));
+        }
+    }
+    // Smaller than the data: named, no numbers.
+    tab.setSamplePopulation(400);
+    QVERIFY2(tab.samplingText().contains(QStringLiteral("cannot be smaller")),
+             qPrintable(tab.samplingText()));
+    tab.setSamplePopulation(0);
+    QVERIFY(tab.samplingText().isEmpty());
+    QVERIFY(!tab.binText(0).contains(QStringLiteral("combined")));
+}
 
 QTEST_MAIN(TestHistogramIntervals)
 #include "tst_histogram_intervals.moc"
