@@ -59,9 +59,9 @@ constexpr std::array<KindRow, 9> kKinds{{
 constexpr int kTextKind = 8;
 
 // Strategy colours: the optimised one first.
-const std::array<QColor, 5> kColours{QColor(0xd6, 0x27, 0x28), QColor(0x7f, 0x7f, 0x7f),
+const std::array<QColor, 6> kColours{QColor(0xd6, 0x27, 0x28), QColor(0x7f, 0x7f, 0x7f),
                                      QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
-                                     QColor(0x94, 0x67, 0xbd)};
+                                     QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b)};
 
 QString fmt(double v) {
     return formatSignificant(v, 3);
@@ -857,7 +857,8 @@ void StrategyTab::drawErrorPlot() {
             continue;
         }
         for (int gaussian = 0; gaussian < 2; ++gaussian) {
-            if (gaussian && !deltaOk) {
+            if ((gaussian && !deltaOk) ||
+                !s.drawnFor(gaussian ? MeasurementNoise::Gaussian : MeasurementNoise::Laplace)) {
                 continue;
             }
             QVector<double> xs, ys;
@@ -877,6 +878,10 @@ void StrategyTab::drawErrorPlot() {
             QPen pen(kColours[i % kColours.size()], i == 0 ? 3.0 : 1.8);
             if (gaussian) {
                 pen.setStyle(Qt::DashLine);
+            }
+            // One legend entry per strategy: its solid curve, or its dashed one when it is
+            // drawn for Gaussian measurement only (the best hierarchy by Δ₂²·trace).
+            if (gaussian && s.law != DesignerLaw::Gaussian) {
                 g->removeFromLegend();
             } else {
                 g->setName(s.name);
@@ -885,7 +890,7 @@ void StrategyTab::drawErrorPlot() {
             (gaussian ? pair.second : pair.first) = g;
         }
         graphs_.push_back(pair);
-        if (spec) {
+        if (spec && s.drawnFor(spec->noise)) {
             if (auto e = designerRmse(r, s, *spec)) {
                 at << tr("%1: %2").arg(s.name.section(QStringLiteral(" ("), 0, 0), fmt(*e));
             }
