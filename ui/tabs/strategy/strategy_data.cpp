@@ -3,6 +3,7 @@
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/base/simulation_rng.h"
 #include "core/matrix_mechanism/hdmm.h"
@@ -202,6 +203,110 @@ std::vector<double> designerEpsilonGrid() {
     return out;
 }
 
+QString queryText(const RangeQuery& q) {
+    QStringList parts;
+    for (const BinRange& b : q.box) {
+        parts << QStringLiteral("[%1, %2]").arg(b.lo).arg(b.hi);
+    }
+    return parts.join(QStringLiteral(" × "));
+}
+
+PerQueryGrid perQueryGrid(const DesignerResult& r) {
+    PerQueryGrid g;
+    const Workload& w = *r.workload;
+    const DomainShape& shape = w.shape();
+    const std::size_t q = r.perQueryForm.size();
+    if (q == 0 || q != w.queryCount()) {
+        g.why = r.perQueryNote;
+        return g;
+    }
+    const auto place = [&](std::size_t rows, std::size_t cols, auto&& cellOf) {
+        g.rows = rows;
+        g.cols = cols;
+        g.form.assign(rows * cols, std::numeric_limits<double>::quiet_NaN());
+        g.query.assign(rows * cols, 0);
+        for (std::size_t i = 0; i < q; ++i) {
+            const std::size_t c = cellOf(w.query(i));
+            if (!std::isnan(g.form[c])) {
+                return false;  // two queries on one cell
+            }
+            g.form[c] = r.perQueryForm[i];
+            g.query[c] = i;
+        }
+        return true;
+    };
+    const auto fail = [&](const QString& why) {
+        g = PerQueryGrid{};
+        g.why = why;
+        return g;
+    };
+    if (shape.size() == 1) {
+        if (w.spec().kind != WorkloadKind::AllRange || shape[0] < 2) {
+            return fail(QStringLiteral(
+                "in one dimension only all ranges map onto a grid (by their two ends)"));
+        }
+        const std::size_t n = shape[0];
+        place(n, n, [n](const RangeQuery& rq) {
+            return static_cast<std::size_t>(rq.box[0].lo) * n +
+                   static_cast<std::size_t>(rq.box[0].hi);
+        });
+        g.xLabel = QStringLiteral("b (last cell of the range)");
+        g.yLabel = QStringLiteral("a (first cell of the range)");
+        g.layout = QStringLiteral("the range [a, b] at row a, column b (grey: a > b)");
+        return g;
+    }
+    if (shape.size() != 2) {
+        return fail(QStringLiteral("the domain has %1 dimensions (a heatmap of the queries needs "
+                                   "one or two)")
+                        .arg(shape.size()));
+    }
+    const std::size_t rows = shape[0], cols = shape[1];
+    bool prefixes = true, oneExtent = true;
+    const RangeQuery first = w.query(0);
+    const std::uint64_t h = first.box[0].hi - first.box[0].lo,
+                        wd = first.box[1].hi - first.box[1].lo;
+    for (std::size_t i = 0; i < q && (prefixes || oneExtent); ++i) {
+        const RangeQuery rq = w.query(i);
+        prefixes = prefixes && rq.box[0].lo == 0 && rq.box[1].lo == 0;
+        oneExtent =
+            oneExtent && rq.box[0].hi - rq.box[0].lo == h && rq.box[1].hi - rq.box[1].lo == wd;
+    }
+    const QString severalExtents = QStringLiteral(
+        "the queries are boxes of several extents, which do not map one to one onto cells");
+    if (oneExtent) {
+        const std::size_t gr = rows - static_cast<std::size_t>(h);
+        const std::size_t gc = cols - static_cast<std::size_t>(wd);
+        if (!place(gr, gc, [gc](const RangeQuery& rq) {
+                return static_cast<std::size_t>(rq.box[0].lo) * gc +
+                       static_cast<std::size_t>(rq.box[1].lo);
+            })) {
+            return fail(QStringLiteral("two of the queries cover the same cells"));
+        }
+        g.xLabel = QStringLiteral("column");
+        g.yLabel = QStringLiteral("row");
+        g.layout = h == 0 && wd == 0
+                       ? QStringLiteral("each cell shows the error of that cell's query")
+                       : QStringLiteral(
+                             "each cell (r, c) shows the error of the %1 × %2 box whose top-left "
+                             "cell is (r, c)")
+                             .arg(h + 1)
+                             .arg(wd + 1);
+    } else if (prefixes) {
+        if (!place(rows, cols, [cols](const RangeQuery& rq) {
+                return static_cast<std::size_t>(rq.box[0].hi) * cols +
+                       static_cast<std::size_t>(rq.box[1].hi);
+            })) {
+            return fail(severalExtents);
+        }
+        g.xLabel = QStringLiteral("c (last column of the prefix)");
+        g.yLabel = QStringLiteral("r (last row of the prefix)");
+        g.layout = QStringLiteral("each cell (r, c) shows the error of the prefix [0, r] × [0, c]");
+    } else {
+        return fail(severalExtents);
+    }
+    return g;
+}
+
 Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_token stop,
                                          const std::function<void(double)>& progress) {
     const auto report = [&](double f) {
@@ -225,7 +330,9 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
     }
     auto w = Workload::make(*spec, in.shape);
     if (!w) {
-        return Error{"workload: " + w.error().message};
+        // Core's message may name the workload already ("workload: a 2-way marginal needs …").
+        const std::string& m = w.error().message;
+        return Error{m.rfind("workload", 0) == 0 ? m : "workload: " + m};
     }
     DesignerResult r;
     r.inputs = in;

@@ -101,6 +101,28 @@ struct DesignerResult {
     QString aNote;
 };
 
+// The per-query errors of the result laid out on a grid when every query has its own cell of
+// one (issue #23: "the per-query error as a heatmap"):
+//   - 1-D all ranges: the range [a, b] at row a, column b (a ≤ b; the rest NaN);
+//   - 2-D, every query a prefix [0, r] × [0, c]: at (r, c);
+//   - 2-D, every query a box of one extent h × w (single cells — identity, the 2-way marginal
+//     of two attributes, your own cells — or rectangles): at its top-left cell, a grid of
+//     (R − h + 1) × (C − w + 1);
+// and no two queries on one cell. Otherwise (ranges of several extents, 1-way marginals next to
+// each other, three or more dimensions) rows == 0 and `why` says why the errors are drawn along
+// the query index instead.
+struct PerQueryGrid {
+    std::size_t rows = 0, cols = 0;
+    std::vector<double> form;  // rows × cols, row-major: the query's wᵀ(AᵀA)⁻¹w, NaN: none
+    std::vector<std::uint64_t> query;  // rows × cols: the query's index (for its name)
+    QString xLabel, yLabel;
+    QString layout;  // "each cell is the query of that cell", …
+    QString why;     // rows == 0: why the queries do not map to cells
+};
+PerQueryGrid perQueryGrid(const DesignerResult& r);
+// "[3, 9]" (1-D) or "[0, 2] × [1, 1]" (k-D): the query's box, for captions.
+QString queryText(const RangeQuery& q);
+
 // Validates the inputs, builds the workload, designs the strategy (cancellable, progress in
 // [0, 0.7]), then the baselines' exact errors and the matrices (progress to 1). Errors come from
 // core as they are (a workload designStrategy does not handle yet says so).

@@ -27,8 +27,10 @@
 #include "ui/tabs/workbench/workbench_data.h"
 #include "ui/widgets/flow_layout.h"
 #include "ui/widgets/heatmap.h"
+#include "ui/widgets/integer_ticker.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 
 namespace dpx::ui {
 
@@ -67,6 +69,13 @@ QString fmt(double v) {
     return formatSignificant(v, 3);
 }
 
+// A plot title's font: the plot's, bold (as the other tabs' titles).
+QFont boldFont(const QCustomPlot* plot) {
+    QFont f = plot->font();
+    f.setBold(true);
+    return f;
+}
+
 // A heatmap plot: one colour map and its scale, a title on top.
 struct MatrixPlot {
     QCPColorMap* map;
@@ -76,8 +85,7 @@ struct MatrixPlot {
 
 MatrixPlot setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel) {
     plot->plotLayout()->insertRow(0);
-    auto* title =
-        new QCPTextElement(plot, QString(), QFont(plot->font().family(), 10, QFont::Bold));
+    auto* title = new PlotTitle(plot, QString(), boldFont(plot));
     plot->plotLayout()->addElement(0, 0, title);
     QCPColorMap* map = addHeatmap(plot->axisRect(), QColor(0xc8, 0xc8, 0xc8));
     QCPColorScale* scale = makeColorScale(plot);
@@ -93,6 +101,9 @@ MatrixPlot setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel) {
         return g;
     }());
     scale->axis()->setLabel(scaleLabel);
+    // Rows, columns, queries and cells are whole numbers: no ticks at 2.5.
+    plot->xAxis->setTicker(QSharedPointer<IntegerTicker>::create());
+    plot->yAxis->setTicker(QSharedPointer<IntegerTicker>::create());
     return {map, scale, title};
 }
 
@@ -118,6 +129,12 @@ void fillMatrix(QCustomPlot* plot, const std::vector<double>& m, std::size_t row
         }
     }
     mp.map->rescaleDataRange(true);
+    // A constant matrix (the same error for every query): a range around the value, so that
+    // the scale reads it instead of QCustomPlot's default span.
+    if (const QCPRange dr = mp.map->dataRange(); dr.upper - dr.lower <= 1e-9 * std::abs(dr.upper)) {
+        const double v = dr.upper;
+        mp.map->setDataRange(v == 0 ? QCPRange(-1, 1) : QCPRange(v * 0.9, v * 1.1));
+    }
     mp.title->setText(title);
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(yLabel);
@@ -317,9 +334,7 @@ void StrategyTab::buildControls() {
     qLine_->yAxis->setScaleType(QCPAxis::stLogarithmic);
     makeLogAxis(qLine_->yAxis);
     qLine_->plotLayout()->insertRow(0);
-    qLine_->plotLayout()->addElement(
-        0, 0,
-        new QCPTextElement(qLine_, QString(), QFont(qLine_->font().family(), 10, QFont::Bold)));
+    qLine_->plotLayout()->addElement(0, 0, new PlotTitle(qLine_, QString(), boldFont(qLine_)));
     qLine_->addGraph();
     wNote_ = new QLabel;
     aNote_ = new QLabel;
@@ -980,39 +995,42 @@ void StrategyTab::drawMatrices() {
     }
     const QString what = tr("Expected error per query of the optimised strategy at %1")
                              .arg(QString::fromStdString(spec->describe()));
-    const bool byEnds =
-        shape.size() == 1 && r.workload->spec().kind == WorkloadKind::AllRange && shape[0] >= 2;
-    qPlot_->setVisible(byEnds);
-    qLine_->setVisible(!byEnds);
-    if (byEnds) {
-        const std::size_t n = shape[0];
-        std::vector<double> m(n * n, std::numeric_limits<double>::quiet_NaN());
+    const PerQueryGrid grid = perQueryGrid(r);
+    const bool onGrid = grid.rows > 0;
+    qPlot_->setVisible(onGrid);
+    qLine_->setVisible(!onGrid);
+    if (onGrid) {
+        std::vector<double> m(grid.form.size(), std::numeric_limits<double>::quiet_NaN());
         double lo = INFINITY, hi = 0;
         std::size_t loAt = 0, hiAt = 0;
-        for (std::size_t i = 0; i < r.perQueryForm.size(); ++i) {
-            const RangeQuery q = r.workload->query(i);
-            const double e = std::sqrt(*v * r.perQueryForm[i]);
-            m[q.box[0].lo * n + q.box[0].hi] = e;
+        for (std::size_t c = 0; c < grid.form.size(); ++c) {
+            if (std::isnan(grid.form[c])) {
+                continue;
+            }
+            const double e = std::sqrt(*v * grid.form[c]);
+            m[c] = e;
             if (e < lo) {
                 lo = e;
-                loAt = i;
+                loAt = c;
             }
             if (e > hi) {
                 hi = e;
-                hiAt = i;
+                hiAt = c;
             }
         }
-        const RangeQuery cheapest = r.workload->query(loAt), dearest = r.workload->query(hiAt);
-        fillMatrix(qPlot_, m, n, n, what, tr("b (last cell of the range)"),
-                   tr("a (first cell of the range)"));
-        qNote_->setText(tr("The RMSE of every range [a, b] (exact: σ·√(wᵀ(AᵀA)⁻¹w); grey: a > "
-                           "b), from %1 for [%2, %3] to %4 for [%5, %6].")
-                            .arg(fmt(lo))
-                            .arg(cheapest.box[0].lo)
-                            .arg(cheapest.box[0].hi)
-                            .arg(fmt(hi))
-                            .arg(dearest.box[0].lo)
-                            .arg(dearest.box[0].hi));
+        fillMatrix(qPlot_, m, grid.rows, grid.cols, what, tr(qPrintable(grid.xLabel)),
+                   tr(qPrintable(grid.yLabel)));
+        if (hi - lo <= 1e-9 * hi) {
+            qNote_->setText(tr("Heatmap of the per-query RMSE (exact: σ·√(wᵀ(AᵀA)⁻¹w)): %1. "
+                               "Every query has the same RMSE, %2.")
+                                .arg(grid.layout, fmt(hi)));
+            return;
+        }
+        qNote_->setText(tr("Heatmap of the per-query RMSE (exact: σ·√(wᵀ(AᵀA)⁻¹w)): %1. From "
+                           "%2 for %3 to %4 for %5.")
+                            .arg(grid.layout, fmt(lo),
+                                 queryText(r.workload->query(grid.query[loAt])), fmt(hi),
+                                 queryText(r.workload->query(grid.query[hiAt]))));
         return;
     }
     QVector<double> xs, ys;
@@ -1034,9 +1052,10 @@ void StrategyTab::drawMatrices() {
     const QCPRange yr = qLine_->yAxis->range();
     qLine_->yAxis->setRange(yr.lower / 1.3, yr.upper * 1.3);
     qLine_->replot();
-    qNote_->setText(tr("%1 queries%2; exact per-query RMSE σ·√(wᵀ(AᵀA)⁻¹w).")
+    qNote_->setText(tr("%1 queries%2; exact per-query RMSE σ·√(wᵀ(AᵀA)⁻¹w). Drawn along the "
+                       "query index, not as a heatmap, because %3.")
                         .arg(formatThinSpaceGrouped(static_cast<long long>(q)),
-                             step > 1 ? tr(" (every %1th drawn)").arg(step) : QString()));
+                             step > 1 ? tr(" (every %1th drawn)").arg(step) : QString(), grid.why));
 }
 
 void StrategyTab::drawApplied() {

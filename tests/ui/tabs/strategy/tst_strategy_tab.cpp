@@ -24,6 +24,7 @@
 #include "ui/model/job_runner.h"
 #include "ui/tabs/strategy/strategy_data.h"
 #include "ui/tabs/strategy/strategy_tab.h"
+#include "ui/widgets/plot_title.h"
 
 using namespace dpx;
 using dpx::ui::DesignerInputs;
@@ -139,6 +140,9 @@ class TestStrategyTab : public QObject {
 private Q_SLOTS:
     void dataEqualsCore();
     void bestHierarchyPerLaw();
+    void perQueryErrorOnAGrid();
+    void perQueryHeatmapIn2d();
+    void badInputsNameTheProblem();
     void plotShowsCoresErrors();
     void cancelStops();
     void simulationEqualsCore();
@@ -365,6 +369,140 @@ void TestStrategyTab::bestHierarchyPerLaw() {
             QVERIFY2(!v.contains(other), qPrintable(v));
         }
     }
+}
+
+void TestStrategyTab::perQueryErrorOnAGrid() {
+    // Each query's form lands on the cell the layout names, and nowhere else.
+    struct Case {
+        const char* workload;
+        DomainShape shape;
+        std::size_t rows, cols;  // 0: no grid
+    };
+    const Case cases[] = {
+        {"identity", {6, 5}, 6, 5},       {"marginals:2", {6, 5}, 6, 5},
+        {"prefix", {6, 5}, 6, 5},         {"rectangles:2x3", {6, 5}, 5, 3},
+        {"allrange", {12}, 12, 12},       {"allrange", {6, 5}, 0, 0},
+        {"marginals:1", {6, 5}, 0, 0},    {"prefix", {12}, 0, 0},
+        {"marginals:2", {3, 4, 2}, 0, 0},
+    };
+    for (const Case& k : cases) {
+        DesignerInputs in;
+        in.shape = k.shape;
+        in.workload = QString::fromLatin1(k.workload);
+        in.restarts = 1;
+        auto r = ui::designForWindow(in);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->perQueryForm.size(), static_cast<std::size_t>(r->workload->queryCount()));
+        const ui::PerQueryGrid g = ui::perQueryGrid(*r);
+        QCOMPARE(g.rows, k.rows);
+        QCOMPARE(g.cols, k.cols);
+        if (k.rows == 0) {
+            QVERIFY2(!g.why.isEmpty(), k.workload);
+            QVERIFY(g.form.empty());
+            continue;
+        }
+        QVERIFY(!g.layout.isEmpty());
+        std::size_t filled = 0;
+        for (std::size_t i = 0; i < r->perQueryForm.size(); ++i) {
+            const RangeQuery q = r->workload->query(i);
+            std::size_t cell = 0;
+            if (k.shape.size() == 1) {
+                cell = q.box[0].lo * k.shape[0] + q.box[0].hi;  // [a, b] at (a, b)
+            } else if (QLatin1String(k.workload) == QLatin1String("prefix")) {
+                QCOMPARE(q.box[0].lo, std::uint64_t{0});
+                cell = q.box[0].hi * k.cols + q.box[1].hi;  // [0, r] × [0, c] at (r, c)
+            } else {
+                cell = q.box[0].lo * k.cols + q.box[1].lo;  // at its top-left cell
+            }
+            QCOMPARE(g.form[cell], r->perQueryForm[i]);
+            QCOMPARE(g.query[cell], std::uint64_t{i});
+            ++filled;
+        }
+        std::size_t notNan = 0;
+        for (double f : g.form) {
+            notNan += std::isnan(f) ? 0 : 1;
+        }
+        QCOMPARE(notNan, filled);
+    }
+}
+
+void TestStrategyTab::perQueryHeatmapIn2d() {
+    // On an R × C domain with one query per cell the per-query error is a heatmap of R × C
+    // (σ·√form at each cell), under a wrapping title; ranges of several extents keep the plot
+    // along the query index with a caption that says why.
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.resize(1024, 700);
+    tab.show();
+    StrategyChoices c;
+    c.domain = QStringLiteral("2d");
+    c.rows = 12;
+    c.cols = 16;
+    c.workload = QStringLiteral("identity");
+    c.restarts = 1;
+    c.page = QStringLiteral("matrices");
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY2(tab.result(), qPrintable(tab.message()));
+    QCustomPlot* plot = tab.currentPlot();
+    auto* map = qobject_cast<QCPColorMap*>(plot->plottable(0));
+    QVERIFY(map);
+    QCOMPARE(map->data()->keySize(), 16);
+    QCOMPARE(map->data()->valueSize(), 12);
+    auto spec = tab.measurement();
+    QVERIFY(spec);
+    const double var = *measurementVariance(*tab.result()->strategies[0].strategy, *spec);
+    const auto& form = tab.result()->perQueryForm;
+    for (int row : {0, 5, 11}) {
+        for (int col : {0, 7, 15}) {
+            // Identity on 12 × 16 in C order: query row·16 + col is cell (row, col).
+            const double want = std::sqrt(var * form[static_cast<std::size_t>(row * 16 + col)]);
+            QVERIFY(near(map->data()->cell(col, row), want, 1e-12));
+        }
+    }
+    for (QCustomPlot* p : {plot, tab.errorPlot()}) {
+        if (p->plotLayout()->elementCount() > 0 && p->plotLayout()->rowCount() > 1) {
+            auto* title = dynamic_cast<ui::PlotTitle*>(p->plotLayout()->element(0, 0));
+            QVERIFY2(title, "the title is a wrapping PlotTitle");
+        }
+    }
+    c.workload = QStringLiteral("allrange");
+    c.rows = 6;
+    c.cols = 5;
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY2(tab.result(), qPrintable(tab.message()));
+    plot = tab.currentPlot();
+    QVERIFY(qobject_cast<QCPColorMap*>(plot->plottable(0)) == nullptr);
+    QVERIFY(dynamic_cast<ui::PlotTitle*>(plot->plotLayout()->element(0, 0)));
+    QVERIFY(plot->graphCount() == 1);
+    QCOMPARE(static_cast<std::size_t>(plot->graph(0)->dataCount()),
+             std::size_t{21 * 15});  // 6·7/2 × 5·6/2 boxes
+}
+
+void TestStrategyTab::badInputsNameTheProblem() {
+    // A workload over the wrong domain: core's message once, not "workload: workload: …".
+    DesignerInputs in;
+    in.shape = {16};
+    in.workload = QStringLiteral("marginals:2");
+    auto r = ui::designForWindow(in);
+    QVERIFY(!r);
+    const QString m = QString::fromStdString(r.error().message);
+    QVERIFY2(
+        m.startsWith(QStringLiteral("workload: ")) && m.count(QStringLiteral("workload:")) == 1,
+        qPrintable(m));
+    QVERIFY2(m.contains(QStringLiteral("2 dimensions")), qPrintable(m));
+    // p = 0 and p over the dimension's cells.
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.show();
+    StrategyChoices c = small1d(32);
+    c.p = {0};
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY(tab.result() == nullptr);
+    QVERIFY2(tab.message().startsWith(QStringLiteral("p: ")), qPrintable(tab.message()));
+    QVERIFY2(tab.verdict().contains(tab.message()), qPrintable(tab.verdict()));
 }
 
 void TestStrategyTab::plotShowsCoresErrors() {
