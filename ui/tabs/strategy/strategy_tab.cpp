@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <limits>
 
@@ -76,6 +77,26 @@ QFont boldFont(const QCustomPlot* plot) {
     return f;
 }
 
+// A title beside a colour scale wraps to its column, whose width the layout knows only after the
+// first pass: when the height it reserved is not the height its text needs at that width, one
+// more (queued) pass settles it (a narrow plot at 1024 × 768 cut a three-line title otherwise).
+void relayoutWhenTitleWraps(QCustomPlot* plot, PlotTitle* title) {
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot, title] {
+        const QRect r = title->rect();
+        if (title->text().isEmpty() || r.width() <= 0) {
+            return;
+        }
+        const QFontMetrics metrics(title->font());
+        const int need = metrics
+                             .boundingRect(QRect(0, 0, r.width(), INT_MAX / 4), title->textFlags(),
+                                           title->text())
+                             .height();
+        if (need != r.height()) {
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    });
+}
+
 // A heatmap plot: one colour map and its scale, a title on top.
 struct MatrixPlot {
     QCPColorMap* map;
@@ -86,6 +107,15 @@ struct MatrixPlot {
 MatrixPlot setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel) {
     plot->plotLayout()->insertRow(0);
     auto* title = new PlotTitle(plot, QString(), boldFont(plot));
+    relayoutWhenTitleWraps(plot, title);
+    // Fewer ticks on a narrow plot (side by side at 1024 × 768): about one per 50 pixels.
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        const int want = std::clamp(plot->axisRect()->width() / 50, 2, 5);
+        if (plot->xAxis->ticker()->tickCount() != want) {
+            plot->xAxis->ticker()->setTickCount(want);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    });
     plot->plotLayout()->addElement(0, 0, title);
     QCPColorMap* map = addHeatmap(plot->axisRect(), QColor(0xc8, 0xc8, 0xc8));
     QCPColorScale* scale = makeColorScale(plot);
@@ -129,11 +159,18 @@ void fillMatrix(QCustomPlot* plot, const std::vector<double>& m, std::size_t row
         }
     }
     mp.map->rescaleDataRange(true);
-    // A constant matrix (the same error for every query): a range around the value, so that
-    // the scale reads it instead of QCustomPlot's default span.
-    if (const QCPRange dr = mp.map->dataRange(); dr.upper - dr.lower <= 1e-9 * std::abs(dr.upper)) {
-        const double v = dr.upper;
-        mp.map->setDataRange(v == 0 ? QCPRange(-1, 1) : QCPRange(v * 0.9, v * 1.1));
+    // A constant matrix (the same error for every query): QCustomPlot keeps the previous range
+    // then; a range around the value lets the scale read it.
+    double lo = INFINITY, hi = -INFINITY;
+    for (double v : m) {
+        if (!std::isnan(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    }
+    if (hi >= lo && hi - lo <= 1e-9 * std::abs(hi)) {
+        mp.map->setDataRange(hi == 0 ? QCPRange(-1, 1)
+                                     : QCPRange(hi - 0.1 * std::abs(hi), hi + 0.1 * std::abs(hi)));
     }
     mp.title->setText(title);
     plot->xAxis->setLabel(xLabel);
@@ -957,7 +994,7 @@ void StrategyTab::drawMatrices() {
     wPlot_->setVisible(!r.w.empty());
     wNote_->setAlignment(r.w.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
     wNote_->setSizePolicy(QSizePolicy::Preferred,
-                          r.w.empty() ? QSizePolicy::Expanding : QSizePolicy::Maximum);
+                          r.w.empty() ? QSizePolicy::Expanding : QSizePolicy::Minimum);
     if (!r.w.empty()) {
         fillMatrix(wPlot_, r.w, r.wRows, cells, tr("W: %1").arg(r.workloadDescription), cellsLabel,
                    tr("query"));
@@ -968,7 +1005,7 @@ void StrategyTab::drawMatrices() {
     aPlot_->setVisible(!r.a.empty());
     aNote_->setAlignment(r.a.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
     aNote_->setSizePolicy(QSizePolicy::Preferred,
-                          r.a.empty() ? QSizePolicy::Expanding : QSizePolicy::Maximum);
+                          r.a.empty() ? QSizePolicy::Expanding : QSizePolicy::Minimum);
     const QString aName = r.strategies[0].description;
     if (!r.a.empty()) {
         fillMatrix(aPlot_, r.a, r.aRows, cells, tr("A: %1").arg(r.templateName), cellsLabel,
