@@ -340,7 +340,9 @@ void StrategyTab::buildControls() {
     makeLogAxis(errorPlot_->xAxis);
     makeLogAxis(errorPlot_->yAxis);
     errorPlot_->legend->setVisible(true);
-    errorPlot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // Bottom left: every curve falls with ε (RMSE ∝ 1/ε), so that corner stays empty, while the
+    // top right is where the curves run on a narrow plot (1024 × 768).
+    errorPlot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
     el->addWidget(errorPlot_, 1);
     verdict_ = new QLabel;
     verdict_->setWordWrap(true);
@@ -875,7 +877,7 @@ void StrategyTab::drawErrorPlot() {
     graphs_.clear();
     const StrategyChoices c = choices();
     const bool deltaOk = c.delta > 0 && c.delta < 1;
-    p->xAxis->setLabel(tr("ε   (solid: Laplace measurement; dashed: Gaussian, δ = %1)")
+    p->xAxis->setLabel(tr("ε   (solid: Laplace; dashed: Gaussian, δ = %1)")
                            .arg(deltaOk ? fmt(c.delta) : QStringLiteral("?")));
     p->yAxis->setLabel(tr("RMSE per query (exact, least squares)"));
     p->legend->setVisible(result_ != nullptr);

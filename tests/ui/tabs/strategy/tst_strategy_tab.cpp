@@ -460,6 +460,22 @@ void TestStrategyTab::perQueryHeatmapIn2d() {
             QVERIFY(near(map->data()->cell(col, row), want, 1e-12));
         }
     }
+    // Every query has the same error here (identity measured by a product of 1-Identities):
+    // the colour scale spans that value, not QCustomPlot's previous range.
+    const QCPRange dr = map->dataRange();
+    const double v = map->data()->cell(0, 0);
+    QVERIFY2(dr.lower < v && v < dr.upper && dr.size() < 0.5 * v,
+             qPrintable(QStringLiteral("%1 … %2 for %3").arg(dr.lower).arg(dr.upper).arg(v)));
+    // Narrow (the matrices side by side at 1024 × 768): the titles wrap and show whole.
+    tab.resize(620, 560);
+    QTest::qWait(200);
+    for (QCustomPlot* p : tab.findChildren<QCustomPlot*>()) {
+        if (p->isVisible() && p->plotLayout()->rowCount() > 1) {
+            if (auto* t = dynamic_cast<ui::PlotTitle*>(p->plotLayout()->element(0, 0))) {
+                QVERIFY2(ui::titleFits(t), qPrintable(t->text()));
+            }
+        }
+    }
     for (QCustomPlot* p : {plot, tab.errorPlot()}) {
         if (p->plotLayout()->elementCount() > 0 && p->plotLayout()->rowCount() > 1) {
             auto* title = dynamic_cast<ui::PlotTitle*>(p->plotLayout()->element(0, 0));
