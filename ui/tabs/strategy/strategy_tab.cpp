@@ -340,9 +340,24 @@ void StrategyTab::buildControls() {
     makeLogAxis(errorPlot_->xAxis);
     makeLogAxis(errorPlot_->yAxis);
     errorPlot_->legend->setVisible(true);
-    // Bottom left: every curve falls with ε (RMSE ∝ 1/ε), so that corner stays empty, while the
-    // top right is where the curves run on a narrow plot (1024 × 768).
-    errorPlot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+    // The legend under the plot, in columns: inside it covered the curves on a narrow plot
+    // (1024 × 768: six names of up to 40 characters), whichever corner it sat in.
+    {
+        auto* below = new QCPLayoutGrid;
+        errorPlot_->plotLayout()->addElement(1, 0, below);
+        errorPlot_->plotLayout()->setRowStretchFactor(1, 0.001);
+        below->addElement(0, 0, errorPlot_->legend);
+        errorPlot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+        errorPlot_->legend->setWrap(2);
+        connect(errorPlot_, &QCustomPlot::afterLayout, this, [this] {
+            const int wrap = std::clamp(errorPlot_->axisRect()->width() / 200, 1, 3);
+            if (errorPlot_->legend->wrap() != wrap) {
+                errorPlot_->legend->setWrap(wrap);
+                errorPlot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+                errorPlot_->replot(QCustomPlot::rpQueuedReplot);
+            }
+        });
+    }
     el->addWidget(errorPlot_, 1);
     verdict_ = new QLabel;
     verdict_->setWordWrap(true);
