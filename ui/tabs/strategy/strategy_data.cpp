@@ -3,6 +3,7 @@
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/base/simulation_rng.h"
 #include "core/matrix_mechanism/hdmm.h"
@@ -82,20 +83,34 @@ Expected<std::unique_ptr<LinearStrategy>> hierarchyOf(const DomainShape& shape, 
     return kroneckerStrategy(std::move(factors));
 }
 
-// The hierarchy whose branching b (2 … 16, at most the smallest dimension), with or without its
-// root, gives the lowest exact error on the workload under Laplace measurement (σ² ∝ Δ₁², so the
-// error ∝ Δ₁²·trace).
-DesignerStrategy bestHierarchy(const Workload& w, const std::stop_token& stop) {
-    DesignerStrategy best;
-    best.name = QStringLiteral("Best hierarchy");
+// The hierarchies whose branching b (2 … 16, at most the smallest dimension), with or without
+// the root, give the lowest exact error on the workload, one per measurement law. The error is
+// σ²·trace((AᵀA)⁻¹WᵀW) and σ² scales with the square of the sensitivity the law is calibrated
+// to: Laplace σ² = 2(Δ₁/ε)², the analytic Gaussian (Balle & Wang 2018) σ = Δ₂·σ(ε, δ, 1) — so
+// the criterion is Δ₁²·trace under Laplace and Δ₂²·trace under Gaussian, at every ε and δ. A
+// hierarchy of L levels, each of weight 1, has Δ₁ = L but Δ₂ = √L, so Gaussian measurement
+// favours deeper trees (smaller b) than Laplace does. One entry when both laws pick the same
+// tree, else two (the Laplace one first), each marked with the law it is drawn for.
+std::vector<DesignerStrategy> bestHierarchies(const Workload& w, const std::stop_token& stop) {
+    struct Best {
+        DesignerStrategy s;
+        double error = INFINITY;
+        std::size_t b = 0;
+        bool root = false;
+    };
+    Best best[2];  // [0] Laplace (Δ₁²), [1] Gaussian (Δ₂²)
     const std::size_t smallest = *std::min_element(w.shape().begin(), w.shape().end());
     const std::size_t maxB = std::min<std::size_t>(16, smallest);
+    const auto unavailable = [](const QString& why) {
+        DesignerStrategy u;
+        u.name = QStringLiteral("Best hierarchy");
+        u.unavailable = why;
+        return std::vector<DesignerStrategy>{u};
+    };
     if (maxB < 2) {
-        best.unavailable = QStringLiteral("a hierarchy needs at least 2 cells per dimension");
-        return best;
+        return unavailable(QStringLiteral("a hierarchy needs at least 2 cells per dimension"));
     }
     QString lastError;
-    double bestError = INFINITY;
     for (std::size_t b = 2; b <= maxB && !stopped(stop); ++b) {
         for (bool root : {true, false}) {
             DesignerStrategy s = baseline(QString(), hierarchyOf(w.shape(), b, root));
@@ -107,21 +122,35 @@ DesignerStrategy bestHierarchy(const Workload& w, const std::stop_token& stop) {
                 continue;
             }
             const double l1 = s.strategy->sensitivityL1();
-            const double error = s.trace * l1 * l1;
-            if (!best.strategy || error < bestError) {
-                bestError = error;
-                best.strategy = s.strategy;
-                best.trace = s.trace;
-                best.description = s.description;
-                best.name = root ? QStringLiteral("Best hierarchy (b = %1)").arg(b)
-                                 : QStringLiteral("Best hierarchy (b = %1, no root)").arg(b);
+            const double l2 = s.strategy->sensitivityL2();
+            const double error[2] = {s.trace * l1 * l1, s.trace * l2 * l2};
+            for (int law = 0; law < 2; ++law) {
+                if (!best[law].s.strategy || error[law] < best[law].error) {
+                    best[law] = Best{s, error[law], b, root};
+                }
             }
         }
     }
-    if (!best.strategy) {
-        best.unavailable = lastError.isEmpty() ? QStringLiteral("cancelled") : lastError;
+    if (!best[0].s.strategy || !best[1].s.strategy) {
+        return unavailable(lastError.isEmpty() ? QStringLiteral("cancelled") : lastError);
     }
-    return best;
+    const auto label = [](const QString& head, std::size_t b, bool root) {
+        return root ? QStringLiteral("%1 (b = %2)").arg(head).arg(b)
+                    : QStringLiteral("%1 (b = %2, no root)").arg(head).arg(b);
+    };
+    std::vector<DesignerStrategy> out;
+    if (best[0].b == best[1].b && best[0].root == best[1].root) {
+        best[0].s.name = label(QStringLiteral("Best hierarchy"), best[0].b, best[0].root);
+        out.push_back(std::move(best[0].s));
+        return out;
+    }
+    best[0].s.name = label(QStringLiteral("Best hierarchy, Laplace"), best[0].b, best[0].root);
+    best[0].s.law = DesignerLaw::Laplace;
+    best[1].s.name = label(QStringLiteral("Best hierarchy, Gaussian"), best[1].b, best[1].root);
+    best[1].s.law = DesignerLaw::Gaussian;
+    out.push_back(std::move(best[0].s));
+    out.push_back(std::move(best[1].s));
+    return out;
 }
 
 // Calls f(cell) for every cell of the box, C order.
@@ -174,6 +203,110 @@ std::vector<double> designerEpsilonGrid() {
     return out;
 }
 
+QString queryText(const RangeQuery& q) {
+    QStringList parts;
+    for (const BinRange& b : q.box) {
+        parts << QStringLiteral("[%1, %2]").arg(b.lo).arg(b.hi);
+    }
+    return parts.join(QStringLiteral(" × "));
+}
+
+PerQueryGrid perQueryGrid(const DesignerResult& r) {
+    PerQueryGrid g;
+    const Workload& w = *r.workload;
+    const DomainShape& shape = w.shape();
+    const std::size_t q = r.perQueryForm.size();
+    if (q == 0 || q != w.queryCount()) {
+        g.why = r.perQueryNote;
+        return g;
+    }
+    const auto place = [&](std::size_t rows, std::size_t cols, auto&& cellOf) {
+        g.rows = rows;
+        g.cols = cols;
+        g.form.assign(rows * cols, std::numeric_limits<double>::quiet_NaN());
+        g.query.assign(rows * cols, 0);
+        for (std::size_t i = 0; i < q; ++i) {
+            const std::size_t c = cellOf(w.query(i));
+            if (!std::isnan(g.form[c])) {
+                return false;  // two queries on one cell
+            }
+            g.form[c] = r.perQueryForm[i];
+            g.query[c] = i;
+        }
+        return true;
+    };
+    const auto fail = [&](const QString& why) {
+        g = PerQueryGrid{};
+        g.why = why;
+        return g;
+    };
+    if (shape.size() == 1) {
+        if (w.spec().kind != WorkloadKind::AllRange || shape[0] < 2) {
+            return fail(QStringLiteral(
+                "in one dimension only all ranges map onto a grid (by their two ends)"));
+        }
+        const std::size_t n = shape[0];
+        place(n, n, [n](const RangeQuery& rq) {
+            return static_cast<std::size_t>(rq.box[0].lo) * n +
+                   static_cast<std::size_t>(rq.box[0].hi);
+        });
+        g.xLabel = QStringLiteral("b (last cell of the range)");
+        g.yLabel = QStringLiteral("a (first cell of the range)");
+        g.layout = QStringLiteral("the range [a, b] at row a, column b (grey: a > b)");
+        return g;
+    }
+    if (shape.size() != 2) {
+        return fail(QStringLiteral("the domain has %1 dimensions (a heatmap of the queries needs "
+                                   "one or two)")
+                        .arg(shape.size()));
+    }
+    const std::size_t rows = shape[0], cols = shape[1];
+    bool prefixes = true, oneExtent = true;
+    const RangeQuery first = w.query(0);
+    const std::uint64_t h = first.box[0].hi - first.box[0].lo,
+                        wd = first.box[1].hi - first.box[1].lo;
+    for (std::size_t i = 0; i < q && (prefixes || oneExtent); ++i) {
+        const RangeQuery rq = w.query(i);
+        prefixes = prefixes && rq.box[0].lo == 0 && rq.box[1].lo == 0;
+        oneExtent =
+            oneExtent && rq.box[0].hi - rq.box[0].lo == h && rq.box[1].hi - rq.box[1].lo == wd;
+    }
+    const QString severalExtents = QStringLiteral(
+        "the queries are boxes of several extents, which do not map one to one onto cells");
+    if (oneExtent) {
+        const std::size_t gr = rows - static_cast<std::size_t>(h);
+        const std::size_t gc = cols - static_cast<std::size_t>(wd);
+        if (!place(gr, gc, [gc](const RangeQuery& rq) {
+                return static_cast<std::size_t>(rq.box[0].lo) * gc +
+                       static_cast<std::size_t>(rq.box[1].lo);
+            })) {
+            return fail(QStringLiteral("two of the queries cover the same cells"));
+        }
+        g.xLabel = QStringLiteral("column");
+        g.yLabel = QStringLiteral("row");
+        g.layout = h == 0 && wd == 0
+                       ? QStringLiteral("each cell shows the error of that cell's query")
+                       : QStringLiteral(
+                             "each cell (r, c) shows the error of the %1 × %2 box whose top-left "
+                             "cell is (r, c)")
+                             .arg(h + 1)
+                             .arg(wd + 1);
+    } else if (prefixes) {
+        if (!place(rows, cols, [cols](const RangeQuery& rq) {
+                return static_cast<std::size_t>(rq.box[0].hi) * cols +
+                       static_cast<std::size_t>(rq.box[1].hi);
+            })) {
+            return fail(severalExtents);
+        }
+        g.xLabel = QStringLiteral("c (last column of the prefix)");
+        g.yLabel = QStringLiteral("r (last row of the prefix)");
+        g.layout = QStringLiteral("each cell (r, c) shows the error of the prefix [0, r] × [0, c]");
+    } else {
+        return fail(severalExtents);
+    }
+    return g;
+}
+
 Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_token stop,
                                          const std::function<void(double)>& progress) {
     const auto report = [&](double f) {
@@ -197,7 +330,9 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
     }
     auto w = Workload::make(*spec, in.shape);
     if (!w) {
-        return Error{"workload: " + w.error().message};
+        // Core's message may name the workload already ("workload: a 2-way marginal needs …").
+        const std::string& m = w.error().message;
+        return Error{m.rfind("workload", 0) == 0 ? m : "workload: " + m};
     }
     DesignerResult r;
     r.inputs = in;
@@ -262,7 +397,9 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
         r.strategies.push_back(std::move(b));
     }
     report(0.85);
-    r.strategies.push_back(bestHierarchy(wl, stop));
+    for (DesignerStrategy& h : bestHierarchies(wl, stop)) {
+        r.strategies.push_back(std::move(h));
+    }
     if (stopped(stop)) {
         return Error{"cancelled"};
     }
@@ -357,6 +494,9 @@ QString designerVerdict(const DesignerResult& r, MeasurementNoise noise, double 
     const DesignerStrategy* best = nullptr;
     double bestRmse = 0;
     for (std::size_t i = 1; i < r.strategies.size(); ++i) {
+        if (!r.strategies[i].drawnFor(noise)) {
+            continue;  // the best hierarchy chosen for the other law
+        }
         auto e = designerRmse(r, r.strategies[i], specAt(1));
         if (e && (!best || *e < bestRmse)) {
             best = &r.strategies[i];

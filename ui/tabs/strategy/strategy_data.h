@@ -4,7 +4,8 @@
 //     OPT₀ p-Identity in 1-D, OPT⊗ in k-D) on the workload built from WorkloadSpec text;
 //   - the baselines on the same workload: Identity, HB (Qardaji, Yang & Li 2013), Privelet's Haar
 //     wavelet (Xiao, Wang & Gehrke 2010) and the best b-ary hierarchy (Hay, Rastogi, Miklau &
-//     Suciu 2010; b chosen by its exact error on this workload);
+//     Suciu 2010; b chosen by its exact error on this workload, per measurement law: Δ₁²·trace
+//     under Laplace, Δ₂²·trace under Gaussian);
 //   - exact expected errors from expectedLeastSquaresError (never Monte Carlo). Every strategy's
 //     error is σ²·trace((AᵀA)⁻¹WᵀW) with σ² the per-row variance of the measurement
 //     (measurementVariance), so core is asked once for the trace (at Laplace, ε = 1) and the curve
@@ -52,6 +53,13 @@ struct DesignerInputs {
     DesignTemplate templ = DesignTemplate::Automatic;
 };
 
+// The measurement laws a strategy of the comparison is drawn and compared for.
+enum class DesignerLaw {
+    Both,
+    Laplace,   // chosen for Laplace measurement (the best hierarchy by Δ₁²·trace)
+    Gaussian,  // chosen for Gaussian measurement (the best hierarchy by Δ₂²·trace)
+};
+
 // One strategy of the comparison. trace = trace((AᵀA)⁻¹WᵀW), from core.
 struct DesignerStrategy {
     QString name;         // "Optimised (OPT₀ p-Identity(16))", "Identity", "HB", ...
@@ -59,6 +67,11 @@ struct DesignerStrategy {
     QString unavailable;  // why it is not shown (empty: it is)
     double trace = std::numeric_limits<double>::quiet_NaN();
     std::shared_ptr<const LinearStrategy> strategy;
+    DesignerLaw law = DesignerLaw::Both;
+    bool drawnFor(MeasurementNoise noise) const {
+        return law == DesignerLaw::Both ||
+               (law == DesignerLaw::Laplace) == (noise == MeasurementNoise::Laplace);
+    }
 };
 
 struct DesignerResult {
@@ -70,7 +83,9 @@ struct DesignerResult {
     double objective = 0;           // designStrategy's trace((AᵀA)⁻¹WᵀW)
     bool objectiveIsBound = false;  // OPT₊: the objective bounds least squares from above
     std::size_t iterations = 0;
-    // [0] the optimised strategy, then Identity, HB, Privelet, best hierarchy.
+    // [0] the optimised strategy, then Identity, HB, Privelet, the best hierarchy: one entry
+    // when Laplace (Δ₁²·trace) and Gaussian (Δ₂²·trace) measurement choose the same b, else the
+    // Laplace one (law Laplace) and the Gaussian one (law Gaussian).
     std::vector<DesignerStrategy> strategies;
     // The optimised strategy's wᵀ(AᵀA)⁻¹w per query (multiply by σ² for the variance); empty
     // with perQueryNote saying why.
@@ -85,6 +100,28 @@ struct DesignerResult {
     std::size_t aRows = 0;
     QString aNote;
 };
+
+// The per-query errors of the result laid out on a grid when every query has its own cell of
+// one (issue #23: "the per-query error as a heatmap"):
+//   - 1-D all ranges: the range [a, b] at row a, column b (a ≤ b; the rest NaN);
+//   - 2-D, every query a prefix [0, r] × [0, c]: at (r, c);
+//   - 2-D, every query a box of one extent h × w (single cells — identity, the 2-way marginal
+//     of two attributes, your own cells — or rectangles): at its top-left cell, a grid of
+//     (R − h + 1) × (C − w + 1);
+// and no two queries on one cell. Otherwise (ranges of several extents, 1-way marginals next to
+// each other, three or more dimensions) rows == 0 and `why` says why the errors are drawn along
+// the query index instead.
+struct PerQueryGrid {
+    std::size_t rows = 0, cols = 0;
+    std::vector<double> form;  // rows × cols, row-major: the query's wᵀ(AᵀA)⁻¹w, NaN: none
+    std::vector<std::uint64_t> query;  // rows × cols: the query's index (for its name)
+    QString xLabel, yLabel;
+    QString layout;  // "each cell is the query of that cell", …
+    QString why;     // rows == 0: why the queries do not map to cells
+};
+PerQueryGrid perQueryGrid(const DesignerResult& r);
+// "[3, 9]" (1-D) or "[0, 2] × [1, 1]" (k-D): the query's box, for captions.
+QString queryText(const RangeQuery& q);
 
 // Validates the inputs, builds the workload, designs the strategy (cancellable, progress in
 // [0, 0.7]), then the baselines' exact errors and the matrices (progress to 1). Errors come from

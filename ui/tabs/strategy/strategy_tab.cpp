@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <limits>
 
@@ -27,8 +28,10 @@
 #include "ui/tabs/workbench/workbench_data.h"
 #include "ui/widgets/flow_layout.h"
 #include "ui/widgets/heatmap.h"
+#include "ui/widgets/integer_ticker.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_style.h"
+#include "ui/widgets/plot_title.h"
 
 namespace dpx::ui {
 
@@ -59,12 +62,39 @@ constexpr std::array<KindRow, 9> kKinds{{
 constexpr int kTextKind = 8;
 
 // Strategy colours: the optimised one first.
-const std::array<QColor, 5> kColours{QColor(0xd6, 0x27, 0x28), QColor(0x7f, 0x7f, 0x7f),
+const std::array<QColor, 6> kColours{QColor(0xd6, 0x27, 0x28), QColor(0x7f, 0x7f, 0x7f),
                                      QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
-                                     QColor(0x94, 0x67, 0xbd)};
+                                     QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b)};
 
 QString fmt(double v) {
     return formatSignificant(v, 3);
+}
+
+// A plot title's font: the plot's, bold (as the other tabs' titles).
+QFont boldFont(const QCustomPlot* plot) {
+    QFont f = plot->font();
+    f.setBold(true);
+    return f;
+}
+
+// A title beside a colour scale wraps to its column, whose width the layout knows only after the
+// first pass: when the height it reserved is not the height its text needs at that width, one
+// more (queued) pass settles it (a narrow plot at 1024 × 768 cut a three-line title otherwise).
+void relayoutWhenTitleWraps(QCustomPlot* plot, PlotTitle* title) {
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot, title] {
+        const QRect r = title->rect();
+        if (title->text().isEmpty() || r.width() <= 0) {
+            return;
+        }
+        const QFontMetrics metrics(title->font());
+        const int need = metrics
+                             .boundingRect(QRect(0, 0, r.width(), INT_MAX / 4), title->textFlags(),
+                                           title->text())
+                             .height();
+        if (need != r.height()) {
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    });
 }
 
 // A heatmap plot: one colour map and its scale, a title on top.
@@ -76,8 +106,16 @@ struct MatrixPlot {
 
 MatrixPlot setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel) {
     plot->plotLayout()->insertRow(0);
-    auto* title =
-        new QCPTextElement(plot, QString(), QFont(plot->font().family(), 10, QFont::Bold));
+    auto* title = new PlotTitle(plot, QString(), boldFont(plot));
+    relayoutWhenTitleWraps(plot, title);
+    // Fewer ticks on a narrow plot (side by side at 1024 × 768): about one per 50 pixels.
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        const int want = std::clamp(plot->axisRect()->width() / 50, 2, 5);
+        if (plot->xAxis->ticker()->tickCount() != want) {
+            plot->xAxis->ticker()->setTickCount(want);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    });
     plot->plotLayout()->addElement(0, 0, title);
     QCPColorMap* map = addHeatmap(plot->axisRect(), QColor(0xc8, 0xc8, 0xc8));
     QCPColorScale* scale = makeColorScale(plot);
@@ -93,6 +131,9 @@ MatrixPlot setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel) {
         return g;
     }());
     scale->axis()->setLabel(scaleLabel);
+    // Rows, columns, queries and cells are whole numbers: no ticks at 2.5.
+    plot->xAxis->setTicker(QSharedPointer<IntegerTicker>::create());
+    plot->yAxis->setTicker(QSharedPointer<IntegerTicker>::create());
     return {map, scale, title};
 }
 
@@ -118,6 +159,19 @@ void fillMatrix(QCustomPlot* plot, const std::vector<double>& m, std::size_t row
         }
     }
     mp.map->rescaleDataRange(true);
+    // A constant matrix (the same error for every query): QCustomPlot keeps the previous range
+    // then; a range around the value lets the scale read it.
+    double lo = INFINITY, hi = -INFINITY;
+    for (double v : m) {
+        if (!std::isnan(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    }
+    if (hi >= lo && hi - lo <= 1e-9 * std::abs(hi)) {
+        mp.map->setDataRange(hi == 0 ? QCPRange(-1, 1)
+                                     : QCPRange(hi - 0.1 * std::abs(hi), hi + 0.1 * std::abs(hi)));
+    }
     mp.title->setText(title);
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(yLabel);
@@ -286,7 +340,24 @@ void StrategyTab::buildControls() {
     makeLogAxis(errorPlot_->xAxis);
     makeLogAxis(errorPlot_->yAxis);
     errorPlot_->legend->setVisible(true);
-    errorPlot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend under the plot, in columns: inside it covered the curves on a narrow plot
+    // (1024 × 768: six names of up to 40 characters), whichever corner it sat in.
+    {
+        auto* below = new QCPLayoutGrid;
+        errorPlot_->plotLayout()->addElement(1, 0, below);
+        errorPlot_->plotLayout()->setRowStretchFactor(1, 0.001);
+        below->addElement(0, 0, errorPlot_->legend);
+        errorPlot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+        errorPlot_->legend->setWrap(2);
+        connect(errorPlot_, &QCustomPlot::afterLayout, this, [this] {
+            const int wrap = std::clamp(errorPlot_->axisRect()->width() / 200, 1, 3);
+            if (errorPlot_->legend->wrap() != wrap) {
+                errorPlot_->legend->setWrap(wrap);
+                errorPlot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+                errorPlot_->replot(QCustomPlot::rpQueuedReplot);
+            }
+        });
+    }
     el->addWidget(errorPlot_, 1);
     verdict_ = new QLabel;
     verdict_->setWordWrap(true);
@@ -317,9 +388,7 @@ void StrategyTab::buildControls() {
     qLine_->yAxis->setScaleType(QCPAxis::stLogarithmic);
     makeLogAxis(qLine_->yAxis);
     qLine_->plotLayout()->insertRow(0);
-    qLine_->plotLayout()->addElement(
-        0, 0,
-        new QCPTextElement(qLine_, QString(), QFont(qLine_->font().family(), 10, QFont::Bold)));
+    qLine_->plotLayout()->addElement(0, 0, new PlotTitle(qLine_, QString(), boldFont(qLine_)));
     qLine_->addGraph();
     wNote_ = new QLabel;
     aNote_ = new QLabel;
@@ -823,7 +892,7 @@ void StrategyTab::drawErrorPlot() {
     graphs_.clear();
     const StrategyChoices c = choices();
     const bool deltaOk = c.delta > 0 && c.delta < 1;
-    p->xAxis->setLabel(tr("ε   (solid: Laplace measurement; dashed: Gaussian, δ = %1)")
+    p->xAxis->setLabel(tr("ε   (solid: Laplace; dashed: Gaussian, δ = %1)")
                            .arg(deltaOk ? fmt(c.delta) : QStringLiteral("?")));
     p->yAxis->setLabel(tr("RMSE per query (exact, least squares)"));
     p->legend->setVisible(result_ != nullptr);
@@ -857,7 +926,8 @@ void StrategyTab::drawErrorPlot() {
             continue;
         }
         for (int gaussian = 0; gaussian < 2; ++gaussian) {
-            if (gaussian && !deltaOk) {
+            if ((gaussian && !deltaOk) ||
+                !s.drawnFor(gaussian ? MeasurementNoise::Gaussian : MeasurementNoise::Laplace)) {
                 continue;
             }
             QVector<double> xs, ys;
@@ -877,6 +947,10 @@ void StrategyTab::drawErrorPlot() {
             QPen pen(kColours[i % kColours.size()], i == 0 ? 3.0 : 1.8);
             if (gaussian) {
                 pen.setStyle(Qt::DashLine);
+            }
+            // One legend entry per strategy: its solid curve, or its dashed one when it is
+            // drawn for Gaussian measurement only (the best hierarchy by Δ₂²·trace).
+            if (gaussian && s.law != DesignerLaw::Gaussian) {
                 g->removeFromLegend();
             } else {
                 g->setName(s.name);
@@ -885,7 +959,7 @@ void StrategyTab::drawErrorPlot() {
             (gaussian ? pair.second : pair.first) = g;
         }
         graphs_.push_back(pair);
-        if (spec) {
+        if (spec && s.drawnFor(spec->noise)) {
             if (auto e = designerRmse(r, s, *spec)) {
                 at << tr("%1: %2").arg(s.name.section(QStringLiteral(" ("), 0, 0), fmt(*e));
             }
@@ -937,7 +1011,7 @@ void StrategyTab::drawMatrices() {
     wPlot_->setVisible(!r.w.empty());
     wNote_->setAlignment(r.w.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
     wNote_->setSizePolicy(QSizePolicy::Preferred,
-                          r.w.empty() ? QSizePolicy::Expanding : QSizePolicy::Maximum);
+                          r.w.empty() ? QSizePolicy::Expanding : QSizePolicy::Minimum);
     if (!r.w.empty()) {
         fillMatrix(wPlot_, r.w, r.wRows, cells, tr("W: %1").arg(r.workloadDescription), cellsLabel,
                    tr("query"));
@@ -948,7 +1022,7 @@ void StrategyTab::drawMatrices() {
     aPlot_->setVisible(!r.a.empty());
     aNote_->setAlignment(r.a.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
     aNote_->setSizePolicy(QSizePolicy::Preferred,
-                          r.a.empty() ? QSizePolicy::Expanding : QSizePolicy::Maximum);
+                          r.a.empty() ? QSizePolicy::Expanding : QSizePolicy::Minimum);
     const QString aName = r.strategies[0].description;
     if (!r.a.empty()) {
         fillMatrix(aPlot_, r.a, r.aRows, cells, tr("A: %1").arg(r.templateName), cellsLabel,
@@ -975,39 +1049,42 @@ void StrategyTab::drawMatrices() {
     }
     const QString what = tr("Expected error per query of the optimised strategy at %1")
                              .arg(QString::fromStdString(spec->describe()));
-    const bool byEnds =
-        shape.size() == 1 && r.workload->spec().kind == WorkloadKind::AllRange && shape[0] >= 2;
-    qPlot_->setVisible(byEnds);
-    qLine_->setVisible(!byEnds);
-    if (byEnds) {
-        const std::size_t n = shape[0];
-        std::vector<double> m(n * n, std::numeric_limits<double>::quiet_NaN());
+    const PerQueryGrid grid = perQueryGrid(r);
+    const bool onGrid = grid.rows > 0;
+    qPlot_->setVisible(onGrid);
+    qLine_->setVisible(!onGrid);
+    if (onGrid) {
+        std::vector<double> m(grid.form.size(), std::numeric_limits<double>::quiet_NaN());
         double lo = INFINITY, hi = 0;
         std::size_t loAt = 0, hiAt = 0;
-        for (std::size_t i = 0; i < r.perQueryForm.size(); ++i) {
-            const RangeQuery q = r.workload->query(i);
-            const double e = std::sqrt(*v * r.perQueryForm[i]);
-            m[q.box[0].lo * n + q.box[0].hi] = e;
+        for (std::size_t c = 0; c < grid.form.size(); ++c) {
+            if (std::isnan(grid.form[c])) {
+                continue;
+            }
+            const double e = std::sqrt(*v * grid.form[c]);
+            m[c] = e;
             if (e < lo) {
                 lo = e;
-                loAt = i;
+                loAt = c;
             }
             if (e > hi) {
                 hi = e;
-                hiAt = i;
+                hiAt = c;
             }
         }
-        const RangeQuery cheapest = r.workload->query(loAt), dearest = r.workload->query(hiAt);
-        fillMatrix(qPlot_, m, n, n, what, tr("b (last cell of the range)"),
-                   tr("a (first cell of the range)"));
-        qNote_->setText(tr("The RMSE of every range [a, b] (exact: σ·√(wᵀ(AᵀA)⁻¹w); grey: a > "
-                           "b), from %1 for [%2, %3] to %4 for [%5, %6].")
-                            .arg(fmt(lo))
-                            .arg(cheapest.box[0].lo)
-                            .arg(cheapest.box[0].hi)
-                            .arg(fmt(hi))
-                            .arg(dearest.box[0].lo)
-                            .arg(dearest.box[0].hi));
+        fillMatrix(qPlot_, m, grid.rows, grid.cols, what, tr(qPrintable(grid.xLabel)),
+                   tr(qPrintable(grid.yLabel)));
+        if (hi - lo <= 1e-9 * hi) {
+            qNote_->setText(tr("Heatmap of the per-query RMSE (exact: σ·√(wᵀ(AᵀA)⁻¹w)): %1. "
+                               "Every query has the same RMSE, %2.")
+                                .arg(grid.layout, fmt(hi)));
+            return;
+        }
+        qNote_->setText(tr("Heatmap of the per-query RMSE (exact: σ·√(wᵀ(AᵀA)⁻¹w)): %1. From "
+                           "%2 for %3 to %4 for %5.")
+                            .arg(grid.layout, fmt(lo),
+                                 queryText(r.workload->query(grid.query[loAt])), fmt(hi),
+                                 queryText(r.workload->query(grid.query[hiAt]))));
         return;
     }
     QVector<double> xs, ys;
@@ -1029,9 +1106,10 @@ void StrategyTab::drawMatrices() {
     const QCPRange yr = qLine_->yAxis->range();
     qLine_->yAxis->setRange(yr.lower / 1.3, yr.upper * 1.3);
     qLine_->replot();
-    qNote_->setText(tr("%1 queries%2; exact per-query RMSE σ·√(wᵀ(AᵀA)⁻¹w).")
+    qNote_->setText(tr("%1 queries%2; exact per-query RMSE σ·√(wᵀ(AᵀA)⁻¹w). Drawn along the "
+                       "query index, not as a heatmap, because %3.")
                         .arg(formatThinSpaceGrouped(static_cast<long long>(q)),
-                             step > 1 ? tr(" (every %1th drawn)").arg(step) : QString()));
+                             step > 1 ? tr(" (every %1th drawn)").arg(step) : QString(), grid.why));
 }
 
 void StrategyTab::drawApplied() {

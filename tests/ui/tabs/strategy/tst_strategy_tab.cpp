@@ -14,6 +14,7 @@
 
 #include "core/base/simulation_rng.h"
 #include "core/matrix_mechanism/hdmm.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 #include "core/table/table.h"
 #include "core/workload/strategy.h"
 #include "tests/ui/tabs/attribute_test_support.h"
@@ -23,6 +24,7 @@
 #include "ui/model/job_runner.h"
 #include "ui/tabs/strategy/strategy_data.h"
 #include "ui/tabs/strategy/strategy_tab.h"
+#include "ui/widgets/plot_title.h"
 
 using namespace dpx;
 using dpx::ui::DesignerInputs;
@@ -71,12 +73,76 @@ double coreRmse(const LinearStrategy& s, const Workload& w, bool gaussian, doubl
     return e ? e->rmse : NAN;
 }
 
+// trace((AᵀA)⁻¹WᵀW) densely, independently of core's solvers: A (rows × n, row-major) from its
+// columns, AᵀA by Cholesky, W (q × n) explicit. Returns NaN when AᵀA is singular.
+double denseTrace(const std::vector<double>& a, std::size_t rows, const std::vector<double>& w,
+                  std::size_t q, std::size_t n) {
+    std::vector<double> m(n * n, 0.0), g(n * n, 0.0);
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < n; ++j) {
+                m[i * n + j] += a[r * n + i] * a[r * n + j];
+            }
+        }
+    }
+    for (std::size_t r = 0; r < q; ++r) {
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < n; ++j) {
+                g[i * n + j] += w[r * n + i] * w[r * n + j];
+            }
+        }
+    }
+    // Cholesky m = L Lᵀ (in place, lower triangle).
+    for (std::size_t j = 0; j < n; ++j) {
+        double d = m[j * n + j];
+        for (std::size_t k = 0; k < j; ++k) {
+            d -= m[j * n + k] * m[j * n + k];
+        }
+        if (!(d > 1e-12)) {
+            return NAN;
+        }
+        m[j * n + j] = std::sqrt(d);
+        for (std::size_t i = j + 1; i < n; ++i) {
+            double v = m[i * n + j];
+            for (std::size_t k = 0; k < j; ++k) {
+                v -= m[i * n + k] * m[j * n + k];
+            }
+            m[i * n + j] = v / m[j * n + j];
+        }
+    }
+    // trace(M⁻¹G) = Σ_c (M⁻¹ g_c)_c over the columns g_c of G.
+    double trace = 0;
+    std::vector<double> x(n);
+    for (std::size_t c = 0; c < n; ++c) {
+        for (std::size_t i = 0; i < n; ++i) {
+            double v = g[i * n + c];
+            for (std::size_t k = 0; k < i; ++k) {
+                v -= m[i * n + k] * x[k];
+            }
+            x[i] = v / m[i * n + i];
+        }
+        for (std::size_t i = n; i-- > 0;) {
+            double v = x[i];
+            for (std::size_t k = i + 1; k < n; ++k) {
+                v -= m[k * n + i] * x[k];
+            }
+            x[i] = v / m[i * n + i];
+        }
+        trace += x[c];
+    }
+    return trace;
+}
+
 }  // namespace
 
 class TestStrategyTab : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void dataEqualsCore();
+    void bestHierarchyPerLaw();
+    void perQueryErrorOnAGrid();
+    void perQueryHeatmapIn2d();
+    void badInputsNameTheProblem();
     void plotShowsCoresErrors();
     void cancelStops();
     void simulationEqualsCore();
@@ -102,7 +168,7 @@ void TestStrategyTab::dataEqualsCore() {
     QVERIFY(d);
     QCOMPARE(r->objective, d->objective);
     QCOMPARE(r->p, d->p);
-    QCOMPARE(r->strategies.size(), std::size_t{5});
+    QVERIFY(r->strategies.size() == 5 || r->strategies.size() == 6);
     // The optimised strategy and the three named baselines against core, at several ε.
     std::unique_ptr<LinearStrategy> refs[4] = {std::move(d->strategy), identityStrategy({64}),
                                                hbStrategy({64}).value(),
@@ -124,8 +190,9 @@ void TestStrategyTab::dataEqualsCore() {
             }
         }
     }
-    // The best hierarchy: the lowest error over b = 2 … 16, root measured or not (HB's
-    // weights: every level 1, the root 0), by brute force.
+    // The best hierarchy under Laplace: the lowest error over b = 2 … 16, root measured or not
+    // (HB's weights: every level 1, the root 0), by brute force (bestHierarchyPerLaw checks
+    // both laws against a dense computation).
     double best = INFINITY;
     QString bestName;
     for (std::size_t b = 2; b <= 16; ++b) {
@@ -141,15 +208,16 @@ void TestStrategyTab::dataEqualsCore() {
             const double e = coreRmse(**h, *w, false, 1);
             if (e < best) {
                 best = e;
-                bestName = root ? QStringLiteral("Best hierarchy (b = %1)").arg(b)
-                                : QStringLiteral("Best hierarchy (b = %1, no root)").arg(b);
+                bestName = root ? QStringLiteral("(b = %1)").arg(b)
+                                : QStringLiteral("(b = %1, no root)").arg(b);
             }
         }
     }
     auto shown = ui::designerRmse(*r, r->strategies[4], MeasurementSpec::laplace(1));
     QVERIFY(shown);
     QVERIFY2(near(*shown, best), qPrintable(QStringLiteral("%1 vs %2").arg(*shown).arg(best)));
-    QCOMPARE(r->strategies[4].name, bestName);
+    QVERIFY2(r->strategies[4].name.endsWith(bestName), qPrintable(r->strategies[4].name));
+    QVERIFY(r->strategies[4].drawnFor(MeasurementNoise::Laplace));
     // The per-query forms: Σ σ²·form = core's total.
     double total = 0;
     for (double f : r->perQueryForm) {
@@ -187,6 +255,269 @@ void TestStrategyTab::dataEqualsCore() {
     const QString v = ui::designerVerdict(*r, MeasurementNoise::Laplace, 1e-6);
     QVERIFY2(v.contains(QStringLiteral("×")) && v.contains(QStringLiteral("every ε")),
              qPrintable(v));
+}
+
+void TestStrategyTab::bestHierarchyPerLaw() {
+    // Under Laplace the noise scales with Δ₁ = L (levels), under the analytic Gaussian with
+    // Δ₂ = √L: the best b-ary hierarchy is chosen by Δ₁²·trace resp. Δ₂²·trace. Brute force over
+    // b = 2 … 16, root measured or not, with everything but the hierarchy's rows computed densely
+    // here (W explicit, AᵀA by Cholesky, Δ₁ and Δ₂ from A's columns, σ from the Gaussian's own
+    // calibration at Δ₂). On all ranges of 64 cells the two laws pick different trees.
+    const double delta = 1e-6;
+    for (const auto& [text, n] :
+         {std::pair{"allrange", std::size_t{64}}, std::pair{"prefix", std::size_t{48}}}) {
+        auto w = Workload::make(*WorkloadSpec::parse(text), {n});
+        QVERIFY(w);
+        const std::size_t q = static_cast<std::size_t>(w->queryCount());
+        std::vector<double> wd(q * n, 0.0);
+        for (std::size_t i = 0; i < q; ++i) {
+            const RangeQuery rq = w->query(i);
+            for (std::uint64_t c = rq.box[0].lo; c <= rq.box[0].hi; ++c) {
+                wd[i * n + c] = rq.weight;
+            }
+        }
+        double best[2] = {INFINITY, INFINITY};  // Laplace, Gaussian: σ² per unit · trace
+        QString bestName[2];
+        double bestRmse[2] = {0, 0};
+        for (std::size_t b = 2; b <= 16; ++b) {
+            std::size_t levels = 1;
+            for (std::size_t m = 1; m < n; m *= b) {
+                ++levels;
+            }
+            for (bool root : {true, false}) {
+                std::vector<double> weights(levels, 1.0);
+                weights[0] = root ? 1 : 0;
+                auto h = hierarchicalStrategy(n, b, weights);
+                QVERIFY2(h, h ? "" : h.error().message.c_str());
+                const std::size_t rows = (*h)->rows();
+                std::vector<double> ad(rows * n, 0.0), e(n, 0.0), col(rows);
+                double l1 = 0, l2 = 0;
+                for (std::size_t j = 0; j < n; ++j) {
+                    e[j] = 1;
+                    (*h)->measure(e, col);
+                    e[j] = 0;
+                    double c1 = 0, c2 = 0;
+                    for (std::size_t i = 0; i < rows; ++i) {
+                        ad[i * n + j] = col[i];
+                        c1 += std::abs(col[i]);
+                        c2 += col[i] * col[i];
+                    }
+                    l1 = std::max(l1, c1);
+                    l2 = std::max(l2, std::sqrt(c2));
+                }
+                const double trace = denseTrace(ad, rows, wd, q, n);
+                QVERIFY(std::isfinite(trace));
+                GaussianParams gp;
+                gp.epsilon = 1;
+                gp.delta = delta;
+                gp.l2Sensitivity = l2;
+                auto sigma = gaussianSigma(gp);
+                QVERIFY(sigma);
+                const double var[2] = {2 * l1 * l1, *sigma * *sigma};  // at ε = 1
+                const QString name = root ? QStringLiteral("(b = %1)").arg(b)
+                                          : QStringLiteral("(b = %1, no root)").arg(b);
+                for (int law = 0; law < 2; ++law) {
+                    if (var[law] * trace < best[law]) {
+                        best[law] = var[law] * trace;
+                        bestName[law] = name;
+                        bestRmse[law] = std::sqrt(var[law] * trace / static_cast<double>(q));
+                    }
+                }
+            }
+        }
+        DesignerInputs in;
+        in.shape = {n};
+        in.workload = QString::fromLatin1(text);
+        in.restarts = 1;
+        auto r = ui::designForWindow(in);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        const bool same = bestName[0] == bestName[1];
+        qInfo("%s on %zu cells: Laplace %s RMSE %.6g, Gaussian %s RMSE %.6g (ε = 1)", text, n,
+              qPrintable(bestName[0]), bestRmse[0], qPrintable(bestName[1]), bestRmse[1]);
+        if (QLatin1String(text) == QLatin1String("allrange")) {
+            QVERIFY2(!same, qPrintable(bestName[0]));  // the case this test is for
+        }
+        QCOMPARE(r->strategies.size(), same ? std::size_t{5} : std::size_t{6});
+        for (int law = 0; law < 2; ++law) {
+            const ui::DesignerStrategy& s =
+                r->strategies[same ? 4 : 4 + static_cast<std::size_t>(law)];
+            const QString head = same       ? QStringLiteral("Best hierarchy ")
+                                 : law == 0 ? QStringLiteral("Best hierarchy, Laplace ")
+                                            : QStringLiteral("Best hierarchy, Gaussian ");
+            QCOMPARE(s.name, head + bestName[law]);
+            const MeasurementNoise noise =
+                law == 0 ? MeasurementNoise::Laplace : MeasurementNoise::Gaussian;
+            QVERIFY(s.drawnFor(noise));
+            QCOMPARE(s.drawnFor(law == 0 ? MeasurementNoise::Gaussian : MeasurementNoise::Laplace),
+                     same);
+            auto shown = ui::designerRmse(
+                *r, s,
+                law == 0 ? MeasurementSpec::laplace(1) : MeasurementSpec::gaussian(1, delta));
+            QVERIFY(shown);
+            QVERIFY2(near(*shown, bestRmse[law], 1e-9),
+                     qPrintable(QStringLiteral("%1: %2 vs dense %3")
+                                    .arg(s.name)
+                                    .arg(*shown, 0, 'g', 12)
+                                    .arg(bestRmse[law], 0, 'g', 12)));
+        }
+        // The verdict under each law compares with a baseline drawn for that law only.
+        for (MeasurementNoise noise : {MeasurementNoise::Laplace, MeasurementNoise::Gaussian}) {
+            const QString v = ui::designerVerdict(*r, noise, delta);
+            const QString other = noise == MeasurementNoise::Laplace
+                                      ? QStringLiteral("Best hierarchy, Gaussian")
+                                      : QStringLiteral("Best hierarchy, Laplace");
+            QVERIFY2(!v.contains(other), qPrintable(v));
+        }
+    }
+}
+
+void TestStrategyTab::perQueryErrorOnAGrid() {
+    // Each query's form lands on the cell the layout names, and nowhere else.
+    struct Case {
+        const char* workload;
+        DomainShape shape;
+        std::size_t rows, cols;  // 0: no grid
+    };
+    const Case cases[] = {
+        {"identity", {6, 5}, 6, 5},       {"marginals:2", {6, 5}, 6, 5},
+        {"prefix", {6, 5}, 6, 5},         {"rectangles:2x3", {6, 5}, 5, 3},
+        {"allrange", {12}, 12, 12},       {"allrange", {6, 5}, 0, 0},
+        {"marginals:1", {6, 5}, 0, 0},    {"prefix", {12}, 0, 0},
+        {"marginals:2", {3, 4, 2}, 0, 0},
+    };
+    for (const Case& k : cases) {
+        DesignerInputs in;
+        in.shape = k.shape;
+        in.workload = QString::fromLatin1(k.workload);
+        in.restarts = 1;
+        auto r = ui::designForWindow(in);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->perQueryForm.size(), static_cast<std::size_t>(r->workload->queryCount()));
+        const ui::PerQueryGrid g = ui::perQueryGrid(*r);
+        QCOMPARE(g.rows, k.rows);
+        QCOMPARE(g.cols, k.cols);
+        if (k.rows == 0) {
+            QVERIFY2(!g.why.isEmpty(), k.workload);
+            QVERIFY(g.form.empty());
+            continue;
+        }
+        QVERIFY(!g.layout.isEmpty());
+        std::size_t filled = 0;
+        for (std::size_t i = 0; i < r->perQueryForm.size(); ++i) {
+            const RangeQuery q = r->workload->query(i);
+            std::size_t cell = 0;
+            if (k.shape.size() == 1) {
+                cell = q.box[0].lo * k.shape[0] + q.box[0].hi;  // [a, b] at (a, b)
+            } else if (QLatin1String(k.workload) == QLatin1String("prefix")) {
+                QCOMPARE(q.box[0].lo, std::uint64_t{0});
+                cell = q.box[0].hi * k.cols + q.box[1].hi;  // [0, r] × [0, c] at (r, c)
+            } else {
+                cell = q.box[0].lo * k.cols + q.box[1].lo;  // at its top-left cell
+            }
+            QCOMPARE(g.form[cell], r->perQueryForm[i]);
+            QCOMPARE(g.query[cell], std::uint64_t{i});
+            ++filled;
+        }
+        std::size_t notNan = 0;
+        for (double f : g.form) {
+            notNan += std::isnan(f) ? 0 : 1;
+        }
+        QCOMPARE(notNan, filled);
+    }
+}
+
+void TestStrategyTab::perQueryHeatmapIn2d() {
+    // On an R × C domain with one query per cell the per-query error is a heatmap of R × C
+    // (σ·√form at each cell), under a wrapping title; ranges of several extents keep the plot
+    // along the query index with a caption that says why.
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.resize(1024, 700);
+    tab.show();
+    StrategyChoices c;
+    c.domain = QStringLiteral("2d");
+    c.rows = 12;
+    c.cols = 16;
+    c.workload = QStringLiteral("identity");
+    c.restarts = 1;
+    c.page = QStringLiteral("matrices");
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY2(tab.result(), qPrintable(tab.message()));
+    QCustomPlot* plot = tab.currentPlot();
+    auto* map = qobject_cast<QCPColorMap*>(plot->plottable(0));
+    QVERIFY(map);
+    QCOMPARE(map->data()->keySize(), 16);
+    QCOMPARE(map->data()->valueSize(), 12);
+    auto spec = tab.measurement();
+    QVERIFY(spec);
+    const double var = *measurementVariance(*tab.result()->strategies[0].strategy, *spec);
+    const auto& form = tab.result()->perQueryForm;
+    for (int row : {0, 5, 11}) {
+        for (int col : {0, 7, 15}) {
+            // Identity on 12 × 16 in C order: query row·16 + col is cell (row, col).
+            const double want = std::sqrt(var * form[static_cast<std::size_t>(row * 16 + col)]);
+            QVERIFY(near(map->data()->cell(col, row), want, 1e-12));
+        }
+    }
+    // Every query has the same error here (identity measured by a product of 1-Identities):
+    // the colour scale spans that value, not QCustomPlot's previous range.
+    const QCPRange dr = map->dataRange();
+    const double v = map->data()->cell(0, 0);
+    QVERIFY2(dr.lower < v && v < dr.upper && dr.size() < 0.5 * v,
+             qPrintable(QStringLiteral("%1 … %2 for %3").arg(dr.lower).arg(dr.upper).arg(v)));
+    // Narrow (the matrices side by side at 1024 × 768): the titles wrap and show whole.
+    tab.resize(620, 560);
+    QTest::qWait(200);
+    for (QCustomPlot* p : tab.findChildren<QCustomPlot*>()) {
+        if (p->isVisible() && p->plotLayout()->rowCount() > 1) {
+            if (auto* t = dynamic_cast<ui::PlotTitle*>(p->plotLayout()->element(0, 0))) {
+                QVERIFY2(ui::titleFits(t), qPrintable(t->text()));
+            }
+        }
+    }
+    for (QCustomPlot* p : tab.findChildren<QCustomPlot*>()) {
+        if (auto* t = qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))) {
+            QVERIFY2(dynamic_cast<ui::PlotTitle*>(t), "every title is a wrapping PlotTitle");
+        }
+    }
+    c.workload = QStringLiteral("allrange");
+    c.rows = 6;
+    c.cols = 5;
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY2(tab.result(), qPrintable(tab.message()));
+    plot = tab.currentPlot();
+    QVERIFY(qobject_cast<QCPColorMap*>(plot->plottable(0)) == nullptr);
+    QVERIFY(dynamic_cast<ui::PlotTitle*>(plot->plotLayout()->element(0, 0)));
+    QVERIFY(plot->graphCount() == 1);
+    QCOMPARE(static_cast<std::size_t>(plot->graph(0)->dataCount()),
+             std::size_t{21 * 15});  // 6·7/2 × 5·6/2 boxes
+}
+
+void TestStrategyTab::badInputsNameTheProblem() {
+    // A workload over the wrong domain: core's message once, not "workload: workload: …".
+    DesignerInputs in;
+    in.shape = {16};
+    in.workload = QStringLiteral("marginals:2");
+    auto r = ui::designForWindow(in);
+    QVERIFY(!r);
+    const QString m = QString::fromStdString(r.error().message);
+    QVERIFY2(
+        m.startsWith(QStringLiteral("workload: ")) && m.count(QStringLiteral("workload:")) == 1,
+        qPrintable(m));
+    QVERIFY2(m.contains(QStringLiteral("2 dimensions")), qPrintable(m));
+    // p = 0 and p over the dimension's cells.
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.show();
+    StrategyChoices c = small1d(32);
+    c.p = {0};
+    tab.setChoices(c);
+    QVERIFY(waitDone(tab));
+    QVERIFY(tab.result() == nullptr);
+    QVERIFY2(tab.message().startsWith(QStringLiteral("p: ")), qPrintable(tab.message()));
+    QVERIFY2(tab.verdict().contains(tab.message()), qPrintable(tab.verdict()));
 }
 
 void TestStrategyTab::plotShowsCoresErrors() {
