@@ -131,12 +131,14 @@ struct StrategyIntervalCache {
 namespace {
 
 // How many noise vectors the simulated intervals draw for a plan: at most 10 000, within a work
-// budget of 2·10⁸ sampled or solved entries and 8·10⁶ kept order statistics; 0 when the budget
-// leaves fewer than 4 000 (the bound alone is then stated).
+// budget of 10⁸ sampled or solved entries, 2·10⁷ cell estimates and 8·10⁶ kept order statistics;
+// 0 when the budget leaves fewer than 2 000 (the bound alone is then stated). Measured: AllRange
+// on 1 024 cells ~0.3 s, on 64 × 64 cells (4 882 draws) ~1.5 s of CPU.
 std::uint64_t simulationDraws(std::size_t rows, std::size_t cells, double level) {
-    constexpr double kWork = 1e8, kKept = 8e6;
-    constexpr std::uint64_t kMost = 10'000, kLeast = 4'000;
-    auto n = static_cast<std::uint64_t>(kWork / static_cast<double>(rows + cells));
+    constexpr double kWork = 1e8, kKept = 8e6, kCellEstimates = 2e7;
+    constexpr std::uint64_t kMost = 10'000, kLeast = 2'000;
+    auto n = static_cast<std::uint64_t>(std::min(kWork / static_cast<double>(rows + cells),
+                                                 kCellEstimates / static_cast<double>(cells)));
     // Order statistics kept per cell ≈ N·(1 − L) plus a margin: at most kKept in all.
     const double perDraw = (1 - level) * 1.2 + 1e-3;
     n = std::min<std::uint64_t>(
