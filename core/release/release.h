@@ -236,6 +236,16 @@ Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& ep
                                                               Neighbouring relation,
                                                               std::int64_t cap);
 
+// The zCDP branch of calibrateReleaseGaussian for any L2 sensitivity Δ2² ≥ 1 (a vector query,
+// e.g. a release through a designed strategy, issue #23): the discrete Gaussian on every
+// coordinate is ρ-zCDP with ρ = Δ2²/(2σ²) (CKS 2020 Thm 14), δ by CKS Cor. 13, σ² rounded up to
+// six significant digits and checked again. `methodWhat` ends the method sentence ("for replace
+// with cap 2"), `errorWhat` names the sensitivity in an error ("with replace neighbours and
+// contribution cap 2"), `smallerWhat` what to lower ("a smaller contribution cap").
+Expected<ReleaseGaussianCalibration> calibrateGaussianByZcdp(
+    const Rational& epsilon, const Rational& delta, std::int64_t l2Squared,
+    const std::string& methodWhat, const std::string& errorWhat, const std::string& smallerWhat);
+
 // The law of every bin's noise a spec asks, without data or randomness (the same numbers
 // releaseHistogram uses): the discrete Laplace's α = e^(−1/t), t = Δ1/ε; the discrete Gaussian's
 // calibrated σ² (as a double, rounded to nearest); the GM matrix's n and the ε per unit it is

@@ -109,7 +109,9 @@ private Q_SLOTS:
     void boundNeverUndercutsOneDraw();
     void boundDominatesTheMomentGeneratingFunction();
     void boundCoversWeightedSums();
+    void releaseIsUnbiasedAndCovers_data();
     void releaseIsUnbiasedAndCovers();
+    void gaussianSensitivityAndCalibration();
     void releaseOfATable();
     void refusals();
 };
@@ -228,7 +230,14 @@ void TestStrategyRelease::boundCoversWeightedSums() {
     }
 }
 
+void TestStrategyRelease::releaseIsUnbiasedAndCovers_data() {
+    QTest::addColumn<int>("mechanism");
+    QTest::newRow("discrete-laplace") << static_cast<int>(ReleaseMechanism::DiscreteLaplace);
+    QTest::newRow("discrete-gaussian") << static_cast<int>(ReleaseMechanism::DiscreteGaussian);
+}
+
 void TestStrategyRelease::releaseIsUnbiasedAndCovers() {
+    QFETCH(int, mechanism);
     auto w = std::make_shared<const Workload>(makeWorkload("allrange", {16}));
     StrategyOptimizeOptions o;
     o.restarts = 2;
@@ -242,6 +251,10 @@ void TestStrategyRelease::releaseIsUnbiasedAndCovers() {
     spec.binsDeclared = true;
     spec.source = "test";
     spec.appVersion = "test";
+    spec.mechanism = static_cast<ReleaseMechanism>(mechanism);
+    if (spec.mechanism == ReleaseMechanism::DiscreteGaussian) {
+        spec.delta = "1e-6";
+    }
     auto law = strategyReleaseLaw(spec, *plan);
     QVERIFY(law.hasValue());
     ReleaseRandomness rnd;
@@ -288,6 +301,93 @@ void TestStrategyRelease::releaseIsUnbiasedAndCovers() {
              qPrintable(QStringLiteral("%1 vs %2").arg(rmse).arg(law->expectedRmse)));
 }
 
+// Δ2 of a strategy release by brute force over every neighbouring pair of a small domain (the
+// bound cap²·Δ2(K)², 2·cap²·Δ2(K)² for replace, derived in strategy_release.h), and the
+// calibration: ρ = Δ2²/(2σ²) exactly, δ of CKS Cor. 13 at that ρ within the target, σ² the
+// smallest six-digit value that meets it (one step below does not).
+void TestStrategyRelease::gaussianSensitivityAndCalibration() {
+    auto w = std::make_shared<const Workload>(makeWorkload("allrange", {6}));
+    StrategyOptimizeOptions o;
+    o.restarts = 1;
+    auto plan = planStrategyRelease(w, DesignTemplate::PIdentity, {}, o);
+    QVERIFY(plan.hasValue());
+    const MatrixXd K = denseStrategy(*plan->strategy->linear);
+    const Index n = K.cols();
+    // Every person's rows: a non-negative vector of L1 norm ≤ cap (cap 2: all multisets).
+    std::vector<Eigen::VectorXd> people{Eigen::VectorXd::Zero(n)};
+    for (Index i = 0; i < n; ++i) {
+        for (Index j = i; j < n; ++j) {
+            Eigen::VectorXd u = Eigen::VectorXd::Zero(n);
+            u(i) += 1;
+            people.push_back(u);
+            u(j) += 1;
+            people.push_back(u);
+        }
+    }
+    double addRemove = 0, replace = 0;
+    for (const auto& u : people) {
+        addRemove = std::max(addRemove, (K * u).squaredNorm());
+        for (const auto& v : people) {
+            replace = std::max(replace, (K * (u - v)).squaredNorm());
+        }
+    }
+    const auto l2 = static_cast<double>(plan->strategy->l2Squared);
+    QCOMPARE(addRemove, 4 * l2);  // reached: both rows in the cell of the largest column
+    QVERIFY(replace <= 2 * 4 * l2 + 1e-9);
+    QVERIFY(replace > 4 * l2);  // the replace bound is not the add/remove one
+
+    for (auto rel : {Neighbouring::AddRemove, Neighbouring::Replace}) {
+        ReleaseSpec spec;
+        spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+        spec.epsilon = "1";
+        spec.delta = "1e-6";
+        spec.binsDeclared = true;
+        spec.source = "t";
+        spec.appVersion = "t";
+        spec.relation = rel;
+        spec.contributionCap = 2;
+        auto law = strategyReleaseLaw(spec, *plan);
+        QVERIFY2(law.hasValue(), law ? "" : law.error().message.c_str());
+        QVERIFY(law->gaussian.has_value());
+        const std::int64_t factor = rel == Neighbouring::AddRemove ? 4 : 8;
+        QCOMPARE(law->l2Squared, factor * plan->strategy->l2Squared);
+        const Rational& s2 = law->gaussian->sigma2;
+        const Rational rho = Rational::fraction(BigInt(law->l2Squared) * s2.denominator(),
+                                                BigInt(2) * s2.numerator())
+                                 .value();
+        QCOMPARE(law->gaussian->rho.toString(), rho.toString());
+        const Rational eps = Rational::integer(1);
+        auto d = zcdpDeltaUpperBound(rho, eps);
+        QVERIFY(d.hasValue() && *d <= 1e-6);
+        // Six significant digits: the σ² one unit in the sixth digit lower misses δ.
+        const double s2d = s2.toDouble();
+        const double step = std::pow(10.0, std::floor(std::log10(s2d)) - 5);
+        const double rhoBelow = static_cast<double>(law->l2Squared) / (2 * (s2d - step));
+        auto dBelow = zcdpDeltaUpperBound(Rational::fromDouble(rhoBelow).value(), eps);
+        QVERIFY(dBelow.hasValue() && *dBelow > 1e-6 * (1 - 1e-9));
+        // The row variance is the discrete Gaussian's own (CellNoise), at most σ² (CKS Prop. 5).
+        QCOMPARE(law->rowVariance, CellNoise::discreteGaussian(s2d).variance());
+        QVERIFY(law->rowVariance <= s2d * (1 + 1e-12));  // equal up to rounding at this σ²
+        // The cost charged: ρ of the calibration, δ and ε as typed.
+        auto cost = strategyReleaseCost(spec, *plan);
+        QVERIFY(cost.hasValue());
+        QCOMPARE(cost->rho, rho.toString());
+        QCOMPARE(cost->delta, std::string("1e-6"));
+        QCOMPARE(cost->sigma2, s2.toString());
+        // The release states all of it.
+        auto h = Histogram::create({4, 0, 9, 1, 30, 2});
+        ReleaseRandomness rnd;
+        auto r = releaseThroughStrategy(spec, *plan, *h, rnd);
+        QVERIFY2(r.hasValue(), r ? "" : r.error().message.c_str());
+        QCOMPARE(r->metadata.mechanism, std::string("discrete-gaussian"));
+        QCOMPARE(r->metadata.rho, rho.toString());
+        QCOMPARE(r->metadata.l2SensitivitySquared, law->l2Squared);
+        QCOMPARE(r->metadata.noiseParameter, "sigma^2 = " + s2.toString());
+        QVERIFY(r->metadata.guarantee.find("(1, 1e-6)-differential privacy") != std::string::npos);
+        QVERIFY(r->metadata.samplerAlgorithm.find("discrete Gaussian") != std::string::npos);
+    }
+}
+
 void TestStrategyRelease::releaseOfATable() {
     auto w = std::make_shared<const Workload>(makeWorkload("allrange", {4, 3}));
     StrategyOptimizeOptions o;
@@ -327,10 +427,20 @@ void TestStrategyRelease::refusals() {
     spec.source = "t";
     spec.appVersion = "t";
     ReleaseSpec g = spec;
-    g.mechanism = ReleaseMechanism::DiscreteGaussian;
-    g.delta = "1e-6";
+    g.mechanism = ReleaseMechanism::GeometricMatrix;
+    g.groupSize = 10;
     auto r1 = releaseThroughStrategy(g, *plan, *h, rnd);
     QVERIFY(!r1 && r1.error().message.rfind("mechanism:", 0) == 0);
+    QVERIFY(r1.error().message.find("geometric-matrix is not offered") != std::string::npos);
+    // A discrete Gaussian whose σ² would exceed the exact sampler's 10^12 names the sensitivity.
+    ReleaseSpec tiny = spec;
+    tiny.mechanism = ReleaseMechanism::DiscreteGaussian;
+    tiny.epsilon = "0.000001";
+    tiny.delta = "1e-12";
+    auto r4 = releaseThroughStrategy(tiny, *plan, *h, rnd);
+    QVERIFY(!r4);
+    QVERIFY2(r4.error().message.find("through the strategy (Δ2²") != std::string::npos,
+             r4.error().message.c_str());
     ReleaseSpec pp = spec;
     pp.postProcessing = EstimatorKind::Clamp;
     auto r2 = releaseThroughStrategy(pp, *plan, *h, rnd);
