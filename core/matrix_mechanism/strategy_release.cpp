@@ -334,6 +334,16 @@ Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
         st.factorExtraRows.push_back(f.extra);
     }
     st.marginalWeights = k.marginalWeights;
+    for (const auto& part : k.parts) {  // OPT₊: the stacked parts' own entries
+        StrategyPartStatement ps;
+        ps.rows = part->rows();
+        for (const auto& f : part->factors) {
+            ps.factorDiagonals.push_back(f.diagonal);
+            ps.factorExtraRows.push_back(f.extra);
+        }
+        ps.marginalWeights = part->marginalWeights;
+        st.parts.push_back(std::move(ps));
+    }
     md.strategy = std::move(st);
     out.metadata = std::move(md);
     return out;

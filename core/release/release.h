@@ -123,6 +123,15 @@ struct ReleaseIntervalStatement {
 // the integer queries K·x were measured with discrete Laplace noise and the published cells are
 // their least-squares inference. K's entries are given (factors or marginal weights) so that a
 // reader can redo the inference or answer other queries from the measurements.
+// One part of a stacked (OPT₊) integer strategy: a p-Identity product or weighted marginals.
+struct StrategyPartStatement {
+    std::uint64_t rows = 0;
+    std::vector<std::vector<std::int64_t>> factorDiagonals;  // as in StrategyReleaseStatement
+    std::vector<std::vector<std::int64_t>> factorExtraRows;
+    std::vector<std::int64_t> marginalWeights;
+    bool operator==(const StrategyPartStatement&) const = default;
+};
+
 struct StrategyReleaseStatement {
     std::string workload;         // the workload it was designed for ("allrange", "marginals:2")
     std::string templateName;     // "OPT₀ p-Identity(16)"
@@ -139,6 +148,8 @@ struct StrategyReleaseStatement {
     std::vector<std::vector<std::int64_t>> factorDiagonals;
     std::vector<std::vector<std::int64_t>> factorExtraRows;
     std::vector<std::int64_t> marginalWeights;  // OPT_M: w_a (bit i of a = attribute i kept)
+    // OPT₊: every part's entries, K = [K_1; K_2; …] stacked in this order.
+    std::vector<StrategyPartStatement> parts;
     bool operator==(const StrategyReleaseStatement&) const = default;
 };
 

@@ -383,6 +383,34 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
                 "K = [w_a·M_a] over the marginals a with w_a > 0 (bit i of a: attribute i kept), "
                 "each marginal's cells in C order");
         }
+        if (!st.parts.empty()) {
+            QJsonArray parts;
+            for (const StrategyPartStatement& ps : st.parts) {
+                QJsonObject po;
+                po[QStringLiteral("rows")] = static_cast<qint64>(ps.rows);
+                if (!ps.factorDiagonals.empty()) {
+                    QJsonArray factors;
+                    for (std::size_t d = 0; d < ps.factorDiagonals.size(); ++d) {
+                        QJsonObject f;
+                        f[QStringLiteral("diagonal")] = ints(ps.factorDiagonals[d]);
+                        f[QStringLiteral("extra_rows")] = ints(ps.factorExtraRows[d]);
+                        factors.append(f);
+                    }
+                    po[QStringLiteral("factors")] = factors;
+                }
+                if (!ps.marginalWeights.empty()) {
+                    po[QStringLiteral("marginal_weights")] = ints(ps.marginalWeights);
+                }
+                parts.append(po);
+            }
+            so[QStringLiteral("parts")] = parts;
+            so[QStringLiteral("matrix")] = QStringLiteral(
+                "K = [K_1; K_2; …], the parts stacked in order (measurements likewise); a part "
+                "with "
+                "factors is K_1 ⊗ … ⊗ K_k, K_d = [diag(diagonal); extra_rows (p × n, row-major)], "
+                "one with marginal_weights is [w_a·M_a] over the marginals a with w_a > 0 (bit i "
+                "of a: attribute i kept); rows and cells in C order");
+        }
         so[QStringLiteral("measurements")] = ints(st.measurements);
         o[QStringLiteral("strategy")] = so;
     }

@@ -97,6 +97,11 @@ void checkRounding(const Workload& w, const DesignedStrategy& d, std::int64_t q)
         const double ref = gInv(static_cast<Index>(j), static_cast<Index>(j));
         QVERIFY(std::fabs((*forms)[j] - ref) <= 1e-8 * ref);
     }
+    // The row count from the structure alone (a stack's parts keep no implicit matrix).
+    const std::size_t rows = k->rows();
+    QCOMPARE(rows, static_cast<std::size_t>(K.rows()));
+    k->linear.reset();
+    QCOMPARE(k->rows(), rows);
 }
 
 }  // namespace
@@ -112,6 +117,7 @@ private Q_SLOTS:
     void releaseIsUnbiasedAndCovers_data();
     void releaseIsUnbiasedAndCovers();
     void gaussianSensitivityAndCalibration();
+    void unionReleaseListsItsParts();
     void releaseOfATable();
     void refusals();
 };
@@ -386,6 +392,60 @@ void TestStrategyRelease::gaussianSensitivityAndCalibration() {
         QVERIFY(r->metadata.guarantee.find("(1, 1e-6)-differential privacy") != std::string::npos);
         QVERIFY(r->metadata.samplerAlgorithm.find("discrete Gaussian") != std::string::npos);
     }
+}
+
+// OPT₊: the release lists every part's integer entries, and K rebuilt from them alone (Kronecker
+// products of [diag(g); T], stacked in order) equals the strategy that was measured.
+void TestStrategyRelease::unionReleaseListsItsParts() {
+    auto w = std::make_shared<const Workload>(makeWorkload("prefix + 0.5*identity", {12}));
+    StrategyOptimizeOptions o;
+    o.restarts = 1;
+    auto plan = planStrategyRelease(w, DesignTemplate::Union, {}, o);
+    QVERIFY2(plan.hasValue(), plan ? "" : plan.error().message.c_str());
+    QCOMPARE(plan->strategy->kind, DesignTemplate::Union);
+    auto h = Histogram::create({4, 0, 9, 1, 30, 2, 5, 5, 0, 7, 3, 1});
+    ReleaseSpec spec;
+    spec.epsilon = "1";
+    spec.binsDeclared = true;
+    spec.source = "t";
+    spec.appVersion = "t";
+    ReleaseRandomness rnd;
+    auto r = releaseThroughStrategy(spec, *plan, *h, rnd);
+    QVERIFY2(r.hasValue(), r ? "" : r.error().message.c_str());
+    const auto& parts = r->metadata.strategy->parts;
+    QCOMPARE(parts.size(), plan->strategy->parts.size());
+    QVERIFY(parts.size() >= 2);
+    const MatrixXd K = denseStrategy(*plan->strategy->linear);
+    Index row = 0;
+    for (const auto& part : parts) {
+        QVERIFY(!part.factorDiagonals.empty());  // p-Identity products here
+        MatrixXd kp = MatrixXd::Ones(1, 1);
+        for (std::size_t d = 0; d < part.factorDiagonals.size(); ++d) {
+            const auto& g = part.factorDiagonals[d];
+            const auto& t = part.factorExtraRows[d];
+            const auto n = static_cast<Index>(g.size());
+            const Index p = static_cast<Index>(t.size()) / n;
+            MatrixXd f = MatrixXd::Zero(n + p, n);
+            for (Index j = 0; j < n; ++j) {
+                f(j, j) = static_cast<double>(g[static_cast<std::size_t>(j)]);
+                for (Index a = 0; a < p; ++a) {
+                    f(n + a, j) = static_cast<double>(t[static_cast<std::size_t>(a * n + j)]);
+                }
+            }
+            MatrixXd next(kp.rows() * f.rows(), kp.cols() * f.cols());
+            for (Index i = 0; i < kp.rows(); ++i) {
+                for (Index j = 0; j < kp.cols(); ++j) {
+                    next.block(i * f.rows(), j * f.cols(), f.rows(), f.cols()) = kp(i, j) * f;
+                }
+            }
+            kp = next;
+        }
+        QCOMPARE(static_cast<std::uint64_t>(kp.rows()), part.rows);
+        QVERIFY(((K.middleRows(row, kp.rows()) - kp).array().abs() < 1e-9).all());
+        row += kp.rows();
+    }
+    QCOMPARE(row, K.rows());
+    QCOMPARE(static_cast<std::size_t>(row), r->metadata.strategy->measurements.size());
 }
 
 void TestStrategyRelease::releaseOfATable() {

@@ -313,6 +313,39 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(QString::fromStdString(pld.ledgerPath)));
     }
 
+    // Issue #23: an OPT₊ (stacked) strategy's metadata lists every part's integer entries and
+    // rows, which add up to the measurements.
+    void unionStrategyListsItsParts() {
+        QTemporaryDir dir;
+        ReleaseRequest r = requestIn(dir, "1", nullptr, "u");
+        r.newBudget = LedgerBudgetText{"2", "0"};
+        r.loadTruth = []() -> Expected<ReleaseTruth> {
+            return ReleaseTruth{*Histogram::create({4, 0, 9, 1, 30, 2, 5, 5, 0, 7, 3, 1}), true,
+                                "twelve counts"};
+        };
+        StrategyOptimizeOptions o;
+        o.restarts = 1;
+        r.planStrategy = strategyPlanner(*WorkloadSpec::parse("prefix + 0.5*identity"),
+                                         DesignTemplate::Union, {}, o);
+        auto out = runRelease(r);
+        QVERIFY2(out, out ? "" : out.error().message.c_str());
+        const QJsonObject st =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("u.json"))))
+                .object()
+                .value(QStringLiteral("strategy"))
+                .toObject();
+        const QJsonArray parts = st.value(QStringLiteral("parts")).toArray();
+        QVERIFY(parts.size() >= 2);
+        qint64 rows = 0;
+        for (const auto& part : parts) {
+            const QJsonObject po = part.toObject();
+            rows += po.value(QStringLiteral("rows")).toInteger();
+            QVERIFY(!po.value(QStringLiteral("factors")).toArray().isEmpty());
+        }
+        QCOMPARE(rows, st.value(QStringLiteral("measurements")).toArray().size());
+        QVERIFY(st.value(QStringLiteral("matrix")).toString().contains(QStringLiteral("stacked")));
+    }
+
     // Issue #22: a ledger of the PLD accountant. Discrete-Gaussian releases that basic composition
     // would refuse after two fit; the one that would exceed the accountant's total is refused
     // before the data are read, and nothing is written.
