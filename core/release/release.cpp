@@ -324,6 +324,21 @@ Expected<double> zcdpDeltaUpperBound(const Rational& rho, const Rational& epsilo
     return std::min(out, 1.0);
 }
 
+namespace {
+
+// The (ε, δ) a discrete-Gaussian calibration accepts.
+Status checkGaussianTarget(const Rational& epsilon, const Rational& delta) {
+    if (delta.sign() <= 0 || delta >= Rational::integer(1)) {
+        return Error{"delta: must be in (0, 1) for discrete-gaussian"};
+    }
+    if (epsilon.sign() <= 0 || epsilon > maxEpsilon()) {
+        return Error{"epsilon: must be in (0, 100]"};
+    }
+    return okStatus();
+}
+
+}  // namespace
+
 Expected<ReleaseGaussianCalibration> calibrateGaussianByZcdp(
     const Rational& epsilon, const Rational& delta, std::int64_t l2Squared,
     const std::string& methodWhat, const std::string& errorWhat, const std::string& smallerWhat) {
@@ -331,11 +346,8 @@ Expected<ReleaseGaussianCalibration> calibrateGaussianByZcdp(
         return Error{"discrete-gaussian calibration: Δ2² must be ≥ 1 (got " +
                      formatCount(l2Squared) + ")"};
     }
-    if (delta.sign() <= 0 || delta >= Rational::integer(1)) {
-        return Error{"delta: must be in (0, 1) for discrete-gaussian"};
-    }
-    if (epsilon.sign() <= 0 || epsilon > maxEpsilon()) {
-        return Error{"epsilon: must be in (0, 100]"};
+    if (auto t = checkGaussianTarget(epsilon, delta); !t) {
+        return t.error();
     }
     const double target = doubleAtMost(delta);
     ReleaseGaussianCalibration out;
@@ -430,11 +442,8 @@ Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& ep
         return Error{"contribution cap: must be a whole number in [1, " +
                      formatCount(kMaxReleaseCap) + "] (got " + formatCount(cap) + ")"};
     }
-    if (delta.sign() <= 0 || delta >= Rational::integer(1)) {
-        return Error{"delta: must be in (0, 1) for discrete-gaussian"};
-    }
-    if (epsilon.sign() <= 0 || epsilon > maxEpsilon()) {
-        return Error{"epsilon: must be in (0, 100]"};
+    if (auto t = checkGaussianTarget(epsilon, delta); !t) {
+        return t.error();
     }
     const double target = doubleAtMost(delta);
     ReleaseGaussianCalibration out;

@@ -364,15 +364,20 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
             }
             return a;
         };
-        if (!st.factorDiagonals.empty()) {
+        // A p-Identity product's factors: per dimension the diagonal and the extra rows.
+        const auto factorsOf = [&ints](const std::vector<std::vector<std::int64_t>>& diagonals,
+                                       const std::vector<std::vector<std::int64_t>>& extras) {
             QJsonArray factors;
-            for (std::size_t d = 0; d < st.factorDiagonals.size(); ++d) {
+            for (std::size_t d = 0; d < diagonals.size(); ++d) {
                 QJsonObject f;
-                f[QStringLiteral("diagonal")] = ints(st.factorDiagonals[d]);
-                f[QStringLiteral("extra_rows")] = ints(st.factorExtraRows[d]);
+                f[QStringLiteral("diagonal")] = ints(diagonals[d]);
+                f[QStringLiteral("extra_rows")] = ints(extras[d]);
                 factors.append(f);
             }
-            so[QStringLiteral("factors")] = factors;
+            return factors;
+        };
+        if (!st.factorDiagonals.empty()) {
+            so[QStringLiteral("factors")] = factorsOf(st.factorDiagonals, st.factorExtraRows);
             so[QStringLiteral("matrix")] = QStringLiteral(
                 "K = K_1 ⊗ … ⊗ K_k, K_d = [diag(diagonal); extra_rows (p × n, row-major)]; rows "
                 "and cells in C order");
@@ -389,14 +394,8 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
                 QJsonObject po;
                 po[QStringLiteral("rows")] = static_cast<qint64>(ps.rows);
                 if (!ps.factorDiagonals.empty()) {
-                    QJsonArray factors;
-                    for (std::size_t d = 0; d < ps.factorDiagonals.size(); ++d) {
-                        QJsonObject f;
-                        f[QStringLiteral("diagonal")] = ints(ps.factorDiagonals[d]);
-                        f[QStringLiteral("extra_rows")] = ints(ps.factorExtraRows[d]);
-                        factors.append(f);
-                    }
-                    po[QStringLiteral("factors")] = factors;
+                    po[QStringLiteral("factors")] =
+                        factorsOf(ps.factorDiagonals, ps.factorExtraRows);
                 }
                 if (!ps.marginalWeights.empty()) {
                     po[QStringLiteral("marginal_weights")] = ints(ps.marginalWeights);
