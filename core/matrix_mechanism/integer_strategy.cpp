@@ -215,7 +215,36 @@ Expected<IntegerStrategy> roundAt(const DomainShape& shape, const DesignedStrate
 }  // namespace
 
 std::size_t IntegerStrategy::rows() const {
-    return linear ? linear->rows() : 0;
+    if (linear) {
+        return linear->rows();
+    }
+    // A stacked strategy's parts hand their implicit matrices to the stack: count from the
+    // structure.
+    std::size_t r = 0;
+    switch (kind) {
+        case DesignTemplate::Union:
+            for (const auto& part : parts) {
+                r += part->rows();
+            }
+            return r;
+        case DesignTemplate::Marginals:
+            for (std::size_t a = 0; a < marginalWeights.size(); ++a) {
+                if (marginalWeights[a] > 0) {
+                    std::size_t cells = 1;
+                    for (std::size_t i = 0; i < shape.size(); ++i) {
+                        cells *= (a >> i) & 1U ? shape[i] : 1;
+                    }
+                    r += cells;
+                }
+            }
+            return r;
+        default:
+            r = factors.empty() ? 0 : 1;
+            for (const auto& f : factors) {
+                r *= f.n + f.p;
+            }
+            return r;
+    }
 }
 
 std::vector<std::int64_t> IntegerStrategy::columnNorms(bool squared) const {

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/base/validation.h"
+#include "core/histogram/dataset.h"
 #include "core/intervals/intervals.h"
 #include "core/intervals/simulated_linear.h"
 #include "core/release/exact_samplers.h"
@@ -24,10 +25,11 @@ Status checkStrategyReleaseSpec(const ReleaseSpec& spec) {
     if (auto v = spec.validate(); !v) {
         return v;
     }
-    if (spec.mechanism != ReleaseMechanism::DiscreteLaplace) {
+    if (spec.mechanism != ReleaseMechanism::DiscreteLaplace &&
+        spec.mechanism != ReleaseMechanism::DiscreteGaussian) {
         return Error{std::string("mechanism: a release through a designed strategy adds discrete "
-                                 "Laplace noise to its integer queries (calibrated on the "
-                                 "strategy's Δ1); ") +
+                                 "Laplace noise (calibrated on the strategy's Δ1) or discrete "
+                                 "Gaussian noise (on its Δ2) to its integer queries; ") +
                      releaseMechanismName(spec.mechanism) + " is not offered for it"};
     }
     if (spec.postProcessing != EstimatorKind::Identity) {
@@ -262,26 +264,66 @@ Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
     }
     const IntegerStrategy& k = *plan.strategy;
     StrategyReleaseLaw law;
+    law.mechanism = spec.mechanism;
     law.l1 = releaseL1Sensitivity(spec) * k.l1;
-    DiscreteLaplaceParams params{parseDecimal(spec.epsilon, "epsilon").value(), law.l1};
-    if (auto v = params.validate(); !v) {
-        return Error{"strategy release: " + v.error().message};
+    if (__builtin_mul_overflow(releaseL2SensitivitySquared(spec), k.l2Squared, &law.l2Squared)) {
+        return Error{"strategy release: Δ2² of the rounded strategy leaves the 64-bit range"};
     }
-    law.scale = params.scale();
-    law.alpha = std::exp(-1.0 / law.scale.toDouble());
-    law.rowVariance = 2 * law.alpha / ((1 - law.alpha) * (1 - law.alpha));
+    CellNoise noise;
+    if (spec.mechanism == ReleaseMechanism::DiscreteGaussian) {
+        // σ² on Δ2² = Δ2(K)²·(cap² or 2·cap²): see the header for the derivation.
+        const std::string what =
+            std::string(neighbouringName(spec.relation)) + " with cap " +
+            std::to_string(spec.contributionCap) +
+            " through the strategy, Delta2(K)^2 = " + std::to_string(k.l2Squared);
+        auto cal = calibrateGaussianByZcdp(
+            parseDecimal(spec.epsilon, "epsilon").value(),
+            parseDecimal(spec.delta, "delta").value(), law.l2Squared, "for " + what,
+            "through the strategy (Δ2² = " + groupThousands(law.l2Squared) + ")",
+            "a smaller contribution cap");
+        if (!cal) {
+            return Error{"strategy release: " + cal.error().message};
+        }
+        noise = CellNoise::discreteGaussian(cal->sigma2.toDouble());
+        law.gaussian = std::move(cal).value();
+    } else {
+        DiscreteLaplaceParams params{parseDecimal(spec.epsilon, "epsilon").value(), law.l1};
+        if (auto v = params.validate(); !v) {
+            return Error{"strategy release: " + v.error().message};
+        }
+        law.scale = params.scale();
+        law.alpha = std::exp(-1.0 / law.scale.toDouble());
+        noise = CellNoise{CellNoiseKind::DiscreteLaplace, law.alpha};
+    }
+    law.rowVariance = noise.variance();
     // E‖W x̂ − W x‖² = v·trace((KᵀK)⁻¹WᵀW) = v·roundedObjective/Δ1(K)².
     const double kl1 = static_cast<double>(k.l1);
     law.expectedRmse = std::sqrt(law.rowVariance * k.roundedObjective / (kl1 * kl1) /
                                  static_cast<double>(plan.workload->queryCount()));
 
-    auto intervals = strategyIntervals(plan, CellNoise{CellNoiseKind::DiscreteLaplace, law.alpha},
-                                       spec.confidenceLevel);
+    auto intervals = strategyIntervals(plan, noise, spec.confidenceLevel);
     if (!intervals) {
         return intervals.error();
     }
     law.intervals = std::move(intervals).value();
     return law;
+}
+
+Expected<ReleaseCost> strategyReleaseCost(const ReleaseSpec& spec,
+                                          const StrategyReleasePlan& plan) {
+    auto law = strategyReleaseLaw(spec, plan);
+    if (!law) {
+        return law.error();
+    }
+    auto cost = releaseCost(spec);  // ε, δ as typed; ρ = ε²/2 for the discrete Laplace
+    if (!cost) {
+        return cost.error();
+    }
+    if (law->gaussian) {
+        cost->rho = law->gaussian->rho.toString();
+        cost->sigma2 = law->gaussian->sigma2.toString();
+    }
+    return cost;
 }
 
 Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
@@ -308,8 +350,16 @@ Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
         return measured.error();
     }
     std::vector<std::int64_t> y = std::move(measured).value();
-    DiscreteLaplaceParams params{parseDecimal(spec.epsilon, "epsilon").value(), law->l1};
-    auto noise = releaseDiscreteLaplaceNoise(params, y.size(), randomness);
+    auto noise = [&]() -> Expected<std::vector<std::int64_t>> {
+        if (law->gaussian) {
+            // The sampler's Δ only has to pass validation: the privacy is the calibration's ρ, δ.
+            return releaseDiscreteGaussianNoise(DiscreteGaussianParams{law->gaussian->sigma2, 1},
+                                                y.size(), randomness);
+        }
+        return releaseDiscreteLaplaceNoise(
+            DiscreteLaplaceParams{parseDecimal(spec.epsilon, "epsilon").value(), law->l1}, y.size(),
+            randomness);
+    }();
     if (!noise) {
         return noise.error();
     }
@@ -331,26 +381,48 @@ Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
 
     ReleaseMetadata md = releaseMetadataCommon(spec, declaredTruth);
     md.l1Sensitivity = law->l1;
-    md.l2SensitivitySquared = releaseL2SensitivitySquared(spec) * k.l2Squared;
+    md.l2SensitivitySquared = law->l2Squared;
     md.l2Sensitivity = static_cast<std::int64_t>(
         std::ceil(std::sqrt(static_cast<double>(md.l2SensitivitySquared))));
     md.postProcessing = "least squares through the strategy (matrix mechanism)";
-    md.samplerAlgorithm =
-        "exact discrete Laplace by rejection (CKS 2020 Algorithm 2) on each of the strategy's " +
-        groupThousands(static_cast<long long>(y.size())) + " integer queries";
-    md.noiseParameter = "scale t = Δ1/ε = " + law->scale.toString();
-    auto cost = releaseCost(spec);  // ε as typed, ρ = ε²/2
-    if (!cost) {
-        return cost.error();
+    const std::string rows = groupThousands(static_cast<long long>(y.size()));
+    const std::string afterGuarantee =
+        "; the bins were fixed before the data were read, the strategy was designed without the "
+        "data, and the published counts are computed from the noisy measurements alone.";
+    if (law->gaussian) {
+        const ReleaseGaussianCalibration& cal = *law->gaussian;
+        md.samplerAlgorithm =
+            "exact discrete Gaussian from discrete Laplace by rejection (CKS 2020 Algorithm 3) "
+            "on each of the strategy's " +
+            rows + " integer queries";
+        md.noiseParameter = "sigma^2 = " + cal.sigma2.toString();
+        md.deltaAchieved = formatShortest(cal.delta);
+        md.rho = cal.rho.toString();
+        md.notes = cal.warnings;
+        md.notes.push_back(cal.method);
+        md.guarantee = releasePersonPhrase(spec) +
+                       " changes the probability of any released set of measurements by at most "
+                       "a factor of e^" +
+                       spec.epsilon + " plus " + spec.delta + " ((" + spec.epsilon + ", " +
+                       spec.delta + ")-differential privacy, also " + md.rho + "-zCDP)" +
+                       afterGuarantee;
+    } else {
+        md.samplerAlgorithm =
+            "exact discrete Laplace by rejection (CKS 2020 Algorithm 2) on each of the "
+            "strategy's " +
+            rows + " integer queries";
+        md.noiseParameter = "scale t = Δ1/ε = " + law->scale.toString();
+        auto cost = releaseCost(spec);  // ε as typed, ρ = ε²/2
+        if (!cost) {
+            return cost.error();
+        }
+        md.rho = cost->rho;
+        md.guarantee = releasePersonPhrase(spec) +
+                       " changes the probability of any released set of measurements by at most "
+                       "a factor of e^" +
+                       spec.epsilon + " (" + spec.epsilon + "-differential privacy)" +
+                       afterGuarantee;
     }
-    md.rho = cost->rho;
-    md.guarantee = releasePersonPhrase(spec) +
-                   " changes the probability of any released set of measurements by at most a "
-                   "factor of e^" +
-                   spec.epsilon + " (" + spec.epsilon +
-                   "-differential privacy); the bins were fixed before the data were read, the "
-                   "strategy was designed without the data, and the published counts are "
-                   "computed from the noisy measurements alone.";
     md.intervals = law->intervals;
 
     StrategyReleaseStatement st;
@@ -370,6 +442,16 @@ Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
         st.factorExtraRows.push_back(f.extra);
     }
     st.marginalWeights = k.marginalWeights;
+    for (const auto& part : k.parts) {  // OPT₊: the stacked parts' own entries
+        StrategyPartStatement ps;
+        ps.rows = part->rows();
+        for (const auto& f : part->factors) {
+            ps.factorDiagonals.push_back(f.diagonal);
+            ps.factorExtraRows.push_back(f.extra);
+        }
+        ps.marginalWeights = part->marginalWeights;
+        st.parts.push_back(std::move(ps));
+    }
     md.strategy = std::move(st);
     out.metadata = std::move(md);
     return out;

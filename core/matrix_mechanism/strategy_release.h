@@ -10,6 +10,17 @@
 //     cells (±1 each; replace: a move), hence K·x by a vector of L1 norm ≤ Δ1 (K ≥ 0, so a move
 //     e_i − e_j changes it by at most 2Δ1(K)): ε-DP (Ghosh, Roughgarden & Sundararajan 2009; CKS
 //     2020), with ρ = ε²/2 for zCDP accounting.
+//     Or discrete Gaussian noise N_Z(0, σ²) per row (CKS 2020 Algorithm 3), σ² calibrated to
+//     Δ2² = Δ2(K)²·(cap², or 2·cap² for replace neighbours), Δ2(K)² K's largest squared column
+//     L2 norm. Add/remove: a person's rows change x by u ≥ 0 with ‖u‖₁ ≤ cap, so
+//     ‖K·u‖₂ ≤ Σ_i u_i‖K·e_i‖₂ ≤ cap·Δ2(K). Replace: x moves by u − w (u, w ≥ 0, each of L1 norm
+//     ≤ cap), and since K ≥ 0 both K·u and K·w are ≥ 0, so ⟨K·u, K·w⟩ ≥ 0 and
+//     ‖K(u − w)‖₂² = ‖K·u‖₂² + ‖K·w‖₂² − 2⟨K·u, K·w⟩ ≤ 2·cap²·Δ2(K)² (a single move e_j − e_i:
+//     ≤ 2·Δ2(K)², reached when the two columns have disjoint support). Independent discrete
+//     Gaussians on the rows are ρ-zCDP with ρ = Δ2²/(2σ²) (CKS 2020 Thm 14); δ by CKS Cor. 13
+//     (calibrateGaussianByZcdp: the exact one-coordinate δ of CKS Thm 7 does not apply, a
+//     person changes many rows). A PLD ledger does not account it (its discrete Gaussian is a
+//     one-bin law; the multivariate discrete Gaussian's loss is not): basic or zCDP ledgers.
 //  3. Inference, post-processing of y alone: x̂ = argmin ‖K·x̂ − y‖₂ (K has full column rank), the
 //     published cells; unbiased, with variance v·e_jᵀ(KᵀK)⁻¹e_j (v the discrete Laplace variance)
 //     and a per-cell interval: the smaller of ±H·√(e_jᵀ(KᵀK)⁻¹e_j) (core/intervals:
@@ -26,6 +37,7 @@
 #include <functional>
 #include <memory>
 #include <stop_token>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,17 +88,22 @@ StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t,
                                 std::vector<std::size_t> p = {},
                                 StrategyOptimizeOptions options = {});
 
-// The spec checks of a strategy release (valid spec, discrete-laplace, no post-processing); the
-// message starts with the parameter's name.
+// The spec checks of a strategy release (valid spec, discrete-laplace or discrete-gaussian, no
+// post-processing); the message starts with the parameter's name.
 Status checkStrategyReleaseSpec(const ReleaseSpec& spec);
 
-// What the release states before any data is read: the discrete Laplace law per row, the
-// expected RMSE on the workload, the per-cell and all-cells intervals (also used by previews).
+// What the release states before any data is read: the noise law per row (discrete Laplace or
+// discrete Gaussian), the expected RMSE on the workload, the per-cell and all-cells intervals
+// (also used by previews).
 struct StrategyReleaseLaw {
-    std::int64_t l1 = 0;  // Δ1 = Δ1(K)·(cap or 2·cap)
-    Rational scale;       // t = Δ1/ε
-    double alpha = 0;     // e^(−1/t)
-    double rowVariance = 0;
+    ReleaseMechanism mechanism = ReleaseMechanism::DiscreteLaplace;
+    std::int64_t l1 = 0;         // Δ1 = Δ1(K)·(cap or 2·cap)
+    std::int64_t l2Squared = 0;  // Δ2² = Δ2(K)²·(cap² or 2·cap²)
+    Rational scale;              // discrete Laplace: t = Δ1/ε
+    double alpha = 0;            // discrete Laplace: e^(−1/t)
+    // discrete Gaussian: σ² calibrated on Δ2² (σ², ρ = Δ2²/(2σ²), δ achieved, method).
+    std::optional<ReleaseGaussianCalibration> gaussian;
+    double rowVariance = 0;  // the exact variance of one row's noise
     double expectedRmse = 0;
     ReleaseIntervalStatement intervals;
 };
@@ -103,10 +120,14 @@ Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
 Expected<ReleaseIntervalStatement> strategyIntervals(const StrategyReleasePlan& plan,
                                                      const CellNoise& rowNoise, double level,
                                                      std::stop_token stop = {});
+// What a strategy release charges (the ReleaseCost releaseCost gives a histogram release): ε and
+// δ as typed; ρ = ε²/2 (discrete Laplace) or Δ2²/(2σ²) at the σ² calibrated on K's Δ2 (discrete
+// Gaussian), with that σ².
+Expected<ReleaseCost> strategyReleaseCost(const ReleaseSpec& spec, const StrategyReleasePlan& plan);
 
 // The release of a histogram (1-D strategy over its bins) or of a table (a strategy over its
-// shape). spec.mechanism must be discrete-laplace and spec.postProcessing none (the inference is
-// least squares). Every failure returns an Error and no values.
+// shape). spec.mechanism must be discrete-laplace or discrete-gaussian and spec.postProcessing
+// none (the inference is least squares). Every failure returns an Error and no values.
 Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
                                                   const StrategyReleasePlan& plan,
                                                   const Histogram& declaredTruth,

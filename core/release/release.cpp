@@ -358,37 +358,34 @@ Expected<double> zcdpDeltaUpperBound(const Rational& rho, const Rational& epsilo
     return std::min(out, 1.0);
 }
 
-Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& epsilon,
-                                                              const Rational& delta,
-                                                              Neighbouring relation,
-                                                              std::int64_t cap) {
-    if (cap < 1 || cap > kMaxReleaseCap) {
-        return Error{"contribution cap: must be a whole number in [1, " +
-                     formatCount(kMaxReleaseCap) + "] (got " + formatCount(cap) + ")"};
-    }
+namespace {
+
+// The (ε, δ) a discrete-Gaussian calibration accepts.
+Status checkGaussianTarget(const Rational& epsilon, const Rational& delta) {
     if (delta.sign() <= 0 || delta >= Rational::integer(1)) {
         return Error{"delta: must be in (0, 1) for discrete-gaussian"};
     }
     if (epsilon.sign() <= 0 || epsilon > maxEpsilon()) {
         return Error{"epsilon: must be in (0, 100]"};
     }
+    return okStatus();
+}
+
+}  // namespace
+
+Expected<ReleaseGaussianCalibration> calibrateGaussianByZcdp(
+    const Rational& epsilon, const Rational& delta, std::int64_t l2Squared,
+    const std::string& methodWhat, const std::string& errorWhat, const std::string& smallerWhat) {
+    if (l2Squared < 1) {
+        return Error{"discrete-gaussian calibration: Δ2² must be ≥ 1 (got " +
+                     formatCount(l2Squared) + ")"};
+    }
+    if (auto t = checkGaussianTarget(epsilon, delta); !t) {
+        return t.error();
+    }
     const double target = doubleAtMost(delta);
     ReleaseGaussianCalibration out;
-    out.l2Squared = l2SquaredOf(relation, cap);
-    if (relation == Neighbouring::AddRemove && cap == 1) {
-        auto cal = calibrateDiscreteGaussian(epsilon, target, 1);
-        if (!cal) {
-            return Error{"discrete-gaussian calibration: " + cal.error().message};
-        }
-        out.sigma2 = cal->sigma2;
-        out.rho = cal->rho;
-        out.delta = cal->delta;
-        out.warnings = cal->warnings;
-        out.method =
-            "delta_achieved is the exact delta(epsilon) of CKS 2020 Theorem 7 for a change of 1 "
-            "in one bin (add/remove, one row per person), rounded up";
-        return out;
-    }
+    out.l2Squared = l2Squared;
     const Rational l2sq = Rational::integer(out.l2Squared);
     auto deltaAt = [&](const Rational& rho) { return zcdpDeltaUpperBound(rho, epsilon); };
     // ρ* with δ(ρ*) ≤ target, by bracketing and bisection in log ρ (δ is increasing in ρ: for
@@ -437,15 +434,15 @@ Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& ep
         if (!sigma2) {
             return sigma2.error();
         }
-        DiscreteGaussianParams params{*sigma2, cap};
+        DiscreteGaussianParams params{*sigma2, 1};
         if (auto v = params.validate(); !v) {
             if (*sigma2 > Rational::integer(1)) {  // σ² above 10^12: ε or δ too small
                 return Error{"discrete-gaussian calibration: (ε = " + formatNumber(eps) +
-                             ", δ = " + formatShortest(target) + ") with " +
-                             neighbouringName(relation) + " neighbours and contribution cap " +
-                             formatCount(cap) + " needs σ² ≈ " + formatNumber(s2) +
+                             ", δ = " + formatShortest(target) + ") " + errorWhat + " needs σ² ≈ " +
+                             formatNumber(s2) +
                              ", above 10^12, the largest the exact sampler accepts; use a "
-                             "larger ε or δ, or a smaller contribution cap"};
+                             "larger ε or δ, or " +
+                             smallerWhat};
             }
             return Error{"discrete-gaussian calibration: σ² = " + sigma2->toString() +
                          " is out of range: " + v.error().message};
@@ -461,14 +458,54 @@ Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& ep
             out.delta = *d;
             out.method =
                 "delta_achieved converts rho-zCDP (rho = Delta2^2/(2 sigma^2), Delta2^2 = " +
-                std::to_string(out.l2Squared) + " for " + neighbouringName(relation) +
-                " with cap " + formatCount(cap) + ") by CKS 2020 Corollary 13, rounded up";
+                std::to_string(out.l2Squared) + " " + methodWhat +
+                ") by CKS 2020 Corollary 13, rounded up";
             return out;
         }
         ++m;
     }
     return Error{"discrete-gaussian calibration: no σ² on the grid meets δ = " +
                  formatShortest(target)};
+}
+
+Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& epsilon,
+                                                              const Rational& delta,
+                                                              Neighbouring relation,
+                                                              std::int64_t cap) {
+    if (cap < 1 || cap > kMaxReleaseCap) {
+        return Error{"contribution cap: must be a whole number in [1, " +
+                     formatCount(kMaxReleaseCap) + "] (got " + formatCount(cap) + ")"};
+    }
+    if (auto t = checkGaussianTarget(epsilon, delta); !t) {
+        return t.error();
+    }
+    const double target = doubleAtMost(delta);
+    ReleaseGaussianCalibration out;
+    out.l2Squared = l2SquaredOf(relation, cap);
+    if (relation == Neighbouring::AddRemove && cap == 1) {
+        auto cal = calibrateDiscreteGaussian(epsilon, target, 1);
+        if (!cal) {
+            return Error{"discrete-gaussian calibration: " + cal.error().message};
+        }
+        out.sigma2 = cal->sigma2;
+        out.rho = cal->rho;
+        out.delta = cal->delta;
+        out.warnings = cal->warnings;
+        out.method =
+            "delta_achieved is the exact delta(epsilon) of CKS 2020 Theorem 7 for a change of 1 "
+            "in one bin (add/remove, one row per person), rounded up";
+        return out;
+    }
+    const std::string who =
+        std::string(neighbouringName(relation)) + " with cap " + formatCount(cap);
+    auto zcdp = calibrateGaussianByZcdp(epsilon, delta, out.l2Squared, "for " + who,
+                                        "with " + std::string(neighbouringName(relation)) +
+                                            " neighbours and contribution cap " + formatCount(cap),
+                                        "a smaller contribution cap");
+    if (!zcdp) {
+        return zcdp.error();
+    }
+    return zcdp;
 }
 
 std::string utcTimestampNow() {

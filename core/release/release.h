@@ -130,6 +130,15 @@ struct ReleaseIntervalStatement {
 // the integer queries K·x were measured with discrete Laplace noise and the published cells are
 // their least-squares inference. K's entries are given (factors or marginal weights) so that a
 // reader can redo the inference or answer other queries from the measurements.
+// One part of a stacked (OPT₊) integer strategy: a p-Identity product or weighted marginals.
+struct StrategyPartStatement {
+    std::uint64_t rows = 0;
+    std::vector<std::vector<std::int64_t>> factorDiagonals;  // as in StrategyReleaseStatement
+    std::vector<std::vector<std::int64_t>> factorExtraRows;
+    std::vector<std::int64_t> marginalWeights;
+    bool operator==(const StrategyPartStatement&) const = default;
+};
+
 struct StrategyReleaseStatement {
     std::string workload;         // the workload it was designed for ("allrange", "marginals:2")
     std::string templateName;     // "OPT₀ p-Identity(16)"
@@ -146,6 +155,8 @@ struct StrategyReleaseStatement {
     std::vector<std::vector<std::int64_t>> factorDiagonals;
     std::vector<std::vector<std::int64_t>> factorExtraRows;
     std::vector<std::int64_t> marginalWeights;  // OPT_M: w_a (bit i of a = attribute i kept)
+    // OPT₊: every part's entries, K = [K_1; K_2; …] stacked in this order.
+    std::vector<StrategyPartStatement> parts;
     bool operator==(const StrategyReleaseStatement&) const = default;
 };
 
@@ -262,6 +273,16 @@ Expected<ReleaseGaussianCalibration> calibrateReleaseGaussian(const Rational& ep
                                                               const Rational& delta,
                                                               Neighbouring relation,
                                                               std::int64_t cap);
+
+// The zCDP branch of calibrateReleaseGaussian for any L2 sensitivity Δ2² ≥ 1 (a vector query,
+// e.g. a release through a designed strategy, issue #23): the discrete Gaussian on every
+// coordinate is ρ-zCDP with ρ = Δ2²/(2σ²) (CKS 2020 Thm 14), δ by CKS Cor. 13, σ² rounded up to
+// six significant digits and checked again. `methodWhat` ends the method sentence ("for replace
+// with cap 2"), `errorWhat` names the sensitivity in an error ("with replace neighbours and
+// contribution cap 2"), `smallerWhat` what to lower ("a smaller contribution cap").
+Expected<ReleaseGaussianCalibration> calibrateGaussianByZcdp(
+    const Rational& epsilon, const Rational& delta, std::int64_t l2Squared,
+    const std::string& methodWhat, const std::string& errorWhat, const std::string& smallerWhat);
 
 // The law of every bin's noise a spec asks, without data or randomness (the same numbers
 // releaseHistogram uses): the discrete Laplace's α = e^(−1/t), t = Δ1/ε; the discrete Gaussian's

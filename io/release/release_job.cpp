@@ -204,6 +204,17 @@ LedgerRelease probeEntry(const ReleaseSpec& spec, const ReleaseCost& cost,
     return ledgerEntryFor(probe);
 }
 
+// The cost of the request's release: through a strategy whose plan is known, a discrete
+// Gaussian's ρ is the one calibrated on the strategy's Δ2 (strategyReleaseCost); otherwise the
+// histogram's (a strategy planned from the data's declared shape is charged exactly after its
+// release is computed: runRelease checks the ledger again with the release's own entry).
+Expected<ReleaseCost> requestCost(const ReleaseRequest& r, const ReleaseSpec& spec) {
+    if (r.strategy && spec.mechanism == ReleaseMechanism::DiscreteGaussian) {
+        return strategyReleaseCost(spec, *r.strategy);
+    }
+    return releaseCost(spec);
+}
+
 std::string jsonPathOf(const ReleaseRequest& r) {
     return r.jsonPath.empty() ? metadataPathFor(r.csvPath) : r.jsonPath;
 }
@@ -257,12 +268,12 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
         return where.error();
     }
     // The cost (the discrete Gaussian's calibration) before any lock is taken.
-    auto cost = releaseCost(spec);
+    auto cost = requestCost(request, spec);
     if (!cost) {
         // Only the parameters can fail here (e.g. σ² would exceed 10^12): invalid input.
         return failWith(failure, true, "", cost.error().message);
     }
-    const LedgerRelease probe =
+    LedgerRelease probe =
         probeEntry(spec, *cost, request.strategy != nullptr || bool(request.planStrategy));
     bool exists = false;
     // A first look without the lock, so that a refused release never reads the data.
@@ -320,6 +331,11 @@ Expected<ReleaseOutcome> runRelease(const ReleaseRequest& request, ReleaseFailur
         const bool tooLarge = (truth->table && release.error().message.rfind("table:", 0) == 0) ||
                               release.error().message.rfind("strategy release:", 0) == 0;
         return failWith(failure, tooLarge, tooLarge ? "data" : "", release.error().message);
+    }
+    if (strategy) {
+        // What the release itself charges (its ρ depends on the strategy's Δ2), for the checks
+        // under the lock.
+        probe = ledgerEntryFor(*release);
     }
     // The intervals the files state (issue #22): from the spec and the number of declared bins
     // alone, never from the data (a strategy release states its own, from K alone).
@@ -426,7 +442,7 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
     if (!ledger) {
         return ledger.error();
     }
-    auto cost = releaseCost(spec);
+    auto cost = requestCost(request, spec);
     if (!cost) {
         return cost.error();
     }
@@ -460,6 +476,12 @@ Expected<ReleasePreview> previewRelease(const ReleaseRequest& request) {
         p.intervals = law->intervals;
         p.strategy = strategy;
         p.strategyRmse = law->expectedRmse;
+        if (law->gaussian) {  // calibrated on the strategy's Δ2, not on one bin's
+            p.gaussian = law->gaussian;
+            cost->rho = law->gaussian->rho.toString();
+            cost->sigma2 = law->gaussian->sigma2.toString();
+            p.cost = *cost;
+        }
     } else if (request.previewBins > 0) {
         auto intervals = releaseIntervals(spec, request.previewBins);
         if (!intervals) {
@@ -509,7 +531,7 @@ Expected<std::string> spendableEpsilon(const ReleaseRequest& request, int digits
         if (!spec.validate()) {
             return false;
         }
-        auto cost = releaseCost(spec);
+        auto cost = requestCost(request, spec);
         return cost && ledger->fits(probeEntry(
                            spec, *cost, request.strategy != nullptr || bool(request.planStrategy)));
     };

@@ -396,7 +396,8 @@ void ReleaseDialog::buildUi() {
                "designed for the workload <b>%4</b> (the matrix mechanism; HDMM, McKenna, "
                "Miklau, Hay &amp; Machanavajjhala 2018): the strategy is designed from the "
                "declared bins alone and rounded to integer queries, which are measured with "
-               "exact discrete Laplace noise from the operating system's random generator; the "
+               "exact discrete Laplace or discrete Gaussian noise (the mechanism below) from the "
+               "operating system's random generator; the "
                "published counts are their least-squares inference, each with its own interval. "
                "Written as CSV with a JSON metadata file (the strategy and its noisy "
                "measurements included) and charged to a ledger.")
@@ -523,10 +524,18 @@ void ReleaseDialog::buildUi() {
     strategy_->setVisible(!ctx_.strategyWorkload.isEmpty());
     form->addRow(strategy_);
     if (!ctx_.strategyWorkload.isEmpty()) {
-        // The strategy's noise is discrete Laplace on its integer queries and its inference least
-        // squares: the other mechanisms and post-processing do not apply.
-        mechanism_->setCurrentIndex(mechanism_->findData(QStringLiteral("discrete-laplace")));
-        mechanism_->setEnabled(false);
+        // The strategy's noise is discrete Laplace (on Δ1(K)) or discrete Gaussian (on Δ2(K)) on
+        // its integer queries and its inference least squares: the geometric matrix and
+        // post-processing do not apply.
+        const int gm = mechanism_->findData(QStringLiteral("geometric-matrix"));
+        if (mechanism_->currentIndex() == gm) {
+            mechanism_->setCurrentIndex(mechanism_->findData(QStringLiteral("discrete-laplace")));
+        }
+        mechanism_->removeItem(gm);
+        mechanism_->setToolTip(
+            tr("Noise on the strategy's integer queries: discrete Laplace calibrated on the "
+               "strategy's largest column L1 norm, or discrete Gaussian on its largest column L2 "
+               "norm (Canonne, Kamath & Steinke 2020)."));
         post_->setCurrentIndex(post_->findData(QStringLiteral("identity")));
         post_->setEnabled(false);
         post_->setToolTip(
@@ -860,7 +869,8 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
                     .arg(q(formatNumber(g.rho.toDouble())))
                     .arg(q(formatNumber(g.delta)))
                     .arg(epsilon_->text().trimmed())
-                    .arg(ctx_.relation == Neighbouring::AddRemove && ctx_.cap == 1
+                    .arg(ctx_.relation == Neighbouring::AddRemove && ctx_.cap == 1 &&
+                                 ctx_.strategyWorkload.isEmpty()  // a strategy: many rows change
                              ? tr("exact, CKS 2020 Thm 7")
                              : tr("from ρ-zCDP, CKS 2020 Cor. 13")));
         }
@@ -987,10 +997,14 @@ void ReleaseDialog::fitHeight() {
     // Word-wrapped lines grow with their text: never cut them off. The form layout underestimates
     // wrapped lines under one another (σ², the intervals, what ε was chosen on, the strategy): once
     // laid out at their final width, each gets its height for that width as a minimum.
-    layout()->activate();
-    for (QLabel* l : {gaussian_, intervals_, chosenOn_, strategy_}) {
-        const bool shown = l->isVisibleTo(this) && !l->text().isEmpty() && l->width() > 200;
-        l->setMinimumHeight(shown ? l->heightForWidth(l->width()) : 0);
+    // Twice: a label that just appeared (σ² when the mechanism becomes the discrete Gaussian) only
+    // has its final width after the first pass, and the others' widths can change with it.
+    for (int pass = 0; pass < 2; ++pass) {
+        layout()->activate();
+        for (QLabel* l : {gaussian_, intervals_, chosenOn_, strategy_}) {
+            const bool shown = l->isVisibleTo(this) && !l->text().isEmpty() && l->width() > 200;
+            l->setMinimumHeight(shown ? l->heightForWidth(l->width()) : 0);
+        }
     }
     layout()->activate();
     const int needed = layout()->totalHeightForWidth(width());

@@ -98,6 +98,11 @@ void checkRounding(const Workload& w, const DesignedStrategy& d, std::int64_t q)
         const double ref = gInv(static_cast<Index>(j), static_cast<Index>(j));
         QVERIFY(std::fabs((*forms)[j] - ref) <= 1e-8 * ref);
     }
+    // The row count from the structure alone (a stack's parts keep no implicit matrix).
+    const std::size_t rows = k->rows();
+    QCOMPARE(rows, static_cast<std::size_t>(K.rows()));
+    k->linear.reset();
+    QCOMPARE(k->rows(), rows);
 }
 
 }  // namespace
@@ -110,7 +115,10 @@ private Q_SLOTS:
     void boundNeverUndercutsOneDraw();
     void boundDominatesTheMomentGeneratingFunction();
     void boundCoversWeightedSums();
+    void releaseIsUnbiasedAndCovers_data();
     void releaseIsUnbiasedAndCovers();
+    void gaussianSensitivityAndCalibration();
+    void unionReleaseListsItsParts();
     void releaseOfATable();
     void simulatedIntervalsAreSharperAndCover();
     void refusals();
@@ -230,7 +238,14 @@ void TestStrategyRelease::boundCoversWeightedSums() {
     }
 }
 
+void TestStrategyRelease::releaseIsUnbiasedAndCovers_data() {
+    QTest::addColumn<int>("mechanism");
+    QTest::newRow("discrete-laplace") << static_cast<int>(ReleaseMechanism::DiscreteLaplace);
+    QTest::newRow("discrete-gaussian") << static_cast<int>(ReleaseMechanism::DiscreteGaussian);
+}
+
 void TestStrategyRelease::releaseIsUnbiasedAndCovers() {
+    QFETCH(int, mechanism);
     auto w = std::make_shared<const Workload>(makeWorkload("allrange", {16}));
     StrategyOptimizeOptions o;
     o.restarts = 2;
@@ -244,6 +259,10 @@ void TestStrategyRelease::releaseIsUnbiasedAndCovers() {
     spec.binsDeclared = true;
     spec.source = "test";
     spec.appVersion = "test";
+    spec.mechanism = static_cast<ReleaseMechanism>(mechanism);
+    if (spec.mechanism == ReleaseMechanism::DiscreteGaussian) {
+        spec.delta = "1e-6";
+    }
     auto law = strategyReleaseLaw(spec, *plan);
     QVERIFY(law.hasValue());
     ReleaseRandomness rnd;
@@ -288,6 +307,147 @@ void TestStrategyRelease::releaseIsUnbiasedAndCovers() {
     const double rmse = std::sqrt(sq / runs / static_cast<double>(w->queryCount()));
     QVERIFY2(std::fabs(rmse / law->expectedRmse - 1) < 0.2,
              qPrintable(QStringLiteral("%1 vs %2").arg(rmse).arg(law->expectedRmse)));
+}
+
+// Δ2 of a strategy release by brute force over every neighbouring pair of a small domain (the
+// bound cap²·Δ2(K)², 2·cap²·Δ2(K)² for replace, derived in strategy_release.h), and the
+// calibration: ρ = Δ2²/(2σ²) exactly, δ of CKS Cor. 13 at that ρ within the target, σ² the
+// smallest six-digit value that meets it (one step below does not).
+void TestStrategyRelease::gaussianSensitivityAndCalibration() {
+    auto w = std::make_shared<const Workload>(makeWorkload("allrange", {6}));
+    StrategyOptimizeOptions o;
+    o.restarts = 1;
+    auto plan = planStrategyRelease(w, DesignTemplate::PIdentity, {}, o);
+    QVERIFY(plan.hasValue());
+    const MatrixXd K = denseStrategy(*plan->strategy->linear);
+    const Index n = K.cols();
+    // Every person's rows: a non-negative vector of L1 norm ≤ cap (cap 2: all multisets).
+    std::vector<Eigen::VectorXd> people{Eigen::VectorXd::Zero(n)};
+    for (Index i = 0; i < n; ++i) {
+        for (Index j = i; j < n; ++j) {
+            Eigen::VectorXd u = Eigen::VectorXd::Zero(n);
+            u(i) += 1;
+            people.push_back(u);
+            u(j) += 1;
+            people.push_back(u);
+        }
+    }
+    double addRemove = 0, replace = 0;
+    for (const auto& u : people) {
+        addRemove = std::max(addRemove, (K * u).squaredNorm());
+        for (const auto& v : people) {
+            replace = std::max(replace, (K * (u - v)).squaredNorm());
+        }
+    }
+    const auto l2 = static_cast<double>(plan->strategy->l2Squared);
+    QCOMPARE(addRemove, 4 * l2);  // reached: both rows in the cell of the largest column
+    QVERIFY(replace <= 2 * 4 * l2 + 1e-9);
+    QVERIFY(replace > 4 * l2);  // the replace bound is not the add/remove one
+
+    for (auto rel : {Neighbouring::AddRemove, Neighbouring::Replace}) {
+        ReleaseSpec spec;
+        spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+        spec.epsilon = "1";
+        spec.delta = "1e-6";
+        spec.binsDeclared = true;
+        spec.source = "t";
+        spec.appVersion = "t";
+        spec.relation = rel;
+        spec.contributionCap = 2;
+        auto law = strategyReleaseLaw(spec, *plan);
+        QVERIFY2(law.hasValue(), law ? "" : law.error().message.c_str());
+        QVERIFY(law->gaussian.has_value());
+        const std::int64_t factor = rel == Neighbouring::AddRemove ? 4 : 8;
+        QCOMPARE(law->l2Squared, factor * plan->strategy->l2Squared);
+        const Rational& s2 = law->gaussian->sigma2;
+        const Rational rho = Rational::fraction(BigInt(law->l2Squared) * s2.denominator(),
+                                                BigInt(2) * s2.numerator())
+                                 .value();
+        QCOMPARE(law->gaussian->rho.toString(), rho.toString());
+        const Rational eps = Rational::integer(1);
+        auto d = zcdpDeltaUpperBound(rho, eps);
+        QVERIFY(d.hasValue() && *d <= 1e-6);
+        // Six significant digits: the σ² one unit in the sixth digit lower misses δ.
+        const double s2d = s2.toDouble();
+        const double step = std::pow(10.0, std::floor(std::log10(s2d)) - 5);
+        const double rhoBelow = static_cast<double>(law->l2Squared) / (2 * (s2d - step));
+        auto dBelow = zcdpDeltaUpperBound(Rational::fromDouble(rhoBelow).value(), eps);
+        QVERIFY(dBelow.hasValue() && *dBelow > 1e-6 * (1 - 1e-9));
+        // The row variance is the discrete Gaussian's own (CellNoise), at most σ² (CKS Prop. 5).
+        QCOMPARE(law->rowVariance, CellNoise::discreteGaussian(s2d).variance());
+        QVERIFY(law->rowVariance <= s2d * (1 + 1e-12));  // equal up to rounding at this σ²
+        // The cost charged: ρ of the calibration, δ and ε as typed.
+        auto cost = strategyReleaseCost(spec, *plan);
+        QVERIFY(cost.hasValue());
+        QCOMPARE(cost->rho, rho.toString());
+        QCOMPARE(cost->delta, std::string("1e-6"));
+        QCOMPARE(cost->sigma2, s2.toString());
+        // The release states all of it.
+        auto h = Histogram::create({4, 0, 9, 1, 30, 2});
+        ReleaseRandomness rnd;
+        auto r = releaseThroughStrategy(spec, *plan, *h, rnd);
+        QVERIFY2(r.hasValue(), r ? "" : r.error().message.c_str());
+        QCOMPARE(r->metadata.mechanism, std::string("discrete-gaussian"));
+        QCOMPARE(r->metadata.rho, rho.toString());
+        QCOMPARE(r->metadata.l2SensitivitySquared, law->l2Squared);
+        QCOMPARE(r->metadata.noiseParameter, "sigma^2 = " + s2.toString());
+        QVERIFY(r->metadata.guarantee.find("(1, 1e-6)-differential privacy") != std::string::npos);
+        QVERIFY(r->metadata.samplerAlgorithm.find("discrete Gaussian") != std::string::npos);
+    }
+}
+
+// OPT₊: the release lists every part's integer entries, and K rebuilt from them alone (Kronecker
+// products of [diag(g); T], stacked in order) equals the strategy that was measured.
+void TestStrategyRelease::unionReleaseListsItsParts() {
+    auto w = std::make_shared<const Workload>(makeWorkload("prefix + 0.5*identity", {12}));
+    StrategyOptimizeOptions o;
+    o.restarts = 1;
+    auto plan = planStrategyRelease(w, DesignTemplate::Union, {}, o);
+    QVERIFY2(plan.hasValue(), plan ? "" : plan.error().message.c_str());
+    QCOMPARE(plan->strategy->kind, DesignTemplate::Union);
+    auto h = Histogram::create({4, 0, 9, 1, 30, 2, 5, 5, 0, 7, 3, 1});
+    ReleaseSpec spec;
+    spec.epsilon = "1";
+    spec.binsDeclared = true;
+    spec.source = "t";
+    spec.appVersion = "t";
+    ReleaseRandomness rnd;
+    auto r = releaseThroughStrategy(spec, *plan, *h, rnd);
+    QVERIFY2(r.hasValue(), r ? "" : r.error().message.c_str());
+    const auto& parts = r->metadata.strategy->parts;
+    QCOMPARE(parts.size(), plan->strategy->parts.size());
+    QVERIFY(parts.size() >= 2);
+    const MatrixXd K = denseStrategy(*plan->strategy->linear);
+    Index row = 0;
+    for (const auto& part : parts) {
+        QVERIFY(!part.factorDiagonals.empty());  // p-Identity products here
+        MatrixXd kp = MatrixXd::Ones(1, 1);
+        for (std::size_t d = 0; d < part.factorDiagonals.size(); ++d) {
+            const auto& g = part.factorDiagonals[d];
+            const auto& t = part.factorExtraRows[d];
+            const auto n = static_cast<Index>(g.size());
+            const Index p = static_cast<Index>(t.size()) / n;
+            MatrixXd f = MatrixXd::Zero(n + p, n);
+            for (Index j = 0; j < n; ++j) {
+                f(j, j) = static_cast<double>(g[static_cast<std::size_t>(j)]);
+                for (Index a = 0; a < p; ++a) {
+                    f(n + a, j) = static_cast<double>(t[static_cast<std::size_t>(a * n + j)]);
+                }
+            }
+            MatrixXd next(kp.rows() * f.rows(), kp.cols() * f.cols());
+            for (Index i = 0; i < kp.rows(); ++i) {
+                for (Index j = 0; j < kp.cols(); ++j) {
+                    next.block(i * f.rows(), j * f.cols(), f.rows(), f.cols()) = kp(i, j) * f;
+                }
+            }
+            kp = next;
+        }
+        QCOMPARE(static_cast<std::uint64_t>(kp.rows()), part.rows);
+        QVERIFY(((K.middleRows(row, kp.rows()) - kp).array().abs() < 1e-9).all());
+        row += kp.rows();
+    }
+    QCOMPARE(row, K.rows());
+    QCOMPARE(static_cast<std::size_t>(row), r->metadata.strategy->measurements.size());
 }
 
 void TestStrategyRelease::releaseOfATable() {
@@ -395,10 +555,20 @@ void TestStrategyRelease::refusals() {
     spec.source = "t";
     spec.appVersion = "t";
     ReleaseSpec g = spec;
-    g.mechanism = ReleaseMechanism::DiscreteGaussian;
-    g.delta = "1e-6";
+    g.mechanism = ReleaseMechanism::GeometricMatrix;
+    g.groupSize = 10;
     auto r1 = releaseThroughStrategy(g, *plan, *h, rnd);
     QVERIFY(!r1 && r1.error().message.rfind("mechanism:", 0) == 0);
+    QVERIFY(r1.error().message.find("geometric-matrix is not offered") != std::string::npos);
+    // A discrete Gaussian whose σ² would exceed the exact sampler's 10^12 names the sensitivity.
+    ReleaseSpec tiny = spec;
+    tiny.mechanism = ReleaseMechanism::DiscreteGaussian;
+    tiny.epsilon = "0.000001";
+    tiny.delta = "1e-12";
+    auto r4 = releaseThroughStrategy(tiny, *plan, *h, rnd);
+    QVERIFY(!r4);
+    QVERIFY2(r4.error().message.find("through the strategy (Δ2²") != std::string::npos,
+             r4.error().message.c_str());
     ReleaseSpec pp = spec;
     pp.postProcessing = EstimatorKind::Clamp;
     auto r2 = releaseThroughStrategy(pp, *plan, *h, rnd);

@@ -348,6 +348,104 @@ private Q_SLOTS:
         QCOMPARE(ledger->releases()[1].loss.kind, std::string("discrete-laplace"));
     }
 
+    // Issue #23: a discrete Gaussian through a strategy is charged the ρ calibrated on the
+    // strategy's Δ2 (zCDP ledger: the entry's ρ is the plan's, the preview shows the same before
+    // the data); a PLD ledger refuses it before the data are read (its discrete Gaussian is a
+    // one-bin law), and nothing is written.
+    void gaussianStrategyRelease() {
+        QTemporaryDir dir;
+        int loads = 0;
+        auto gaussian = [&](const std::string& name, Composition c) {
+            ReleaseRequest r = requestIn(dir, "0.5", &loads, name);
+            r.spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+            r.spec.delta = "1e-7";
+            r.newBudget = LedgerBudgetText{"1", "1e-6"};
+            r.composition = c;
+            r.ledgerPath =
+                dir.filePath(QString::fromStdString(name + "-ledger.json")).toStdString();
+            return r;
+        };
+        ReleaseRequest z = gaussian("z", Composition::Zcdp);
+        auto planner = strategyPlanner(*WorkloadSpec::parse("allrange"), DesignTemplate::PIdentity);
+        auto plan = planner(DomainShape{3});
+        QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+        z.strategy = *plan;
+        z.previewBins = 3;
+        auto preview = previewRelease(z);
+        QVERIFY2(preview, preview ? "" : preview.error().message.c_str());
+        auto law = strategyReleaseLaw(
+            [&] {
+                ReleaseSpec s = z.spec;
+                s.binsDeclared = true;
+                return s;
+            }(),
+            **plan);
+        QVERIFY(law && law->gaussian);
+        QCOMPARE(preview->cost.rho, law->gaussian->rho.toString());
+        QCOMPARE(preview->gaussian->sigma2.toString(), law->gaussian->sigma2.toString());
+        auto o = runRelease(z);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        QCOMPARE(o->release.metadata.mechanism, std::string("discrete-gaussian"));
+        QCOMPARE(o->release.metadata.rho, law->gaussian->rho.toString());
+        auto ledger = PrivacyLedger::load(z.ledgerPath);
+        QVERIFY(ledger);
+        QCOMPARE(ledger->releases()[0].rho, law->gaussian->rho.toString());
+        QCOMPARE(ledger->releases()[0].delta, std::string("1e-7"));
+
+        // Planned from the data's declared shape: the same charge.
+        ReleaseRequest z2 = gaussian("z2", Composition::Zcdp);
+        z2.planStrategy = planner;
+        auto o2 = runRelease(z2);
+        QVERIFY2(o2, o2 ? "" : o2.error().message.c_str());
+        QCOMPARE(o2->release.metadata.rho, law->gaussian->rho.toString());
+
+        loads = 0;
+        ReleaseRequest pld = gaussian("p", Composition::Pld);
+        pld.planStrategy = planner;
+        ReleaseFailure failure;
+        auto refused = runRelease(pld, &failure);
+        QVERIFY(!refused);
+        QCOMPARE(loads, 0);
+        QVERIFY2(refused.error().message.find("does not account a discrete Gaussian measured "
+                                              "through a designed strategy") != std::string::npos,
+                 refused.error().message.c_str());
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("p.csv"))));
+        QVERIFY(!QFile::exists(QString::fromStdString(pld.ledgerPath)));
+    }
+
+    // Issue #23: an OPT₊ (stacked) strategy's metadata lists every part's integer entries and
+    // rows, which add up to the measurements.
+    void unionStrategyListsItsParts() {
+        QTemporaryDir dir;
+        ReleaseRequest r = requestIn(dir, "1", nullptr, "u");
+        r.newBudget = LedgerBudgetText{"2", "0"};
+        r.loadTruth = []() -> Expected<ReleaseTruth> {
+            return ReleaseTruth{*Histogram::create({4, 0, 9, 1, 30, 2, 5, 5, 0, 7, 3, 1}), true,
+                                "twelve counts"};
+        };
+        StrategyOptimizeOptions o;
+        o.restarts = 1;
+        r.planStrategy = strategyPlanner(*WorkloadSpec::parse("prefix + 0.5*identity"),
+                                         DesignTemplate::Union, {}, o);
+        auto out = runRelease(r);
+        QVERIFY2(out, out ? "" : out.error().message.c_str());
+        const QJsonObject st =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("u.json"))))
+                .object()
+                .value(QStringLiteral("strategy"))
+                .toObject();
+        const QJsonArray parts = st.value(QStringLiteral("parts")).toArray();
+        QVERIFY(parts.size() >= 2);
+        qint64 rows = 0;
+        for (const auto& part : parts) {
+            const QJsonObject po = part.toObject();
+            rows += po.value(QStringLiteral("rows")).toInteger();
+            QVERIFY(!po.value(QStringLiteral("factors")).toArray().isEmpty());
+        }
+        QCOMPARE(rows, st.value(QStringLiteral("measurements")).toArray().size());
+        QVERIFY(st.value(QStringLiteral("matrix")).toString().contains(QStringLiteral("stacked")));
+    }
+
     // Issue #22: a ledger of the PLD accountant. Discrete-Gaussian releases that basic composition
     // would refuse after two fit; the one that would exceed the accountant's total is refused
     // before the data are read, and nothing is written.

@@ -780,8 +780,11 @@ private Q_SLOTS:
 
     // Issue #23: the Strategy tab's "Release through this strategy…" opens the dialog with the
     // tab's workload; the preview designs and rounds the strategy (template, rounding, expected
-    // RMSE shown), the mechanism and post-processing are fixed, and the release writes per-cell
-    // intervals and the strategy block (K and the noisy measurements) and charges the ledger.
+    // RMSE shown), the mechanism is discrete Laplace or discrete Gaussian (no geometric matrix)
+    // and post-processing is fixed, and the release writes per-cell intervals and the strategy
+    // block (K and the noisy measurements) and charges the ledger. Released with the discrete
+    // Gaussian: its σ² is calibrated on the strategy's Δ2 through zCDP (never CKS Thm 7's
+    // one-bin δ), and the dialog says so.
     void releaseThroughTheStrategyTab() {
         QTemporaryDir dir;
         MainWindow w;
@@ -796,13 +799,23 @@ private Q_SLOTS:
         QVERIFY(d != nullptr);
         Reports reports;
         d->setReport([&reports](bool ok, const QString& text) { reports.list.append({ok, text}); });
-        QVERIFY(!field<QComboBox>(d, "releaseMechanism")->isEnabled());
+        auto* mechanism = field<QComboBox>(d, "releaseMechanism");
+        QVERIFY(mechanism->isEnabled());
+        QCOMPARE(mechanism->count(), 2);
+        QCOMPARE(mechanism->findData(QStringLiteral("geometric-matrix")), -1);
         QVERIFY(!field<QComboBox>(d, "releasePost")->isEnabled());
         QVERIFY(field<QLabel>(d, "releaseIntro")->text().contains(QStringLiteral("allrange")));
         const QString csv = dir.filePath(QStringLiteral("strategy.csv"));
         const QString ledger = dir.filePath(QStringLiteral("ledger.json"));
         QVERIFY(fillNewLedgerRelease(d, csv, ledger, QStringLiteral("2"), QStringLiteral("1")));
         QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("1e-5"));
+        mechanism->setCurrentIndex(mechanism->findData(QStringLiteral("discrete-gaussian")));
+        field<QLineEdit>(d, "releaseDelta")->setText(QStringLiteral("1e-6"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        QVERIFY2(d->gaussianText().contains(QStringLiteral("from ρ-zCDP, CKS 2020 Cor. 13")),
+                 qPrintable(d->gaussianText()));
         QVERIFY2(d->strategyText().startsWith(QStringLiteral("Strategy: OPT")),
                  qPrintable(d->strategyText()));
         // Each cell its own ± (the simulated law of its estimate, or the bound).
@@ -812,6 +825,10 @@ private Q_SLOTS:
         if (const QString shots = qEnvironmentVariable("DPX_SHOT_DIR"); !shots.isEmpty()) {
             QTest::qWait(200);  // the layout settles as it does on screen
             d->grab().save(shots + QStringLiteral("/strategy-release-dialog.png"));
+            MainWindow::applyApplicationTheme(true);
+            QTest::qWait(200);
+            d->grab().save(shots + QStringLiteral("/strategy-release-dialog-dark.png"));
+            MainWindow::applyApplicationTheme(false);
         }
         QVERIFY(releaseAndWait(d, reports));
         QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
@@ -822,6 +839,8 @@ private Q_SLOTS:
                 .object();
         const QJsonObject st = meta.value(QStringLiteral("strategy")).toObject();
         QCOMPARE(st.value(QStringLiteral("workload")).toString(), QStringLiteral("allrange"));
+        QCOMPARE(meta.value(QStringLiteral("mechanism")).toString(),
+                 QStringLiteral("discrete-gaussian"));
         QVERIFY(!st.value(QStringLiteral("measurements")).toArray().isEmpty());
         QVERIFY(meta.value(QStringLiteral("intervals"))
                     .toObject()
