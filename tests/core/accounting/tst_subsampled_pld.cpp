@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/plan_accounting.h"
 #include "core/accounting/privacy_loss.h"
 #include "core/accounting/renyi.h"
 #include "core/accounting/subsampling.h"
@@ -328,6 +329,41 @@ private Q_SLOTS:
                       .value()
                       .value;
         QVERIFY(g < g1);
+    }
+
+    void planStatisticsCarryTheirRate() {
+        BudgetPlan plan;
+        plan.total = {1, 1e-5};
+        for (const char* label : {"a", "b", "c"}) {
+            PlanStatistic s;
+            s.label = label;
+            s.bins = 4;
+            s.mechanism = MechanismKind::Gaussian;
+            plan.statistics.push_back(s);
+        }
+        plan.statistics[1].samplingRate = 0.05;
+        const PlanResult result = allocatePlan(plan).value();
+        const auto mechs = planMechanisms(plan, result).value();
+        // a and c share the noise and no sampling: one entry × 2; b apart with its rate.
+        QCOMPARE(mechs.size(), std::size_t{2});
+        QCOMPARE(mechs[0].count, std::int64_t{2});
+        QCOMPARE(mechs[0].samplingRate, 1.0);
+        QCOMPARE(mechs[1].samplingRate, 0.05);
+        // Sampling one statistic lowers every amplifying accountant's ε, never zCDP's.
+        BudgetPlan none = plan;
+        none.statistics[1].samplingRate = 1;
+        for (Accountant a : kAllAccountants) {
+            const double e = accountPlan(plan, result, a).value().epsilon->value;
+            const double e1 = accountPlan(none, result, a).value().epsilon->value;
+            if (a == Accountant::Zcdp) {
+                QCOMPARE(e, e1);
+            } else {
+                QVERIFY2(e < e1, accountantName(a));
+            }
+        }
+        plan.statistics[1].samplingRate = 0;
+        auto bad = allocatePlan(plan);
+        QVERIFY(!bad && bad.error().message.find("sampling rate") != std::string::npos);
     }
 
     void badRatesAreNamed() {
