@@ -433,14 +433,15 @@ Expected<PrivacyLossDistribution> PrivacyLossDistribution::power(std::int64_t k,
     PrivacyLossDistribution base = *this;
     while (k > 0) {
         if (k & 1) {
-            if (static_cast<std::int64_t>(result.pmf_.size() + base.pmf_.size()) > kMaxPoints) {
+            if (!what.empty() &&
+                static_cast<std::int64_t>(result.pmf_.size() + base.pmf_.size()) > kMaxPoints) {
                 return tooManyPoints(what, h_);
             }
             result = result.convolve(base);
         }
         k >>= 1;
         if (k > 0) {
-            if (static_cast<std::int64_t>(2 * base.pmf_.size()) > kMaxPoints) {
+            if (!what.empty() && static_cast<std::int64_t>(2 * base.pmf_.size()) > kMaxPoints) {
                 return tooManyPoints(what, h_);
             }
             base = base.convolve(base);
@@ -495,7 +496,8 @@ Expected<PrivacyLossDistribution> PrivacyLossDistribution::compose(
         if (!isSubsampled(m) && width > static_cast<double>(kMaxPoints) * 64) {
             return tooManyPoints(m.describe(), options.interval);
         }
-        auto powered = one->power(m.count, m.describe());
+        // Only subsampled mechanisms are checked on the way (the others were checked above).
+        auto powered = one->power(m.count, isSubsampled(m) ? m.describe() : std::string());
         if (!powered) {
             return powered.error();
         }

@@ -98,7 +98,7 @@ private:
                                                               double tail, Rounding r,
                                                               Neighbour direction);
     PrivacyLossDistribution convolve(const PrivacyLossDistribution& other) const;
-    // Errors: a width beyond the grid limit on the way.
+    // Errors: a width beyond the grid limit on the way, named by `what` (empty: not checked).
     Expected<PrivacyLossDistribution> power(std::int64_t k, const std::string& what) const;
     void truncate();
 };
