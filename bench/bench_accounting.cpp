@@ -8,7 +8,8 @@
 // compose_s is the median wall time of --reps runs; compose_cpu_s the CPU time of the calling
 // thread (the pessimistic PLD; the optimistic one runs on a second thread) and process_cpu_s that
 // of both, per run: on a shared machine the CPU times are the reliable figures. A RESULT line per
-// case.
+// case. --sampled: fractions of the plan Poisson-subsampled (rates in [0.01, 0.5]); the sgd_pld
+// lines: DP-SGD-like plans (T steps of a subsampled Gaussian) under the PLD, per --sgd-intervals.
 #include <time.h>
 
 #include <cstdio>
@@ -70,44 +71,65 @@ int main(int argc, char** argv) {
                  {"delta", "1e-6"},
                  {"discretise-gaussian", "0"},
                  {"reps", "5"},
-                 {"budget", "30"}});
+                 {"budget", "30"},
+                 {"sampled", "0,0.5"},
+                 {"sgd-intervals", "1e-4,1e-5"}});
     printHeader("PLD accountant: composition of n heterogeneous mechanisms (issue #22)");
-    const auto plan = heterogeneousPlan(static_cast<int>(opt.integer("n")),
-                                        static_cast<unsigned>(opt.integer("seed")));
+    const auto plain = heterogeneousPlan(static_cast<int>(opt.integer("n")),
+                                         static_cast<unsigned>(opt.integer("seed")));
     const double delta = opt.real("delta");
-    for (const auto& hs : opt.list("intervals")) {
-        PldOptions o;
-        o.interval = std::stod(hs);
-        o.discretiseGaussian = opt.integer("discretise-gaussian") != 0;
-        Expected<PlanAccountant> acc = Error{};
-        const double cpu0 = threadCpuSeconds();
-        const double proc0 = processCpuSeconds();
-        const auto times = timeRuns(static_cast<int>(opt.integer("reps")), opt.real("budget"),
-                                    [&] { acc = PlanAccountant::create(plan, o); });
-        const double cpu = (threadCpuSeconds() - cpu0) / static_cast<double>(times.size());
-        const double proc = (processCpuSeconds() - proc0) / static_cast<double>(times.size());
-        if (!acc) {
-            std::fprintf(stderr, "bench_accounting: %s\n", acc.error().message.c_str());
-            return 1;
+    // --sampled F: that fraction of the plan (every other mechanism for 0.5) Poisson-subsampled
+    // at a rate q ∈ [0.01, 0.5] from a second seeded generator (issue #22: the target must hold
+    // with subsampled items too; their add and remove PLDs are composed separately).
+    for (const auto& fs : opt.list("sampled"))
+        for (const auto& hs : opt.list("intervals")) {
+            const double fraction = std::stod(fs);
+            auto plan = plain;
+            std::mt19937_64 rateRng(static_cast<unsigned>(opt.integer("seed")) + 1);
+            std::uniform_real_distribution<double> ru(0, 1);
+            std::size_t sampledCount = 0;
+            for (std::size_t i = 0; i < plan.size(); ++i) {
+                const double rate = 0.01 + 0.49 * ru(rateRng);
+                if (fraction > 0 &&
+                    static_cast<double>(sampledCount) < fraction * static_cast<double>(i + 1)) {
+                    plan[i].samplingRate = rate;
+                    ++sampledCount;
+                }
+            }
+            PldOptions o;
+            o.interval = std::stod(hs);
+            o.discretiseGaussian = opt.integer("discretise-gaussian") != 0;
+            Expected<PlanAccountant> acc = Error{};
+            const double cpu0 = threadCpuSeconds();
+            const double proc0 = processCpuSeconds();
+            const auto times = timeRuns(static_cast<int>(opt.integer("reps")), opt.real("budget"),
+                                        [&] { acc = PlanAccountant::create(plan, o); });
+            const double cpu = (threadCpuSeconds() - cpu0) / static_cast<double>(times.size());
+            const double proc = (processCpuSeconds() - proc0) / static_cast<double>(times.size());
+            if (!acc) {
+                std::fprintf(stderr, "bench_accounting: %s\n", acc.error().message.c_str());
+                return 1;
+            }
+            Expected<AccountantAnswer> pld = Error{};
+            const auto evalTimes =
+                timeRuns(3, 10, [&] { pld = acc->epsilon(Accountant::Pld, delta); });
+            auto ren = acc->epsilon(Accountant::Renyi, delta);
+            auto zc = acc->epsilon(Accountant::Zcdp, delta);
+            if (!pld || !ren || !zc) {
+                std::fprintf(stderr, "bench_accounting: ε(δ) failed\n");
+                return 1;
+            }
+            const auto& up = acc->pld()->upper;
+            std::printf(
+                "RESULT n=%zu sampled=%zu h=%s gaussians=%s compose_s=%.3f compose_cpu_s=%.3f "
+                "process_cpu_s=%.3f "
+                "eps_eval_s=%.3f "
+                "grid_points=%zu eps_upper=%.6f eps_lower=%.6f gap=%.2e renyi=%.6f zcdp=%.6f\n",
+                plan.size(), sampledCount, hs.c_str(), o.discretiseGaussian ? "grid" : "exact",
+                median(times), cpu, proc, median(evalTimes), up.pmf().size(), pld->value,
+                *pld->lower, pld->value - *pld->lower, ren->value, zc->value);
+            std::fflush(stdout);
         }
-        Expected<AccountantAnswer> pld = Error{};
-        const auto evalTimes = timeRuns(3, 10, [&] { pld = acc->epsilon(Accountant::Pld, delta); });
-        auto ren = acc->epsilon(Accountant::Renyi, delta);
-        auto zc = acc->epsilon(Accountant::Zcdp, delta);
-        if (!pld || !ren || !zc) {
-            std::fprintf(stderr, "bench_accounting: ε(δ) failed\n");
-            return 1;
-        }
-        const auto& up = acc->pld()->upper;
-        std::printf(
-            "RESULT n=%zu h=%s gaussians=%s compose_s=%.3f compose_cpu_s=%.3f process_cpu_s=%.3f "
-            "eps_eval_s=%.3f "
-            "grid_points=%zu eps_upper=%.6f eps_lower=%.6f gap=%.2e renyi=%.6f zcdp=%.6f\n",
-            plan.size(), hs.c_str(), o.discretiseGaussian ? "grid" : "exact", median(times), cpu,
-            proc, median(evalTimes), up.pmf().size(), pld->value, *pld->lower,
-            pld->value - *pld->lower, ren->value, zc->value);
-        std::fflush(stdout);
-    }
     // Poisson-subsampled Gaussian (DP-SGD-like) under Rényi DP (core/accounting/subsampling.h,
     // Mironov, Talwar & Zhang 2019, integer orders 2..512): T steps of rate q and noise σ (Δ = 1)
     // at δ = 1e-5, next to published moments-accountant figures where there is one (Bu, Dong,
@@ -136,6 +158,46 @@ int main(int argc, char** argv) {
             "alpha=%lld published=%s time_s=%.4f\n",
             c.q, c.sigma, static_cast<long long>(c.steps), e->epsilon,
             static_cast<long long>(e->alpha), c.published, median(times));
+    }
+    // The same DP-SGD-like plans under the PLD accountant (both neighbour directions, both
+    // bounds) next to the Rényi accountant of the same plan, per grid interval.
+    for (const Sgd& c : cases) {
+        if (c.steps > 10000) {
+            continue;
+        }
+        for (const auto& hs : opt.list("sgd-intervals")) {
+            PldOptions o;
+            o.interval = std::stod(hs);
+            const std::vector<AccountedMechanism> sgd{
+                subsampled(gaussianLoss(c.sigma, 1, c.steps), c.q)};
+            Expected<PlanAccountant> acc = Error{};
+            const double cpu0 = threadCpuSeconds();
+            const double proc0 = processCpuSeconds();
+            const auto times =
+                timeRuns(1, opt.real("budget"), [&] { acc = PlanAccountant::create(sgd, o); });
+            const double cpu = (threadCpuSeconds() - cpu0) / static_cast<double>(times.size());
+            const double proc = (processCpuSeconds() - proc0) / static_cast<double>(times.size());
+            if (!acc) {
+                std::printf("RESULT sgd_pld q=%.6g sigma=%g steps=%lld h=%s error=\"%s\"\n", c.q,
+                            c.sigma, static_cast<long long>(c.steps), hs.c_str(),
+                            acc.error().message.c_str());
+                std::fflush(stdout);
+                continue;
+            }
+            auto pld = acc->epsilon(Accountant::Pld, 1e-5);
+            auto ren = acc->epsilon(Accountant::Renyi, 1e-5);
+            if (!pld || !ren) {
+                std::fprintf(stderr, "bench_accounting: DP-SGD ε(δ) failed\n");
+                return 1;
+            }
+            std::printf(
+                "RESULT sgd_pld q=%.6g sigma=%g steps=%lld delta=1e-5 h=%s compose_s=%.3f "
+                "compose_cpu_s=%.3f process_cpu_s=%.3f eps_upper=%.4f eps_lower=%.4f "
+                "renyi=%.4f published=%s\n",
+                c.q, c.sigma, static_cast<long long>(c.steps), hs.c_str(), median(times), cpu, proc,
+                pld->value, *pld->lower, ren->value, c.published);
+            std::fflush(stdout);
+        }
     }
     return 0;
 }

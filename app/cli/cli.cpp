@@ -136,6 +136,7 @@ const std::vector<Command> kCommands{
   dpx budget --epsilon E [--delta D] [--composition basic|zcdp]
              --stat LABEL:BINS[:laplace|geometric|gaussian[:WEIGHT]] [--stat ...]
              [--hold-epsilon LABEL=E] [--hold-accuracy LABEL=A (±A per bin, 95%)] [--records N]
+             [--sample-rate LABEL=Q (Poisson sampling rate in (0, 1], used by --accountant)]
              [--accountant basic|zcdp|renyi|pld (the plan's ε at δ and δ at ε; renyi: Mironov
               2017, pld: Koskela et al. 2020) [--pld-interval H (1e-4)]])"},
     {"ldp", cmdLdp, R"(

@@ -4,9 +4,11 @@
 #include <limits>
 #include <map>
 #include <numbers>
+#include <tuple>
 #include <utility>
 
 #include "core/accounting/renyi.h"
+#include "core/accounting/subsampling.h"
 #include "core/base/validation.h"
 #include "core/choosing/budget.h"
 #include "core/choosing/budget_plan.h"
@@ -80,7 +82,7 @@ Expected<double> PlanAccountant::basicEpsilon(double delta) const {
     double uses = 0;  // uses of the mechanisms that need δ
     for (const auto& m : mechs_) {
         if (isPureLoss(m)) {
-            eps += static_cast<double>(m.count) * pureEpsilon(m);
+            eps += static_cast<double>(m.count) * amplifiedPureEpsilon(m);
         } else {
             uses += static_cast<double>(m.count);
         }
@@ -89,29 +91,41 @@ Expected<double> PlanAccountant::basicEpsilon(double delta) const {
         return eps;
     }
     const double share = delta / uses;
-    std::map<std::pair<double, double>, double> seen;  // (σ, Δ) → ε at the share
+    // A use subsampled at rate q may run at δ_i = share/q (capped at ½): amplification makes it
+    // (ln(1 + q(e^{ε_i} − 1)), qδ_i)-DP (Li, Qardaji & Su 2012; Balle, Barthe & Gaboardi 2018).
+    std::map<std::tuple<double, double, double>, double> seen;  // (σ, Δ, q) → ε at the share
     for (const auto& m : mechs_) {
         if (isPureLoss(m)) {
             continue;
         }
+        const double q = m.samplingRate;
+        const double useDelta = q < 1 ? std::min(share / q, 0.5) : share;
         Expected<double> e = 0.0;
         if (m.kind == LossMechanism::Gaussian) {
-            const auto key = std::make_pair(m.parameter, m.sensitivity);
+            const auto key = std::make_tuple(m.parameter, m.sensitivity, q);
             if (auto it = seen.find(key); it != seen.end()) {
                 e = it->second;
             } else {
-                e = gaussianEpsilonOfSigma(m.parameter, share, m.sensitivity);
+                e = gaussianEpsilonOfSigma(m.parameter, useDelta, m.sensitivity);
                 if (e) {
                     seen.emplace(key, *e);
                 }
             }
         } else {
-            e = zcdpToEpsilon(zcdpRho(m), share);
+            e = zcdpToEpsilon(zcdpRho(m), useDelta);
         }
         if (!e) {
             return Error{m.describe() + ": " + e.error().message};
         }
-        eps += static_cast<double>(m.count) * *e;
+        double used = *e;
+        if (q < 1) {
+            auto amp = amplifyByPoissonSampling(used, useDelta, q);
+            if (!amp) {
+                return Error{m.describe() + ": " + amp.error().message};
+            }
+            used = amp->epsilon;
+        }
+        eps += static_cast<double>(m.count) * used;
     }
     return eps;
 }
@@ -170,7 +184,7 @@ Expected<AccountantAnswer> PlanAccountant::delta(Accountant a, double epsilon) c
             bool anyApprox = false;
             for (const auto& m : mechs_) {
                 if (isPureLoss(m)) {
-                    pure += static_cast<double>(m.count) * pureEpsilon(m);
+                    pure += static_cast<double>(m.count) * amplifiedPureEpsilon(m);
                 } else {
                     anyApprox = true;
                 }

@@ -8,6 +8,10 @@
 //    δ = e^{−(ε−ρ)²/(4ρ)} for ε > ρ.
 //  - Rényi DP (renyi.h, Mironov 2017, improved conversion).
 //  - PLD (privacy_loss.h): the tight one, with an upper and a lower bound.
+// Poisson-subsampled mechanisms (AccountedMechanism::samplingRate < 1): basic amplifies each use
+// (Li, Qardaji & Su 2012); zCDP charges the ρ without sampling (no tight zCDP amplification
+// exists, mechanism_loss.h); Rényi uses Mironov, Talwar & Zhang 2019 for the Gaussian and the
+// amplified ε' for the pure mechanisms (renyi.cpp); PLD composes the add and remove directions.
 // Each is a valid upper bound on the plan's true privacy profile; the PLD's lower bound brackets
 // the truth from below. Theory orders them PLD ≤ Rényi ≤ zCDP always (up to the PLD grid); basic
 // is tighter than the others for a few pure-DP releases and much looser for many.

@@ -69,6 +69,10 @@ Status AccountedMechanism::validate() const {
     if (count < 1) {
         return Error{who + "the number of uses must be ≥ 1 (got " + std::to_string(count) + ")"};
     }
+    if (!(samplingRate > 0 && samplingRate <= 1)) {
+        return Error{who + "the sampling rate q must be in (0, 1] (got " +
+                     formatNumber(samplingRate) + ")"};
+    }
     if (kind == LossMechanism::Laplace && !std::isfinite(sensitivity / parameter)) {
         return Error{who + "ε = Δ/b is not finite"};
     }
@@ -96,6 +100,9 @@ std::string AccountedMechanism::describe() const {
                 "-ary randomized response ε = " + formatNumber(parameter);
             break;
     }
+    if (samplingRate < 1) {
+        s += ", sampling rate q = " + formatNumber(samplingRate);
+    }
     if (count > 1) {
         s += " × " + std::to_string(count);
     }
@@ -117,6 +124,27 @@ AccountedMechanism discreteGaussianLoss(double sigma, double l2Sensitivity, std:
 AccountedMechanism randomizedResponseLoss(double epsilon, std::int64_t categories,
                                           std::int64_t count) {
     return {LossMechanism::RandomizedResponse, epsilon, 1, categories, count};
+}
+
+AccountedMechanism subsampled(AccountedMechanism m, double q) {
+    m.samplingRate = q;
+    return m;
+}
+
+bool isSubsampled(const AccountedMechanism& m) {
+    return m.samplingRate < 1;
+}
+
+double amplifiedPureEpsilon(const AccountedMechanism& m) {
+    const double e = pureEpsilon(m);
+    if (m.samplingRate >= 1) {
+        return e;
+    }
+    // ln(1 + q(e^ε − 1)) without cancellation; for large ε, ε + ln(q + (1 − q)e^{−ε}).
+    if (e > 30) {
+        return e + std::log(m.samplingRate + (1 - m.samplingRate) * std::exp(-e));
+    }
+    return std::log1p(m.samplingRate * std::expm1(e));
 }
 
 bool isPureLoss(const AccountedMechanism& m) {

@@ -13,8 +13,11 @@
 //    report the true value w.p. e^ε/(e^ε+k−1): L = ε w.p. e^ε/(e^ε+k−1), −ε w.p. 1/(e^ε+k−1),
 //    0 w.p. (k−2)/(e^ε+k−1).
 // All five pairs are symmetric (the loss of (Q, P) has the same law), so one direction suffices.
-// Poisson subsampling is not offered: its pair is asymmetric (the add and remove directions must
-// be composed separately) and it is left for a later session.
+// Poisson subsampling (samplingRate q < 1: each record enters the sample independently with
+// probability q before the mechanism runs; neighbours add or remove one record): the dominating
+// pairs become (qP + (1−q)Q, Q) when a record is removed and (Q, qP + (1−q)Q) when one is added
+// (Zhu, Dong & Wang 2022 Thm 11; Koskela, Jälkö & Honkela 2020; Google's dp_accounting). They are
+// NOT symmetric: the PLD accountant composes both directions and takes the worse (privacy_loss.h).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +40,7 @@ struct AccountedMechanism {
     double sensitivity = 1;        // Δ: L1 (Laplace, geometric), L2 (Gaussian, discrete Gaussian)
     std::int64_t categories = 2;   // randomized response: k ≥ 2
     std::int64_t count = 1;        // repetitions, ≥ 1
+    double samplingRate = 1;       // Poisson sampling rate q ∈ (0, 1]; 1 = no sampling
     Status validate() const;       // messages name the mechanism and the field
     std::string describe() const;  // "Laplace b = 2, Δ = 1" (× count when > 1)
 };
@@ -49,12 +53,24 @@ AccountedMechanism discreteGaussianLoss(double sigma, double l2Sensitivity = 1,
 AccountedMechanism randomizedResponseLoss(double epsilon, std::int64_t categories,
                                           std::int64_t count = 1);
 
+// A copy with samplingRate = q (no validation here; validate() checks q ∈ (0, 1]).
+AccountedMechanism subsampled(AccountedMechanism m, double q);
+bool isSubsampled(const AccountedMechanism& m);  // samplingRate < 1
+
 // ε of one use if the mechanism is pure ε-DP (Laplace Δ/b, geometric and RR their ε); 0 for the
-// Gaussian ones (check isPureLoss).
+// Gaussian ones (check isPureLoss). Without the sampling: see amplifiedPureEpsilon.
 bool isPureLoss(const AccountedMechanism& m);
 double pureEpsilon(const AccountedMechanism& m);
+// pureEpsilon after Poisson sampling at the mechanism's rate q: ln(1 + q(e^ε − 1)) (Li, Qardaji &
+// Su 2012 Thm 1; Balle, Barthe & Gaboardi 2018 Thm 8, for both add and remove); = pureEpsilon at
+// q = 1.
+double amplifiedPureEpsilon(const AccountedMechanism& m);
 // zCDP ρ of one use: ε²/2 for pure ε-DP (Bun & Steinke 2016 Prop 1.4), Δ²/(2σ²) for the Gaussian
-// (Prop 1.6) and the discrete Gaussian (Canonne, Kamath & Steinke 2020 Thm 4).
+// (Prop 1.6) and the discrete Gaussian (Canonne, Kamath & Steinke 2020 Thm 4). Subsampling is NOT
+// amplified here: zCDP has no tight amplification-by-sampling theorem (Bun, Dwork, Rothblum &
+// Steinke 2018 introduce truncated CDP for that), so a subsampled mechanism is charged the ρ of
+// the mechanism without sampling — a valid upper bound (with add/remove neighbours the sampled
+// datasets are equal or neighbours, and Rényi divergence is jointly quasi-convex), not a tight one.
 double zcdpRho(const AccountedMechanism& m);
 // Σ count·ρ of a plan (zCDP composition, Bun & Steinke 2016).
 double totalZcdpRho(const std::vector<AccountedMechanism>& mechs);

@@ -35,15 +35,17 @@ Expected<std::vector<AccountedMechanism>> planMechanisms(const BudgetPlan& plan,
                 mechs.push_back(gaussianLoss(a.noise.scale, s.l2Sensitivity));
                 break;
         }
+        mechs.back().samplingRate = s.samplingRate;
         if (auto st = mechs.back().validate(); !st) {
             return Error{"statistic '" + s.label + "': " + st.error().message};
         }
     }
     // Equal mechanisms become one with a count.
-    std::map<std::tuple<int, double, double>, std::size_t> seen;
+    std::map<std::tuple<int, double, double, double>, std::size_t> seen;
     std::vector<AccountedMechanism> merged;
     for (const auto& m : mechs) {
-        const auto key = std::make_tuple(static_cast<int>(m.kind), m.parameter, m.sensitivity);
+        const auto key =
+            std::make_tuple(static_cast<int>(m.kind), m.parameter, m.sensitivity, m.samplingRate);
         if (auto it = seen.find(key); it != seen.end()) {
             merged[it->second].count += 1;
         } else {

@@ -16,7 +16,8 @@ namespace dpx::accounting {
 
 // One accounted mechanism per statistic: Laplace b = its noise scale, Δ = Δ1; geometric
 // ε = −Δ1 ln α; Gaussian σ, Δ = Δ2; statistics with the same mechanism, noise and sensitivity
-// become one entry used `count` times (a plan of equal weights composes in a few steps). Errors: a
+// become one entry used `count` times (a plan of equal weights composes in a few steps); each
+// keeps its statistic's sampling rate (PlanStatistic::samplingRate). Errors: a
 // plan that starts from ledger charges (they record no mechanism, so only basic composition and
 // zCDP can count them).
 Expected<std::vector<AccountedMechanism>> planMechanisms(const BudgetPlan& plan,

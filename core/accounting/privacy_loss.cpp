@@ -188,6 +188,195 @@ Expected<PrivacyLossDistribution> PrivacyLossDistribution::single(const Accounte
     return d;
 }
 
+namespace {
+
+// g(ℓ) = ln(1 − q + q e^ℓ), increasing in ℓ, without overflow or cancellation.
+double subsampledLoss(double l, double q) {
+    if (l == kInfinity) {
+        return kInfinity;
+    }
+    if (l > 30) {
+        return l + std::log(q + (1 - q) * std::exp(-l));
+    }
+    return std::log1p(q * std::expm1(l));
+}
+
+// g⁻¹(L) = ln(1 + (e^L − 1)/q): −∞ for L ≤ ln(1 − q), the loss ℓ with g(ℓ) = L otherwise.
+double subsampledLossInverse(double loss, double q) {
+    if (loss == kInfinity) {
+        return kInfinity;
+    }
+    if (loss > 30) {
+        return loss - std::log(q) + std::log1p(-(1 - q) * std::exp(-loss));
+    }
+    const double t = std::expm1(loss) / q;
+    return t <= -1 ? -kInfinity : std::log1p(t);
+}
+
+// The law of a mechanism's own loss ℓ under P: atoms, a continuous part (mass of (a, b]), the
+// loss range [−reach, reach] outside which only `beyond` mass lies on each side (continuous part:
+// computed by contMass; discrete Gaussian: bounded by `beyondBound` per side).
+struct BaseLoss {
+    std::vector<LossAtom> atoms;
+    std::function<double(double, double)> contMass;  // Pr_P[a < ℓ ≤ b], continuous part
+    double reach = 0;
+    double beyondBound = 0;  // discrete Gaussian: mass cut from each end of the enumeration
+};
+
+Expected<BaseLoss> baseLoss(const AccountedMechanism& m) {
+    BaseLoss base;
+    base.contMass = [](double, double) { return 0.0; };
+    switch (m.kind) {
+        case LossMechanism::Geometric:
+        case LossMechanism::RandomizedResponse: {
+            auto atoms = lossAtoms(m);
+            if (!atoms) {
+                return atoms.error();
+            }
+            base.atoms = *atoms;
+            for (const auto& a : base.atoms) {
+                base.reach = std::max(base.reach, std::abs(a.loss));
+            }
+            break;
+        }
+        case LossMechanism::Laplace: {
+            const double eps = m.sensitivity / m.parameter;
+            base.atoms = {{eps, 0.5}, {-eps, 0.5 * std::exp(-eps)}};
+            base.reach = eps;
+            // Pr[L ≤ l] on (−ε, ε) is ½e^{(l−ε)/2} (mechanism_loss.h).
+            base.contMass = [eps](double a, double b) {
+                a = std::max(a, -eps);
+                b = std::min(b, eps);
+                return b > a ? 0.5 * std::exp((a - eps) / 2) * std::expm1((b - a) / 2) : 0.0;
+            };
+            break;
+        }
+        case LossMechanism::Gaussian: {
+            const double mu = m.sensitivity / m.parameter;
+            const double mean = mu * mu / 2;
+            base.reach = mean + kGaussianCut * mu;
+            base.contMass = [mu, mean](double a, double b) {
+                return b > a ? normalMass((a - mean) / mu, (b - mean) / mu) : 0.0;
+            };
+            break;
+        }
+        case LossMechanism::DiscreteGaussian: {
+            const double sigma = m.parameter;
+            const double delta = m.sensitivity;
+            const double cut = std::ceil(kDiscreteGaussianCut * sigma) + 1;
+            const auto bigM = static_cast<std::int64_t>(cut);
+            if (2 * bigM + 1 > kMaxPoints) {
+                return Error{m.describe() + ": the discrete Gaussian's support is too wide"};
+            }
+            double z = 0;
+            for (std::int64_t x = -bigM; x <= bigM; ++x) {
+                const double xd = static_cast<double>(x);
+                z += std::exp(-xd * xd / (2 * sigma * sigma));
+            }
+            for (std::int64_t x = -bigM; x <= bigM; ++x) {
+                const double xd = static_cast<double>(x);
+                const double l = (delta * delta - 2 * xd * delta) / (2 * sigma * sigma);
+                base.atoms.push_back({l, std::exp(-xd * xd / (2 * sigma * sigma)) / z});
+                base.reach = std::max(base.reach, std::abs(l));
+            }
+            // As in single(): Σ_{x>M} e^{−x²/(2σ²)} ≤ σ√(π/2) erfc(M/(σ√2)), Z ≥ 1.
+            base.beyondBound = sigma * std::sqrt(std::numbers::pi / 2) *
+                               std::erfc(cut / (sigma * std::numbers::sqrt2));
+            break;
+        }
+    }
+    return base;
+}
+
+}  // namespace
+
+Expected<PrivacyLossDistribution> PrivacyLossDistribution::singleSubsampled(
+    const AccountedMechanism& m, double h, double tail, Rounding r, Neighbour direction) {
+    auto baseOr = baseLoss(m);
+    if (!baseOr) {
+        return baseOr.error();
+    }
+    const BaseLoss& base = *baseOr;
+    const double q = m.samplingRate;
+    const bool pess = r == Rounding::Pessimistic;
+    const bool remove = direction == Neighbour::Remove;
+    const double reach = base.reach;
+    // The symmetric pair: ℓ under Q has the law of −ℓ under P.
+    auto contP = base.contMass;
+    auto contQ = [&](double a, double b) { return base.contMass(-b, -a); };
+    // The law of ℓ this direction draws from (remove: qP + (1−q)Q; add: Q) on (a, b].
+    auto contDraw = [&](double a, double b) {
+        return remove ? q * contP(a, b) + (1 - q) * contQ(a, b) : contQ(a, b);
+    };
+    // The output loss as a function of ℓ: remove g(ℓ), add −g(ℓ).
+    auto outLoss = [&](double l) { return remove ? subsampledLoss(l, q) : -subsampledLoss(l, q); };
+    // Atoms of the drawn ℓ law.
+    std::vector<LossAtom> atoms;
+    for (const auto& a : base.atoms) {
+        if (remove) {
+            atoms.push_back({a.loss, q * a.mass});
+            atoms.push_back({-a.loss, (1 - q) * a.mass});
+        } else {
+            atoms.push_back({-a.loss, a.mass});
+        }
+    }
+    // Output loss range.
+    const double outA = outLoss(-reach), outB = outLoss(reach);
+    const double outLo = std::min(outA, outB), outHi = std::max(outA, outB);
+    PrivacyLossDistribution d;
+    d.rounding_ = r;
+    d.h_ = h;
+    d.tail_ = tail;
+    const std::int64_t lo = gridIndex(outLo, h, r), hi = gridIndex(outHi, h, r);
+    if (hi - lo + 1 > kMaxPoints) {
+        return tooManyPoints(m.describe(), h);
+    }
+    d.offset_ = lo;
+    d.pmf_.assign(static_cast<std::size_t>(hi - lo + 1), 0.0);
+    auto place = [&](std::int64_t j, double mass) {
+        d.pmf_[static_cast<std::size_t>(std::clamp(j, lo, hi) - lo)] += mass;
+    };
+    for (const auto& a : atoms) {
+        if (a.mass > 0) {
+            place(gridIndex(outLoss(a.loss), h, r), a.mass);
+        }
+    }
+    // Continuous part, cell by cell: the output cell (c, e] (pessimistic: ((j−1)h, jh];
+    // optimistic: [jh, (j+1)h)) is the image of an ℓ interval through the monotone map; its mass
+    // is the drawn law's mass there, clipped to [−reach, reach].
+    for (std::int64_t j = lo; j <= hi; ++j) {
+        const double jd = static_cast<double>(j);
+        const double c = pess ? (jd - 1) * h : jd * h;
+        const double e = pess ? jd * h : (jd + 1) * h;
+        double a = 0, b = 0;
+        if (remove) {
+            a = subsampledLossInverse(c, q);
+            b = subsampledLossInverse(e, q);
+        } else {
+            a = subsampledLossInverse(-e, q);
+            b = subsampledLossInverse(-c, q);
+        }
+        a = std::max(a, -reach);
+        b = std::min(b, reach);
+        if (b > a) {
+            place(j, contDraw(a, b));
+        }
+    }
+    // Mass of the drawn ℓ beyond ±reach: the end mapped to large output losses goes to +∞
+    // (pessimistic) or is dropped (optimistic); the other end up to the lowest point or dropped.
+    // The discrete Gaussian's enumeration cut (≤ beyondBound per end, in both P and Q) counts as
+    // infinite loss, as in single().
+    const double above = contDraw(reach, kInfinity);
+    const double below = contDraw(-kInfinity, -reach);
+    if (pess) {
+        // remove: large ℓ → large loss; add: small ℓ → large loss.
+        d.infinity_ += (remove ? above : below) + 2 * base.beyondBound;
+        place(lo, remove ? below : above);
+    }
+    d.truncate();
+    return d;
+}
+
 void PrivacyLossDistribution::truncate() {
     for (double& p : pmf_) {
         if (!(p > 0)) {
@@ -235,7 +424,8 @@ PrivacyLossDistribution PrivacyLossDistribution::convolve(
     return c;
 }
 
-PrivacyLossDistribution PrivacyLossDistribution::power(std::int64_t k) const {
+Expected<PrivacyLossDistribution> PrivacyLossDistribution::power(std::int64_t k,
+                                                                 const std::string& what) const {
     PrivacyLossDistribution result;
     result.rounding_ = rounding_;
     result.h_ = h_;
@@ -243,10 +433,17 @@ PrivacyLossDistribution PrivacyLossDistribution::power(std::int64_t k) const {
     PrivacyLossDistribution base = *this;
     while (k > 0) {
         if (k & 1) {
+            if (!what.empty() &&
+                static_cast<std::int64_t>(result.pmf_.size() + base.pmf_.size()) > kMaxPoints) {
+                return tooManyPoints(what, h_);
+            }
             result = result.convolve(base);
         }
         k >>= 1;
         if (k > 0) {
+            if (!what.empty() && static_cast<std::int64_t>(2 * base.pmf_.size()) > kMaxPoints) {
+                return tooManyPoints(what, h_);
+            }
             base = base.convolve(base);
         }
     }
@@ -255,6 +452,19 @@ PrivacyLossDistribution PrivacyLossDistribution::power(std::int64_t k) const {
 
 Expected<PrivacyLossDistribution> PrivacyLossDistribution::compose(
     const std::vector<AccountedMechanism>& mechs, const PldOptions& options, Rounding rounding) {
+    for (const auto& m : mechs) {
+        if (isSubsampled(m)) {
+            return Error{m.describe() +
+                         ": a subsampled mechanism's PLD differs for added and removed records; "
+                         "compose both directions (PldAccount)"};
+        }
+    }
+    return compose(mechs, options, rounding, Neighbour::Remove);
+}
+
+Expected<PrivacyLossDistribution> PrivacyLossDistribution::compose(
+    const std::vector<AccountedMechanism>& mechs, const PldOptions& options, Rounding rounding,
+    Neighbour direction) {
     if (auto s = options.validate(); !s) {
         return s.error();
     }
@@ -269,21 +479,29 @@ Expected<PrivacyLossDistribution> PrivacyLossDistribution::compose(
         if (auto s = m.validate(); !s) {
             return s.error();
         }
-        if (m.kind == LossMechanism::Gaussian && !options.discretiseGaussian) {
+        if (m.kind == LossMechanism::Gaussian && !options.discretiseGaussian && !isSubsampled(m)) {
             const double mu = m.sensitivity / m.parameter;
             mu2 += static_cast<double>(m.count) * mu * mu;
             continue;
         }
-        auto one = single(m, options.interval, options.tailMass, rounding);
+        auto one = isSubsampled(m) ? singleSubsampled(m, options.interval, options.tailMass,
+                                                      rounding, direction)
+                                   : single(m, options.interval, options.tailMass, rounding);
         if (!one) {
             return one.error();
         }
-        // Repeated squaring doubles the width at each step: check the final width first.
+        // Repeated squaring doubles the width at each step: check the final width first (a
+        // subsampled loss is concentrated near 0 and truncated as it goes: power() checks).
         const double width = static_cast<double>(one->pmf_.size()) * static_cast<double>(m.count);
-        if (width > static_cast<double>(kMaxPoints) * 64) {
+        if (!isSubsampled(m) && width > static_cast<double>(kMaxPoints) * 64) {
             return tooManyPoints(m.describe(), options.interval);
         }
-        queue.push(one->power(m.count));
+        // Only subsampled mechanisms are checked on the way (the others were checked above).
+        auto powered = one->power(m.count, isSubsampled(m) ? m.describe() : std::string());
+        if (!powered) {
+            return powered.error();
+        }
+        queue.push(std::move(*powered));
     }
     PrivacyLossDistribution total;
     total.rounding_ = rounding;
@@ -384,11 +602,14 @@ Expected<double> PrivacyLossDistribution::epsilon(double delta) const {
 
 Expected<PldAccount> PldAccount::compose(const std::vector<AccountedMechanism>& mechs,
                                          const PldOptions& options) {
-    // The two roundings are independent: composed on two threads.
-    auto pending = std::async(std::launch::async, [&] {
-        return PrivacyLossDistribution::compose(mechs, options, Rounding::Optimistic);
-    });
-    auto up = PrivacyLossDistribution::compose(mechs, options, Rounding::Pessimistic);
+    const bool anySubsampled = std::any_of(mechs.begin(), mechs.end(), isSubsampled);
+    auto run = [&](Rounding r, Neighbour n) {
+        return PrivacyLossDistribution::compose(mechs, options, r, n);
+    };
+    // The roundings (and directions) are independent: composed on two threads.
+    auto pending = std::async(std::launch::async,
+                              [&] { return run(Rounding::Optimistic, Neighbour::Remove); });
+    auto up = run(Rounding::Pessimistic, Neighbour::Remove);
     auto low = pending.get();
     if (!up) {
         return up.error();
@@ -396,19 +617,52 @@ Expected<PldAccount> PldAccount::compose(const std::vector<AccountedMechanism>& 
     if (!low) {
         return low.error();
     }
-    return PldAccount{std::move(*up), std::move(*low)};
+    PldAccount out{std::move(*up), std::move(*low), std::nullopt, std::nullopt};
+    if (anySubsampled) {
+        auto pendingAdd = std::async(std::launch::async,
+                                     [&] { return run(Rounding::Optimistic, Neighbour::Add); });
+        auto upAdd = run(Rounding::Pessimistic, Neighbour::Add);
+        auto lowAdd = pendingAdd.get();
+        if (!upAdd) {
+            return upAdd.error();
+        }
+        if (!lowAdd) {
+            return lowAdd.error();
+        }
+        out.addUpper = std::move(*upAdd);
+        out.addLower = std::move(*lowAdd);
+    }
+    return out;
 }
 
 PldBounds PldAccount::delta(double epsilon) const {
-    return {upper.delta(epsilon), lower.delta(epsilon)};
+    PldBounds b{upper.delta(epsilon), lower.delta(epsilon)};
+    if (addUpper && addLower) {
+        b.upper = std::max(b.upper, addUpper->delta(epsilon));
+        b.lower = std::max(b.lower, addLower->delta(epsilon));
+    }
+    return b;
 }
 
 Expected<PldBounds> PldAccount::epsilon(double delta) const {
-    auto u = upper.epsilon(delta);
+    // δ(ε) is non-increasing: the smallest ε meeting δ in both directions is the larger one.
+    auto both = [&](const PrivacyLossDistribution& a,
+                    const std::optional<PrivacyLossDistribution>& b) -> Expected<double> {
+        auto e = a.epsilon(delta);
+        if (!e || !b) {
+            return e;
+        }
+        auto f = b->epsilon(delta);
+        if (!f) {
+            return f.error();
+        }
+        return std::max(*e, *f);
+    };
+    auto u = both(upper, addUpper);
     if (!u) {
         return u.error();
     }
-    auto l = lower.epsilon(delta);
+    auto l = both(lower, addLower);
     if (!l) {
         return l.error();
     }

@@ -18,9 +18,22 @@
 // discretisation and for comparison). Errors of the bounds: the grid (each of k losses rounded by <
 // h: the two bounds are ≈ k·h apart in ε), the tails (≤ tailMass per truncation), and the FFT
 // round-off (~1e-16 of the largest probability per grid point; negative round-off is set to 0).
+//
+// Poisson-subsampled mechanisms (AccountedMechanism::samplingRate q < 1): with ℓ the loss of the
+// mechanism's own symmetric pair (P, Q) and g(ℓ) = ln(1 − q + q e^ℓ), the subsampled pairs are
+//  - remove: (qP + (1−q)Q, Q), loss g(ℓ) with ℓ ~ qP + (1−q)Q,
+//  - add:    (Q, qP + (1−q)Q), loss −g(ℓ) with ℓ ~ Q
+// (Zhu, Dong & Wang 2022 Thm 11; the same two pairs as Google's dp_accounting). Each is discretised
+// with the same pessimistic / optimistic rounding, cell by cell through the monotone g (the
+// mass of a loss cell is the mass of its preimage in ℓ, exact for Laplace and the Gaussian, atom by
+// atom for the discrete mechanisms). A plan is composed in each direction (every mechanism with the
+// same direction: one pair of neighbouring datasets) and δ(ε) is the larger of the two; a
+// subsampled Gaussian is always discretised (its loss is not Gaussian).
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/accounting/mechanism_loss.h"
@@ -36,15 +49,22 @@ struct PldOptions {
 };
 
 enum class Rounding { Pessimistic, Optimistic };
+// Which neighbour relation the subsampled pairs describe (mechanisms without sampling: the same).
+enum class Neighbour { Remove, Add };
 
 // A discretised privacy-loss distribution: mass pmf[i] at loss (offset + i)·h, mass infinityMass
 // at +∞, and an exact Gaussian component of μ² = gaussianMu2 added to the loss.
 class PrivacyLossDistribution {
 public:
     // The composition of all `mechanisms` (each `count` times). Errors: invalid options or
-    // mechanisms (named), a grid of more than 2^26 points.
+    // mechanisms (named), a grid of more than 2^26 points, a subsampled mechanism (one direction
+    // alone would under-report: use the overload with a Neighbour for each, or PldAccount).
     static Expected<PrivacyLossDistribution> compose(const std::vector<AccountedMechanism>& mechs,
                                                      const PldOptions& options, Rounding rounding);
+    // The same in one neighbour direction (subsampled mechanisms allowed).
+    static Expected<PrivacyLossDistribution> compose(const std::vector<AccountedMechanism>& mechs,
+                                                     const PldOptions& options, Rounding rounding,
+                                                     Neighbour direction);
 
     Rounding rounding() const { return rounding_; }
     double interval() const { return h_; }
@@ -74,8 +94,12 @@ private:
 
     static Expected<PrivacyLossDistribution> single(const AccountedMechanism& m, double h,
                                                     double tail, Rounding r);
+    static Expected<PrivacyLossDistribution> singleSubsampled(const AccountedMechanism& m, double h,
+                                                              double tail, Rounding r,
+                                                              Neighbour direction);
     PrivacyLossDistribution convolve(const PrivacyLossDistribution& other) const;
-    PrivacyLossDistribution power(std::int64_t k) const;
+    // Errors: a width beyond the grid limit on the way, named by `what` (empty: not checked).
+    Expected<PrivacyLossDistribution> power(std::int64_t k, const std::string& what) const;
     void truncate();
 };
 
@@ -84,9 +108,14 @@ struct PldBounds {
     double upper = 0;
     double lower = 0;
 };
+// A plan with subsampled mechanisms also holds the add direction; delta() and epsilon() answer
+// the worse of the two directions (upper: the max of the upper bounds, a valid upper bound;
+// lower: the max of the lower bounds, a valid lower bound of the true max).
 struct PldAccount {
-    PrivacyLossDistribution upper;  // pessimistic
+    PrivacyLossDistribution upper;  // pessimistic (remove direction when subsampled)
     PrivacyLossDistribution lower;  // optimistic
+    std::optional<PrivacyLossDistribution> addUpper;  // only with subsampled mechanisms
+    std::optional<PrivacyLossDistribution> addLower;
     static Expected<PldAccount> compose(const std::vector<AccountedMechanism>& mechs,
                                         const PldOptions& options = {});
     PldBounds delta(double epsilon) const;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/accounting/subsampling.h"
 #include "core/base/validation.h"
 
 namespace dpx::accounting {
@@ -85,7 +86,67 @@ RenyiAnswer minimiseOverOrders(F f, const std::vector<double>& extra) {
 
 }  // namespace
 
+namespace {
+
+// r(α) of one use of a Poisson-subsampled mechanism (rate q < 1): the smaller of two valid upper
+// bounds, the curve without sampling (sampling never hurts, see zcdpRho) and
+//  - Gaussian: Mironov, Talwar & Zhang 2019 at the integer order ⌈α⌉ (D_α is non-decreasing in
+//    α, van Erven & Harremoës 2014 Thm 3), for ⌈α⌉ ≤ 10^4;
+//  - Laplace, geometric, randomized response: the mechanism is ε'-DP with ε' = ln(1 + q(e^ε − 1))
+//    (amplifiedPureEpsilon), and every ε'-DP pair is a post-processing of binary randomized
+//    response at ε' (Kairouz, Oh & Viswanath 2015 Thm 2.1), so by data processing its D_α is at
+//    most binary RR's;
+//  - discrete Gaussian: no amplification is applied (the bound without sampling).
+double subsampledRenyi(const AccountedMechanism& m, double alpha) {
+    AccountedMechanism plain = m;
+    plain.samplingRate = 1;
+    const double without = renyiDivergence(plain, alpha);
+    switch (m.kind) {
+        case LossMechanism::Gaussian: {
+            const double order = std::ceil(alpha);
+            if (order > 10000) {
+                return without;
+            }
+            auto r = sampledGaussianRenyi(m.samplingRate, m.parameter, m.sensitivity,
+                                          static_cast<std::int64_t>(std::max(2.0, order)));
+            return r ? std::min(without, *r) : without;
+        }
+        case LossMechanism::Laplace:
+        case LossMechanism::Geometric:
+        case LossMechanism::RandomizedResponse: {
+            const double e = amplifiedPureEpsilon(m);
+            if (!(e > 0)) {
+                return 0;
+            }
+            return std::min(without, renyiDivergence(randomizedResponseLoss(e, 2), alpha));
+        }
+        case LossMechanism::DiscreteGaussian:
+            return without;
+    }
+    return without;
+}
+
+// Integer orders tried besides the grid when a plan has a subsampled Gaussian (its bound is at
+// integer orders).
+std::vector<double> integerOrders(const std::vector<AccountedMechanism>& mechs) {
+    std::vector<double> out;
+    for (const auto& m : mechs) {
+        if (isSubsampled(m) && m.kind == LossMechanism::Gaussian) {
+            for (int a = 2; a <= 256; ++a) {
+                out.push_back(a);
+            }
+            break;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 double renyiDivergence(const AccountedMechanism& m, double alpha) {
+    if (isSubsampled(m)) {
+        return subsampledRenyi(m, alpha);
+    }
     switch (m.kind) {
         case LossMechanism::Gaussian:
         case LossMechanism::DiscreteGaussian: {
@@ -158,9 +219,10 @@ Expected<RenyiAnswer> renyiEpsilon(const std::vector<AccountedMechanism>& mechs,
     }
     const double logDelta = std::log(delta);
     const double rho = totalZcdpRho(mechs);
+    std::vector<double> extra = integerOrders(mechs);
+    extra.push_back(1 + std::sqrt(-logDelta / rho));  // zCDP's optimal order
     RenyiAnswer best =
-        minimiseOverOrders([&](double a) { return epsilonAt(mechs, a, logDelta); },
-                           {1 + std::sqrt(-logDelta / rho)});  // zCDP's optimal order
+        minimiseOverOrders([&](double a) { return epsilonAt(mechs, a, logDelta); }, extra);
     best.value = std::max(0.0, best.value);
     return best;
 }
@@ -177,9 +239,10 @@ Expected<RenyiAnswer> renyiDelta(const std::vector<AccountedMechanism>& mechs, d
     }
     const double rho = totalZcdpRho(mechs);
     // zCDP's optimal order, when ε > ρ; log δ is capped at 0 (δ ≤ 1).
-    RenyiAnswer best =
-        minimiseOverOrders([&](double a) { return std::min(0.0, logDeltaAt(mechs, a, epsilon)); },
-                           {epsilon > rho ? (epsilon + rho) / (2 * rho) : 0.0});
+    std::vector<double> extra = integerOrders(mechs);
+    extra.push_back(epsilon > rho ? (epsilon + rho) / (2 * rho) : 0.0);
+    RenyiAnswer best = minimiseOverOrders(
+        [&](double a) { return std::min(0.0, logDeltaAt(mechs, a, epsilon)); }, extra);
     best.value = std::exp(best.value);
     return best;
 }

@@ -355,6 +355,10 @@ Status PlanStatistic::validate() const {
     if (!std::isfinite(weight) || weight < 0) {
         return about(*this, "the weight must be finite and ≥ 0 (got " + formatNumber(weight) + ")");
     }
+    if (!(samplingRate > 0 && samplingRate <= 1)) {
+        return about(*this, "the sampling rate q must be in (0, 1] (got " +
+                                formatNumber(samplingRate) + ")");
+    }
     if (hold.kind == HoldKind::Epsilon && (!std::isfinite(hold.value) || hold.value <= 0)) {
         return about(*this,
                      "the held ε must be finite and > 0 (got " + formatNumber(hold.value) + ")");

@@ -68,6 +68,11 @@ struct PlanStatistic {
     std::optional<double> records;  // the true total N, finite > 0, for "% of N"
     double weight = 1;              // finite ≥ 0; share of what the holds leave
     PlanHold hold;
+    // Poisson sampling rate q ∈ (0, 1] of the records the statistic is computed from (each record
+    // kept independently with probability q); 1 = no sampling. The allocation does not use it
+    // (the noise is what the statistic needs without sampling); the accountants of
+    // core/accounting/plan_accounting.h amplify it (issue #22).
+    double samplingRate = 1;
     Status validate() const;  // messages name the statistic
 };
 

@@ -1270,6 +1270,9 @@ Status DatasetBudget::validate() const {
         if (r.hold != QLatin1String("none") && !(std::isfinite(r.holdValue) && r.holdValue > 0)) {
             return Error{"budget statistic '" + name + "': a held value must be finite and > 0"};
         }
+        if (!(r.samplingRate > 0 && r.samplingRate <= 1)) {
+            return Error{"budget statistic '" + name + "': the sampling rate must be in (0, 1]"};
+        }
     }
     return okStatus();
 }
@@ -1277,12 +1280,16 @@ Status DatasetBudget::validate() const {
 QJsonObject DatasetBudget::toJson() const {
     QJsonArray statistics;
     for (const BudgetRow& r : rows) {
-        statistics.append(QJsonObject{{QStringLiteral("column"), r.column},
-                                      {QStringLiteral("bins"), r.bins},
-                                      {QStringLiteral("mechanism"), r.mechanism},
-                                      {QStringLiteral("weight"), r.weight},
-                                      {QStringLiteral("hold"), r.hold},
-                                      {QStringLiteral("hold_value"), r.holdValue}});
+        QJsonObject row{{QStringLiteral("column"), r.column},
+                        {QStringLiteral("bins"), r.bins},
+                        {QStringLiteral("mechanism"), r.mechanism},
+                        {QStringLiteral("weight"), r.weight},
+                        {QStringLiteral("hold"), r.hold},
+                        {QStringLiteral("hold_value"), r.holdValue}};
+        if (r.samplingRate != 1) {
+            row[QStringLiteral("sampling_rate")] = r.samplingRate;  // new key: only when sampled
+        }
+        statistics.append(row);
     }
     return QJsonObject{
         {QStringLiteral("dataset"), dataset},
@@ -1310,6 +1317,7 @@ Expected<DatasetBudget> DatasetBudget::fromJson(const QJsonObject& o, const QStr
         DPX_TRY(rf.number("weight", r.weight));
         DPX_TRY(rf.text("hold", r.hold));
         DPX_TRY(rf.number("hold_value", r.holdValue));
+        DPX_TRY(rf.number("sampling_rate", r.samplingRate));
         return r;
     };
     DPX_TRY(f.objects("statistics", readRow, b.rows));
@@ -1849,6 +1857,7 @@ BudgetPlan budgetPlanOf(const ExplorerState& state) {
                        : r.hold == QLatin1String("accuracy") ? HoldKind::Accuracy
                                                              : HoldKind::None;
         st.hold.value = st.hold.kind == HoldKind::None ? 0 : r.holdValue;
+        st.samplingRate = r.samplingRate;
         p.statistics.push_back(st);
     }
     return p;
@@ -1869,6 +1878,7 @@ void setBudgetPlan(ExplorerState& s, const BudgetPlan& plan) {
         r.weight = st.weight;
         r.hold = QString::fromLatin1(holdKindName(st.hold.kind));
         r.holdValue = st.hold.kind == HoldKind::None ? 0 : st.hold.value;
+        r.samplingRate = st.samplingRate;
         b.rows.push_back(r);
     }
 }

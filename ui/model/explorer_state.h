@@ -380,6 +380,7 @@ struct BudgetRow {
     double weight = 1;
     QString hold = QStringLiteral("none");  // none, epsilon, accuracy
     double holdValue = 0;                   // the held ε or ±95% half-width
+    double samplingRate = 1;  // Poisson sampling rate q ∈ (0, 1]; written only when < 1
     bool operator==(const BudgetRow&) const = default;
 };
 

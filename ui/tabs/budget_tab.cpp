@@ -183,9 +183,13 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
 
     table_ = new QTableWidget(0, ColumnCount);
     table_->setObjectName(QStringLiteral("budgetTable"));
-    table_->setHorizontalHeaderLabels({tr("Statistic"), tr("Bins"), tr("Mechanism"), tr("Weight"),
-                                       tr("Hold"), tr("ε"), tr("δ"), tr("ρ"), tr("Noise"),
-                                       tr("±95% per bin"), tr("E[L1] (% of N)")});
+    table_->setHorizontalHeaderLabels(
+        {tr("Statistic"), tr("Bins"), tr("Mechanism"), tr("Weight"), tr("Hold"), tr("ε"), tr("δ"),
+         tr("ρ"), tr("Noise"), tr("±95% per bin"), tr("E[L1] (% of N)"), tr("Sampling rate")});
+    table_->horizontalHeaderItem(ColSamplingRate)
+        ->setToolTip(tr("Poisson sampling rate q ∈ (0, 1]: each record enters the statistic's "
+                        "sample with probability q (1 = no sampling). The allocation is the "
+                        "noise without sampling; the accountants below amplify it."));
     table_->horizontalHeaderItem(ColEpsilon)
         ->setToolTip(tr("The statistic's ε. Type a value to hold it; the others re-split."));
     table_->horizontalHeaderItem(ColHalfWidth)
@@ -696,6 +700,16 @@ void BudgetTab::onItemChanged(QTableWidgetItem* item) {
         case ColHalfWidth:
             s.hold = {HoldKind::Accuracy, *v};
             break;
+        case ColSamplingRate:
+            if (!(*v > 0 && *v <= 1)) {
+                showError(tr("The sampling rate of '%1' must be in (0, 1] (1 = no sampling); "
+                             "got %2. The plan is unchanged.")
+                              .arg(QString::fromStdString(s.label), item->text()));
+                refresh();
+                return;
+            }
+            s.samplingRate = *v;
+            break;
         default:
             return;
     }
@@ -803,6 +817,8 @@ void BudgetTab::rebuildRows() {
         table_->setItem(i, ColNoise, readOnlyItem());
         table_->setItem(i, ColHalfWidth, editableItem(tr("Type ±a to hold that accuracy")));
         table_->setItem(i, ColL1, readOnlyItem());
+        table_->setItem(i, ColSamplingRate,
+                        editableItem(tr("Type a Poisson sampling rate q in (0, 1]")));
     }
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setUpdatesEnabled(true);
@@ -840,6 +856,7 @@ void BudgetTab::refresh() {
             w->setCurrentIndex(static_cast<int>(s.hold.kind));
         }
         table_->item(i, ColWeight)->setText(formatSignificant(s.weight, 4));
+        table_->item(i, ColSamplingRate)->setText(formatSignificant(s.samplingRate, 4));
         const QString none = QStringLiteral("—");
         QFont font = table_->font();
         QFont held = font;
@@ -1142,6 +1159,8 @@ void BudgetTab::computeProfile() {
     profilePending_ = true;
     const BudgetPlan plan = plan_;
     const PlanResult result = *result_;
+    const bool sampled = std::any_of(plan.statistics.begin(), plan.statistics.end(),
+                                     [](const PlanStatistic& st) { return st.samplingRate < 1; });
     QPointer<BudgetTab> self(this);
     runner_->run<ProfileRun>(
         profileSlot_,
@@ -1161,7 +1180,7 @@ void BudgetTab::computeProfile() {
             }
             return out;
         },
-        [self](ProfileRun run) {
+        [self, sampled](ProfileRun run) {
             if (!self) {
                 return;
             }
@@ -1171,7 +1190,12 @@ void BudgetTab::computeProfile() {
                 self->profileNote_->setText(
                     tr("Privacy profile of the plan's noise; PLD grid h = %1, solid: upper bound, "
                        "dashed: lower bound.")
-                        .arg(formatSignificant(run.profile->pldInterval, 3)));
+                        .arg(formatSignificant(run.profile->pldInterval, 3)) +
+                    (sampled ? tr(" Poisson sampling amplified (PLD: add and remove composed "
+                                  "separately, Zhu, Dong & Wang 2022; Rényi: Mironov, Talwar & "
+                                  "Zhang 2019; basic: Li, Qardaji & Su 2012); zCDP does not "
+                                  "amplify it.")
+                             : QString()));
             } else {
                 self->profileNote_->setText(tr("No privacy profile: %1").arg(run.error));
             }

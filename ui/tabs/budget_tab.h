@@ -79,6 +79,7 @@ public:
         ColNoise,
         ColHalfWidth,
         ColL1,
+        ColSamplingRate,  // Poisson sampling rate q (issue #22), used by the accountants
         ColumnCount
     };
 

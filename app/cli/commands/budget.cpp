@@ -2,6 +2,7 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <ostream>
@@ -90,6 +91,27 @@ const char* scaleName(MechanismKind m) {
     return "b";
 }
 
+// How each accountant treats the Poisson-sampled statistics (core/accounting/accountant.h).
+std::string samplingNote(accounting::Accountant a) {
+    switch (a) {
+        case accounting::Accountant::Basic:
+            return "Poisson sampling amplified per statistic: (ln(1 + q(e^ε − 1)), qδ) (Li, "
+                   "Qardaji "
+                   "& Su 2012; Balle, Barthe & Gaboardi 2018)";
+        case accounting::Accountant::Zcdp:
+            return "Poisson sampling not amplified: zCDP has no tight amplification-by-sampling "
+                   "result, the sampled statistics are charged their ρ without sampling (a valid "
+                   "upper bound)";
+        case accounting::Accountant::Renyi:
+            return "Poisson sampling amplified: the sampled Gaussian's Rényi DP (Mironov, Talwar "
+                   "& Zhang 2019), pure mechanisms at ln(1 + q(e^ε − 1))";
+        case accounting::Accountant::Pld:
+            return "Poisson sampling amplified: add and remove neighbours composed separately, "
+                   "the worse reported (Zhu, Dong & Wang 2022)";
+    }
+    return "";
+}
+
 }  // namespace
 
 int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -107,7 +129,8 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
             name = name.substr(0, eq);
             inlineValue = true;
         }
-        if (name == "--stat" || name == "--hold-epsilon" || name == "--hold-accuracy") {
+        if (name == "--stat" || name == "--hold-epsilon" || name == "--hold-accuracy" ||
+            name == "--sample-rate") {
             if (!inlineValue) {
                 if (i + 1 >= argv.size()) {
                     return fail(err, Error{"option " + name + " needs a value"});
@@ -167,6 +190,7 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         }
         plan.statistics.push_back(*s);
     }
+    std::map<std::string, bool> rateGiven;
     for (const auto& [option, text] : holdTexts) {
         auto h = parseHold(option, text);
         if (!h) {
@@ -177,6 +201,14 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
             return fail(err, Error{"--" + option + ": no --stat is labelled '" + h->first + "'"});
         }
         PlanStatistic& s = plan.statistics[it->second];
+        if (option == "sample-rate") {
+            // Poisson sampling (issue #22): validated with the plan (q ∈ (0, 1]).
+            if (!rateGiven.emplace(h->first, true).second) {
+                return fail(err, Error{"--sample-rate: '" + h->first + "' is given a rate twice"});
+            }
+            s.samplingRate = h->second;
+            continue;
+        }
         if (s.hold.kind != HoldKind::None) {
             return fail(err, Error{"--" + option + ": '" + h->first + "' is already held"});
         }
@@ -216,6 +248,8 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         accounted = *acc;
     }
 
+    const bool sampled = std::any_of(plan.statistics.begin(), plan.statistics.end(),
+                                     [](const PlanStatistic& st) { return st.samplingRate < 1; });
     QJsonObject o;
     o[QStringLiteral("composition")] = QString::fromLatin1(compositionName(result->composition));
     QJsonObject total;
@@ -236,6 +270,9 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         j[QStringLiteral("hold")] = QString::fromLatin1(holdKindName(s.hold.kind));
         if (s.hold.kind != HoldKind::None) {
             j[QStringLiteral("hold_value")] = s.hold.value;
+        }
+        if (plan.statistics[i].samplingRate < 1) {
+            j[QStringLiteral("sampling_rate")] = plan.statistics[i].samplingRate;
         }
         j[QStringLiteral("epsilon")] = s.epsilon;
         j[QStringLiteral("delta")] = s.delta;
@@ -289,11 +326,19 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         if (!accounted->note.empty()) {
             j[QStringLiteral("note")] = qs(accounted->note);
         }
+        if (sampled) {
+            j[QStringLiteral("sampling")] = qs(samplingNote(accounted->accountant));
+        }
         o[QStringLiteral("accounting")] = j;
     }
     QJsonArray warnings;
     for (const auto& w : result->warnings) {
         warnings.append(qs(w));
+    }
+    if (sampled && !accounted) {
+        warnings.append(QStringLiteral(
+            "the sampling rates are used by the accountants only (add --accountant "
+            "basic|zcdp|renyi|pld); the allocation above is the noise without sampling"));
     }
     o[QStringLiteral("warnings")] = warnings;
     printJson(out, o);

@@ -296,6 +296,11 @@ private Q_SLOTS:
                    "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
                    "{\"statistics\":[{\"column\":\"a\",\"hold\":\"epsilon\",\"hold_value\":0}]}}")
             << "held value";
+        QTest::newRow("bad budget sampling rate")
+            << QByteArray(
+                   "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":"
+                   "{\"statistics\":[{\"column\":\"a\",\"sampling_rate\":1.5}]}}")
+            << "sampling rate must be in (0, 1]";
         QTest::newRow("bad budget total")
             << QByteArray(
                    "{\"format\":\"dpexplorer-session\",\"version\":1,\"budget\":{\"delta\":1}}")

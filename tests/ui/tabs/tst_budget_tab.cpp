@@ -99,6 +99,7 @@ private Q_SLOTS:
     void planComputedOffTheGuiThread();
     void plansBelongToDatasets();
     void privacyProfileUnderEachAccountant();
+    void samplingRateAmplifiesTheProfile();
 };
 
 void TestBudgetView::initTestCase() {
@@ -655,6 +656,41 @@ void TestBudgetView::privacyProfileUnderEachAccountant() {
     QVERIFY(!v.profileBusy());
     QVERIFY(!v.profile().has_value());
     QVERIFY2(v.profileText().contains(QStringLiteral("ledger")), qPrintable(v.profileText()));
+}
+
+void TestBudgetView::samplingRateAmplifiesTheProfile() {
+    JobRunner runner;
+    BudgetTab v(&runner);
+    QVERIFY(setUp(v, 1, 1e-6));
+    v.addStatistic(QStringLiteral("income"));
+    SETTLE(v);
+    auto* mech = qobject_cast<QComboBox*>(v.table()->cellWidget(1, BudgetTab::ColMechanism));
+    mech->setCurrentIndex(2);  // Gaussian
+    SETTLE(v);
+    QVERIFY(QTest::qWaitFor([&] { return !v.profileBusy(); }, 30000));
+    QVERIFY(v.profile().has_value());
+    const double before = v.profile()->curves[3].atTotal.epsilon->value;
+    QCOMPARE(v.table()->item(1, BudgetTab::ColSamplingRate)->text(), QStringLiteral("1"));
+    const QString csv = v.toCsv();
+    // Out of (0, 1]: refused with a message naming the statistic, the plan unchanged.
+    v.table()->item(1, BudgetTab::ColSamplingRate)->setText(QStringLiteral("1.5"));
+    SETTLE(v);
+    QVERIFY2(v.errorText().contains(QStringLiteral("sampling rate")), qPrintable(v.errorText()));
+    QCOMPARE(v.plan().statistics[1].samplingRate, 1.0);
+    QCOMPARE(v.table()->item(1, BudgetTab::ColSamplingRate)->text(), QStringLiteral("1"));
+    // q = 0.01: the allocation is unchanged, the profile (PLD) amplified, the note says so.
+    v.table()->item(1, BudgetTab::ColSamplingRate)->setText(QStringLiteral("0.01"));
+    SETTLE(v);
+    QCOMPARE(v.plan().statistics[1].samplingRate, 0.01);
+    QCOMPARE(v.toCsv(), csv);
+    QVERIFY(QTest::qWaitFor([&] { return !v.profileBusy() && v.profile().has_value(); }, 30000));
+    auto expected = accounting::accountPlan(v.plan(), *v.result(), accounting::Accountant::Pld);
+    QVERIFY(expected.hasValue());
+    const double after = v.profile()->curves[3].atTotal.epsilon->value;
+    QCOMPARE(after, expected->epsilon->value);
+    QVERIFY2(after < before,
+             qPrintable(QString::number(after) + QStringLiteral(" vs ") + QString::number(before)));
+    QVERIFY2(v.profileText().contains(QStringLiteral("Poisson")), qPrintable(v.profileText()));
 }
 
 QTEST_MAIN(TestBudgetView)
