@@ -22,7 +22,6 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QStyleFactory>
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTimer>
@@ -62,6 +61,7 @@
 #include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
 #include "ui/widgets/side_panel_width.h"
+#include "ui/widgets/theme_style.h"
 #include "ui/widgets/what_line.h"
 
 void dpxInitResources();  // resources/dpx_resources.cpp
@@ -323,10 +323,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     scroll->setObjectName(QStringLiteral("sidePanel"));
     scroll->setWidget(side);
     scroll->setWidgetResizable(true);
-    // The panels scroll (both ways) rather than force their width on a small screen: the splitter
-    // can narrow the side panel to kSideMinimum, and View ▸ Show data and mechanism panel hides it.
+    // The panels scroll vertically rather than force their height on a small screen; the splitter
+    // can narrow the side panel to what its controls need (or collapse it), and View ▸ Show data
+    // and mechanism panel hides it.
     scroll->setMinimumWidth(kSideMinimum);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    // Never narrower than its controls need (a field that does not fit beside its label goes
+    // under it): narrower, it scrolled sideways and cut them at its right edge.
+    followContentsWidth(scroll);
     sidePanel_ = scroll;
 
     histogram_ = new HistogramTab;
@@ -711,7 +715,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         resize(1520, 900);
     }
     fitToScreen();
-    if (!split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray())) {
+    splitRestored_ =
+        split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
+    if (!splitRestored_) {
         // The panels' natural width, but never more than a third of the window (a quarter below
         // 1280 px: the tabs need the room more).
         const int sideWidth =
@@ -833,6 +839,47 @@ void MainWindow::setPresenting(bool on, QSize size) {
     }
     const QSignalBlocker block(presentAction_);
     presentAction_->setChecked(on);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    if (!sidePanelPlaced_) {
+        sidePanelPlaced_ = true;
+        placeSidePanel();
+    }
+}
+
+// The widths set in the constructor are for the window's size then (1520 × 900, or what fits the
+// screen), not for the size it is shown at (--size, a test's resize): the splitter keeps the
+// side panel's width when the window is resized. On the first show the panel gets its natural
+// width, at most a quarter of the window (a third from 1280 px), but never less than its
+// controls need (else it scrolls sideways and cuts them at its right edge); a splitter saved on a
+// wider screen is narrowed to at most a third (or what the controls need). A panel the user
+// collapsed or narrowed stays so.
+void MainWindow::placeSidePanel() {
+    auto* split = qobject_cast<QSplitter*>(centralWidget());
+    if (!split || !sidePanel_->isVisibleTo(this)) {
+        return;
+    }
+    const int total = split->width();
+    const QList<int> sizes = split->sizes();
+    if (total <= 0 || sizes.size() != 2 || (splitRestored_ && sizes[0] == 0)) {
+        return;
+    }
+    // A few pixels over the minimum: QFormLayout's minimum width with WrapLongRows is 4 px less
+    // than its fields get when they stay beside their labels (the boxes were cut by 4 px).
+    const int need = contentsWidthNeeded(sidePanel_) + 8;
+    const QWidget* side = sidePanel_->widget();
+    const int natural = need + side->sizeHint().width() - side->minimumSizeHint().width();
+    const int share = total < 1280 ? total / 4 : total / 3;
+    int width = std::max(need, std::min(natural, share));
+    if (splitRestored_) {
+        width = std::min(sizes[0], std::max(need, total / 3));
+    }
+    width = std::min(width, total / 2);  // the tabs keep at least half of the window
+    if (width != sizes[0]) {
+        split->setSizes({width, std::max(total - width - split->handleWidth(), 1)});
+    }
 }
 
 void MainWindow::setSidePanelShown(bool shown) {
@@ -1136,8 +1183,15 @@ void MainWindow::showRelease(const ReleaseResult& r) {
                            s.mechanism.lp.binomialP, s.mechanism.lp.minDiagonal);
     matrix_->setLogScale(s.view.matrixLog);
     releaseDrawn_ = true;
+    syncPresentation();
     Q_EMIT releaseShown();
     tryScreenshot();
+}
+
+void MainWindow::syncPresentation() {
+    if (presentation_ && presentation_->source() != currentPlot()) {
+        updateWhatLine();  // sets the presentation's source
+    }
 }
 
 void MainWindow::showErrors() {
@@ -1635,7 +1689,7 @@ void MainWindow::showGlossary() {
 }
 
 void MainWindow::applyApplicationTheme(bool dark) {
-    qApp->setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    qApp->setStyle(createApplicationStyle());  // Fusion, indicators visible on the dark theme
     QPalette p;
     if (dark) {
         p.setColor(QPalette::Window, QColor(37, 37, 38));
@@ -1673,6 +1727,9 @@ void MainWindow::saveScreenshotWhenReady(const QString& path) {
 }
 
 void MainWindow::tryScreenshot() {
+    // Every view's "drawn" or "finished" comes here: its plot may be new (a page of the tab, the
+    // Table tab's plot once summed).
+    syncPresentation();
     if (screenshotPath_.isEmpty() || !releaseDrawn_ ||
         engine_->runner()->isRunning(QStringLiteral("data")) ||
         engine_->runner()->isRunning(QStringLiteral("release"))) {

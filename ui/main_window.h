@@ -112,6 +112,7 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     void buildMenus();
@@ -141,6 +142,9 @@ private:
     void tryScreenshot();
     QString xTitle() const;
     void updateWhatLine();
+    // The presentation shows the current tab's plot: a tab shows its plot once computed (the
+    // Mechanism matrix tab shows a message before), after the presentation opened.
+    void syncPresentation();
 
     ExplorerDocument* doc_;
     ExplorerEngine* engine_;
@@ -175,6 +179,10 @@ private:
     double zoom_ = 1;
     QFont baseFont_;  // the application font at zoom 1
     QScrollArea* sidePanel_ = nullptr;
+    // The side panel's width is chosen for the window's size on its first show (placeSidePanel).
+    void placeSidePanel();
+    bool splitRestored_ = false;
+    bool sidePanelPlaced_ = false;
     QString screenshotPath_;
     bool releaseDrawn_ = false;
     bool mcDrawn_ = false;

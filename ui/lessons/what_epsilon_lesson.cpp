@@ -97,7 +97,9 @@ void WhatEpsilonLesson::drawDots(bool both) {
         p->legend->setVisible(true);
         p->legend->setBrush(palette().color(QPalette::Base));
         p->legend->setTextColor(textColor());
-        p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+        // Top left: the tallest stacks of dots are in the middle, and at the right they would
+        // run under the legend (the dots above 41 were hidden at 1024 × 768).
+        p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     }
     const double halfWithin = b * std::log(2.0);  // half the dots lie within ± b ln 2
     if (!both) {

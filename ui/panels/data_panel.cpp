@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -266,8 +267,20 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     message_->setStyleSheet(QStringLiteral("color: #d62728;"));
     message_->hide();
 
-    auto* buttons = row({openCsv_, openSqlite_, openPg_, reload_});
+    // Two buttons a line: four in a row made the panel ~500 px wide, wider than its share of a
+    // 1024 × 768 window, so it scrolled sideways and cut every control at its right edge.
+    auto* buttons = new QWidget;
+    {
+        auto* grid = new QGridLayout(buttons);
+        grid->setContentsMargins(0, 0, 0, 0);
+        grid->addWidget(openCsv_, 0, 0);
+        grid->addWidget(openSqlite_, 0, 1);
+        grid->addWidget(openPg_, 1, 0);
+        grid->addWidget(reload_, 1, 1);
+    }
     form_ = new QFormLayout;
+    // A field that does not fit beside its label goes under it (a narrow panel, a large zoom).
+    form_->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form_->addRow(tr("Dataset"), example_);
     form_->addRow(tr("Open"), buttons);
     form_->addRow(tr("CSV"), csvRow_);

@@ -178,6 +178,8 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     reading_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* form = new QFormLayout;
+    // A field that does not fit beside its label goes under it (a narrow panel, a large zoom).
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Mechanism"), mechanism_);
     form->addRow(tr("ε"), epsilon_);
     form->addRow(tr("δ"), delta_);

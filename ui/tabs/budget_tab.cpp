@@ -21,6 +21,7 @@
 #include "io/release/release_job.h"
 #include "ui/model/job_runner.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -266,8 +267,8 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     // The legend in a row of its own above the axis rect (as the share chart's), so it never
     // covers a curve.
     profilePlot_->legend->setVisible(true);
-    profilePlot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    profilePlot_->legend->setWrap(5);
+    // As many columns as fit the plot's width (at most 5): entries are never cut.
+    wrapLegendToWidth(profilePlot_, 5);
     profilePlot_->plotLayout()->insertRow(0);
     profilePlot_->plotLayout()->addElement(0, 0, profilePlot_->legend);
     profilePlot_->plotLayout()->setRowStretchFactor(0, 0.001);

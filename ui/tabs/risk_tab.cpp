@@ -185,18 +185,25 @@ RiskTab::RiskTab(QWidget* parent) : QWidget(parent) {
         "that (ε, δ) forbids."));
     tracingText_ = new QLabel;
     tracingText_->setWordWrap(true);
-    auto* tracing = new QHBoxLayout;
+    // Two rows: in one (815 px) the tab had to be scrolled sideways beside the data panel on a
+    // 1024 × 768 screen.
+    auto* tracing = new QVBoxLayout;
+    auto* sizes = new QHBoxLayout;
+    auto* how = new QHBoxLayout;
     auto* nLabel = new QLabel(tr("Membership attack: records &n"));
     nLabel->setBuddy(tracingN_);
     auto* dLabel = new QLabel(tr("dimensions &d"));
     dLabel->setBuddy(tracingD_);
-    tracing->addWidget(nLabel);
-    tracing->addWidget(tracingN_);
-    tracing->addWidget(dLabel);
-    tracing->addWidget(tracingD_);
-    tracing->addWidget(tracingMech_);
-    tracing->addWidget(tracingButton_);
-    tracing->addStretch(1);
+    sizes->addWidget(nLabel);
+    sizes->addWidget(tracingN_);
+    sizes->addWidget(dLabel);
+    sizes->addWidget(tracingD_);
+    sizes->addStretch(1);
+    how->addWidget(tracingMech_);
+    how->addWidget(tracingButton_);
+    how->addStretch(1);
+    tracing->addLayout(sizes);
+    tracing->addLayout(how);
 
     auto* left = new QVBoxLayout;
     left->addWidget(posterior_, 3);

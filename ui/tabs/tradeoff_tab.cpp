@@ -28,6 +28,7 @@
 #include "ui/model/computations.h"
 #include "ui/model/job_runner.h"
 #include "ui/widgets/file_export.h"
+#include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/plot_title.h"
@@ -398,8 +399,8 @@ TradeoffTab::TradeoffTab(JobRunner* runner, QWidget* parent) : QWidget(parent), 
     plot_->plotLayout()->addElement(2, 0, legendRow);
     legendRow->setMargins(QMargins(5, 0, 5, 5));
     legendRow->addElement(0, 0, plot_->legend);
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot_->legend->setWrap(3);
+    // As many columns as fit the plot's width (at most 3): entries are never cut.
+    wrapLegendToWidth(plot_, 3);
     plot_->plotLayout()->setRowStretchFactor(2, 0.001);
     plot_->setMouseTracking(true);
     plot_->setToolTip(QString());

@@ -24,6 +24,16 @@ namespace dpx::ui {
 
 namespace {
 
+// A marker line (the current ε, a threshold) on the white slide: thicker, and black when it was
+// light for the dark theme (a light grey line vanished on the slide's white).
+QPen markerPen(QPen pen, double lineWidth) {
+    pen.setWidthF(std::max(pen.widthF() * 2, lineWidth * 0.75));
+    if (pen.color().lightnessF() > 0.6) {
+        pen.setColor(Qt::black);
+    }
+    return pen;
+}
+
 // The plot's background brush has no getter: reach the protected member (read and restore only).
 struct PlotBackground : QCustomPlot {
     static QBrush& of(QCustomPlot* plot) { return plot->*(&PlotBackground::mBackgroundBrush); }
@@ -98,37 +108,39 @@ std::function<void()> PresentationView::applyPresentationLook(QCustomPlot* plot,
             title->setTextColor(black);
         }
     }
-    for (QCPAxisRect* rect : plot->axisRects()) {
-        for (QCPLayoutElement* el : rect->insetLayout()->elements(false)) {
-            auto* legend = qobject_cast<QCPLegend*>(el);
-            if (!legend) {
-                continue;
+    // Every legend: inside an axis rect or in a row of the plot's layout of its own (the
+    // Trade-off tab's, under the plot, kept its small type on the slide).
+    QList<QCPLegend*> legends;
+    for (QCPLayoutElement* el : plot->plotLayout()->elements(true)) {
+        if (auto* legend = qobject_cast<QCPLegend*>(el); legend && !legends.contains(legend)) {
+            legends << legend;
+        }
+    }
+    for (QCPLegend* legend : legends) {
+        std::vector<std::pair<QCPAbstractLegendItem*, std::pair<QFont, QColor>>> items;
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            if (QCPAbstractLegendItem* item = legend->item(i)) {
+                items.push_back({item, {item->font(), item->textColor()}});
             }
-            std::vector<std::pair<QCPAbstractLegendItem*, std::pair<QFont, QColor>>> items;
-            for (int i = 0; i < legend->itemCount(); ++i) {
-                if (QCPAbstractLegendItem* item = legend->item(i)) {
-                    items.push_back({item, {item->font(), item->textColor()}});
-                }
-            }
-            undo.push_back([legend, items, f = legend->font(), c = legend->textColor(),
-                            b = legend->brush(), p = legend->borderPen()] {
-                legend->setFont(f);
-                legend->setTextColor(c);
-                legend->setBrush(b);
-                legend->setBorderPen(p);
-                for (const auto& [item, look] : items) {
-                    item->setFont(look.first);
-                    item->setTextColor(look.second);
-                }
-            });
-            legend->setFont(pixelFont(legend->font(), tickPx));
-            legend->setTextColor(black);
-            legend->setBrush(QBrush(QColor(255, 255, 255, 235)));
-            legend->setBorderPen(QPen(black, 1.5));
+        }
+        undo.push_back([legend, items, f = legend->font(), c = legend->textColor(),
+                        b = legend->brush(), p = legend->borderPen()] {
+            legend->setFont(f);
+            legend->setTextColor(c);
+            legend->setBrush(b);
+            legend->setBorderPen(p);
             for (const auto& [item, look] : items) {
-                item->setFont(pixelFont(look.first, tickPx));
-                item->setTextColor(black);
+                item->setFont(look.first);
+                item->setTextColor(look.second);
             }
+        });
+        legend->setFont(pixelFont(legend->font(), tickPx));
+        legend->setTextColor(black);
+        legend->setBrush(QBrush(QColor(255, 255, 255, 235)));
+        legend->setBorderPen(QPen(black, 1.5));
+        for (const auto& [item, look] : items) {
+            item->setFont(pixelFont(look.first, tickPx));
+            item->setTextColor(black);
         }
     }
 
@@ -207,14 +219,10 @@ std::function<void()> PresentationView::applyPresentationLook(QCustomPlot* plot,
             text->setColor(black);
         } else if (auto* line = qobject_cast<QCPItemStraightLine*>(item)) {
             undo.push_back([line, pen = line->pen()] { line->setPen(pen); });
-            QPen pen = line->pen();
-            pen.setWidthF(std::max(pen.widthF() * 2, lineWidth * 0.75));
-            line->setPen(pen);
+            line->setPen(markerPen(line->pen(), lineWidth));
         } else if (auto* segment = qobject_cast<QCPItemLine*>(item)) {
             undo.push_back([segment, pen = segment->pen()] { segment->setPen(pen); });
-            QPen pen = segment->pen();
-            pen.setWidthF(std::max(pen.widthF() * 2, lineWidth * 0.75));
-            segment->setPen(pen);
+            segment->setPen(markerPen(segment->pen(), lineWidth));
         }
     }
     return [undo = std::move(undo)] {

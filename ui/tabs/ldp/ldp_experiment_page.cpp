@@ -24,6 +24,7 @@
 #include "ui/tabs/ldp/ldp_fields.h"
 #include "ui/widgets/file_export.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/plot_title.h"
@@ -226,8 +227,8 @@ void LdpExperimentPage::buildUi() {
     plot_->plotLayout()->addElement(4, 0, legendRow);
     legendRow->setMargins(QMargins(5, 0, 5, 5));
     legendRow->addElement(0, 0, plot_->legend);
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot_->legend->setWrap(2);
+    // As many columns as fit the plot's width (at most 2): entries are never cut.
+    wrapLegendToWidth(plot_, 2);
     plot_->plotLayout()->setRowStretchFactor(0, 0.01);
     plot_->plotLayout()->setRowStretchFactor(2, 0.01);
     plot_->plotLayout()->setRowStretchFactor(4, 0.01);
@@ -582,7 +583,9 @@ void LdpExperimentPage::draw() {
             seedMarks[panel]->setScatterStyle(QCPScatterStyle(
                 QCPScatterStyle::ssCross, palette().color(QPalette::WindowText), 12));
             seedMarks[panel]->setPen(QPen(palette().color(QPalette::WindowText), 2.5));
-            seedMarks[panel]->setName(tr("telemetry thesis, reported (dBitFlip d = 1, normal)"));
+            // Short enough for one legend column beside the controls at 1024 × 768 (the longer
+            // "telemetry thesis, reported (dBitFlip d = 1, normal)" was cut).
+            seedMarks[panel]->setName(tr("thesis values (dBitFlip d = 1, normal)"));
             if (panel == 1 && seedMarks[0]) {
                 seedMarks[panel]->removeFromLegend();
             }

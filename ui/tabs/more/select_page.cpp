@@ -19,6 +19,7 @@
 #include "ui/model/job_runner.h"
 #include "ui/widgets/epsilon_override.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/plot_title.h"
@@ -180,8 +181,8 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     plot_->axisRect()->insetLayout()->take(plot_->legend);
     plot_->plotLayout()->addElement(2, 0, plot_->legend);
     plot_->plotLayout()->setRowStretchFactor(2, 0.001);
-    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    plot_->legend->setWrap(2);
+    // As many columns as fit the plot's width (at most 2): entries are never cut.
+    wrapLegendToWidth(plot_, 2);
     plot_->legend->setVisible(true);
     plot_->plotLayout()->insertRow(1);
     subtitle_ = new PlotTitle(plot_, QString(), QFont(font().family(), font().pointSize()));
@@ -192,7 +193,7 @@ SelectionPage::SelectionPage(JobRunner* runner, QWidget* parent)
     pathPlot_ = new QCustomPlot;
     pathPlot_->setObjectName(QStringLiteral("selectPathPlot"));
     addStyledPlot(pathPlot_);
-    pathPlot_->setMinimumSize(480, 220);
+    pathPlot_->setMinimumSize(480, 180);  // 220 overflowed its pane at 1024 × 768
     pathPlot_->plotLayout()->insertRow(0);
     pathTitle_ = new PlotTitle(pathPlot_, QString(), QFont(font().family(), font().pointSize()));
     pathPlot_->plotLayout()->addElement(0, 0, pathTitle_);

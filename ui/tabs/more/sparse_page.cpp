@@ -20,6 +20,7 @@
 #include "core/histogram/example_datasets.h"
 #include "ui/model/job_runner.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -224,8 +225,8 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     // The legend goes under the axis rect: inside, it would hide a distribution or the bound.
     plot_->axisRect()->insetLayout()->take(plot_->legend);
     plot_->plotLayout()->addElement(2, 0, plot_->legend);
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot_->legend->setWrap(2);
+    // As many columns as fit the plot's width (at most 2): entries are never cut.
+    wrapLegendToWidth(plot_, 2);
     plot_->legend->setMargins(QMargins(5, 3, 5, 3));
     plot_->plotLayout()->setRowStretchFactor(2, 0.001);
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -240,8 +241,8 @@ SparsePage::SparsePage(JobRunner* runner, QWidget* parent)
     cellsPlot_->legend->setVisible(true);
     cellsPlot_->axisRect()->insetLayout()->take(cellsPlot_->legend);
     cellsPlot_->plotLayout()->addElement(2, 0, cellsPlot_->legend);
-    cellsPlot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    cellsPlot_->legend->setWrap(3);
+    // As many columns as fit the plot's width (at most 3): entries are never cut.
+    wrapLegendToWidth(cellsPlot_, 3);
     cellsPlot_->legend->setMargins(QMargins(5, 3, 5, 3));
     cellsPlot_->plotLayout()->setRowStretchFactor(2, 0.001);
     cellsPlot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);

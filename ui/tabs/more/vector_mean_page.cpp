@@ -18,6 +18,7 @@
 #include "core/base/validation.h"
 #include "ui/model/job_runner.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -372,8 +373,8 @@ VectorMeanPage::VectorMeanPage(JobRunner* runner, QWidget* parent)
     plot_->axisRect()->insetLayout()->take(plot_->legend);
     plot_->plotLayout()->addElement(2, 0, plot_->legend);
     plot_->plotLayout()->setRowStretchFactor(2, 0.001);
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot_->legend->setWrap(2);
+    // As many columns as fit the plot's width (at most 2): entries are never cut.
+    wrapLegendToWidth(plot_, 2);
     plot_->legend->setVisible(true);
     plot_->legend->setMargins(QMargins(4, 2, 4, 2));
     plot_->legend->setRowSpacing(0);
