@@ -36,8 +36,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <stop_token>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 

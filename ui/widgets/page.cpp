@@ -73,8 +73,12 @@ public:
 
     bool eventFilter(QObject* watched, QEvent* event) override {
         const auto t = event->type();
-        if (t == QEvent::Resize || t == QEvent::Show || t == QEvent::LayoutRequest ||
-            t == QEvent::ParentChange) {
+        if (t == QEvent::Hide && watched == page_) {
+            // Later, not now: a page is hidden while it is destroyed, after its layout is gone;
+            // the timer dies with this object (a child of the page).
+            QTimer::singleShot(0, this, [this] { update(); });
+        } else if (t == QEvent::Resize || t == QEvent::Show || t == QEvent::LayoutRequest ||
+                   t == QEvent::ParentChange) {
             if (watched == page_) {
                 attach();
             }
@@ -125,16 +129,17 @@ private:
                 contentsHeight =
                     std::max(contentsHeight, controls->heightForWidth(side->viewport()->width()));
             }
-            const int height =
-                direction == QBoxLayout::TopToBottom ? contentsHeight + 2 * side->frameWidth() : 0;
+            // Only while the page is shown: a hidden page of a stack (More mechanisms) would
+            // otherwise make every page of its tab as tall as its own stacked height.
+            const bool stacked = direction == QBoxLayout::TopToBottom && page_->isVisible();
+            const int height = stacked ? contentsHeight + 2 * side->frameWidth() : 0;
             if (side->minimumHeight() != height) {
                 side->setMinimumHeight(height);
             }
             // ... and the plot above keeps the height of the view (not squeezed to its minimum
             // because the page, taller than the view, gets only its minimum height).
             const int viewHeight = area_ ? area_->maximumViewportSize().height() : page_->height();
-            const int pageHeight =
-                direction == QBoxLayout::TopToBottom ? viewHeight + height + layout_->spacing() : 0;
+            const int pageHeight = stacked ? viewHeight + height + layout_->spacing() : 0;
             if (page_->minimumHeight() != pageHeight) {
                 page_->setMinimumHeight(pageHeight);
             }
