@@ -244,15 +244,19 @@ Expected<MarginalsDesign> optimizeMarginals(const DomainShape& shape,
             lower[b] = kWorkloadFloor;
         }
     }
-    const ObjectiveWithGradient f = [&](std::span<const double> x, std::span<double> g) {
-        return evaluate(shape, sp, x, g);
+    // evaluate() keeps no state: every worker's objective shares the spectrum.
+    const ObjectiveFactory makeObjective = [&shape, &sp]() -> ObjectiveWithGradient {
+        return [&shape, &sp](std::span<const double> x, std::span<double> g) {
+            return evaluate(shape, sp, x, g);
+        };
     };
     if (!options.start.empty()) {
         if (auto s = checkTheta(shape, options.start); !s) {
             return s.error();
         }
     }
-    auto run = minimizeFromStarts(f, size, lower, upper, options, std::move(stop), progress);
+    auto run =
+        minimizeFromStarts(makeObjective, size, lower, upper, options, std::move(stop), progress);
     if (!run) {
         return run.error();
     }

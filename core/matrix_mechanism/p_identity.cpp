@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
 
 #include "core/base/simulation_rng.h"
+#include "core/base/trial_blocks.h"
 #include "core/base/validation.h"
 
 namespace dpx {
@@ -222,11 +226,14 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
         upper(p * n, std::numeric_limits<double>::infinity());
     // Θ stays ≥ 0 and finite inside L-BFGS-B (it enforces the bounds and refuses non-finite
     // values), so the evaluator needs no checks.
-    PIdentityEvaluator evaluator(g, p);
-    const ObjectiveWithGradient f = [&](std::span<const double> x, std::span<double> grad) {
-        return evaluator.evaluate(x, grad);
+    const ObjectiveFactory makeObjective = [&g, p]() -> ObjectiveWithGradient {
+        auto evaluator = std::make_shared<PIdentityEvaluator>(g, p);
+        return [evaluator](std::span<const double> x, std::span<double> grad) {
+            return evaluator->evaluate(x, grad);
+        };
     };
-    auto run = minimizeFromStarts(f, p * n, lower, upper, options, std::move(stop), progress);
+    auto run =
+        minimizeFromStarts(makeObjective, p * n, lower, upper, options, std::move(stop), progress);
     if (!run) {
         return run.error();
     }
@@ -246,15 +253,40 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
     return out;
 }
 
-Expected<MultiStartResult> minimizeFromStarts(const ObjectiveWithGradient& f, std::size_t size,
-                                              std::span<const double> lower,
+Expected<MultiStartResult> minimizeFromStarts(const ObjectiveFactory& makeObjective,
+                                              std::size_t size, std::span<const double> lower,
                                               std::span<const double> upper,
                                               const StrategyOptimizeOptions& options,
                                               std::stop_token stop,
                                               const ProgressCallback& progress) {
-    MultiStartResult out;
-    out.objective = std::numeric_limits<double>::infinity();
-    for (std::size_t r = 0; r < options.restarts; ++r) {
+    const std::size_t restarts = options.restarts;
+    TrialBlockOptions engine;
+    engine.trials = restarts;
+    engine.blockSize = 1;
+    engine.threads = options.threads;
+    engine.stop = stop;
+    std::vector<ObjectiveWithGradient> objectives(trialBlockWorkers(engine));
+    for (ObjectiveWithGradient& f : objectives) {
+        f = makeObjective();
+    }
+    std::vector<std::optional<Expected<BoundedMinimizeResult>>> results(restarts);
+    // Guarded by progressMutex: how far each restart is (1 once finished).
+    std::mutex progressMutex;
+    std::vector<double> within(restarts, 0.0);
+    const auto report = [&](std::size_t r, double fraction) {
+        if (!progress) {
+            return;
+        }
+        const std::lock_guard lock(progressMutex);
+        within[r] = fraction;
+        double sum = 0;
+        for (double v : within) {
+            sum += v;
+        }
+        progress(sum / static_cast<double>(restarts));
+    };
+    const TrialBlocksRun run = runTrialBlocks(engine, [&](const TrialBlock& b) {
+        const std::size_t r = static_cast<std::size_t>(b.index);
         std::vector<double> x0(size);
         if (r == 0 && !options.start.empty()) {
             x0 = options.start;
@@ -264,24 +296,37 @@ Expected<MultiStartResult> minimizeFromStarts(const ObjectiveWithGradient& f, st
                 v = rng.uniform();
             }
         }
-        const double base = static_cast<double>(r) / static_cast<double>(options.restarts);
-        const IterationCallback onIteration = [&](std::size_t it, double) {
-            if (progress) {
-                const double within = static_cast<double>(it) / (static_cast<double>(it) + 50.0);
-                progress(base + within / static_cast<double>(options.restarts));
-            }
+        const IterationCallback onIteration = [&report, r](std::size_t it, double) {
+            report(r, static_cast<double>(it) / (static_cast<double>(it) + 50.0));
         };
-        auto res =
-            minimizeBounded(f, std::move(x0), lower, upper, options.minimizer, stop, onIteration);
-        if (!res) {
-            return res.error();
+        results[r] = minimizeBounded(objectives[b.worker], std::move(x0), lower, upper,
+                                     options.minimizer, stop, onIteration);
+        const bool ok = results[r]->hasValue();
+        if (ok) {
+            report(r, 1.0);
         }
-        out.iterations += res->iterations;
-        out.evaluations += res->evaluations;
-        out.restartObjectives.push_back(res->value);
-        if (res->value < out.objective) {
-            out.objective = res->value;
-            out.best = std::move(res->x);
+        return ok;
+    });
+    // Every restart's failure (a cancellation included) in restart order; a restart never
+    // started because another failed or the stop came first says why through its neighbour.
+    for (auto& res : results) {
+        if (res && !*res) {
+            return res->error();
+        }
+    }
+    if (!run.complete()) {
+        return Error{"cancelled"};
+    }
+    MultiStartResult out;
+    out.objective = std::numeric_limits<double>::infinity();
+    for (auto& res : results) {
+        BoundedMinimizeResult& one = res->value();
+        out.iterations += one.iterations;
+        out.evaluations += one.evaluations;
+        out.restartObjectives.push_back(one.value);
+        if (one.value < out.objective) {
+            out.objective = one.value;
+            out.best = std::move(one.x);
         }
     }
     return out;

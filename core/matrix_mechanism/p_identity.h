@@ -70,20 +70,32 @@ struct StrategyOptimizeOptions {
     // Non-empty: the first restart starts here instead (a warm start, p × n, entries ≥ 0).
     std::vector<double> start;
     BoundedMinimizeOptions minimizer;
+    // Restarts run concurrently on this many threads (0: all cores; never more than restarts).
+    // The result does not depend on it: every restart has its own start and the best is chosen
+    // in restart order.
+    unsigned threads = 0;
 };
+
+// Makes one objective for one worker: objectives keep scratch buffers, so each thread of a
+// multi-start run has its own (built from shared read-only data).
+using ObjectiveFactory = std::function<ObjectiveWithGradient()>;
 
 // L-BFGS-B from `options.restarts` starts over `size` parameters within [lower, upper]: restart
 // 0 from options.start when given, every other (and 0 otherwise) from U[0, 1) (stream r of
-// options.seed, HDMM's initialisation); the best end point is kept. Cancellable; progress over
-// the restarts (within one, a saturating guess: L-BFGS-B's iterations are not known ahead).
+// options.seed, HDMM's initialisation); the best end point is kept (the first of equals, in
+// restart order). The restarts run on options.threads threads through the trial engine
+// (core/base/trial_blocks), one objective from `makeObjective` per thread; the Debian L-BFGS-B
+// library keeps its state in the caller's arrays, so concurrent runs do not share any.
+// Cancellable; progress over the restarts (within one, a saturating guess: L-BFGS-B's iterations
+// are not known ahead), reported from the worker threads one call at a time.
 struct MultiStartResult {
     std::vector<double> best;
     double objective = 0;
     std::vector<double> restartObjectives;
     std::size_t iterations = 0, evaluations = 0;
 };
-Expected<MultiStartResult> minimizeFromStarts(const ObjectiveWithGradient& f, std::size_t size,
-                                              std::span<const double> lower,
+Expected<MultiStartResult> minimizeFromStarts(const ObjectiveFactory& makeObjective,
+                                              std::size_t size, std::span<const double> lower,
                                               std::span<const double> upper,
                                               const StrategyOptimizeOptions& options,
                                               std::stop_token stop,
