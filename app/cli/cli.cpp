@@ -133,12 +133,16 @@ const std::vector<Command> kCommands{
            [--group K] [--epsilons LO:HI:COUNT (log-spaced)] [--points N] [--slack T]
            [--mu M (Gaussian trade-off curve, μ = Δ2/σ)])"},
     {"budget", cmdBudget, R"(
-  dpx budget --epsilon E [--delta D] [--composition basic|zcdp]
+  dpx budget (--epsilon E [--delta D] [--composition basic|zcdp|pld] | --ledger FILE)
              --stat LABEL:BINS[:laplace|geometric|gaussian[:WEIGHT]] [--stat ...]
              [--hold-epsilon LABEL=E] [--hold-accuracy LABEL=A (±A per bin, 95%)] [--records N]
-             [--sample-rate LABEL=Q (Poisson sampling rate in (0, 1], used by --accountant)]
+             [--sample-rate LABEL=Q (Poisson sampling rate in (0, 1]; basic and pld calibrate
+              with its amplification, Li, Qardaji & Su 2012 / Zhu, Dong & Wang 2022)]
              [--accountant basic|zcdp|renyi|pld (the plan's ε at δ and δ at ε; renyi: Mironov
-              2017, pld: Koskela et al. 2020) [--pld-interval H (1e-4)]])"},
+              2017, pld: Koskela et al. 2020)] [--pld-interval H (1e-4; pld only)]
+             pld: the whole plan composed by the PLD accountant meets the total (one common
+             noise scale searched, never overshooting); --ledger: the plan starts from what the
+             ledger has spent, its total and composition are the ledger's)"},
     {"ldp", cmdLdp, R"(
   dpx ldp --protocol rr|grr|oue|sue|olh|hrr|dbitflip[:d]|hh:B[:consistent]|haar --epsilon E
           (--shape normal|uniform|constant --domain D --users N | --counts LIST [--users N]

@@ -8,9 +8,43 @@
 
 namespace dpx::accounting {
 
+AccountedMechanism statisticMechanism(const PlanStatistic& s, const StatisticAllocation& a) {
+    AccountedMechanism m;
+    switch (a.mechanism) {
+        case MechanismKind::Laplace:
+            m = laplaceLoss(a.noise.scale, s.l1Sensitivity);
+            break;
+        case MechanismKind::Geometric:
+            // α = e^{−ε/Δ1}: the ε of the noise actually used.
+            m = geometricLoss(-s.l1Sensitivity * std::log(a.noise.scale), s.l1Sensitivity);
+            break;
+        case MechanismKind::Gaussian:
+            m = gaussianLoss(a.noise.scale, s.l2Sensitivity);
+            break;
+    }
+    m.samplingRate = s.samplingRate;
+    return m;
+}
+
+std::vector<AccountedMechanism> mergeEqualMechanisms(const std::vector<AccountedMechanism>& mechs) {
+    std::map<std::tuple<int, double, double, std::int64_t, double>, std::size_t> seen;
+    std::vector<AccountedMechanism> merged;
+    for (const auto& m : mechs) {
+        const auto key = std::make_tuple(static_cast<int>(m.kind), m.parameter, m.sensitivity,
+                                         m.categories, m.samplingRate);
+        if (auto it = seen.find(key); it != seen.end()) {
+            merged[it->second].count += m.count;
+        } else {
+            seen.emplace(key, merged.size());
+            merged.push_back(m);
+        }
+    }
+    return merged;
+}
+
 Expected<std::vector<AccountedMechanism>> planMechanisms(const BudgetPlan& plan,
                                                          const PlanResult& result) {
-    if (!plan.spent.empty()) {
+    if (!plan.spent.empty() && plan.spentLosses.size() != plan.spent.size()) {
         return Error{
             "the plan starts from ledger charges that record no mechanism; only basic "
             "composition and zCDP can count them"};
@@ -19,41 +53,21 @@ Expected<std::vector<AccountedMechanism>> planMechanisms(const BudgetPlan& plan,
         return Error{"internal: the plan and its allocation differ in their statistics"};
     }
     std::vector<AccountedMechanism> mechs;
+    for (std::size_t i = 0; i < plan.spentLosses.size() && !plan.spent.empty(); ++i) {
+        mechs.push_back(plan.spentLosses[i]);
+        if (auto st = mechs.back().validate(); !st) {
+            return Error{"release " + std::to_string(i + 1) +
+                         " already spent: " + st.error().message};
+        }
+    }
     for (std::size_t i = 0; i < plan.statistics.size(); ++i) {
         const PlanStatistic& s = plan.statistics[i];
-        const StatisticAllocation& a = result.statistics[i];
-        switch (a.mechanism) {
-            case MechanismKind::Laplace:
-                mechs.push_back(laplaceLoss(a.noise.scale, s.l1Sensitivity));
-                break;
-            case MechanismKind::Geometric:
-                // α = e^{−ε/Δ1}: the ε of the noise actually used.
-                mechs.push_back(
-                    geometricLoss(-s.l1Sensitivity * std::log(a.noise.scale), s.l1Sensitivity));
-                break;
-            case MechanismKind::Gaussian:
-                mechs.push_back(gaussianLoss(a.noise.scale, s.l2Sensitivity));
-                break;
-        }
-        mechs.back().samplingRate = s.samplingRate;
+        mechs.push_back(statisticMechanism(s, result.statistics[i]));
         if (auto st = mechs.back().validate(); !st) {
             return Error{"statistic '" + s.label + "': " + st.error().message};
         }
     }
-    // Equal mechanisms become one with a count.
-    std::map<std::tuple<int, double, double, double>, std::size_t> seen;
-    std::vector<AccountedMechanism> merged;
-    for (const auto& m : mechs) {
-        const auto key =
-            std::make_tuple(static_cast<int>(m.kind), m.parameter, m.sensitivity, m.samplingRate);
-        if (auto it = seen.find(key); it != seen.end()) {
-            merged[it->second].count += 1;
-        } else {
-            seen.emplace(key, merged.size());
-            merged.push_back(m);
-        }
-    }
-    return merged;
+    return mergeEqualMechanisms(mechs);
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // The accountants (accountant.h) applied to an allocated budget plan (core/choosing/budget_plan.h):
 // the noise each statistic got, as the mechanisms the accountants compose, and the plan's privacy
-// under each accountant at the plan's total (ε, δ). The allocation itself is unchanged (it is
-// made by basic composition or zCDP); the tight accountants say what the same noise really costs.
+// under each accountant at the plan's total (ε, δ). The allocation itself is unchanged (made by
+// basic composition, zCDP or PLD); the accountants say what the same noise costs under each.
 #pragma once
 
 #include <optional>
@@ -14,12 +14,20 @@
 
 namespace dpx::accounting {
 
+// The mechanism of one allocated statistic (as below), with its sampling rate.
+AccountedMechanism statisticMechanism(const PlanStatistic& statistic,
+                                      const StatisticAllocation& allocation);
+// Equal mechanisms (kind, parameter, sensitivity, categories, sampling rate) merged into one whose
+// count is the sum, in the order of first appearance.
+std::vector<AccountedMechanism> mergeEqualMechanisms(const std::vector<AccountedMechanism>& mechs);
+
 // One accounted mechanism per statistic: Laplace b = its noise scale, Δ = Δ1; geometric
 // ε = −Δ1 ln α; Gaussian σ, Δ = Δ2; statistics with the same mechanism, noise and sensitivity
 // become one entry used `count` times (a plan of equal weights composes in a few steps); each
-// keeps its statistic's sampling rate (PlanStatistic::samplingRate). Errors: a
-// plan that starts from ledger charges (they record no mechanism, so only basic composition and
-// zCDP can count them).
+// keeps its statistic's sampling rate (PlanStatistic::samplingRate). A plan that starts from a
+// PLD ledger's releases (BudgetPlan::spentLosses, one per spent charge) has them first. Errors: a
+// plan that starts from ledger charges without their losses (basic and zCDP ledgers record no
+// mechanism, so only basic composition and zCDP can count them).
 Expected<std::vector<AccountedMechanism>> planMechanisms(const BudgetPlan& plan,
                                                          const PlanResult& result);
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numbers>
 #include <queue>
+#include <utility>
 
 #include "core/base/fft.h"
 #include "core/base/validation.h"
@@ -603,36 +604,61 @@ Expected<double> PrivacyLossDistribution::epsilon(double delta) const {
 Expected<PldAccount> PldAccount::compose(const std::vector<AccountedMechanism>& mechs,
                                          const PldOptions& options) {
     const bool anySubsampled = std::any_of(mechs.begin(), mechs.end(), isSubsampled);
-    auto run = [&](Rounding r, Neighbour n) {
-        return PrivacyLossDistribution::compose(mechs, options, r, n);
+    // Both roundings of one neighbour direction; they are independent: composed on two threads.
+    using Pair = std::pair<PrivacyLossDistribution, PrivacyLossDistribution>;
+    auto bothRoundings = [&](Neighbour n) -> Expected<Pair> {
+        auto pending = std::async(std::launch::async, [&] {
+            return PrivacyLossDistribution::compose(mechs, options, Rounding::Optimistic, n);
+        });
+        auto up = PrivacyLossDistribution::compose(mechs, options, Rounding::Pessimistic, n);
+        auto low = pending.get();
+        if (!up) {
+            return up.error();
+        }
+        if (!low) {
+            return low.error();
+        }
+        return Pair{std::move(*up), std::move(*low)};
     };
-    // The roundings (and directions) are independent: composed on two threads.
-    auto pending = std::async(std::launch::async,
-                              [&] { return run(Rounding::Optimistic, Neighbour::Remove); });
-    auto up = run(Rounding::Pessimistic, Neighbour::Remove);
-    auto low = pending.get();
-    if (!up) {
-        return up.error();
+    auto remove = bothRoundings(Neighbour::Remove);
+    if (!remove) {
+        return remove.error();
     }
-    if (!low) {
-        return low.error();
-    }
-    PldAccount out{std::move(*up), std::move(*low), std::nullopt, std::nullopt};
+    PldAccount out{std::move(remove->first), std::move(remove->second), std::nullopt, std::nullopt};
     if (anySubsampled) {
-        auto pendingAdd = std::async(std::launch::async,
-                                     [&] { return run(Rounding::Optimistic, Neighbour::Add); });
-        auto upAdd = run(Rounding::Pessimistic, Neighbour::Add);
-        auto lowAdd = pendingAdd.get();
-        if (!upAdd) {
-            return upAdd.error();
+        auto add = bothRoundings(Neighbour::Add);
+        if (!add) {
+            return add.error();
         }
-        if (!lowAdd) {
-            return lowAdd.error();
-        }
-        out.addUpper = std::move(*upAdd);
-        out.addLower = std::move(*lowAdd);
+        out.addUpper = std::move(add->first);
+        out.addLower = std::move(add->second);
     }
     return out;
+}
+
+Expected<double> PldAccount::upperEpsilon(const std::vector<AccountedMechanism>& mechs,
+                                          const PldOptions& options, double delta) {
+    const bool anySubsampled = std::any_of(mechs.begin(), mechs.end(), isSubsampled);
+    auto epsilonOf = [&](Neighbour n) -> Expected<double> {
+        auto pld = PrivacyLossDistribution::compose(mechs, options, Rounding::Pessimistic, n);
+        if (!pld) {
+            return pld.error();
+        }
+        return pld->epsilon(delta);
+    };
+    if (!anySubsampled) {
+        return epsilonOf(Neighbour::Remove);
+    }
+    auto pending = std::async(std::launch::async, [&] { return epsilonOf(Neighbour::Add); });
+    auto remove = epsilonOf(Neighbour::Remove);
+    auto add = pending.get();
+    if (!remove) {
+        return remove;
+    }
+    if (!add) {
+        return add;
+    }
+    return std::max(*remove, *add);
 }
 
 PldBounds PldAccount::delta(double epsilon) const {

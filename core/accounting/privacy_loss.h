@@ -120,6 +120,11 @@ struct PldAccount {
                                         const PldOptions& options = {});
     PldBounds delta(double epsilon) const;
     Expected<PldBounds> epsilon(double delta) const;
+    // The upper bound alone, ε(δ) of the pessimistic roundings (both directions when a mechanism
+    // is subsampled: the larger), at half the work of compose() — for searches that only need
+    // the safe side (budget plans under PLD). Errors: those of compose() and of epsilon().
+    static Expected<double> upperEpsilon(const std::vector<AccountedMechanism>& mechs,
+                                         const PldOptions& options, double delta);
 };
 
 }  // namespace dpx::accounting

@@ -36,6 +36,41 @@ Expected<AmplifiedGuarantee> amplifyByPoissonSampling(double epsilon, double del
     return AmplifiedGuarantee{std::log1p(q * std::expm1(epsilon)), q * delta};
 }
 
+Expected<AmplifiedGuarantee> unamplifiedForTarget(double epsilon, double delta, double q) {
+    if (!(epsilon > 0) || !std::isfinite(epsilon)) {
+        return Error{"ε must be finite > 0 (got " + formatNumber(epsilon) + ")"};
+    }
+    if (!(delta >= 0 && delta < 1)) {
+        return Error{"δ must be in [0, 1) (got " + formatNumber(delta) + ")"};
+    }
+    if (auto s = checkRate(q); !s) {
+        return s.error();
+    }
+    if (q == 1) {
+        return AmplifiedGuarantee{epsilon, delta};
+    }
+    // ln(1 + q(e^ε0 − 1)) = ε ⇔ ε0 = ln(1 + (e^ε − 1)/q); δ0 q = δ.
+    double e0 = std::log1p(std::expm1(epsilon) / q);
+    double d0 = std::min(delta / q, 0.5);
+    if (!std::isfinite(e0)) {
+        return Error{"ε = " + formatNumber(epsilon) + " at sampling rate q = " + formatNumber(q) +
+                     " needs an ε without sampling beyond double range"};
+    }
+    for (int i = 0; i < 4096; ++i) {
+        const AmplifiedGuarantee g{std::log1p(q * std::expm1(e0)), q * d0};
+        if (g.epsilon <= epsilon && g.delta <= delta) {
+            return AmplifiedGuarantee{e0, d0};
+        }
+        if (g.epsilon > epsilon) {
+            e0 = std::nextafter(e0, 0.0);
+        }
+        if (g.delta > delta) {
+            d0 = std::nextafter(d0, 0.0);
+        }
+    }
+    return Error{"internal: the inverse of the amplification could not be confirmed"};
+}
+
 Expected<double> sampledGaussianRenyi(double q, double sigma, double l2Sensitivity,
                                       std::int64_t alpha) {
     if (auto s = checkRate(q); !s) {

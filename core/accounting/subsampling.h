@@ -1,6 +1,7 @@
 // Poisson subsampling (issue #22, Part B, first pieces): each record enters the sample
 // independently with probability q, and the mechanism runs on the sample; neighbours add or
-// remove one record. Two building blocks, not yet wired into plans, `dpx budget` or the window:
+// remove one record. Two building blocks (and the inverse of the first, with which a budget plan
+// calibrates a sampled statistic, core/choosing/budget_plan.h):
 //  - basic amplification: an (ε, δ)-DP mechanism on a Poisson sample is
 //    (ln(1 + q(e^ε − 1)), qδ)-DP (Li, Qardaji & Su 2012 Thm 1; Balle, Barthe & Gaboardi 2018
 //    Thm 8, tight for add/remove);
@@ -24,6 +25,14 @@ struct AmplifiedGuarantee {
 };
 // Errors: ε not finite ≥ 0, δ ∉ [0, 1), q ∉ (0, 1] (each named).
 Expected<AmplifiedGuarantee> amplifyByPoissonSampling(double epsilon, double delta, double q);
+
+// The inverse, for calibrating a sampled statistic (budget plans): the (ε0, δ0) a mechanism may
+// satisfy WITHOUT sampling so that on a Poisson sample at rate q it is (ε, δ)-DP:
+// ε0 = ln(1 + (e^ε − 1)/q), δ0 = min(δ/q, 1/2), each stepped down until
+// amplifyByPoissonSampling(ε0, δ0, q) is ≤ (ε, δ) in floating point (never an overshoot). At q = 1
+// it returns (ε, δ) unchanged. Errors: ε not finite > 0, δ ∉ [0, 1), q ∉ (0, 1], ε0 not finite
+// (ε/q beyond double range).
+Expected<AmplifiedGuarantee> unamplifiedForTarget(double epsilon, double delta, double q);
 
 // r(α) above, summed in log space (no overflow for large α or small s). Errors: q ∉ (0, 1],
 // σ or Δ not finite > 0, α ∉ [2, 10^4].

@@ -32,8 +32,9 @@
 
 namespace dpx {
 
-// Pld: only a release ledger's accountant (io/release/privacy_ledger.h, the privacy loss
-// distribution of core/accounting/privacy_loss.h); BudgetLedger and plan allocation refuse it.
+// Pld: the privacy loss distribution of core/accounting/privacy_loss.h, a release ledger's
+// accountant (io/release/privacy_ledger.h) and a plan's (budget_plan.h); BudgetLedger refuses it
+// (what it leaves is not a sum).
 enum class Composition { Basic, Zcdp, Pld };
 const char* compositionName(Composition c);  // "basic" / "zcdp" / "pld"
 Expected<Composition> compositionFromName(const std::string& name);

@@ -7,6 +7,9 @@
 #include <numbers>
 #include <tuple>
 
+#include "core/accounting/plan_accounting.h"
+#include "core/accounting/privacy_loss.h"
+#include "core/accounting/subsampling.h"
 #include "core/base/validation.h"
 #include "core/mechanisms/gaussian_mechanism.h"
 
@@ -184,16 +187,48 @@ Expected<Allocated> allocateFromRho(const PlanStatistic& s, double rho, double t
     return allocateGaussianZcdp(s, sigma, totalDelta);
 }
 
+// The amplified ε of noise that satisfies ε0 without sampling at rate q, rounded up (log1p and
+// expm1 are within an ulp or two: two ulps up keep the charge above the true value).
+double amplifiedUp(double epsilon0, double q) {
+    const double e = std::log1p(q * std::expm1(epsilon0));
+    return std::nextafter(std::nextafter(e, kInf), kInf);
+}
+
+// Basic composition at the share (ε, δ) (δ = 0 for a pure-DP statistic): without sampling the
+// noise of (ε, δ); with sampling (q < 1) the noise of the (ε0, δ0) whose amplification is within
+// (ε, δ) (accounting::unamplifiedForTarget), charged (ε, δ).
+Expected<Allocated> allocateBasic(const PlanStatistic& s, double epsilon, double delta) {
+    const bool pure = isPureDp(s.mechanism);
+    if (s.samplingRate == 1) {
+        return pure ? allocatePure(s, epsilon) : allocateGaussianBasic(s, epsilon, delta);
+    }
+    auto u = accounting::unamplifiedForTarget(epsilon, pure ? 0.0 : delta, s.samplingRate);
+    if (!u) {
+        return about(s, u.error().message);
+    }
+    auto a = pure ? allocatePure(s, u->epsilon) : allocateGaussianBasic(s, u->epsilon, u->delta);
+    if (!a) {
+        return a;
+    }
+    a->result.epsilon = epsilon;
+    a->result.delta = pure ? 0.0 : delta;
+    a->result.epsilonWithoutSampling = u->epsilon;
+    a->charge.epsilon = epsilon;
+    a->charge.delta = pure ? 0.0 : delta;
+    return a;
+}
+
 // A held statistic: its own amount, before the split.
 Expected<Allocated> allocateHeld(const PlanStatistic& s, const BudgetPlan& plan, double delta) {
     const bool zcdp = plan.composition == Composition::Zcdp;
     const double a = s.hold.value;
+    const double q = s.samplingRate;
     if (s.hold.kind == HoldKind::Epsilon) {
+        if (!zcdp) {
+            return allocateBasic(s, a, delta);
+        }
         if (isPureDp(s.mechanism)) {
             return allocatePure(s, a);
-        }
-        if (!zcdp) {
-            return allocateGaussianBasic(s, a, delta);
         }
         // The ρ whose conversion at the total δ is the typed ε (Prop 1.3 inverted).
         auto rho = zcdpBudget(a, plan.total.delta);
@@ -210,13 +245,33 @@ Expected<Allocated> allocateHeld(const PlanStatistic& s, const BudgetPlan& plan,
         }
         return allocateGaussianZcdp(s, sigma, plan.total.delta);
     }
-    auto eps = epsilonForHalfWidth(s.mechanism, a, s.l1Sensitivity, s.l2Sensitivity, delta);
+    // Basic with sampling: the noise is the accuracy's; the charge its amplified cost, with the
+    // Gaussian calibrated at δ0 = δ/q (≤ ½) so that the amplified δ is within the share.
+    double delta0 = delta;
+    if (!zcdp && q < 1 && s.mechanism == MechanismKind::Gaussian) {
+        auto u = accounting::unamplifiedForTarget(1, delta, q);
+        if (!u) {
+            return about(s, u.error().message);
+        }
+        delta0 = u->delta;
+    }
+    auto eps = epsilonForHalfWidth(s.mechanism, a, s.l1Sensitivity, s.l2Sensitivity, delta0);
     if (!eps) {
         return about(s,
                      "accuracy ±" + formatNumber(a) + " is not reachable: " + eps.error().message);
     }
-    return s.mechanism == MechanismKind::Gaussian ? allocateGaussianBasic(s, *eps, delta)
-                                                  : allocatePure(s, *eps);
+    auto held = s.mechanism == MechanismKind::Gaussian ? allocateGaussianBasic(s, *eps, delta0)
+                                                       : allocatePure(s, *eps);
+    if (!held || zcdp || q == 1) {
+        return held;
+    }
+    const double charged = amplifiedUp(*eps, q);
+    held->result.epsilon = charged;
+    held->result.delta = s.mechanism == MechanismKind::Gaussian ? delta : 0.0;
+    held->result.epsilonWithoutSampling = *eps;
+    held->charge.epsilon = charged;
+    held->charge.delta = held->result.delta;
+    return held;
 }
 
 // The largest amount (ε for basic, ρ for zCDP) that still fits the ledger, starting from `start`
@@ -235,12 +290,37 @@ Expected<double> largestFitting(const BudgetLedger& ledger, double start) {
     return Error{"no budget is left after the held statistics"};
 }
 
+// How the calibration used the statistics' sampling; empty when none is sampled.
+std::string samplingSentence(const BudgetPlan& plan) {
+    const bool sampled = std::any_of(plan.statistics.begin(), plan.statistics.end(),
+                                     [](const PlanStatistic& st) { return st.samplingRate < 1; });
+    if (!sampled) {
+        return {};
+    }
+    switch (plan.composition) {
+        case Composition::Basic:
+            return "Amplification by Poisson sampling is used: a sampled statistic's share is its "
+                   "amplified cost (ln(1 + q(e^ε − 1)), qδ) (Li, Qardaji & Su 2012; Balle, Barthe "
+                   "& Gaboardi 2018), so its noise is calibrated to the larger ε it may have "
+                   "without sampling.";
+        case Composition::Zcdp:
+            return "Poisson sampling is not used by zCDP (no tight amplification-by-sampling "
+                   "theorem exists for it): the sampled statistics get the noise they need "
+                   "without sampling.";
+        case Composition::Pld:
+            return "Amplification by Poisson sampling is used: the PLD accountant composes the "
+                   "sampled statistics' add and remove neighbours and takes the worse (Zhu, Dong "
+                   "& Wang 2022).";
+    }
+    return {};
+}
+
 // The same noise accounted by the accountant not chosen.
 OtherAccounting otherAccounting(const BudgetPlan& plan, const std::vector<PlanStatistic>& stats,
                                 const std::vector<StatisticAllocation>& alloc) {
     OtherAccounting o;
     const double totalDelta = plan.total.delta;
-    if (plan.composition == Composition::Basic) {
+    if (plan.composition != Composition::Zcdp) {  // basic or PLD: zCDP's Σρ
         o.composition = Composition::Zcdp;
         double rho = 0;
         for (const auto& a : alloc) {
@@ -382,6 +462,34 @@ Status BudgetPlan::validate() const {
             "zCDP accounting needs a total δ > 0 (ρ-zCDP gives (ε, δ)-DP only for δ > 0); "
             "use basic composition for a pure ε budget"};
     }
+    if (composition == Composition::Pld) {
+        if (total.delta == 0) {
+            return Error{
+                "the PLD accountant answers ε at the total δ and needs δ > 0; use basic "
+                "composition for a pure ε budget"};
+        }
+        if (!(pldInterval >= 1e-6 && pldInterval <= 0.01)) {
+            return Error{"the PLD grid interval must be in [1e-6, 0.01] (got " +
+                         formatNumber(pldInterval) + ")"};
+        }
+        if (spentLosses.size() != spent.size()) {
+            return Error{
+                "the releases already spent record no privacy loss, which the PLD accountant "
+                "needs (" +
+                std::to_string(spentLosses.size()) + " losses for " + std::to_string(spent.size()) +
+                " releases)"};
+        }
+        for (std::size_t i = 0; i < spentLosses.size(); ++i) {
+            if (auto s = spentLosses[i].validate(); !s) {
+                return Error{"release " + std::to_string(i + 1) +
+                             " already spent: " + s.error().message};
+            }
+        }
+        if (!(spentExcess >= 0) || !std::isfinite(spentExcess)) {
+            return Error{"the ledger's recorded excess ε must be finite and ≥ 0 (got " +
+                         formatNumber(spentExcess) + ")"};
+        }
+    }
     for (std::size_t i = 0; i < spent.size(); ++i) {
         if (auto s = spent[i].validate(); !s) {
             return Error{"release " + std::to_string(i + 1) +
@@ -508,9 +616,322 @@ Expected<double> epsilonForHalfWidth(MechanismKind m, double halfWidth, double l
     return Error{"unknown mechanism"};
 }
 
+namespace {
+
+// PLD composition (the top of budget_plan.h). ------------------------------------------------
+
+// A Gaussian statistic with noise σ under PLD; its ε (alone, at the total δ) is filled by
+// describeAlone once the search is done.
+Expected<Allocated> allocateGaussianNoise(const PlanStatistic& s, double sigma) {
+    auto rho = gaussianRho(s.l2Sensitivity, sigma);
+    auto n = gaussianNoise(sigma);
+    if (!rho || !n) {
+        return about(s, !rho ? rho.error().message : n.error().message);
+    }
+    StatisticAllocation a = base(s);
+    a.rho = *rho;
+    fillErrors(a, s, *n);
+    return Allocated{a, BudgetCharge{s.label, 0, 0, *rho}};
+}
+
+// The noise of a statistic under PLD whose ε-equivalent (after its sampling) is `epsilon`: the
+// ε0 without sampling (unamplifiedForTarget), pure noise at ε0, Gaussian σ = Δ2/ε0 (its ρ is
+// ε0²/2, as a pure ε0-DP mechanism's, Bun & Steinke 2016 Props 1.4 and 1.6).
+Expected<Allocated> allocatePldShare(const PlanStatistic& s, double epsilon) {
+    auto u = accounting::unamplifiedForTarget(epsilon, 0, s.samplingRate);
+    if (!u) {
+        return about(s, u.error().message);
+    }
+    if (isPureDp(s.mechanism)) {
+        return allocatePure(s, u->epsilon);
+    }
+    return allocateGaussianNoise(s, s.l2Sensitivity / u->epsilon);
+}
+
+// A held statistic under PLD: a held ε makes it alone (ε, δ_total)-DP (pure: ε-DP) after its
+// sampling (basic amplification inverted); a held accuracy fixes its noise.
+Expected<Allocated> allocateHeldPld(const PlanStatistic& s, double totalDelta) {
+    const double a = s.hold.value;
+    const bool pure = isPureDp(s.mechanism);
+    if (s.hold.kind == HoldKind::Epsilon) {
+        auto u = accounting::unamplifiedForTarget(a, pure ? 0.0 : totalDelta, s.samplingRate);
+        if (!u) {
+            return about(s, u.error().message);
+        }
+        if (pure) {
+            return allocatePure(s, u->epsilon);
+        }
+        auto sigma = gaussianSigma(
+            GaussianParams{u->epsilon, u->delta, s.l2Sensitivity, GaussianCalibration::Analytic});
+        if (!sigma) {
+            return about(s, sigma.error().message);
+        }
+        return allocateGaussianNoise(s, *sigma);
+    }
+    if (s.mechanism == MechanismKind::Gaussian) {
+        double sigma = a / kNormalQuantile975;  // z σ ≤ a
+        while (sigma * kNormalQuantile975 > a) {
+            sigma = std::nextafter(sigma, 0.0);
+        }
+        return allocateGaussianNoise(s, sigma);
+    }
+    auto eps = epsilonForHalfWidth(s.mechanism, a, s.l1Sensitivity);
+    if (!eps) {
+        return about(s,
+                     "accuracy ±" + formatNumber(a) + " is not reachable: " + eps.error().message);
+    }
+    return allocatePure(s, *eps);
+}
+
+// The statistic's own (ε, δ) under PLD, for display: pure: the amplified ε of its noise (δ = 0);
+// Gaussian: the analytic ε of its σ at the total δ (Balle & Wang 2018), with sampling at
+// δ0 = δ/q (≤ ½) and then amplified. Each an upper bound, rounded up.
+Status describeAlone(StatisticAllocation& a, const PlanStatistic& s, double totalDelta) {
+    const double q = s.samplingRate;
+    double eps0 = 0;
+    if (isPureDp(s.mechanism)) {
+        eps0 = s.mechanism == MechanismKind::Laplace ? s.l1Sensitivity / a.noise.scale
+                                                     : -s.l1Sensitivity * std::log(a.noise.scale);
+        a.delta = 0;
+    } else {
+        double delta0 = totalDelta;
+        if (q < 1) {
+            auto u = accounting::unamplifiedForTarget(1, totalDelta, q);
+            if (!u) {
+                return about(s, u.error().message);
+            }
+            delta0 = u->delta;
+        }
+        auto e = gaussianEpsilonOfSigma(a.noise.scale, delta0, s.l2Sensitivity);
+        if (!e) {
+            return about(s, e.error().message);
+        }
+        eps0 = *e;
+        a.delta = totalDelta;
+    }
+    a.epsilon = q < 1 ? amplifiedUp(eps0, q) : eps0;
+    if (q < 1) {
+        a.epsilonWithoutSampling = eps0;
+    }
+    return okStatus();
+}
+
+// The PLD accountant's ε at δ of the spent releases and the statistics (upper bound); +∞ when
+// it has none (too little noise for the grid, or a δ below the mass at +∞).
+double pldEpsilon(const BudgetPlan& plan, const std::vector<StatisticAllocation>& alloc,
+                  const accounting::PldOptions& options) {
+    std::vector<accounting::AccountedMechanism> mechs = plan.spentLosses;
+    for (std::size_t i = 0; i < alloc.size(); ++i) {
+        mechs.push_back(accounting::statisticMechanism(plan.statistics[i], alloc[i]));
+        if (!mechs.back().validate()) {
+            return kInf;
+        }
+    }
+    if (mechs.empty()) {
+        return 0;
+    }
+    auto e = accounting::PldAccount::upperEpsilon(accounting::mergeEqualMechanisms(mechs), options,
+                                                  plan.total.delta);
+    return e ? *e : kInf;
+}
+
+Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
+    const auto& stats = plan.statistics;
+    const std::size_t n = stats.size();
+    accounting::PldOptions options;
+    options.interval = plan.pldInterval;
+    const double delta = plan.total.delta;
+    // The composition must meet ε_total − the ledger's recorded excess.
+    const double target = plan.total.epsilon - plan.spentExcess;
+    const bool fromLedger = !plan.spent.empty();
+
+    BudgetUsage before;
+    before.composition = Composition::Pld;
+    const double pastEpsilon = fromLedger ? pldEpsilon(plan, {}, options) : 0.0;
+    if (fromLedger) {
+        if (!(pastEpsilon <= target)) {
+            return Error{
+                "the releases already charged exceed the total budget: the PLD accountant "
+                "gives them ε = " +
+                formatNumber(pastEpsilon + plan.spentExcess) + " at δ = " + formatNumber(delta) +
+                ", the total is ε = " + formatNumber(plan.total.epsilon)};
+        }
+        before.epsilonSpent = pastEpsilon + plan.spentExcess;
+        before.deltaSpent = delta;
+    }
+    before.epsilonRemaining = std::max(0.0, plan.total.epsilon - before.epsilonSpent);
+    before.deltaRemaining = delta;
+
+    std::vector<std::optional<Allocated>> done(n);
+    std::vector<std::size_t> free;
+    std::vector<double> weights;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (stats[i].hold.kind == HoldKind::None) {
+            free.push_back(i);
+            weights.push_back(stats[i].weight);
+            continue;
+        }
+        auto a = allocateHeldPld(stats[i], delta);
+        if (!a) {
+            return a.error();
+        }
+        done[i] = *a;
+    }
+    double weightSum = 0;
+    for (std::size_t j = 0; j < free.size(); ++j) {
+        if (weights[j] == 0) {
+            return about(stats[free[j]],
+                         "weight 0 and no hold gives it no budget; give it a weight > 0, hold its "
+                         "ε or accuracy, or remove it");
+        }
+        weightSum += weights[j];
+    }
+    // The allocation at scale t (the free statistics' ρ-equivalents t·w_i/Σw).
+    auto at = [&](double t) -> Expected<std::vector<StatisticAllocation>> {
+        std::vector<StatisticAllocation> out(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (done[i]) {
+                out[i] = done[i]->result;
+            }
+        }
+        for (std::size_t j = 0; j < free.size(); ++j) {
+            const double rho = t * weights[j] / weightSum;
+            auto a = allocatePldShare(stats[free[j]], std::sqrt(2 * rho));
+            if (!a) {
+                return a.error();
+            }
+            out[free[j]] = a->result;
+        }
+        return out;
+    };
+    // ε of the plan at t; +∞ where the allocation itself fails (noise beyond double range).
+    auto epsilonAt = [&](double t) {
+        auto a = at(t);
+        return a ? pldEpsilon(plan, *a, options) : kInf;
+    };
+    const std::string whatIsLeft =
+        fromLedger ? "what the releases already charged leave" : "the total budget";
+    // The held statistics with the past releases first: if they alone exceed the total, no scale
+    // of the others can help.
+    if (free.size() < n) {
+        BudgetPlan held = plan;
+        held.statistics.clear();
+        std::vector<StatisticAllocation> heldAlloc;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (done[i]) {
+                held.statistics.push_back(stats[i]);
+                heldAlloc.push_back(done[i]->result);
+            }
+        }
+        const double e = pldEpsilon(held, heldAlloc, options);
+        if (!(e <= target)) {
+            return Error{"the held statistics exceed " + whatIsLeft +
+                         ": with them the PLD accountant gives ε = " +
+                         formatNumber(e + plan.spentExcess) + " at δ = " + formatNumber(delta) +
+                         " (total ε = " + formatNumber(plan.total.epsilon) + ")"};
+        }
+    }
+    std::vector<StatisticAllocation> chosen;
+    if (free.empty()) {
+        auto a = at(0);
+        if (!a) {
+            return a.error();
+        }
+        chosen = *a;
+    } else {
+        // Bracket [lo, hi] in ln t with ε(lo) ≤ target < ε(hi), from the zCDP budget (never far:
+        // PLD ≤ zCDP without sampling). Every end kept as "lo" has been composed and checked.
+        auto rho0 = zcdpBudget(plan.total.epsilon, delta);
+        const double t0 = rho0 ? *rho0 : 1.0;
+        double lo = std::log(t0), hi = lo;
+        if (epsilonAt(t0) <= target) {
+            for (;;) {
+                hi = lo + std::numbers::ln2;
+                if (!(epsilonAt(std::exp(hi)) <= target)) {
+                    break;
+                }
+                lo = hi;
+                if (lo - std::log(t0) > 60) {
+                    return about(stats[free.front()],
+                                 "the PLD accountant finds no limit to its budget (internal)");
+                }
+            }
+        } else {
+            for (;;) {
+                lo = hi - std::numbers::ln2;
+                if (epsilonAt(std::exp(lo)) <= target) {
+                    break;
+                }
+                hi = lo;
+                if (std::log(t0) - hi > 80) {
+                    return about(stats[free.front()],
+                                 fromLedger ? "the releases already charged and the held "
+                                              "statistics use the whole budget under the PLD "
+                                              "accountant; nothing is left for it"
+                                            : "the held statistics use the whole budget under the "
+                                              "PLD accountant; nothing is left for it");
+                }
+            }
+        }
+        while (hi - lo > 1e-6) {
+            const double mid = (lo + hi) / 2;
+            (epsilonAt(std::exp(mid)) <= target ? lo : hi) = mid;
+        }
+        auto a = at(std::exp(lo));
+        if (!a) {
+            return a.error();
+        }
+        chosen = *a;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (auto st = describeAlone(chosen[i], stats[i], delta); !st) {
+            return st.error();
+        }
+    }
+    // The final check: the allocation as reported, composed once more.
+    const double spent = pldEpsilon(plan, chosen, options);
+    if (!(spent <= target)) {
+        return Error{"internal: the PLD allocation does not meet the total (ε = " +
+                     formatNumber(spent) + ")"};
+    }
+    PlanResult r;
+    r.total = plan.total;
+    r.composition = Composition::Pld;
+    r.pldInterval = options.interval;
+    r.start = before;
+    r.spentCharges = plan.spent.size();
+    r.usage.composition = Composition::Pld;
+    r.usage.epsilonSpent = spent + plan.spentExcess;
+    r.usage.deltaSpent = delta;
+    r.usage.epsilonRemaining = std::max(0.0, plan.total.epsilon - r.usage.epsilonSpent);
+    r.usage.deltaRemaining = delta;
+    double rhoSum = 0;
+    for (const auto& a : chosen) {
+        rhoSum += a.rho;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        chosen[i].share = rhoSum > 0 ? chosen[i].rho / rhoSum : 0.0;
+        chosen[i].samplingRate = stats[i].samplingRate;
+    }
+    r.statistics = std::move(chosen);
+    r.other = otherAccounting(plan, stats, r.statistics);
+    r.sampling = samplingSentence(plan);
+    if (free.empty() && r.usage.epsilonRemaining > 0) {
+        r.warnings.push_back(
+            "every statistic is held; ε = " + formatNumber(r.usage.epsilonRemaining) +
+            " of the budget is left unused");
+    }
+    return r;
+}
+
+}  // namespace
+
 Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
     if (auto s = plan.validate(); !s) {
         return s.error();
+    }
+    if (plan.composition == Composition::Pld) {
+        return allocatePld(plan);
     }
     auto created = BudgetLedger::create(plan.total, plan.composition);
     if (!created) {
@@ -632,7 +1053,8 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
         // (a plan of 10^5 statistics has few distinct ones): each distinct one is calibrated
         // once, then relabelled (issue #17 item 5: 10^5 Gaussian statistics under zCDP took
         // 1.2 s, one analytic calibration each).
-        using Key = std::tuple<int, std::int64_t, double, double, bool, double, double, double>;
+        using Key =
+            std::tuple<int, std::int64_t, double, double, bool, double, double, double, double>;
         std::map<Key, Allocated> computed;
         for (std::size_t j = 0; j < free.size(); ++j) {
             const std::size_t i = free[j];
@@ -650,7 +1072,8 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
                           st.records.has_value(),
                           st.records.value_or(0.0),
                           share,
-                          deltas[i]};
+                          deltas[i],
+                          st.samplingRate};
             Expected<Allocated> a = Error{""};
             if (auto hit = computed.find(key); hit != computed.end()) {
                 Allocated same = hit->second;
@@ -660,8 +1083,7 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
                 a = std::move(same);
             } else {
                 a = zcdp ? allocateFromRho(st, share, plan.total.delta)
-                         : (isPureDp(st.mechanism) ? allocatePure(st, share)
-                                                   : allocateGaussianBasic(st, share, deltas[i]));
+                         : allocateBasic(st, share, deltas[i]);
                 if (a) {
                     computed.emplace(key, *a);
                 }
@@ -686,9 +1108,11 @@ Expected<PlanResult> allocatePlan(const BudgetPlan& plan) {
     for (std::size_t i = 0; i < n; ++i) {
         StatisticAllocation a = done[i]->result;
         a.share = zcdp ? a.rho / r.rhoBudget : a.epsilon / plan.total.epsilon;
+        a.samplingRate = stats[i].samplingRate;
         r.statistics.push_back(std::move(a));
     }
     r.other = otherAccounting(plan, stats, r.statistics);
+    r.sampling = samplingSentence(plan);
     if (!zcdp && !anyGaussian && plan.total.delta > 0) {
         r.warnings.push_back("the total δ is not used: only Gaussian statistics need δ");
     }

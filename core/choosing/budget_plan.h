@@ -29,6 +29,30 @@
 //  - Gaussian N(0, σ²), σ from the analytic calibration (Balle & Wang 2018) under basic
 //    composition: half-width z_{0.975}σ; E|Z| = σ√(2/π); Var Z = σ².
 // Expected L1 error of the histogram = k·E|Z|; expected SSE/k = Var Z.
+//
+// PLD composition (issue #22): the plan's statistics, composed with the releases a PLD ledger has
+// already charged (BudgetPlan::spentLosses) by the privacy-loss-distribution accountant
+// (core/accounting/privacy_loss.h, pessimistic grid), must meet the total (ε, δ): ε(δ_total) ≤
+// ε_total. Held statistics take their noise first (a held ε: the statistic alone is (ε,
+// δ_total)-DP, pure ones ε-DP, after its sampling; a held accuracy fixes the noise). The others
+// share one scale: statistic i gets ρ_i = t·w_i/Σw (its weight shares ρ as under zCDP: noise of a
+// pure one at ε_i = √(2ρ_i), of a Gaussian σ_i = Δ2/√(2ρ_i)), and t is the largest found by
+// bisection on ln t (to 1e-6 relative) whose PLD composition meets the total. Every step is checked
+// by a full composition, and the answer is the bracket's feasible end, so the search never
+// overshoots; the final allocation is composed once more from what is reported and must meet the
+// total.
+//
+// Poisson sampling (PlanStatistic::samplingRate q < 1) is used in the calibration:
+//  - basic: a share (ε_i, δ_i) is the AMPLIFIED cost; the noise is calibrated to
+//    ε0 = ln(1 + (e^ε_i − 1)/q), δ0 = min(δ_i/q, ½) (the inverse of Li, Qardaji & Su 2012 Thm 1;
+//    Balle, Barthe & Gaboardi 2018 Thm 8, accounting/subsampling.h), and the ledger is charged
+//    (ε_i, δ_i). A held accuracy fixes the noise; it is charged the amplified ε of its noise.
+//  - PLD: the share's ε-equivalent √(2ρ_i) is inverted the same way to set the noise's shape, and
+//    the search composes the subsampled PLD (add and remove neighbours, Zhu, Dong & Wang 2022), so
+//    the exact amplification decides the scale.
+//  - zCDP: not used (zCDP has no tight amplification-by-sampling theorem; the sampled statistic
+//    gets the noise it needs without sampling, a valid upper bound).
+// At q = 1 each rule is the one without sampling, bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +60,7 @@
 #include <string>
 #include <vector>
 
+#include "core/accounting/mechanism_loss.h"
 #include "core/base/expected.h"
 #include "core/choosing/budget.h"
 #include "core/mechanisms/mechanism_id.h"
@@ -69,8 +94,8 @@ struct PlanStatistic {
     double weight = 1;              // finite ≥ 0; share of what the holds leave
     PlanHold hold;
     // Poisson sampling rate q ∈ (0, 1] of the records the statistic is computed from (each record
-    // kept independently with probability q); 1 = no sampling. The allocation does not use it
-    // (the noise is what the statistic needs without sampling); the accountants of
+    // kept independently with probability q); 1 = no sampling. Basic composition and PLD calibrate
+    // with its amplification, zCDP does not (see the top of this file); the accountants of
     // core/accounting/plan_accounting.h amplify it (issue #22).
     double samplingRate = 1;
     Status validate() const;  // messages name the statistic
@@ -84,6 +109,14 @@ struct BudgetPlan {
     // then the ledger's): charged before any statistic, which share only what they leave. Each
     // needs a ρ under zCDP. Empty: a fresh budget.
     std::vector<BudgetCharge> spent;
+    // PLD only: the privacy loss of each release in `spent` (one mechanism each, with its count;
+    // io/release/privacy_ledger.h LedgerLoss), composed with the plan's statistics.
+    std::vector<accounting::AccountedMechanism> spentLosses;
+    // PLD only: ε charged on top of every composition (a PLD ledger whose recorded ε exceeded its
+    // recomputation keeps the difference, PrivacyLedger::pldExcess), finite ≥ 0.
+    double spentExcess = 0;
+    // PLD only: the grid interval h of the accountant (a ledger's own), in [1e-6, 0.01].
+    double pldInterval = 1e-4;
     Status validate() const;
 };
 
@@ -119,8 +152,16 @@ struct StatisticAllocation {
     // ε is what its ρ alone converts to at the total δ (Prop 1.3), and δ is the total δ.
     double epsilon = 0;
     double delta = 0;
-    double rho = 0;    // ρ of the statistic's noise (charged under zCDP)
-    double share = 0;  // ε_i/ε (basic) or ρ_i/ρ_budget (zCDP): its fraction of the budget
+    // PLD: ε is the statistic's alone at the total δ (pure: δ = 0), an upper bound; a sampled
+    // statistic's includes the amplification (basic: its charged share).
+    double rho = 0;  // ρ of the statistic's noise, without sampling (charged under zCDP)
+    // ε_i/ε (basic), ρ_i/ρ_budget (zCDP) or ρ_i/Σρ of the plan's noise (PLD): its fraction of the
+    // budget.
+    double share = 0;
+    double samplingRate = 1;
+    // q < 1 under basic composition or PLD: the ε the noise satisfies without sampling (larger
+    // than `epsilon`: the noise is smaller than without sampling).
+    std::optional<double> epsilonWithoutSampling;
     NoiseSummary noise;
     double expectedL1 = 0;                    // k·E|Z|
     std::optional<double> expectedL1Percent;  // 100·E[L1]/N when N is known
@@ -147,12 +188,17 @@ struct PlanResult {
     std::size_t spentCharges = 0;  // plan.spent.size()
     OtherAccounting other;         // the same noise under the other accountant
     std::vector<std::string> warnings;
+    // PLD: the grid interval used; 0 otherwise.
+    double pldInterval = 0;
+    // Non-empty when a statistic is sampled: how the calibration used the sampling (a sentence).
+    std::string sampling;
 };
 
 // The allocation described at the top of this file. Errors (each naming the statistic): invalid
 // totals, statistics, weights or holds; δ = 0 with a Gaussian statistic or zCDP; all weights of the
 // un-held statistics 0; held amounts beyond the total (or beyond what `spent` leaves); spent
-// charges beyond the total; no δ left for a Gaussian statistic; an unreachable accuracy target.
+// charges beyond the total; no δ left for a Gaussian statistic; an unreachable accuracy target;
+// PLD: δ = 0, a spent release without its loss, a grid interval out of range.
 Expected<PlanResult> allocatePlan(const BudgetPlan& plan);
 
 }  // namespace dpx

@@ -387,6 +387,10 @@ Status LedgerLoss::validate() const {
     return okStatus();
 }
 
+Expected<accounting::AccountedMechanism> ledgerAccountedMechanism(const LedgerLoss& loss) {
+    return accountedMechanism(loss);
+}
+
 Expected<LedgerLoss> ledgerLossFor(const std::string& mechanism, const std::string& epsilonExact,
                                    const std::string& sigma2, const std::string& neighbouring,
                                    std::int64_t contributionCap) {

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "core/accounting/mechanism_loss.h"
 #include "core/base/expected.h"
 #include "core/choosing/budget.h"
 #include "core/release/exact_samplers.h"
@@ -73,6 +74,11 @@ struct LedgerLoss {
 Expected<LedgerLoss> ledgerLossFor(const std::string& mechanism, const std::string& epsilonExact,
                                    const std::string& sigma2, const std::string& neighbouring,
                                    std::int64_t contributionCap);
+
+// The mechanism the PLD accountant composes for a recorded loss (every parameter rounded to the
+// side of more privacy loss), as the ledger itself composes it; for a budget plan that starts
+// from a PLD ledger (core/choosing/budget_plan.h). Errors: an invalid loss.
+Expected<accounting::AccountedMechanism> ledgerAccountedMechanism(const LedgerLoss& loss);
 
 // One release as the ledger records it. ε, δ as typed (decimal text); ρ an exact rational
 // ("1/200"). files, sha256 (and, while pending, temps) pair up: the SHA-256 (hex) of each file
@@ -169,6 +175,9 @@ public:
     // PLD ledgers: a warning when the file's recorded ε was larger than this run's recomputation
     // (kept as the authority; see Version 3 above); empty otherwise.
     const std::string& loadWarning() const { return loadWarning_; }
+    // PLD ledgers: the ε charged on top of every later composition (the recorded ε's excess over
+    // the recomputation, rounded up; 0 when they agreed).
+    double pldExcess() const { return pldExcess_; }
 
     // OK if `release` fits what is left; otherwise an error that says what the release asks, what
     // has been spent and what is left.

@@ -11,6 +11,9 @@
 #include "app/cli/output.h"
 #include "core/accounting/plan_accounting.h"
 #include "core/choosing/budget_plan.h"
+#include "core/release/exact_samplers.h"
+#include "io/release/privacy_ledger.h"
+#include "io/release/release_job.h"
 
 namespace dpx::cli {
 
@@ -72,7 +75,7 @@ QJsonObject usageJson(const BudgetUsage& u) {
         o[QStringLiteral("rho_spent")] = u.rhoSpent;
         o[QStringLiteral("rho_remaining")] = u.rhoRemaining;
         o[QStringLiteral("rho_budget")] = u.rhoBudget;
-    } else {
+    } else if (u.composition == Composition::Basic) {
         o[QStringLiteral("epsilon_spent_exact")] = qs(u.epsilonSpentExact);
         o[QStringLiteral("delta_spent_exact")] = qs(u.deltaSpentExact);
     }
@@ -147,22 +150,70 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         rest.push_back(argv[i]);
     }
     auto args = Args::parse(
-        rest, 2, {"epsilon", "delta", "composition", "records", "accountant", "pld-interval"});
+        rest, 2,
+        {"epsilon", "delta", "composition", "records", "accountant", "pld-interval", "ledger"});
     if (!args) {
         return fail(err, args.error());
     }
     const Args& a = *args;
-    auto eps = a.number("epsilon");
-    if (!eps) {
-        return fail(err, eps.error());
-    }
-    auto delta = a.number("delta", 0.0);
-    if (!delta) {
-        return fail(err, delta.error());
-    }
-    auto composition = compositionFromName(a.text("composition", "basic"));
-    if (!composition) {
-        return fail(err, Error{"--composition: " + composition.error().message});
+    BudgetPlan plan;
+    // --ledger: the plan starts from what the ledger has spent; its total, composition (and PLD
+    // grid) are the ledger's.
+    std::optional<data::PrivacyLedger> ledger;
+    if (a.has("ledger")) {
+        for (const char* fixed : {"epsilon", "delta", "composition"}) {
+            if (a.has(fixed)) {
+                return fail(err,
+                            Error{"--" + std::string(fixed) +
+                                  ": the total and the composition are the ledger's (--ledger)"});
+            }
+        }
+        auto l = data::PrivacyLedger::load(a.text("ledger", ""));
+        if (!l) {
+            return fail(err, Error{"--ledger: " + l.error().message});
+        }
+        ledger = std::move(*l);
+        plan.total = {parseDecimal(ledger->totalEpsilon()).value().toDouble(),
+                      parseDecimal(ledger->totalDelta()).value().toDouble()};
+        plan.composition = ledger->composition();
+        const bool pld = plan.composition == Composition::Pld;
+        if (pld) {
+            if (a.has("pld-interval")) {
+                return fail(err, Error{"--pld-interval: a PLD ledger composes on its own grid (" +
+                                       ledger->pldInterval() + ")"});
+            }
+            plan.pldInterval = parseDecimal(ledger->pldInterval()).value().toDouble();
+            plan.spentExcess = ledger->pldExcess();
+        }
+        for (const data::LedgerRelease& r : ledger->releases()) {
+            auto c = data::ledgerCharge(r);
+            if (!c) {
+                return fail(err, Error{"--ledger: " + c.error().message});
+            }
+            plan.spent.push_back(*c);
+            if (pld) {
+                auto m = data::ledgerAccountedMechanism(r.loss);
+                if (!m) {
+                    return fail(err, Error{"--ledger: " + m.error().message});
+                }
+                plan.spentLosses.push_back(*m);
+            }
+        }
+    } else {
+        auto eps = a.number("epsilon");
+        if (!eps) {
+            return fail(err, eps.error());
+        }
+        auto delta = a.number("delta", 0.0);
+        if (!delta) {
+            return fail(err, delta.error());
+        }
+        auto composition = compositionFromName(a.text("composition", "basic"));
+        if (!composition) {
+            return fail(err, Error{"--composition: " + composition.error().message});
+        }
+        plan.total = {*eps, *delta};
+        plan.composition = *composition;
     }
     std::optional<double> records;
     if (a.has("records")) {
@@ -175,9 +226,22 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     if (statTexts.empty()) {
         return fail(err, Error{"give at least one --stat LABEL:BINS[:MECHANISM[:WEIGHT]]"});
     }
-    BudgetPlan plan;
-    plan.total = {*eps, *delta};
-    plan.composition = *composition;
+    // --pld-interval: the grid of the PLD composition (--composition pld) and of --accountant pld.
+    accounting::PldOptions pldOptions;
+    if (a.has("pld-interval")) {
+        const bool pldAccountant = a.text("accountant", "") == "pld";
+        if (plan.composition != Composition::Pld && !pldAccountant) {
+            return fail(err, Error{"--pld-interval needs --composition pld or --accountant pld"});
+        }
+        auto h = a.number("pld-interval");
+        if (!h) {
+            return fail(err, h.error());
+        }
+        pldOptions.interval = *h;
+        plan.pldInterval = *h;
+    } else if (plan.composition == Composition::Pld) {
+        pldOptions.interval = plan.pldInterval;
+    }
     std::map<std::string, std::size_t> index;
     for (const auto& t : statTexts) {
         auto s = parseStat(t);
@@ -220,24 +284,10 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     }
     // --accountant: the same noise under one of the four accountants (issue #22).
     std::optional<accounting::PlanAccounting> accounted;
-    accounting::PldOptions pldOptions;
-    if (a.has("pld-interval") && !a.has("accountant")) {
-        return fail(err, Error{"--pld-interval needs --accountant pld"});
-    }
     if (a.has("accountant")) {
         auto which = accounting::accountantFromName(a.text("accountant", ""));
         if (!which) {
             return fail(err, Error{"--accountant: " + which.error().message});
-        }
-        if (a.has("pld-interval")) {
-            if (*which != accounting::Accountant::Pld) {
-                return fail(err, Error{"--pld-interval needs --accountant pld"});
-            }
-            auto h = a.number("pld-interval");
-            if (!h) {
-                return fail(err, h.error());
-            }
-            pldOptions.interval = *h;
         }
         auto acc = accounting::accountPlan(plan, *result, *which, pldOptions);
         if (!acc) {
@@ -258,7 +308,19 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     if (result->composition == Composition::Zcdp) {
         total[QStringLiteral("rho")] = result->rhoBudget;
     }
+    if (result->composition == Composition::Pld) {
+        total[QStringLiteral("pld_interval")] = result->pldInterval;
+    }
     o[QStringLiteral("total")] = total;
+    if (ledger) {
+        QJsonObject l;
+        l[QStringLiteral("path")] = qs(a.text("ledger", ""));
+        l[QStringLiteral("releases")] = static_cast<qint64>(ledger->releases().size());
+        l[QStringLiteral("before_plan")] = usageJson(result->start);
+        l[QStringLiteral("left")] = qs(
+            data::budgetUsageText(ledger->usage(), ledger->totalEpsilon(), ledger->totalDelta()));
+        o[QStringLiteral("ledger")] = l;
+    }
     QJsonArray stats;
     for (std::size_t i = 0; i < result->statistics.size(); ++i) {
         const StatisticAllocation& s = result->statistics[i];
@@ -273,6 +335,10 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         }
         if (plan.statistics[i].samplingRate < 1) {
             j[QStringLiteral("sampling_rate")] = plan.statistics[i].samplingRate;
+        }
+        if (s.epsilonWithoutSampling) {
+            // The noise's ε without sampling; `epsilon` is its amplified cost.
+            j[QStringLiteral("epsilon_without_sampling")] = *s.epsilonWithoutSampling;
         }
         j[QStringLiteral("epsilon")] = s.epsilon;
         j[QStringLiteral("delta")] = s.delta;
@@ -335,10 +401,8 @@ int cmdBudget(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     for (const auto& w : result->warnings) {
         warnings.append(qs(w));
     }
-    if (sampled && !accounted) {
-        warnings.append(QStringLiteral(
-            "the sampling rates are used by the accountants only (add --accountant "
-            "basic|zcdp|renyi|pld); the allocation above is the noise without sampling"));
+    if (!result->sampling.empty()) {
+        o[QStringLiteral("sampling")] = qs(result->sampling);
     }
     o[QStringLiteral("warnings")] = warnings;
     printJson(out, o);

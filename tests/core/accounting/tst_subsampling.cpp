@@ -9,6 +9,7 @@
 #include <numbers>
 #include <vector>
 
+#include "core/accounting/privacy_loss.h"
 #include "core/accounting/renyi.h"
 #include "core/accounting/subsampling.h"
 #include "tests/testing/quadrature.h"
@@ -116,6 +117,48 @@ private Q_SLOTS:
         QVERIFY(!amplifyByPoissonSampling(1, 0, 1.5));
         QVERIFY(!amplifyByPoissonSampling(-1, 0, 0.5));
         QVERIFY(!amplifyByPoissonSampling(1, 1, 0.5));
+    }
+
+    void inverseAmplification() {
+        // ε0 = ln(1 + (e^ε − 1)/q), δ0 = δ/q: forward through amplifyByPoissonSampling it never
+        // exceeds the target and is within a few ulps of it; q = 1 is the identity.
+        for (double q : {1e-4, 0.01, 0.1, 0.5, 0.999}) {
+            for (double eps : {1e-6, 0.1, 1.0, 5.0}) {
+                auto u = unamplifiedForTarget(eps, 1e-6, q).value();
+                QVERIFY(u.epsilon >= eps);
+                auto f = amplifyByPoissonSampling(u.epsilon, u.delta, q).value();
+                QVERIFY(f.epsilon <= eps);
+                QVERIFY(f.delta <= 1e-6);
+                QVERIFY2(std::abs(f.epsilon - eps) <= 1e-14 * eps, QByteArray::number(q));
+                // The closed form written out (naively: only where e^ε − 1 does not cancel).
+                if (eps >= 0.1) {
+                    QVERIFY(std::abs(u.epsilon - std::log(1 + (std::exp(eps) - 1) / q)) <=
+                            1e-13 * u.epsilon);
+                }
+            }
+        }
+        auto same = unamplifiedForTarget(0.7, 1e-5, 1).value();
+        QCOMPARE(same.epsilon, 0.7);
+        QCOMPARE(same.delta, 1e-5);
+        // δ0 is capped at ½ (a δ/q ≥ 1 would be no guarantee).
+        QCOMPARE(unamplifiedForTarget(1, 0.1, 0.01).value().delta, 0.5);
+        QVERIFY(!unamplifiedForTarget(0, 0, 0.5));
+        QVERIFY(!unamplifiedForTarget(1, 0, 0));
+        QVERIFY(!unamplifiedForTarget(1, 1, 0.5));
+        auto huge = unamplifiedForTarget(800, 0, 0.5);
+        QVERIFY(!huge && huge.error().message.find("double range") != std::string::npos);
+    }
+
+    void upperEpsilonIsTheAccountsUpperBound() {
+        // PldAccount::upperEpsilon (pessimistic roundings only) answers exactly what the full
+        // account's upper bound does, with and without subsampled mechanisms.
+        for (double q : {1.0, 0.1}) {
+            std::vector<AccountedMechanism> mechs{subsampled(laplaceLoss(2.0, 1, 3), q),
+                                                  gaussianLoss(4.0), geometricLoss(0.3)};
+            const auto full = PldAccount::compose(mechs).value();
+            const double up = PldAccount::upperEpsilon(mechs, PldOptions{}, 1e-6).value();
+            QCOMPARE(up, full.epsilon(1e-6).value().upper);
+        }
     }
 
     void badInputsNamed() {
