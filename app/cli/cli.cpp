@@ -110,6 +110,12 @@ const std::vector<Command> kCommands{
                (a new ledger composed by the privacy loss distribution, Koskela et al.
                2020, pessimistic grid of interval H, at the total DELTA; records each
                release's noise so that every run recomputes the same epsilon))"},
+    {"report", cmdReport, R"(
+  dpx report --release release.json [--csv release.csv] [--ledger ledger.json]
+             --out report.pdf|report.html [--overwrite]
+             (the decision report of a release already on disk, rebuilt from its files and
+             marked so: the CSV must be the metadata's, and with the ledger its entry must
+             record the files' SHA-256; the budget before/after is the ledger's))"},
     {"ledger", cmdLedger, R"(
   dpx ledger --ledger ledger.json
                (a ledger's state as JSON; completes or marks "charged, not published" the

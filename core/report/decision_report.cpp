@@ -126,7 +126,9 @@ ReportSection mechanismSection(const DecisionReportInput& in) {
                           (md.contributionCap == 1 ? " row" : " rows") + " per person"});
     s.rows.push_back({"Sensitivity", "Δ1 = " + std::to_string(md.l1Sensitivity) +
                                          ", Δ2² = " + std::to_string(md.l2SensitivitySquared)});
-    s.rows.push_back({"Accountant (ledger)", accountantText(in.budget.composition)});
+    s.rows.push_back({"Accountant (ledger)", in.rebuiltFromFiles && !in.ledgerGiven
+                                                 ? std::string("not known (no ledger given)")
+                                                 : accountantText(in.budget.composition)});
     s.notes = md.notes;
     return s;
 }
@@ -230,6 +232,70 @@ Expected<ReportSection> errorsSection(const DecisionReportInput& in) {
     return s;
 }
 
+// The data were declared a sample of a population (issue #22; ReleaseSamplingStatement): the
+// sampling error, the DP noise and both together, per published value, and the sentence that
+// keeps the two apart (DP Wizard #267). Every number is the metadata's and the CSV's, computed
+// from the published values and the declared N and D only.
+ReportSection samplingSection(const DecisionReportInput& in) {
+    const ReleaseSamplingStatement& sm = *in.metadata.sampling;
+    ReportSection s;
+    s.id = "sampling";
+    s.heading = "Sampling error and DP noise";
+    s.paragraphs.push_back(sm.sentence);
+    s.paragraphs.push_back(
+        "These are two different errors. The DP noise was added on purpose by this release to "
+        "protect each person; a larger ε would make it smaller. The sampling error comes from "
+        "counting a sample of " +
+        formatShortest(sm.sampleSize) + " people instead of all " +
+        formatShortest(sm.populationSize) +
+        ": it would be there without any privacy protection, and only a larger sample reduces "
+        "it. The combined interval covers both at once.");
+    s.rows.push_back({"Population size N", formatShortest(sm.populationSize) + " (declared)"});
+    s.rows.push_back(
+        {"Design effect D",
+         formatShortest(sm.designEffect) +
+             (sm.designEffect == 1 ? std::string(" (a simple random sample)")
+                                   : std::string(" (declared for a weighted survey: the "
+                                                 "effective sample is n/D, Kish 1965)"))});
+    s.rows.push_back({"Sample size n", formatShortest(sm.sampleSize) +
+                                           " (the sum of the published values, never the "
+                                           "true counts)"});
+    s.rows.push_back({"Level", levelPercentText(sm.level)});
+    s.rows.push_back({"Method", sm.method});
+    const std::size_t n = std::min({sm.sampling.size(), sm.noise.size(), sm.combined.size()});
+    double maxSampling = 0, maxNoise = 0, maxCombined = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        maxSampling = std::max(maxSampling, sm.sampling[i]);
+        maxNoise = std::max(maxNoise, sm.noise[i]);
+        maxCombined = std::max(maxCombined, sm.combined[i]);
+    }
+    ReportTable t;
+    t.header = {"Population count of", "Sampling error ±", "DP noise ±", "Both ±"};
+    constexpr std::size_t kMostRows = 24;
+    const auto& labels = in.metadata.binLabels;
+    for (std::size_t i = 0; i < n && i < kMostRows; ++i) {
+        t.rows.push_back({i < labels.size() ? labels[i] : std::to_string(i + 1),
+                          halfWidthText(sm.sampling[i]), halfWidthText(sm.noise[i]),
+                          halfWidthText(sm.combined[i])});
+    }
+    if (n > 0) {
+        t.rows.push_back({"largest of all " + groupThousands(static_cast<long long>(n)),
+                          halfWidthText(maxSampling), halfWidthText(maxNoise),
+                          halfWidthText(maxCombined)});
+    }
+    s.tables.push_back(std::move(t));
+    if (n > kMostRows) {
+        s.notes.push_back("The first " + std::to_string(kMostRows) + " of " +
+                          groupThousands(static_cast<long long>(n)) +
+                          " values; every one is in the CSV's sampling_half_width, "
+                          "noise_half_width and combined_half_width columns.");
+    }
+    s.notes.push_back(
+        "The population estimates themselves (population_estimate = value × N / n) are in the "
+        "CSV; this report shows no count.");
+    return s;
+}
+
 Expected<ReportSection> riskSection(const DecisionReportInput& in) {
     ReportSection s;
     s.id = "risk";
@@ -287,6 +353,10 @@ Expected<ReportSection> riskSection(const DecisionReportInput& in) {
         std::string(delta > 0 ? "; with δ > 0 the bound uses ε + ln 2 and may fail on outputs of "
                                 "total probability ≤ 2δ."
                               : "."));
+    if (in.rebuiltFromFiles && !in.ledgerGiven) {
+        s.notes.push_back(
+            "The last column needs the ledger, which was not given when this report was rebuilt.");
+    }
     if (haveTotal) {
         s.notes.push_back("The last column is the ledger's total after this release (ε = " +
                           sig(total.epsilon, 6) + ", δ = " + sig(total.delta, 6) + ", " +
@@ -433,6 +503,18 @@ ReportSection budgetSection(const DecisionReportInput& in) {
     ReportSection s;
     s.id = "budget";
     s.heading = "Privacy budget before and after";
+    if (in.rebuiltFromFiles && !in.ledgerGiven) {
+        s.paragraphs.push_back(
+            "Not stated: this report was rebuilt from the release files without the ledger that "
+            "charged the release, so neither the budget before and after it nor the other "
+            "releases of the dataset are known here. Rebuild it with the ledger to state them.");
+        s.rows.push_back({"This release", "ε = " + in.metadata.epsilon +
+                                              (in.metadata.delta.empty() || in.metadata.delta == "0"
+                                                   ? std::string()
+                                                   : ", δ = " + in.metadata.delta) +
+                                              ", ρ = " + in.metadata.rho});
+        return s;
+    }
     s.paragraphs.push_back(
         "The release was charged to the ledger before any released value was written (the "
         "budget stays spent even if the files had not appeared).");
@@ -452,6 +534,13 @@ ReportSection budgetSection(const DecisionReportInput& in) {
                                           ", ρ = " + in.metadata.rho});
     s.rows.push_back({"After this release", b.after});
     s.rows.push_back({"Releases in the ledger", std::to_string(b.releasesInLedger)});
+    if (in.rebuiltFromFiles) {
+        s.notes.push_back(
+            "Rebuilt from the ledger: the budget before and after are those of the ledger's "
+            "releases up to this one (release " +
+            std::to_string(b.releasesInLedger) +
+            " of the ledger); releases charged after it are not counted here.");
+    }
     return s;
 }
 
@@ -474,9 +563,22 @@ ReportSection filesSection(const DecisionReportInput& in) {
     ReportSection s;
     s.id = "files";
     s.heading = "Release files";
-    s.paragraphs.push_back(
-        "The SHA-256 of every file as the ledger recorded it when the release was charged; "
-        "compare with the output of sha256sum FILE.");
+    if (!in.rebuiltFromFiles) {
+        s.paragraphs.push_back(
+            "The SHA-256 of every file as the ledger recorded it when the release was charged; "
+            "compare with the output of sha256sum FILE.");
+    } else if (in.ledgerGiven) {
+        s.paragraphs.push_back(
+            "The SHA-256 of every file, computed again from the files when this report was "
+            "rebuilt; each equals the one the ledger recorded when the release was charged. "
+            "Compare with the output of sha256sum FILE.");
+    } else {
+        s.paragraphs.push_back(
+            "The SHA-256 of every file, computed from the files when this report was rebuilt. No "
+            "ledger was given, so they were not compared with the hashes recorded when the "
+            "release was charged; the CSV was checked against the metadata only. Compare with "
+            "the output of sha256sum FILE and with the ledger.");
+    }
     ReportTable t;
     t.header = {"File", "SHA-256"};
     for (const DecisionReportFile& f : in.files) {
@@ -491,8 +593,12 @@ ReportSection provenanceSection(const DecisionReportInput& in, const std::string
     s.id = "provenance";
     s.heading = "Date and tool";
     s.rows.push_back({"Released", in.metadata.timestamp});
-    s.rows.push_back({"Report made", generatedAt});
+    s.rows.push_back({in.rebuiltFromFiles ? "Report rebuilt from the release files" : "Report made",
+                      generatedAt});
     s.rows.push_back({"Tool", "DP Explorer " + in.metadata.appVersion});
+    if (in.rebuiltFromFiles && !in.reportToolVersion.empty()) {
+        s.rows.push_back({"Report rebuilt by", "DP Explorer " + in.reportToolVersion});
+    }
     return s;
 }
 
@@ -523,13 +629,20 @@ Expected<DecisionReport> buildDecisionReport(const DecisionReportInput& in) {
     }
     DecisionReport r;
     r.generatedAt = in.generatedAt.empty() ? utcTimestampNow() : in.generatedAt;
-    r.appVersion = in.metadata.appVersion;
+    r.appVersion = in.reportToolVersion.empty() ? in.metadata.appVersion : in.reportToolVersion;
     r.title = "Decision report: release of " + in.metadata.source;
     r.subtitle =
         in.metadata.mechanism + " at ε = " + in.metadata.epsilon +
         (in.metadata.delta.empty() || in.metadata.delta == "0" ? std::string()
                                                                : ", δ = " + in.metadata.delta) +
         ", released " + in.metadata.timestamp;
+    if (in.rebuiltFromFiles) {
+        r.rebuiltNote = "Rebuilt on " + r.generatedAt + " from the release files of " +
+                        in.metadata.timestamp + ", not written at the time of the release" +
+                        (in.ledgerGiven ? "; the files' SHA-256 match the ledger's record."
+                                        : "; no ledger was given: the budget is not stated and "
+                                          "the files were not compared with the ledger's record.");
+    }
     r.sections.push_back(tableSection(in));
     r.sections.push_back(mechanismSection(in));
     if (in.metadata.strategy) {
@@ -540,6 +653,9 @@ Expected<DecisionReport> buildDecisionReport(const DecisionReportInput& in) {
         return errors.error();
     }
     r.sections.push_back(std::move(errors).value());
+    if (in.metadata.sampling) {
+        r.sections.push_back(samplingSection(in));
+    }
     auto risk = riskSection(in);
     if (!risk) {
         return risk.error();
@@ -745,6 +861,9 @@ std::string decisionReportHtml(const DecisionReport& report, ReportHtmlFlavour f
     }
     o << "<h1>" << htmlEscape(report.title) << "</h1>\n";
     o << "<p class=\"subtitle\">" << htmlEscape(report.subtitle) << "</p>\n";
+    if (!report.rebuiltNote.empty()) {
+        o << "<p class=\"rebuilt\"><b>" << htmlEscape(report.rebuiltNote) << "</b></p>\n";
+    }
     const char* tableAttrs =
         qt ? " border=\"1\" cellspacing=\"0\" cellpadding=\"4\" width=\"100%\"" : "";
     for (const ReportSection& s : report.sections) {

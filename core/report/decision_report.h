@@ -62,6 +62,17 @@ struct DecisionReportInput {
     double prior = 0.5;
     // The alternatives' ε grid: `points` log-spaced values from ε/10 to 10ε (ε the release's).
     std::size_t points = 25;
+    // The report was rebuilt later from the release files on disk (dpx report --release, File ▸
+    // Export decision report of a release file…), not made at release time: the report says so
+    // ("rebuilt on DATE from the release files of DATE") and how the files were checked.
+    bool rebuiltFromFiles = false;
+    // With rebuiltFromFiles: whether a ledger was given and holds the release (its entry's hashes
+    // equal the files' and the budget is the ledger's before and after that entry). Without one
+    // the budget is not stated and the hashes were not compared with any record.
+    bool ledgerGiven = true;
+    // The version of the tool writing the report (the footer's); empty: the release's
+    // (metadata.appVersion), as at release time.
+    std::string reportToolVersion;
 };
 
 struct ReportRow {
@@ -111,6 +122,9 @@ struct DecisionReport {
     std::string subtitle;
     std::string generatedAt;
     std::string appVersion;
+    // Empty for a report made at release time; else "Rebuilt on DATE from the release files of
+    // DATE …" (DecisionReportInput::rebuiltFromFiles), shown under the subtitle.
+    std::string rebuiltNote;
     std::vector<ReportSection> sections;
     ReportPlot plot;
     const ReportSection* section(const std::string& id) const;

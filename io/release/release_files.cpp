@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -854,6 +856,459 @@ std::vector<std::string> removeStaleLedgerTemporaries(const std::string& ledgerP
         syncDirectory(dir);
     }
     return notes;
+}
+
+}  // namespace dpx::data
+
+// ---- A release read back (issue #22) ------------------------------------------------------------
+
+namespace dpx::data {
+
+namespace {
+
+// Reads members of one JSON object; the first problem is kept and named by its path.
+class JsonReader {
+public:
+    JsonReader(QJsonObject object, std::string where, std::string* error)
+        : o_(std::move(object)), where_(std::move(where)), error_(error) {}
+
+    bool has(const char* key) const { return o_.contains(QLatin1String(key)); }
+    std::string name(const char* key) const { return where_ + key; }
+
+    std::string text(const char* key) const {
+        const QJsonValue v = o_.value(QLatin1String(key));
+        if (!v.isString()) {
+            fail(key, "a string");
+            return {};
+        }
+        return v.toString().toStdString();
+    }
+    double number(const char* key) const {
+        const QJsonValue v = o_.value(QLatin1String(key));
+        if (!v.isDouble()) {
+            fail(key, "a number");
+            return 0;
+        }
+        return v.toDouble();
+    }
+    std::int64_t integer(const char* key) const {
+        const QJsonValue v = o_.value(QLatin1String(key));
+        const double d = v.toDouble();
+        if (!v.isDouble() || d != std::floor(d) || std::abs(d) > 9.0e15) {
+            fail(key, "a whole number");
+            return 0;
+        }
+        return static_cast<std::int64_t>(d);
+    }
+    bool boolean(const char* key) const {
+        const QJsonValue v = o_.value(QLatin1String(key));
+        if (!v.isBool()) {
+            fail(key, "true or false");
+            return false;
+        }
+        return v.toBool();
+    }
+    QJsonObject object(const char* key) const {
+        const QJsonValue v = o_.value(QLatin1String(key));
+        if (!v.isObject()) {
+            fail(key, "an object");
+            return {};
+        }
+        return v.toObject();
+    }
+    QJsonArray array(const char* key) const {
+        const QJsonValue v = o_.value(QLatin1String(key));
+        if (!v.isArray()) {
+            fail(key, "an array");
+            return {};
+        }
+        return v.toArray();
+    }
+    std::vector<std::string> texts(const char* key) const {
+        std::vector<std::string> out;
+        for (const QJsonValue& v : array(key)) {
+            if (!v.isString()) {
+                fail(key, "an array of strings");
+                return {};
+            }
+            out.push_back(v.toString().toStdString());
+        }
+        return out;
+    }
+    std::vector<double> numbers(const char* key) const {
+        std::vector<double> out;
+        for (const QJsonValue& v : array(key)) {
+            if (!v.isDouble()) {
+                fail(key, "an array of numbers");
+                return {};
+            }
+            out.push_back(v.toDouble());
+        }
+        return out;
+    }
+    std::vector<std::int64_t> integers(const char* key) const {
+        std::vector<std::int64_t> out;
+        for (const QJsonValue& v : array(key)) {
+            const double d = v.toDouble();
+            if (!v.isDouble() || d != std::floor(d) || std::abs(d) > 9.0e15) {
+                fail(key, "an array of whole numbers");
+                return {};
+            }
+            out.push_back(static_cast<std::int64_t>(d));
+        }
+        return out;
+    }
+    JsonReader child(const char* key) const {
+        return JsonReader(object(key), where_ + key + ".", error_);
+    }
+    JsonReader element(const QJsonValue& v, const std::string& where) const {
+        if (!v.isObject() && error_->empty()) {
+            *error_ = "\"" + where + "\" must be an object";
+        }
+        return JsonReader(v.toObject(), where + ".", error_);
+    }
+    bool ok() const { return error_->empty(); }
+
+private:
+    void fail(const char* key, const char* what) const {
+        if (error_->empty()) {
+            *error_ = o_.contains(QLatin1String(key)) ? "\"" + where_ + key + "\" must be " + what
+                                                      : "\"" + where_ + key + "\" is missing";
+        }
+    }
+    QJsonObject o_;
+    std::string where_;
+    std::string* error_;
+};
+
+// A p-Identity product's factors (diagonal and extra rows per dimension).
+void readFactors(const JsonReader& r, const char* key, const std::string& where,
+                 std::vector<std::vector<std::int64_t>>& diagonals,
+                 std::vector<std::vector<std::int64_t>>& extras) {
+    const QJsonArray factors = r.array(key);
+    for (qsizetype i = 0; i < factors.size(); ++i) {
+        const JsonReader f = r.element(factors[i], where + key + "[" + std::to_string(i) + "]");
+        diagonals.push_back(f.integers("diagonal"));
+        extras.push_back(f.integers("extra_rows"));
+    }
+}
+
+StrategyReleaseStatement readStrategy(const JsonReader& so) {
+    StrategyReleaseStatement st;
+    st.workload = so.text("workload");
+    st.templateName = so.text("template");
+    st.integerStrategy = so.text("integer_strategy");
+    st.scale = so.integer("scale");
+    st.strategyL1 = so.integer("strategy_l1");
+    st.strategyL2Squared = so.integer("strategy_l2_squared");
+    st.queries = static_cast<std::uint64_t>(so.integer("workload_queries"));
+    st.expectedRmse = so.number("expected_rmse");
+    st.roundingLoss = so.number("rounding_loss");
+    st.inference = so.text("inference");
+    if (so.has("factors")) {
+        readFactors(so, "factors", "strategy.", st.factorDiagonals, st.factorExtraRows);
+    }
+    if (so.has("marginal_weights")) {
+        st.marginalWeights = so.integers("marginal_weights");
+    }
+    if (so.has("parts")) {
+        const QJsonArray parts = so.array("parts");
+        for (qsizetype i = 0; i < parts.size(); ++i) {
+            const std::string where = "strategy.parts[" + std::to_string(i) + "]";
+            const JsonReader po = so.element(parts[i], where);
+            StrategyPartStatement ps;
+            ps.rows = static_cast<std::uint64_t>(po.integer("rows"));
+            if (po.has("factors")) {
+                readFactors(po, "factors", where + ".", ps.factorDiagonals, ps.factorExtraRows);
+            }
+            if (po.has("marginal_weights")) {
+                ps.marginalWeights = po.integers("marginal_weights");
+            }
+            st.parts.push_back(std::move(ps));
+        }
+    }
+    st.measurements = so.integers("measurements");
+    return st;
+}
+
+// RFC 4180 records of a release CSV (releaseCsvText: LF line ends, quoted cells with doubled
+// quotes); an Error for an unterminated quote or text after a closing quote.
+Expected<std::vector<std::vector<std::string>>> csvRecords(const std::string& text) {
+    std::vector<std::vector<std::string>> records;
+    std::vector<std::string> record;
+    std::string cell;
+    std::size_t line = 1;
+    std::size_t i = 0;
+    const std::size_t n = text.size();
+    bool atRecordStart = true;
+    while (i < n) {
+        if (text[i] == '"') {
+            const std::size_t start = line;
+            ++i;
+            for (;;) {
+                if (i >= n) {
+                    return Error{"line " + std::to_string(start) + ": a quote is never closed"};
+                }
+                if (text[i] == '"') {
+                    if (i + 1 < n && text[i + 1] == '"') {
+                        cell += '"';
+                        i += 2;
+                        continue;
+                    }
+                    ++i;
+                    break;
+                }
+                if (text[i] == '\n') {
+                    ++line;
+                }
+                cell += text[i++];
+            }
+            if (i < n && text[i] != ',' && text[i] != '\n') {
+                return Error{"line " + std::to_string(line) + ": text after a closing quote"};
+            }
+        }
+        while (i < n && text[i] != ',' && text[i] != '\n') {
+            cell += text[i++];
+        }
+        atRecordStart = false;
+        record.push_back(std::move(cell));
+        cell.clear();
+        if (i < n && text[i] == ',') {
+            ++i;
+            if (i == n) {
+                record.emplace_back();
+            }
+            continue;
+        }
+        // '\n' or the end.
+        records.push_back(std::move(record));
+        record.clear();
+        atRecordStart = true;
+        if (i < n) {
+            ++i;
+            ++line;
+        }
+    }
+    if (!atRecordStart) {
+        records.push_back(std::move(record));
+    }
+    return records;
+}
+
+}  // namespace
+
+std::string csvPathForMetadata(const std::string& jsonPath) {
+    const std::string ext = ".json";
+    if (jsonPath.size() > ext.size() &&
+        jsonPath.compare(jsonPath.size() - ext.size(), ext.size(), ext) == 0) {
+        const std::string stem = jsonPath.substr(0, jsonPath.size() - ext.size());
+        if (exists(stem + ".csv")) {
+            return stem + ".csv";
+        }
+        if (exists(stem)) {
+            return stem;
+        }
+        return stem + ".csv";
+    }
+    return jsonPath + ".csv";
+}
+
+Expected<ReleaseMetadata> releaseMetadataFromJson(const std::string& json) {
+    QJsonParseError parse{};
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(json), &parse);
+    if (parse.error != QJsonParseError::NoError) {
+        return Error{"not JSON (" + parse.errorString().toStdString() + " at byte " +
+                     std::to_string(parse.offset) + ")"};
+    }
+    if (!doc.isObject()) {
+        return Error{"not a JSON object"};
+    }
+    const QJsonObject root = doc.object();
+    if (root.value(QStringLiteral("format")).toString() !=
+        QStringLiteral("dpx-histogram-release")) {
+        return Error{
+            "not the metadata of a DP Explorer release (\"format\" is not "
+            "\"dpx-histogram-release\")"};
+    }
+    if (!root.value(QStringLiteral("version")).isDouble() ||
+        root.value(QStringLiteral("version")).toDouble() != 1) {
+        const QJsonValue v = root.value(QStringLiteral("version"));
+        return Error{"metadata version " +
+                     (v.isDouble() ? formatShortest(v.toDouble()) : std::string("(none)")) +
+                     " is not the version 1 this program reads (written by another version of "
+                     "DP Explorer)"};
+    }
+    std::string error;
+    const JsonReader r(root, "", &error);
+    ReleaseMetadata m;
+    m.mechanism = r.text("mechanism");
+    const JsonReader sampler = r.child("sampler");
+    m.samplerAlgorithm = sampler.text("algorithm");
+    m.samplerReference = sampler.text("reference");
+    m.randomness = sampler.text("randomness");
+    m.noiseParameter = sampler.text("noise_parameter");
+    const JsonReader privacy = r.child("privacy");
+    m.epsilon = privacy.text("epsilon");
+    m.epsilonExact = privacy.text("epsilon_exact");
+    m.delta = privacy.text("delta");
+    m.deltaAchieved = privacy.text("delta_achieved");
+    m.rho = privacy.text("rho");
+    m.guarantee = privacy.text("guarantee");
+    const JsonReader sens = r.child("sensitivity");
+    m.l1Sensitivity = sens.integer("l1");
+    m.l2Sensitivity = sens.integer("l2_bound");
+    m.l2SensitivitySquared = sens.integer("l2_squared");
+    m.neighbouring = sens.text("neighbouring");
+    m.contributionCap = sens.integer("contribution_cap");
+    const JsonReader bins = r.child("bins");
+    m.binLabels = bins.texts("labels");
+    m.binEdges = bins.numbers("edges");
+    const std::int64_t count = bins.integer("count");
+    if (r.has("attributes")) {
+        const QJsonArray attributes = r.array("attributes");
+        for (qsizetype i = 0; i < attributes.size(); ++i) {
+            const JsonReader a = r.element(attributes[i], "attributes[" + std::to_string(i) + "]");
+            ReleaseAttribute at;
+            at.name = a.text("name");
+            at.binning = a.text("binning");
+            at.labels = a.texts("labels");
+            at.edges = a.numbers("edges");
+            at.declared = a.boolean("declared");
+            m.attributes.push_back(std::move(at));
+        }
+    }
+    m.postProcessing = r.text("post_processing");
+    m.source = r.text("source");
+    if (r.has("epsilon_chosen_on")) {
+        m.epsilonChosenOn = r.text("epsilon_chosen_on");
+    }
+    m.appVersion = r.text("app_version");
+    m.timestamp = r.text("timestamp");
+    m.notes = r.texts("notes");
+    if (r.has("strategy")) {
+        m.strategy = readStrategy(r.child("strategy"));
+    }
+    if (r.has("intervals") && root.value(QStringLiteral("intervals")).isObject()) {
+        const JsonReader io = r.child("intervals");
+        ReleaseIntervalStatement iv;
+        iv.level = io.number("level");
+        iv.halfWidth = io.number("half_width");
+        iv.coverage = io.number("coverage");
+        iv.method = io.text("method");
+        iv.sentence = io.text("sentence");
+        iv.aroundNoisy = io.text("columns").rfind("lower = min(", 0) == 0;
+        const JsonReader all = io.child("all_bins_at_once");
+        iv.simultaneousHalfWidth = all.number("half_width");
+        iv.simultaneousMethod = all.text("method");
+        iv.simultaneousSentence = all.text("sentence");
+        if (io.has("half_widths")) {
+            iv.halfWidths = io.numbers("half_widths");
+        }
+        m.intervals = std::move(iv);
+    }
+    if (r.has("sampling")) {
+        const JsonReader so = r.child("sampling");
+        ReleaseSamplingStatement sm;
+        sm.level = so.number("level");
+        sm.populationSize = so.number("population");
+        sm.designEffect = so.number("design_effect");
+        sm.sampleSize = so.number("sample_size_from_published");
+        sm.method = so.text("method");
+        sm.sentence = so.text("sentence");
+        m.sampling = std::move(sm);  // the per-value columns are the CSV's (releaseFromCsv)
+    }
+    if (!error.empty()) {
+        return Error{"metadata: " + error};
+    }
+    if (count < 1 || static_cast<std::uint64_t>(count) != m.binLabels.size()) {
+        return Error{"metadata: \"bins.count\" (" + std::to_string(count) + ") is not the " +
+                     std::to_string(m.binLabels.size()) + " labels it lists"};
+    }
+    return m;
+}
+
+Expected<HistogramRelease> releaseFromCsv(const std::string& csvText, ReleaseMetadata metadata) {
+    auto records = csvRecords(csvText);
+    if (!records) {
+        return Error{"CSV: " + records.error().message};
+    }
+    const std::size_t bins = metadata.binLabels.size();
+    if (records->size() != bins + 1) {
+        return Error{"CSV: " + std::to_string(records->empty() ? 0 : records->size() - 1) +
+                     " lines of values, but the metadata lists " + std::to_string(bins) +
+                     " bins (not the CSV of this metadata)"};
+    }
+    const std::size_t valueAt = metadata.attributes.size() >= 2 ? metadata.attributes.size() : 1;
+    const std::size_t samplingAt = valueAt + 1 + (metadata.intervals ? 2 : 0);
+    HistogramRelease release;
+    auto number = [&](std::size_t row, std::size_t col) -> Expected<double> {
+        const std::string& cell = (*records)[row][col];
+        char* end = nullptr;
+        const double v = std::strtod(cell.c_str(), &end);
+        if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(v)) {
+            return Error{"CSV line " + std::to_string(row + 1) + ", column " +
+                         std::to_string(col + 1) + ": '" + cell + "' is not a number"};
+        }
+        return v;
+    };
+    for (std::size_t row = 1; row <= bins; ++row) {
+        if ((*records)[row].size() != (*records)[0].size()) {
+            return Error{"CSV line " + std::to_string(row + 1) + " has " +
+                         std::to_string((*records)[row].size()) + " cells, the header " +
+                         std::to_string((*records)[0].size())};
+        }
+        if ((*records)[row].size() <= valueAt) {
+            return Error{"CSV line " + std::to_string(row + 1) + " has no value"};
+        }
+        auto v = number(row, valueAt);
+        if (!v) {
+            return v.error();
+        }
+        release.values.push_back(*v);
+        if (metadata.sampling) {
+            if ((*records)[row].size() < samplingAt + 4) {
+                return Error{"CSV line " + std::to_string(row + 1) +
+                             " lacks the sampling columns the metadata declares"};
+            }
+            std::vector<double>* columns[] = {
+                &metadata.sampling->estimates, &metadata.sampling->sampling,
+                &metadata.sampling->noise, &metadata.sampling->combined};
+            for (std::size_t c = 0; c < 4; ++c) {
+                auto x = number(row, samplingAt + c);
+                if (!x) {
+                    return x.error();
+                }
+                columns[c]->push_back(*x);
+            }
+        }
+    }
+    release.metadata = std::move(metadata);
+    // What this program writes for these values, cell by cell.
+    auto expected = csvRecords(releaseCsvText(release));
+    if (!expected || expected->size() != records->size()) {
+        return Error{"CSV: does not have the form of a release CSV"};
+    }
+    const bool skipBounds = release.metadata.intervals && release.metadata.intervals->aroundNoisy;
+    for (std::size_t row = 0; row < records->size(); ++row) {
+        const auto& got = (*records)[row];
+        const auto& want = (*expected)[row];
+        if (got.size() != want.size()) {
+            return Error{"CSV line " + std::to_string(row + 1) + " has " +
+                         std::to_string(got.size()) + " cells where this release has " +
+                         std::to_string(want.size())};
+        }
+        for (std::size_t c = 0; c < got.size(); ++c) {
+            if (row > 0 && skipBounds && (c == valueAt + 1 || c == valueAt + 2)) {
+                continue;  // around the noisy counts, which the files do not hold
+            }
+            if (got[c] != want[c]) {
+                return Error{"CSV line " + std::to_string(row + 1) + ", column " +
+                             std::to_string(c + 1) + ": '" + got[c] + "' where the metadata " +
+                             "implies '" + want[c] + "' (not the CSV of this metadata, or edited)"};
+            }
+        }
+    }
+    return release;
 }
 
 }  // namespace dpx::data

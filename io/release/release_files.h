@@ -52,6 +52,23 @@ std::string releaseCsvText(const HistogramRelease& release);
 std::string releaseMetadataJson(const HistogramRelease& release);
 // release.csv → release.json; any other name gets ".json" appended.
 std::string metadataPathFor(const std::string& csvPath);
+// The inverse, for a release read back (issue #22): release.json → release.csv when that file
+// exists, else release (the name metadataPathFor appended ".json" to) when it exists, else
+// release.csv (whose absence the reader then reports).
+std::string csvPathForMetadata(const std::string& jsonPath);
+
+// A release read back from its files (issue #22: the decision report of an existing release).
+// The metadata JSON as ReleaseMetadata: every member releaseMetadataJson writes, read back; an
+// Error naming the member that is missing or of the wrong type, or a format or version this
+// program does not write. The caller checks that releaseMetadataJson gives the same bytes back
+// (anything else was written by another version, or edited).
+Expected<ReleaseMetadata> releaseMetadataFromJson(const std::string& json);
+// The published values of a release CSV written for `metadata` (and, for a release declared a
+// sample, metadata.sampling's per-value columns): an Error unless the text is exactly what
+// releaseCsvText writes for them — the header, one line per bin with its label, and lower/upper
+// equal to value ∓ the stated half-width (after resize / NoiseFirst with intervals around the
+// noisy counts, which the files do not hold, only their form is checked).
+Expected<HistogramRelease> releaseFromCsv(const std::string& csvText, ReleaseMetadata metadata);
 // SHA-256 of bytes as lowercase hex.
 std::string sha256Hex(std::string_view bytes);
 

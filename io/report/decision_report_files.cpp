@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "io/release/release_files.h"
 
@@ -158,6 +159,255 @@ Expected<DecisionReportInput> decisionReportInputFor(const ReleaseOutcome& outco
                                                        : "release file";
         in.files.push_back({role, path, hash});
     }
+    return in;
+}
+
+namespace {
+
+Expected<std::string> readWholeFile(const std::string& path, const std::string& what) {
+    const QFileInfo info(q(path));
+    if (!info.exists()) {
+        return Error{what + " " + path + " does not exist"};
+    }
+    if (!info.isFile()) {
+        return Error{what + " " + path + " is not a regular file"};
+    }
+    // A release of at most 100 000 cells (with a strategy's measurements) is far below this.
+    constexpr qint64 kMostBytes = qint64{1} << 30;
+    if (info.size() > kMostBytes) {
+        return Error{what + " " + path + " is larger than 1 GiB: not a release file"};
+    }
+    QFile f(q(path));
+    if (!f.open(QIODevice::ReadOnly)) {
+        return Error{what + " " + path + " cannot be read: " + f.errorString().toStdString()};
+    }
+    return f.readAll().toStdString();
+}
+
+// "GM, n = 50, epsilon per unit change = …" → 50.
+Expected<std::int64_t> groupSizeOf(const std::string& noiseParameter) {
+    const std::string prefix = "GM, n = ";
+    if (noiseParameter.rfind(prefix, 0) != 0) {
+        return Error{"the noise parameter '" + noiseParameter + "' does not state GM's n"};
+    }
+    std::int64_t n = 0;
+    std::size_t i = prefix.size();
+    for (; i < noiseParameter.size() && std::isdigit(static_cast<unsigned char>(noiseParameter[i]));
+         ++i) {
+        n = n * 10 + (noiseParameter[i] - '0');
+        if (n > kMaxReleaseGroupSize) {
+            break;
+        }
+    }
+    if (n < 1 || n > kMaxReleaseGroupSize) {
+        return Error{"the noise parameter '" + noiseParameter + "' does not state a valid n"};
+    }
+    return n;
+}
+
+}  // namespace
+
+Expected<ReleaseSpec> releaseSpecFromMetadata(const ReleaseMetadata& md) {
+    ReleaseSpec spec;
+    auto mechanism = releaseMechanismFromName(md.mechanism);
+    if (!mechanism) {
+        return Error{"metadata: " + mechanism.error().message};
+    }
+    spec.mechanism = *mechanism;
+    spec.epsilon = md.epsilon;
+    spec.delta = md.delta == "0" ? std::string() : md.delta;
+    if (spec.mechanism == ReleaseMechanism::GeometricMatrix) {
+        auto n = groupSizeOf(md.noiseParameter);
+        if (!n) {
+            return Error{"metadata: " + n.error().message};
+        }
+        spec.groupSize = *n;
+    }
+    auto relation = neighbouringFromName(md.neighbouring);
+    if (!relation) {
+        return Error{"metadata: neighbouring: " + relation.error().message};
+    }
+    spec.relation = *relation;
+    spec.contributionCap = md.contributionCap;
+    // The metadata calls the identity "none" (dpx release --postprocess none); a release through
+    // a strategy describes its least-squares inference there, and was released with none
+    // (checkStrategyReleaseSpec).
+    if (md.strategy) {
+        spec.postProcessing = EstimatorKind::Identity;
+    } else {
+        auto post = estimatorFromName(md.postProcessing == "none" ? std::string("identity")
+                                                                  : md.postProcessing);
+        if (!post) {
+            return Error{"metadata: post_processing: " + post.error().message};
+        }
+        spec.postProcessing = *post;
+    }
+    spec.binsDeclared = true;
+    spec.source = md.source;
+    spec.appVersion = md.appVersion;
+    spec.timestamp = md.timestamp;
+    spec.epsilonChosenOn = md.epsilonChosenOn;
+    if (md.intervals) {
+        spec.confidenceLevel = md.intervals->level;
+        spec.postProcessedIntervals = md.intervals->aroundNoisy;
+    }
+    if (md.sampling) {
+        spec.confidenceLevel = md.sampling->level;
+        spec.samplePopulation = md.sampling->populationSize;
+        spec.designEffect = md.sampling->designEffect;
+    }
+    if (auto v = spec.validate(); !v) {
+        return Error{"metadata: the release it describes is not valid: " + v.error().message};
+    }
+    return spec;
+}
+
+Expected<DecisionReportInput> decisionReportInputFromFiles(const ReleaseFilesForReport& files) {
+    if (files.metadataPath.empty()) {
+        return Error{"the release's metadata file (.json) is not given"};
+    }
+    const std::string csvPath =
+        files.csvPath.empty() ? csvPathForMetadata(files.metadataPath) : files.csvPath;
+    const QString jsonAbs = QFileInfo(q(files.metadataPath)).absoluteFilePath();
+    if (QFileInfo(q(csvPath)).absoluteFilePath() == jsonAbs) {
+        return Error{"the CSV and the metadata are the same file " + csvPath};
+    }
+    auto json = readWholeFile(files.metadataPath, "metadata");
+    if (!json) {
+        return json.error();
+    }
+    auto csv = readWholeFile(csvPath, "released values (CSV)");
+    if (!csv) {
+        return Error{csv.error().message + " (the CSV beside the metadata " + files.metadataPath +
+                     "; give it if it has another name)"};
+    }
+    auto metadata = releaseMetadataFromJson(*json);
+    if (!metadata) {
+        return Error{files.metadataPath + ": " + metadata.error().message};
+    }
+    {
+        // Nothing but what this version writes: another version's file or an edit is refused.
+        HistogramRelease echo;
+        echo.metadata = *metadata;
+        if (releaseMetadataJson(echo) != *json) {
+            return Error{files.metadataPath +
+                         ": not in the exact form this version of DP Explorer writes (written "
+                         "by another version, or edited since): the report cannot vouch for it"};
+        }
+    }
+    auto release = releaseFromCsv(*csv, *metadata);
+    if (!release) {
+        return Error{csvPath + ": " + release.error().message};
+    }
+    auto spec = releaseSpecFromMetadata(release->metadata);
+    if (!spec) {
+        return Error{files.metadataPath + ": " + spec.error().message};
+    }
+    const std::string csvHash = sha256Hex(*csv);
+    const std::string jsonHash = sha256Hex(*json);
+
+    DecisionReportInput in;
+    in.spec = *spec;
+    in.metadata = release->metadata;
+    in.bins = release->values.size();
+    in.generatedAt = files.generatedAt;
+    in.rebuiltFromFiles = true;
+    in.reportToolVersion = files.toolVersion;
+    in.ledgerGiven = !files.ledgerPath.empty();
+    in.files = {{"released values (CSV)", csvPath, csvHash},
+                {"metadata (JSON)", files.metadataPath, jsonHash}};
+    if (!in.ledgerGiven) {
+        return in;
+    }
+    auto ledger = PrivacyLedger::load(files.ledgerPath);
+    if (!ledger) {
+        return Error{"ledger: " + ledger.error().message};
+    }
+    const auto& releases = ledger->releases();
+    std::optional<std::size_t> index;
+    for (std::size_t i = 0; i < releases.size(); ++i) {
+        const auto& h = releases[i].sha256;
+        if (h.size() == 2 && h[0] == csvHash && h[1] == jsonHash) {
+            index = i;
+            break;
+        }
+    }
+    if (!index) {
+        // Why: an entry of the same file names (files edited or replaced since), or none: the
+        // ledger is another dataset's.
+        for (const LedgerRelease& r : releases) {
+            bool sameName = false;
+            for (const std::string& f : r.files) {
+                const QString abs = QFileInfo(q(f)).absoluteFilePath();
+                sameName =
+                    sameName || abs == jsonAbs || abs == QFileInfo(q(csvPath)).absoluteFilePath();
+            }
+            if (sameName) {
+                const bool jsonMatches = r.sha256.size() == 2 && r.sha256[1] == jsonHash;
+                std::string recorded;
+                for (std::size_t k = 0; k < r.sha256.size(); ++k) {
+                    if (!jsonMatches || k == 0) {
+                        recorded += (recorded.empty() ? "" : ", ") + r.sha256[k];
+                    }
+                }
+                return Error{"the release files differ from those the ledger " + files.ledgerPath +
+                             " charged on " + r.time + ": " +
+                             (jsonMatches ? "the CSV's SHA-256 " + csvHash
+                                          : "their SHA-256 " + csvHash + ", " + jsonHash) +
+                             " is not the one recorded (" + recorded +
+                             "); the files were edited or replaced since the release. No report "
+                             "was written"};
+            }
+        }
+        return Error{"the ledger " + files.ledgerPath + " (of '" + ledger->dataset() + "', " +
+                     std::to_string(releases.size()) +
+                     " releases) does not contain this release: no entry records these files' "
+                     "SHA-256 (" +
+                     csvHash + ", " + jsonHash +
+                     "). It is the ledger of another dataset, or the release was charged to "
+                     "another ledger. No report was written"};
+    }
+    const LedgerRelease& entry = releases[*index];
+    if (entry.state != ReleaseState::Published) {
+        return Error{"the ledger " + files.ledgerPath + " records this release as '" +
+                     releaseStateName(entry.state) +
+                     "' (run dpx ledger on it to settle an interrupted release); no report was "
+                     "written"};
+    }
+    // The ledger as it stood before and after this release: its releases up to it.
+    auto prefix = PrivacyLedger::create(ledger->dataset(), ledger->totalEpsilon(),
+                                        ledger->totalDelta(), ledger->composition(),
+                                        ledger->composition() == Composition::Pld
+                                            ? ledger->pldInterval()
+                                            : std::string(PrivacyLedger::kDefaultPldInterval));
+    if (!prefix) {
+        return Error{"ledger: " + prefix.error().message};
+    }
+    for (std::size_t i = 0; i < *index; ++i) {
+        if (auto s = prefix->append(releases[i]); !s) {
+            return Error{"ledger: recomposing release " + std::to_string(i + 1) + ": " +
+                         s.error().message};
+        }
+    }
+    const BudgetUsage before = prefix->usage();
+    if (auto s = prefix->append(entry); !s) {
+        return Error{"ledger: recomposing this release: " + s.error().message};
+    }
+    const BudgetUsage after = prefix->usage();
+    DecisionReportBudget& b = in.budget;
+    b.ledgerPath = files.ledgerPath;
+    b.dataset = ledger->dataset();
+    b.composition = compositionName(ledger->composition());
+    b.totalEpsilon = ledger->totalEpsilon();
+    b.totalDelta = ledger->totalDelta();
+    b.before = budgetUsageText(before, b.totalEpsilon, b.totalDelta);
+    b.after = budgetUsageText(after, b.totalEpsilon, b.totalDelta);
+    b.epsilonSpentBefore = before.epsilonSpent;
+    b.epsilonSpentAfter = after.epsilonSpent;
+    b.deltaSpentBefore = before.deltaSpent;
+    b.deltaSpentAfter = after.deltaSpent;
+    b.releasesInLedger = *index + 1;
+    b.ledgerCreated = false;
     return in;
 }
 

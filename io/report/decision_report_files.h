@@ -38,6 +38,31 @@ Expected<DecisionReportInput> decisionReportInputFor(const ReleaseOutcome& outco
                                                      const ReleaseSpec& spec,
                                                      const std::string& dataset);
 
+// The decision report of a release already on disk (issue #22: `dpx report --release`, File ▸
+// Export decision report of a release file…), rebuilt from what the files hold: the metadata JSON
+// (releaseMetadataFromJson, which must give back the same bytes: anything else was written by
+// another version of DP Explorer or edited), the CSV paired with it (csvPathForMetadata, or
+// given), which must be exactly the CSV of that metadata (releaseFromCsv), and the ledger if
+// given. Both files are hashed (SHA-256); with a ledger, its entry for the release is the one
+// whose recorded hashes are the files' — none: the files were edited since they were charged
+// (when an entry lists the same file names or the metadata's time) or the ledger is another
+// dataset's; an Error either way, never a report that claims a budget it cannot show. The budget
+// before and after are the ledger's releases up to that entry. The spec is the one the metadata
+// states (mechanism, ε, δ, n, neighbours, cap, post-processing, level, sample). Only the
+// published values are read, never shown: the report holds what the release-time report holds.
+struct ReleaseFilesForReport {
+    std::string metadataPath;
+    std::string csvPath;      // empty: csvPathForMetadata(metadataPath)
+    std::string ledgerPath;   // empty: none (the report says the budget is not stated)
+    std::string generatedAt;  // empty: now
+    std::string toolVersion;  // the version rebuilding the report
+};
+Expected<DecisionReportInput> decisionReportInputFromFiles(const ReleaseFilesForReport& files);
+
+// The spec a release's metadata states (for the report's computations: the noise law, the
+// alternatives' sensitivity, the level): an Error naming what cannot be read back.
+Expected<ReleaseSpec> releaseSpecFromMetadata(const ReleaseMetadata& metadata);
+
 // The PDF's bytes: A4, the report's HTML laid out by QTextDocument, the plot as vector graphics,
 // "page i of n" at the foot of each page. Needs a QGuiApplication (an Error otherwise).
 Expected<std::string> decisionReportPdf(const DecisionReport& report);

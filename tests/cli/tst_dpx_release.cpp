@@ -2,11 +2,13 @@
 // JSON metadata and the ledger exist with the documented fields; the CSV holds one value per
 // declared bin and no true counts; a refused release (over budget, existing files, tampered
 // ledger, bad option, undeclared bins) exits non-zero and writes nothing; --overwrite replaces.
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QStringList>
 #include <QTemporaryDir>
@@ -39,12 +41,179 @@ QStringList entries(const QTemporaryDir& dir) {
     return QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
 }
 
+// The sections of a decision report's HTML by their id: the text from <h2 id="ID"> to the next.
+QMap<QString, QByteArray> reportSections(const QByteArray& html) {
+    QMap<QString, QByteArray> out;
+    const QByteArray mark = "<h2 id=\"";
+    qsizetype at = html.indexOf(mark);
+    while (at >= 0) {
+        const qsizetype idEnd = html.indexOf('"', at + mark.size());
+        const qsizetype next = html.indexOf(mark, at + 1);
+        const QString id = QString::fromUtf8(html.mid(at + mark.size(), idEnd - at - mark.size()));
+        out[id] = html.mid(at, (next < 0 ? html.indexOf("<hr>", at) : next) - at);
+        at = next;
+    }
+    return out;
+}
+
 }  // namespace
 
 class TestDpxRelease : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // Issue #22: dpx report --release rebuilds, from the files of a release and its ledger, the
+    // report dpx release --report wrote at release time: every section the same (HTML text)
+    // except the files' paragraph, the provenance and the budget's note on the rebuild; for a
+    // plain release, one declared a sample and one through a strategy. The PDF is written too.
+    void reportFromReleaseFiles_data() {
+        QTest::addColumn<QString>("extra");
+        QTest::newRow("discrete-laplace") << QString();
+        QTest::newRow("sample") << QStringLiteral("--sample-of 100000 --design-effect 2");
+        QTest::newRow("strategy") << QStringLiteral("--strategy allrange --restarts 1");
+        QTest::newRow("gaussian") << QStringLiteral(
+            "--mechanism discrete-gaussian --delta 1e-6 --composition zcdp --budget 4,1e-5");
+    }
+    void reportFromReleaseFiles() {
+        QFETCH(QString, extra);
+        QTemporaryDir dir;
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        auto args = [&](const QString& name) {
+            QStringList a = words("release --counts 5,10,20,40 --epsilon 1");
+            a << QStringLiteral("--out") << dir.filePath(name + QStringLiteral(".csv"))
+              << QStringLiteral("--ledger") << ledger;
+            QStringList e = words(extra);
+            if (!e.contains(QStringLiteral("--mechanism"))) {
+                a << words("--mechanism discrete-laplace");
+            }
+            if (!e.contains(QStringLiteral("--budget"))) {
+                a << words("--budget 4");
+            }
+            return a + e;
+        };
+        const Run first = dpx(args(QStringLiteral("r1")));
+        QVERIFY2(first.exitCode == 0, describe(first));
+        const Run second =
+            dpx(args(QStringLiteral("r2"))
+                << QStringLiteral("--report") << dir.filePath(QStringLiteral("at-release.html")));
+        QVERIFY2(second.exitCode == 0, describe(second));
+        QVERIFY(dpx(args(QStringLiteral("r3"))).exitCode == 0);  // after it: not counted
+        const Run rebuilt =
+            dpx({QStringLiteral("report"), QStringLiteral("--release"),
+                 dir.filePath(QStringLiteral("r2.json")), QStringLiteral("--ledger"), ledger,
+                 QStringLiteral("--out"), dir.filePath(QStringLiteral("rebuilt.html"))});
+        QVERIFY2(rebuilt.exitCode == 0 && rebuilt.jsonOk, describe(rebuilt));
+        QCOMPARE(rebuilt.json[QStringLiteral("ledger_release")].toInt(), 2);
+        QCOMPARE(rebuilt.json[QStringLiteral("csv_sha256")].toString().toLatin1(),
+                 QCryptographicHash::hash(readFile(dir.filePath(QStringLiteral("r2.csv"))),
+                                          QCryptographicHash::Sha256)
+                     .toHex());
+        const auto a = reportSections(readFile(dir.filePath(QStringLiteral("at-release.html"))));
+        const auto b = reportSections(readFile(dir.filePath(QStringLiteral("rebuilt.html"))));
+        QVERIFY(a.size() >= 9);
+        QCOMPARE(a.keys(), b.keys());
+        QCOMPARE(a.contains(QStringLiteral("sampling")), extra.contains(QStringLiteral("sample")));
+        QCOMPARE(a.contains(QStringLiteral("strategy")),
+                 extra.contains(QStringLiteral("strategy")));
+        for (const QString& id : a.keys()) {
+            if (id == QStringLiteral("files") || id == QStringLiteral("provenance")) {
+                continue;
+            }
+            if (id == QStringLiteral("budget")) {
+                // The same rows; the rebuild adds one note.
+                const QByteArray rows = a[id].left(a[id].indexOf("</table>"));
+                QVERIFY2(b[id].startsWith(rows), b[id].constData());
+                QVERIFY(b[id].contains("release 2 of the ledger"));
+                continue;
+            }
+            QVERIFY2(a[id] == b[id],
+                     qPrintable(id + QStringLiteral(":\n") + QString::fromUtf8(a[id]) +
+                                QStringLiteral("\n---\n") + QString::fromUtf8(b[id])));
+        }
+        QVERIFY(readFile(dir.filePath(QStringLiteral("rebuilt.html"))).contains("Rebuilt on "));
+        const Run pdf =
+            dpx({QStringLiteral("report"), QStringLiteral("--release"),
+                 dir.filePath(QStringLiteral("r2.json")), QStringLiteral("--ledger"), ledger,
+                 QStringLiteral("--out"), dir.filePath(QStringLiteral("rebuilt.pdf"))});
+        QVERIFY2(pdf.exitCode == 0, describe(pdf));
+        QVERIFY(readFile(dir.filePath(QStringLiteral("rebuilt.pdf"))).startsWith("%PDF-"));
+    }
+
+    // dpx report refuses every bad input with a message and writes nothing.
+    void reportFromReleaseFilesRefused() {
+        QTemporaryDir dir;
+        const QString ledger = dir.filePath(QStringLiteral("l.json"));
+        const QString csv = dir.filePath(QStringLiteral("r.csv"));
+        const QString json = dir.filePath(QStringLiteral("r.json"));
+        QVERIFY(dpx(words("release --counts 5,10,20 --mechanism discrete-laplace --epsilon 1 "
+                          "--budget 2")
+                    << QStringLiteral("--out") << csv << QStringLiteral("--ledger") << ledger)
+                    .exitCode == 0);
+        const QString out = dir.filePath(QStringLiteral("report.html"));
+        auto report = [&](QStringList a) { return dpx(QStringList{QStringLiteral("report")} + a); };
+        struct Case {
+            QStringList args;
+            int code;
+            const char* message;
+        };
+        const QString missing = dir.filePath(QStringLiteral("missing.json"));
+        const QString otherLedger = dir.filePath(QStringLiteral("other.json"));
+        QVERIFY(dpx(words("release --counts 1,2,3 --mechanism discrete-laplace --epsilon 1 "
+                          "--budget 2")
+                    << QStringLiteral("--out") << dir.filePath(QStringLiteral("o.csv"))
+                    << QStringLiteral("--ledger") << otherLedger)
+                    .exitCode == 0);
+        const std::vector<Case> cases = {
+            {{QStringLiteral("--out"), out}, 2, "--release is required"},
+            {{QStringLiteral("--release"), json}, 2, "--out is required"},
+            {{QStringLiteral("--release"), json, QStringLiteral("--out"),
+              dir.filePath(QStringLiteral("report.txt"))},
+             2,
+             "must end in .pdf, .html or .htm"},
+            {{QStringLiteral("--release"), missing, QStringLiteral("--out"), out},
+             1,
+             "does not exist"},
+            {{QStringLiteral("--release"), json, QStringLiteral("--ledger"), otherLedger,
+              QStringLiteral("--out"), out},
+             1,
+             "does not contain this release"},
+            {{QStringLiteral("--release"), json, QStringLiteral("--csv"), json,
+              QStringLiteral("--out"), out},
+             1,
+             "the CSV and the metadata are the same file"},
+        };
+        for (const Case& c : cases) {
+            const Run r = report(c.args);
+            QVERIFY2(r.exitCode == c.code && r.err.contains(c.message),
+                     describe(r) + "\nexpected: " + c.message);
+            QVERIFY(!QFile::exists(out));
+        }
+        // An existing report is not replaced without --overwrite.
+        const QString existing = dir.filePath(QStringLiteral("existing.html"));
+        {
+            QFile f(existing);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("keep");
+        }
+        const Run kept =
+            report({QStringLiteral("--release"), json, QStringLiteral("--out"), existing});
+        QVERIFY2(kept.exitCode == 2 && kept.err.contains("exists"), describe(kept));
+        QCOMPARE(readFile(existing), QByteArray("keep"));
+        // The CSV edited after the release: refused with the ledger.
+        QByteArray bytes = readFile(csv);
+        bytes.append("4,1,0,2\n");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(bytes);
+        }
+        const Run edited = report({QStringLiteral("--release"), json, QStringLiteral("--ledger"),
+                                   ledger, QStringLiteral("--out"), out});
+        QVERIFY2(edited.exitCode == 1 && edited.err.contains("not the CSV of this metadata"),
+                 describe(edited));
+        QVERIFY(!QFile::exists(out));
+    }
+
     void releaseFromDataWritesDocumentedFiles() {
         QTemporaryDir dir;
         const QString data = dir.filePath(QStringLiteral("people.csv"));

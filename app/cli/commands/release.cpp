@@ -567,7 +567,98 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     return kOk;
 }
 
+int cmdReport(const std::vector<std::string>& argvIn, std::ostream& out, std::ostream& err) {
+    std::vector<std::string> argv;
+    bool overwrite = false;
+    for (std::size_t i = 0; i < argvIn.size(); ++i) {
+        if (i >= 2 && argvIn[i] == "--overwrite") {
+            if (overwrite) {
+                return fail(err, "--overwrite given twice", kInvalid);
+            }
+            overwrite = true;
+        } else {
+            argv.push_back(argvIn[i]);
+        }
+    }
+    auto args = Args::parse(argv, 2, {"release", "csv", "ledger", "out"});
+    if (!args) {
+        return fail(err, args.error().message, kInvalid);
+    }
+    const Args& a = *args;
+    for (const char* required : {"release", "out"}) {
+        if (!a.has(required)) {
+            return fail(err,
+                        std::string("--") + required +
+                            " is required (dpx report --release "
+                            "FILE.json --out report.pdf|report.html)",
+                        kInvalid);
+        }
+    }
+    data::ReleaseFilesForReport files;
+    files.metadataPath = *a.get("release");
+    files.csvPath = a.text("csv", "");
+    files.ledgerPath = a.text("ledger", "");
+    files.toolVersion = DPX_VERSION_STRING;
+    if (a.has("csv") && files.csvPath.empty()) {
+        return fail(err, "--csv: the path is empty", kInvalid);
+    }
+    if (a.has("ledger") && files.ledgerPath.empty()) {
+        return fail(err, "--ledger: the path is empty", kInvalid);
+    }
+    const std::string reportPath = *a.get("out");
+    const std::string csvPath =
+        files.csvPath.empty() ? data::csvPathForMetadata(files.metadataPath) : files.csvPath;
+    if (auto st = data::checkReportPath(reportPath, overwrite,
+                                        {files.metadataPath, csvPath, files.ledgerPath});
+        !st) {
+        return fail(err, "--out: " + st.error().message, kInvalid);
+    }
+    auto input = data::decisionReportInputFromFiles(files);
+    if (!input) {
+        return fail(err, "--release: " + input.error().message, kRefused);
+    }
+    auto report = buildDecisionReport(*input);
+    if (!report) {
+        return fail(err, "the decision report: " + report.error().message, kRefused);
+    }
+    if (auto st = data::writeDecisionReport(*report, reportPath, overwrite); !st) {
+        return fail(err, "--out: " + st.error().message, kFailure);
+    }
+    QJsonObject o;
+    o[QStringLiteral("report")] = qs(reportPath);
+    o[QStringLiteral("metadata")] = qs(files.metadataPath);
+    o[QStringLiteral("csv")] = qs(input->files.at(0).path);
+    o[QStringLiteral("csv_sha256")] = qs(input->files.at(0).sha256);
+    o[QStringLiteral("metadata_sha256")] = qs(input->files.at(1).sha256);
+    o[QStringLiteral("released")] = qs(input->metadata.timestamp);
+    o[QStringLiteral("mechanism")] = qs(input->metadata.mechanism);
+    o[QStringLiteral("epsilon")] = qs(input->metadata.epsilon);
+    if (input->ledgerGiven) {
+        o[QStringLiteral("ledger")] = qs(files.ledgerPath);
+        o[QStringLiteral("ledger_release")] = static_cast<qint64>(input->budget.releasesInLedger);
+        o[QStringLiteral("budget_before")] = qs(input->budget.before);
+        o[QStringLiteral("budget_after")] = qs(input->budget.after);
+    } else {
+        o[QStringLiteral("ledger")] = QJsonValue();
+        o[QStringLiteral("budget")] = QStringLiteral(
+            "not stated: no ledger given, the files' SHA-256 were not compared "
+            "with the ledger's record");
+    }
+    o[QStringLiteral("sections")] = static_cast<qint64>(report->sections.size());
+    printJson(out, o);
+    return kOk;
+}
+
 bool releaseNeedsGui(const std::vector<std::string>& argv) {
+    if (argv.size() >= 2 && argv[1] == "report") {
+        for (std::size_t i = 2; i + 1 < argv.size(); ++i) {
+            if (argv[i] == "--out") {
+                auto format = data::reportFormatFor(argv[i + 1]);
+                return format && *format == data::ReportFormat::Pdf;
+            }
+        }
+        return false;
+    }
     if (argv.size() < 2 || argv[1] != "release") {
         return false;
     }

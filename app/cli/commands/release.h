@@ -18,8 +18,18 @@ namespace dpx::cli {
 // "report_error" and exits 1 saying the release was charged and published.
 int cmdRelease(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 
-// Whether `argv` asks `dpx release --report FILE.pdf`: drawing a PDF needs a QGuiApplication
-// (fonts; no display), which main() then creates instead of a QCoreApplication.
+// argv[1] == "report" (issue #22): `dpx report --release FILE.json [--csv FILE.csv] [--ledger
+// LEDGER] --out report.pdf|report.html [--overwrite]` rebuilds the decision report of a release
+// already on disk from its files (io/report, decisionReportInputFromFiles). Exit codes: 0 written;
+// 2 bad arguments; 1 the files or the ledger refused (missing, malformed, another version, a CSV
+// that is not the metadata's, files edited since the ledger charged them, a ledger without the
+// release) — nothing written. A JSON summary (files and their SHA-256, the ledger entry) goes to
+// `out`.
+int cmdReport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+// Whether `argv` asks `dpx release --report FILE.pdf` or `dpx report --out FILE.pdf`: drawing a
+// PDF needs a QGuiApplication (fonts; no display), which main() then creates instead of a
+// QCoreApplication.
 bool releaseNeedsGui(const std::vector<std::string>& argv);
 
 // argv[1] == "ledger": `dpx ledger --ledger FILE` resolves the ledger's interrupted releases under

@@ -6,6 +6,7 @@
 // Laplace's b = Δ1/ε — and the same report whatever the counts (nothing depends on them).
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -75,11 +76,12 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 // `number` as a whole number in the text: not part of a longer run of digits (a coordinate or a
-// decimal such as 0.5555559 may contain any digits).
+// decimal such as 0.5555559 may contain any digits) nor a colour ("#555555").
 bool containsNumber(const std::string& text, const std::string& number) {
     auto isNum = [](char c) { return (c >= '0' && c <= '9') || c == '.'; };
     for (auto at = text.find(number); at != std::string::npos; at = text.find(number, at + 1)) {
-        const bool before = at > 0 && isNum(text[at - 1]);
+        // "#555555" is the plot's grey, not a number (a noisy 555 553 + 2 matched it).
+        const bool before = at > 0 && (isNum(text[at - 1]) || text[at - 1] == '#');
         const bool after = at + number.size() < text.size() && isNum(text[at + number.size()]);
         if (!before && !after) {
             return true;
@@ -134,6 +136,8 @@ private Q_SLOTS:
     void escapesEverything();
     void refusesBadInput();
     void plotSvg();
+    void samplingSection();
+    void rebuiltFromFiles();
 };
 
 void TestDecisionReport::everySectionAndNoCounts() {
@@ -377,6 +381,112 @@ void TestDecisionReport::plotSvg() {
     const std::string none = decisionReportPlotSvg(empty);
     QVERIFY(contains(none, "no curve to draw"));
     QVERIFY(!contains(none, "<path"));
+}
+
+// Issue #22: a release declared a sample of N (discrete Laplace, ε = 1, no post-processing) has
+// a "Sampling error and DP noise" section between the errors and the attacker, whose per-count
+// half-widths equal independent closed forms: sampling z·N·√(p(1−p)/n·(N−n)/(N−1)) with
+// p = v/n, n = Σv (Cochran 1977, §3.3, with z = Φ⁻¹(0.975) = 1.959963984540054), DP noise
+// (N/n)·h with h the release's own per-count half-width; and the combined one between the larger
+// of the two and their sum. No count and no released value appears in it.
+void TestDecisionReport::samplingSection() {
+    ReleaseSpec spec = specFor(ReleaseMechanism::DiscreteLaplace, "1");
+    spec.samplePopulation = 1e7;
+    Released r = releaseFor(spec, kCounts);
+    auto sm = releaseSamplingIntervals(spec, r.release.values);
+    QVERIFY2(sm, sm ? "" : sm.error().message.c_str());
+    r.input.metadata.sampling = *sm;
+    auto report = buildDecisionReport(r.input);
+    QVERIFY2(report, report ? "" : report.error().message.c_str());
+    std::vector<std::string> ids;
+    for (const ReportSection& x : report->sections) {
+        ids.push_back(x.id);
+    }
+    const auto at = std::find(ids.begin(), ids.end(), "sampling");
+    QVERIFY(at != ids.end() && at != ids.begin());
+    QCOMPARE(*(at - 1), std::string("errors"));
+    QCOMPARE(*(at + 1), std::string("risk"));
+    const ReportSection* s = report->section("sampling");
+    QCOMPARE(s->paragraphs.at(0), sm->sentence);
+    QVERIFY(s->paragraphs.at(1).find("only a larger sample reduces it") != std::string::npos);
+    QCOMPARE(s->rows.at(0).value, std::string("10000000 (declared)"));
+    const ReportTable& t = s->tables.at(0);
+    QCOMPARE(t.rows.size(), kCounts.size() + 1);
+    double n = 0;
+    for (double v : r.release.values) {
+        n += v;
+    }
+    const double N = 1e7, z = 1.959963984540054;
+    const double h = r.release.metadata.intervals->halfWidth;
+    for (std::size_t i = 0; i < kCounts.size(); ++i) {
+        const double p = r.release.values[i] / n;
+        const double sampling = z * N * std::sqrt(p * (1 - p) / n * (N - n) / (N - 1));
+        const double noise = N / n * h;
+        const double shownSampling = std::stod(t.rows[i][1]);
+        const double shownNoise = std::stod(t.rows[i][2]);
+        const double shownBoth = std::stod(t.rows[i][3]);
+        QVERIFY2(std::abs(shownSampling - sampling) <= 5e-4 * sampling,
+                 (t.rows[i][1] + " vs " + std::to_string(sampling)).c_str());
+        QVERIFY2(std::abs(shownNoise - noise) <= 5e-4 * noise,
+                 (t.rows[i][2] + " vs " + std::to_string(noise)).c_str());
+        QVERIFY(shownBoth >= std::max(shownSampling, shownNoise) * (1 - 5e-4));
+        QVERIFY(shownBoth <= (shownSampling + shownNoise) * (1 + 5e-4));
+        QCOMPARE(t.rows[i][0], r.release.metadata.binLabels[i]);
+    }
+    const std::string html = decisionReportHtml(*report);
+    checkHtml(html);
+    for (std::int64_t c : kCounts) {
+        QVERIFY2(!containsNumber(html, std::to_string(c)), std::to_string(c).c_str());
+    }
+    for (double v : r.release.values) {
+        const auto text = std::to_string(static_cast<long long>(std::llround(v)));
+        QVERIFY2(!containsNumber(html, text), text.c_str());
+    }
+    // Not declared a sample: no such section.
+    Released plain = releaseFor(specFor(ReleaseMechanism::DiscreteLaplace, "1"), kCounts);
+    auto none = buildDecisionReport(plain.input);
+    QVERIFY(none && none->section("sampling") == nullptr);
+}
+
+// A report rebuilt from the files (dpx report --release) says so under its title, names the
+// version that rebuilt it, and without a ledger states no budget and no ledger total.
+void TestDecisionReport::rebuiltFromFiles() {
+    Released r = releaseFor(specFor(ReleaseMechanism::DiscreteLaplace, "1"), kCounts);
+    auto made = buildDecisionReport(r.input);
+    QVERIFY(made && made->rebuiltNote.empty());
+    QVERIFY(!contains(decisionReportHtml(*made), "Rebuilt on"));
+    r.input.rebuiltFromFiles = true;
+    r.input.reportToolVersion = "10.0-later";
+    auto withLedger = buildDecisionReport(r.input);
+    QVERIFY(withLedger);
+    QCOMPARE(withLedger->rebuiltNote,
+             std::string("Rebuilt on 2026-01-02T03:05:00Z from the release files of "
+                         "2026-01-02T03:04:05Z, not written at the time of the release; the "
+                         "files' SHA-256 match the ledger's record."));
+    QCOMPARE(withLedger->appVersion, std::string("10.0-later"));
+    const std::string html = decisionReportHtml(*withLedger);
+    checkHtml(html);
+    QVERIFY(contains(html, "Rebuilt on 2026-01-02T03:05:00Z"));
+    QVERIFY(contains(html, "DP Explorer 9.9-test"));    // the release's tool
+    QVERIFY(contains(html, "DP Explorer 10.0-later"));  // the report's
+    QVERIFY(contains(html, "ε 2 of 3 left"));
+    r.input.ledgerGiven = false;
+    r.input.budget = DecisionReportBudget{};
+    auto noLedger = buildDecisionReport(r.input);
+    QVERIFY(noLedger);
+    QVERIFY(noLedger->rebuiltNote.find("no ledger was given") != std::string::npos);
+    const ReportSection* b = noLedger->section("budget");
+    QVERIFY(b && b->paragraphs.at(0).rfind("Not stated", 0) == 0);
+    QCOMPARE(b->rows.size(), std::size_t(1));
+    const ReportSection* m = noLedger->section("mechanism");
+    QVERIFY(m);
+    bool accountant = false;
+    for (const ReportRow& row : m->rows) {
+        accountant = accountant || (row.key == "Accountant (ledger)" &&
+                                    row.value == "not known (no ledger given)");
+    }
+    QVERIFY(accountant);
+    checkHtml(decisionReportHtml(*noLedger));
 }
 
 QTEST_APPLESS_MAIN(TestDecisionReport)

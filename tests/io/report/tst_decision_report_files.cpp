@@ -6,11 +6,13 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QGuiApplication>
+#include <QJsonDocument>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <optional>
 
+#include "io/release/release_files.h"
 #include "io/report/decision_report_files.h"
 
 using namespace dpx;
@@ -77,6 +79,11 @@ private Q_SLOTS:
     void writesPdf();
     void writesHtml();
     void checksPath();
+    void fromFilesEqualsReleaseTime_data();
+    void fromFilesEqualsReleaseTime();
+    void fromFilesWithoutLedger();
+    void fromFilesRefusesBadInput();
+    void metadataReadBack();
 };
 
 void TestDecisionReportFiles::inputFromRelease() {
@@ -196,6 +203,336 @@ void TestDecisionReportFiles::checksPath() {
     QVERIFY(checkReportPath(same, true, {csv}));
     QCOMPARE(*reportFormatFor("a/B.PDF"), ReportFormat::Pdf);
     QCOMPARE(*reportFormatFor("x.htm"), ReportFormat::Html);
+}
+
+namespace {
+
+std::string writeText(const QTemporaryDir& dir, const char* name, const QByteArray& bytes) {
+    QFile f(dir.filePath(QString::fromLatin1(name)));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        return {};
+    }
+    f.write(bytes);
+    return f.fileName().toStdString();
+}
+
+bool sameRows(const std::vector<ReportRow>& a, const std::vector<ReportRow>& b) {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].key != b[i].key || a[i].value != b[i].value) {
+            qWarning("row %zu: '%s' = '%s' vs '%s' = '%s'", i, a[i].key.c_str(), a[i].value.c_str(),
+                     b[i].key.c_str(), b[i].value.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
+bool sameTables(const std::vector<ReportTable>& a, const std::vector<ReportTable>& b) {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].header != b[i].header || a[i].rows != b[i].rows) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// A release (second on its ledger, so that "before" is not the full budget) for the variants of
+// fromFilesEqualsReleaseTime.
+ReleaseRequest variant(const QTemporaryDir& dir, const QString& name) {
+    ReleaseRequest r = requestIn(dir);
+    r.newBudget = LedgerBudgetText{"10", "0.001"};
+    if (name == QLatin1String("gaussian-replace-cap")) {
+        r.spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+        r.spec.epsilon = "1";
+        r.spec.delta = "1e-6";
+        r.spec.relation = Neighbouring::Replace;
+        r.spec.contributionCap = 2;
+        r.composition = Composition::Zcdp;
+    } else if (name == QLatin1String("geometric-matrix")) {
+        r.spec.mechanism = ReleaseMechanism::GeometricMatrix;
+        r.spec.groupSize = 40;
+        r.loadTruth = []() -> Expected<ReleaseTruth> {
+            return ReleaseTruth{*Histogram::create(std::vector<std::int64_t>{3, 40, 17}), true,
+                                "three counts"};
+        };
+    } else if (name == QLatin1String("sample-clamp")) {
+        r.spec.postProcessing = EstimatorKind::Clamp;
+        r.spec.samplePopulation = 2e6;
+        r.spec.designEffect = 1.5;
+        r.spec.confidenceLevel = 0.9;
+    } else if (name == QLatin1String("resize-intervals")) {
+        r.spec.postProcessing = EstimatorKind::Resize;
+        r.spec.postProcessedIntervals = true;
+    } else if (name == QLatin1String("pld")) {
+        r.composition = Composition::Pld;
+    }
+    return r;
+}
+
+}  // namespace
+
+// Issue #22: the report rebuilt from the files on disk (decisionReportInputFromFiles) says the
+// same as the report made at release time, section by section — every row, paragraph, table and
+// note, and the plot — except what the rebuild states about itself: the note under the title, the
+// provenance's "rebuilt" row, the files' paragraph and the budget's note on the ledger's prefix.
+void TestDecisionReportFiles::fromFilesEqualsReleaseTime_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"laplace", "gaussian-replace-cap", "geometric-matrix", "sample-clamp",
+                          "resize-intervals", "pld"}) {
+        QTest::newRow(n) << QString::fromLatin1(n);
+    }
+}
+
+void TestDecisionReportFiles::fromFilesEqualsReleaseTime() {
+    QFETCH(QString, name);
+    QTemporaryDir dir;
+    ReleaseRequest first = variant(dir, name);
+    first.csvPath = dir.filePath(QStringLiteral("r0.csv")).toStdString();
+    auto o1 = runRelease(first);
+    QVERIFY2(o1, o1 ? "" : o1.error().message.c_str());
+    ReleaseRequest req = variant(dir, name);
+    req.newBudget.reset();
+    auto o = runRelease(req);
+    QVERIFY2(o, o ? "" : o.error().message.c_str());
+    // And one after it, which the report of the second must not count.
+    ReleaseRequest third = variant(dir, name);
+    third.newBudget.reset();
+    third.csvPath = dir.filePath(QStringLiteral("r3.csv")).toStdString();
+    QVERIFY(runRelease(third));
+
+    auto atRelease = decisionReportInputFor(*o, req.spec, req.dataset);
+    QVERIFY2(atRelease, atRelease ? "" : atRelease.error().message.c_str());
+    atRelease->generatedAt = "2026-02-03T04:05:06Z";
+    auto before = buildDecisionReport(*atRelease);
+    QVERIFY2(before, before ? "" : before.error().message.c_str());
+
+    ReleaseFilesForReport files;
+    files.metadataPath = o->jsonPath;
+    files.ledgerPath = o->ledgerPath;
+    files.generatedAt = "2026-02-03T04:05:06Z";
+    auto fromFiles = decisionReportInputFromFiles(files);
+    QVERIFY2(fromFiles, fromFiles ? "" : fromFiles.error().message.c_str());
+    QVERIFY(fromFiles->rebuiltFromFiles && fromFiles->ledgerGiven);
+    QCOMPARE(fromFiles->budget.releasesInLedger, std::size_t(2));
+    QCOMPARE(fromFiles->budget.before, atRelease->budget.before);
+    QCOMPARE(fromFiles->budget.after, atRelease->budget.after);
+    QCOMPARE(fromFiles->bins, atRelease->bins);
+    QCOMPARE(fromFiles->files.size(), atRelease->files.size());
+    for (std::size_t i = 0; i < fromFiles->files.size(); ++i) {
+        QCOMPARE(fromFiles->files[i].sha256, atRelease->files[i].sha256);
+        QCOMPARE(fromFiles->files[i].path, atRelease->files[i].path);
+    }
+    auto after = buildDecisionReport(*fromFiles);
+    QVERIFY2(after, after ? "" : after.error().message.c_str());
+
+    QVERIFY(before->rebuiltNote.empty());
+    QVERIFY(after->rebuiltNote.find("Rebuilt on 2026-02-03T04:05:06Z from the release files of " +
+                                    o->release.metadata.timestamp) == 0);
+    QCOMPARE(after->title, before->title);
+    QCOMPARE(after->subtitle, before->subtitle);
+    QCOMPARE(after->sections.size(), before->sections.size());
+    QCOMPARE(before->section("sampling") != nullptr, name == QLatin1String("sample-clamp"));
+    for (std::size_t i = 0; i < before->sections.size(); ++i) {
+        const ReportSection& b = before->sections[i];
+        const ReportSection& a = after->sections[i];
+        QCOMPARE(a.id, b.id);
+        QCOMPARE(a.heading, b.heading);
+        QCOMPARE(a.hasPlot, b.hasPlot);
+        QVERIFY2(sameTables(a.tables, b.tables), b.id.c_str());
+        if (b.id == "provenance") {
+            QCOMPARE(a.rows.size(), b.rows.size());
+            QCOMPARE(a.rows[0].value, b.rows[0].value);  // released
+            QCOMPARE(a.rows[1].key, std::string("Report rebuilt from the release files"));
+            continue;
+        }
+        if (b.id == "files") {
+            QVERIFY(a.paragraphs.at(0).find("computed again") != std::string::npos);
+            continue;
+        }
+        QVERIFY2(sameRows(a.rows, b.rows), b.id.c_str());
+        QCOMPARE(a.paragraphs, b.paragraphs);
+        if (b.id == "budget") {
+            QCOMPARE(a.notes.size(), b.notes.size() + 1);
+            QVERIFY(a.notes.back().find("release 2 of the ledger") != std::string::npos);
+        } else {
+            QCOMPARE(a.notes, b.notes);
+        }
+    }
+    QCOMPARE(after->plot.series.size(), before->plot.series.size());
+    for (std::size_t i = 0; i < before->plot.series.size(); ++i) {
+        QCOMPARE(after->plot.series[i].points.size(), before->plot.series[i].points.size());
+        for (std::size_t k = 0; k < before->plot.series[i].points.size(); ++k) {
+            QCOMPARE(after->plot.series[i].points[k].y, before->plot.series[i].points[k].y);
+        }
+    }
+    // The HTML says it was rebuilt; nothing else of it differs in kind.
+    const std::string html = decisionReportHtml(*after);
+    QVERIFY(html.find("Rebuilt on 2026-02-03T04:05:06Z") != std::string::npos);
+}
+
+void TestDecisionReportFiles::fromFilesWithoutLedger() {
+    QTemporaryDir dir;
+    ReleaseRequest req = variant(dir, QStringLiteral("sample-clamp"));
+    auto o = runRelease(req);
+    QVERIFY2(o, o ? "" : o.error().message.c_str());
+    ReleaseFilesForReport files;
+    files.metadataPath = o->jsonPath;
+    files.toolVersion = "9.9-rebuild";
+    auto in = decisionReportInputFromFiles(files);
+    QVERIFY2(in, in ? "" : in.error().message.c_str());
+    QVERIFY(in->rebuiltFromFiles && !in->ledgerGiven);
+    // The sampling columns read back from the CSV are the release's own.
+    QVERIFY(in->metadata.sampling.has_value());
+    QVERIFY(*in->metadata.sampling == *o->release.metadata.sampling);
+    auto report = buildDecisionReport(*in);
+    QVERIFY2(report, report ? "" : report.error().message.c_str());
+    QVERIFY(report->rebuiltNote.find("no ledger was given") != std::string::npos);
+    const ReportSection* budget = report->section("budget");
+    QVERIFY(budget && budget->paragraphs.at(0).rfind("Not stated", 0) == 0);
+    const ReportSection* provenance = report->section("provenance");
+    QVERIFY(provenance && provenance->rows.back().value == "DP Explorer 9.9-rebuild");
+    QCOMPARE(report->appVersion, std::string("9.9-rebuild"));
+    const ReportSection* sampling = report->section("sampling");
+    QVERIFY(sampling);
+    // One row per bin and the largest, each half-width as the CSV states it.
+    QCOMPARE(sampling->tables.at(0).rows.size(), kCounts.size() + 1);
+    const std::string html = decisionReportHtml(*report);
+    for (std::int64_t c : kCounts) {
+        QVERIFY(html.find(std::to_string(c)) == std::string::npos);
+    }
+}
+
+// Every bad input: a clear message, nothing to report.
+void TestDecisionReportFiles::fromFilesRefusesBadInput() {
+    QTemporaryDir dir;
+    const ReleaseRequest req = requestIn(dir);
+    auto o = runRelease(req);
+    QVERIFY2(o, o ? "" : o.error().message.c_str());
+    const QByteArray json = readAll(o->jsonPath);
+    const QByteArray csv = readAll(o->csvPath);
+    auto refused = [](const ReleaseFilesForReport& f, const std::string& part) -> bool {
+        auto in = decisionReportInputFromFiles(f);
+        if (in) {
+            qWarning("accepted, expected a refusal with '%s'", part.c_str());
+            return false;
+        }
+        if (in.error().message.find(part) == std::string::npos) {
+            qWarning("message: %s\nexpected: %s", in.error().message.c_str(), part.c_str());
+            return false;
+        }
+        return true;
+    };
+    ReleaseFilesForReport f;
+    f.metadataPath = dir.filePath(QStringLiteral("none.json")).toStdString();
+    QVERIFY(refused(f, "does not exist"));
+    // The metadata without its CSV.
+    f.metadataPath = writeText(dir, "alone.json", json);
+    QVERIFY(refused(f, "alone.csv does not exist"));
+    // Not JSON; another format; another version; a member missing.
+    writeText(dir, "bad.csv", csv);
+    f.metadataPath = writeText(dir, "bad.json", "{ not json");
+    QVERIFY(refused(f, "not JSON"));
+    f.metadataPath = writeText(dir, "bad.json", "{\"format\": \"something\"}");
+    QVERIFY(refused(f, "not the metadata of a DP Explorer release"));
+    QByteArray v2 = json;
+    v2.replace("\"version\": 1", "\"version\": 2");
+    f.metadataPath = writeText(dir, "bad.json", v2);
+    QVERIFY(refused(f, "metadata version 2 is not"));
+    QByteArray noRho = json;
+    noRho.replace("\"rho\":", "\"rhox\":");
+    f.metadataPath = writeText(dir, "bad.json", noRho);
+    QVERIFY(refused(f, "\"privacy.rho\" is missing"));
+    // An older writer's form (a member it did not write, here "sampler.noise_parameter" absent
+    // is caught above; an extra member, or a different layout, here the compact form).
+    f.metadataPath =
+        writeText(dir, "bad.json", QJsonDocument::fromJson(json).toJson(QJsonDocument::Compact));
+    QVERIFY(refused(f, "not in the exact form this version"));
+    // A CSV edited by hand: a value changed (its bounds no longer around it), a line removed.
+    f.metadataPath = writeText(dir, "bad.json", json);
+    QList<QByteArray> lines = csv.split('\n');
+    QList<QByteArray> cells = lines[1].split(',');
+    cells[1] = QByteArray::number(cells[1].toLongLong() + 1);
+    lines[1] = cells.join(',');
+    writeText(dir, "bad.csv", lines.join('\n'));
+    QVERIFY(refused(f, "CSV line 2, column 3"));
+    QList<QByteArray> shorter = csv.split('\n');
+    shorter.removeAt(2);
+    writeText(dir, "bad.csv", shorter.join('\n'));
+    QVERIFY(refused(f, "lines of values, but the metadata lists 3 bins"));
+    // The ledger: files whose bytes are not the ones charged (the same names), a CSV given
+    // that is another release's, and a ledger of another dataset.
+    f.metadataPath = o->jsonPath;
+    f.ledgerPath = o->ledgerPath;
+    QVERIFY(decisionReportInputFromFiles(f));
+    ReleaseRequest other = requestIn(dir);
+    other.csvPath = dir.filePath(QStringLiteral("o.csv")).toStdString();
+    other.ledgerPath = dir.filePath(QStringLiteral("other-ledger.json")).toStdString();
+    other.dataset = "another dataset";
+    auto o2 = runRelease(other);
+    QVERIFY(o2);
+    f.csvPath = o2->csvPath;
+    QVERIFY(refused(f, "the CSV's SHA-256"));
+    f.csvPath.clear();
+    f.ledgerPath = o2->ledgerPath;
+    QVERIFY(refused(f, "of 'another dataset', 1 releases) does not contain this release"));
+    f.ledgerPath = dir.filePath(QStringLiteral("missing-ledger.json")).toStdString();
+    QVERIFY(refused(f, "ledger:"));
+    // A released value edited so that the CSV stays consistent (bounds moved too): only the
+    // ledger's record can tell, and it does.
+    QList<QByteArray> edited = csv.split('\n');
+    QList<QByteArray> c1 = edited[1].split(',');
+    for (int k = 1; k < c1.size(); ++k) {
+        c1[k] = QByteArray::number(c1[k].toLongLong() + 5);
+    }
+    edited[1] = c1.join(',');
+    QFile w(QString::fromStdString(o->csvPath));
+    QVERIFY(w.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    w.write(edited.join('\n'));
+    w.close();
+    f.ledgerPath.clear();
+    QVERIFY(decisionReportInputFromFiles(f));  // consistent files, no record to compare with
+    f.ledgerPath = o->ledgerPath;
+    QVERIFY(refused(f, "edited or replaced since the release"));
+}
+
+// The metadata read back gives the same bytes for every kind of release (the check the rebuild
+// makes), and the spec it states is the one released with.
+void TestDecisionReportFiles::metadataReadBack() {
+    for (const char* name : {"laplace", "gaussian-replace-cap", "geometric-matrix", "sample-clamp",
+                             "resize-intervals"}) {
+        QTemporaryDir dir;
+        ReleaseRequest req = variant(dir, QString::fromLatin1(name));
+        auto o = runRelease(req);
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        const std::string json = readAll(o->jsonPath).toStdString();
+        auto md = releaseMetadataFromJson(json);
+        QVERIFY2(md, md ? "" : md.error().message.c_str());
+        HistogramRelease echo;
+        echo.metadata = *md;
+        QCOMPARE(releaseMetadataJson(echo), json);
+        auto spec = releaseSpecFromMetadata(*md);
+        QVERIFY2(spec, spec ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->mechanism, req.spec.mechanism);
+        QCOMPARE(spec->epsilon, req.spec.epsilon);
+        QCOMPARE(spec->delta, req.spec.delta);
+        QCOMPARE(spec->groupSize, req.spec.groupSize);
+        QCOMPARE(spec->relation, req.spec.relation);
+        QCOMPARE(spec->contributionCap, req.spec.contributionCap);
+        QCOMPARE(spec->postProcessing, req.spec.postProcessing);
+        QCOMPARE(spec->confidenceLevel, req.spec.confidenceLevel);
+        QCOMPARE(spec->samplePopulation, req.spec.samplePopulation);
+        QCOMPARE(spec->designEffect, req.spec.designEffect);
+        QCOMPARE(spec->postProcessedIntervals, req.spec.postProcessedIntervals);
+        auto back = releaseFromCsv(readAll(o->csvPath).toStdString(), *md);
+        QVERIFY2(back, back ? "" : back.error().message.c_str());
+        QCOMPARE(back->values, o->release.values);
+    }
 }
 
 QTEST_MAIN(TestDecisionReportFiles)
