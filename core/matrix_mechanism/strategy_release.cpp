@@ -313,8 +313,7 @@ Expected<StrategyReleasePlan> planFromIntegerStrategy(std::shared_ptr<const Work
         // expected RMSE the release states.
         auto f = integerStrategyObjective(k, *w);
         if (!f || !std::isfinite(*f)) {
-            return Error{"strategy release: " + templateName +
-                         " does not answer the workload (" +
+            return Error{"strategy release: " + templateName + " does not answer the workload (" +
                          (f ? std::string("its error is not finite") : f.error().message) + ")"};
         }
         k.roundedObjective = *f;
@@ -361,9 +360,8 @@ std::string strategyPublishedText(const StrategyReleasePlan& plan,
         }
         list += (list.empty() ? "" : ", ") + (name.empty() ? std::string("the total") : name);
     }
-    return "the workload's marginals, not the cells (the strategy does not measure the full "
-           "table, so the cells are not determined; these marginals are, without bias): " +
-           list + " (" + groupThousands(static_cast<long long>(count)) + " values)";
+    return "the workload's marginals, not the cells (the full table is not measured): " + list +
+           " (" + groupThousands(static_cast<long long>(count)) + " values)";
 }
 
 void strategyEstimates(const StrategyReleasePlan& plan, std::span<const double> y,

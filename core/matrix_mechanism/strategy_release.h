@@ -117,7 +117,8 @@ void strategyEstimates(const StrategyReleasePlan& plan, std::span<const double> 
                        std::span<double> out);
 
 // What a release through `plan` publishes, in words: "the 12 cells of the table" or "the
-// workload's marginals, not the cells (…): sex × class, sex × age, class × age (16 values)".
+// workload's marginals, not the cells (the full table is not measured): sex × class, sex × age,
+// class × age (16 values)".
 // `names`: the attributes' names in order (missing ones read "attribute i").
 std::string strategyPublishedText(const StrategyReleasePlan& plan,
                                   const std::vector<std::string>& names = {});
