@@ -105,7 +105,9 @@ const std::vector<Command> kCommands{
                (the matrix mechanism with a strategy designed for WORKLOAD by HDMM, McKenna
                et al. 2018, from the declared bins alone, rounded to integers K: K·x measured
                with discrete Laplace noise on K's sensitivity, the cells inferred by least
-               squares; each cell's own interval; the JSON lists K and the measurements)
+               squares; each cell's own interval; the JSON lists K and the measurements;
+               an OPT_M strategy without the full table, e.g. for --strategy marginals:2,
+               publishes the workload's marginals, each with its own interval)
   dpx release ... --budget EPS,DELTA --composition pld [--pld-interval H (1e-4)]
                (a new ledger composed by the privacy loss distribution, Koskela et al.
                2020, pessimistic grid of interval H, at the total DELTA; records each

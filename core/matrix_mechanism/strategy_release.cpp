@@ -83,23 +83,301 @@ Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload
     if (!k) {
         return k.error();
     }
-    if (!k->fullColumnRank()) {
-        return Error{"strategy release: " + design->templateName +
-                     " does not measure the full table, so its cells are not determined and "
-                     "least squares would publish biased cells; choose the p-Identity template "
-                     "(or a workload that includes the identity)"};
+    return planFromIntegerStrategy(std::move(w), design->templateName, std::move(k).value());
+}
+
+namespace {
+
+// The marginals of a marginal workload, each once, in the order its queries list them
+// (workload.h: the orders as listed, per order the subsets in lexicographic order; a union's
+// parts in turn). Identity is the full table, total the empty marginal.
+Expected<std::vector<std::size_t>> workloadMarginals(const Workload& w) {
+    const std::size_t dims = w.shape().size();
+    std::vector<std::size_t> out;
+    const auto add = [&out](std::size_t b) {
+        if (std::find(out.begin(), out.end(), b) == out.end()) {
+            out.push_back(b);
+        }
+    };
+    switch (w.spec().kind) {
+        case WorkloadKind::Identity:
+            add((std::size_t{1} << dims) - 1);
+            return out;
+        case WorkloadKind::Total:
+            add(0);
+            return out;
+        case WorkloadKind::Marginals:
+            for (std::size_t k : w.spec().ways) {
+                // The k-subsets of {0 … dims−1} in lexicographic order.
+                std::vector<std::size_t> c(k);
+                for (std::size_t i = 0; i < k; ++i) {
+                    c[i] = i;
+                }
+                while (true) {
+                    std::size_t b = 0;
+                    for (std::size_t i : c) {
+                        b |= std::size_t{1} << i;
+                    }
+                    add(b);
+                    std::size_t i = k;
+                    while (i > 0 && c[i - 1] == dims - k + i - 1) {
+                        --i;
+                    }
+                    if (i == 0) {
+                        break;
+                    }
+                    ++c[i - 1];
+                    for (std::size_t j = i; j < k; ++j) {
+                        c[j] = c[j - 1] + 1;
+                    }
+                }
+            }
+            return out;
+        case WorkloadKind::Union:
+            for (const Workload& part : w.parts()) {
+                auto m = workloadMarginals(part);
+                if (!m) {
+                    return m.error();
+                }
+                for (std::size_t b : *m) {
+                    add(b);
+                }
+            }
+            return out;
+        default:
+            return Error{w.describe() + " is not a set of marginals"};
     }
-    auto forms = k->cellVarianceForms();
-    if (!forms) {
-        return forms.error();
+}
+
+// "attributes 1 and 3" (1-based), "attribute 2", "the grand total".
+std::string marginalText(std::size_t b, std::size_t dims) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < dims; ++i) {
+        if (b >> i & 1U) {
+            names.push_back(std::to_string(i + 1));
+        }
+    }
+    if (names.empty()) {
+        return "the grand total";
+    }
+    std::string out = names.size() == 1 ? "attribute " : "attributes ";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    }
+    return out;
+}
+
+std::size_t marginalCells(const DomainShape& shape, std::size_t b) {
+    std::size_t n = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        n *= (b >> i & 1U) ? shape[i] : 1;
+    }
+    return n;
+}
+
+// out = M_b·x: the sums of x over the attributes not in b, in C order of the kept ones.
+void addUpMarginal(const DomainShape& shape, std::size_t b, std::span<const double> x,
+                   std::span<double> out) {
+    const std::size_t dims = shape.size();
+    std::vector<std::size_t> stride(dims, 0), digit(dims, 0);
+    std::size_t size = 1;
+    for (std::size_t i = dims; i-- > 0;) {
+        if (b >> i & 1U) {
+            stride[i] = size;
+            size *= shape[i];
+        }
+    }
+    std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(size), 0.0);
+    std::size_t index = 0;
+    for (double v : x) {
+        out[index] += v;
+        for (std::size_t i = dims; i-- > 0;) {
+            if (++digit[i] < shape[i]) {
+                index += stride[i];
+                break;
+            }
+            digit[i] = 0;
+            index -= (shape[i] - 1) * stride[i];
+        }
+    }
+}
+
+}  // namespace
+
+Expected<StrategyReleasePlan> planFromIntegerStrategy(std::shared_ptr<const Workload> w,
+                                                      std::string templateName, IntegerStrategy k) {
+    if (!w || !k.linear) {
+        return Error{"strategy release: no workload or no strategy"};
+    }
+    if (w->shape() != k.shape) {
+        return Error{"strategy release: the strategy was designed for " + shapeText(k.shape) +
+                     " cells, the workload is over " + shapeText(w->shape())};
     }
     StrategyReleasePlan plan;
+    if (k.fullColumnRank()) {
+        auto forms = k.cellVarianceForms();
+        if (!forms) {
+            return forms.error();
+        }
+        plan.valueForms = std::move(forms).value();
+    } else {
+        const DomainShape& shape = k.shape;
+        const std::size_t dims = shape.size();
+        const std::string head = "strategy release: " + templateName +
+                                 " does not measure the full table, so its cells are not "
+                                 "determined";
+        if (k.kind != DesignTemplate::Marginals) {
+            return Error{head +
+                         " and the workload's answers are published only through an OPT_M "
+                         "(marginals) design; choose the p-Identity template"};
+        }
+        auto marginals = workloadMarginals(*w);
+        if (!marginals) {
+            return Error{head + "; its answers are published only for a workload of marginals, " +
+                         "and " + marginals.error().message + "; choose the p-Identity template"};
+        }
+        // Structurally: marginal b is determined iff some measured marginal a ⊇ b' (b' = b
+        // without the attributes of one bin, whose eigenspaces are empty): then M_b = S·M_a.
+        // Otherwise K's eigenvalue on E_{b'} is 0 while M_b has weight there
+        // (marginals_strategy.h).
+        std::size_t oneBin = 0;
+        for (std::size_t i = 0; i < dims; ++i) {
+            oneBin |= shape[i] == 1 ? std::size_t{1} << i : 0;
+        }
+        std::string measured;
+        for (std::size_t a = 0; a < k.marginalWeights.size(); ++a) {
+            if (k.marginalWeights[a] > 0) {
+                measured += (measured.empty() ? "" : "; ") + marginalText(a, dims);
+            }
+        }
+        for (std::size_t b : *marginals) {
+            const std::size_t need = b & ~oneBin;
+            bool inside = false;
+            for (std::size_t a = 0; a < k.marginalWeights.size() && !inside; ++a) {
+                inside = k.marginalWeights[a] > 0 && (a & need) == need;
+            }
+            if (!inside) {
+                return Error{head + ", and the workload's marginal over " + marginalText(b, dims) +
+                             " is not inside any measured marginal (measured: " + measured +
+                             "), so least squares would publish biased answers; choose the "
+                             "p-Identity template"};
+            }
+        }
+        // Numerically, and the forms: m = M_b's first row (its first cell); K⁺K·m = m, and
+        // m_qᵀ(KᵀK)⁺m_q is the same for every cell q of M_b (KᵀK and M_bᵀM_b are diagonal in the
+        // same eigenbasis, where each cell's row has the same weight on each eigenspace:
+        // marginals_strategy.h), so one solve per marginal gives all of them.
+        const std::size_t cells = shapeCells(shape);
+        std::vector<double> m(cells), y(k.linear->rows()), back(cells), g(cells);
+        for (std::size_t b : *marginals) {
+            std::fill(m.begin(), m.end(), 0.0);
+            double norm2 = 0;
+            for (std::size_t c = 0; c < cells; ++c) {
+                bool first = true;  // every kept attribute at its first bin
+                std::size_t rest = c;
+                for (std::size_t i = dims; i-- > 0;) {
+                    first = first && (!(b >> i & 1U) || rest % shape[i] == 0);
+                    rest /= shape[i];
+                }
+                m[c] = first ? 1.0 : 0.0;
+                norm2 += m[c];
+            }
+            k.linear->measure(m, y);
+            k.linear->leastSquares(y, back);
+            double residual = 0;
+            for (std::size_t c = 0; c < cells; ++c) {
+                residual += (back[c] - m[c]) * (back[c] - m[c]);
+            }
+            if (!(residual <= 1e-16 * norm2)) {
+                return Error{head + ", and the workload's marginal over " + marginalText(b, dims) +
+                             " is not reproduced by least squares on it (relative residual " +
+                             formatShortest(std::sqrt(residual / norm2)) +
+                             "); choose the p-Identity template"};
+            }
+            k.linear->solveGram(m, g);
+            double form = 0;
+            for (std::size_t c = 0; c < cells; ++c) {
+                form += m[c] * g[c];
+            }
+            if (!(form > 0) || !std::isfinite(form)) {
+                return Error{"strategy release: the variance of the marginal over " +
+                             marginalText(b, dims) + " is not positive and finite"};
+            }
+            plan.valueForms.insert(plan.valueForms.end(), marginalCells(shape, b), form);
+        }
+        plan.published = StrategyPublished::WorkloadMarginals;
+        plan.publishedMarginals = std::move(marginals).value();
+    }
+    if (!(k.roundedObjective > 0)) {
+        // A strategy rounded by hand (chooseIntegerStrategy sets it): its exact error, for the
+        // expected RMSE the release states.
+        auto f = integerStrategyObjective(k, *w);
+        if (!f || !std::isfinite(*f)) {
+            return Error{"strategy release: " + templateName + " does not answer the workload (" +
+                         (f ? std::string("its error is not finite") : f.error().message) + ")"};
+        }
+        k.roundedObjective = *f;
+    }
     plan.workload = std::move(w);
-    plan.templateName = design->templateName;
-    plan.strategy = std::make_shared<const IntegerStrategy>(std::move(k).value());
-    plan.cellForms = std::move(forms).value();
+    plan.templateName = std::move(templateName);
+    plan.strategy = std::make_shared<const IntegerStrategy>(std::move(k));
     plan.intervalCache = std::make_shared<StrategyIntervalCache>();
     return plan;
+}
+
+std::size_t strategyPublishedCount(const StrategyReleasePlan& plan) {
+    if (!plan.strategy) {
+        return 0;
+    }
+    if (plan.published == StrategyPublished::Cells) {
+        return shapeCells(plan.strategy->shape);
+    }
+    std::size_t n = 0;
+    for (std::size_t b : plan.publishedMarginals) {
+        n += marginalCells(plan.strategy->shape, b);
+    }
+    return n;
+}
+
+std::string strategyPublishedText(const StrategyReleasePlan& plan,
+                                  const std::vector<std::string>& names) {
+    if (!plan.strategy) {
+        return "nothing (no strategy)";
+    }
+    const std::size_t count = strategyPublishedCount(plan);
+    if (plan.published == StrategyPublished::Cells) {
+        return "the " + groupThousands(static_cast<long long>(count)) +
+               (plan.strategy->shape.size() > 1 ? " cells of the table" : " bins");
+    }
+    std::string list;
+    for (std::size_t b : plan.publishedMarginals) {
+        std::string name;
+        for (std::size_t i = 0; i < plan.strategy->shape.size(); ++i) {
+            if (b >> i & 1U) {
+                name += (name.empty() ? "" : " × ") +
+                        (i < names.size() ? names[i] : "attribute " + std::to_string(i + 1));
+            }
+        }
+        list += (list.empty() ? "" : ", ") + (name.empty() ? std::string("the total") : name);
+    }
+    return "the workload's marginals, not the cells (the full table is not measured): " + list +
+           " (" + groupThousands(static_cast<long long>(count)) + " values)";
+}
+
+void strategyEstimates(const StrategyReleasePlan& plan, std::span<const double> y,
+                       std::span<double> out) {
+    const IntegerStrategy& k = *plan.strategy;
+    if (plan.published == StrategyPublished::Cells) {
+        k.linear->leastSquares(y, out);
+        return;
+    }
+    std::vector<double> xhat(shapeCells(k.shape));
+    k.linear->leastSquares(y, xhat);  // the minimum-norm solution K⁺y
+    std::size_t at = 0;
+    for (std::size_t b : plan.publishedMarginals) {
+        addUpMarginal(k.shape, b, xhat, out.subspan(at));
+        at += marginalCells(k.shape, b);
+    }
 }
 
 StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t, std::vector<std::size_t> p,
@@ -135,16 +413,19 @@ namespace {
 // How many noise vectors the simulated intervals draw for a plan: at most 10 000, within a work
 // budget of 10⁸ sampled or solved entries, 2·10⁷ cell estimates and 8·10⁶ kept order statistics;
 // 0 when the budget leaves fewer than 2 000 (the bound alone is then stated). Measured: AllRange
-// on 1 024 cells ~0.3 s, on 64 × 64 cells (4 882 draws) ~1.5 s of CPU.
-std::uint64_t simulationDraws(std::size_t rows, std::size_t cells, double level) {
+// on 1 024 cells ~0.3 s, on 64 × 64 cells (4 882 draws) ~1.5 s of CPU. `values`: the published
+// values (the cells, or the published marginals' cells, which are added up from the cells).
+std::uint64_t simulationDraws(std::size_t rows, std::size_t cells, std::size_t values,
+                              double level) {
     constexpr double kWork = 1e8, kKept = 8e6, kCellEstimates = 2e7;
     constexpr std::uint64_t kMost = 10'000, kLeast = 2'000;
-    auto n = static_cast<std::uint64_t>(std::min(kWork / static_cast<double>(rows + cells),
-                                                 kCellEstimates / static_cast<double>(cells)));
-    // Order statistics kept per cell ≈ N·(1 − L) plus a margin: at most kKept in all.
+    const double work = static_cast<double>(rows + cells + (values == cells ? 0 : values));
+    auto n = static_cast<std::uint64_t>(
+        std::min(kWork / work, kCellEstimates / static_cast<double>(std::max(cells, values))));
+    // Order statistics kept per value ≈ N·(1 − L) plus a margin: at most kKept in all.
     const double perDraw = (1 - level) * 1.2 + 1e-3;
     n = std::min<std::uint64_t>(
-        {n, kMost, static_cast<std::uint64_t>(kKept / (static_cast<double>(cells) * perDraw))});
+        {n, kMost, static_cast<std::uint64_t>(kKept / (static_cast<double>(values) * perDraw))});
     return n < kLeast ? 0 : n;
 }
 
@@ -153,21 +434,23 @@ std::uint64_t simulationDraws(std::size_t rows, std::size_t cells, double level)
 Expected<ReleaseIntervalStatement> strategyIntervals(const StrategyReleasePlan& plan,
                                                      const CellNoise& rowNoise, double level,
                                                      std::stop_token stop) {
-    if (!plan.strategy || plan.cellForms.empty()) {
+    if (!plan.strategy || plan.valueForms.empty() ||
+        plan.valueForms.size() != strategyPublishedCount(plan)) {
         return Error{"strategy release: the plan is incomplete"};
     }
+    const bool answers = plan.published == StrategyPublished::WorkloadMarginals;
     auto perCell = linearEstimateInterval(rowNoise, level);
     if (!perCell) {
         return perCell.error();
     }
-    const std::size_t cells = plan.cellForms.size();
+    const std::size_t cells = plan.valueForms.size();  // the published values
     auto all = linearEstimateInterval(rowNoise, 1 - (1 - level) / static_cast<double>(cells));
     if (!all) {
         return all.error();
     }
     std::vector<double> scales(cells);
     for (std::size_t j = 0; j < cells; ++j) {
-        scales[j] = std::sqrt(plan.cellForms[j]);
+        scales[j] = std::sqrt(plan.valueForms[j]);
     }
     const double maxScale = *std::max_element(scales.begin(), scales.end());
 
@@ -175,7 +458,7 @@ Expected<ReleaseIntervalStatement> strategyIntervals(const StrategyReleasePlan& 
     const IntegerStrategy& k = *plan.strategy;
     const std::size_t rows = k.linear->rows();
     std::optional<SimulatedLinearIntervals> sim;
-    const std::uint64_t draws = simulationDraws(rows, cells, level);
+    const std::uint64_t draws = simulationDraws(rows, shapeCells(k.shape), cells, level);
     const auto key = std::make_tuple(static_cast<int>(rowNoise.kind), rowNoise.parameter, level);
     if (draws > 0) {
         std::mutex uncached;  // a plan made by hand has no cache
@@ -188,8 +471,9 @@ Expected<ReleaseIntervalStatement> strategyIntervals(const StrategyReleasePlan& 
         if (!sim) {
             SimulatedLinearOptions options;
             options.draws = draws;
-            const LinearEstimateMap map = [&k](std::span<const double> z, std::span<double> out) {
-                k.linear->leastSquares(z, out);
+            const LinearEstimateMap map = [&plan](std::span<const double> z,
+                                                  std::span<double> out) {
+                strategyEstimates(plan, z, out);
             };
             auto s = simulatedLinearIntervals(rowNoise, rows, scales, map, level, options, stop);
             if (!s) {
@@ -220,35 +504,39 @@ Expected<ReleaseIntervalStatement> strategyIntervals(const StrategyReleasePlan& 
     }
     iv.halfWidth = hi;
     iv.coverage = level;
-    const std::string boundMethod = perCell->method + "; per cell ×√(e_jᵀ(KᵀK)⁻¹e_j)";
+    // The texts of a cells release as before; a marginals release names its values.
+    const std::string unit = answers ? "value" : "cell";
+    const std::string units = answers ? "published marginal counts" : "cells";
+    const std::string form = answers ? "√(m_qᵀ(KᵀK)⁺m_q)" : "√(e_jᵀ(KᵀK)⁻¹e_j)";
+    const std::string boundMethod = perCell->method + "; per " + unit + " ×" + form;
     const double bonferroni = all->halfWidth * maxScale;
     if (sim) {
-        iv.method = "per cell the smaller of two valid half-widths: (1) " + sim->method + "; (2) " +
-                    boundMethod + ". The simulated one is used for " +
-                    std::to_string(simulatedTighter) + " of " + std::to_string(cells) + " cells";
+        iv.method = "per " + unit + " the smaller of two valid half-widths: (1) " + sim->method +
+                    "; (2) " + boundMethod + ". The simulated one is used for " +
+                    std::to_string(simulatedTighter) + " of " + std::to_string(cells) + " " + units;
     } else {
-        iv.method = boundMethod + " (too many cells and measurements to simulate the law)";
+        iv.method = boundMethod + " (too many " + units + " and measurements to simulate the law)";
     }
     if (sim && sim->simultaneous * maxScale < bonferroni) {
         iv.simultaneousHalfWidth = sim->simultaneous * maxScale;
         iv.simultaneousMethod =
-            "the simulated law of the largest studentised error max_j "
-            "|e_j|/√(e_jᵀ(KᵀK)⁻¹e_j) over all " +
-            std::to_string(cells) + " cells, the same order statistic";
+            std::string("the simulated law of the largest studentised error max_") +
+            (answers ? "q |e_q|/" : "j |e_j|/") + form + " over all " + std::to_string(cells) +
+            " " + units + ", the same order statistic";
     } else {
         iv.simultaneousHalfWidth = bonferroni;
-        iv.simultaneousMethod = "Bonferroni over " + std::to_string(cells) +
-                                " cells (level 1 − (1 − " + levelPercentText(level) + ")/" +
-                                std::to_string(cells) +
-                                " per cell), the bound valid for any "
+        iv.simultaneousMethod = "Bonferroni over " + std::to_string(cells) + " " + units +
+                                " (level 1 − (1 − " + levelPercentText(level) + ")/" +
+                                std::to_string(cells) + " per " + unit +
+                                "), the bound valid for any "
                                 "coefficients";
     }
-    iv.sentence = "With " + levelPercentText(level) +
-                  " confidence each published count is within " + rangeText(lo, hi) +
-                  " of the count before noise" +
+    const std::string each = answers ? "published marginal count" : "published count";
+    iv.sentence = "With " + levelPercentText(level) + " confidence each " + each + " is within " +
+                  rangeText(lo, hi) + " of the count before noise" +
                   (simulatedTighter == cells ? "." : " (a conservative bound).");
     iv.simultaneousSentence = "With " + levelPercentText(level) + " confidence all " +
-                              std::to_string(cells) + " published counts are within ±" +
+                              std::to_string(cells) + " " + each + "s are within ±" +
                               halfWidthText(iv.simultaneousHalfWidth) +
                               " of their counts before noise at once.";
     return iv;
@@ -259,7 +547,7 @@ Expected<StrategyReleaseLaw> strategyReleaseLaw(const ReleaseSpec& spec,
     if (auto s = checkStrategyReleaseSpec(spec); !s) {
         return s.error();
     }
-    if (!plan.strategy || !plan.workload || plan.cellForms.empty()) {
+    if (!plan.strategy || !plan.workload || plan.valueForms.empty()) {
         return Error{"strategy release: the plan is incomplete"};
     }
     const IntegerStrategy& k = *plan.strategy;
@@ -376,15 +664,18 @@ Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
         noisy[i] = static_cast<double>(v);
     }
     HistogramRelease out;
-    out.values.resize(cells);
-    k.linear->leastSquares(noisy, out.values);
+    out.values.resize(strategyPublishedCount(plan));
+    strategyEstimates(plan, noisy, out.values);
+    const bool answers = plan.published == StrategyPublished::WorkloadMarginals;
 
     ReleaseMetadata md = releaseMetadataCommon(spec, declaredTruth);
     md.l1Sensitivity = law->l1;
     md.l2SensitivitySquared = law->l2Squared;
     md.l2Sensitivity = static_cast<std::int64_t>(
         std::ceil(std::sqrt(static_cast<double>(md.l2SensitivitySquared))));
-    md.postProcessing = "least squares through the strategy (matrix mechanism)";
+    md.postProcessing = answers ? "the workload's marginals of the least-squares inference "
+                                  "through the strategy (matrix mechanism)"
+                                : "least squares through the strategy (matrix mechanism)";
     const std::string rows = groupThousands(static_cast<long long>(y.size()));
     const std::string afterGuarantee =
         "; the bins were fixed before the data were read, the strategy was designed without the "
@@ -435,7 +726,24 @@ Expected<HistogramRelease> releaseThroughStrategy(const ReleaseSpec& spec,
     st.queries = plan.workload->queryCount();
     st.expectedRmse = law->expectedRmse;
     st.roundingLoss = k.designObjective > 0 ? k.roundedObjective / k.designObjective - 1 : 0;
-    st.inference = "least squares x̂ = argmin ‖K·x̂ − y‖₂ (unbiased; K has full column rank)";
+    st.inference =
+        answers ? "the workload's marginals M_b·x̂ of the minimum-norm least-squares solution "
+                  "x̂ = K⁺y (unbiased: K does not determine the cells, but every published "
+                  "marginal lies inside a measured one, so M_b·K⁺K = M_b)"
+                : "least squares x̂ = argmin ‖K·x̂ − y‖₂ (unbiased; K has full column rank)";
+    if (answers) {
+        st.published = "workload answers";
+        for (std::size_t b : plan.publishedMarginals) {
+            PublishedMarginalStatement pm;
+            for (std::size_t i = 0; i < k.shape.size(); ++i) {
+                if (b >> i & 1U) {
+                    pm.attributes.push_back(i);
+                }
+            }
+            pm.values = marginalCells(k.shape, b);
+            st.publishedMarginals.push_back(std::move(pm));
+        }
+    }
     st.measurements = std::move(y);
     for (const auto& f : k.factors) {
         st.factorDiagonals.push_back(f.diagonal);

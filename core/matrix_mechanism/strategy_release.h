@@ -27,6 +27,16 @@
 //     linearEstimateInterval, a bound valid for any coefficients) and the simulated law of the
 //     estimate (core/intervals/simulated_linear.h, data-free). The measurements and K's entries
 //     are published with the cells, so anyone can answer further queries from them.
+//     An OPT_M design that does not measure the full table (K rank-deficient: the usual optimum
+//     for all k-way marginals, k < d) does not determine the cells, but it determines every
+//     marginal b it measures a superset of: M_b = S·M_a for a ⊇ b (S sums out a \ b), so M_b's
+//     rows lie in K's row space. Then the release publishes the workload's marginals M_b·x̂ with
+//     x̂ = K⁺y the minimum-norm least-squares solution: M_b·K⁺K = M_b, so M_b·x̂ = M_b·x +
+//     M_b·K⁺z is unbiased with variance v·m_qᵀ(KᵀK)⁺m_q per published value q (m_q its row of
+//     M_b), and the same two intervals with those coefficients. Privacy is unchanged: the noise
+//     is on K·x and everything published is post-processing of y.
+//     planStrategyRelease checks the workload structurally (every workload marginal inside a
+//     measured one) and numerically (‖K⁺K·m − m‖ ≈ 0), and refuses otherwise.
 // This file draws the release's randomness only through ReleaseRandomness; it is in dpx_core
 // (the strategies live there) and tests/lint/check-layers.sh forbids it the simulation
 // generator. The simulated intervals use that generator inside core/intervals on a public seed:
@@ -37,6 +47,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -55,28 +66,62 @@ namespace dpx {
 
 struct StrategyIntervalCache;
 
+// What a release through a plan publishes.
+enum class StrategyPublished {
+    Cells,              // x̂, every cell in C order (K of full column rank)
+    WorkloadMarginals,  // M_b·x̂ for the workload's marginals b (K rank-deficient; see above)
+};
+
 // Everything a strategy release needs that does not depend on the data.
 struct StrategyReleasePlan {
     std::shared_ptr<const Workload> workload;
     std::string templateName;  // the design's ("OPT₀ p-Identity(16)")
     std::shared_ptr<const IntegerStrategy> strategy;
-    // e_jᵀ(KᵀK)⁻¹e_j per cell (C order): the variance of cell j's estimate per unit of row noise
-    // variance.
-    std::vector<double> cellForms;
+    StrategyPublished published = StrategyPublished::Cells;
+    // WorkloadMarginals: the marginals published, each once, in the order the workload lists
+    // them (bit i of b: attribute i kept; 0 the grand total); the values are their cells one
+    // marginal after another, each in C order of its kept attributes.
+    std::vector<std::size_t> publishedMarginals;
+    // Per published value, the variance of its estimate per unit of row noise variance:
+    // e_jᵀ(KᵀK)⁻¹e_j per cell (C order), or m_qᵀ(KᵀK)⁺m_q per published marginal cell.
+    std::vector<double> valueForms;
     // The simulated intervals by noise law and level (strategyIntervals), shared by a plan's
     // preview and release; null in a plan made by hand (then computed each time).
     std::shared_ptr<StrategyIntervalCache> intervalCache;
 };
 
 // Designs the strategy for `w` with template `t` (p and options as designStrategy takes them),
-// rounds it (chooseIntegerStrategy with `tolerance`) and computes the cell forms. Refuses a
-// strategy that does not determine every cell (an OPT_M design without the full table).
-// Cancellable.
+// rounds it (chooseIntegerStrategy with `tolerance`) and computes the value forms. A strategy
+// that does not determine every cell publishes the workload's marginals when it determines
+// them (see the file comment), and is refused otherwise. Cancellable.
 Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload> w,
                                                   DesignTemplate t, std::vector<std::size_t> p = {},
                                                   const StrategyOptimizeOptions& options = {},
                                                   double tolerance = 0.005,
                                                   std::stop_token stop = {});
+
+// The plan of an integer strategy already rounded (planStrategyRelease's last step; tests
+// construct strategies with it): what it publishes, checked as above, and the value forms.
+Expected<StrategyReleasePlan> planFromIntegerStrategy(std::shared_ptr<const Workload> w,
+                                                      std::string templateName, IntegerStrategy k);
+
+// The number of values a release through `plan` publishes (cells, or the published marginals'
+// cells).
+std::size_t strategyPublishedCount(const StrategyReleasePlan& plan);
+
+// The published values from the noisy measurements y (K's row order): x̂ = K⁺y by the strategy's
+// least squares, then the cells or the published marginals of x̂. `out` has
+// strategyPublishedCount(plan) entries. Used by the release, its simulated intervals and the
+// audits, so that all three publish the same function of y.
+void strategyEstimates(const StrategyReleasePlan& plan, std::span<const double> y,
+                       std::span<double> out);
+
+// What a release through `plan` publishes, in words: "the 12 cells of the table" or "the
+// workload's marginals, not the cells (the full table is not measured): sex × class, sex × age,
+// class × age (16 values)".
+// `names`: the attributes' names in order (missing ones read "attribute i").
+std::string strategyPublishedText(const StrategyReleasePlan& plan,
+                                  const std::vector<std::string>& names = {});
 
 // The plan for a workload given as text, made once the declared shape is known (the release job
 // calls it after reading the bins, before drawing noise): the workload on that shape, the design

@@ -24,6 +24,7 @@
 //    integer arithmetic; otherwise the release is refused.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -139,6 +140,15 @@ struct StrategyPartStatement {
     bool operator==(const StrategyPartStatement&) const = default;
 };
 
+// One marginal a release through a rank-deficient strategy publishes (issue #23): the sums of
+// the cells over every attribute not kept, its cells in C order of the kept attributes; the
+// release's values hold the published marginals one after another, in this order.
+struct PublishedMarginalStatement {
+    std::vector<std::size_t> attributes;  // kept, 0-based, increasing (empty: the grand total)
+    std::uint64_t values = 0;             // its cells: the product of the kept attributes' sizes
+    bool operator==(const PublishedMarginalStatement&) const = default;
+};
+
 struct StrategyReleaseStatement {
     std::string workload;         // the workload it was designed for ("allrange", "marginals:2")
     std::string templateName;     // "OPT₀ p-Identity(16)"
@@ -157,6 +167,11 @@ struct StrategyReleaseStatement {
     std::vector<std::int64_t> marginalWeights;  // OPT_M: w_a (bit i of a = attribute i kept)
     // OPT₊: every part's entries, K = [K_1; K_2; …] stacked in this order.
     std::vector<StrategyPartStatement> parts;
+    // What the values are: "cells" (x̂, K of full column rank), or "workload answers" (K does not
+    // determine the cells, the workload's marginals are determined: M_b·x̂ for each marginal b
+    // listed in publishedMarginals; the release's values are those, not the cells).
+    std::string published = "cells";
+    std::vector<PublishedMarginalStatement> publishedMarginals;
     bool operator==(const StrategyReleaseStatement&) const = default;
 };
 

@@ -163,6 +163,16 @@ ReportSection strategySection(const DecisionReportInput& in) {
     s.rows.push_back({"Rounding to integers", "error " + sig(100 * st.roundingLoss, 3) +
                                                   " % above the designed strategy's"});
     s.rows.push_back({"Inference", st.inference});
+    if (!st.publishedMarginals.empty()) {
+        // Issue #23: an OPT_M strategy without the full table determines the workload's
+        // marginals, not the cells.
+        s.paragraphs.push_back(
+            "The strategy does not measure the full table, so the cells are not determined by "
+            "what was measured; the CSV publishes the workload's " +
+            std::to_string(st.publishedMarginals.size()) +
+            " marginals instead (listed in the JSON's strategy block), each count unbiased and "
+            "with its own interval.");
+    }
     return s;
 }
 

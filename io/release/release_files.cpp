@@ -232,6 +232,71 @@ std::string samplingCells(const HistogramRelease& release, std::size_t i) {
 
 }  // namespace
 
+namespace {
+
+// The name of a published marginal ("sex × class"; "total" for none kept) and the label of one
+// attribute of the table (or of the one-dimensional histogram's bins).
+std::string publishedMarginalName(const ReleaseMetadata& md, const PublishedMarginalStatement& m) {
+    std::string name;
+    for (std::size_t i : m.attributes) {
+        name += (name.empty() ? "" : " × ") +
+                (i < md.attributes.size() ? md.attributes[i].name : std::string("bin"));
+    }
+    return name.empty() ? "total" : name;
+}
+
+const std::vector<std::string>& attributeLabels(const ReleaseMetadata& md, std::size_t i) {
+    return md.attributes.empty() ? md.binLabels : md.attributes[i].labels;
+}
+
+// A release through an OPT_M strategy that publishes the workload's marginals (issue #23):
+// "marginal,NAME1,…,NAMEk,value[,lower,upper]", one line per published marginal cell, marginal
+// after marginal; an attribute summed over reads "(all)".
+std::string publishedMarginalsCsv(const HistogramRelease& release,
+                                  const std::string& intervalHeader) {
+    const ReleaseMetadata& md = release.metadata;
+    const std::size_t dims = std::max<std::size_t>(md.attributes.size(), 1);
+    std::string csv = "marginal,";
+    for (std::size_t i = 0; i < dims; ++i) {
+        csv += neutraliseCsvCell(md.attributes.empty() ? "bin" : md.attributes[i].name);
+        csv += ',';
+    }
+    csv += "value" + intervalHeader + "\n";
+    std::size_t row = 0;
+    for (const PublishedMarginalStatement& m : md.strategy->publishedMarginals) {
+        const std::string name = neutraliseCsvCell(publishedMarginalName(md, m));
+        std::vector<std::size_t> coords(m.attributes.size(), 0);
+        for (std::uint64_t v = 0; v < m.values && row < release.values.size(); ++v, ++row) {
+            csv += name;
+            for (std::size_t i = 0; i < dims; ++i) {
+                csv += ',';
+                const auto at = std::find(m.attributes.begin(), m.attributes.end(), i);
+                if (at == m.attributes.end()) {
+                    csv += "(all)";
+                    continue;
+                }
+                const std::size_t c = coords[static_cast<std::size_t>(at - m.attributes.begin())];
+                const auto& labels = attributeLabels(md, i);
+                csv += neutraliseCsvCell(c < labels.size() ? labels[c] : std::to_string(c));
+            }
+            csv += ',';
+            csv += formatShortest(release.values[row]);
+            csv += intervalCells(release, row);
+            csv += '\n';
+            for (std::size_t a = m.attributes.size(); a-- > 0;) {
+                if (++coords[a] <
+                    std::max<std::size_t>(attributeLabels(md, m.attributes[a]).size(), 1)) {
+                    break;
+                }
+                coords[a] = 0;
+            }
+        }
+    }
+    return csv;
+}
+
+}  // namespace
+
 std::string releaseCsvText(const HistogramRelease& release) {
     const auto& attributes = release.metadata.attributes;
     const std::string intervalHeader =
@@ -239,6 +304,9 @@ std::string releaseCsvText(const HistogramRelease& release) {
         (release.metadata.sampling
              ? ",population_estimate,sampling_half_width,noise_half_width,combined_half_width"
              : "");
+    if (release.metadata.strategy && !release.metadata.strategy->publishedMarginals.empty()) {
+        return publishedMarginalsCsv(release, intervalHeader);
+    }
     if (attributes.size() >= 2) {
         // A table: one column per attribute (the cell's bin label) and the value, cells in C
         // order (the last attribute varies fastest).
@@ -379,6 +447,34 @@ std::string releaseMetadataJson(const HistogramRelease& release) {
         so[QStringLiteral("expected_rmse")] = st.expectedRmse;
         so[QStringLiteral("rounding_loss")] = st.roundingLoss;
         so[QStringLiteral("inference")] = qs(st.inference);
+        so[QStringLiteral("published")] = qs(st.published);
+        if (!st.publishedMarginals.empty()) {
+            // The values are the workload's marginals, not the cells (the strategy does not
+            // determine the cells): which ones, and where they are in the CSV.
+            QJsonArray published;
+            std::uint64_t firstRow = 1;
+            for (const PublishedMarginalStatement& pm : st.publishedMarginals) {
+                QJsonObject po;
+                po[QStringLiteral("name")] = qs(publishedMarginalName(m, pm));
+                QJsonArray kept;
+                for (std::size_t i : pm.attributes) {
+                    kept.append(qs(i < m.attributes.size() ? m.attributes[i].name : "bin"));
+                }
+                po[QStringLiteral("attributes")] = kept;
+                po[QStringLiteral("values")] = static_cast<qint64>(pm.values);
+                po[QStringLiteral("first_csv_row")] = static_cast<qint64>(firstRow);
+                firstRow += pm.values;
+                published.append(po);
+            }
+            so[QStringLiteral("published_marginals")] = published;
+            so[QStringLiteral("published_values")] = QStringLiteral(
+                "The CSV holds the workload's marginals listed in published_marginals, one after "
+                "another (each marginal's cells in the order of its attributes, the last fastest; "
+                "\"(all)\" marks an attribute summed over), not the table's cells: the strategy "
+                "does not measure the full table, so the cells are not determined, while every "
+                "listed marginal is, without bias. \"bins\" and \"attributes\" describe the "
+                "declared table they are marginals of.");
+        }
         const auto ints = [](const std::vector<std::int64_t>& v) {
             QJsonArray a;
             for (std::int64_t x : v) {

@@ -120,7 +120,11 @@ Expected<DecisionReportInput> decisionReportInputFor(const ReleaseOutcome& outco
     in.spec.source = outcome.release.metadata.source;
     in.spec.binsDeclared = true;
     in.metadata = outcome.release.metadata;
-    in.bins = outcome.release.values.size();
+    // The declared table's cells (a release of the workload's marginals through an OPT_M
+    // strategy publishes other values than the cells; issue #23).
+    const auto& st = outcome.release.metadata.strategy;
+    in.bins = st && !st->publishedMarginals.empty() ? outcome.release.metadata.binLabels.size()
+                                                    : outcome.release.values.size();
     DecisionReportBudget& b = in.budget;
     b.ledgerPath = outcome.ledgerPath;
     b.dataset = dataset;

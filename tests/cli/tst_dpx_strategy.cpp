@@ -2,15 +2,21 @@
 // references — Identity's RMSE on prefixes in closed form (Σ_q |q| / q = (n + 1)/2), the RMSE
 // recomputed from the printed objective (‖A‖₁ = 1: √(2f/(ε²q))), the per-query variances
 // summing to the total — and the refusals named (a non-product workload in 2-D, a bad --p).
+// And `dpx release --strategy marginals:2` on a five-attribute table (OPT_M leaves the full table
+// out): the CSV holds the ten 2-way marginals with their intervals, checked against an
+// independent count of the generated rows, and the ledger is charged ε as for any release.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "dpx_process.h"
 
 #include <cmath>
+#include <map>
 
 namespace {
 
@@ -41,6 +47,7 @@ private Q_SLOTS:
     void kroneckerTwoDimensions();
     void marginalsAndUnions();
     void refusals();
+    void releaseOfTwoWayMarginals();
 };
 
 void TestDpxStrategy::prefixOneDimension() {
@@ -131,6 +138,98 @@ void TestDpxStrategy::refusals() {
     const Run none = dpx({"strategy", "--workload", "prefix"});
     QCOMPARE(none.exitCode, 2);
     QVERIFY(none.err.contains("--domain"));
+}
+
+void TestDpxStrategy::releaseOfTwoWayMarginals() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // 600 rows over a, b, c, d (2 values each) × e (3): on this table the designer's OPT_M
+    // strategy for all 2-way marginals leaves the full table out. The truth of every 2-way
+    // marginal cell is counted here directly from the rows, keyed as the CSV writes it.
+    const QStringList names{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"),
+                            QStringLiteral("d"), QStringLiteral("e")};
+    const std::vector<QStringList> labels{
+        {QStringLiteral("x"), QStringLiteral("y")},
+        {QStringLiteral("p"), QStringLiteral("q")},
+        {QStringLiteral("0"), QStringLiteral("1")},
+        {QStringLiteral("s"), QStringLiteral("t")},
+        {QStringLiteral("lo"), QStringLiteral("mid"), QStringLiteral("hi")}};
+    QByteArray csv = names.join(QLatin1Char(',')).toUtf8() + "\n";
+    std::map<QString, int> truth;
+    for (int r = 0; r < 600; ++r) {
+        const std::vector<int> v{r % 2, (r / 2 + r / 7) % 2, (r * r / 3) % 2, (r / 5) % 2,
+                                 (r / 3 + r / 11) % 3};
+        QStringList row;
+        for (int i = 0; i < 5; ++i) {
+            row << labels[static_cast<std::size_t>(i)][v[static_cast<std::size_t>(i)]];
+        }
+        csv += row.join(QLatin1Char(',')).toUtf8() + "\n";
+        for (int i = 0; i < 5; ++i) {
+            for (int j = i + 1; j < 5; ++j) {
+                QStringList key{names[i] + QStringLiteral(" × ") + names[j]};
+                for (int t = 0; t < 5; ++t) {
+                    key << (t == i || t == j ? row[t] : QStringLiteral("(all)"));
+                }
+                ++truth[key.join(QLatin1Char(','))];
+            }
+        }
+    }
+    const QString data = dir.filePath(QStringLiteral("abcde.csv"));
+    {
+        QFile f(data);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(csv);
+    }
+    const QString out = dir.filePath(QStringLiteral("m.csv"));
+    const QString ledger = dir.filePath(QStringLiteral("ledger.json"));
+    QStringList args{QStringLiteral("release"), QStringLiteral("--data"), data,
+                     QStringLiteral("--joint")};
+    for (int i = 0; i < 5; ++i) {
+        args << QStringLiteral("--column") << names[i] << QStringLiteral("--bins")
+             << QStringLiteral("categories:") +
+                    labels[static_cast<std::size_t>(i)].join(QLatin1Char(','));
+    }
+    args << QStringLiteral("--mechanism") << QStringLiteral("discrete-laplace")
+         << QStringLiteral("--epsilon") << QStringLiteral("1") << QStringLiteral("--strategy")
+         << QStringLiteral("marginals:2") << QStringLiteral("--template")
+         << QStringLiteral("marginals") << QStringLiteral("--out") << out
+         << QStringLiteral("--ledger") << ledger << QStringLiteral("--budget")
+         << QStringLiteral("2");
+    const Run r = dpxtest::runDpx(args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject o = json(r);
+    QCOMPARE(o[k("bins")].toInt(), 48);  // the declared table
+    QCOMPARE(o[k("epsilon_spent")].toDouble(), 1.0);
+    const QJsonObject st = o[k("strategy")].toObject();
+    QCOMPARE(st[k("published")].toString(), QStringLiteral("workload answers"));
+    const int values = 6 * 4 + 4 * 6;  // 6 pairs of binary attributes, 4 binary × e
+    QCOMPARE(st[k("published_values")].toInt(), values);
+    const QJsonArray published = st[k("published_marginals")].toArray();
+    QCOMPARE(published.size(), 10);
+    QCOMPARE(published[0].toString(), QStringLiteral("a × b"));
+    QVERIFY(o[k("interval")].toString().contains(QStringLiteral("each published marginal count")));
+    const double all = o[k("half_width_all_bins")].toDouble();
+    QVERIFY(all > 0);
+
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines =
+        QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + values);
+    QCOMPARE(lines[0], QStringLiteral("marginal,a,b,c,d,e,value,lower,upper"));
+    int matched = 0;
+    for (int i = 1; i < lines.size(); ++i) {
+        const QStringList cells = lines[i].split(QLatin1Char(','));
+        QCOMPARE(cells.size(), 9);
+        const auto it = truth.find(cells.mid(0, 6).join(QLatin1Char(',')));
+        const int t = it == truth.end() ? 0 : it->second;
+        matched += it != truth.end();
+        const double v = cells[6].toDouble(), lo = cells[7].toDouble(), hi = cells[8].toDouble();
+        QVERIFY(lo < v && v < hi);
+        // Far outside the simultaneous 95 % interval only with negligible probability.
+        QVERIFY2(std::fabs(v - t) <= 3 * all, qPrintable(lines[i]));
+    }
+    QVERIFY2(matched >= values - 4, qPrintable(QString::number(matched)));
 }
 
 QTEST_GUILESS_MAIN(TestDpxStrategy)

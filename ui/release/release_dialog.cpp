@@ -398,7 +398,9 @@ void ReleaseDialog::buildUi() {
                "declared bins alone and rounded to integer queries, which are measured with "
                "exact discrete Laplace or discrete Gaussian noise (the mechanism below) from the "
                "operating system's random generator; the "
-               "published counts are their least-squares inference, each with its own interval. "
+               "published counts are their least-squares inference (the cells, or the "
+               "workload's marginals when the strategy does not measure the full table), each "
+               "with its own interval. "
                "Written as CSV with a JSON metadata file (the strategy and its noisy "
                "measurements included) and charged to a ledger.")
                 .arg(ctx_.column.toHtmlEscaped())
@@ -845,6 +847,17 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
                     .arg(static_cast<qlonglong>(p->strategy->workload->queryCount()))
                     .arg(q(p->strategy->workload->describe()))
                     .arg(q(formatNumber(p->strategyRmse))));
+            // What the release will publish: the cells, or the workload's marginals when the
+            // strategy does not determine the cells (an OPT_M design without the full table).
+            std::vector<std::string> names;
+            if (ctx_.table) {
+                for (const Attribute& a : ctx_.table->attributes()) {
+                    names.push_back(a.name);
+                }
+            }
+            strategy_->setText(
+                strategy_->text() + QLatin1Char(' ') +
+                tr("Publishes %1.").arg(q(strategyPublishedText(*p->strategy, names))));
         }
         if (p->intervals) {
             // Issue #22: the sentences the release will state, before it is made.
@@ -1132,8 +1145,13 @@ void ReleaseDialog::startRelease() {
             self->releasing_ = false;
             if (run.outcome) {
                 const auto& o = *run.outcome;
+                const bool marginals = o.release.metadata.strategy &&
+                                       !o.release.metadata.strategy->publishedMarginals.empty();
                 QString text =
-                    tr("Released %1 bins with %2 (%3).\n\nWritten:\n%4\n%5\n\nLedger %6%7:\n%8")
+                    (marginals ? tr("Released %1 marginal counts (the workload's marginals) with "
+                                    "%2 (%3).\n\nWritten:\n%4\n%5\n\nLedger %6%7:\n%8")
+                               : tr("Released %1 bins with %2 (%3).\n\nWritten:\n%4\n%5\n\n"
+                                    "Ledger %6%7:\n%8"))
                         .arg(o.release.values.size())
                         .arg(q(o.release.metadata.mechanism), q(o.release.metadata.noiseParameter),
                              q(o.csvPath), q(o.jsonPath), q(o.ledgerPath),

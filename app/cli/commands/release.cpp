@@ -479,7 +479,13 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     o[QStringLiteral("epsilon")] = QString::fromStdString(release->metadata.epsilon);
     o[QStringLiteral("delta")] = QString::fromStdString(release->metadata.delta);
     o[QStringLiteral("rho")] = QString::fromStdString(release->metadata.rho);
-    o[QStringLiteral("bins")] = static_cast<qint64>(release->values.size());
+    const StrategyReleaseStatement* published =
+        release->metadata.strategy && !release->metadata.strategy->publishedMarginals.empty()
+            ? &*release->metadata.strategy
+            : nullptr;
+    // A release through an OPT_M strategy without the full table publishes marginals, not bins.
+    o[QStringLiteral("bins")] = static_cast<qint64>(published ? release->metadata.binLabels.size()
+                                                              : release->values.size());
     if (!release->metadata.attributes.empty()) {
         QJsonArray attributes;
         for (const ReleaseAttribute& at : release->metadata.attributes) {
@@ -524,6 +530,22 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         so[QStringLiteral("rows")] = static_cast<qint64>(st->measurements.size());
         so[QStringLiteral("expected_rmse")] = st->expectedRmse;
         so[QStringLiteral("rounding_loss")] = st->roundingLoss;
+        if (published) {
+            // The CSV holds these marginals (the metadata lists them with their CSV rows).
+            QJsonArray names;
+            for (const PublishedMarginalStatement& pm : st->publishedMarginals) {
+                std::string name;
+                for (std::size_t i : pm.attributes) {
+                    const auto& at = release->metadata.attributes;
+                    name += (name.empty() ? "" : " × ") +
+                            (i < at.size() ? at[i].name : std::string("bin"));
+                }
+                names.append(qs(name.empty() ? std::string("total") : name));
+            }
+            so[QStringLiteral("published")] = qs(st->published);
+            so[QStringLiteral("published_marginals")] = names;
+            so[QStringLiteral("published_values")] = static_cast<qint64>(release->values.size());
+        }
         o[QStringLiteral("strategy")] = so;
     }
     if (!outcome->ledgerWarning.empty()) {

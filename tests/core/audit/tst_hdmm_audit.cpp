@@ -16,6 +16,14 @@
 // (1, 10⁻⁶): audited at that (ε, δ) it must pass; calibrated at ε = 12 (same δ; at ε = 4 the one
 // released range estimate keeps too little of the loss for 10⁵ samples to show it) it must be
 // flagged.
+// And the release path through an OPT_M strategy that does not measure the full table (the 16
+// cells read as a 2 × 2 × 4 table): the release publishes the workload's marginals
+// (strategyEstimates: M_b·K⁺y). The designer's strategy for all 1-way marginals (it measures the
+// three 1-way marginals), audited on the published count of attribute 1 at its first bin (cells
+// 0–7), and the three 2-way marginals measured for all 2-way marginals (a rounding made by hand:
+// on so small a table the designer measures the full table), audited on the count of attributes
+// 1 and 2 at (0, 1) (cells 4–7): at the calibrated ε = 1 they must pass, calibrated at ε = 4
+// while claiming 1 they must be flagged; the 1-way one with discrete Gaussian noise too.
 #include <QTest>
 
 #include "core/algorithms/registry_list.h"
@@ -82,6 +90,66 @@ AuditMechanism strategyRelease(const std::string& calibrated, const std::string&
     };
 }
 
+// The release through an OPT_M strategy on 2 × 2 × 4 that leaves the full table out (so the
+// release publishes the workload's marginals), calibrated at `calibrated` (and `delta`: discrete
+// Gaussian). `twoWay` false: the designer's strategy for all 1-way marginals, released value 0
+// (attribute 1 at its first bin, cells 0–7); true: the three 2-way marginals with equal weights
+// rounded at Q = 64, released value 1 (attributes 1 and 2 at (0, 1), cells 4–7).
+AuditMechanism marginalsRelease(const std::string& calibrated, const std::string& delta = {},
+                                bool twoWay = false) {
+    const DomainShape shape{2, 2, 4};
+    auto w = std::make_shared<const Workload>(
+        Workload::make(*WorkloadSpec::parse(twoWay ? "marginals:2" : "marginals:1"), shape)
+            .value());
+    std::shared_ptr<const StrategyReleasePlan> plan;
+    if (twoWay) {
+        DesignedStrategy d;
+        d.kind = DesignTemplate::Marginals;
+        d.marginalWeights = {0, 0, 0, 1.0 / 3, 0, 1.0 / 3, 1.0 / 3, 0};
+        plan = std::make_shared<const StrategyReleasePlan>(
+            planFromIntegerStrategy(w, "OPT_M (2-way)", roundStrategy(shape, d, 64).value())
+                .value());
+    } else {
+        plan = std::make_shared<const StrategyReleasePlan>(
+            planStrategyRelease(w, DesignTemplate::Marginals).value());
+    }
+    if (plan->published != StrategyPublished::WorkloadMarginals) {
+        qFatal("the OPT_M strategy measures the full table");
+    }
+    const std::size_t released = twoWay ? 1 : 0;
+    ReleaseSpec spec;
+    spec.epsilon = calibrated;
+    spec.binsDeclared = true;
+    spec.source = "audit";
+    spec.appVersion = "audit";
+    if (!delta.empty()) {
+        spec.mechanism = ReleaseMechanism::DiscreteGaussian;
+        spec.delta = delta;
+    }
+    const StrategyReleaseLaw law = strategyReleaseLaw(spec, *plan).value();
+    const Rational t = law.scale;
+    const std::optional<Rational> sigma2 =
+        law.gaussian ? std::optional<Rational>(law.gaussian->sigma2) : std::nullopt;
+    return [plan, t, sigma2, released](const std::vector<std::int64_t>& in,
+                                       AuditRandomness& rng) -> Expected<double> {
+        auto y = plan->strategy->measure(in);
+        if (!y) {
+            return y.error();
+        }
+        std::vector<double> noisy(y->size());
+        for (std::size_t i = 0; i < y->size(); ++i) {
+            auto z = sigma2 ? sampleDiscreteGaussian(*sigma2, rng) : sampleDiscreteLaplace(t, rng);
+            if (!z) {
+                return z.error();
+            }
+            noisy[i] = static_cast<double>((*y)[i] + *z);
+        }
+        std::vector<double> published(strategyPublishedCount(*plan));
+        strategyEstimates(*plan, noisy, published);
+        return published[released];
+    };
+}
+
 const std::vector<std::int64_t> kD = {3, 0, 10, 0, 5, 2, 0, 1, 4, 4, 0, 0, 7, 1, 0, 2};
 const std::vector<std::int64_t> kDp = {3, 0, 10, 0, 5, 1, 0, 1, 4, 4, 0, 0, 7, 1, 0, 2};
 
@@ -97,6 +165,8 @@ private Q_SLOTS:
     void unionOfKroneckerProducts();
     void integerStrategyRelease();
     void integerStrategyReleaseGaussian();
+    void marginalsStrategyRelease();
+    void marginalsStrategyReleaseGaussian();
 };
 
 void TestHdmmAudit::passesAtClaimedEpsilon() {
@@ -132,6 +202,29 @@ void TestHdmmAudit::integerStrategyReleaseGaussian() {
     QVERIFY2(pass.hasValue(), pass ? "" : pass.error().message.c_str());
     QVERIFY2(!pass->violationFound, pass->tightest().event.describe().c_str());
     auto flag = runDpAudit(strategyRelease("12", "1e-6"), kD, kDp, params(72));
+    QVERIFY2(flag.hasValue(), flag ? "" : flag.error().message.c_str());
+    QVERIFY2(
+        flag->violationFound,
+        qPrintable(QStringLiteral("tightest bound %1").arg(flag->tightest().epsilonLowerBound)));
+}
+
+void TestHdmmAudit::marginalsStrategyRelease() {
+    dd1test::verifyAuditPasses(marginalsRelease("1"), kD, kDp, 1.0, 100000);
+    dd1test::verifyAuditFlags(marginalsRelease("4"), kD, kDp, 1.0, 100000);
+    dd1test::verifyAuditPasses(marginalsRelease("1", {}, true), kD, kDp, 1.0, 100000);
+    dd1test::verifyAuditFlags(marginalsRelease("4", {}, true), kD, kDp, 1.0, 100000);
+}
+
+void TestHdmmAudit::marginalsStrategyReleaseGaussian() {
+    auto params = [](std::uint64_t seed) {
+        AuditParams p = dd1test::auditParams(1.0, 100000, seed);
+        p.delta = 1e-6;
+        return p;
+    };
+    auto pass = runDpAudit(marginalsRelease("1", "1e-6"), kD, kDp, params(73));
+    QVERIFY2(pass.hasValue(), pass ? "" : pass.error().message.c_str());
+    QVERIFY2(!pass->violationFound, pass->tightest().event.describe().c_str());
+    auto flag = runDpAudit(marginalsRelease("12", "1e-6"), kD, kDp, params(74));
     QVERIFY2(flag.hasValue(), flag ? "" : flag.error().message.c_str());
     QVERIFY2(
         flag->violationFound,

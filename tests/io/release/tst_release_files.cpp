@@ -15,6 +15,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/histogram/dataset.h"
+#include "core/matrix_mechanism/strategy_release.h"
 #include "io/release/release_files.h"
 
 using namespace dpx;
@@ -158,6 +160,109 @@ private Q_SLOTS:
             QJsonDocument::fromJson(QByteArray::fromStdString(releaseMetadataJson(sampleRelease())))
                 .object();
         QVERIFY(!h.contains(QStringLiteral("attributes")));
+    }
+
+    // Issue #23: a release through an OPT_M strategy without the full table publishes the
+    // workload's marginals: "marginal,ATTR…,value,lower,upper", one line per marginal cell in the
+    // workload's order, "(all)" for an attribute summed over (rows checked against an
+    // independent mixed-radix count over the kept attributes), and the metadata lists them.
+    void marginalsCsvAndMetadata() {
+        Attribute a{"=sex", {"F", "M"}, {}, "categories F, M", true};
+        Attribute b{"age", {"young", "mid", "old"}, {}, "categories", true};
+        Attribute c{"class", {"<=50K", ">50K"}, {}, "categories", true};
+        auto table = ContingencyTable::dense({a, b, c}, {5, 0, 12, 40, 3, 3, 8, 100, 0, 0, 7, 19});
+        QVERIFY(table);
+        const DomainShape shape{2, 3, 2};
+        auto w = std::make_shared<const Workload>(
+            Workload::make(*WorkloadSpec::parse("marginals:2"), shape).value());
+        DesignedStrategy d;
+        d.kind = DesignTemplate::Marginals;
+        d.marginalWeights = {0, 0, 0, 1.0 / 3, 0, 1.0 / 3, 1.0 / 3, 0};
+        auto k = roundStrategy(shape, d, 64);
+        QVERIFY(k);
+        auto plan = planFromIntegerStrategy(w, "hand-made OPT_M", std::move(k).value());
+        QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+        ReleaseSpec spec;
+        spec.epsilon = "1";
+        spec.source = "test";
+        spec.appVersion = "0.0-test";
+        spec.timestamp = "2026-01-02T03:04:05Z";
+        ReleaseRandomness rng;
+        auto r = releaseTableThroughStrategy(spec, *plan, *table, rng);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->values.size(), std::size_t{16});
+        const std::string csv = releaseCsvText(*r);
+        std::istringstream in(csv);
+        std::string line;
+        std::getline(in, line);
+        QCOMPARE(line, std::string("marginal,'=sex,age,class,value,lower,upper"));
+        // {sex, age}: 6 rows, {sex, class}: 4, {age, class}: 6.
+        const std::vector<std::pair<std::size_t, std::size_t>> kept{{0, 1}, {0, 2}, {1, 2}};
+        const std::vector<Attribute> attrs{a, b, c};
+        std::size_t row = 0;
+        for (const auto& [i, j] : kept) {
+            const std::size_t ni = attrs[i].labels.size(), nj = attrs[j].labels.size();
+            for (std::size_t v = 0; v < ni * nj; ++v, ++row) {
+                QVERIFY(std::getline(in, line));
+                std::vector<std::string> cells(3, "(all)");
+                cells[i] = neutraliseCsvCell(attrs[i].labels[v / nj]);
+                cells[j] = neutraliseCsvCell(attrs[j].labels[v % nj]);
+                const std::string name = neutraliseCsvCell(attrs[i].name + " × " + attrs[j].name);
+                const double h = r->metadata.intervals->halfWidths[row];
+                const std::string expected = name + "," + cells[0] + "," + cells[1] + "," +
+                                             cells[2] + "," + formatShortest(r->values[row]) + "," +
+                                             formatShortest(r->values[row] - h) + "," +
+                                             formatShortest(r->values[row] + h);
+                QCOMPARE(line, expected);
+            }
+        }
+        QVERIFY(!std::getline(in, line));
+        const QJsonObject o =
+            QJsonDocument::fromJson(QByteArray::fromStdString(releaseMetadataJson(*r))).object();
+        const QJsonObject st = o.value(QStringLiteral("strategy")).toObject();
+        QCOMPARE(st.value(QStringLiteral("published")).toString(),
+                 QStringLiteral("workload answers"));
+        const QJsonArray pm = st.value(QStringLiteral("published_marginals")).toArray();
+        QCOMPARE(pm.size(), 3);
+        QCOMPARE(pm[1].toObject().value(QStringLiteral("name")).toString(),
+                 QStringLiteral("=sex × class"));
+        QCOMPARE(pm[1].toObject().value(QStringLiteral("values")).toInt(), 4);
+        QCOMPARE(pm[2].toObject().value(QStringLiteral("first_csv_row")).toInt(), 11);
+        QCOMPARE(pm[2].toObject().value(QStringLiteral("attributes")).toArray().size(), 2);
+        QVERIFY(st.value(QStringLiteral("published_values"))
+                    .toString()
+                    .contains(QStringLiteral("not the table's cells")));
+        QCOMPARE(o.value(QStringLiteral("intervals"))
+                     .toObject()
+                     .value(QStringLiteral("half_widths"))
+                     .toArray()
+                     .size(),
+                 16);
+        QVERIFY(o.value(QStringLiteral("intervals"))
+                    .toObject()
+                    .value(QStringLiteral("sentence"))
+                    .toString()
+                    .contains(QStringLiteral("each published marginal count")));
+        // The declared table is still described: its attributes and cells.
+        QCOMPARE(o.value(QStringLiteral("attributes")).toArray().size(), 3);
+        QCOMPARE(o.value(QStringLiteral("bins")).toObject().value(QStringLiteral("count")).toInt(),
+                 12);
+        // A release of the cells says so.
+        auto cellsPlan = planStrategyRelease(
+            std::make_shared<const Workload>(
+                Workload::make(*WorkloadSpec::parse("identity"), shape).value()),
+            DesignTemplate::PIdentity, {1, 1, 1});
+        QVERIFY2(cellsPlan, cellsPlan ? "" : cellsPlan.error().message.c_str());
+        auto rc = releaseTableThroughStrategy(spec, *cellsPlan, *table, rng);
+        QVERIFY(rc);
+        const QJsonObject oc =
+            QJsonDocument::fromJson(QByteArray::fromStdString(releaseMetadataJson(*rc))).object();
+        QCOMPARE(oc.value(QStringLiteral("strategy"))
+                     .toObject()
+                     .value(QStringLiteral("published"))
+                     .toString(),
+                 QStringLiteral("cells"));
+        QVERIFY(releaseCsvText(*rc).rfind("'=sex,age,class,value,lower,upper\n", 0) == 0);
     }
 
     void atomicWriteNoOverwrite() {

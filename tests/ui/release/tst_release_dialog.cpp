@@ -27,6 +27,7 @@
 #include <QTest>
 #include <algorithm>
 
+#include "core/release/release.h"
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_files.h"
 #include "io/release/release_job.h"
@@ -34,6 +35,7 @@
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/engine.h"
+#include "ui/model/job_runner.h"
 #include "ui/release/decision_report_exporter.h"
 #include "ui/release/known_ledgers.h"
 #include "ui/release/release_dialog.h"
@@ -846,6 +848,65 @@ private Q_SLOTS:
                     .toObject()
                     .value(QStringLiteral("half_widths"))
                     .isArray());
+    }
+
+    // Issue #23: a table of four attributes released through OPT_M for all 2-way marginals
+    // (the design leaves the full table out): the dialog says before the release that it
+    // publishes the workload's marginals by name, and the CSV holds them.
+    void strategyReleaseOfMarginals() {
+        QTemporaryDir dir;
+        Attribute a{"sex", {"F", "M"}, {}, "categories F, M", true};
+        Attribute b{"class", {"<=50K", ">50K"}, {}, "categories", true};
+        Attribute c{"age", {"18-38", "39-59", "60-80"}, {}, "integers 18..80 by 21", true};
+        Attribute h{"hours", {"1-20", "21-40", "41-60"}, {}, "integers 1..60 by 20", true};
+        std::vector<std::int64_t> counts(36);
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+            counts[i] = static_cast<std::int64_t>((i * 7) % 11);
+        }
+        auto table = ContingencyTable::dense({a, b, c, h}, counts);
+        QVERIFY(table);
+        auto flat = declaredTableCells(*table);
+        QVERIFY(flat);
+        ReleaseContext ctx;
+        ctx.histogram = *flat;
+        ctx.table = *table;
+        ctx.dataset = QStringLiteral("test table");
+        ctx.source = QStringLiteral("test table");
+        ctx.column = QStringLiteral("sex × class × age × hours");
+        ctx.binsText = QStringLiteral("2 × 2 × 3 × 3 declared cells");
+        ctx.defaultDir = dir.path();
+        ctx.defaultBase = QStringLiteral("marginals");
+        ctx.ledgerBase = QStringLiteral("marginals");
+        ctx.strategyWorkload = QStringLiteral("marginals:2");
+        ctx.strategyTemplate = DesignTemplate::Marginals;
+        JobRunner runner;
+        ReleaseDialog d(ctx, &runner);
+        Reports reports;
+        d.setReport([&reports](bool ok, const QString& text) { reports.list.append({ok, text}); });
+        d.setConfirmOverwrite([](const QStringList&) { return false; });
+        d.setConfirmNewLedger([](const QStringList&) { return true; });
+        d.show();
+        const QString csv = dir.filePath(QStringLiteral("m.csv"));
+        QVERIFY(fillNewLedgerRelease(&d, csv, dir.filePath(QStringLiteral("ledger.json")),
+                                     QStringLiteral("2"), QStringLiteral("1")));
+        QVERIFY2(d.canRelease(), qPrintable(d.statusText()));
+        QVERIFY2(d.strategyText().contains(
+                     QStringLiteral("Publishes the workload's marginals, not the cells")),
+                 qPrintable(d.strategyText()));
+        QVERIFY2(
+            d.strategyText().contains(QStringLiteral(
+                "sex × class, sex × age, sex × hours, class × age, class × hours, age × hours")),
+            qPrintable(d.strategyText()));
+        QVERIFY2(d.intervalText().contains(QStringLiteral("each published marginal count")),
+                 qPrintable(d.intervalText()));
+        if (const QString shots = qEnvironmentVariable("DPX_SHOT_DIR"); !shots.isEmpty()) {
+            QTest::qWait(200);
+            d.grab().save(shots + QStringLiteral("/strategy-release-marginals-dialog.png"));
+        }
+        QVERIFY(releaseAndWait(&d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        QVERIFY(reports.list.last().second.contains(QStringLiteral("37 marginal counts")));
+        QVERIFY(readFile(csv).startsWith("marginal,sex,class,age,hours,value,lower,upper\n"));
     }
 
 private:
