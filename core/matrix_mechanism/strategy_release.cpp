@@ -96,10 +96,16 @@ Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload
     StrategyReleasePlan plan;
     plan.workload = std::move(w);
     plan.templateName = design->templateName;
+    plan.measurement = design->measurement;
     plan.strategy = std::make_shared<const IntegerStrategy>(std::move(k).value());
     plan.cellForms = std::move(forms).value();
     plan.intervalCache = std::make_shared<StrategyIntervalCache>();
     return plan;
+}
+
+MeasurementNoise strategyMeasurementFor(ReleaseMechanism m) {
+    return m == ReleaseMechanism::DiscreteGaussian ? MeasurementNoise::Gaussian
+                                                   : MeasurementNoise::Laplace;
 }
 
 StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t, std::vector<std::size_t> p,

@@ -59,6 +59,10 @@ struct StrategyIntervalCache;
 struct StrategyReleasePlan {
     std::shared_ptr<const Workload> workload;
     std::string templateName;  // the design's ("OPT₀ p-Identity(16)")
+    // The measurement the strategy was designed for (options.measurement): a discrete Gaussian
+    // release uses a Gaussian design (‖A‖₂²·trace minimised), a discrete Laplace one a Laplace
+    // design. Either way the release calibrates on K's own exact Δ1 or Δ2.
+    MeasurementNoise measurement = MeasurementNoise::Laplace;
     std::shared_ptr<const IntegerStrategy> strategy;
     // e_jᵀ(KᵀK)⁻¹e_j per cell (C order): the variance of cell j's estimate per unit of row noise
     // variance.
@@ -68,7 +72,8 @@ struct StrategyReleasePlan {
     std::shared_ptr<StrategyIntervalCache> intervalCache;
 };
 
-// Designs the strategy for `w` with template `t` (p and options as designStrategy takes them),
+// Designs the strategy for `w` with template `t` (p and options as designStrategy takes them;
+// options.measurement: the law the release will use, see strategyMeasurementFor),
 // rounds it (chooseIntegerStrategy with `tolerance`) and computes the cell forms. Refuses a
 // strategy that does not determine every cell (an OPT_M design without the full table).
 // Cancellable.
@@ -87,6 +92,10 @@ using StrategyPlanner =
 StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t,
                                 std::vector<std::size_t> p = {},
                                 StrategyOptimizeOptions options = {});
+
+// The law a strategy is designed for when released with `m`: Gaussian for discrete-gaussian,
+// else Laplace.
+MeasurementNoise strategyMeasurementFor(ReleaseMechanism m);
 
 // The spec checks of a strategy release (valid spec, discrete-laplace or discrete-gaussian, no
 // post-processing); the message starts with the parameter's name.
