@@ -327,6 +327,8 @@ void TestGaussianDesign::eachDesignWinsUnderItsLaw_data() {
                                 << "64";
     QTest::newRow("2-way marginals of 3×2×4") << "marginals:2"
                                               << "3x2x4";
+    // The figure quoted in docs/mechanisms/matrix-mechanism.md.
+    QTest::newRow("AllRange(256)") << QStringLiteral("allrange") << QStringLiteral("256");
 }
 
 void TestGaussianDesign::eachDesignWinsUnderItsLaw() {
