@@ -230,13 +230,16 @@ const std::vector<Command> kCommands{
   dpx strategy --domain N | RxCx... --workload TEXT [--template auto|pidentity|marginals|union]
                [--epsilon E (1)] [--p P[,P2]] [--restarts R (3)] [--seed S (0)]
                [--ftol F (1e-4)] [--per-query]
+               [--measurement laplace|gaussian (laplace)] [--delta D (1e-6, gaussian)]
                TEXT: identity | total | prefix | allrange | range:COUNT[:seed=S] | boxes:...
                      | rectangles:WxH | marginals:K[,K2] | PART + c*PART ...
                (a workload-optimal strategy, the matrix mechanism with HDMM's templates,
                McKenna et al. 2018 — p-Identity, Kronecker products of them, also over unions of
                Kronecker products, weighted marginals, and one strategy per part of a union of
                workloads stacked (OPT₊) — designed from the workload alone,
-               no data, with its exact expected RMSE next to Identity, HB and Privelet))"},
+               no data, with its exact expected RMSE next to Identity, HB and Privelet;
+               designed for the measurement: ‖A‖₁²·trace under Laplace, ‖A‖₂²·trace under
+               Gaussian, the analytic Gaussian mechanism of Balle & Wang 2018))"},
     {"audit", cmdAudit, R"(
   dpx audit [--mechanism discrete-laplace|discrete-gaussian|gm|laplace|all (default all)]
             [--epsilon E (1)] [--delta D (1e-5, discrete-gaussian)] [--samples N (10^6 per input)]

@@ -15,13 +15,13 @@ std::size_t defaultPIdentityP(std::size_t n) {
 
 Expected<std::unique_ptr<LinearStrategy>> strategyFromDesign(
     const DomainShape& shape, const std::vector<std::size_t>& p,
-    const std::vector<std::vector<double>>& theta) {
+    const std::vector<std::vector<double>>& theta, MeasurementNoise norm) {
     if (shape.empty() || p.size() != shape.size() || theta.size() != shape.size()) {
         return Error{"strategy design: one p and one Θ per dimension are needed"};
     }
     std::vector<std::unique_ptr<LinearStrategy>> factors;
     for (std::size_t d = 0; d < shape.size(); ++d) {
-        auto s = PIdentityStrategy::make(shape[d], p[d], theta[d]);
+        auto s = PIdentityStrategy::make(shape[d], p[d], theta[d], norm);
         if (!s) {
             return s.error();
         }
@@ -77,7 +77,47 @@ Expected<std::unique_ptr<LinearStrategy>> strategyOf(const DomainShape& shape,
         }
         return std::unique_ptr<LinearStrategy>(std::move(m).value());
     }
-    return strategyFromDesign(shape, design.p, design.theta);
+    return strategyFromDesign(shape, design.p, design.theta, design.measurement);
+}
+
+const char* measurementName(MeasurementNoise m) {
+    return m == MeasurementNoise::Gaussian ? "gaussian" : "laplace";
+}
+
+Expected<MeasurementNoise> measurementFromName(const std::string& name) {
+    for (MeasurementNoise m : {MeasurementNoise::Laplace, MeasurementNoise::Gaussian}) {
+        if (name == measurementName(m)) {
+            return m;
+        }
+    }
+    return Error{"unknown measurement '" + name + "' (laplace, gaussian)"};
+}
+
+Expected<double> designRmse(const DesignedStrategy& design, const MeasurementSpec& spec) {
+    if (auto s = spec.validate(); !s) {
+        return s.error();
+    }
+    if (spec.noise != design.measurement) {
+        return Error{std::string("the strategy was designed for ") +
+                     (design.measurement == MeasurementNoise::Laplace ? "Laplace" : "Gaussian") +
+                     " measurement; its objective does not give the error under the other law"};
+    }
+    if (design.queries == 0) {
+        return Error{"the design has no queries"};
+    }
+    if (spec.noise == MeasurementNoise::Laplace) {
+        return laplaceRmse(design.objective, design.queries, spec.epsilon);
+    }
+    GaussianParams g;
+    g.epsilon = spec.epsilon;
+    g.delta = spec.delta;
+    g.l2Sensitivity = 1;
+    g.calibration = spec.calibration;
+    auto sigma = gaussianSigma(g);
+    if (!sigma) {
+        return sigma.error();
+    }
+    return gaussianRmse(design.objective, design.queries, *sigma);
 }
 
 namespace {
@@ -116,6 +156,7 @@ Expected<DesignedStrategy> designMarginals(const Workload& w,
     }
     DesignedStrategy out;
     out.kind = DesignTemplate::Marginals;
+    out.measurement = options.measurement;
     out.queries = w.queryCount();
     out.objective = r->objective;
     out.iterations = r->iterations;
@@ -144,6 +185,7 @@ Expected<DesignedStrategy> designKroneckerUnion(const Workload& w, std::vector<s
     }
     DesignedStrategy out;
     out.kind = DesignTemplate::PIdentity;
+    out.measurement = options.measurement;
     out.queries = w.queryCount();
     out.objective = r->objective;
     out.iterations = r->iterations;
@@ -169,9 +211,12 @@ Expected<DesignedStrategy> designUnion(const Workload& w, const std::vector<std:
     }
     DesignedStrategy out;
     out.kind = DesignTemplate::Union;
+    out.measurement = options.measurement;
     out.queries = w.queryCount();
     out.objectiveIsBound = true;
+    const bool l2 = options.measurement == MeasurementNoise::Gaussian;
     const std::size_t k = w.parts().size();
+    // Laplace: s_i ∝ (c_i² f_i)^{1/3}; Gaussian: s_i² ∝ c_i√f_i (see hdmm.h).
     std::vector<double> cube(k);
     double sum = 0;
     for (std::size_t i = 0; i < k; ++i) {
@@ -185,18 +230,22 @@ Expected<DesignedStrategy> designUnion(const Workload& w, const std::vector<std:
             return Error{"OPT₊, part " + std::to_string(i + 1) + ": " + d.error().message};
         }
         const double c = w.spec().partWeights[i];
-        cube[i] = std::cbrt(c * c * d->objective);
+        cube[i] = l2 ? c * std::sqrt(d->objective) : std::cbrt(c * c * d->objective);
         sum += cube[i];
         out.iterations += d->iterations;
         out.parts.push_back(std::make_unique<DesignedStrategy>(std::move(d).value()));
     }
     out.templateName = "OPT₊ (";
     for (std::size_t i = 0; i < k; ++i) {
-        out.partScales.push_back(cube[i] / sum);
+        // Under L2 the part's rebuilt strategy may not have unit L2 columns (OPT_M keeps
+        // Σθ = 1): divide by its own ‖A_i‖₂ so the stacked part has norm s_i.
+        out.partScales.push_back(l2 ? std::sqrt(cube[i] / sum) /
+                                          out.parts[i]->strategy->sensitivityL2()
+                                    : cube[i] / sum);
         out.templateName += (i ? "; " : "") + out.parts[i]->templateName;
     }
     out.templateName += ")";
-    out.objective = sum * sum * sum;
+    out.objective = l2 ? sum * sum : sum * sum * sum;
     if (auto st = attachStrategy(w.shape(), out); !st) {
         return st.error();
     }
@@ -253,6 +302,7 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, DesignTemplate t,
         return designKroneckerUnion(w, std::move(p), options, std::move(stop), progress);
     }
     DesignedStrategy out;
+    out.measurement = options.measurement;
     out.queries = w.queryCount();
     out.p = p;
     out.objective = 1;
@@ -300,7 +350,7 @@ Expected<DesignedStrategy> designStrategy(const Workload& w, DesignTemplate t,
         out.objective *= objective;
         out.theta.push_back(std::move(theta));
     }
-    auto strategy = strategyFromDesign(w.shape(), p, out.theta);
+    auto strategy = strategyFromDesign(w.shape(), p, out.theta, out.measurement);
     if (!strategy) {
         return strategy.error();
     }

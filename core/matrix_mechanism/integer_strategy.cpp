@@ -27,9 +27,11 @@ Error overflowError() {
         "too large for this strategy's rounding)"};
 }
 
-// ⌊m·A_d⌋ for one p-Identity factor A_d = [I; Θ]·D (m real ≥ 1).
+// ⌊m·A_d⌋ for one p-Identity factor A_d = [I; Θ]·D (m real ≥ 1), D normalising the columns to
+// unit L1 norm (1/(1 + Σ_a Θ_aj)) or unit L2 norm (1/√(1 + Σ_a Θ_aj²), Gaussian designs).
 Expected<IntegerPIdentity> roundPIdentity(std::size_t n, std::size_t p,
-                                          const std::vector<double>& theta, double m) {
+                                          const std::vector<double>& theta, double m,
+                                          MeasurementNoise norm) {
     if (theta.size() != n * p) {
         return Error{"strategy rounding: Θ has the wrong size"};
     }
@@ -39,11 +41,13 @@ Expected<IntegerPIdentity> roundPIdentity(std::size_t n, std::size_t p,
     f.diagonal.resize(n);
     f.extra.resize(n * p);
     for (std::size_t j = 0; j < n; ++j) {
-        double s = 0;
+        double s = 0, sq = 0;
         for (std::size_t a = 0; a < p; ++a) {
             s += theta[a * n + j];
+            sq += theta[a * n + j] * theta[a * n + j];
         }
-        const double g = std::floor(m / (1 + s));
+        const double dj = norm == MeasurementNoise::Laplace ? 1 + s : std::sqrt(1 + sq);
+        const double g = std::floor(m / dj);
         if (g < 1) {
             return Error{"strategy rounding: scale " + formatNumber(m) +
                          " is too small for column " + std::to_string(j + 1) +
@@ -51,8 +55,7 @@ Expected<IntegerPIdentity> roundPIdentity(std::size_t n, std::size_t p,
         }
         f.diagonal[j] = static_cast<std::int64_t>(g);
         for (std::size_t a = 0; a < p; ++a) {
-            f.extra[a * n + j] =
-                static_cast<std::int64_t>(std::floor(m * theta[a * n + j] / (1 + s)));
+            f.extra[a * n + j] = static_cast<std::int64_t>(std::floor(m * theta[a * n + j] / dj));
         }
     }
     return f;
@@ -181,7 +184,8 @@ Expected<IntegerStrategy> roundAt(const DomainShape& shape, const DesignedStrate
         const double perFactor = std::pow(m, 1.0 / static_cast<double>(dims));
         std::vector<std::unique_ptr<LinearStrategy>> linear;
         for (std::size_t d = 0; d < dims; ++d) {
-            auto f = roundPIdentity(shape[d], design.p[d], design.theta[d], perFactor);
+            auto f = roundPIdentity(shape[d], design.p[d], design.theta[d], perFactor,
+                                    design.measurement);
             if (!f) {
                 return f.error();
             }
@@ -488,15 +492,17 @@ Expected<IntegerStrategy> roundStrategy(const DomainShape& shape, const Designed
     return roundAt(shape, design, static_cast<double>(q));
 }
 
-Expected<double> integerStrategyObjective(const IntegerStrategy& k, const Workload& w) {
+Expected<double> integerStrategyObjective(const IntegerStrategy& k, const Workload& w,
+                                          MeasurementNoise law) {
     if (!k.linear) {
         return Error{"strategy rounding: no strategy"};
     }
     if (k.kind == DesignTemplate::Marginals) {
-        // Scale-free: (Σw)²·trace((KᵀK)⁺WᵀW) with K's own weights.
+        // Scale-free: (Σw)²·trace((KᵀK)⁺WᵀW) (Laplace) or (Σw²)·trace((KᵀK)⁺WᵀW) (Gaussian) with
+        // K's own weights.
         if (auto weights = marginalsWorkloadWeights(w)) {
             std::vector<double> theta(k.marginalWeights.begin(), k.marginalWeights.end());
-            return marginalsObjective(k.shape, *weights, theta, {});
+            return marginalsObjective(k.shape, *weights, theta, {}, law);
         }
     }
     auto e = expectedLeastSquaresError(*k.linear, w, MeasurementSpec::laplace(1.0));
@@ -506,7 +512,9 @@ Expected<double> integerStrategyObjective(const IntegerStrategy& k, const Worklo
     // totalSquared = 2·Δ1(view)²·trace((KᵀK)⁻¹WᵀW) at ε = 1.
     const double view = k.linear->sensitivityL1();
     const double trace = e->totalSquared / (2 * view * view);
-    return trace * static_cast<double>(k.l1) * static_cast<double>(k.l1);
+    return law == MeasurementNoise::Laplace
+               ? trace * static_cast<double>(k.l1) * static_cast<double>(k.l1)
+               : trace * static_cast<double>(k.l2Squared);
 }
 
 Expected<IntegerStrategy> chooseIntegerStrategy(const Workload& w, const DesignedStrategy& design,
@@ -528,7 +536,7 @@ Expected<IntegerStrategy> chooseIntegerStrategy(const Workload& w, const Designe
         if (k->l1 > maxL1) {
             break;
         }
-        auto f = integerStrategyObjective(*k, w);
+        auto f = integerStrategyObjective(*k, w, design.measurement);
         if (!f || !std::isfinite(*f)) {
             lastError = f ? "the rounded strategy does not answer the workload" : f.error().message;
             continue;

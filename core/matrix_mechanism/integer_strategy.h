@@ -9,8 +9,10 @@
 // is within a tolerance of A's.
 //
 // Templates and their roundings (each keeps the structure, so least squares stays fast):
-//   OPT₀ / OPT⊗ p-Identity A_d = [I; Θ_d]·D_d, D_d = diag(1/(1 + Σ_a Θ_aj)):
-//     K_d = [diag(g); T] with g_j = ⌊Q/(1 + s_j)⌋ ≥ 1 and T_aj = ⌊Q·Θ_aj/(1 + s_j)⌋, which is
+//   OPT₀ / OPT⊗ p-Identity A_d = [I; Θ_d]·D_d, D_d = diag(1/d_j), d_j = 1 + Σ_a Θ_aj (Laplace
+//     designs) or √(1 + Σ_a Θ_aj²) (Gaussian designs, unit L2 columns, so K's columns have L2
+//     norm ≤ Q and the release's Δ2(K) is K's own exact one):
+//     K_d = [diag(g); T] with g_j = ⌊Q/d_j⌋ ≥ 1 and T_aj = ⌊Q·Θ_aj/d_j⌋, which is
 //     again a p-Identity with Θ' = T·diag(1/g) times the column scaling diag(c), c_j = g_j +
 //     Σ_a T_aj (its column sums); K = K_1 ⊗ … ⊗ K_k (column norms multiply).
 //   OPT_M weighted marginals θ_a: K = [w_a·M_a], w_a = ⌊Q^k·θ_a⌋ (k attributes) — a marginals
@@ -87,12 +89,15 @@ struct IntegerStrategy {
 Expected<IntegerStrategy> roundStrategy(const DomainShape& shape, const DesignedStrategy& design,
                                         std::int64_t q);
 
-// trace((KᵀK)⁻¹WᵀW)·Δ1(K)²: the rounded strategy's error in the units of the design's objective.
-Expected<double> integerStrategyObjective(const IntegerStrategy& k, const Workload& w);
+// trace((KᵀK)⁻¹WᵀW)·Δ1(K)² (`law` Laplace) or ·Δ2(K)² (Gaussian): the rounded strategy's error
+// in the units of the design's objective.
+Expected<double> integerStrategyObjective(const IntegerStrategy& k, const Workload& w,
+                                          MeasurementNoise law = MeasurementNoise::Laplace);
 
-// The smallest Q = 2^j (from 16) whose rounding's objective is within (1 + tolerance) of the
-// design's, as long as Δ1(K)·maxMultiplier stays ≤ maxL1 (the exact samplers' limit on the
-// sensitivity); otherwise the best rounding found. roundedObjective and designObjective are set.
+// The smallest Q = 2^j (from 16) whose rounding's objective (in the design's law: Δ1(K)² or
+// Δ2(K)² times the trace) is within (1 + tolerance) of the design's, as long as Δ1(K)·maxMultiplier
+// stays ≤ maxL1 (the exact samplers' limit on the sensitivity); otherwise the best rounding found.
+// roundedObjective and designObjective are set.
 Expected<IntegerStrategy> chooseIntegerStrategy(const Workload& w, const DesignedStrategy& design,
                                                 double tolerance = 0.005,
                                                 std::int64_t maxL1 = 1000000);

@@ -27,8 +27,8 @@ Expected<GramOperator> oneDimensional(WorkloadKind kind, std::size_t n) {
 
 // (A_dᵀA_d)⁻¹ of a p-Identity factor, dense n × n, one solve per column.
 Expected<std::vector<double>> inverseGram(std::size_t n, std::size_t p,
-                                          const std::vector<double>& theta) {
-    auto s = PIdentityStrategy::make(n, p, theta);
+                                          const std::vector<double>& theta, MeasurementNoise law) {
+    auto s = PIdentityStrategy::make(n, p, theta, law);
     if (!s) {
         return s.error();
     }
@@ -254,14 +254,15 @@ Expected<KroneckerTerms> kroneckerTerms(const Workload& w) {
 
 Expected<double> kroneckerUnionObjective(const KroneckerTerms& terms,
                                          const std::vector<std::size_t>& p,
-                                         const std::vector<std::vector<double>>& theta) {
+                                         const std::vector<std::vector<double>>& theta,
+                                         MeasurementNoise law) {
     const std::size_t dims = terms.dims.size();
     if (p.size() != dims || theta.size() != dims) {
         return Error{"strategy design: one p and one Θ per dimension are needed"};
     }
     std::vector<std::vector<double>> c(dims);
     for (std::size_t d = 0; d < dims; ++d) {
-        auto inv = inverseGram(terms.shape[d], p[d], theta[d]);
+        auto inv = inverseGram(terms.shape[d], p[d], theta[d], law);
         if (!inv) {
             return inv.error();
         }
@@ -353,7 +354,7 @@ Expected<KroneckerUnionResult> optimizeKroneckerUnion(const KroneckerTerms& term
             }
             out.iterations += r->iterations;
             out.theta[d] = r->strategy->theta();
-            auto inv = inverseGram(terms.shape[d], p[d], out.theta[d]);
+            auto inv = inverseGram(terms.shape[d], p[d], out.theta[d], options.measurement);
             if (!inv) {
                 return inv.error();
             }

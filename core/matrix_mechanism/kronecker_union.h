@@ -12,6 +12,8 @@
 // the factors in turn (block coordinate descent); each block step here starts from the current
 // factor, so f never increases, and the rounds stop when f improves by less than the minimiser's
 // ftol (relative) or after `maxRounds`. ‖A‖₁ = ∏‖A_d‖₁ = 1, as for OPT⊗ on a single product.
+// Gaussian measurement: column L2 norms multiply too (‖(a ⊗ b)‖₂ = ‖a‖₂‖b‖₂), so factors with unit
+// L2 columns give ‖A‖₂ = 1 and the same decomposition holds with L2-normalised p-Identities.
 #pragma once
 
 #include <cstddef>
@@ -56,7 +58,8 @@ struct KroneckerUnionResult {
 inline constexpr std::size_t kMaxUnionDimension = 4096;
 
 // Block coordinate descent over the factors (see the file comment). The first round starts every
-// factor from `options.restarts` random starts; later rounds warm-start. Cancellable.
+// factor from `options.restarts` random starts; later rounds warm-start. Each factor is
+// normalised for options.measurement. Cancellable.
 Expected<KroneckerUnionResult> optimizeKroneckerUnion(const KroneckerTerms& terms,
                                                       const std::vector<std::size_t>& p,
                                                       const StrategyOptimizeOptions& options = {},
@@ -64,9 +67,11 @@ Expected<KroneckerUnionResult> optimizeKroneckerUnion(const KroneckerTerms& term
                                                       std::stop_token stop = {},
                                                       const ProgressCallback& progress = {});
 
-// f = Σ_j weight2_j ∏_d trace((A_dᵀA_d)⁻¹ G_jd) for given p-Identity factors (tests, reports).
+// f = Σ_j weight2_j ∏_d trace((A_dᵀA_d)⁻¹ G_jd) for given p-Identity factors (tests, reports),
+// their columns normalised for `law` (unit L1: Laplace, unit L2: Gaussian).
 Expected<double> kroneckerUnionObjective(const KroneckerTerms& terms,
                                          const std::vector<std::size_t>& p,
-                                         const std::vector<std::vector<double>>& theta);
+                                         const std::vector<std::vector<double>>& theta,
+                                         MeasurementNoise law = MeasurementNoise::Laplace);
 
 }  // namespace dpx

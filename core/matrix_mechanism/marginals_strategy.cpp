@@ -94,12 +94,13 @@ std::vector<double> eigenvalues(const DomainShape& shape, const std::vector<doub
 
 // f and ∇f for θ already validated; +∞ when a needed λ_s is 0.
 double evaluate(const DomainShape& shape, const Spectrum& sp, std::span<const double> theta,
-                std::span<double> gradient) {
+                std::span<double> gradient, MeasurementNoise law) {
+    const bool l2 = law == MeasurementNoise::Gaussian;
     const std::size_t d = shape.size();
     const std::vector<double> lambda = eigenvalues(shape, sp.p, theta);
     long double sum = 0, t = 0;
     for (double v : theta) {
-        sum += v;
+        sum += l2 ? v * v : v;  // Σθ² (‖A‖₂²) or Σθ (‖A‖₁)
     }
     std::vector<double> h(gradient.empty() ? 0 : theta.size(), 0.0);
     for (std::size_t s = 0; s < theta.size(); ++s) {
@@ -118,10 +119,13 @@ double evaluate(const DomainShape& shape, const Spectrum& sp, std::span<const do
     if (!gradient.empty()) {
         subsetSum(h, d);
         for (std::size_t a = 0; a < theta.size(); ++a) {
-            gradient[a] = 2 * sumD * tD - sumD * sumD * 2 * theta[a] * sp.p[a] * h[a];
+            // ∂T/∂θ_a = −2θ_a P_a h_a (the Laplace expression in its original order, so that
+            // Laplace designs stay bit for bit what they were).
+            gradient[a] = l2 ? 2 * theta[a] * tD - sumD * 2 * theta[a] * sp.p[a] * h[a]
+                             : 2 * sumD * tD - sumD * sumD * 2 * theta[a] * sp.p[a] * h[a];
         }
     }
-    return sumD * sumD * tD;
+    return l2 ? sumD * tD : sumD * sumD * tD;
 }
 
 Status checkTheta(const DomainShape& shape, std::span<const double> theta) {
@@ -190,7 +194,8 @@ Expected<std::vector<double>> marginalsWorkloadWeights(const Workload& w) {
 }
 
 Expected<double> marginalsObjective(const DomainShape& shape, std::span<const double> workload,
-                                    std::span<const double> theta, std::span<double> gradient) {
+                                    std::span<const double> theta, std::span<double> gradient,
+                                    MeasurementNoise law) {
     if (auto s = checkShape(shape); !s) {
         return s.error();
     }
@@ -203,7 +208,7 @@ Expected<double> marginalsObjective(const DomainShape& shape, std::span<const do
     if (!gradient.empty() && gradient.size() != theta.size()) {
         return Error{"marginals strategy: the gradient has the wrong size"};
     }
-    const double f = evaluate(shape, spectrumOf(shape, workload), theta, gradient);
+    const double f = evaluate(shape, spectrumOf(shape, workload), theta, gradient, law);
     if (!std::isfinite(f)) {
         return Error{
             "marginals strategy: the strategy does not measure every marginal the "
@@ -245,9 +250,9 @@ Expected<MarginalsDesign> optimizeMarginals(const DomainShape& shape,
         }
     }
     // evaluate() keeps no state: every worker's objective shares the spectrum.
-    const ObjectiveFactory makeObjective = [&shape, &sp]() -> ObjectiveWithGradient {
-        return [&shape, &sp](std::span<const double> x, std::span<double> g) {
-            return evaluate(shape, sp, x, g);
+    const ObjectiveFactory makeObjective = [&shape, &sp, &options]() -> ObjectiveWithGradient {
+        return [&shape, &sp, &options](std::span<const double> x, std::span<double> g) {
+            return evaluate(shape, sp, x, g, options.measurement);
         };
     };
     if (!options.start.empty()) {
@@ -285,11 +290,11 @@ Expected<MarginalsDesign> optimizeMarginals(const DomainShape& shape,
         }
     }
     normalise(pruned);
-    if (auto p = marginalsObjective(shape, workload, pruned, {})) {
+    if (auto p = marginalsObjective(shape, workload, pruned, {}, options.measurement)) {
         out.theta = std::move(pruned);
         out.objective = *p;
     } else {
-        auto exact = marginalsObjective(shape, workload, out.theta, {});
+        auto exact = marginalsObjective(shape, workload, out.theta, {}, options.measurement);
         if (!exact) {
             return exact.error();
         }

@@ -15,6 +15,9 @@
 //   ∂/∂θ_a = −2θ_a P_a Σ_{s ⊆ a} m_s μ_s / λ_s²            (a subset-sum transform),
 // O(d·2^d) per evaluation: all 2-way marginals of 16 binary attributes cost ~10⁶ operations.
 // The objective minimised is f(θ) = (Σθ)²·Σ_s m_s μ_s / λ_s (scale-free; the error at ‖A‖₁ = 1).
+// Gaussian measurement (noise calibrated on ‖A‖₂): every column of M_a holds exactly one 1, so a
+// column of A has L2 norm √(Σθ_a²) and the objective is f₂(θ) = (Σθ²)·T(θ), T = Σ_s m_s μ_s/λ_s,
+// with ∂f₂/∂θ_a = 2θ_a·T + (Σθ²)·∂T/∂θ_a (also scale-free: λ is homogeneous of degree 2).
 // The pseudo-inverse is meant: eigenspaces the workload does not touch (μ_s = 0) may have
 // λ_s = 0; those the workload touches must not (a lower bound keeps θ_b > 0 for every workload
 // marginal b, which makes λ_s > 0 wherever μ_s > 0).
@@ -42,20 +45,22 @@ inline constexpr std::size_t kMaxMarginalsAttributes = 20;
 // total (b = ∅) and k-way marginals (w_b = 1 for |b| in the orders). Others are refused.
 Expected<std::vector<double>> marginalsWorkloadWeights(const Workload& w);
 
-// f(θ) and, when `gradient` is not empty, ∇f (see the file comment). θ has 2^d entries ≥ 0.
-// Errors: sizes, a negative or non-finite θ, λ_s = 0 where the workload needs it.
+// f(θ) (`law` Laplace) or f₂(θ) (Gaussian) and, when `gradient` is not empty, its gradient (see
+// the file comment). θ has 2^d entries ≥ 0. Errors: sizes, a negative or non-finite θ, λ_s = 0
+// where the workload needs it.
 Expected<double> marginalsObjective(const DomainShape& shape, std::span<const double> workload,
-                                    std::span<const double> theta, std::span<double> gradient);
+                                    std::span<const double> theta, std::span<double> gradient,
+                                    MeasurementNoise law = MeasurementNoise::Laplace);
 
 struct MarginalsDesign {
     std::vector<double> theta;  // 2^d, Σθ = 1
-    double objective = 0;       // trace((AᵀA)⁺WᵀW) at Σθ = 1
+    double objective = 0;       // f or f₂ (options.measurement) at the result
     std::vector<double> restartObjectives;
     std::size_t iterations = 0;
 };
 
-// Minimises f over θ ≥ 0 by L-BFGS-B from `options.restarts` random starts θ ~ U[0, 1) (HDMM's
-// initialisation). Cancellable, with progress.
+// Minimises f (Laplace) or f₂ (Gaussian, options.measurement) over θ ≥ 0 by L-BFGS-B from
+// `options.restarts` random starts θ ~ U[0, 1) (HDMM's initialisation). Cancellable, with progress.
 Expected<MarginalsDesign> optimizeMarginals(const DomainShape& shape,
                                             std::span<const double> workload,
                                             const StrategyOptimizeOptions& options = {},

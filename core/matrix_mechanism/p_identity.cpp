@@ -43,7 +43,8 @@ Status checkTheta(std::size_t n, std::size_t p, std::span<const double> theta) {
 }  // namespace
 
 Expected<std::unique_ptr<PIdentityStrategy>> PIdentityStrategy::make(std::size_t n, std::size_t p,
-                                                                     std::vector<double> theta) {
+                                                                     std::vector<double> theta,
+                                                                     MeasurementNoise norm) {
     if (auto s = checkTheta(n, p, theta); !s) {
         return s.error();
     }
@@ -59,7 +60,7 @@ Expected<std::unique_ptr<PIdentityStrategy>> PIdentityStrategy::make(std::size_t
     for (std::size_t j = 0; j < n; ++j) {
         const double sum = t.col(ix(j)).sum();
         const double sq = t.col(ix(j)).squaredNorm();
-        s->d_[j] = 1 + sum;
+        s->d_[j] = norm == MeasurementNoise::Laplace ? 1 + sum : std::sqrt(1 + sq);
         s->l1_ = std::max(s->l1_, (1 + sum) / s->d_[j]);
         s->l2_ = std::max(s->l2_, std::sqrt(1 + sq) / s->d_[j]);
     }
@@ -132,12 +133,17 @@ namespace {
 //   B = C⁻¹Θ,  ΘM⁻¹ĜM⁻¹ = C⁻¹P − C⁻¹(PΘᵀ)C⁻¹Θ = C⁻¹(P − Q·B)  with Q = PΘᵀ.
 class PIdentityEvaluator {
 public:
-    PIdentityEvaluator(const GramOperator& g, std::size_t p) : g_(g), p_(p), n_(g.size()) {}
+    PIdentityEvaluator(const GramOperator& g, std::size_t p, MeasurementNoise law)
+        : g_(g), p_(p), n_(g.size()), law_(law) {}
 
     double evaluate(std::span<const double> theta, std::span<double> gradient) {
         const Index p = ix(p_), n = ix(n_);
         Eigen::Map<const RowMat> t(theta.data(), p, n);
-        d_ = (t.colwise().sum().array() + 1).matrix().transpose();
+        if (law_ == MeasurementNoise::Laplace) {
+            d_ = (t.colwise().sum().array() + 1).matrix().transpose();
+        } else {
+            d_ = (t.colwise().squaredNorm().array() + 1).sqrt().matrix().transpose();
+        }
         c_.setIdentity(p, p);
         c_.selfadjointView<Eigen::Lower>().rankUpdate(t);
         c_.triangularView<Eigen::StrictlyUpper>() = c_.transpose();
@@ -172,13 +178,20 @@ public:
              t.cwiseProduct(r_).colwise().sum();
         Eigen::Map<RowMat> grad(gradient.data(), p, n);
         grad.noalias() = -2 * thetaY_;
-        grad.rowwise() += 2 * v_;
+        if (law_ == MeasurementNoise::Laplace) {
+            grad.rowwise() += 2 * v_;  // ∂d_j/∂Θ_aj = 1
+        } else {
+            // ∂d_j/∂Θ_aj = Θ_aj / d_j (see the header).
+            const Eigen::RowVectorXd vd = v_.cwiseQuotient(d_.transpose());
+            grad += 2 * (t.array().rowwise() * vd.array()).matrix();
+        }
         return f;
     }
 
 private:
     const GramOperator& g_;
     std::size_t p_, n_;
+    MeasurementNoise law_;
     Eigen::VectorXd d_;
     Eigen::RowVectorXd v_;
     Eigen::MatrixXd c_, cInv_, q_;
@@ -189,14 +202,15 @@ private:
 }  // namespace
 
 Expected<double> pIdentityObjective(const GramOperator& g, std::size_t p,
-                                    std::span<const double> theta, std::span<double> gradient) {
+                                    std::span<const double> theta, std::span<double> gradient,
+                                    MeasurementNoise law) {
     if (auto s = checkTheta(g.size(), p, theta); !s) {
         return s.error();
     }
     if (!gradient.empty() && gradient.size() != theta.size()) {
         return Error{"p-Identity: the gradient has the wrong size"};
     }
-    PIdentityEvaluator e(g, p);
+    PIdentityEvaluator e(g, p, law);
     return e.evaluate(theta, gradient);
 }
 
@@ -226,8 +240,8 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
         upper(p * n, std::numeric_limits<double>::infinity());
     // Θ stays ≥ 0 and finite inside L-BFGS-B (it enforces the bounds and refuses non-finite
     // values), so the evaluator needs no checks.
-    const ObjectiveFactory makeObjective = [&g, p]() -> ObjectiveWithGradient {
-        auto evaluator = std::make_shared<PIdentityEvaluator>(g, p);
+    const ObjectiveFactory makeObjective = [&g, p, &options]() -> ObjectiveWithGradient {
+        auto evaluator = std::make_shared<PIdentityEvaluator>(g, p, options.measurement);
         return [evaluator](std::span<const double> x, std::span<double> grad) {
             return evaluator->evaluate(x, grad);
         };
@@ -242,7 +256,7 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
     out.restartObjectives = std::move(run->restartObjectives);
     out.objective = run->objective;
     std::vector<double> best = std::move(run->best);
-    auto strategy = PIdentityStrategy::make(n, p, std::move(best));
+    auto strategy = PIdentityStrategy::make(n, p, std::move(best), options.measurement);
     if (!strategy) {
         return strategy.error();
     }
@@ -334,6 +348,10 @@ Expected<MultiStartResult> minimizeFromStarts(const ObjectiveFactory& makeObject
 
 double laplaceRmse(double objective, std::uint64_t queries, double epsilon) {
     return std::sqrt(2 * objective / (epsilon * epsilon * static_cast<double>(queries)));
+}
+
+double gaussianRmse(double objective, std::uint64_t queries, double sigma) {
+    return std::sqrt(sigma * sigma * objective / static_cast<double>(queries));
 }
 
 }  // namespace dpx

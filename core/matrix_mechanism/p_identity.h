@@ -14,6 +14,15 @@
 //   v_j = Σ_k (M⁻¹)_jk G_jk d_k = G_jj d_j − Σ_a Θ_aj ((B·diag(d))·G)_aj
 // (the first term from M, the second from D's dependence on Θ). Tested against finite
 // differences and a dense computation.
+//
+// Gaussian measurement (issue #23, session 32): the noise is calibrated on the L2 sensitivity
+// ‖A‖₂ (the largest column L2 norm), so the error is ‖A‖₂²·trace((AᵀA)⁻¹WᵀW). The same template
+// with the columns scaled to unit L2 norm instead, d_j = √(1 + Σ_a Θ_aj²), has ‖A‖₂ = 1; M, C,
+// B, Ĝ, f and v above do not depend on how d is defined (f = trace(M⁻¹Ĝ) = Σ_jk (M⁻¹)_jk d_j d_k
+// G_jk, and ∂f/∂d_j at fixed M is 2v_j). Only ∂d_j/∂Θ_aj changes: 1 under L1, Θ_aj/d_j under
+// L2, so
+//   ∂f/∂Θ_aj = −2(ΘM⁻¹ĜM⁻¹)_aj + 2 v_j·Θ_aj/d_j    (L2 columns).
+// The ratio of the L2 design's Gaussian error to the L1 design's is measured in the tests.
 #pragma once
 
 #include <cstddef>
@@ -34,9 +43,11 @@ namespace dpx {
 
 class PIdentityStrategy final : public LinearStrategy {
 public:
-    // Θ is p × n, row-major, every entry finite and ≥ 0; 1 ≤ p, 1 ≤ n.
-    static Expected<std::unique_ptr<PIdentityStrategy>> make(std::size_t n, std::size_t p,
-                                                             std::vector<double> theta);
+    // Θ is p × n, row-major, every entry finite and ≥ 0; 1 ≤ p, 1 ≤ n. `norm`: the columns are
+    // scaled to unit L1 norm (Laplace, HDMM's) or to unit L2 norm (Gaussian).
+    static Expected<std::unique_ptr<PIdentityStrategy>> make(
+        std::size_t n, std::size_t p, std::vector<double> theta,
+        MeasurementNoise norm = MeasurementNoise::Laplace);
     const DomainShape& shape() const override { return shape_; }
     std::size_t rows() const override { return n_ + p_; }
     double sensitivityL1() const override { return l1_; }
@@ -55,14 +66,16 @@ private:
     std::size_t n_ = 0, p_ = 0;
     DomainShape shape_;
     std::vector<double> theta_;  // p × n
-    std::vector<double> d_;      // 1 + column sums of Θ
+    std::vector<double> d_;      // 1 + column sums of Θ (L1), √(1 + column sums of Θ²) (L2)
     std::vector<double> cInv_;   // (I + ΘΘᵀ)⁻¹, p × p
     double l1_ = 1, l2_ = 1;
 };
 
-// f(Θ) = trace((A(Θ)ᵀA(Θ))⁻¹ G) and, when `gradient` is not empty, ∂f/∂Θ (p × n, row-major).
+// f(Θ) = trace((A(Θ)ᵀA(Θ))⁻¹ G) and, when `gradient` is not empty, ∂f/∂Θ (p × n, row-major),
+// with A(Θ)'s columns of unit L1 norm (`law` Laplace) or unit L2 norm (Gaussian).
 Expected<double> pIdentityObjective(const GramOperator& g, std::size_t p,
-                                    std::span<const double> theta, std::span<double> gradient);
+                                    std::span<const double> theta, std::span<double> gradient,
+                                    MeasurementNoise law = MeasurementNoise::Laplace);
 
 struct StrategyOptimizeOptions {
     std::size_t restarts = 3;  // independent random starts; the best is kept
@@ -70,6 +83,9 @@ struct StrategyOptimizeOptions {
     // Non-empty: the first restart starts here instead (a warm start, p × n, entries ≥ 0).
     std::vector<double> start;
     BoundedMinimizeOptions minimizer;
+    // The measurement the strategy is designed for: Laplace minimises ‖A‖₁²·trace((AᵀA)⁻¹WᵀW)
+    // (HDMM's objective), Gaussian ‖A‖₂²·trace((AᵀA)⁻¹WᵀW) (noise calibrated on L2).
+    MeasurementNoise measurement = MeasurementNoise::Laplace;
     // Restarts run concurrently on this many threads (0: all cores; never more than restarts).
     // The result does not depend on it: every restart has its own start and the best is chosen
     // in restart order.
@@ -109,8 +125,9 @@ struct PIdentityResult {
     std::size_t evaluations = 0;  // objective + gradient evaluations over all restarts
 };
 
-// OPT₀: minimises f over Θ ≥ 0 by L-BFGS-B from `restarts` random starts Θ ~ U[0, 1)
-// (HDMM's initialisation). Cancellable; progress in [0, 1] by restarts and iterations.
+// OPT₀: minimises f (columns normalised for options.measurement) over Θ ≥ 0 by L-BFGS-B from
+// `restarts` random starts Θ ~ U[0, 1) (HDMM's initialisation). Cancellable; progress in [0, 1] by
+// restarts and iterations.
 Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p,
                                             const StrategyOptimizeOptions& options = {},
                                             std::stop_token stop = {},
@@ -120,5 +137,8 @@ Expected<PIdentityResult> optimizePIdentity(const GramOperator& g, std::size_t p
 // objective f = trace((AᵀA)⁻¹G) over q queries, under Laplace(1/ε) per row:
 // √(2f / (ε²q)) (HDMM's `rootmse`; at its default ε = √2 this is √(f/q)).
 double laplaceRmse(double objective, std::uint64_t queries, double epsilon);
+// The same under Gaussian measurement for a strategy with ‖A‖₂ = 1 and objective f: σ is the
+// noise per unit L2 sensitivity (gaussianSigma at Δ₂ = 1): √(σ²f / q).
+double gaussianRmse(double objective, std::uint64_t queries, double sigma);
 
 }  // namespace dpx

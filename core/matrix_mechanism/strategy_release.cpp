@@ -83,7 +83,11 @@ Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload
     if (!k) {
         return k.error();
     }
-    return planFromIntegerStrategy(std::move(w), design->templateName, std::move(k).value());
+    auto plan = planFromIntegerStrategy(std::move(w), design->templateName, std::move(k).value());
+    if (plan) {
+        plan->measurement = design->measurement;
+    }
+    return plan;
 }
 
 namespace {
@@ -378,6 +382,11 @@ void strategyEstimates(const StrategyReleasePlan& plan, std::span<const double> 
         addUpMarginal(k.shape, b, xhat, out.subspan(at));
         at += marginalCells(k.shape, b);
     }
+}
+
+MeasurementNoise strategyMeasurementFor(ReleaseMechanism m) {
+    return m == ReleaseMechanism::DiscreteGaussian ? MeasurementNoise::Gaussian
+                                                   : MeasurementNoise::Laplace;
 }
 
 StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t, std::vector<std::size_t> p,

@@ -76,6 +76,10 @@ enum class StrategyPublished {
 struct StrategyReleasePlan {
     std::shared_ptr<const Workload> workload;
     std::string templateName;  // the design's ("OPT₀ p-Identity(16)")
+    // The measurement the strategy was designed for (options.measurement): a discrete Gaussian
+    // release uses a Gaussian design (‖A‖₂²·trace minimised), a discrete Laplace one a Laplace
+    // design. Either way the release calibrates on K's own exact Δ1 or Δ2.
+    MeasurementNoise measurement = MeasurementNoise::Laplace;
     std::shared_ptr<const IntegerStrategy> strategy;
     StrategyPublished published = StrategyPublished::Cells;
     // WorkloadMarginals: the marginals published, each once, in the order the workload lists
@@ -90,10 +94,11 @@ struct StrategyReleasePlan {
     std::shared_ptr<StrategyIntervalCache> intervalCache;
 };
 
-// Designs the strategy for `w` with template `t` (p and options as designStrategy takes them),
-// rounds it (chooseIntegerStrategy with `tolerance`) and computes the value forms. A strategy
-// that does not determine every cell publishes the workload's marginals when it determines
-// them (see the file comment), and is refused otherwise. Cancellable.
+// Designs the strategy for `w` with template `t` (p and options as designStrategy takes them;
+// options.measurement: the law the release will use, see strategyMeasurementFor), rounds it
+// (chooseIntegerStrategy with `tolerance`) and computes the value forms. A strategy that does
+// not determine every cell publishes the workload's marginals when it determines them (see the
+// file comment), and is refused otherwise. Cancellable.
 Expected<StrategyReleasePlan> planStrategyRelease(std::shared_ptr<const Workload> w,
                                                   DesignTemplate t, std::vector<std::size_t> p = {},
                                                   const StrategyOptimizeOptions& options = {},
@@ -132,6 +137,10 @@ using StrategyPlanner =
 StrategyPlanner strategyPlanner(WorkloadSpec workload, DesignTemplate t,
                                 std::vector<std::size_t> p = {},
                                 StrategyOptimizeOptions options = {});
+
+// The law a strategy is designed for when released with `m`: Gaussian for discrete-gaussian,
+// else Laplace.
+MeasurementNoise strategyMeasurementFor(ReleaseMechanism m);
 
 // The spec checks of a strategy release (valid spec, discrete-laplace or discrete-gaussian, no
 // post-processing); the message starts with the parameter's name.

@@ -691,13 +691,18 @@ Expected<data::ReleaseRequest> ReleaseDialog::request() const {
         StrategyOptimizeOptions options;
         options.restarts = ctx_.strategyRestarts;
         options.seed = ctx_.strategySeed;
+        options.measurement = strategyMeasurementFor(m);
         r.planStrategy = strategyPlanner(*workload, ctx_.strategyTemplate, ctx_.strategyP, options);
         if (ctx_.table) {
             for (auto n : ctx_.table->shape()) {
                 r.previewShape.push_back(static_cast<std::size_t>(n));
             }
         }
-        r.strategy = plan_;  // designed by the last preview (empty before the first)
+        // Designed by the last preview (empty before the first); a plan designed for the other
+        // noise law (the mechanism changed since) is planned again.
+        if (plan_ && plan_->measurement == options.measurement) {
+            r.strategy = plan_;
+        }
     }
     const QString version = QCoreApplication::applicationVersion();
     r.spec.appVersion = "dpexplorer " + (version.isEmpty() ? std::string("(version unknown)")

@@ -426,6 +426,9 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
         if (!design) {
             return fail(err, design.error().message, kInvalid);
         }
+        // A discrete Gaussian release measures a strategy designed for Gaussian noise
+        // (‖A‖₂²·trace), a discrete Laplace one a strategy designed for Laplace (‖A‖₁²·trace).
+        design->options.measurement = strategyMeasurementFor(spec.mechanism);
         auto planner = strategyPlanner(*workload, design->templ, design->p, design->options);
         request.planStrategy =
             [planner](

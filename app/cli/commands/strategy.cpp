@@ -23,14 +23,14 @@ Expected<DomainShape> domainFromText(const std::string& text) {
 }
 
 QJsonObject baselineJson(const std::string& name, Expected<std::unique_ptr<LinearStrategy>> s,
-                         const Workload& w, double epsilon) {
+                         const Workload& w, const MeasurementSpec& measurement) {
     QJsonObject o;
     o[QStringLiteral("strategy")] = QString::fromStdString(name);
     if (!s) {
         o[QStringLiteral("unavailable")] = QString::fromStdString(s.error().message);
         return o;
     }
-    auto e = expectedLeastSquaresError(**s, w, epsilon);
+    auto e = expectedLeastSquaresError(**s, w, measurement);
     if (!e) {
         o[QStringLiteral("unavailable")] = QString::fromStdString(e.error().message);
         return o;
@@ -86,8 +86,9 @@ Expected<StrategyDesignArgs> strategyDesignArgs(const Args& a, std::size_t dimen
 }
 
 int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-    const std::set<std::string> known{"domain",  "workload", "p",         "restarts", "seed",
-                                      "epsilon", "ftol",     "per-query", "template"};
+    const std::set<std::string> known{"domain",   "workload",    "p",    "restarts",
+                                      "seed",     "epsilon",     "ftol", "per-query",
+                                      "template", "measurement", "delta"};
     auto args = Args::parse(argv, 2, known, {"per-query"}, {});
     if (!args) {
         return fail(err, args.error());
@@ -120,10 +121,29 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     if (auto s = validateEpsilon(*epsilon); !s) {
         return fail(err, "--epsilon: " + s.error().message);
     }
+    auto law = measurementFromName(a.get("measurement").value_or("laplace"));
+    if (!law) {
+        return fail(err, "--measurement: " + law.error().message);
+    }
+    if (a.has("delta") && *law != MeasurementNoise::Gaussian) {
+        return fail(err, "--delta goes with --measurement gaussian");
+    }
+    auto delta = a.number("delta", 1e-6);
+    if (!delta) {
+        return fail(err, delta.error());
+    }
+    const MeasurementSpec measurement = *law == MeasurementNoise::Gaussian
+                                            ? MeasurementSpec::gaussian(*epsilon, *delta)
+                                            : MeasurementSpec::laplace(*epsilon);
+    if (auto s = measurement.validate(); !s) {
+        return fail(err, "--delta: " + s.error().message);
+    }
     auto design = strategyDesignArgs(a, shape->size());
     if (!design) {
         return fail(err, design.error());
     }
+    // Designed for the law it is measured with: ‖A‖₁²·trace (Laplace) or ‖A‖₂²·trace (Gaussian).
+    design->options.measurement = *law;
     const StrategyOptimizeOptions& options = design->options;
     const std::vector<std::size_t>& p = design->p;
     const DesignTemplate* templ = &design->templ;
@@ -136,7 +156,7 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     const bool bound = d->objectiveIsBound;
     const bool exactCheap = !bound || (shapeCells(*shape) <= 4096 && w->queryCount() <= 20000);
     Expected<ExpectedWorkloadError> e =
-        exactCheap ? expectedLeastSquaresError(*d->strategy, *w, *epsilon, a.has("per-query"))
+        exactCheap ? expectedLeastSquaresError(*d->strategy, *w, measurement, a.has("per-query"))
                    : Expected<ExpectedWorkloadError>(
                          Error{"too many cells and queries for the exact least-squares error of "
                                "a stacked strategy (conjugate gradients per query)"});
@@ -145,15 +165,28 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     QJsonObject o;
     o[QStringLiteral("command")] = QStringLiteral("strategy");
-    o[QStringLiteral("method")] = QStringLiteral(
-        "matrix mechanism with HDMM's templates (McKenna, Miklau, Hay & "
-        "Machanavajjhala, VLDB 2018): Laplace measurement of A·x, least squares");
+    o[QStringLiteral("method")] =
+        *law == MeasurementNoise::Gaussian
+            ? QStringLiteral(
+                  "matrix mechanism with HDMM's templates (McKenna, Miklau, Hay & "
+                  "Machanavajjhala, VLDB 2018) designed for Gaussian measurement (‖A‖₂²·trace): "
+                  "Gaussian measurement of A·x (analytic Gaussian mechanism, Balle & Wang 2018), "
+                  "least squares")
+            : QStringLiteral(
+                  "matrix mechanism with HDMM's templates (McKenna, Miklau, Hay & "
+                  "Machanavajjhala, VLDB 2018): Laplace measurement of A·x, least squares");
     o[QStringLiteral("data_used")] = false;
     o[QStringLiteral("domain")] = QString::fromStdString(domainText(*shape));
     o[QStringLiteral("workload")] = QString::fromStdString(spec->text());
     o[QStringLiteral("workload_description")] = QString::fromStdString(w->describe());
     o[QStringLiteral("queries")] = static_cast<double>(w->queryCount());
     o[QStringLiteral("epsilon")] = *epsilon;
+    if (*law == MeasurementNoise::Gaussian) {
+        // Stated only for Gaussian, so that the Laplace output stays as it was.
+        o[QStringLiteral("measurement")] = QStringLiteral("gaussian");
+        o[QStringLiteral("delta")] = *delta;
+        o[QStringLiteral("objective_definition")] = QStringLiteral("‖A‖₂²·trace((AᵀA)⁻¹WᵀW)");
+    }
     o[QStringLiteral("template")] = QString::fromStdString(d->templateName);
     if (d->kind == DesignTemplate::Marginals) {
         // The measured marginals and their weights (attributes numbered from 1).
@@ -192,8 +225,15 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
     o[QStringLiteral("seed")] = static_cast<double>(options.seed);
     o[QStringLiteral("objective")] = d->objective;
     o[QStringLiteral("sensitivity_l1")] = d->strategy->sensitivityL1();
+    if (*law == MeasurementNoise::Gaussian) {
+        o[QStringLiteral("sensitivity_l2")] = d->strategy->sensitivityL2();
+    }
     if (bound) {
-        o[QStringLiteral("rmse_bound")] = d->rmse(*epsilon);
+        auto rb = designRmse(*d, measurement);
+        if (!rb) {
+            return fail(err, rb.error());
+        }
+        o[QStringLiteral("rmse_bound")] = *rb;
         if (e) {
             o[QStringLiteral("rmse")] = e->rmse;
             o[QStringLiteral("total_squared")] = e->totalSquared;
@@ -217,9 +257,9 @@ int cmdStrategy(const std::vector<std::string>& argv, std::ostream& out, std::os
         o[QStringLiteral("per_query_variance")] = v;
     }
     QJsonArray baselines;
-    baselines.append(baselineJson("Identity", identityStrategy(*shape), *w, *epsilon));
-    baselines.append(baselineJson("HB", hbStrategy(*shape), *w, *epsilon));
-    baselines.append(baselineJson("Privelet", haarStrategy(*shape), *w, *epsilon));
+    baselines.append(baselineJson("Identity", identityStrategy(*shape), *w, measurement));
+    baselines.append(baselineJson("HB", hbStrategy(*shape), *w, measurement));
+    baselines.append(baselineJson("Privelet", haarStrategy(*shape), *w, measurement));
     o[QStringLiteral("baselines")] = baselines;
     printJson(out, o);
     return 0;

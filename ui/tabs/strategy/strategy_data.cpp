@@ -307,43 +307,117 @@ PerQueryGrid perQueryGrid(const DesignerResult& r) {
     return g;
 }
 
-Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_token stop,
-                                         const std::function<void(double)>& progress) {
-    const auto report = [&](double f) {
-        if (progress) {
-            progress(f);
-        }
+MarginalPanels marginalPanels(const DesignerResult& r) {
+    MarginalPanels out;
+    const auto fail = [&out](const QString& why) {
+        out.panels.clear();
+        out.why = why;
+        return out;
     };
-    if (auto s = validateShape(in.shape); !s) {
-        return Error{"domain: " + s.error().message};
+    if (!r.workload) {
+        return fail(QStringLiteral("no workload"));
     }
-    if (in.restarts < 1 || in.restarts > 100) {
-        return Error{"restarts: expected 1 to 100, got " + std::to_string(in.restarts)};
+    const Workload& w = *r.workload;
+    const DomainShape& shape = w.shape();
+    const std::size_t dims = shape.size();
+    if (w.spec().kind != WorkloadKind::Marginals || dims < 3) {
+        return fail(
+            QStringLiteral("the workload is not a marginal workload over three or more "
+                           "attributes"));
     }
-    if (!in.p.empty() && in.p.size() != in.shape.size()) {
-        return Error{"p: give one value per dimension (" + std::to_string(in.shape.size()) +
-                     "), got " + std::to_string(in.p.size())};
+    if (r.perQueryForm.size() != w.queryCount()) {
+        return fail(r.perQueryNote.isEmpty() ? QStringLiteral("no per-query errors")
+                                             : r.perQueryNote);
     }
-    auto spec = WorkloadSpec::parse(in.workload.toStdString());
-    if (!spec) {
-        return Error{"workload: " + spec.error().message};
+    std::uint64_t next = 0;
+    for (std::size_t k : w.spec().ways) {
+        if (k < 1 || k > dims) {
+            return fail(QStringLiteral("a marginal order outside 1 … %1").arg(dims));
+        }
+        std::vector<std::size_t> pick(k);
+        for (std::size_t i = 0; i < k; ++i) {
+            pick[i] = i;
+        }
+        while (true) {
+            if (out.panels.size() >= kDesignerMaxPanels) {
+                return fail(QStringLiteral("more than %1 marginals: too many to draw one by one")
+                                .arg(kDesignerMaxPanels));
+            }
+            MarginalPanel panel;
+            panel.attributes = pick;
+            panel.rows = k == 1 ? 1 : shape[pick[0]];
+            std::size_t cells = 1;
+            for (std::size_t a : pick) {
+                cells *= shape[a];
+            }
+            panel.cols = cells / panel.rows;
+            panel.form.resize(cells);
+            panel.query.resize(cells);
+            for (std::size_t c = 0; c < cells; ++c, ++next) {
+                if (next >= w.queryCount()) {
+                    return fail(
+                        QStringLiteral("the workload has fewer queries than its marginals"));
+                }
+                // The cell's values on the marginal's attributes (C order) must be the query's
+                // box: one value on each kept attribute, the whole range on the others.
+                const RangeQuery q = w.query(next);
+                std::size_t rest = c;
+                std::vector<std::uint64_t> value(dims, 0);
+                for (std::size_t m = k; m-- > 0;) {
+                    value[pick[m]] = rest % shape[pick[m]];
+                    rest /= shape[pick[m]];
+                }
+                for (std::size_t d = 0; d < dims; ++d) {
+                    const bool kept = std::find(pick.begin(), pick.end(), d) != pick.end();
+                    const BinRange want =
+                        kept ? BinRange{value[d], value[d]}
+                             : BinRange{0, static_cast<std::uint64_t>(shape[d] - 1)};
+                    if (q.box[d].lo != want.lo || q.box[d].hi != want.hi) {
+                        return fail(QStringLiteral("the queries are not in the marginals' order"));
+                    }
+                }
+                panel.form[c] = r.perQueryForm[static_cast<std::size_t>(next)];
+                panel.query[c] = next;
+            }
+            out.panels.push_back(std::move(panel));
+            std::size_t i = k;
+            while (i > 0 && pick[i - 1] == dims - k + i - 1) {
+                --i;
+            }
+            if (i == 0) {
+                break;
+            }
+            ++pick[i - 1];
+            for (std::size_t j = i; j < k; ++j) {
+                pick[j] = pick[j - 1] + 1;
+            }
+        }
     }
-    auto w = Workload::make(*spec, in.shape);
-    if (!w) {
-        // Core's message may name the workload already ("workload: a 2-way marginal needs …").
-        const std::string& m = w.error().message;
-        return Error{m.rfind("workload", 0) == 0 ? m : "workload: " + m};
+    if (next != w.queryCount()) {
+        return fail(QStringLiteral("the workload has more queries than its marginals"));
     }
+    return out;
+}
+
+namespace {
+
+// One design for `law`: the optimised strategy at strategies[0], its per-query forms and A (the
+// baselines and W are the caller's). Progress through `report` in [0, 1].
+Expected<DesignerResult> designOne(const DesignerInputs& in, std::shared_ptr<const Workload> w,
+                                   MeasurementNoise law, std::stop_token stop,
+                                   const std::function<void(double)>& report) {
     DesignerResult r;
     r.inputs = in;
-    r.workload = std::make_shared<const Workload>(std::move(w).value());
+    r.workload = std::move(w);
     r.workloadDescription = qs(r.workload->describe());
+    r.measurement = law;
     const Workload& wl = *r.workload;
 
     StrategyOptimizeOptions options;
     options.restarts = in.restarts;
     options.seed = in.seed;
-    auto d = designStrategy(wl, in.templ, in.p, options, stop, [&](double f) { report(0.7 * f); });
+    options.measurement = law;
+    auto d = designStrategy(wl, in.templ, in.p, options, stop, [&](double f) { report(0.9 * f); });
     if (stopped(stop)) {
         return Error{"cancelled"};
     }
@@ -356,6 +430,8 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
     r.objectiveIsBound = d->objectiveIsBound;
     r.iterations = d->iterations;
     DesignerStrategy opt;
+    opt.optimised = true;
+    opt.law = law == MeasurementNoise::Laplace ? DesignerLaw::Laplace : DesignerLaw::Gaussian;
     // The legend's name: the template without its details (OPT₊ lists every part's template;
     // the full name is in the status line).
     QString shortName = r.templateName;
@@ -367,46 +443,25 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
                cut > 0) {
         shortName = shortName.left(cut) + QStringLiteral(", union");
     }
-    opt.name = QStringLiteral("Optimised (%1)").arg(shortName);
+    opt.name = law == MeasurementNoise::Laplace
+                   ? QStringLiteral("Optimised (%1)").arg(shortName)
+                   : QStringLiteral("Optimised for Gaussian (%1)").arg(shortName);
     opt.description = qs(d->strategy->describe());
     opt.strategy = std::shared_ptr<const LinearStrategy>(std::move(d->strategy));
     if (d->objectiveIsBound) {
         // OPT₊: HDMM's objective (each part answered from its own strategy), an upper bound on
         // least squares over the stack, whose exact error needs a conjugate-gradient solve per
-        // query.
+        // query. The stack has unit sensitivity for its law, so the bound is the trace's.
         opt.name += QStringLiteral(", upper bound");
         opt.trace = d->objective;
     } else {
         fillTrace(opt, wl);
     }
     r.strategies.push_back(std::move(opt));
-    report(0.75);
-
-    const DomainShape& shape = in.shape;
-    std::vector<DesignerStrategy> bases;
-    bases.push_back(baseline(QStringLiteral("Identity"), identityStrategy(shape)));
-    bases.push_back(baseline(QStringLiteral("HB"), hbStrategy(shape)));
-    bases.push_back(baseline(QStringLiteral("Privelet (Haar)"), haarStrategy(shape)));
-    for (DesignerStrategy& b : bases) {
-        if (stopped(stop)) {
-            return Error{"cancelled"};
-        }
-        if (b.unavailable.isEmpty()) {
-            fillTrace(b, wl);
-        }
-        r.strategies.push_back(std::move(b));
-    }
-    report(0.85);
-    for (DesignerStrategy& h : bestHierarchies(wl, stop)) {
-        r.strategies.push_back(std::move(h));
-    }
-    if (stopped(stop)) {
-        return Error{"cancelled"};
-    }
-    report(0.95);
 
     // Per-query forms of the optimised strategy.
     const LinearStrategy& a = *r.strategies[0].strategy;
+    const DomainShape& shape = in.shape;
     const std::size_t cells = shapeCells(shape);
     // One solve with A per query unless the strategy is a Kronecker product (k-D), whose
     // quadratic forms factor: a budget on queries × cells keeps this to seconds.
@@ -440,16 +495,8 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
             }
         }
     }
-    // W and A as dense matrices when small.
-    if (wl.queryCount() > kDesignerMaxDrawn || cells > kDesignerMaxDrawn) {
-        r.wNote = tooLarge(QStringLiteral("W"), wl.queryCount(), cells);
-    } else {
-        r.wRows = static_cast<std::size_t>(wl.queryCount());
-        r.w.assign(r.wRows * cells, 0.0);
-        for (std::size_t i = 0; i < r.wRows; ++i) {
-            const RangeQuery q = wl.query(i);
-            forEachCell(q, shape, [&](std::size_t c) { r.w[i * cells + c] = q.weight; });
-        }
+    if (stopped(stop)) {
+        return Error{"cancelled"};
     }
     if (a.rows() > kDesignerMaxDrawn || cells > kDesignerMaxDrawn) {
         r.aNote = tooLarge(QStringLiteral("A"), a.rows(), cells);
@@ -470,6 +517,96 @@ Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_tok
     return r;
 }
 
+}  // namespace
+
+const DesignerResult& designerFor(const DesignerResult& r, MeasurementNoise noise) {
+    return noise == MeasurementNoise::Gaussian && r.gaussian ? *r.gaussian : r;
+}
+
+Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_token stop,
+                                         const std::function<void(double)>& progress) {
+    const auto report = [&](double f) {
+        if (progress) {
+            progress(f);
+        }
+    };
+    if (auto s = validateShape(in.shape); !s) {
+        return Error{"domain: " + s.error().message};
+    }
+    if (in.restarts < 1 || in.restarts > 100) {
+        return Error{"restarts: expected 1 to 100, got " + std::to_string(in.restarts)};
+    }
+    if (!in.p.empty() && in.p.size() != in.shape.size()) {
+        return Error{"p: give one value per dimension (" + std::to_string(in.shape.size()) +
+                     "), got " + std::to_string(in.p.size())};
+    }
+    auto spec = WorkloadSpec::parse(in.workload.toStdString());
+    if (!spec) {
+        return Error{"workload: " + spec.error().message};
+    }
+    auto w = Workload::make(*spec, in.shape);
+    if (!w) {
+        // Core's message may name the workload already ("workload: a 2-way marginal needs …").
+        const std::string& m = w.error().message;
+        return Error{m.rfind("workload", 0) == 0 ? m : "workload: " + m};
+    }
+    auto workload = std::make_shared<const Workload>(std::move(w).value());
+    // The two designs: Laplace (HDMM's objective) then Gaussian, from the same starts.
+    auto laplace = designOne(in, workload, MeasurementNoise::Laplace, stop,
+                             [&](double f) { report(0.35 * f); });
+    if (!laplace) {
+        return laplace.error();
+    }
+    auto gaussian = designOne(in, workload, MeasurementNoise::Gaussian, stop,
+                              [&](double f) { report(0.35 + 0.35 * f); });
+    if (!gaussian) {
+        return gaussian.error();
+    }
+    DesignerResult r = std::move(laplace).value();
+    const Workload& wl = *r.workload;
+    report(0.75);
+
+    const DomainShape& shape = in.shape;
+    std::vector<DesignerStrategy> bases;
+    bases.push_back(baseline(QStringLiteral("Identity"), identityStrategy(shape)));
+    bases.push_back(baseline(QStringLiteral("HB"), hbStrategy(shape)));
+    bases.push_back(baseline(QStringLiteral("Privelet (Haar)"), haarStrategy(shape)));
+    for (DesignerStrategy& b : bases) {
+        if (stopped(stop)) {
+            return Error{"cancelled"};
+        }
+        if (b.unavailable.isEmpty()) {
+            fillTrace(b, wl);
+        }
+        r.strategies.push_back(std::move(b));
+    }
+    report(0.85);
+    for (DesignerStrategy& h : bestHierarchies(wl, stop)) {
+        r.strategies.push_back(std::move(h));
+    }
+    if (stopped(stop)) {
+        return Error{"cancelled"};
+    }
+    r.strategies.push_back(gaussian->strategies[0]);
+    r.gaussian = std::make_shared<const DesignerResult>(std::move(gaussian).value());
+    report(0.95);
+
+    // W as a dense matrix when small.
+    const std::size_t cells = shapeCells(shape);
+    if (wl.queryCount() > kDesignerMaxDrawn || cells > kDesignerMaxDrawn) {
+        r.wNote = tooLarge(QStringLiteral("W"), wl.queryCount(), cells);
+    } else {
+        r.wRows = static_cast<std::size_t>(wl.queryCount());
+        r.w.assign(r.wRows * cells, 0.0);
+        for (std::size_t i = 0; i < r.wRows; ++i) {
+            const RangeQuery q = wl.query(i);
+            forEachCell(q, shape, [&](std::size_t c) { r.w[i * cells + c] = q.weight; });
+        }
+    }
+    report(1);
+    return r;
+}
+
 Expected<double> designerRmse(const DesignerResult& r, const DesignerStrategy& s,
                               const MeasurementSpec& spec) {
     if (!s.strategy || !s.unavailable.isEmpty()) {
@@ -483,9 +620,12 @@ Expected<double> designerRmse(const DesignerResult& r, const DesignerStrategy& s
 }
 
 QString designerVerdict(const DesignerResult& r, MeasurementNoise noise, double delta) {
-    if (r.strategies.empty() || !r.strategies[0].unavailable.isEmpty()) {
+    const DesignerResult& design = designerFor(r, noise);
+    if (r.strategies.empty() || design.strategies.empty() ||
+        !design.strategies[0].unavailable.isEmpty()) {
         return QString();
     }
+    const DesignerStrategy& optimised = design.strategies[0];
     const auto specAt = [&](double eps) {
         return noise == MeasurementNoise::Laplace ? MeasurementSpec::laplace(eps)
                                                   : MeasurementSpec::gaussian(eps, delta);
@@ -494,8 +634,8 @@ QString designerVerdict(const DesignerResult& r, MeasurementNoise noise, double 
     const DesignerStrategy* best = nullptr;
     double bestRmse = 0;
     for (std::size_t i = 1; i < r.strategies.size(); ++i) {
-        if (!r.strategies[i].drawnFor(noise)) {
-            continue;  // the best hierarchy chosen for the other law
+        if (!r.strategies[i].drawnFor(noise) || r.strategies[i].optimised) {
+            continue;  // the best hierarchy chosen for the other law, or a design
         }
         auto e = designerRmse(r, r.strategies[i], specAt(1));
         if (e && (!best || *e < bestRmse)) {
@@ -508,7 +648,7 @@ QString designerVerdict(const DesignerResult& r, MeasurementNoise noise, double 
     }
     double lo = INFINITY, hi = 0;
     for (double eps : designerEpsilonGrid()) {
-        auto o = designerRmse(r, r.strategies[0], specAt(eps));
+        auto o = designerRmse(r, optimised, specAt(eps));
         auto b = designerRmse(r, *best, specAt(eps));
         if (!o || !b) {
             return QString::fromStdString(!o ? o.error().message : b.error().message);
@@ -590,10 +730,11 @@ Expected<std::vector<double>> designerTableVector(const ContingencyTable* table,
 Expected<DesignerApplied> applyDesign(const DesignerResult& r, const std::vector<double>& x,
                                       const MeasurementSpec& spec, std::uint64_t seed, bool nnls,
                                       std::stop_token stop) {
-    if (r.strategies.empty() || !r.strategies[0].strategy) {
+    const DesignerResult& design = designerFor(r, spec.noise);
+    if (design.strategies.empty() || !design.strategies[0].strategy) {
         return Error{"no optimised strategy to apply"};
     }
-    const LinearStrategy& a = *r.strategies[0].strategy;
+    const LinearStrategy& a = *design.strategies[0].strategy;
     const Workload& w = *r.workload;
     if (x.size() != shapeCells(w.shape())) {
         return Error{"the table has " + std::to_string(x.size()) +
@@ -635,9 +776,9 @@ Expected<DesignerApplied> applyDesign(const DesignerResult& r, const std::vector
     if (!v) {
         return v.error();
     }
-    if (r.perQueryForm.size() == out.truth.size()) {
+    if (design.perQueryForm.size() == out.truth.size()) {
         out.sd.reserve(out.truth.size());
-        for (double f : r.perQueryForm) {
+        for (double f : design.perQueryForm) {
             out.sd.push_back(std::sqrt(*v * f));
         }
     }
@@ -648,7 +789,7 @@ Expected<DesignerApplied> applyDesign(const DesignerResult& r, const std::vector
     }
     const double q = static_cast<double>(out.truth.size());
     out.realisedRmse = std::sqrt(static_cast<double>(sum) / q);
-    out.expectedRmse = std::sqrt(*v * r.strategies[0].trace / q);
+    out.expectedRmse = std::sqrt(*v * design.strategies[0].trace / q);
     return out;
 }
 

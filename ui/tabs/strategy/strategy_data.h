@@ -1,7 +1,9 @@
 // What the Strategy tab (issue #23, the strategy designer) computes, without widgets, so that it
 // runs on a worker and is tested on its own. Everything here calls core's existing API:
 //   - the design: designStrategy (HDMM, McKenna, Miklau, Hay & Machanavajjhala, VLDB 2018:
-//     OPT₀ p-Identity in 1-D, OPT⊗ in k-D) on the workload built from WorkloadSpec text;
+//     OPT₀ p-Identity in 1-D, OPT⊗ in k-D) on the workload built from WorkloadSpec text, twice:
+//     for Laplace measurement (‖A‖₁²·trace, HDMM's objective; the solid curves) and for
+//     Gaussian measurement (‖A‖₂²·trace; the dashed curves), from the same random starts;
 //   - the baselines on the same workload: Identity, HB (Qardaji, Yang & Li 2013), Privelet's Haar
 //     wavelet (Xiao, Wang & Gehrke 2010) and the best b-ary hierarchy (Hay, Rastogi, Miklau &
 //     Suciu 2010; b chosen by its exact error on this workload, per measurement law: Δ₁²·trace
@@ -68,24 +70,30 @@ struct DesignerStrategy {
     double trace = std::numeric_limits<double>::quiet_NaN();
     std::shared_ptr<const LinearStrategy> strategy;
     DesignerLaw law = DesignerLaw::Both;
+    bool optimised = false;  // a designed strategy (drawn in the first colour), not a baseline
     bool drawnFor(MeasurementNoise noise) const {
         return law == DesignerLaw::Both ||
                (law == DesignerLaw::Laplace) == (noise == MeasurementNoise::Laplace);
     }
 };
 
+// The designs for Laplace (the result itself) and for Gaussian measurement (`gaussian`): each
+// carries its template, objective, optimised strategy at strategies[0], per-query forms and A.
 struct DesignerResult {
     DesignerInputs inputs;
     std::shared_ptr<const Workload> workload;
     QString workloadDescription;
     QString templateName;
     std::vector<std::size_t> p;
-    double objective = 0;           // designStrategy's trace((AᵀA)⁻¹WᵀW)
+    double objective = 0;  // designStrategy's ‖A‖²·trace((AᵀA)⁻¹WᵀW) for its law
+    MeasurementNoise measurement = MeasurementNoise::Laplace;  // the law designed for
     bool objectiveIsBound = false;  // OPT₊: the objective bounds least squares from above
     std::size_t iterations = 0;
-    // [0] the optimised strategy, then Identity, HB, Privelet, the best hierarchy: one entry
-    // when Laplace (Δ₁²·trace) and Gaussian (Δ₂²·trace) measurement choose the same b, else the
-    // Laplace one (law Laplace) and the Gaussian one (law Gaussian).
+    // [0] the optimised strategy (designed for Laplace: law Laplace), then Identity, HB,
+    // Privelet, the best hierarchy: one entry when Laplace (Δ₁²·trace) and Gaussian (Δ₂²·trace)
+    // measurement choose the same b, else the Laplace one (law Laplace) and the Gaussian one
+    // (law Gaussian); last, the strategy designed for Gaussian measurement (law Gaussian,
+    // optimised). In `gaussian`, strategies holds that one design alone.
     std::vector<DesignerStrategy> strategies;
     // The optimised strategy's wᵀ(AᵀA)⁻¹w per query (multiply by σ² for the variance); empty
     // with perQueryNote saying why.
@@ -99,7 +107,13 @@ struct DesignerResult {
     std::vector<double> a;
     std::size_t aRows = 0;
     QString aNote;
+    // The design for Gaussian measurement (same workload, template, p, restarts and seed), with
+    // its own per-query forms and A; null in that design itself.
+    std::shared_ptr<const DesignerResult> gaussian;
 };
+
+// The design shown for measurement `noise`: the result itself (Laplace) or its Gaussian design.
+const DesignerResult& designerFor(const DesignerResult& r, MeasurementNoise noise);
 
 // The per-query errors of the result laid out on a grid when every query has its own cell of
 // one (issue #23: "the per-query error as a heatmap"):
@@ -120,12 +134,32 @@ struct PerQueryGrid {
     QString why;     // rows == 0: why the queries do not map to cells
 };
 PerQueryGrid perQueryGrid(const DesignerResult& r);
+
+// A marginal workload over three or more attributes (issue #23, session 32): the per-query
+// errors as one small grid per marginal (the cells of a marginal are its queries), in the
+// workload's order — every k of `ways` in turn, the k-subsets of the attributes in
+// lexicographic order, each marginal's cells in C order over its attributes (checked against
+// every query's box). A 1-way marginal is a strip (1 × n_a), a 2-way one n_a × n_b (rows: the
+// first attribute), a k-way one n_first × ∏ n_rest.
+struct MarginalPanel {
+    std::vector<std::size_t> attributes;  // 0-based, increasing
+    std::size_t rows = 0, cols = 0;
+    std::vector<double> form;  // rows × cols, row-major: wᵀ(AᵀA)⁻¹w of the cell's query
+    std::vector<std::uint64_t> query;  // rows × cols: the query's index
+};
+struct MarginalPanels {
+    std::vector<MarginalPanel> panels;  // empty: `why` says why not
+    QString why;
+};
+inline constexpr std::size_t kDesignerMaxPanels = 120;
+MarginalPanels marginalPanels(const DesignerResult& r);
 // "[3, 9]" (1-D) or "[0, 2] × [1, 1]" (k-D): the query's box, for captions.
 QString queryText(const RangeQuery& q);
 
-// Validates the inputs, builds the workload, designs the strategy (cancellable, progress in
-// [0, 0.7]), then the baselines' exact errors and the matrices (progress to 1). Errors come from
-// core as they are (a workload designStrategy does not handle yet says so).
+// Validates the inputs, builds the workload, designs the strategy for Laplace and for Gaussian
+// measurement (cancellable, progress in [0, 0.7]), then the baselines' exact errors and the
+// matrices (progress to 1). Errors come from core as they are (a workload designStrategy does not
+// handle yet says so).
 Expected<DesignerResult> designForWindow(const DesignerInputs& in, std::stop_token stop = {},
                                          const std::function<void(double)>& progress = {});
 
@@ -141,7 +175,8 @@ QString designerVerdict(const DesignerResult& r, MeasurementNoise noise, double 
 Expected<std::vector<double>> designerTableVector(const ContingencyTable* table,
                                                   DomainShape* shape);
 
-// The optimised strategy applied to x in simulation: y = A·x + noise (SimulationRng(seed, 0)),
+// The strategy optimised for spec's law applied to x in simulation: y = A·x + noise
+// (SimulationRng(seed, 0)),
 // x̂ by least squares or non-negative least squares, the workload's answers.
 struct DesignerApplied {
     bool nnls = false;

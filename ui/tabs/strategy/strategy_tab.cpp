@@ -406,8 +406,18 @@ void StrategyTab::buildControls() {
         ++col;
     }
     qNote_->setWordWrap(true);
+    margPlot_ = new QCustomPlot;
+    margPlot_->setObjectName(QStringLiteral("strategyMarginalPlot"));
+    margArea_ = new QScrollArea;
+    margArea_->setWidget(margPlot_);
+    margArea_->setWidgetResizable(true);
+    margArea_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    margArea_->setFrameShape(QFrame::NoFrame);
+    margArea_->setVisible(false);
+    margArea_->viewport()->installEventFilter(this);
     ml->addWidget(qPlot_, 1, 0, 1, 2);
     ml->addWidget(qLine_, 1, 0, 1, 2);
+    ml->addWidget(margArea_, 1, 0, 1, 2);
     ml->addWidget(qNote_, 2, 0, 1, 2);
     ml->setRowStretch(0, 1);
     ml->setRowStretch(1, 1);
@@ -684,6 +694,11 @@ Expected<MeasurementSpec> StrategyTab::measurement() const {
     return spec;
 }
 
+MeasurementNoise StrategyTab::noiseLaw() const {
+    return choices().noise == QLatin1String("gaussian") ? MeasurementNoise::Gaussian
+                                                        : MeasurementNoise::Laplace;
+}
+
 void StrategyTab::setWindowTable(std::shared_ptr<const ContingencyTable> table,
                                  const QString& name) {
     table_ = std::move(table);
@@ -763,9 +778,13 @@ void StrategyTab::optimise() {
                 return;
             }
             result_ = std::make_shared<const DesignerResult>(std::move(r).value());
-            finish(tr("%1: %2, %3 iterations of L-BFGS-B.")
+            const DesignerResult& g = designerFor(*result_, MeasurementNoise::Gaussian);
+            finish(tr("%1: for Laplace measurement %2, %3 iterations of L-BFGS-B; for Gaussian "
+                      "measurement (‖A‖₂²·trace) %4, %5 iterations.")
                        .arg(result_->workloadDescription, result_->templateName)
-                       .arg(result_->iterations));
+                       .arg(result_->iterations)
+                       .arg(g.templateName)
+                       .arg(g.iterations));
             // On the simulation page with the table's shape, the simulation follows at once
             // (it spends nothing: the noise is simulated).
             if (pages_->currentIndex() == 2 &&
@@ -944,7 +963,9 @@ void StrategyTab::drawErrorPlot() {
             }
             QCPGraph* g = p->addGraph();
             g->setData(xs, ys, true);
-            QPen pen(kColours[i % kColours.size()], i == 0 ? 3.0 : 1.8);
+            // The designs (for Laplace, solid; for Gaussian, dashed) share the first colour.
+            QPen pen(s.optimised ? kColours[0] : kColours[i % kColours.size()],
+                     s.optimised ? 3.0 : 1.8);
             if (gaussian) {
                 pen.setStyle(Qt::DashLine);
             }
@@ -998,26 +1019,29 @@ void StrategyTab::drawMatrices() {
         for (QCustomPlot* plot : {wPlot_, aPlot_, qPlot_, qLine_}) {
             plot->setVisible(false);
         }
+        margArea_->setVisible(false);
         wNote_->setText(message_.isEmpty() ? tr("Optimise a strategy to see its matrices.")
                                            : message_);
         aNote_->clear();
         qNote_->clear();
         return;
     }
-    const DesignerResult& r = *result_;
+    // W from the result; A and the per-query errors from the design for the chosen noise law.
+    const DesignerResult& r = designerFor(*result_, noiseLaw());
     const DomainShape& shape = r.inputs.shape;
     const std::size_t cells = shapeCells(shape);
     const QString cellsLabel = shape.size() == 1 ? tr("cell") : tr("cell (C order)");
-    wPlot_->setVisible(!r.w.empty());
-    wNote_->setAlignment(r.w.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
+    const DesignerResult& wr = *result_;
+    wPlot_->setVisible(!wr.w.empty());
+    wNote_->setAlignment(wr.w.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
     wNote_->setSizePolicy(QSizePolicy::Preferred,
-                          r.w.empty() ? QSizePolicy::Expanding : QSizePolicy::Minimum);
-    if (!r.w.empty()) {
-        fillMatrix(wPlot_, r.w, r.wRows, cells, tr("W: %1").arg(r.workloadDescription), cellsLabel,
-                   tr("query"));
-        wNote_->setText(tr("W, the workload: %1 queries × %2 cells.").arg(r.wRows).arg(cells));
+                          wr.w.empty() ? QSizePolicy::Expanding : QSizePolicy::Minimum);
+    if (!wr.w.empty()) {
+        fillMatrix(wPlot_, wr.w, wr.wRows, cells, tr("W: %1").arg(wr.workloadDescription),
+                   cellsLabel, tr("query"));
+        wNote_->setText(tr("W, the workload: %1 queries × %2 cells.").arg(wr.wRows).arg(cells));
     } else {
-        wNote_->setText(r.wNote + tr(" Its per-query error is drawn below."));
+        wNote_->setText(wr.wNote + tr(" Its per-query error is drawn below."));
     }
     aPlot_->setVisible(!r.a.empty());
     aNote_->setAlignment(r.a.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
@@ -1027,15 +1051,20 @@ void StrategyTab::drawMatrices() {
     if (!r.a.empty()) {
         fillMatrix(aPlot_, r.a, r.aRows, cells, tr("A: %1").arg(r.templateName), cellsLabel,
                    tr("measured row"));
-        aNote_->setText(tr("A, the optimised strategy: %1 rows × %2 cells, every column of L1 "
-                           "norm %3 (noise is calibrated to it).")
+        const bool l2 = r.measurement == MeasurementNoise::Gaussian;
+        aNote_->setText((l2 ? tr("A, optimised for Gaussian (‖A‖₂²·trace): %1 rows × %2 cells, "
+                                 "column L2 norm ≤ %3.")
+                            : tr("A, optimised for Laplace (‖A‖₁²·trace): %1 rows × %2 cells, "
+                                 "column L1 norm ≤ %3."))
                             .arg(r.aRows)
                             .arg(cells)
-                            .arg(fmt(r.strategies[0].strategy->sensitivityL1())));
+                            .arg(fmt(l2 ? r.strategies[0].strategy->sensitivityL2()
+                                        : r.strategies[0].strategy->sensitivityL1())));
     } else {
         aNote_->setText(r.aNote);
     }
     auto spec = measurement();
+    margArea_->setVisible(false);
     if (r.perQueryForm.empty() || !spec) {
         qPlot_->setVisible(false);
         qLine_->setVisible(false);
@@ -1047,8 +1076,16 @@ void StrategyTab::drawMatrices() {
         qNote_->setText(QString::fromStdString(v.error().message));
         return;
     }
-    const QString what = tr("Expected error per query of the optimised strategy at %1")
+    const QString what = tr("Expected error per query of the strategy optimised for it, %1")
                              .arg(QString::fromStdString(spec->describe()));
+    // Marginals over three or more attributes: one heatmap per marginal, one colour scale.
+    if (const MarginalPanels panels = marginalPanels(r); !panels.panels.empty()) {
+        qPlot_->setVisible(false);
+        qLine_->setVisible(false);
+        margArea_->setVisible(true);
+        drawMarginalPanels(r, panels, *v, what);
+        return;
+    }
     const PerQueryGrid grid = perQueryGrid(r);
     const bool onGrid = grid.rows > 0;
     qPlot_->setVisible(onGrid);
@@ -1110,6 +1147,153 @@ void StrategyTab::drawMatrices() {
                        "query index, not as a heatmap, because %3.")
                         .arg(formatThinSpaceGrouped(static_cast<long long>(q)),
                              step > 1 ? tr(" (every %1th drawn)").arg(step) : QString(), grid.why));
+}
+
+QString StrategyTab::attributeName(const DesignerResult& r, std::size_t a) const {
+    // The table's attribute names when the design is on the table's shape, else A1, A2, …
+    if (table_ && table_->attributeCount() == r.inputs.shape.size() &&
+        domain_->currentData().toString() == QLatin1String("table")) {
+        bool same = true;
+        for (std::size_t i = 0; i < r.inputs.shape.size(); ++i) {
+            same = same && table_->attribute(i).size() == r.inputs.shape[i];
+        }
+        if (same) {
+            return QString::fromStdString(table_->attribute(a).name);
+        }
+    }
+    return QStringLiteral("A%1").arg(a + 1);
+}
+
+void StrategyTab::drawMarginalPanels(const DesignerResult& r, const MarginalPanels& panels,
+                                     double variance, const QString& what) {
+    QCustomPlot* p = margPlot_;
+    p->clearPlottables();
+    p->plotLayout()->clear();  // also the default axis rect and its legend (p->legend is null)
+    const QColor text = palette().color(QPalette::WindowText);
+    p->setBackground(palette().color(QPalette::Base));
+    const QColor nanColour(0xc8, 0xc8, 0xc8);
+    auto* heading = new PlotTitle(p, what, boldFont(p));
+    heading->setTextColor(text);  // the palette's (dark theme too)
+    p->plotLayout()->addElement(0, 0, heading);
+    auto* grid = new QCPLayoutGrid;
+    p->plotLayout()->addElement(1, 0, grid);
+    QCPColorScale* scale = makeColorScale(p);
+    p->plotLayout()->addElement(1, 1, scale);
+    p->plotLayout()->setRowStretchFactor(0, 0.001);
+    scale->axis()->setLabel(tr("RMSE"));
+    // As many columns as fit about 220 pixels each (four at most), rows scroll.
+    const int width = std::max(margArea_->viewport()->width(), 240);
+    const int perRow = std::clamp((width - 90) / 220, 1, 4);
+    margPerRow_ = perRow;
+    const int rows =
+        static_cast<int>((panels.panels.size() + static_cast<std::size_t>(perRow) - 1) /
+                         static_cast<std::size_t>(perRow));
+    QFont small = p->font();
+    small.setBold(true);
+    double lo = INFINITY, hi = 0;
+    std::size_t loPanel = 0, hiPanel = 0, loCell = 0, hiCell = 0;
+    std::vector<QCPColorMap*> maps;
+    for (std::size_t i = 0; i < panels.panels.size(); ++i) {
+        const MarginalPanel& panel = panels.panels[i];
+        QStringList names;
+        for (std::size_t a : panel.attributes) {
+            names << attributeName(r, a);
+        }
+        auto* cell = new QCPLayoutGrid;
+        grid->addElement(static_cast<int>(i) / perRow, static_cast<int>(i) % perRow, cell);
+        auto* title = new QCPTextElement(p, names.join(QStringLiteral(" × ")), small);
+        title->setTextColor(text);
+        cell->addElement(0, 0, title);
+        auto* rect = new QCPAxisRect(p, true);
+        cell->addElement(1, 0, rect);
+        cell->setRowStretchFactor(0, 0.001);
+        QCPColorMap* map = addHeatmap(rect, nanColour);
+        map->setColorScale(scale);
+        map->setGradient([&] {
+            QCPColorGradient g = viridisGradient();
+            g.setNanHandling(QCPColorGradient::nhNanColor);
+            g.setNanColor(nanColour);
+            return g;
+        }());
+        const int nc = static_cast<int>(std::max<std::size_t>(panel.cols, 2));
+        const int nr = static_cast<int>(std::max<std::size_t>(panel.rows, 2));
+        map->data()->setSize(nc, nr);
+        map->data()->setRange(QCPRange(0, nc - 1), QCPRange(0, nr - 1));
+        for (int y = 0; y < nr; ++y) {
+            for (int x = 0; x < nc; ++x) {
+                const std::size_t sy = std::min(static_cast<std::size_t>(y), panel.rows - 1);
+                const std::size_t sx = std::min(static_cast<std::size_t>(x), panel.cols - 1);
+                map->data()->setCell(x, y, std::sqrt(variance * panel.form[sy * panel.cols + sx]));
+            }
+        }
+        for (std::size_t c = 0; c < panel.form.size(); ++c) {
+            const double e = std::sqrt(variance * panel.form[c]);
+            if (e < lo) {
+                lo = e;
+                loPanel = i;
+                loCell = c;
+            }
+            if (e > hi) {
+                hi = e;
+                hiPanel = i;
+                hiCell = c;
+            }
+        }
+        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        QCPAxis* y = rect->axis(QCPAxis::atLeft);
+        x->setTicker(QSharedPointer<IntegerTicker>::create());
+        y->setTicker(QSharedPointer<IntegerTicker>::create());
+        if (panel.attributes.size() == 1) {
+            x->setLabel(names[0]);
+            y->setTicks(false);  // a strip: one row
+            y->setTickLabels(false);
+        } else {
+            y->setLabel(names[0]);
+            QStringList rest = names.mid(1);
+            x->setLabel(rest.size() == 1
+                            ? rest[0]
+                            : tr("%1 (C order)").arg(rest.join(QStringLiteral(" × "))));
+        }
+        for (QCPAxis* axis : {x, y}) {
+            axis->setLabelColor(text);
+            axis->setTickLabelColor(text);
+            axis->setBasePen(QPen(text));
+            axis->setTickPen(QPen(text));
+        }
+        x->setRange(-0.5, nc - 0.5);
+        y->setRange(-0.5, nr - 0.5);
+        maps.push_back(map);
+    }
+    if (hi >= lo && hi - lo <= 1e-9 * hi) {
+        scale->setDataRange(QCPRange(hi - 0.1 * hi, hi + 0.1 * hi));
+    } else if (hi > lo) {
+        scale->setDataRange(QCPRange(lo, hi));
+    }
+    for (QCPColorMap* m : maps) {
+        m->setDataRange(scale->dataRange());
+    }
+    scale->axis()->setLabelColor(text);
+    scale->axis()->setTickLabelColor(text);
+    // Each heatmap about 170 pixels tall, plus the title; the area scrolls beyond its height.
+    p->setMinimumHeight(rows * 190 + 40);
+    p->replot();
+    const auto cellText = [&](std::size_t panel, std::size_t c) {
+        return queryText(r.workload->query(panels.panels[panel].query[c]));
+    };
+    if (hi - lo <= 1e-9 * hi) {
+        qNote_->setText(tr("One heatmap per marginal (%1), on one colour scale: each cell shows "
+                           "the exact RMSE σ·√(wᵀ(AᵀA)⁻¹w) of that marginal cell. Every query has "
+                           "the same RMSE, %2.")
+                            .arg(panels.panels.size())
+                            .arg(fmt(hi)));
+        return;
+    }
+    qNote_->setText(
+        tr("One heatmap per marginal (%1), on one colour scale: each cell shows the "
+           "exact RMSE σ·√(wᵀ(AᵀA)⁻¹w) of that marginal cell; from %2 for %3 to %4 "
+           "for %5.")
+            .arg(panels.panels.size())
+            .arg(fmt(lo), cellText(loPanel, loCell), fmt(hi), cellText(hiPanel, hiCell)));
 }
 
 void StrategyTab::drawApplied() {
@@ -1189,13 +1373,15 @@ QCustomPlot* StrategyTab::currentPlot() const {
         case 0:
             return errorPlot_;
         case 1:
-            return qLine_->isVisible() ? qLine_ : qPlot_;
+            return margArea_->isVisible() ? margPlot_ : qLine_->isVisible() ? qLine_ : qPlot_;
         default:
             return applyPlot_;
     }
 }
 
 void StrategyTab::applyPalette() {
+    // margPlot_ is styled when drawn (its layout is rebuilt then, without the default axis rect
+    // and legend that applyAllAxesPalette styles).
     for (QCustomPlot* p : {errorPlot_, wPlot_, aPlot_, qPlot_, qLine_, applyPlot_}) {
         applyAllAxesPalette(p, palette());
     }
@@ -1204,6 +1390,19 @@ void StrategyTab::applyPalette() {
             t->setTextColor(palette().color(QPalette::WindowText));
         }
     }
+}
+
+bool StrategyTab::eventFilter(QObject* watched, QEvent* event) {
+    // The per-marginal grid is laid out for the width it had: a resize that changes how many
+    // heatmaps fit in a row lays it out again (queued: not inside the resize).
+    if (watched == margArea_->viewport() && event->type() == QEvent::Resize &&
+        margArea_->isVisible()) {
+        const int perRow = std::clamp((margArea_->viewport()->width() - 90) / 220, 1, 4);
+        if (perRow != margPerRow_) {
+            QTimer::singleShot(0, this, [this] { drawMatrices(); });
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void StrategyTab::changeEvent(QEvent* event) {

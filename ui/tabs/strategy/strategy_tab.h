@@ -29,6 +29,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
 class QShowEvent;
 class QSpinBox;
 class QTabWidget;
@@ -60,6 +61,9 @@ public:
     Expected<DesignerInputs> inputs() const;
     // The measurement the error map and the simulation use (ε, noise, δ from the controls).
     Expected<MeasurementSpec> measurement() const;
+    // The noise law chosen (whether or not its δ is valid): which design A and the per-query
+    // errors show.
+    MeasurementNoise noiseLaw() const;
 
     void optimise();  // starts the design now (edits restart it by themselves)
     void cancel();
@@ -76,6 +80,9 @@ public:
     double shownRmse(std::size_t index, bool gaussian, double epsilon) const;
 
     QCustomPlot* errorPlot() const { return errorPlot_; }
+    // The per-marginal heatmaps (marginal workloads over three or more attributes): one axis
+    // rect per marginal, every map on one colour scale. For tests.
+    QCustomPlot* marginalPlot() const { return margPlot_; }
     QCustomPlot* currentPlot() const;
     QTabWidget* pages() const { return pages_; }
 
@@ -90,6 +97,7 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void showEvent(QShowEvent* event) override;
 
 private:
@@ -101,6 +109,9 @@ private:
     void drawErrorPlot();
     void drawMatrices();
     void drawApplied();
+    void drawMarginalPanels(const DesignerResult& r, const MarginalPanels& panels, double variance,
+                            const QString& what);
+    QString attributeName(const DesignerResult& r, std::size_t a) const;
     void applyPalette();
     void setStatus(const QString& text);
 
@@ -133,8 +144,11 @@ private:
     QLabel* atEpsilon_;
     QCustomPlot* wPlot_;
     QCustomPlot* aPlot_;
-    QCustomPlot* qPlot_;  // per-query error by range ends (1-D all ranges)
-    QCustomPlot* qLine_;  // per-query error over the query index (other workloads)
+    QCustomPlot* qPlot_;     // per-query error by range ends (1-D all ranges)
+    QCustomPlot* qLine_;     // per-query error over the query index (other workloads)
+    QScrollArea* margArea_;  // holds margPlot_: scrolls when the marginals need more height
+    QCustomPlot* margPlot_;  // per-marginal heatmaps (marginals over ≥ 3 attributes)
+    int margPerRow_ = 0;     // heatmaps per row as last drawn (a resize that changes it redraws)
     QLabel* wNote_;
     QLabel* aNote_;
     QLabel* qNote_;

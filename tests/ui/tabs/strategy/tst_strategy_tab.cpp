@@ -142,6 +142,7 @@ private Q_SLOTS:
     void bestHierarchyPerLaw();
     void perQueryErrorOnAGrid();
     void perQueryHeatmapIn2d();
+    void marginalHeatmapsPerMarginal();
     void badInputsNameTheProblem();
     void plotShowsCoresErrors();
     void cancelStops();
@@ -168,7 +169,41 @@ void TestStrategyTab::dataEqualsCore() {
     QVERIFY(d);
     QCOMPARE(r->objective, d->objective);
     QCOMPARE(r->p, d->p);
-    QVERIFY(r->strategies.size() == 5 || r->strategies.size() == 6);
+    QVERIFY(r->strategies.size() == 6 || r->strategies.size() == 7);
+    // The strategy designed for Gaussian measurement (‖A‖₂²·trace), last: core's with the same
+    // starts, drawn for Gaussian only, its curve at core's exact Gaussian error; it is never
+    // worse under Gaussian than the Laplace design, which is drawn for Laplace only.
+    {
+        StrategyOptimizeOptions og = o;
+        og.measurement = MeasurementNoise::Gaussian;
+        auto dg = designStrategy(*w, {}, og);
+        QVERIFY(dg);
+        const ui::DesignerStrategy& g = r->strategies.back();
+        QVERIFY2(g.name.startsWith(QStringLiteral("Optimised for Gaussian")), qPrintable(g.name));
+        QVERIFY(g.optimised && r->strategies[0].optimised);
+        QVERIFY(g.drawnFor(MeasurementNoise::Gaussian) && !g.drawnFor(MeasurementNoise::Laplace));
+        QVERIFY(r->strategies[0].drawnFor(MeasurementNoise::Laplace) &&
+                !r->strategies[0].drawnFor(MeasurementNoise::Gaussian));
+        QVERIFY(r->gaussian);
+        QCOMPARE(r->gaussian->objective, dg->objective);
+        QCOMPARE(&ui::designerFor(*r, MeasurementNoise::Gaussian), r->gaussian.get());
+        QCOMPARE(&ui::designerFor(*r, MeasurementNoise::Laplace), &*r);
+        for (double eps : {0.01, 1.0, 10.0}) {
+            auto shown = ui::designerRmse(*r, g, MeasurementSpec::gaussian(eps, 1e-6));
+            QVERIFY(shown);
+            QVERIFY(near(*shown, coreRmse(*dg->strategy, *w, true, eps)));
+            QVERIFY(*shown <= coreRmse(*r->strategies[0].strategy, *w, true, eps) * (1 + 1e-9));
+        }
+        // Its per-query forms: Σ σ²·form = core's total under Gaussian.
+        double total = 0;
+        const double s2 = std::pow(*gaussianSigma({1.0, 1e-6, dg->strategy->sensitivityL2()}), 2);
+        for (double f : r->gaussian->perQueryForm) {
+            total += s2 * f;
+        }
+        auto eg = expectedLeastSquaresError(*dg->strategy, *w, MeasurementSpec::gaussian(1, 1e-6));
+        QVERIFY(eg);
+        QVERIFY(near(total, eg->totalSquared, 1e-10));
+    }
     // The optimised strategy and the three named baselines against core, at several ε.
     std::unique_ptr<LinearStrategy> refs[4] = {std::move(d->strategy), identityStrategy({64}),
                                                hbStrategy({64}).value(),
@@ -337,7 +372,7 @@ void TestStrategyTab::bestHierarchyPerLaw() {
         if (QLatin1String(text) == QLatin1String("allrange")) {
             QVERIFY2(!same, qPrintable(bestName[0]));  // the case this test is for
         }
-        QCOMPARE(r->strategies.size(), same ? std::size_t{5} : std::size_t{6});
+        QCOMPARE(r->strategies.size(), same ? std::size_t{6} : std::size_t{7});
         for (int law = 0; law < 2; ++law) {
             const ui::DesignerStrategy& s =
                 r->strategies[same ? 4 : 4 + static_cast<std::size_t>(law)];
@@ -495,6 +530,116 @@ void TestStrategyTab::perQueryHeatmapIn2d() {
              std::size_t{21 * 15});  // 6·7/2 × 5·6/2 boxes
 }
 
+void TestStrategyTab::marginalHeatmapsPerMarginal() {
+    // All 2-way marginals of a 3 × 2 × 4 table: one heatmap per marginal ({1,2}: 3 × 2,
+    // {1,3}: 3 × 4, {2,3}: 2 × 4), each cell at σ·√(wᵀ(AᵀA)⁻¹w) of that marginal cell's query,
+    // against core's per-query error of core's own design (for the noise law shown), the cell
+    // found from the query's box (one value on each kept attribute, the whole range elsewhere).
+    const DomainShape shape{3, 2, 4};
+    auto w = Workload::make(*WorkloadSpec::parse("marginals:2"), shape);
+    QVERIFY(w);
+    std::vector<std::int64_t> counts(24);
+    for (std::size_t i = 0; i < 24; ++i) {
+        counts[i] = static_cast<std::int64_t>((i * 7) % 5 + 3);
+    }
+    auto t = ContingencyTable::dense(
+        {numbered("sex", 3), numbered("region", 2), numbered("age", 4)}, counts);
+    QVERIFY(t);
+    auto table = std::make_shared<const ContingencyTable>(std::move(*t));
+    ui::JobRunner runner;
+    StrategyTab tab(&runner);
+    tab.resize(1024, 768);
+    tab.show();
+    tab.setWindowTable(table, QStringLiteral("the table"));
+    StrategyChoices c;
+    c.domain = QStringLiteral("table");
+    c.workload = QStringLiteral("marginals:2");
+    c.restarts = 2;
+    c.seed = 4;
+    c.page = QStringLiteral("matrices");
+    const std::vector<std::vector<std::size_t>> attrs{{0, 1}, {0, 2}, {1, 2}};
+    const QStringList titles{QStringLiteral("sex × region"), QStringLiteral("sex × age"),
+                             QStringLiteral("region × age")};
+    for (bool gaussian : {false, true}) {
+        c.noise = gaussian ? QStringLiteral("gaussian") : QStringLiteral("laplace");
+        c.epsilon = gaussian ? 0.5 : 2;
+        tab.setChoices(c);
+        QVERIFY(waitDone(tab));
+        QVERIFY2(tab.result(), qPrintable(tab.message()));
+        QCOMPARE(tab.currentPlot(), tab.marginalPlot());
+        QVERIFY(tab.marginalPlot()->isVisible());
+        // Core's design for the law, from the same starts, and its exact per-query error.
+        StrategyOptimizeOptions o;
+        o.restarts = 2;
+        o.seed = 4;
+        o.measurement = gaussian ? MeasurementNoise::Gaussian : MeasurementNoise::Laplace;
+        auto d = designStrategy(*w, {}, o);
+        QVERIFY(d);
+        auto spec = tab.measurement();
+        QVERIFY(spec);
+        auto e = expectedLeastSquaresError(*d->strategy, *w, *spec, true);
+        QVERIFY(e);
+        // The data behind it.
+        const ui::DesignerResult& shown = ui::designerFor(*tab.result(), o.measurement);
+        const ui::MarginalPanels panels = ui::marginalPanels(shown);
+        QCOMPARE(panels.panels.size(), std::size_t{3});
+        QCustomPlot* plot = tab.marginalPlot();
+        QCOMPARE(plot->plottableCount(), 3);
+        std::vector<QCPColorScale*> scales;
+        for (int i = 0; i < 3; ++i) {
+            const ui::MarginalPanel& panel = panels.panels[static_cast<std::size_t>(i)];
+            QCOMPARE(panel.attributes, attrs[static_cast<std::size_t>(i)]);
+            const std::size_t rows = shape[panel.attributes[0]], cols = shape[panel.attributes[1]];
+            QCOMPARE(panel.rows, rows);
+            QCOMPARE(panel.cols, cols);
+            auto* map = qobject_cast<QCPColorMap*>(plot->plottable(i));
+            QVERIFY(map);
+            scales.push_back(map->colorScale());
+            QCOMPARE(map->data()->keySize(), static_cast<int>(cols));
+            QCOMPARE(map->data()->valueSize(), static_cast<int>(rows));
+            // The panel's title is the marginal's attributes.
+            auto* cell = qobject_cast<QCPLayoutGrid*>(map->keyAxis()->axisRect()->layout());
+            QVERIFY(cell);
+            auto* title = qobject_cast<QCPTextElement*>(cell->element(0, 0));
+            QVERIFY(title);
+            QCOMPARE(title->text(), titles[i]);
+            for (std::uint64_t q = 0; q < w->queryCount(); ++q) {
+                const RangeQuery rq = w->query(q);
+                bool mine = true;
+                for (std::size_t dd = 0; dd < 3; ++dd) {
+                    const bool kept = dd == panel.attributes[0] || dd == panel.attributes[1];
+                    mine = mine && (kept ? rq.box[dd].lo == rq.box[dd].hi
+                                         : rq.box[dd].lo == 0 && rq.box[dd].hi == shape[dd] - 1);
+                }
+                if (!mine) {
+                    continue;
+                }
+                const int row = static_cast<int>(rq.box[panel.attributes[0]].lo);
+                const int col = static_cast<int>(rq.box[panel.attributes[1]].lo);
+                const double want = std::sqrt(e->perQueryVariance[static_cast<std::size_t>(q)]);
+                QVERIFY2(near(map->data()->cell(col, row), want, 1e-9),
+                         qPrintable(QStringLiteral("%1 query %2: %3 vs %4")
+                                        .arg(titles[i])
+                                        .arg(q)
+                                        .arg(map->data()->cell(col, row))
+                                        .arg(want)));
+            }
+        }
+        // One colour scale for all three.
+        QVERIFY(scales[0] && scales[0] == scales[1] && scales[1] == scales[2]);
+    }
+    // Not a marginal workload over ≥ 3 attributes: no panels, a reason.
+    DesignerInputs in;
+    in.shape = {8, 8};
+    in.workload = QStringLiteral("marginals:1");
+    in.restarts = 1;
+    auto r2 = ui::designForWindow(in);
+    QVERIFY(r2);
+    const ui::MarginalPanels none = ui::marginalPanels(*r2);
+    QVERIFY(none.panels.empty());
+    QVERIFY(!none.why.isEmpty());
+}
+
 void TestStrategyTab::badInputsNameTheProblem() {
     // A workload over the wrong domain: core's message once, not "workload: workload: …".
     DesignerInputs in;
@@ -534,14 +679,22 @@ void TestStrategyTab::plotShowsCoresErrors() {
     o.seed = 5;
     auto d = designStrategy(*w, {}, o);
     QVERIFY(d);
+    o.measurement = MeasurementNoise::Gaussian;
+    auto dg = designStrategy(*w, {}, o);
+    QVERIFY(dg);
     const std::vector<double> grid = ui::designerEpsilonGrid();
     QCOMPARE(grid.front(), 0.01);
     QVERIFY(near(grid.back(), 10));
     auto hb = hbStrategy({64});
+    // The solid curve of the Laplace design, the dashed one of the Gaussian design (last).
+    const std::size_t gIndex = tab.result()->strategies.size() - 1;
     for (double eps : {grid[0], grid[20], grid[40], grid[60]}) {
+        QVERIFY(near(tab.shownRmse(0, false, eps), coreRmse(*d->strategy, *w, false, eps), 1e-11));
+        QVERIFY(std::isnan(tab.shownRmse(0, true, eps)));
+        QVERIFY(
+            near(tab.shownRmse(gIndex, true, eps), coreRmse(*dg->strategy, *w, true, eps), 1e-11));
+        QVERIFY(std::isnan(tab.shownRmse(gIndex, false, eps)));
         for (bool gaussian : {false, true}) {
-            QVERIFY(near(tab.shownRmse(0, gaussian, eps), coreRmse(*d->strategy, *w, gaussian, eps),
-                         1e-11));
             QVERIFY(
                 near(tab.shownRmse(2, gaussian, eps), coreRmse(**hb, *w, gaussian, eps), 1e-11));
         }
