@@ -1,8 +1,9 @@
 // Presentation mode and what a projector needs (issue #21): the presentation look is drawn and
-// undone exactly (legends in a row of their own and light marker lines too); every tab and page
-// presents its plot and saves PNG and PDF slides; ε follows the document; check boxes and radio
-// buttons read on the dark theme and on the presentation's white. Split from tst_window_screens
-// to keep each under a minute on two cores.
+// undone exactly (legends in a row of their own and light marker lines too); six distinct series
+// colours and marker shapes; every tab and page presents its plot and saves PNG and a one-page
+// PDF slide, its axis labels whole; ε follows the document; check boxes and radio buttons read
+// on the dark theme and on the presentation's white. Split from tst_window_screens to keep each
+// under a minute on two cores.
 #include <QAbstractButton>
 #include <QApplication>
 #include <QCheckBox>
@@ -10,6 +11,7 @@
 #include <QImage>
 #include <QLocale>
 #include <QRadioButton>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSet>
 #include <QStandardPaths>
@@ -18,13 +20,16 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "tests/ui/window_screens_support.h"
 #include "tests/ui/window_test_support.h"
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/tabs/histogram_tab.h"
+#include "ui/widgets/axis_label.h"
 #include "ui/widgets/log_slider_field.h"
 #include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -143,11 +148,72 @@ private Q_SLOTS:
         QCOMPARE(marker->pen(), QPen(QColor(200, 200, 200), 1, Qt::DashLine));
     }
 
+    // Six series on a slide: six distinct colours (none repeats before the seventh, the old
+    // palette repeated after three), each at least 4:1 against the white (WCAG 2.1) and at least
+    // 50 apart in CIELAB (ΔE*ab 1976, D65, sRGB: the textbook conversion written out here), and
+    // each series with markers gets a marker shape of its own.
+    void presentationPaletteHasSixSeries() {
+        const std::vector<QColor> colours = PresentationView::presentationSeriesColors();
+        QVERIFY(colours.size() >= 6);
+        const auto lin = [](double v) {
+            return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+        };
+        const auto lab = [&](const QColor& c) {
+            const double r = lin(c.redF()), g = lin(c.greenF()), b = lin(c.blueF());
+            const double x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+            const double y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            const double z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+            const auto f = [](double t) {
+                return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0;
+            };
+            return std::array<double, 3>{116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+        };
+        for (std::size_t i = 0; i < colours.size(); ++i) {
+            const QColor& c = colours[i];
+            const double l =
+                0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+            QVERIFY2((1.05) / (l + 0.05) >= 4.0, qPrintable(c.name()));
+            for (std::size_t j = 0; j < i; ++j) {
+                const auto a = lab(c);
+                const auto b = lab(colours[j]);
+                const double d = std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+                QVERIFY2(d >= 50, qPrintable(QStringLiteral("%1 and %2: ΔE %3")
+                                                 .arg(c.name(), colours[j].name())
+                                                 .arg(d)));
+            }
+        }
+        // Seven series of seven colours with markers (the Trade-off tab's curves): the first six
+        // get the six colours, solid, and six different marker shapes; the seventh is dashed.
+        QCustomPlot plot;
+        plot.resize(400, 300);
+        for (int k = 0; k < 7; ++k) {
+            QCPGraph* g = plot.addGraph();
+            g->setPen(QPen(QColor::fromHsv(k * 50, 200, 200), 1));
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+            g->setData({0, 1}, {double(k), double(k + 1)});
+        }
+        const auto undo = PresentationView::applyPresentationLook(&plot, 1080);
+        QSet<QRgb> seen;
+        QSet<int> shapes;
+        for (int k = 0; k < 6; ++k) {
+            seen.insert(plot.graph(k)->pen().color().rgb());
+            shapes.insert(static_cast<int>(plot.graph(k)->scatterStyle().shape()));
+            QCOMPARE(plot.graph(k)->pen().style(), Qt::SolidLine);
+        }
+        QCOMPARE(seen.size(), 6);
+        QCOMPARE(shapes.size(), 6);
+        QCOMPARE(plot.graph(6)->pen().color(), plot.graph(0)->pen().color());
+        QCOMPARE(plot.graph(6)->pen().style(), Qt::DashLine);
+        undo();
+        QCOMPARE(plot.graph(3)->scatterStyle().shape(), QCPScatterStyle::ssCircle);
+    }
+
     // Every tab and page presents its plot: the presentation shows the tab's current plot, and
     // its PNG and PDF slide are drawn (not one colour). Also when the presentation opened before
     // the tab had its plot (the Mechanism matrix tab shows a message until the mechanism is
     // computed; --present --tab matrix showed "This tab has no plot to present").
     void everyTabPresents() {
+        const QSize kSlide(1920, 1080);
         MainWindow w;
         w.resize(1024, 768);
         QVERIFY(w.showTab(QStringLiteral("matrix")));
@@ -162,16 +228,32 @@ private Q_SLOTS:
             QVERIFY(w.showTab(tab));
             settle(w);
             QVERIFY2(w.currentPlot(), qPrintable(tab + QStringLiteral(" has no plot")));
-            w.setPresenting(true, QSize(800, 450));
+            // The size of the classroom's projector (issue #21): the labels are checked as the
+            // slide draws them there.
+            w.setPresenting(true, kSlide);
             PresentationView* p = w.presentation();
             QVERIFY(p);
             QCOMPARE(p->source(), w.currentPlot());
+            // Every axis label fits its axis as drawn on the slide (the local-DP pages' y-labels
+            // ran past the plot in the presentation's type): checked after each layout, when the
+            // labels have been fitted.
+            QStringList cutLabels;
+            QCustomPlot* plot = w.currentPlot();
+            const auto checkLabels = connect(plot, &QCustomPlot::afterLayout, this, [&] {
+                for (QCPAxisRect* rect : plot->axisRects()) {
+                    for (QCPAxis* axis : rect->axes()) {
+                        if (!axisLabelFits(axis)) {
+                            cutLabels << axis->label();
+                        }
+                    }
+                }
+            });
             const QString png = dir.filePath(tab + QStringLiteral(".png"));
             const QString pdf = dir.filePath(tab + QStringLiteral(".pdf"));
             QCOMPARE(p->savePng(png), QString());
             QCOMPARE(p->savePdf(pdf), QString());
             const QImage image(png);
-            QCOMPARE(image.size(), QSize(800, 450));
+            QCOMPARE(image.size(), kSlide);
             QSet<QRgb> colours;
             for (int y = 0; y < image.height(); y += 3) {
                 for (int x = 0; x < image.width(); x += 3) {
@@ -181,7 +263,15 @@ private Q_SLOTS:
             QVERIFY2(colours.size() > 20, qPrintable(tab + QStringLiteral(": a blank slide")));
             QFile f(pdf);
             QVERIFY(f.open(QIODevice::ReadOnly));
-            QVERIFY(f.read(5) == "%PDF-");
+            const QByteArray bytes = f.readAll();
+            QVERIFY(bytes.startsWith("%PDF-"));
+            // One slide: one "/Type /Page" object (not "/Pages"), as pdfinfo counts them.
+            static const QRegularExpression page(QStringLiteral("/Type\\s*/Page(?![a-zA-Z])"));
+            QCOMPARE(QString::fromLatin1(bytes).count(page), 1);
+            disconnect(checkLabels);
+            QVERIFY2(cutLabels.isEmpty(),
+                     qPrintable(tab + QStringLiteral(": axis labels cut on the slide: ") +
+                                cutLabels.join(QStringLiteral("; "))));
             w.setPresenting(false);
             QTRY_VERIFY(!w.presentation());
         }

@@ -32,6 +32,7 @@
 #include <QStyleOption>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
@@ -46,6 +47,7 @@
 #include "ui/model/job_runner.h"
 #include "ui/tabs/histogram_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
+#include "ui/widgets/axis_label.h"
 #include "ui/widgets/log_slider_field.h"
 #include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_title.h"
@@ -84,6 +86,11 @@ bool isInternal(const QWidget* parent) {
            qobject_cast<const QAbstractScrollArea*>(parent);
 }
 
+// Tables that may scroll sideways at 1024 × 768: the Errors tab's comparison table has two
+// columns (this draw, expected) for each of its five error measures, wider than the tab beside the
+// data panel; it fits from about 1280 px (the 1920 × 1080 rows check it) and copies whole.
+const QSet<QString> kWideTables = {QStringLiteral("errorsTable")};
+
 // What is wrong with the layout of `root` as shown: every visible widget must lie inside its
 // parent (except inside a scroll area's viewport, which scrolls), and a single-line label, check
 // box, radio or push button must be at least as wide as its text (else its text is cut).
@@ -106,6 +113,14 @@ QStringList layoutProblems(QWidget* root) {
                        .arg(describe(area))
                        .arg(area->widget()->minimumSizeHint().width())
                        .arg(area->viewport()->width());
+        }
+        // A table shown whole in its tab must not hide a column to the right (the Budget tab's
+        // "Sampling rate" at 1024 × 768).
+        if (auto* table = qobject_cast<QTableView*>(w);
+            table && table->horizontalScrollBar()->isVisible() &&
+            !(kWideTables.contains(table->objectName()) && root->window()->width() < 1280)) {
+            out << QStringLiteral("%1 must be scrolled sideways to see all its columns")
+                       .arg(describe(table));
         }
         QWidget* p = w->parentWidget();
         if (!p || isInternal(p) || p->rect().isEmpty()) {
@@ -195,6 +210,16 @@ QStringList layoutProblems(QWidget* root) {
                     }
                     out << QStringLiteral("%1's legend entries are cut: %2")
                                .arg(describe(plot), cut.join(QStringLiteral(", ")));
+                }
+            }
+            // An axis label longer than its axis runs past the plot's edge ("δ(ε) of the whole
+            // pla").
+            for (QCPAxisRect* rect : plot->axisRects()) {
+                for (QCPAxis* axis : rect->axes()) {
+                    if (!axisLabelFits(axis)) {
+                        out << QStringLiteral("%1's axis label \"%2\" is longer than its axis")
+                                   .arg(describe(plot), axis->label().left(60));
+                    }
                 }
             }
         }
@@ -339,6 +364,46 @@ private Q_SLOTS:
         problems = layoutProblems(&host);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
         QCOMPARE(plot->legend->wrap(), 3);
+    }
+
+    // ... and an axis label longer than its axis (the Budget tab's profile at 1024 × 768: "δ(ε)
+    // of the whole pla"); fitAxisLabelsOnReplot breaks it onto lines that fit, and gives it back
+    // its one line when the plot is tall again.
+    void theCheckFindsACutAxisLabel() {
+        QWidget host;
+        host.resize(420, 200);
+        auto* plot = new QCustomPlot(&host);
+        plot->setGeometry(0, 0, 400, 180);
+        const QString label = QStringLiteral("δ(ε) of the whole plan under every accountant");
+        plot->yAxis->setLabel(label);
+        host.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&host));
+        QStringList problems = layoutProblems(&host);
+        QVERIFY2(problems.size() == 1 && problems[0].contains(QLatin1String("axis label")),
+                 qPrintable(problems.join(QLatin1Char('\n'))));
+        fitAxisLabelsOnReplot(plot);
+        problems = layoutProblems(&host);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        QVERIFY(plot->yAxis->label().contains(QLatin1Char('\n')));
+        QCOMPARE(fullAxisLabel(plot->yAxis), label);
+        QCOMPARE(QString(plot->yAxis->label()).replace(QLatin1Char('\n'), QLatin1Char(' ')), label);
+        // Tall, one line again; a label the view sets anew is followed.
+        host.resize(420, 800);
+        plot->setGeometry(0, 0, 400, 780);
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(plot->yAxis->label(), label);
+        plot->yAxis->setLabel(QStringLiteral("ρ"));
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(fullAxisLabel(plot->yAxis), QStringLiteral("ρ"));
+        // The breaking itself: the fewest lines that fit, at spaces; a word is never split.
+        const QFontMetrics m(plot->yAxis->labelFont());
+        const int w = m.horizontalAdvance(QStringLiteral("aaaa bbbb"));
+        QCOMPARE(wrapAxisLabel(QStringLiteral("aaaa bbbb"), m, w), QStringLiteral("aaaa bbbb"));
+        QCOMPARE(wrapAxisLabel(QStringLiteral("aaaa bbbb"), m, w - 5),
+                 QStringLiteral("aaaa\nbbbb"));
+        QCOMPARE(wrapAxisLabel(QStringLiteral("aaaa bbbb cccc"), m, w - 5),
+                 QStringLiteral("aaaa\nbbbb\ncccc"));
+        QCOMPARE(wrapAxisLabel(QStringLiteral("unbreakable"), m, 5), QStringLiteral("unbreakable"));
     }
 
     // ... and a side panel that scrolls vertically only and is narrower than its controls (the

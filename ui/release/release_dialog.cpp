@@ -11,7 +11,9 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QFormLayout>
+#include <QFrame>
 #include <QGroupBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
@@ -19,6 +21,9 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QShowEvent>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -379,7 +384,17 @@ ReleaseDialog::ReleaseDialog(ReleaseContext context, JobRunner* runner, QWidget*
 }
 
 void ReleaseDialog::buildUi() {
-    auto* layout = new QVBoxLayout(this);
+    // Everything but the status line and the buttons scrolls: with the discrete Gaussian's σ²
+    // line, a strategy's lines and a refusal the dialog needs more than a 768-pixel screen.
+    auto* outer = new QVBoxLayout(this);
+    scroll_ = new QScrollArea;
+    scroll_->setObjectName(QStringLiteral("releaseScroll"));
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* body = new QWidget;
+    auto* layout = new QVBoxLayout(body);
+    layout->setContentsMargins(0, 0, 0, 0);
     auto* intro = new QLabel(
         tr("Publishes the histogram of <b>%1</b> (%2 declared bins; %3) with exact integer noise "
            "drawn from the operating system's random generator, writes it as CSV with a JSON "
@@ -420,7 +435,12 @@ void ReleaseDialog::buildUi() {
     layout->addWidget(refusal);
 
     auto* mechBox = new QGroupBox(tr("Mechanism"));
-    auto* form = new QFormLayout(mechBox);
+    // The form, then its sentences the whole width under it: a box layout gives a wrapped label
+    // the height its width needs (the form's rows overlapped the intervals' sentence with "ε
+    // chosen on").
+    auto* mechColumn = new QVBoxLayout(mechBox);
+    auto* form = new QFormLayout;
+    mechColumn->addLayout(form);
     mechanism_ = new QComboBox;
     mechanism_->setObjectName(QStringLiteral("releaseMechanism"));
     mechanism_->addItem(tr("Discrete Laplace — ε-DP"), QStringLiteral("discrete-laplace"));
@@ -512,19 +532,19 @@ void ReleaseDialog::buildUi() {
     intervals_ = new QLabel;
     intervals_->setObjectName(QStringLiteral("releaseIntervals"));
     intervals_->setWordWrap(true);
-    form->addRow(intervals_);  // the whole width: a wrapped field-column label is cut off
+    mechColumn->addWidget(intervals_);
     chosenOn_ = new QLabel(chosenOnText());
     chosenOn_->setObjectName(QStringLiteral("releaseChosenOn"));
     chosenOn_->setWordWrap(true);
     chosenOn_->setToolTip(
         tr("Recorded in the metadata as \"epsilon_chosen_on\". Set by the "
            "Trade-off tab's \"Plan on\"."));
-    form->addRow(chosenOn_);
+    mechColumn->addWidget(chosenOn_);
     strategy_ = new QLabel;
     strategy_->setObjectName(QStringLiteral("releaseStrategy"));
     strategy_->setWordWrap(true);
     strategy_->setVisible(!ctx_.strategyWorkload.isEmpty());
-    form->addRow(strategy_);
+    mechColumn->addWidget(strategy_);
     if (!ctx_.strategyWorkload.isEmpty()) {
         // The strategy's noise is discrete Laplace (on Δ1(K)) or discrete Gaussian (on Δ2(K)) on
         // its integer queries and its inference least squares: the geometric matrix and
@@ -615,11 +635,14 @@ void ReleaseDialog::buildUi() {
     layout->addWidget(budgetBox);
     layout->addWidget(newLedgerWarning_);
     layout->addLayout(useRow);
+    layout->addStretch(1);
+    scroll_->setWidget(body);
+    outer->addWidget(scroll_, 1);
 
     status_ = new QLabel;
     status_->setObjectName(QStringLiteral("releaseStatus"));
     status_->setWordWrap(true);
-    layout->addWidget(status_);
+    outer->addWidget(status_);
 
     auto* buttons = new QDialogButtonBox;
     release_ = buttons->addButton(tr("Release"), QDialogButtonBox::AcceptRole);
@@ -628,7 +651,7 @@ void ReleaseDialog::buildUi() {
     buttons->addButton(QDialogButtonBox::Close);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(release_, &QPushButton::clicked, this, &ReleaseDialog::startRelease);
-    layout->addWidget(buttons);
+    outer->addWidget(buttons);
 
     connect(browseOut, &QPushButton::clicked, this, &ReleaseDialog::browseOutput);
     connect(browseLedger, &QPushButton::clicked, this, &ReleaseDialog::browseLedger);
@@ -649,7 +672,12 @@ void ReleaseDialog::buildUi() {
         connect(e, &QLineEdit::textChanged, this, &ReleaseDialog::schedulePreview);
     }
     setMinimumWidth(680);
-    resize(680, layout->totalHeightForWidth(680));
+    resize(680, 400);  // showEvent fits the height to the contents, up to the screen's
+}
+
+void ReleaseDialog::showEvent(QShowEvent* e) {
+    QDialog::showEvent(e);
+    fitHeight();
 }
 
 ReleaseMechanism ReleaseDialog::mechanism() const {
@@ -1025,9 +1053,22 @@ void ReleaseDialog::fitHeight() {
         }
     }
     layout()->activate();
-    const int needed = layout()->totalHeightForWidth(width());
-    if (needed > height()) {
-        resize(width(), needed);
+    if (!isVisible()) {
+        return;  // the scroll area's viewport has its size once shown (showEvent)
+    }
+    // As tall as the contents need, up to the screen's height (less its title bar); beyond that
+    // the contents scroll.
+    const int needed =
+        height() - scroll_->viewport()->height() +
+        scroll_->widget()->layout()->totalHeightForWidth(scroll_->viewport()->width());
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    const int frame = std::max(frameGeometry().height() - height(), 0);
+    const int most = s ? s->availableGeometry().height() - frame : needed;
+    const int target = std::min(needed, most);
+    if (target > height()) {
+        resize(width(), target);
+    } else if (height() > most) {
+        resize(width(), most);
     }
 }
 

@@ -41,6 +41,8 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QScrollArea;
+class QShowEvent;
 class QSpinBox;
 class QTimer;
 
@@ -158,6 +160,8 @@ Q_SIGNALS:
 protected:
     // While a release is being written the dialog stays open (its result is shown in it).
     void closeEvent(QCloseEvent* e) override;
+    // Fits the height to the contents, now that they have their widths.
+    void showEvent(QShowEvent* e) override;
     void reject() override;
 
 private:
@@ -194,6 +198,7 @@ private:
     QLabel* intervals_ = nullptr;
     QLabel* chosenOn_ = nullptr;
     QLabel* strategy_ = nullptr;
+    QScrollArea* scroll_ = nullptr;  // everything above the status line and the buttons
     // The plan of the last preview (its design does not depend on ε or the data, so the release
     // reuses it instead of designing again).
     std::shared_ptr<const StrategyReleasePlan> plan_;

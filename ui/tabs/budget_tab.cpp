@@ -186,7 +186,9 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     table_->setObjectName(QStringLiteral("budgetTable"));
     table_->setHorizontalHeaderLabels(
         {tr("Statistic"), tr("Bins"), tr("Mechanism"), tr("Weight"), tr("Hold"), tr("ε"), tr("δ"),
-         tr("ρ"), tr("Noise"), tr("±95% per bin"), tr("E[L1] (% of N)"), tr("Sampling rate")});
+         tr("ρ"), tr("Noise"), tr("±95%\nper bin"), tr("E[L1]\n(% of N)"), tr("Sampling\nrate")});
+    // The long headers on two lines: on one they made the table scroll sideways in the tab at
+    // 1024 × 768 (the sampling rate out of sight).
     table_->horizontalHeaderItem(ColSamplingRate)
         ->setToolTip(tr("Poisson sampling rate q ∈ (0, 1]: each record enters the statistic's "
                         "sample with probability q (1 = no sampling). The allocation is the "
@@ -208,6 +210,12 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     // sight in a narrow window (1024 px), a stretched last one parted the error from its label.
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(false);
+    // As tall as its rows (at least three), the rest of the height for the plots: stretched, a
+    // one-row plan left the plots too short at 1024 × 768 for their axis labels.
+    table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() +
+                             3 * table_->verticalHeader()->defaultSectionSize() +
+                             2 * table_->frameWidth());
 
     note_ = new QLabel;
     note_->setObjectName(QStringLiteral("budgetNote"));
@@ -340,7 +348,7 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     layout->addLayout(ledgerRow);
     layout->addLayout(rows);
     layout->addWidget(note_);
-    layout->addWidget(table_, 1);
+    layout->addWidget(table_);
     layout->addWidget(summary_);
     layout->addWidget(error_);
     auto* bottom = new QHBoxLayout;

@@ -14,6 +14,7 @@
 
 #include "core/intervals/intervals.h"
 #include "core/intervals/release_intervals.h"
+#include "ui/widgets/axis_label.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -50,6 +51,7 @@ QColor over(const QColor& fg, int alpha, const QColor& bg) {
 
 HistogramTab::HistogramTab(QWidget* parent) : QWidget(parent) {
     plot_ = new QCustomPlot;
+    fitAxisLabelsOnReplot(plot_);
     plot_->setObjectName(QStringLiteral("histogramPlot"));
     plot_->setMinimumSize(420, 300);
     plot_->setMouseTracking(true);

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "ui/widgets/axis_label.h"
+
 namespace dpx::ui {
 
 namespace {
@@ -148,6 +150,7 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& pal) {
     plot->legend->setBrush(legendBack);
     plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
     plot->legend->setTextColor(text);
+    fitAxisLabelsOnReplot(plot);
 }
 
 void applyAllAxesPalette(QCustomPlot* plot, const QPalette& pal) {
@@ -170,6 +173,7 @@ void applyAllAxesPalette(QCustomPlot* plot, const QPalette& pal) {
     plot->legend->setBrush(base);
     plot->legend->setTextColor(text);
     plot->legend->setBorderPen(QPen(grid));
+    fitAxisLabelsOnReplot(plot);
 }
 
 }  // namespace dpx::ui

@@ -39,9 +39,11 @@ struct PlotBackground : QCustomPlot {
     static QBrush& of(QCustomPlot* plot) { return plot->*(&PlotBackground::mBackgroundBrush); }
 };
 
-// Black and two saturated colours that stay apart on a washed-out projector and for the common
-// colour-vision deficiencies (the blue and vermilion of Okabe & Ito 2008, darkened for contrast).
-const std::array<QColor, 3> kSeries = {QColor(0, 0, 0), QColor(0, 90, 200), QColor(213, 70, 0)};
+// The marker shapes of the series in order: a series with markers keeps its colour's shape, so
+// two series stay apart where their colours wash out together.
+constexpr std::array<QCPScatterStyle::ScatterShape, 6> kShapes = {
+    QCPScatterStyle::ssDisc,    QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
+    QCPScatterStyle::ssDiamond, QCPScatterStyle::ssCross,  QCPScatterStyle::ssTriangleInverted};
 
 QFont pixelFont(QFont font, double px, bool bold = false) {
     font.setPixelSize(std::max(1, static_cast<int>(std::lround(px))));
@@ -144,15 +146,19 @@ std::function<void()> PresentationView::applyPresentationLook(QCustomPlot* plot,
         }
     }
 
-    // The series: each distinct colour in the order met becomes black, blue, vermilion; the
-    // fourth and later repeat them dashed. Colour maps (heatmaps) keep their scale.
+    // The series: each distinct colour in the order met becomes the next of the six colours of
+    // presentationSeriesColors(), its markers the next shape; the seventh and later repeat them
+    // dashed, the thirteenth and later dotted. Colour maps (heatmaps) keep their scale.
+    const std::vector<QColor> seriesColours = presentationSeriesColors();
+    const int colours = static_cast<int>(seriesColours.size());
     std::map<QRgb, int> order;
+    int shapeIndex = 0;
     auto mapped = [&](const QColor& c, Qt::PenStyle& style) {
         const auto [it, added] = order.emplace(c.rgb(), static_cast<int>(order.size()));
         const int k = it->second;
-        style = k < 3 ? Qt::SolidLine : (k < 6 ? Qt::DashLine : Qt::DotLine);
-        QColor out = kSeries[static_cast<std::size_t>(k % 3)];
-        return out;
+        shapeIndex = k;
+        style = k < colours ? Qt::SolidLine : (k < 2 * colours ? Qt::DashLine : Qt::DotLine);
+        return seriesColours[static_cast<std::size_t>(k % colours)];
     };
     for (int i = 0; i < plot->plottableCount(); ++i) {
         QCPAbstractPlottable* p = plot->plottable(i);
@@ -196,6 +202,11 @@ std::function<void()> PresentationView::applyPresentationLook(QCustomPlot* plot,
         }
         if (!scatter.isNone()) {
             QCPScatterStyle big = scatter;
+            // Shaped markers (not a custom path or pixmap) take the series' shape.
+            if (scatter.shape() != QCPScatterStyle::ssCustom &&
+                scatter.shape() != QCPScatterStyle::ssPixmap) {
+                big.setShape(kShapes[static_cast<std::size_t>(shapeIndex) % kShapes.size()]);
+            }
             big.setSize(std::max(scatter.size() * 2, lineWidth * 3.5));
             big.setPen(QPen(c, std::max(2.0, lineWidth / 1.5)));
             if (scatter.brush().style() != Qt::NoBrush) {
@@ -230,6 +241,16 @@ std::function<void()> PresentationView::applyPresentationLook(QCustomPlot* plot,
             (*it)();
         }
     };
+}
+
+std::vector<QColor> PresentationView::presentationSeriesColors() {
+    // Black and five hues of Okabe & Ito 2008's colour-blind-safe palette (blue, vermilion,
+    // bluish green, reddish purple, and its orange darkened to ochre), darkened to at least 4:1
+    // against the slide's white (WCAG 2.1 relative luminance) and at least 50 apart from each
+    // other in CIELAB (ΔE*ab 1976), so that thick lines stay apart on a washed-out projector;
+    // tst_window_present checks both. The palette's sky blue and yellow are too light on white.
+    return {QColor(0, 0, 0),    QColor(0, 90, 200),   QColor(213, 70, 0),
+            QColor(0, 125, 90), QColor(170, 50, 140), QColor(150, 120, 0)};
 }
 
 QPalette PresentationView::presentationPalette(QPalette pal) {

@@ -1,16 +1,18 @@
 // Presentation mode (issue #21, View ▸ Presentation mode, F5): one plot of the window fills the
 // screen in large type and a high-contrast look that reads on a washed-out projector (white
-// ground, black text and axes, thick lines, big markers, black plus two saturated colours), with
-// the controls reduced to ε. The plot stays the tab's own: whenever it replots, the view draws it
-// again in the presentation look (applied for the drawing only, then undone, so the tab is
+// ground, black text and axes, thick lines, big markers, six series colours and marker shapes),
+// with the controls reduced to ε. The plot stays the tab's own: whenever it replots, the view draws
+// it again in the presentation look (applied for the drawing only, then undone, so the tab is
 // unchanged). Esc or F5 leaves; the screen can be saved as PNG or as a one-page PDF slide.
 #pragma once
 
+#include <QColor>
 #include <QPixmap>
 #include <QPointer>
 #include <QString>
 #include <QWidget>
 #include <functional>
+#include <vector>
 
 class QCustomPlot;
 class QLabel;
@@ -43,9 +45,13 @@ public:
     QString savePdf(const QString& path);
 
     // The presentation look on `plot` at a picture `height` pixels high: text scaled with the
-    // height, white ground, black axes, thick lines and big markers, the series in black, blue
-    // and vermilion (then dashed). Returns what undoes every change, in reverse order.
+    // height, white ground, black axes, thick lines and big markers, the series in the six
+    // colours of presentationSeriesColors() with a marker shape each (then dashed, then dotted).
+    // Returns what undoes every change, in reverse order.
     static std::function<void()> applyPresentationLook(QCustomPlot* plot, int height);
+    // The series colours of the slides, in order: six, each distinct and at least 4:1 against
+    // white.
+    static std::vector<QColor> presentationSeriesColors();
     // The presentation's palette: white ground, black text.
     static QPalette presentationPalette(QPalette from);
 

@@ -5,6 +5,7 @@
 // dataset a known ledger has charged needs confirmation; the Budget tab starts from the ledger;
 // the status bar shows the current dataset's ledger and follows a release made elsewhere. The
 // known ledgers live in the settings, which these tests keep in a temporary directory.
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCryptographicHash>
@@ -19,6 +20,9 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -778,6 +782,73 @@ private Q_SLOTS:
         x->exportTo(dir.filePath(QStringLiteral("r-report.txt")));
         QVERIFY(!said.last().first);
         QVERIFY(said.last().second.contains(QStringLiteral("release itself is unchanged")));
+    }
+
+    // Issue #21: the tallest dialog (a strategy release with the discrete Gaussian: σ² line,
+    // strategy lines, per-cell intervals) fits its screen (it was ~815 px tall, more than a 768 px
+    // projector; the test screen is 600 px): what does not fit scrolls, the status line and the
+    // buttons stay in view, and the wrapped sentences under the form lie one under the other at
+    // the height their width needs (the intervals' sentence overlapped "ε chosen on").
+    void strategyDialogFitsTheScreen() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        auto* button = w.findChild<QPushButton*>(QStringLiteral("strategyRelease"));
+        QVERIFY(button != nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 10000);
+        button->click();
+        ReleaseDialog* d = w.releaseController()->dialog();
+        QVERIFY(d != nullptr);
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("s.csv")),
+                                     dir.filePath(QStringLiteral("l.json")), QStringLiteral("2"),
+                                     QStringLiteral("1")));
+        field<QLineEdit>(d, "releaseBudgetDelta")->setText(QStringLiteral("1e-5"));
+        auto* mechanism = field<QComboBox>(d, "releaseMechanism");
+        mechanism->setCurrentIndex(mechanism->findData(QStringLiteral("discrete-gaussian")));
+        field<QLineEdit>(d, "releaseDelta")->setText(QStringLiteral("1e-6"));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(QTest::qWaitForWindowExposed(d));
+        QApplication::processEvents();
+        const QRect screen = d->screen()->availableGeometry();
+        QVERIFY2(d->frameGeometry().height() <= screen.height(),
+                 qPrintable(QStringLiteral("the dialog is %1 px tall on a %2 px screen")
+                                .arg(d->frameGeometry().height())
+                                .arg(screen.height())));
+        auto* scroll = d->findChild<QScrollArea*>(QStringLiteral("releaseScroll"));
+        QVERIFY(scroll != nullptr);
+        // The contents are taller than this screen: they scroll, and not sideways.
+        QVERIFY(scroll->widget()->height() > scroll->viewport()->height());
+        QVERIFY(scroll->verticalScrollBar()->isVisible());
+        QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+        QVERIFY(scroll->widget()->width() <= scroll->viewport()->width());
+        for (const char* name : {"releaseButton", "releaseStatus"}) {
+            QWidget* v = field<QWidget>(d, name);
+            QVERIFY2(!scroll->isAncestorOf(v), name);
+            QVERIFY(d->rect().contains(QRect(v->mapTo(d, QPoint(0, 0)), v->size())));
+        }
+        // The sentences under the form: each whole, none over the next.
+        QList<QLabel*> lines;
+        for (const char* name : {"releaseIntervals", "releaseChosenOn", "releaseStrategy"}) {
+            auto* l = field<QLabel>(d, name);
+            QVERIFY2(l->isVisible() && !l->text().isEmpty(), name);
+            QVERIFY2(l->height() + 1 >= l->heightForWidth(l->width()),
+                     qPrintable(QStringLiteral("%1: %2 px tall, its text needs %3")
+                                    .arg(QLatin1String(name))
+                                    .arg(l->height())
+                                    .arg(l->heightForWidth(l->width()))));
+            lines << l;
+        }
+        for (int i = 0; i < lines.size(); ++i) {
+            for (int j = 0; j < i; ++j) {
+                const QRect a(lines[i]->mapTo(d, QPoint(0, 0)), lines[i]->size());
+                const QRect b(lines[j]->mapTo(d, QPoint(0, 0)), lines[j]->size());
+                QVERIFY2(!a.intersects(b),
+                         qPrintable(lines[i]->objectName() + QStringLiteral(" overlaps ") +
+                                    lines[j]->objectName()));
+            }
+        }
+        d->close();
     }
 
     // Issue #23: the Strategy tab's "Release through this strategy…" opens the dialog with the

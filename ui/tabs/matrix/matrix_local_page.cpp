@@ -26,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include <tuple>
+#include "ui/widgets/axis_label.h"
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
@@ -43,6 +44,7 @@ void MatrixTab::setupLocalPage() {
     localPage_ = new QWidget;
     localVerdict_ = makeChip(QStringLiteral("localPrivacyBadge"));
     localPlot_ = new QCustomPlot;
+    fitAxisLabelsOnReplot(localPlot_);
     localPlot_->setObjectName(QStringLiteral("localReportPlot"));
     localPlot_->setMinimumSize(420, 260);
     localPlot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);

@@ -188,7 +188,9 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     }
     for (QCPAxisRect* r : {dpErrRect_, rdpErrRect_}) {
         r->axis(QCPAxis::atLeft)->setLabel(tr("trials"));
-        r->axis(QCPAxis::atBottom)->setLabel(tr("L1 error ‖p̃ − p̂‖₁ (proportions)"));
+        // Proportions have no unit: "(proportions)" alone was wider than these narrow plots'
+        // axes at 1024 × 768.
+        r->axis(QCPAxis::atBottom)->setLabel(tr("L1 error ‖p̃ − p̂‖₁"));
     }
 
     placeBesideSidePanel(plot_, scroll);
