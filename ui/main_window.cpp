@@ -460,6 +460,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             matrix_->setLogScale(s.view.matrixLog);
             errors_->setScale(s.view.scale);
             histogram_->setIntervalLevel(s.view.intervalLevel);
+            histogram_->setSampling(s.view.samplePopulation, s.view.designEffect);
             table_->setLevel(s.view.intervalLevel);
         }
         if (flags & TabChanged) {
@@ -701,6 +702,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
     };
     connect(histogram_, &HistogramTab::intervalLevelChanged, this, setIntervalLevel);
+    // Issue #22: the Histogram tab's "sample of N" and design effect, saved in the session. A
+    // pair the session refuses (N < 2·D, N = 1) stays in the tab, which says why in its caption.
+    connect(histogram_, &HistogramTab::samplingChanged, this, [this](double n, double d) {
+        ExplorerState s = doc_->state();
+        if (s.view.samplePopulation != n || s.view.designEffect != d) {
+            s.view.samplePopulation = n;
+            s.view.designEffect = d;
+            if (s.view.validate()) {
+                (void)doc_->apply(s, tr("sample of N"));
+            }
+        }
+    });
     connect(table_, &TableTab::levelChanged, this, setIntervalLevel);
     connect(histogram_, &HistogramTab::overlayToggled, this, [this](bool on) {
         ExplorerState s = doc_->state();
@@ -956,7 +969,8 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Export error &table as CSV…"), this, &MainWindow::exportTable);
     file->addSeparator();
     file->addAction(releaseCtl_->action());
-    file->addAction(releaseCtl_->reportExporter()->action());  // issue #22: after a release
+    file->addAction(releaseCtl_->reportExporter()->action());      // issue #22: after a release
+    file->addAction(releaseCtl_->reportExporter()->fileAction());  // of a release on disk
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);

@@ -204,8 +204,16 @@ int main(int argc, char** argv) {
     QCommandLineOption releaseBudget(QStringLiteral("release-budget"),
                                      QStringLiteral("Total of a new ledger: EPS or EPS,DELTA."),
                                      QStringLiteral("total"));
-    for (QCommandLineOption* o : {&releaseDialog, &releaseGo, &releaseMechanism, &releaseEpsilon,
-                                  &releaseDelta, &releaseOut, &releaseLedger, &releaseBudget}) {
+    // Issue #22: the dialog's "Sample of N people (design effect D)", ticked.
+    QCommandLineOption releaseSampleOf(QStringLiteral("release-sample-of"),
+                                       QStringLiteral("Release: the data are a sample of N."),
+                                       QStringLiteral("N"));
+    QCommandLineOption releaseDesignEffect(QStringLiteral("release-design-effect"),
+                                           QStringLiteral("Release: the sample's design effect."),
+                                           QStringLiteral("D"));
+    for (QCommandLineOption* o :
+         {&releaseDialog, &releaseGo, &releaseMechanism, &releaseEpsilon, &releaseDelta,
+          &releaseOut, &releaseLedger, &releaseBudget, &releaseSampleOf, &releaseDesignEffect}) {
         o->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.addOption(*o);
     }
@@ -336,6 +344,12 @@ int main(int argc, char** argv) {
                 const QStringList b = parser.value(releaseBudget).split(QLatin1Char(','));
                 setText("releaseBudgetEpsilon", b.value(0));
                 setText("releaseBudgetDelta", b.value(1, QStringLiteral("0")));
+            }
+            if (parser.isSet(releaseSampleOf)) {
+                d->setSample(true, parser.value(releaseSampleOf).toDouble(),
+                             parser.isSet(releaseDesignEffect)
+                                 ? parser.value(releaseDesignEffect).toDouble()
+                                 : 1.0);
             }
             auto done = std::make_shared<bool>(false);
             QObject::connect(d, &dpx::ui::ReleaseDialog::previewUpdated, d, [&, d, done] {

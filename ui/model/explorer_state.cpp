@@ -879,6 +879,24 @@ Status ViewChoices::validate() const {
         return Error{"the interval level must be strictly between 0 and 1, e.g. 0.95 (got " +
                      formatNumber(intervalLevel) + ")"};
     }
+    if (samplePopulation != 0 &&
+        !(std::isfinite(samplePopulation) && samplePopulation >= 2 && samplePopulation <= 1e10)) {
+        return Error{
+            "the population of 'sample of N' must be 0 (not a sample) or a number in "
+            "[2, 1e10] (got " +
+            formatNumber(samplePopulation) + ")"};
+    }
+    if (!(std::isfinite(designEffect) && designEffect >= 1 && designEffect <= 1e6)) {
+        return Error{
+            "the design effect must be a number in [1, 1e6], 1 for a simple random "
+            "sample (got " +
+            formatNumber(designEffect) + ")"};
+    }
+    if (samplePopulation != 0 && samplePopulation < 2 * designEffect) {
+        return Error{
+            "'sample of N' needs N ≥ 2 × the design effect (N = " + formatNumber(samplePopulation) +
+            ", design effect " + formatNumber(designEffect) + ")"};
+    }
     return okStatus();
 }
 
@@ -890,6 +908,12 @@ QJsonObject ViewChoices::toJson() const {
                   {QStringLiteral("tab"), tab}};
     if (intervalLevel != 0.95) {  // older sessions stay byte-identical
         o[QStringLiteral("interval_level")] = intervalLevel;
+    }
+    if (samplePopulation > 0) {  // issue #22; older sessions stay byte-identical
+        o[QStringLiteral("sample_of")] = samplePopulation;
+        if (designEffect != 1) {
+            o[QStringLiteral("design_effect")] = designEffect;
+        }
     }
     return o;
 }
@@ -903,6 +927,8 @@ Expected<ViewChoices> ViewChoices::fromJson(const QJsonObject& o) {
     DPX_TRY(f.boolean("dark", v.dark));
     DPX_TRY(f.text("tab", v.tab));
     DPX_TRY(f.number("interval_level", v.intervalLevel));
+    DPX_TRY(f.number("sample_of", v.samplePopulation));
+    DPX_TRY(f.number("design_effect", v.designEffect));
     return v;
 }
 

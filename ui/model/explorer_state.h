@@ -281,6 +281,12 @@ struct ViewChoices {
     // The level of the intervals the Histogram and Table tabs show (issue #22), in (0, 1);
     // written as "interval_level" only when not 0.95.
     double intervalLevel = 0.95;
+    // The Histogram tab's "sample of N" (issue #22): the data are a sample of a population of
+    // N rows (0: not a sample; else in [2, 1e10]) with design effect D in [1, 1e6], N ≥ 2·D.
+    // Written as "sample_of" (and "design_effect" when D ≠ 1) only when N > 0, so that older
+    // sessions stay byte-identical.
+    double samplePopulation = 0;
+    double designEffect = 1;
 
     Status validate() const;
     QJsonObject toJson() const;

@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -18,6 +19,7 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
@@ -37,6 +39,7 @@
 #include "core/histogram/dataset.h"
 #include "core/histogram/example_datasets.h"
 #include "core/intervals/intervals.h"
+#include "core/intervals/release_intervals.h"
 #include "io/release/release_files.h"
 #include "ui/model/job_runner.h"
 #include "ui/release/decision_report_exporter.h"
@@ -62,6 +65,9 @@ struct PreviewRun {
     QString ledgerPath;  // the path the preview ran with
     // A new ledger: the known ledgers that already charged this dataset (path, one line each).
     QStringList otherPaths, otherLines;
+    // The data declared a sample (issue #22): the statement for a bin of half the sample.
+    std::optional<ReleaseSamplingStatement> sampling;
+    QString samplingError;
 };
 struct RestRun {
     QString epsilon;  // the largest ε the ledger accepts, as decimal text
@@ -230,7 +236,9 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
             c.mechanism = ReleaseMechanism::DiscreteLaplace;
     }
     c.postProcessing = s.mechanism.estimator;
-    c.confidenceLevel = s.view.intervalLevel;  // issue #22: the window's interval level
+    c.confidenceLevel = s.view.intervalLevel;      // issue #22: the window's interval level
+    c.samplePopulation = s.view.samplePopulation;  // issue #22: the Histogram tab's sample
+    c.designEffect = s.view.designEffect;
     c.epsilonChosenOn = epsilonChosenOnOf(s);  // issue #22: the Trade-off tab's plan
     // n is published in the metadata, so it is never taken from the data (the window's automatic
     // n is the largest count): the document's declared n, else a fixed default to be edited.
@@ -519,7 +527,10 @@ void ReleaseDialog::buildUi() {
     confidence_->setToolTip(
         tr("The level of the intervals the release states: the CSV's lower/upper columns and the "
            "metadata's sentence cover each count before noise with at least this probability."));
-    form->addRow(tr("Intervals at:"), confidence_);
+    // The level and, on the same row (the dialog must fit a 768-pixel screen), the sample.
+    auto* levelRow = new QHBoxLayout;
+    levelRow->addWidget(confidence_);
+    form->addRow(tr("Intervals at:"), levelRow);
     // Issue #22: after resize / NoiseFirst, intervals around the noisy counts (they reveal them).
     postIntervals_ = new QCheckBox(tr("State intervals after resize / NoiseFirst"));
     postIntervals_->setObjectName(QStringLiteral("releasePostIntervals"));
@@ -533,6 +544,38 @@ void ReleaseDialog::buildUi() {
     intervals_->setObjectName(QStringLiteral("releaseIntervals"));
     intervals_->setWordWrap(true);
     mechColumn->addWidget(intervals_);
+    // Issue #22: the data are a sample of a population (`dpx release --sample-of N
+    // --design-effect D`): four more CSV columns and the JSON's "sampling".
+    sample_ = new QCheckBox(tr("Sample of"));
+    sample_->setObjectName(QStringLiteral("releaseSample"));
+    sample_->setToolTip(
+        tr("The data are a sample of a population of N people: the release adds, per bin, the "
+           "population estimate and the half-widths of its sampling error (Cochran 1977), of "
+           "its DP noise and of both, computed from the published values and the declared N and "
+           "D only. Not for the truncated geometric matrix, resize, NoiseFirst or a release "
+           "through a strategy."));
+    sampleN_ = new QDoubleSpinBox;
+    sampleN_->setObjectName(QStringLiteral("releaseSampleOf"));
+    sampleN_->setDecimals(0);
+    sampleN_->setRange(2, 1e15);
+    sampleN_->setSingleStep(1000);
+    sampleN_->setGroupSeparatorShown(true);
+    sampleN_->setSuffix(tr(" people"));
+    sampleN_->setValue(ctx_.samplePopulation >= 2 ? ctx_.samplePopulation : 100000);
+    sampleD_ = new QDoubleSpinBox;
+    sampleD_->setObjectName(QStringLiteral("releaseDesignEffect"));
+    sampleD_->setDecimals(2);
+    sampleD_->setRange(1, 1e6);
+    sampleD_->setSingleStep(0.1);
+    sampleD_->setPrefix(tr("design effect "));
+    sampleD_->setValue(std::max(1.0, ctx_.designEffect));
+    sampleD_->setToolTip(
+        tr("1 for a simple random sample; for a weighted survey its documented design effect: "
+           "the sampling error uses the effective sample n/D (Kish 1965)."));
+    levelRow->addSpacing(12);
+    levelRow->addWidget(sample_);
+    levelRow->addWidget(sampleN_, 1);
+    levelRow->addWidget(sampleD_, 1);
     chosenOn_ = new QLabel(chosenOnText());
     chosenOn_->setObjectName(QStringLiteral("releaseChosenOn"));
     chosenOn_->setWordWrap(true);
@@ -659,6 +702,13 @@ void ReleaseDialog::buildUi() {
     connect(post_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
     connect(confidence_, &QComboBox::currentIndexChanged, this, &ReleaseDialog::schedulePreview);
     connect(postIntervals_, &QCheckBox::toggled, this, &ReleaseDialog::schedulePreview);
+    connect(sample_, &QCheckBox::toggled, this, [this](bool on) {
+        sampleN_->setEnabled(on);
+        sampleD_->setEnabled(on);
+        schedulePreview();
+    });
+    connect(sampleN_, &QDoubleSpinBox::valueChanged, this, &ReleaseDialog::schedulePreview);
+    connect(sampleD_, &QDoubleSpinBox::valueChanged, this, &ReleaseDialog::schedulePreview);
     const auto enablePostIntervals = [this] {
         const QString p = post_->currentData().toString();
         postIntervals_->setEnabled(p == QStringLiteral("resize") ||
@@ -671,6 +721,7 @@ void ReleaseDialog::buildUi() {
     for (QLineEdit* e : {epsilon_, delta_, output_, ledger_, budgetEpsilon_, budgetDelta_}) {
         connect(e, &QLineEdit::textChanged, this, &ReleaseDialog::schedulePreview);
     }
+    showSampling(std::nullopt, {});
     setMinimumWidth(680);
     resize(680, 400);  // showEvent fits the height to the contents, up to the screen's
 }
@@ -710,6 +761,15 @@ Expected<data::ReleaseRequest> ReleaseDialog::request() const {
     r.spec.confidenceLevel = confidence_->currentData().toDouble();
     r.spec.postProcessedIntervals = postIntervals_->isEnabled() && postIntervals_->isChecked();
     r.spec.epsilonChosenOn = ctx_.epsilonChosenOn.toStdString();
+    if (sample_->isChecked()) {
+        if (!ctx_.strategyWorkload.isEmpty()) {
+            return Error{
+                "sample of: sampling intervals are not stated for a release through a strategy "
+                "(its cells are least-squares estimates); untick \"Sample of\""};
+        }
+        r.spec.samplePopulation = sampleN_->value();
+        r.spec.designEffect = sampleD_->value();
+    }
     r.previewBins = ctx_.histogram ? ctx_.histogram->size() : 0;
     if (!ctx_.strategyWorkload.isEmpty()) {
         auto workload = WorkloadSpec::parse(ctx_.strategyWorkload.toStdString());
@@ -795,15 +855,25 @@ void ReleaseDialog::runPreview() {
     auto req = request();
     if (!req) {
         previewPending_ = false;
+        showSampling(std::nullopt, {});
         showPreview(std::nullopt, q(req.error().message));
         return;
     }
     data::ReleaseRequest r = std::move(req).value();
     QPointer<ReleaseDialog> self(this);
     const QStringList known = knownLedgers();  // settings: read on the GUI thread
+    // The sampling preview (issue #22) for a bin of half a sample of the data's size: the widest
+    // sampling error. Shown to the data holder only, before anything is released; the release
+    // itself takes n from the sum of its published values.
+    double rows = 0;
+    if (ctx_.histogram) {
+        for (std::size_t i = 0; i < ctx_.histogram->size(); ++i) {
+            rows += static_cast<double>(ctx_.histogram->counts()[i]);
+        }
+    }
     runner_->run<PreviewRun>(
         kPreviewSlot,
-        [r, known](std::stop_token, JobProgress&) {
+        [r, known, rows](std::stop_token, JobProgress&) {
             PreviewRun out;
             out.ledgerPath = q(r.ledgerPath);
             auto p = data::previewRelease(r);
@@ -811,6 +881,15 @@ void ReleaseDialog::runPreview() {
                 out.preview = std::move(p).value();
             } else {
                 out.error = q(p.error().message);
+            }
+            if (out.preview && r.spec.samplePopulation > 0) {
+                const std::vector<double> halves{rows / 2, rows / 2};
+                auto sm = releaseSamplingIntervals(r.spec, halves);
+                if (sm) {
+                    out.sampling = std::move(sm).value();
+                } else {
+                    out.samplingError = q(sm.error().message);
+                }
             }
             if (out.preview && !out.preview->ledgerExists) {
                 // A new ledger: has another one already charged this dataset?
@@ -831,6 +910,7 @@ void ReleaseDialog::runPreview() {
                 return;  // a newer preview is scheduled
             }
             self->previewPending_ = false;
+            self->showSampling(run.sampling, run.samplingError);
             self->showPreview(run.preview, run.error, run.ledgerPath, run.otherPaths,
                               run.otherLines);
         });
@@ -899,6 +979,13 @@ void ReleaseDialog::showPreview(const std::optional<data::ReleasePreview>& p, co
             intervals_->setToolTip(
                 tr("Per bin: %1\nAll bins at once: %2")
                     .arg(q(p->intervals->method), q(p->intervals->simultaneousMethod)));
+            if (!samplingSentence_.isEmpty()) {  // issue #22: the data declared a sample
+                intervals_->setText(intervals_->text() + QLatin1Char(' ') + samplingSentence_);
+                if (!samplingTip_.isEmpty()) {
+                    intervals_->setToolTip(intervals_->toolTip() + QLatin1Char('\n') +
+                                           samplingTip_);
+                }
+            }
         } else if (ctx_.histogram) {
             intervals_->setText(
                 tr("No interval is stated after resize or NoiseFirst: they change each value by "
@@ -1111,6 +1198,49 @@ QString ReleaseDialog::strategyText() const {
 
 QString ReleaseDialog::intervalText() const {
     return intervals_->text();
+}
+
+QString ReleaseDialog::samplingText() const {
+    return samplingSentence_;
+}
+
+void ReleaseDialog::setSample(bool on, double population, double designEffect) {
+    sampleN_->setValue(population);
+    sampleD_->setValue(designEffect);
+    sample_->setChecked(on);
+    schedulePreview();
+}
+
+void ReleaseDialog::showSampling(const std::optional<ReleaseSamplingStatement>& sampling,
+                                 const QString& error) {
+    // The sentence goes after the intervals' (showPreview, which runs next): one label less.
+    sampleN_->setEnabled(sample_->isChecked());
+    sampleD_->setEnabled(sample_->isChecked());
+    samplingSentence_.clear();
+    samplingTip_.clear();
+    if (!sample_->isChecked()) {
+        return;
+    }
+    if (sampling && !sampling->sampling.empty()) {
+        const ReleaseSamplingStatement& sm = *sampling;
+        samplingSentence_ =
+            tr("Sample of N = %1%2: a bin of half a sample of %3 rows is within ±%4 from "
+               "sampling, ±%5 from DP noise, ±%6 from both (%7; each bin's in the CSV).")
+                .arg(QLocale().toString(sm.populationSize, 'f', 0))
+                .arg(sm.designEffect != 1
+                         ? tr(", design effect %1").arg(q(formatShortest(sm.designEffect)))
+                         : QString())
+                .arg(QLocale().toString(sm.sampleSize, 'f', 0))
+                .arg(q(halfWidthText(sm.sampling[0])), q(halfWidthText(sm.noise[0])),
+                     q(halfWidthText(sm.combined[0])), q(levelPercentText(sm.level)));
+        samplingTip_ =
+            tr("Sampling (previewed for a bin holding half of a sample of the data's size, the "
+               "widest sampling error; the release takes n from the sum of its published "
+               "values): %1")
+                .arg(q(sm.method));
+    } else if (!error.isEmpty()) {
+        samplingSentence_ = tr("No sampling interval: %1").arg(error);
+    }
 }
 QString ReleaseDialog::statusText() const {
     return status_->text();

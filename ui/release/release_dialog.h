@@ -38,6 +38,7 @@ class QCheckBox;
 class QFileSystemWatcher;
 class QCloseEvent;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -75,6 +76,10 @@ struct ReleaseContext {
     double budgetEpsilon = 1, budgetDelta = 0;
     bool budgetZcdp = false;
     double confidenceLevel = 0.95;  // the level of the intervals stated (issue #22)
+    // The Histogram tab's "sample of N" and design effect (issue #22; 0: not a sample): the
+    // dialog's sample box starts with them, unticked (a release declares it explicitly).
+    double samplePopulation = 0;
+    double designEffect = 1;
     // What ε was chosen on (issue #22): the Trade-off tab's plan, "confidential data" or
     // "public proxy: uniform, N = 30000"; recorded as the metadata's "epsilon_chosen_on".
     QString epsilonChosenOn = QStringLiteral("confidential data");
@@ -132,6 +137,12 @@ public:
     QString chosenOnText() const;
     // A release through a strategy: the plan previewed (template, rounding, expected RMSE).
     QString strategyText() const;
+    // The data declared a sample (issue #22): the sampling, DP-noise and combined half-widths the
+    // release will state, previewed for a bin of half the sample (shown after the intervals'
+    // sentences); or why none is stated; empty when not ticked.
+    QString samplingText() const;
+    // The sample box (tests fill it): ticked, N and D.
+    void setSample(bool on, double population, double designEffect);
     QString statusText() const;  // the refusal, error or result line
     // The warning shown when the ledger would be new although known ledgers charged this dataset
     // (empty when there is none), and those ledgers' paths.
@@ -173,6 +184,8 @@ private:
                      const QString& ledgerPath = {}, const QStringList& otherPaths = {},
                      const QStringList& otherLines = {});
     void updateEnabled();
+    void showSampling(const std::optional<ReleaseSamplingStatement>& sampling,
+                      const QString& error);
     void fitHeight();
     void browseOutput();
     void browseLedger();
@@ -196,6 +209,10 @@ private:
     QComboBox* confidence_ = nullptr;
     QCheckBox* postIntervals_ = nullptr;  // issue #22: intervals after resize / NoiseFirst
     QLabel* intervals_ = nullptr;
+    QCheckBox* sample_ = nullptr;  // issue #22: the data are a sample of a population
+    QDoubleSpinBox* sampleN_ = nullptr;
+    QDoubleSpinBox* sampleD_ = nullptr;
+    QString samplingSentence_, samplingTip_;  // shown after the intervals' sentences
     QLabel* chosenOn_ = nullptr;
     QLabel* strategy_ = nullptr;
     QScrollArea* scroll_ = nullptr;  // everything above the status line and the buttons

@@ -110,11 +110,33 @@ HistogramTab::HistogramTab(QWidget* parent) : QWidget(parent) {
     // As wide as a population of a billion needs, not the whole range: the caption keeps the room.
     sampleBox_->setMaximumWidth(
         sampleBox_->fontMetrics().horizontalAdvance(tr("sample of N = 1,000,000,000")) + 40);
-    connect(sampleBox_, &QDoubleSpinBox::valueChanged, this,
-            [this](double v) { setSamplePopulation(v); });
+    connect(sampleBox_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        setSampling(v, designEffect_);
+        Q_EMIT samplingChanged(samplePopulation_, designEffect_);
+    });
+    designBox_ = new QDoubleSpinBox;
+    designBox_->setObjectName(QStringLiteral("histogramDesignEffect"));
+    designBox_->setDecimals(2);
+    designBox_->setRange(1, 1e6);
+    designBox_->setSingleStep(0.1);
+    designBox_->setValue(1);
+    designBox_->setPrefix(tr("D = "));
+    designBox_->setVisible(false);  // shown once N is set: "not a sample" keeps the room
+    designBox_->setToolTip(
+        tr("Design effect of the sample: 1 for a simple random sample; for a weighted survey "
+           "its documented design effect, so that the sampling error uses the effective sample "
+           "size n/D (Kish 1965). Saved in the session with N."));
+    // As narrow as a design effect needs (a survey's is rarely above 10): the caption keeps the
+    // room.
+    designBox_->setMaximumWidth(designBox_->fontMetrics().horizontalAdvance(tr("D = 100.00")) + 40);
+    connect(designBox_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        setSampling(samplePopulation_, v);
+        Q_EMIT samplingChanged(samplePopulation_, designEffect_);
+    });
     auto* top = new QHBoxLayout;
     top->addWidget(caption_, 1);
     top->addWidget(sampleBox_, 0, Qt::AlignTop);
+    top->addWidget(designBox_, 0, Qt::AlignTop);
     top->addWidget(levelBox_, 0, Qt::AlignTop);
     top->addWidget(overlay_, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
@@ -424,13 +446,20 @@ void HistogramTab::setRelease(const ReleaseResult& r, EstimatorKind estimator, b
 }
 
 void HistogramTab::setSamplePopulation(double population) {
-    if (population == samplePopulation_) {
+    setSampling(population, designEffect_);
+}
+
+void HistogramTab::setSampling(double population, double designEffect) {
+    designBox_->setVisible(population > 0);
+    if (population == samplePopulation_ && designEffect == designEffect_) {
         return;
     }
     samplePopulation_ = population;
+    designEffect_ = designEffect;
     {
-        const QSignalBlocker block(sampleBox_);
+        const QSignalBlocker block(sampleBox_), blockDesign(designBox_);
         sampleBox_->setValue(population);
+        designBox_->setValue(designEffect);
     }
     if (release_.error.isEmpty() && !release_.truth.empty()) {
         setRelease(release_, estimator_, overlay_->isChecked(), xTitle_);
@@ -443,14 +472,15 @@ std::optional<SamplingIntervals> HistogramTab::binSampling(std::size_t i) const 
         return std::nullopt;
     }
     // As a release states it (core/intervals/release_intervals.h): from the noisy counts only,
-    // n̂ = their sum clamped to [2, N].
+    // n̂ = their sum clamped to [2·D, N], the effective sample n̂/D when D ≠ 1.
     double sum = 0;
     for (double v : r.noisy) {
         sum += v;
     }
-    const double n = std::clamp(sum, 2.0, std::max(2.0, samplePopulation_));
+    const double lo = 2 * designEffect_;
+    const double n = std::clamp(sum, lo, std::max(lo, samplePopulation_));
     auto s = samplingIntervals(r.noisy[i], n, samplePopulation_, CellNoise::of(r.calibrated->noise),
-                               level_);
+                               level_, designEffect_ == 1 ? 0.0 : n / designEffect_);
     if (!s) {
         return std::nullopt;
     }
@@ -469,8 +499,8 @@ void HistogramTab::updateSamplingText() {
                             .arg(r.mechanismTitle);
         return;
     }
-    if (samplePopulation_ < 2) {
-        samplingText_ = tr("Sample of N: the population must have at least 2 rows.");
+    if (samplePopulation_ < 2 * designEffect_) {
+        samplingText_ = tr("Sample of N: the population must have at least 2 × D rows.");
         return;
     }
     double rows = 0;
@@ -498,7 +528,10 @@ void HistogramTab::updateSamplingText() {
         tr("A sample of N = %1: %2 intervals of the population estimate N·noisy/n (n = the sum of "
            "the noisy counts) for the largest bin (%3): sampling ±%4 (Cochran 1977), DP noise ±%5, "
            "both together ±%6. Hover a bin for its own.")
-            .arg(formatLocaleNumber(samplePopulation_, 15),
+            .arg(formatLocaleNumber(samplePopulation_, 15) +
+                     (designEffect_ != 1
+                          ? tr(" (design effect %1)").arg(formatLocaleNumber(designEffect_, 4))
+                          : QString()),
                  QString::fromStdString(levelPercentText(level_)), r.labels[k],
                  formatErrorValue(s->sampling, 4), formatErrorValue(s->noise, 4),
                  formatErrorValue(s->combined, 4));

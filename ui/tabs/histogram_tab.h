@@ -43,8 +43,13 @@ public:
     QString intervalText() const { return intervalText_; }
     // "Data are a sample of N" (issue #22; 0: not a sample): the caption adds the sampling, DP
     // noise and combined half-widths of the population estimate, and each bin's tooltip its own.
-    // A setting of this tab, not saved in the session.
+    // With design effect D ≥ 1 (a weighted survey's documented figure, Kish 1965: n_eff = n/D;
+    // 1: a simple random sample). Saved in the session (view.sample_of, view.design_effect): the
+    // tab emits samplingChanged when the user changes either box.
     void setSamplePopulation(double population);
+    void setSampling(double population, double designEffect);
+    double samplePopulation() const { return samplePopulation_; }
+    double designEffect() const { return designEffect_; }
     QString samplingText() const { return samplingText_; }
     // Bin i's sampling / DP noise / combined half-widths (empty when not a sample or not
     // computable); computed on demand, one bin at a time (cheap enough for the GUI thread).
@@ -53,6 +58,7 @@ public:
 Q_SIGNALS:
     void overlayToggled(bool on);
     void intervalLevelChanged(double level);
+    void samplingChanged(double population, double designEffect);
 
 private:
     void hover(QMouseEvent* e);
@@ -74,7 +80,9 @@ private:
     EstimatorKind estimator_ = EstimatorKind::Identity;
     QString xTitle_;
     QDoubleSpinBox* sampleBox_ = nullptr;
+    QDoubleSpinBox* designBox_ = nullptr;
     double samplePopulation_ = 0;
+    double designEffect_ = 1;
     QString samplingText_;
     QCPBars* noisyBars_ = nullptr;
 };

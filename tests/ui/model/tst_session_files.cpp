@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <tuple>
 
 #include "ui/model/computations.h"
 #include "ui/model/document.h"
@@ -290,6 +291,56 @@ private Q_SLOTS:
         QVERIFY(!bad.hasValue());
         QVERIFY2(bad.error().message.find("interval level") != std::string::npos,
                  bad.error().message.c_str());
+    }
+
+    // Issue #22: the Histogram tab's "sample of N" and design effect are saved only when N > 0
+    // (an older session has neither and loads as not a sample; written, it stays byte-identical),
+    // read back, and refused by name when out of range.
+    void samplingIsSavedAndRestored() {
+        ExplorerState s;
+        const QJsonObject plain = s.toJson();
+        QVERIFY(
+            !plain.value(QStringLiteral("view")).toObject().contains(QStringLiteral("sample_of")));
+        QVERIFY(!plain.value(QStringLiteral("view"))
+                     .toObject()
+                     .contains(QStringLiteral("design_effect")));
+        const auto old = ExplorerState::fromJson(plain);
+        QVERIFY(old.hasValue());
+        QCOMPARE(old->view.samplePopulation, 0.0);
+        QCOMPARE(old->view.designEffect, 1.0);
+        s.view.samplePopulation = 250000;
+        QJsonObject o = s.toJson();
+        QCOMPARE(o.value(QStringLiteral("view")).toObject().value(QStringLiteral("sample_of")),
+                 QJsonValue(250000.0));
+        QVERIFY(
+            !o.value(QStringLiteral("view")).toObject().contains(QStringLiteral("design_effect")));
+        s.view.designEffect = 1.75;
+        o = s.toJson();
+        QCOMPARE(o.value(QStringLiteral("view")).toObject().value(QStringLiteral("design_effect")),
+                 QJsonValue(1.75));
+        const auto back = ExplorerState::fromJson(o);
+        QVERIFY2(back.hasValue(), back.hasValue() ? "" : back.error().message.c_str());
+        QCOMPARE(*back, s);
+        QCOMPARE(back->view.samplePopulation, 250000.0);
+        QCOMPARE(back->view.designEffect, 1.75);
+        for (auto [n, d, part] :
+             {std::tuple{1.0, 1.0, "[2, 1e10]"}, std::tuple{-5.0, 1.0, "[2, 1e10]"},
+              std::tuple{1000.0, 0.5, "design effect"},
+              std::tuple{3.0, 2.0, "N ≥ 2 × the design effect"}}) {
+            ExplorerState bad;
+            bad.view.samplePopulation = n;
+            bad.view.designEffect = d;
+            const auto v = bad.validate();
+            QVERIFY(!v.hasValue());
+            QVERIFY2(v.error().message.find(part) != std::string::npos, v.error().message.c_str());
+        }
+        QJsonObject text = s.toJson();
+        QJsonObject view = text.value(QStringLiteral("view")).toObject();
+        view[QStringLiteral("sample_of")] = QStringLiteral("lots");
+        text[QStringLiteral("view")] = view;
+        const auto refused = ExplorerState::fromJson(text);
+        QVERIFY(!refused.hasValue());
+        QVERIFY(refused.error().message.find("view.sample_of") != std::string::npos);
     }
 
     // The LP objective has one grammar (core/count/lp_objective.h): the old "l0d3" opens with a

@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -31,6 +32,8 @@
 #include <QTest>
 #include <algorithm>
 
+#include "core/intervals/intervals.h"
+#include "core/intervals/release_intervals.h"
 #include "core/release/release.h"
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_files.h"
@@ -849,6 +852,192 @@ private Q_SLOTS:
             }
         }
         d->close();
+    }
+
+    // Issue #22: the dialog's "Sample of N people (design effect D)": off by default and then
+    // nothing changes; ticked, the preview states the sampling, DP-noise and combined
+    // half-widths (for a bin of half the sample, checked here against core's
+    // releaseSamplingIntervals directly), the release writes the four sampling columns and the
+    // JSON's "sampling" exactly as dpx does, and the decision report has its Sampling section;
+    // the geometric matrix and resize are refused by dpx's rules.
+    void sampleOfNInTheDialog() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        Reports reports;
+        ReleaseDialog* d = openDialog(w, reports);
+        QVERIFY(!field<QCheckBox>(d, "releaseSample")->isChecked());
+        QVERIFY(!field<QDoubleSpinBox>(d, "releaseSampleOf")->isEnabled());
+        QVERIFY(fillNewLedgerRelease(d, dir.filePath(QStringLiteral("s.csv")),
+                                     dir.filePath(QStringLiteral("l.json")), QStringLiteral("3"),
+                                     QStringLiteral("1")));
+        QVERIFY(d->samplingText().isEmpty());
+        d->setSample(true, 1e6, 1.5);
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        const QString text = d->samplingText();
+        QVERIFY2(text.startsWith(QStringLiteral("Sample of N = ")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("design effect 1.5")), qPrintable(text));
+        // The numbers: core's statement for two bins of half the data's rows each.
+        {
+            const ReleaseContext c = releaseContextOf(w.document()->state(), w.engine()->dataset());
+            double rows = 0;
+            for (auto v : c.histogram->counts()) {
+                rows += static_cast<double>(v);
+            }
+            auto req = d->request();
+            QVERIFY(req);
+            QCOMPARE(req->spec.samplePopulation, 1e6);
+            QCOMPARE(req->spec.designEffect, 1.5);
+            const std::vector<double> halves{rows / 2, rows / 2};
+            auto sm = releaseSamplingIntervals(req->spec, halves);
+            QVERIFY(sm);
+            for (double h : {sm->sampling[0], sm->noise[0], sm->combined[0]}) {
+                QVERIFY2(
+                    text.contains(QStringLiteral("±") + QString::fromStdString(halfWidthText(h))),
+                    qPrintable(text));
+            }
+        }
+        // Refused with dpx's rules: the geometric matrix, resize.
+        field<QComboBox>(d, "releaseMechanism")->setCurrentIndex(2);
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!d->canRelease());
+        QVERIFY2(d->statusText().contains(QStringLiteral("sample of")),
+                 qPrintable(d->statusText()));
+        field<QComboBox>(d, "releaseMechanism")->setCurrentIndex(0);
+        auto* post = field<QComboBox>(d, "releasePost");
+        post->setCurrentIndex(post->findData(QStringLiteral("resize")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY(!d->canRelease());
+        QVERIFY2(d->statusText().contains(QStringLiteral("sample of")),
+                 qPrintable(d->statusText()));
+        post->setCurrentIndex(post->findData(QStringLiteral("clamp")));
+        QVERIFY(waitForPreview(d));
+        QVERIFY2(d->canRelease(), qPrintable(d->statusText()));
+        QVERIFY(releaseAndWait(d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        const QByteArray csv = readFile(dir.filePath(QStringLiteral("s.csv")));
+        QVERIFY(
+            csv.startsWith("bin,value,lower,upper,population_estimate,sampling_half_width,"
+                           "noise_half_width,combined_half_width\n"));
+        const QJsonObject md =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("s.json")))).object();
+        const QJsonObject sampling = md.value(QStringLiteral("sampling")).toObject();
+        QCOMPARE(sampling.value(QStringLiteral("population")).toDouble(), 1e6);
+        QCOMPARE(sampling.value(QStringLiteral("design_effect")).toDouble(), 1.5);
+        // The decision report of this release has the Sampling section.
+        DecisionReportExporter* x = w.releaseController()->reportExporter();
+        QVERIFY(x->hasRelease());
+        QList<QPair<bool, QString>> said;
+        x->setReport([&said](bool ok, const QString& t) { said.append({ok, t}); });
+        QSignalSpy done(x, &DecisionReportExporter::finished);
+        const QString html = dir.filePath(QStringLiteral("s-report.html"));
+        x->exportTo(html);
+        QVERIFY(done.wait(30000));
+        QVERIFY2(said.last().first, qPrintable(said.last().second));
+        QVERIFY(readFile(html).contains("<h2 id=\"sampling\">Sampling error and DP noise</h2>"));
+    }
+
+    // Issue #22: File ▸ Export decision report of a release file… rebuilds the report of a
+    // release already on disk (here made by io/release, as dpx would) with the file dialogs
+    // replaced: the ledger in the release's folder that charged it is found (no ledger dialog),
+    // and the report says it was rebuilt; a release whose ledger is not found asks for one, and
+    // without it the report states no budget; an edited CSV is refused with a message.
+    void decisionReportOfReleaseFile() {
+        QTemporaryDir dir;
+        QDir(dir.path()).mkdir(QStringLiteral("elsewhere"));
+        MainWindow w;
+        w.show();
+        QVERIFY(waitForData(w));
+        DecisionReportExporter* x = w.releaseController()->reportExporter();
+        QVERIFY(w.findChild<QAction*>(QStringLiteral("decisionReportFileAction")) ==
+                x->fileAction());
+        QVERIFY(x->fileAction()->isEnabled());
+        auto release = [&dir](const QString& csv, const QString& ledger) {
+            data::ReleaseRequest r;
+            r.spec.mechanism = ReleaseMechanism::DiscreteLaplace;
+            r.spec.epsilon = "0.5";
+            r.spec.appVersion = "0.0-test";
+            r.spec.samplePopulation = 50000;
+            r.dataset = "test data";
+            r.csvPath = dir.filePath(csv).toStdString();
+            r.ledgerPath = dir.filePath(ledger).toStdString();
+            r.newBudget = data::LedgerBudgetText{"2", "0"};
+            r.loadTruth = []() -> Expected<data::ReleaseTruth> {
+                return data::ReleaseTruth{
+                    *Histogram::create(std::vector<std::int64_t>{120, 80, 45}), true, "counts"};
+            };
+            return data::runRelease(r);
+        };
+        auto o = release(QStringLiteral("r.csv"), QStringLiteral("ledger.json"));
+        QVERIFY2(o, o ? "" : o.error().message.c_str());
+        QList<QPair<bool, QString>> said;
+        x->setReport([&said](bool ok, const QString& text) { said.append({ok, text}); });
+        QString chosenRelease = QString::fromStdString(o->jsonPath);
+        int ledgerAsked = 0;
+        QString ledgerAnswer;
+        QString out = dir.filePath(QStringLiteral("rebuilt.html"));
+        x->setChooseRelease([&] { return chosenRelease; });
+        x->setChooseLedger([&](const QString&) {
+            ++ledgerAsked;
+            return ledgerAnswer;
+        });
+        x->setChoosePath([&](const QString& suggested) {
+            // Beside the release: r.json → r-report.pdf.
+            if (!suggested.endsWith(QStringLiteral("r-report.pdf"))) {
+                return QString();
+            }
+            return out;
+        });
+        QSignalSpy done(x, &DecisionReportExporter::finished);
+        x->fileAction()->trigger();
+        QVERIFY(done.wait(30000));
+        QVERIFY2(said.last().first, qPrintable(said.last().second));
+        QCOMPARE(ledgerAsked, 0);
+        QVERIFY2(said.last().second.contains(QStringLiteral("ledger.json")),
+                 qPrintable(said.last().second));
+        QFile h(out);
+        QVERIFY(h.open(QIODevice::ReadOnly));
+        const QByteArray html = h.readAll();
+        h.close();
+        QVERIFY(html.contains("Rebuilt on "));
+        QVERIFY(html.contains("Sampling error and DP noise"));
+        QVERIFY(html.contains("ε 1.5 of 2 left"));
+        // A release whose ledger lies elsewhere: asked for, declined → no budget stated.
+        auto o2 =
+            release(QStringLiteral("elsewhere/r2.csv"), QStringLiteral("elsewhere-ledger.json"));
+        QVERIFY(o2);
+        QVERIFY(QFile::rename(dir.filePath(QStringLiteral("elsewhere-ledger.json")),
+                              dir.filePath(QStringLiteral("moved.ledger"))));
+        chosenRelease = QString::fromStdString(o2->jsonPath);
+        out = dir.filePath(QStringLiteral("elsewhere/r2-report.html"));
+        x->setChoosePath([&](const QString&) { return out; });
+        x->fileAction()->trigger();
+        QVERIFY(done.wait(30000));
+        QCOMPARE(ledgerAsked, 1);
+        QVERIFY2(said.last().first, qPrintable(said.last().second));
+        QVERIFY(said.last().second.contains(QStringLiteral("No ledger was given")));
+        // Chosen: the moved ledger is used.
+        ledgerAnswer = dir.filePath(QStringLiteral("moved.ledger"));
+        x->fileAction()->trigger();
+        QVERIFY(done.wait(30000));
+        QCOMPARE(ledgerAsked, 2);
+        QVERIFY2(said.last().first, qPrintable(said.last().second));
+        QVERIFY(said.last().second.contains(QStringLiteral("moved.ledger")));
+        // An edited CSV: refused, and the message says why.
+        QFile csv(QString::fromStdString(o->csvPath));
+        QVERIFY(csv.open(QIODevice::Append));
+        csv.write("extra,1,0,2\n");
+        csv.close();
+        chosenRelease = QString::fromStdString(o->jsonPath);
+        out = dir.filePath(QStringLiteral("refused.html"));
+        x->fileAction()->trigger();
+        QVERIFY(done.wait(30000));
+        QVERIFY(!said.last().first);
+        QVERIFY2(said.last().second.contains(QStringLiteral("not written")),
+                 qPrintable(said.last().second));
+        QVERIFY(!QFile::exists(out));
     }
 
     // Issue #23: the Strategy tab's "Release through this strategy…" opens the dialog with the
