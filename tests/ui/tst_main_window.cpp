@@ -72,7 +72,9 @@ private Q_SLOTS:
             {QStringLiteral("hour"), 8, QStringLiteral("gaussian"), 3, QStringLiteral("none"), 0}};
         QVERIFY(applyAndWait(w, s));
         BudgetTab* v = w.budgetView();
-        QTRY_VERIFY(!v->busy());  // plans are computed on the runner
+        // Plans are computed on the runner (with the privacy profile; 5 s was too short at load
+        // 12).
+        QTRY_VERIFY_WITH_TIMEOUT(!v->busy(), 30000);
         QCOMPARE(v->plan().statistics.size(), std::size_t(2));
         QVERIFY(v->result().has_value());
         // Weights 1 : 3 of ε = 2 (basic): 0.5 and 1.5.
@@ -80,11 +82,12 @@ private Q_SLOTS:
         QCOMPARE(v->result()->statistics[1].epsilon, 1.5);
 
         v->addStatistic(QStringLiteral("hour"));
-        QTRY_COMPARE(w.document()->state().budget.plan.rows.size(), std::size_t(3));
+        QTRY_COMPARE_WITH_TIMEOUT(w.document()->state().budget.plan.rows.size(), std::size_t(3),
+                                  30000);
         QCOMPARE(w.document()->undoStack()->undoText(), QStringLiteral("budget plan"));
         w.document()->undoStack()->undo();
         QCOMPARE(w.document()->state().budget.plan.rows.size(), std::size_t(2));
-        QTRY_VERIFY(!v->busy());
+        QTRY_VERIFY_WITH_TIMEOUT(!v->busy(), 30000);
         QCOMPARE(v->plan().statistics.size(), std::size_t(2));
         QCOMPARE(v->result()->statistics[1].epsilon, 1.5);
     }
