@@ -15,6 +15,10 @@
 //                   O(4^d) solves make this size impractical for the reference code)
 //   range2d_256     2 000 random boxes on 256 × 256 (DPBench's RandomRange), OPT⊗ p-Identity(16)
 //                   over the union of Kronecker products (no HDMM figure)
+// --forms N[,N…]: the per-cell variance forms e_jᵀ(KᵀK)⁻¹e_j of a release through a stacked
+//   (OPT₊) integer strategy (IntegerStrategy::cellVarianceForms, which planStrategyRelease needs
+//   for the per-cell intervals), for "allrange + 0.5*identity" on N × N cells, timed alone, with
+//   the largest difference from a second computation by one conjugate-gradient solve per cell.
 // Figures on lines starting with "RESULT". bench/compare_hdmm.sh runs the peer itself.
 #include <cmath>
 #include <cstdio>
@@ -22,6 +26,7 @@
 
 #include "bench/bench_util.h"
 #include "core/matrix_mechanism/hdmm.h"
+#include "core/matrix_mechanism/integer_strategy.h"
 #include "core/workload/workload.h"
 
 namespace {
@@ -55,7 +60,8 @@ int main(int argc, char** argv) {
                         {"seeds", "0,1,2"},
                         {"ftol", "1e-4"},
                         {"reps", "1"},
-                        {"threads", "0"}});
+                        {"threads", "0"},
+                        {"forms", ""}});
     bench::printHeader("matrix mechanism: HDMM strategy optimisation (issue #23)");
     const double eps = std::sqrt(2.0);
     for (const std::string& name : opt.list("tasks")) {
@@ -109,6 +115,53 @@ int main(int argc, char** argv) {
                 bench::median(cpu), o.threads, iterations, task->hdmmSeconds,
                 task->hdmmSeconds / sec, templ.c_str());
         }
+    }
+    for (const std::string& side : opt.list("forms")) {
+        const std::size_t n = std::stoul(side);
+        auto w = Workload::make(*WorkloadSpec::parse("allrange + 0.5*identity"), {n, n});
+        if (!w) {
+            std::fprintf(stderr, "%s\n", w.error().message.c_str());
+            return 1;
+        }
+        StrategyOptimizeOptions o;
+        o.restarts = 1;
+        auto d = designStrategy(*w, DesignTemplate::Union, {}, o);
+        if (!d) {
+            std::fprintf(stderr, "%s\n", d.error().message.c_str());
+            return 1;
+        }
+        auto k = chooseIntegerStrategy(*w, *d);  // the release's own rounding
+        if (!k) {
+            std::fprintf(stderr, "%s\n", k.error().message.c_str());
+            return 1;
+        }
+        const auto start = std::chrono::steady_clock::now();
+        const double c0 = bench::threadCpuSeconds();
+        auto forms = k->cellVarianceForms();
+        const double cpu = bench::threadCpuSeconds() - c0, wall = bench::secondsSince(start);
+        if (!forms) {
+            std::printf("RESULT task=stack_forms cells=%zu refused=\"%s\"\n", n * n,
+                        forms.error().message.c_str());
+            continue;
+        }
+        // The reference: one conjugate-gradient solve per cell on the implicit K (a sample of
+        // 64 cells, evenly spaced).
+        const std::size_t cells = n * n;
+        std::vector<double> e(cells, 0.0), out(cells);
+        double worst = 0;
+        const auto cg0 = std::chrono::steady_clock::now();
+        std::size_t checked = 0;
+        for (std::size_t j = 0; j < cells; j += std::max<std::size_t>(1, cells / 64), ++checked) {
+            e[j] = 1;
+            k->linear->solveGram(e, out);
+            e[j] = 0;
+            worst = std::max(worst, std::fabs(out[j] - (*forms)[j]) / out[j]);
+        }
+        const double cgPerCell = bench::secondsSince(cg0) / static_cast<double>(checked);
+        std::printf(
+            "RESULT task=stack_forms cells=%zu rows=%zu seconds=%.4f cpu_seconds=%.4f "
+            "cg_seconds_per_cell=%.5f cg_seconds_all_cells_estimated=%.2f max_relative_diff=%.2e\n",
+            cells, k->rows(), wall, cpu, cgPerCell, cgPerCell * static_cast<double>(cells), worst);
     }
     return 0;
 }

@@ -78,8 +78,9 @@ struct IntegerStrategy {
     // Whether least squares on K determines every cell (full column rank).
     bool fullColumnRank() const;
     // e_jᵀ(KᵀK)⁻¹e_j for every cell j (C order): products factor by factor (n_d solves each);
-    // marginals (full rank) one constant from the eigen-decomposition; stacks by one solve per
-    // cell (at most kMaxStackCellForms cells). Precondition: fullColumnRank().
+    // marginals (full rank) one constant from the eigen-decomposition; a stack of two products
+    // of p-Identity factors exactly by simultaneous diagonalisation (any size); other stacks by
+    // one solve per cell (at most kMaxStackCellForms cells). Precondition: fullColumnRank().
     Expected<std::vector<double>> cellVarianceForms() const;
     std::string describe() const;  // "⌊64·A⌋: 1 088 rows, Δ1 = 64, Δ2² = 2 210"
 };

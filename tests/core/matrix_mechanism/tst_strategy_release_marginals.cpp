@@ -183,8 +183,8 @@ void TestStrategyReleaseMarginals::answersMatchTheDensePseudoInverse() {
 // workload's marginals. (For all 2-way marginals of 2 × 3 × 2 the optimum measures the full
 // table, whose cells are then published as before.)
 void TestStrategyReleaseMarginals::designedPlanPublishesMarginals() {
-    const std::vector<std::pair<const char*, DomainShape>> cases{
-        {"marginals:1", kShape}, {"marginals:2", {2, 2, 2, 2, 3}}};
+    const std::vector<std::pair<const char*, DomainShape>> cases{{"marginals:1", kShape},
+                                                                 {"marginals:2", {2, 2, 2, 2, 3}}};
     for (const auto& [spec, shape] : cases) {
         auto w = std::make_shared<const Workload>(makeWorkload(spec, shape));
         StrategyOptimizeOptions o;
