@@ -71,7 +71,7 @@ struct ReleaseContext {
     EstimatorKind postProcessing = EstimatorKind::Identity;
     qint64 groupSize = 100;  // n of geometric-matrix: declared, never the data's largest count
     double budgetEpsilon = 1, budgetDelta = 0;
-    bool budgetZcdp = false;
+    Composition budgetComposition = Composition::Basic;
     double confidenceLevel = 0.95;  // the level of the intervals stated (issue #22)
     // What ε was chosen on (issue #22): the Trade-off tab's plan, "confidential data" or
     // "public proxy: uniform, N = 30000"; recorded as the metadata's "epsilon_chosen_on".
