@@ -1321,7 +1321,7 @@ QJsonObject DatasetBudget::toJson() const {
         {QStringLiteral("dataset"), dataset},
         {QStringLiteral("epsilon"), epsilon},
         {QStringLiteral("delta"), delta},
-        {QStringLiteral("composition"), zcdp ? QStringLiteral("zcdp") : QStringLiteral("basic")},
+        {QStringLiteral("composition"), QString::fromLatin1(compositionName(composition))},
         {QStringLiteral("statistics"), statistics},
         {QStringLiteral("ledger"), ledger}};
 }
@@ -1332,7 +1332,10 @@ Expected<DatasetBudget> DatasetBudget::fromJson(const QJsonObject& o, const QStr
     DPX_TRY(f.text("dataset", b.dataset));
     DPX_TRY(f.number("epsilon", b.epsilon));
     DPX_TRY(f.number("delta", b.delta));
-    DPX_TRY(f.flag("composition", "zcdp", "basic", "expected basic or zcdp", b.zcdp));
+    DPX_TRY(f.named(
+        "composition", compositionName(b.composition),
+        [](const QString& name) { return compositionFromName(name.toStdString()); },
+        b.composition));
     DPX_TRY(f.text("ledger", b.ledger));
     const auto readRow = [](const QJsonObject& ro, const QString& at) -> Expected<BudgetRow> {
         const SessionFields rf(ro, at);
@@ -1870,7 +1873,7 @@ BudgetPlan budgetPlanOf(const ExplorerState& state) {
     const DatasetBudget b = currentBudget(state);
     BudgetPlan p;
     p.total = BudgetTotal{b.epsilon, b.delta};
-    p.composition = b.zcdp ? Composition::Zcdp : Composition::Basic;
+    p.composition = b.composition;
     for (const BudgetRow& r : b.rows) {
         PlanStatistic st;
         st.label = r.column.toStdString();
@@ -1894,7 +1897,7 @@ void setBudgetPlan(ExplorerState& s, const BudgetPlan& plan) {
     DatasetBudget& b = s.budget.plan;
     b.epsilon = plan.total.epsilon;
     b.delta = plan.total.delta;
-    b.zcdp = plan.composition == Composition::Zcdp;
+    b.composition = plan.composition;
     b.rows.clear();
     for (const PlanStatistic& st : plan.statistics) {
         BudgetRow r;

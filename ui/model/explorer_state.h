@@ -394,7 +394,7 @@ struct BudgetRow {
 struct DatasetBudget {
     QString dataset;  // budgetDatasetKey of the data the plan is for
     double epsilon = 1, delta = 1e-6;
-    bool zcdp = false;
+    dpx::Composition composition = dpx::Composition::Basic;  // "basic", "zcdp" or "pld"
     std::vector<BudgetRow> rows;  // none: the plan starts with the current column
     QString ledger;               // the privacy ledger the plan starts from; "" none chosen
 

@@ -223,7 +223,7 @@ ReleaseContext releaseContextOf(const ExplorerState& s, const DatasetResult& r) 
     c.delta = s.mechanism.delta;
     c.budgetEpsilon = s.budget.plan.epsilon;
     c.budgetDelta = s.budget.plan.delta;
-    c.budgetZcdp = s.budget.plan.zcdp;
+    c.budgetComposition = s.budget.plan.composition;
     switch (s.mechanism.kind) {
         case MechanismChoice::Gaussian:
         case MechanismChoice::CountGaussian:
@@ -649,7 +649,8 @@ void ReleaseDialog::buildUi() {
     composition_->addItem(tr("zCDP (ρ adds up; needs δ > 0)"), QStringLiteral("zcdp"));
     composition_->addItem(tr("PLD accountant (Koskela et al. 2020; tight, needs δ > 0)"),
                           QStringLiteral("pld"));
-    composition_->setCurrentIndex(ctx_.budgetZcdp ? 1 : 0);
+    composition_->setCurrentIndex(std::max(
+        0, composition_->findData(QString::fromLatin1(compositionName(ctx_.budgetComposition)))));
     budget->addRow(tr("Total ε:"), budgetEpsilon_);
     budget->addRow(tr("Total δ:"), budgetDelta_);
     budget->addRow(tr("Composition:"), composition_);
@@ -1535,14 +1536,12 @@ void ReleaseController::refreshLedger() {
             p.totalEpsilon = q(l->totalEpsilon());
             p.totalDelta = q(l->totalDelta());
             p.usage = l->usage();
-            if (l->composition() == Composition::Pld) {
-                // A plan's shares add up (basic) or their ρ does (zCDP); what a PLD ledger has
-                // left is not a sum, so a plan cannot start from it.
-                p.error = QObject::tr(
-                              "it composes by the PLD accountant (%1); a plan shares a total by "
-                              "basic composition or zCDP and cannot start from it")
-                              .arg(out.text);
-                return out;
+            const bool pld = l->composition() == Composition::Pld;
+            if (pld) {
+                // A plan composes the ledger's releases with its statistics by the PLD
+                // accountant on the ledger's grid (issue #22), on top of its recorded excess.
+                p.pldInterval = parseDecimal(l->pldInterval()).value().toDouble();
+                p.pldExcess = l->pldExcess();
             }
             for (const data::LedgerRelease& r : l->releases()) {
                 auto c = data::ledgerCharge(r);
@@ -1551,6 +1550,14 @@ void ReleaseController::refreshLedger() {
                     return out;
                 }
                 p.charges.push_back(*c);
+                if (pld) {
+                    auto m = data::ledgerAccountedMechanism(r.loss);
+                    if (!m) {
+                        p.error = q(m.error().message);
+                        return out;
+                    }
+                    p.losses.push_back(*m);
+                }
             }
             return out;
         },

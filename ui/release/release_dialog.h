@@ -74,7 +74,7 @@ struct ReleaseContext {
     EstimatorKind postProcessing = EstimatorKind::Identity;
     qint64 groupSize = 100;  // n of geometric-matrix: declared, never the data's largest count
     double budgetEpsilon = 1, budgetDelta = 0;
-    bool budgetZcdp = false;
+    Composition budgetComposition = Composition::Basic;
     double confidenceLevel = 0.95;  // the level of the intervals stated (issue #22)
     // The Histogram tab's "sample of N" and design effect (issue #22; 0: not a sample): the
     // dialog's sample box starts with them, unticked (a release declares it explicitly).

@@ -169,10 +169,14 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     composition_->setObjectName(QStringLiteral("budgetComposition"));
     composition_->addItem(tr("Basic (Σε, Σδ)"));
     composition_->addItem(tr("zCDP (ρ adds)"));
+    composition_->addItem(tr("PLD (tight)"));
     composition_->setToolTip(
         tr("Basic composition adds the ε's and δ's (Dwork & Roth 2014 Thm 3.16). zCDP adds the "
            "ρ's and converts the sum with ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016 Prop 1.3): "
-           "tighter for many Gaussian releases."));
+           "tighter for many Gaussian releases. PLD composes the privacy loss distributions "
+           "(Koskela, Jälkö & Honkela 2020; pessimistic grid): the tightest; the weights share "
+           "ρ as under zCDP and one common scale is searched so that the whole plan meets the "
+           "total."));
     addColumn_ = new QComboBox;
     addColumn_->setObjectName(QStringLiteral("budgetAddColumn"));
     addColumn_->setToolTip(tr("The column whose histogram the new statistic releases"));
@@ -191,8 +195,9 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     // 1024 × 768 (the sampling rate out of sight).
     table_->horizontalHeaderItem(ColSamplingRate)
         ->setToolTip(tr("Poisson sampling rate q ∈ (0, 1]: each record enters the statistic's "
-                        "sample with probability q (1 = no sampling). The allocation is the "
-                        "noise without sampling; the accountants below amplify it."));
+                        "sample with probability q (1 = no sampling). Basic composition and PLD "
+                        "calibrate with the amplification (less noise for the same share); zCDP "
+                        "does not. The accountants below amplify it."));
     table_->horizontalHeaderItem(ColEpsilon)
         ->setToolTip(tr("The statistic's ε. Type a value to hold it; the others re-split."));
     table_->horizontalHeaderItem(ColHalfWidth)
@@ -367,7 +372,9 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
             return;
         }
         BudgetPlan c = base();
-        c.composition = index == 1 ? Composition::Zcdp : Composition::Basic;
+        c.composition = index == 2   ? Composition::Pld
+                        : index == 1 ? Composition::Zcdp
+                                     : Composition::Basic;
         apply(c, Origin::Edit);
     });
     connect(add_, &QPushButton::clicked, this, [this] { addStatistic(addColumn_->currentText()); });
@@ -510,7 +517,7 @@ void BudgetTab::browseLedger() {
 }
 
 void BudgetTab::setComposition(dpx::Composition composition) {
-    composition_->setCurrentIndex(composition == Composition::Zcdp ? 1 : 0);
+    composition_->setCurrentIndex(static_cast<int>(composition));
 }
 
 void BudgetTab::addStatistic(const QString& column) {
@@ -562,8 +569,15 @@ void BudgetTab::apply(dpx::BudgetPlan candidate, Origin origin, bool epsChanged,
         candidate.total = ledger_.total;
         candidate.composition = ledger_.composition;
         candidate.spent = ledger_.charges;
+        candidate.spentLosses = ledger_.losses;
+        candidate.spentExcess = ledger_.pldExcess;
+        if (ledger_.composition == Composition::Pld) {
+            candidate.pldInterval = ledger_.pldInterval;
+        }
     } else {
         candidate.spent.clear();
+        candidate.spentLosses.clear();
+        candidate.spentExcess = 0;
     }
     if (origin == Origin::Edit) {
         note_->hide();
@@ -842,11 +856,12 @@ void BudgetTab::refresh() {
     updating_ = true;
     {
         const QSignalBlocker b(composition_);
-        composition_->setCurrentIndex(plan_.composition == Composition::Zcdp ? 1 : 0);
+        composition_->setCurrentIndex(static_cast<int>(plan_.composition));
     }
     const bool zcdp = plan_.composition == Composition::Zcdp;
+    const bool pld = plan_.composition == Composition::Pld;
     table_->horizontalHeaderItem(ColRho)->setText(zcdp ? tr("ρ (charged)") : tr("ρ"));
-    table_->horizontalHeaderItem(ColEpsilon)->setText(zcdp ? tr("ε (alone)") : tr("ε"));
+    table_->horizontalHeaderItem(ColEpsilon)->setText(zcdp || pld ? tr("ε (alone)") : tr("ε"));
     for (int i = 0; i < static_cast<int>(plan_.statistics.size()); ++i) {
         const PlanStatistic& s = plan_.statistics[static_cast<std::size_t>(i)];
         const StatisticAllocation* a =
@@ -887,13 +902,23 @@ void BudgetTab::refresh() {
         }
         table_->item(i, ColEpsilon)->setText(formatSignificant(a->epsilon, 4));
         table_->item(i, ColDelta)
-            ->setText(zcdp && s.mechanism == MechanismKind::Gaussian
+            ->setText((zcdp || pld) && s.mechanism == MechanismKind::Gaussian
                           ? tr("(total)")
                           : (a->delta > 0 ? formatSignificant(a->delta, 4) : QStringLiteral("0")));
         table_->item(i, ColRho)->setText(formatSignificant(a->rho, 4));
         table_->item(i, ColNoise)
             ->setText(noiseParameter(s.mechanism) + QStringLiteral(" = ") +
-                      formatSignificant(a->noise.scale, 4));
+                      formatSignificant(a->noise.scale, 4) +
+                      (a->epsilonWithoutSampling ? tr(" (sampled)") : QString()));
+        table_->item(i, ColNoise)
+            ->setToolTip(a->epsilonWithoutSampling
+                             ? tr("Calibrated with amplification by Poisson sampling at q = %1: "
+                                  "without sampling this noise is ε = %2-DP; on the sample it "
+                                  "costs ε = %3.")
+                                   .arg(formatSignificant(s.samplingRate, 4),
+                                        formatSignificant(*a->epsilonWithoutSampling, 4),
+                                        formatSignificant(a->epsilon, 4))
+                             : QString());
         table_->item(i, ColHalfWidth)
             ->setText(QStringLiteral("±") + formatSignificant(a->noise.halfWidth95, 4));
         table_->item(i, ColL1)->setText(
@@ -928,7 +953,25 @@ void BudgetTab::refresh() {
             : r.spentCharges == 1
                 ? tr("fits what the ledger's release leaves")
                 : tr("fits what the ledger's %1 releases leave").arg(r.spentCharges);
-        if (fromLedger && !zcdp) {
+        if (pld) {
+            text = fromLedger
+                       ? tr("PLD (Koskela, Jälkö & Honkela 2020; grid %1): with the ledger's "
+                            "releases ε = %2 at δ = %3 (ledger before the plan: ε = %4) — %5")
+                             .arg(formatSignificant(r.pldInterval, 3),
+                                  formatSignificant(u.epsilonSpent, 4),
+                                  formatSignificant(r.total.delta, 4),
+                                  formatSignificant(r.start.epsilonSpent, 4), fits)
+                       : tr("PLD (Koskela, Jälkö & Honkela 2020; grid %1): the whole plan "
+                            "composed gives ε = %2 at δ = %3 — %4 (ε = %5)")
+                             .arg(formatSignificant(r.pldInterval, 3),
+                                  formatSignificant(u.epsilonSpent, 4),
+                                  formatSignificant(r.total.delta, 4), fits,
+                                  formatSignificant(r.total.epsilon, 4));
+            if (r.other.available) {
+                text += tr("; under zCDP the plan's noise alone would cost ε = %1")
+                            .arg(formatSignificant(r.other.epsilon, 4));
+            }
+        } else if (fromLedger && !zcdp) {
             double own = 0, ownDelta = 0;
             for (const auto& a : r.statistics) {
                 own += a.epsilon;
@@ -993,6 +1036,9 @@ void BudgetTab::refresh() {
             }
         }
         text += QLatin1Char('.');
+        if (!r.sampling.empty()) {
+            text += QLatin1Char(' ') + QString::fromStdString(r.sampling);
+        }
         for (const auto& w : r.warnings) {
             text += QLatin1Char(' ') + tr("Note: %1.").arg(QString::fromStdString(w));
         }
@@ -1016,7 +1062,10 @@ void BudgetTab::refreshLedgerLine() {
         const QString left = QString::fromStdString(data::budgetUsageText(
             ledger_.usage, ledger_.totalEpsilon.toStdString(), ledger_.totalDelta.toStdString()));
         ledgerLine_->setText(
-            tr("Ledger %1 (%2 composition, %3): %4 — the plan shares what is left%5.")
+            (ledger_.composition == Composition::Pld
+                 ? tr("Ledger %1 (%2 composition, %3): %4 — the plan is composed with its "
+                      "releases by the PLD accountant and shares what is left%5.")
+                 : tr("Ledger %1 (%2 composition, %3): %4 — the plan shares what is left%5."))
                 .arg(QFileInfo(ledger_.path).fileName(),
                      QString::fromLatin1(compositionName(ledger_.composition)),
                      ledger_.charges.size() == 1 ? tr("1 release")
@@ -1033,7 +1082,8 @@ void BudgetTab::drawChart() {
     chart_->clearItems();
     chart_->legend->setBorderPen(Qt::NoPen);  // a caption row, not a box (after the palette)
     chart_->legend->setBrush(Qt::NoBrush);
-    const bool zcdp = plan_.composition == Composition::Zcdp;
+    // zCDP and PLD share ρ: the bars show each statistic's ρ (of its noise).
+    const bool zcdp = plan_.composition != Composition::Basic;
     chart_->yAxis->setLabel(zcdp ? tr("ρ of each statistic") : tr("ε of each statistic"));
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     const int n = static_cast<int>(plan_.statistics.size());
@@ -1100,7 +1150,8 @@ QString BudgetTab::toCsv() const {
     QStringList lines;
     lines << QStringLiteral(
         "statistic,bins,mechanism,weight,hold,hold_value,epsilon,delta,rho,share,noise_parameter,"
-        "noise_scale,half_width_95,expected_l1,expected_l1_percent,per_bin_variance");
+        "noise_scale,half_width_95,expected_l1,expected_l1_percent,per_bin_variance,"
+        "sampling_rate,composition");
     for (std::size_t i = 0; i < plan_.statistics.size(); ++i) {
         const PlanStatistic& s = plan_.statistics[i];
         QStringList f;
@@ -1121,6 +1172,9 @@ QString BudgetTab::toCsv() const {
                 f << QString();
             }
         }
+        // The sampling rate the noise was calibrated for, and the accountant the plan used.
+        f << formatSignificant(s.samplingRate, 17)
+          << QString::fromLatin1(compositionName(plan_.composition));
         lines << f.join(QLatin1Char(','));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
@@ -1140,7 +1194,8 @@ void BudgetTab::computeProfile() {
         drawProfile();
         return;
     }
-    if (!plan_.spent.empty()) {
+    // A PLD ledger's releases record their loss: the profile composes them with the plan.
+    if (!plan_.spent.empty() && plan_.spentLosses.size() != plan_.spent.size()) {
         if (runner_) {
             runner_->cancel(profileSlot_);
         }

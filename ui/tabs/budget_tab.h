@@ -56,6 +56,11 @@ struct PlanLedger {
     dpx::Composition composition = dpx::Composition::Basic;
     QString totalEpsilon, totalDelta;  // as the ledger records them
     std::vector<dpx::BudgetCharge> charges;
+    // PLD ledgers: each charge's privacy loss, the grid interval and the recorded excess ε
+    // (io/release/privacy_ledger.h), with which a plan composes under PLD.
+    std::vector<dpx::accounting::AccountedMechanism> losses;
+    double pldInterval = 1e-4;
+    double pldExcess = 0;
     dpx::BudgetUsage usage;
     bool usable() const { return !path.isEmpty() && error.isEmpty(); }
 };

@@ -113,7 +113,7 @@ private Q_SLOTS:
         s.tradeoff.points = 9;
         s.budget.plan.epsilon = 2.5;
         s.budget.plan.delta = 1e-7;
-        s.budget.plan.zcdp = true;
+        s.budget.plan.composition = dpx::Composition::Zcdp;
         s.budget.plan.rows = {{QStringLiteral("age"), 10, QStringLiteral("gaussian"), 2,
                                QStringLiteral("accuracy"), 8.5},
                               {QStringLiteral("age"), 100, QStringLiteral("geometric"), 0,
