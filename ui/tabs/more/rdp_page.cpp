@@ -174,7 +174,8 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     grid->addElement(3, 1, rdpErrRect_);
     grid->setRowStretchFactor(0, 0.01);
     grid->setRowStretchFactor(2, 0.01);
-    grid->setColumnStretchFactor(0, 1.6);
+    // The error plots a little wider than 1 : 1.6, so that their axis reads at 1024 × 768.
+    grid->setColumnStretchFactor(0, 1.3);
     grid->setColumnStretchFactor(1, 1);
     auto* cellsMargin = new QCPMarginGroup(plot_);
     dpRect_->setMarginGroup(QCP::msLeft | QCP::msRight, cellsMargin);
