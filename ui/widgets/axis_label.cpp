@@ -12,6 +12,7 @@ namespace {
 constexpr const char* kFull = "dpxFullAxisLabel";
 constexpr const char* kShown = "dpxShownAxisLabel";
 constexpr const char* kHooked = "dpxFitAxisLabels";
+constexpr const char* kRequeued = "dpxFitAxisLabelsRequeued";
 
 // The pixels the axis offers its label: the axis rect's height for a vertical axis, its width
 // for a horizontal one.
@@ -51,7 +52,12 @@ bool fitOnce(QCustomPlot* plot) {
             continue;
         }
         const QString full = fullAxisLabel(axis);
-        const QString shown = wrapAxisLabel(full, QFontMetrics(axis->labelFont()), length);
+        const QFontMetrics metrics(axis->labelFont());
+        // An axis shorter than four lines of its label's type belongs to a plot too small to
+        // read (a heatmap squeezed to 160 px in a test): more lines would only take the little
+        // room its data has, so its label stays on one line.
+        const bool tiny = length < 4 * metrics.height();
+        const QString shown = tiny ? full : wrapAxisLabel(full, metrics, length);
         axis->setProperty(kFull, full);
         axis->setProperty(kShown, shown);
         if (axis->label() != shown) {
@@ -63,17 +69,34 @@ bool fitOnce(QCustomPlot* plot) {
 }
 
 void relayout(QCustomPlot* plot) {
-    // What QCustomPlot::updateLayout does (protected), without its afterLayout signal.
-    plot->plotLayout()->update(QCPLayoutElement::upPreparation);
-    plot->plotLayout()->update(QCPLayoutElement::upMargins);
-    plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    // What QCustomPlot::updateLayout does (protected), without its afterLayout signal; twice,
+    // because a wrapping title (PlotTitle) sizes itself from the rectangle of the layout before:
+    // once the label's lines have moved the columns, the second pass gives the title its height
+    // for its new width.
+    for (int k = 0; k < 2; ++k) {
+        plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+        plot->plotLayout()->update(QCPLayoutElement::upMargins);
+        plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    }
 }
 
 // After a layout: fit, and lay out again when a label changed (its lines change the margins,
 // and so the other axes' lengths: at most twice more).
 void fitAfterLayout(QCustomPlot* plot) {
+    bool changed = false;
     for (int pass = 0; pass < 2 && fitOnce(plot); ++pass) {
         relayout(plot);
+        changed = true;
+    }
+    // Other afterLayout listeners (a title that re-wraps, the ticks of a narrow plot) may have
+    // looked at the layout before the labels changed it: one more (queued) replot shows them the
+    // final one. At most three in a row, should two labels ever keep undoing each other.
+    const int requeued = plot->property(kRequeued).toInt();
+    if (changed && requeued < 3) {
+        plot->setProperty(kRequeued, requeued + 1);
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    } else if (!changed) {
+        plot->setProperty(kRequeued, 0);
     }
 }
 

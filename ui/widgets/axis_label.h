@@ -14,7 +14,8 @@
 namespace dpx::ui {
 
 // Lays `plot` out at its current viewport and fits the label of every visible axis of every axis
-// rect (and colour scale) to the axis's length.
+// rect (and colour scale) to the axis's length (an axis shorter than four lines of its label's
+// type keeps its label on one line: its plot is too small to read).
 void fitAxisLabels(QCustomPlot* plot);
 
 // Calls fitAxisLabels before every replot of `plot` (idempotent). applyPlotPalette and

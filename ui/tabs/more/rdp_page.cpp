@@ -17,6 +17,7 @@
 #include "ui/widgets/epsilon_override.h"
 #include "ui/widgets/log_slider_field.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/plot_title.h"
@@ -156,7 +157,8 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     plot_->plotLayout()->setRowStretchFactor(0, 0.01);
     plot_->plotLayout()->setRowStretchFactor(2, 0.01);
     plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    plot_->legend->setWrap(2);
+    // Two columns where they fit, else one (at 1024 × 768 two cut "cell published exac").
+    wrapLegendToWidth(plot_, 2);
     rdpRect_ = new QCPAxisRect(plot_);
     dpErrRect_ = new QCPAxisRect(plot_);
     rdpErrRect_ = new QCPAxisRect(plot_);
@@ -174,7 +176,8 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     grid->addElement(3, 1, rdpErrRect_);
     grid->setRowStretchFactor(0, 0.01);
     grid->setRowStretchFactor(2, 0.01);
-    grid->setColumnStretchFactor(0, 1.6);
+    // The error plots a little wider than 1 : 1.6, so that their axis reads at 1024 × 768.
+    grid->setColumnStretchFactor(0, 1.3);
     grid->setColumnStretchFactor(1, 1);
     auto* cellsMargin = new QCPMarginGroup(plot_);
     dpRect_->setMarginGroup(QCP::msLeft | QCP::msRight, cellsMargin);
