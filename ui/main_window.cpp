@@ -57,6 +57,7 @@
 #include "ui/tabs/table/table_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/tabs/workbench/workbench_tab.h"
+#include "ui/widgets/elided_label.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -243,29 +244,6 @@ void makeScrollable(QWidget* tab, const QString& name) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(scroll);
 }
-
-// A one-line label drawn with "…" when it is narrower than its text (the status line); text()
-// stays the whole text, which its tooltip shows.
-class ElidedLabel : public QLabel {
-public:
-    using QLabel::QLabel;
-
-protected:
-    void paintEvent(QPaintEvent*) override {
-        QPainter painter(this);
-        painter.setPen(palette().color(foregroundRole()));
-        const QRect r = contentsRect();
-        painter.drawText(r, Qt::AlignVCenter | Qt::AlignLeft,
-                         fontMetrics().elidedText(text(), Qt::ElideRight, r.width()));
-    }
-    bool event(QEvent* e) override {
-        if (e->type() == QEvent::ToolTip && toolTip().isEmpty()) {
-            QToolTip::showText(static_cast<QHelpEvent*>(e)->globalPos(), text(), this);
-            return true;
-        }
-        return QLabel::event(e);
-    }
-};
 
 // The zoom levels of View ▸ Zoom in / Zoom out.
 constexpr std::array<double, 11> kZoomLevels = {0.7, 0.8, 0.9, 1.0, 1.1, 1.25,
@@ -1088,6 +1066,9 @@ void MainWindow::buildStatusBar() {
     cancel_->setToolTip(tr("Stop the long computation (the last complete results stay)."));
     cancel_->hide();
     statusBar()->addWidget(statusText_, 1);
+    // The ledger line keeps its whole text when there is room and ends in "…" (the whole text in
+    // its tooltip) when there is not, rather than widening the window past the screen.
+    releaseCtl_->ledgerLabel()->setElidedMinimum(160);
     statusBar()->addPermanentWidget(releaseCtl_->ledgerLabel());
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);

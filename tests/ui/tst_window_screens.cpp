@@ -45,9 +45,11 @@
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/job_runner.h"
+#include "ui/release/release_dialog.h"
 #include "ui/tabs/histogram_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/widgets/axis_label.h"
+#include "ui/widgets/elided_label.h"
 #include "ui/widgets/log_slider_field.h"
 #include "ui/widgets/plot_legend.h"
 #include "ui/widgets/plot_title.h"
@@ -302,6 +304,15 @@ private Q_SLOTS:
         for (const QString& tab : kTabs + kPages) {
             QVERIFY(w.showTab(tab));
             settle(w);
+            // A tab whose minimum width is more than the screen leaves makes the whole window
+            // grow past the screen's edge (1097 px on a 1024 px screen was seen).
+            if (w.width() > size.width() || w.height() > size.height()) {
+                problems << tab + QStringLiteral(": the window grew to %1 × %2")
+                                      .arg(w.width())
+                                      .arg(w.height());
+                w.resize(size);
+                settle(w);
+            }
             for (const QString& p : layoutProblems(&w)) {
                 problems << tab + QStringLiteral(": ") + p;
             }
@@ -497,6 +508,32 @@ private Q_SLOTS:
                                         .arg(problems.join(QStringLiteral("; ")))));
             }
         }
+    }
+
+    // A long ledger line in the status bar (a PLD ledger's: "Ledger pl.json: ε 0.5 left for a
+    // pure ε-DP release (ε 0.5 of 1 spent at δ 1e-6, PLD accountant)") made the window 1 097 px
+    // wide on a 1024 × 768 screen: the status bar's lines end in "…" instead, the whole text in
+    // their tooltips.
+    void aLongStatusLineKeepsTheWindowOnScreen() {
+        MainWindow w;
+        w.resize(1024, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::waitForData(w));
+        ElidedLabel* ledger = w.releaseController()->ledgerLabel();
+        const QString text = QStringLiteral(
+            "Ledger a-rather-long-ledger-name.json: ε 0.5 left for a pure ε-DP release (ε 0.5 of "
+            "1 spent at δ 1e-6, PLD accountant; the recorded ε is the authority)");
+        ledger->setText(text);
+        settle(w);
+        QCOMPARE(w.width(), 1024);
+        QVERIFY(ledger->isVisible());
+        QVERIFY(ledger->isElided());
+        QVERIFY(ledger->width() >= 160);
+        QCOMPARE(ledger->text(), text);  // the whole text stays (for its tooltip)
+        ledger->setText(QStringLiteral("No ledger"));
+        settle(w);
+        QVERIFY(!ledger->isElided());  // a short line shows whole
     }
 
     // A window larger than its screen (a saved geometry from a bigger screen) is made to fit.

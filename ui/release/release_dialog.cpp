@@ -44,6 +44,7 @@
 #include "ui/model/job_runner.h"
 #include "ui/release/decision_report_exporter.h"
 #include "ui/release/known_ledgers.h"
+#include "ui/widgets/elided_label.h"
 
 namespace dpx::ui {
 
@@ -1402,7 +1403,7 @@ ReleaseController::ReleaseController(std::function<ReleaseContext()> context, Jo
            "generator, and charge it to a privacy-budget ledger"));
     connect(action_, &QAction::triggered, this, [this] { (void)open(); });
     exporter_ = new DecisionReportExporter(runner, window);
-    label_ = new QLabel;
+    label_ = new ElidedLabel;
     label_->setObjectName(QStringLiteral("ledgerStatus"));
     label_->setText(tr("No ledger"));
     label_->setToolTip(

@@ -32,6 +32,7 @@
 #include "ui/model/computations.h"
 #include "ui/model/explorer_state.h"
 #include "ui/tabs/budget_tab.h"
+#include "ui/widgets/elided_label.h"
 
 class QAction;
 class QCheckBox;
@@ -254,7 +255,7 @@ public:
     ReleaseController(std::function<ReleaseContext()> context, JobRunner* runner, QWidget* window);
 
     QAction* action() const { return action_; }
-    QLabel* ledgerLabel() const { return label_; }
+    ElidedLabel* ledgerLabel() const { return label_; }
     // The ledger shown: the one chosen, else the one found for the dataset ("" none).
     QString ledgerPath() const { return shownPath_.isEmpty() ? ledgerPath_ : shownPath_; }
     // The ledger chosen for the dataset's plan ("" : the ledger shown is found, or none).
@@ -289,7 +290,7 @@ private:
     JobRunner* runner_;
     QWidget* window_;
     QAction* action_;
-    QLabel* label_;
+    ElidedLabel* label_;
     QString dataset_;
     QString ledgerPath_;  // chosen ("" : find one for the dataset)
     QString shownPath_;   // read last (chosen or found)
