@@ -945,6 +945,22 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Export plot (PNG, SVG, PDF)…"), this, &MainWindow::exportPlot)
         ->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
     file->addAction(tr("Export error &table as CSV…"), this, &MainWindow::exportTable);
+    // The Budget tab's plan, one row per statistic (its share, noise, expected errors, sampling
+    // rate and the composition), for a spreadsheet or the release board's minutes.
+    file->addAction(tr("Export budget &plan as CSV…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export budget plan"), QStringLiteral("dpexplorer-budget-plan.csv"),
+            tr("CSV (*.csv)"));
+        if (path.isEmpty()) {
+            return;
+        }
+        QSaveFile f(path);
+        if (!f.open(QIODevice::WriteOnly) || f.write(budget_->toCsv().toUtf8()) < 0 ||
+            !f.commit()) {
+            QMessageBox::warning(this, tr("Export budget plan"),
+                                 tr("Could not write %1.").arg(path));
+        }
+    });
     file->addSeparator();
     file->addAction(releaseCtl_->action());
     file->addAction(releaseCtl_->reportExporter()->action());      // issue #22: after a release
