@@ -26,13 +26,6 @@ namespace {
 using namespace dpx;
 using namespace dpx::accounting;
 
-// CPU seconds of the whole process (both composing threads).
-double processCpuSeconds() {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 std::vector<AccountedMechanism> heterogeneousPlan(int n, unsigned seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(0, 1);
