@@ -82,8 +82,8 @@ private Q_SLOTS:
             QVERIFY(c.run != nullptr);
         }
         // dpx query (issue #19) is the 20th; workload, algorithms and bench (issue #20) make 23,
-        // strategy (issue #23) 24, interval (issue #22) 25.
-        QCOMPARE(names.size(), std::size_t{25});
+        // strategy (issue #23) 24, interval (issue #22) 25, report (issue #22) 26.
+        QCOMPARE(names.size(), std::size_t{26});
         QVERIFY(findCommand("nosuchcommand") == nullptr);
     }
 

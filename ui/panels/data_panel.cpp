@@ -121,7 +121,20 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         tr("A bad row (wrong number of fields, not a number, invalid UTF-8, …): "
            "stop with its line and column, or skip it and count it by reason "
            "in the summary."));
-    csvRow_ = row({delimiter_, header_, badRows_});
+    // The three CSV options on two lines: on one line they made the side panel ~440 px wide and
+    // the window 1 097 px on a 1024 × 768 screen (a window grows to its minimum size and does not
+    // shrink back by itself).
+    csvRow_ = new QWidget;
+    {
+        auto* lines = new QVBoxLayout(csvRow_);
+        lines->setContentsMargins(0, 0, 0, 0);
+        auto* first = new QHBoxLayout;
+        first->addWidget(delimiter_);
+        first->addWidget(header_);
+        first->addStretch(1);
+        lines->addLayout(first);
+        lines->addWidget(badRows_, 0, Qt::AlignLeft);
+    }
 
     table_ = new QComboBox;
     table_->setObjectName(QStringLiteral("tableBox"));

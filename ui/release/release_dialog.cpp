@@ -573,10 +573,13 @@ void ReleaseDialog::buildUi() {
     sampleD_->setToolTip(
         tr("1 for a simple random sample; for a weighted survey its documented design effect: "
            "the sampling error uses the effective sample n/D (Kish 1965)."));
-    levelRow->addSpacing(12);
-    levelRow->addWidget(sample_);
-    levelRow->addWidget(sampleN_, 1);
-    levelRow->addWidget(sampleD_, 1);
+    // A row of its own: beside the level it made the form wider than the dialog (it scrolled
+    // sideways on a 1024 × 768 screen).
+    auto* sampleRow = new QHBoxLayout;
+    sampleRow->addWidget(sample_);
+    sampleRow->addWidget(sampleN_, 1);
+    sampleRow->addWidget(sampleD_, 1);
+    form->addRow(tr("Sampling:"), sampleRow);
     chosenOn_ = new QLabel(chosenOnText());
     chosenOn_->setObjectName(QStringLiteral("releaseChosenOn"));
     chosenOn_->setWordWrap(true);
