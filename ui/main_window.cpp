@@ -58,6 +58,7 @@
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/tabs/workbench/workbench_tab.h"
 #include "ui/widgets/elided_label.h"
+#include "ui/widgets/page.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/presentation_view.h"
 #include "ui/widgets/qcustomplot_include.h"
@@ -213,9 +214,12 @@ void makeScrollable(QWidget* tab, const QString& name) {
         }
     }
     // Plots narrower than their pages asked still read at 320 px, and then a page fits beside
-    // its controls on a 1024 × 768 screen.
+    // its controls on a 1024 × 768 screen. A plot that does not read that narrow (four small
+    // panels side by side: the Random DP page's ticks ran into each other and its titles were
+    // cut at 330 px, session 33) keeps its width, and its page puts the controls under it.
     for (QCustomPlot* plot : contents->findChildren<QCustomPlot*>()) {
-        if (plot->minimumWidth() > kPlotMinimumWidth) {
+        if (plot->minimumWidth() > kPlotMinimumWidth &&
+            !plot->property(kKeepsMinimumWidth).toBool()) {
             plot->setMinimumWidth(kPlotMinimumWidth);
         }
     }

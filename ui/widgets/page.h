@@ -20,6 +20,11 @@ class QScrollArea;
 
 namespace dpx::ui {
 
+// A plot with this property set to true keeps the minimum width its page gave it when the window
+// lets plots go down to 320 px to sit beside their controls (MainWindow): its page then puts the
+// controls under the plot on a small screen instead.
+inline constexpr const char* kKeepsMinimumWidth = "dpxKeepsMinimumWidth";
+
 class Page : public QWidget {
     Q_OBJECT
 public:

@@ -1,6 +1,7 @@
 #include "ui/widgets/side_panel_width.h"
 
 #include <QEvent>
+#include <QLayout>
 #include <QPointer>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -29,6 +30,11 @@ public:
              event->type() == QEvent::Show)) {
             update();
         }
+        if (area_ && watched == area_->widget() &&
+            (event->type() == QEvent::LayoutRequest || event->type() == QEvent::Resize ||
+             event->type() == QEvent::Show)) {
+            keepHeightForWidth();
+        }
         return QObject::eventFilter(watched, event);
     }
 
@@ -51,6 +57,24 @@ private:
         }
         if (area_->maximumWidth() != setMax_) {
             area_->setMaximumWidth(setMax_);
+        }
+    }
+
+    // The contents are never lower than their layout needs at their width. Wrapped labels make
+    // that height depend on the width; the scroll area sized its widget by a height computed for
+    // another width at times (the side panel opened on the Random DP page at 1024 × 768,
+    // session 33: the Data box's buttons, spin box and list squashed to a few pixels while its
+    // wrapped description kept its lines). A minimum height at the current width makes the area
+    // scroll instead.
+    void keepHeightForWidth() {
+        QWidget* w = area_->widget();
+        QLayout* l = w->layout();
+        if (!l || !l->hasHeightForWidth() || w->width() <= 0) {
+            return;
+        }
+        const int need = l->totalHeightForWidth(w->width());
+        if (need > 0 && w->minimumHeight() != need) {
+            w->setMinimumHeight(need);
         }
     }
 

@@ -146,6 +146,9 @@ RandomDpPage::RandomDpPage(JobRunner* runner, QWidget* parent)
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("rdpPlot"));
     plot_->setMinimumSize(520, 420);
+    // Four panels side by side do not read at 320 px (ticks ran into each other, titles cut at
+    // 1024 × 768): the controls go under the plot instead.
+    plot_->setProperty(kKeepsMinimumWidth, true);
     dpRect_ = plot_->axisRect();
     dpRect_->insetLayout()->take(plot_->legend);
     plot_->plotLayout()->take(dpRect_);
