@@ -272,6 +272,10 @@ void LdpExperimentPage::setSpec(const ldp::ExperimentSpec& spec) {
     std::vector<double> n(spec.populations.begin(), spec.populations.end());
     users_->setText(numberListText(n));
     epsilons_->setText(numberListText(spec.epsilons));
+    // A list longer than its field shows its start (setText leaves the cursor at the end: the
+    // field read "000, 50000, 100000…" at 1024 × 768).
+    users_->setCursorPosition(0);
+    epsilons_->setCursorPosition(0);
     repetitions_->setValue(static_cast<int>(spec.repetitions));
     seed_->setText(QString::number(spec.seed));
     postProcess_->setCurrentIndex(static_cast<int>(spec.postProcess));

@@ -116,6 +116,10 @@ void LdpMeanPage::setSpec(const ldp::MeanStudySpec& s) {
     std::vector<double> n(s.populations.begin(), s.populations.end());
     users_->setText(numberListText(n));
     epsilons_->setText(numberListText(s.epsilons));
+    // A list longer than its field shows its start (setText leaves the cursor at the end: the
+    // field read "000, 50000, 100000…" at 1024 × 768).
+    users_->setCursorPosition(0);
+    epsilons_->setCursorPosition(0);
     repetitions_->setValue(static_cast<int>(s.repetitions));
     seed_->setText(QString::number(s.seed));
 }

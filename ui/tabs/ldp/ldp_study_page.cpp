@@ -209,6 +209,7 @@ void LdpStudyPage::setRangeSpec(const ldp::RangeStudySpec& s) {
     users_->setText(QString::number(s.users));
     samples_->setValue(static_cast<int>(s.rangeSamples));
     epsilons_->setText(numberListText(s.epsilons));
+    epsilons_->setCursorPosition(0);  // a long list shows its start
     repetitions_->setValue(static_cast<int>(s.repetitions));
     seed_->setText(QString::number(s.seed));
 }
@@ -229,6 +230,7 @@ void LdpStudyPage::setMarginalSpec(const ldp::MarginalStudySpec& s) {
     users_->setText(QString::number(s.users));
     negatives_->setCurrentIndex(s.negatives == ldp::NegativeEstimates::Keep ? 0 : 1);
     epsilons_->setText(numberListText(s.epsilons));
+    epsilons_->setCursorPosition(0);  // a long list shows its start
     repetitions_->setValue(static_cast<int>(s.repetitions));
     seed_->setText(QString::number(s.seed));
 }
