@@ -512,6 +512,18 @@ Status writeDecisionReport(const DecisionReport& report, const std::string& path
     return writeFileAtomically(path, bytes, options);
 }
 
+Expected<DecisionReport> writeDecisionReportOf(const DecisionReportInput& input,
+                                               const std::string& path, bool overwrite) {
+    auto report = buildDecisionReport(input);
+    if (!report) {
+        return Error{"the decision report: " + report.error().message};
+    }
+    if (auto written = writeDecisionReport(*report, path, overwrite); !written) {
+        return written.error();
+    }
+    return report;
+}
+
 }  // namespace dpx::data
 
 #include "decision_report_files.moc"

@@ -74,4 +74,10 @@ Expected<std::string> decisionReportPdf(const DecisionReport& report);
 // atomically (writeFileAtomically: a complete file or none).
 Status writeDecisionReport(const DecisionReport& report, const std::string& path, bool overwrite);
 
+// The one path from a report's input to its file (dpx release --report, dpx report, File ▸ Export
+// decision report… and … of a release file…): buildDecisionReport, then writeDecisionReport. The
+// report written, or the Error of the step that failed (building it: "the decision report: …").
+Expected<DecisionReport> writeDecisionReportOf(const DecisionReportInput& input,
+                                               const std::string& path, bool overwrite);
+
 }  // namespace dpx::data
