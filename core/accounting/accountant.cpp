@@ -196,13 +196,14 @@ Expected<AccountantAnswer> PlanAccountant::delta(Accountant a, double epsilon) c
             // [ln 1e-300, ln(1 − 1e-12)], answer the upper end.
             double lo = std::log(1e-300);
             double hi = std::log1p(-1e-12);
-            auto fits = [&](double logDelta) -> Expected<bool> {
-                auto e = basicEpsilon(std::exp(logDelta));
+            auto fitsAt = [&](double d) -> Expected<bool> {
+                auto e = basicEpsilon(d);
                 if (!e) {
                     return e.error();
                 }
                 return *e <= epsilon;
             };
+            auto fits = [&](double logDelta) { return fitsAt(std::exp(logDelta)); };
             auto top = fits(hi);
             if (!top) {
                 return top.error();
@@ -217,15 +218,33 @@ Expected<AccountantAnswer> PlanAccountant::delta(Accountant a, double epsilon) c
             if (*bottom) {
                 return AccountantAnswer{std::exp(lo), std::nullopt, 0};
             }
-            for (int i = 0; i < 50 && hi - lo > 1e-9; ++i) {
-                const double mid = (lo + hi) / 2;
+            // To adjacent doubles (issue #22: stopped at 1e-9 in ln δ, a plan at δ = 1e-5 showed
+            // 1.0000000008e-05), then on δ itself, down while ε(δ) ≤ ε still holds: the smallest
+            // double δ that fits, never one that does not.
+            for (int i = 0; i < 200; ++i) {
+                const double mid = lo + (hi - lo) / 2;
+                if (!(mid > lo && mid < hi)) {
+                    break;
+                }
                 auto f = fits(mid);
                 if (!f) {
                     return f.error();
                 }
                 (*f ? hi : lo) = mid;
             }
-            return AccountantAnswer{std::exp(hi), std::nullopt, 0};
+            double d = std::exp(hi);  // fits(hi) held: it is fitsAt(d)
+            for (int i = 0; i < 64; ++i) {
+                const double below = std::nextafter(d, 0.0);
+                auto f = fitsAt(below);
+                if (!f) {
+                    return f.error();
+                }
+                if (!*f) {
+                    break;
+                }
+                d = below;
+            }
+            return AccountantAnswer{d, std::nullopt, 0};
         }
         case Accountant::Zcdp: {
             const double rho = totalZcdpRho(mechs_);

@@ -549,8 +549,27 @@ Expected<double> gaussianEpsilonOfSigma(double sigma, double delta, double l2Sen
         return s.error();
     }
     // δ(ε) of a fixed σ (Balle & Wang 2018 Thm 8) decreases in ε: the smallest ε with δ(ε) ≤ δ.
-    return epsilonForAccuracy([&](double e) { return gaussianExactDelta(sigma, e, l2Sensitivity); },
-                              delta, kEpsilonLow, kEpsilonHigh);
+    // Searched to the last double (issue #22): a bisection stopped at a relative 1e-10 answered
+    // up to 1e-10 above that ε, so a σ calibrated to exactly ε_i (gaussianSigma, whose δ(ε_i) ≤ δ
+    // holds) came back as ε_i·(1 + 1e-10) and a plan filling ε = 1 showed 1.00000000002. Down to
+    // adjacent doubles the answer is the smallest double with δ(ε) ≤ δ, hence ≤ ε_i: still on the
+    // safe side (δ(answer) ≤ δ is what is checked) and never above a calibrated target.
+    auto deltaAt = [&](double e) { return gaussianExactDelta(sigma, e, l2Sensitivity); };
+    auto eps = epsilonForAccuracy(deltaAt, delta, kEpsilonLow, kEpsilonHigh, 1e-15);
+    if (!eps) {
+        return eps;
+    }
+    double e = *eps;
+    // The bisection stops within 1e-15 (a few doubles) of the crossing: step down while the
+    // check still holds.
+    for (int i = 0; i < 64 && e > kEpsilonLow; ++i) {
+        const double below = std::nextafter(e, 0.0);
+        if (!(deltaAt(below) <= delta)) {
+            break;
+        }
+        e = below;
+    }
+    return e;
 }
 
 Expected<double> epsilonForHalfWidth(MechanismKind m, double halfWidth, double l1Sensitivity,

@@ -817,6 +817,39 @@ Status PrivacyLedger::append(LedgerRelease release) {
     return okStatus();
 }
 
+Expected<PrivacyLedger> PrivacyLedger::prefix(std::size_t count) const {
+    if (count > releases_.size()) {
+        return Error{"ledger: it holds " + std::to_string(releases_.size()) + " releases, not " +
+                     std::to_string(count)};
+    }
+    if (composition_ == Composition::Pld) {
+        // The releases are composed on demand (budget_ holds none of them, as after fromJson):
+        // a copy that keeps the recorded ε and its excess, so that pldEpsilon() charges a prefix
+        // its composition plus the excess, and the whole ledger the recorded ε.
+        PrivacyLedger p = *this;
+        p.releases_.resize(count);
+        p.pldUsageCache_.reset();
+        if (count == 0) {
+            p.pldRecordedSpent_ = 0;
+            p.pldRecordedCount_ = 0;
+            p.pldExcess_ = 0;
+            p.loadWarning_.clear();
+        }
+        return p;
+    }
+    auto p = create(dataset_, totalEpsilon_, totalDelta_, composition_);
+    if (!p) {
+        return p.error();
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        if (auto s = p->append(releases_[i]); !s) {
+            return Error{"ledger: recomposing release " + std::to_string(i + 1) + ": " +
+                         s.error().message};
+        }
+    }
+    return p;
+}
+
 std::string PrivacyLedger::toJson() const {
     QJsonObject o;
     o[QStringLiteral("format")] = QLatin1String(kFormat);

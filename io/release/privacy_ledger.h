@@ -191,6 +191,15 @@ public:
     // outside this process (release_files.cpp's in-process failure before publication).
     Status withdrawPending(std::size_t index);
 
+    // The ledger as it stood after its first `count` releases (count ≤ releases().size()): the
+    // same dataset, total, composition and grid, for the budget before and after a past release
+    // (the decision report rebuilt from the files, issue #22). A PLD ledger whose recorded ε is
+    // the authority (pldExcess > 0) counts the excess as it does itself: every composition of a
+    // non-empty prefix is charged it on top, and the whole ledger reports the recorded ε; the
+    // empty prefix spent nothing. Errors: count too large, a basic or zCDP release that no longer
+    // fits (a file that loaded cannot give one).
+    Expected<PrivacyLedger> prefix(std::size_t count) const;
+
 private:
     PrivacyLedger(std::string dataset, std::string eps, std::string delta, BudgetLedger budget,
                   Composition composition, std::string pldInterval)

@@ -378,26 +378,19 @@ Expected<DecisionReportInput> decisionReportInputFromFiles(const ReleaseFilesFor
                      "' (run dpx ledger on it to settle an interrupted release); no report was "
                      "written"};
     }
-    // The ledger as it stood before and after this release: its releases up to it.
-    auto prefix = PrivacyLedger::create(ledger->dataset(), ledger->totalEpsilon(),
-                                        ledger->totalDelta(), ledger->composition(),
-                                        ledger->composition() == Composition::Pld
-                                            ? ledger->pldInterval()
-                                            : std::string(PrivacyLedger::kDefaultPldInterval));
-    if (!prefix) {
-        return Error{"ledger: " + prefix.error().message};
+    // The ledger as it stood before and after this release: its releases up to it, composed as
+    // the ledger composes them (PrivacyLedger::prefix: a PLD ledger's recorded excess included,
+    // as the live ledger and the Budget tab count it).
+    auto beforeLedger = ledger->prefix(*index);
+    if (!beforeLedger) {
+        return beforeLedger.error();
     }
-    for (std::size_t i = 0; i < *index; ++i) {
-        if (auto s = prefix->append(releases[i]); !s) {
-            return Error{"ledger: recomposing release " + std::to_string(i + 1) + ": " +
-                         s.error().message};
-        }
+    auto afterLedger = ledger->prefix(*index + 1);
+    if (!afterLedger) {
+        return afterLedger.error();
     }
-    const BudgetUsage before = prefix->usage();
-    if (auto s = prefix->append(entry); !s) {
-        return Error{"ledger: recomposing this release: " + s.error().message};
-    }
-    const BudgetUsage after = prefix->usage();
+    const BudgetUsage before = beforeLedger->usage();
+    const BudgetUsage after = afterLedger->usage();
     DecisionReportBudget& b = in.budget;
     b.ledgerPath = files.ledgerPath;
     b.dataset = ledger->dataset();
@@ -411,7 +404,10 @@ Expected<DecisionReportInput> decisionReportInputFromFiles(const ReleaseFilesFor
     b.deltaSpentBefore = before.deltaSpent;
     b.deltaSpentAfter = after.deltaSpent;
     b.releasesInLedger = *index + 1;
-    b.ledgerCreated = false;
+    // A ledger file is written only by charging a release (release_job's ledgerFor creates it
+    // with the first one): its first entry is the release that created it, as the report made
+    // at release time says.
+    b.ledgerCreated = *index == 0;
     return in;
 }
 
@@ -514,6 +510,18 @@ Status writeDecisionReport(const DecisionReport& report, const std::string& path
     AtomicWriteOptions options;
     options.overwrite = overwrite;
     return writeFileAtomically(path, bytes, options);
+}
+
+Expected<DecisionReport> writeDecisionReportOf(const DecisionReportInput& input,
+                                               const std::string& path, bool overwrite) {
+    auto report = buildDecisionReport(input);
+    if (!report) {
+        return Error{"the decision report: " + report.error().message};
+    }
+    if (auto written = writeDecisionReport(*report, path, overwrite); !written) {
+        return written.error();
+    }
+    return report;
 }
 
 }  // namespace dpx::data

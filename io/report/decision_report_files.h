@@ -47,9 +47,12 @@ Expected<DecisionReportInput> decisionReportInputFor(const ReleaseOutcome& outco
 // whose recorded hashes are the files' — none: the files were edited since they were charged
 // (when an entry lists the same file names or the metadata's time) or the ledger is another
 // dataset's; an Error either way, never a report that claims a budget it cannot show. The budget
-// before and after are the ledger's releases up to that entry. The spec is the one the metadata
-// states (mechanism, ε, δ, n, neighbours, cap, post-processing, level, sample). Only the
-// published values are read, never shown: the report holds what the release-time report holds.
+// before and after are the ledger's releases up to that entry (PrivacyLedger::prefix: a PLD
+// ledger's recorded excess counted as the ledger counts it), and the ledger is "created by this
+// release" when that entry is its first (a ledger file is written only by charging a release). The
+// spec is the one the metadata states (mechanism, ε, δ, n, neighbours, cap, post-processing, level,
+// sample). Only the published values are read, never shown: the report holds what the release-time
+// report holds.
 struct ReleaseFilesForReport {
     std::string metadataPath;
     std::string csvPath;      // empty: csvPathForMetadata(metadataPath)
@@ -70,5 +73,11 @@ Expected<std::string> decisionReportPdf(const DecisionReport& report);
 // Writes the report as HTML (ReportHtmlFlavour::Standalone) or PDF by the path's extension,
 // atomically (writeFileAtomically: a complete file or none).
 Status writeDecisionReport(const DecisionReport& report, const std::string& path, bool overwrite);
+
+// The one path from a report's input to its file (dpx release --report, dpx report, File ▸ Export
+// decision report… and … of a release file…): buildDecisionReport, then writeDecisionReport. The
+// report written, or the Error of the step that failed (building it: "the decision report: …").
+Expected<DecisionReport> writeDecisionReportOf(const DecisionReportInput& input,
+                                               const std::string& path, bool overwrite);
 
 }  // namespace dpx::data

@@ -184,43 +184,44 @@ void DecisionReportExporter::exportReleaseFile(const QString& metadataPath,
     files.metadataPath = metadataPath.toStdString();
     files.ledgerPath = ledgerPath.toStdString();
     files.toolVersion = QCoreApplication::applicationVersion().toStdString();
-    fileAction_->setEnabled(false);
+    runReport(
+        fileAction_, path, false, [files] { return data::decisionReportInputFromFiles(files); },
+        [ledger = q(files.ledgerPath)](const DecisionReportInput& input) {
+            return !input.ledgerGiven
+                       ? tr("No ledger was given: the report does not state the budget and "
+                            "did not compare the files with the ledger's record.")
+                       : tr("Rebuilt with the ledger %1 (release %2 of it).")
+                             .arg(ledger)
+                             .arg(input.budget.releasesInLedger);
+        });
+}
+
+void DecisionReportExporter::runReport(QAction* action, const QString& path, bool releaseUnchanged,
+                                       std::function<Expected<DecisionReportInput>()> input,
+                                       std::function<QString(const DecisionReportInput&)> said) {
+    action->setEnabled(false);
     QPointer<DecisionReportExporter> self(this);
     runner_->run<ReportRun>(
         kReportSlot,
-        [files, file = path.toStdString()](std::stop_token, JobProgress&) {
+        [input = std::move(input), said = std::move(said), file = path.toStdString()](
+            std::stop_token, JobProgress&) {
             ReportRun run;
-            auto input = data::decisionReportInputFromFiles(files);
-            if (!input) {
-                run.message = q(input.error().message);
+            auto in = input();
+            if (!in) {
+                run.message = q(in.error().message);
                 return run;
             }
-            auto report = buildDecisionReport(*input);
-            if (!report) {
-                run.message = q(report.error().message);
-                return run;
-            }
-            auto written = data::writeDecisionReport(*report, file, true);
+            auto written = data::writeDecisionReportOf(*in, file, true);
             run.ok = static_cast<bool>(written);
-            if (!written) {
-                run.message = q(written.error().message);
-            } else if (!input->ledgerGiven) {
-                run.message =
-                    tr("No ledger was given: the report does not state the budget and "
-                       "did not compare the files with the ledger's record.");
-            } else {
-                run.message = tr("Rebuilt with the ledger %1 (release %2 of it).")
-                                  .arg(q(files.ledgerPath))
-                                  .arg(input->budget.releasesInLedger);
-            }
+            run.message = written ? said(*in) : q(written.error().message);
             return run;
         },
-        [self, path](ReportRun run) {
+        [self, action, path, releaseUnchanged](ReportRun run) {
             if (!self) {
                 return;
             }
-            self->fileAction_->setEnabled(true);
-            self->finishRun(run.ok, path, run.message, false);
+            action->setEnabled(true);  // a child of self
+            self->finishRun(run.ok, path, run.message, releaseUnchanged);
         });
 }
 
@@ -235,7 +236,7 @@ void DecisionReportExporter::finishRun(bool ok, const QString& path, const QStri
     } else {
         text = tr("The decision report was not written: %1").arg(message);
         if (releaseUnchanged) {
-            text += tr("\n\nThe release itself is unchanged.");
+            text += tr("\n\nThe release itself is unchanged (charged and published).");
         }
     }
     report_(ok, text);
@@ -251,49 +252,15 @@ void DecisionReportExporter::exportTo(const QString& path) {
     auto check =
         data::checkReportPath(path.toStdString(), true, {o.csvPath, o.jsonPath, o.ledgerPath});
     if (!check) {
-        const QString text = tr("The decision report was not written: %1\n\nThe release itself "
-                                "is unchanged.")
-                                 .arg(q(check.error().message));
-        report_(false, text);
-        Q_EMIT finished(false, text);
+        finishRun(false, path, q(check.error().message), true);
         return;
     }
-    action_->setEnabled(false);
-    QPointer<DecisionReportExporter> self(this);
-    runner_->run<ReportRun>(
-        kReportSlot,
-        [last = *last_, file = path.toStdString()](std::stop_token, JobProgress&) {
-            ReportRun run;
-            auto input = data::decisionReportInputFor(last.outcome, last.spec, last.dataset);
-            if (!input) {
-                run.message = q(input.error().message);
-                return run;
-            }
-            auto report = buildDecisionReport(*input);
-            if (!report) {
-                run.message = q(report.error().message);
-                return run;
-            }
-            auto written = data::writeDecisionReport(*report, file, true);
-            run.ok = static_cast<bool>(written);
-            if (!written) {
-                run.message = q(written.error().message);
-            }
-            return run;
+    runReport(
+        action_, path, true,
+        [last = *last_] {
+            return data::decisionReportInputFor(last.outcome, last.spec, last.dataset);
         },
-        [self, path](ReportRun run) {
-            if (!self) {
-                return;
-            }
-            self->action_->setEnabled(true);
-            const QString text =
-                run.ok ? tr("Decision report written to %1.").arg(path)
-                       : tr("The decision report was not written: %1\n\nThe release itself is "
-                            "unchanged (charged and published).")
-                             .arg(run.message);
-            self->report_(run.ok, text);
-            Q_EMIT self->finished(run.ok, text);
-        });
+        [](const DecisionReportInput&) { return QString(); });
 }
 
 }  // namespace dpx::ui

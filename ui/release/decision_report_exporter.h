@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "core/base/expected.h"
+#include "core/report/decision_report.h"
 #include "io/release/release_job.h"
 
 class QAction;
@@ -70,6 +72,13 @@ private:
     void chooseAndExport();
     void chooseReleaseFileAndExport();
     void finishRun(bool ok, const QString& path, const QString& message, bool releaseUnchanged);
+    // The one file-writing path of both exports: on the job runner, the report's input (made
+    // there: it reads and hashes the release files), the report and its file
+    // (data::writeDecisionReportOf); `said(input)` adds to the success message. `action` is
+    // disabled meanwhile; finishRun follows on the GUI thread.
+    void runReport(QAction* action, const QString& path, bool releaseUnchanged,
+                   std::function<Expected<DecisionReportInput>()> input,
+                   std::function<QString(const DecisionReportInput&)> said);
 
     struct Last {
         data::ReleaseOutcome outcome;

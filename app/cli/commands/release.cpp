@@ -566,17 +566,14 @@ int cmdRelease(const std::vector<std::string>& argvIn, std::ostream& out, std::o
     if (a.has("report")) {
         // The release is charged and published: a report that fails now cannot undo it, and the
         // message says so.
-        Status written = [&]() -> Status {
-            auto input = data::decisionReportInputFor(*outcome, spec, request.dataset);
-            if (!input) {
-                return input.error();
-            }
-            auto report = buildDecisionReport(*input);
-            if (!report) {
-                return report.error();
-            }
-            return data::writeDecisionReport(*report, reportPath, overwrite);
-        }();
+        auto input = data::decisionReportInputFor(*outcome, spec, request.dataset);
+        Status written = okStatus();
+        if (!input) {
+            written = input.error();
+        } else if (auto report = data::writeDecisionReportOf(*input, reportPath, overwrite);
+                   !report) {
+            written = report.error();
+        }
         if (!written) {
             o[QStringLiteral("report_error")] = qs(written.error().message);
             printJson(out, o);
@@ -642,12 +639,9 @@ int cmdReport(const std::vector<std::string>& argvIn, std::ostream& out, std::os
     if (!input) {
         return fail(err, "--release: " + input.error().message, kRefused);
     }
-    auto report = buildDecisionReport(*input);
+    auto report = data::writeDecisionReportOf(*input, reportPath, overwrite);
     if (!report) {
-        return fail(err, "the decision report: " + report.error().message, kRefused);
-    }
-    if (auto st = data::writeDecisionReport(*report, reportPath, overwrite); !st) {
-        return fail(err, "--out: " + st.error().message, kFailure);
+        return fail(err, "--out: " + report.error().message, kFailure);
     }
     QJsonObject o;
     o[QStringLiteral("report")] = qs(reportPath);
@@ -675,20 +669,13 @@ int cmdReport(const std::vector<std::string>& argvIn, std::ostream& out, std::os
 }
 
 bool releaseNeedsGui(const std::vector<std::string>& argv) {
-    if (argv.size() >= 2 && argv[1] == "report") {
-        for (std::size_t i = 2; i + 1 < argv.size(); ++i) {
-            if (argv[i] == "--out") {
-                auto format = data::reportFormatFor(argv[i + 1]);
-                return format && *format == data::ReportFormat::Pdf;
-            }
-        }
-        return false;
-    }
-    if (argv.size() < 2 || argv[1] != "release") {
-        return false;
-    }
-    for (std::size_t i = 2; i + 1 < argv.size(); ++i) {
-        if (argv[i] == "--report") {
+    // The report's path: `dpx report --out`, `dpx release --report`.
+    const char* option = argv.size() < 2        ? nullptr
+                         : argv[1] == "report"  ? "--out"
+                         : argv[1] == "release" ? "--report"
+                                                : nullptr;
+    for (std::size_t i = 2; option != nullptr && i + 1 < argv.size(); ++i) {
+        if (argv[i] == option) {
             auto format = data::reportFormatFor(argv[i + 1]);
             return format && *format == data::ReportFormat::Pdf;
         }

@@ -22,6 +22,7 @@
 #include "core/accounting/plan_accounting.h"
 #include "core/accounting/privacy_loss.h"
 #include "core/accounting/renyi.h"
+#include "core/mechanisms/gaussian_mechanism.h"
 #include "tests/testing/quadrature.h"
 #include "tests/testing/test_support.h"
 
@@ -486,6 +487,76 @@ private Q_SLOTS:
         // Ledger charges record no mechanism: refused with the reason.
         plan.spent.push_back(BudgetCharge{"old", 0.1, 0, std::nullopt});
         DPX_VERIFY_ERROR(planMechanisms(plan, *result), "mechanism");
+    }
+
+    // Issue #22: a plan allocated under basic composition to fill (ε, δ) = (1, 1e-5) is reported
+    // by the basic accountant at exactly its total or below — never above (the inversions stop at
+    // the last double, on the safe side), never by more than 1e-9 below (nothing wasted). It
+    // showed ε = 1.0000000000208433 and δ = 1.0000000007948094e-05 for the first plan (dpx budget
+    // golden line 209) when σ → ε stopped at a relative 1e-10 and ε → δ at 1e-9 in ln δ.
+    void basicAccountantReportsNoSpuriousExcess() {
+        auto stat = [](const char* label, MechanismKind m, double weight, double rate = 1) {
+            PlanStatistic s;
+            s.label = label;
+            s.bins = 10;
+            s.mechanism = m;
+            s.weight = weight;
+            s.samplingRate = rate;
+            return s;
+        };
+        struct Case {
+            const char* name;
+            BudgetTotal total;
+            std::vector<PlanStatistic> stats;
+        };
+        const std::vector<Case> cases = {
+            {"golden 209",
+             {1, 1e-5},
+             {stat("a", MechanismKind::Gaussian, 1), stat("b", MechanismKind::Laplace, 1, 0.1)}},
+            {"gaussians and pure",
+             {1, 1e-5},
+             {stat("a", MechanismKind::Gaussian, 1), stat("b", MechanismKind::Gaussian, 1),
+              stat("c", MechanismKind::Gaussian, 1), stat("d", MechanismKind::Laplace, 1),
+              stat("e", MechanismKind::Geometric, 1)}},
+            {"weighted gaussians",
+             {0.7, 1e-6},
+             {stat("a", MechanismKind::Gaussian, 1), stat("b", MechanismKind::Gaussian, 3)}},
+            {"one gaussian", {3, 1e-8}, {stat("a", MechanismKind::Gaussian, 1)}},
+        };
+        for (const Case& c : cases) {
+            BudgetPlan plan;
+            plan.total = c.total;
+            plan.composition = Composition::Basic;
+            plan.statistics = c.stats;
+            auto result = allocatePlan(plan);
+            DPX_VERIFY_OK(result);
+            auto acc = accountPlan(plan, *result, Accountant::Basic);
+            DPX_VERIFY_OK(acc);
+            QVERIFY(acc->epsilon && acc->delta);
+            const double e = acc->epsilon->value, d = acc->delta->value;
+            QVERIFY2(e <= c.total.epsilon,
+                     (std::string(c.name) + ": ε " + QByteArray::number(e, 'g', 17).toStdString())
+                         .c_str());
+            QVERIFY2(e >= c.total.epsilon * (1 - 1e-9), c.name);
+            QVERIFY2(d <= c.total.delta,
+                     (std::string(c.name) + ": δ " + QByteArray::number(d, 'g', 17).toStdString())
+                         .c_str());
+            QVERIFY2(d >= c.total.delta * (1 - 1e-9), c.name);
+        }
+        // One σ → ε inversion against the Gaussian-DP profile implemented here (Balle & Wang
+        // 2018 Thm 8 with μ = Δ/σ): σ calibrated to (0.5, 1e-5) gives back ε ≤ 0.5, at which the
+        // reference δ is ≤ 1e-5 (to its rounding), while 1e-9 less ε is not (ε is tight).
+        for (double target : {0.05, 0.5, 2.0}) {
+            auto sigma =
+                gaussianSigma(GaussianParams{target, 1e-5, 1, GaussianCalibration::Analytic});
+            DPX_VERIFY_OK(sigma);
+            auto e = gaussianEpsilonOfSigma(*sigma, 1e-5, 1);
+            DPX_VERIFY_OK(e);
+            QVERIFY2(*e <= target, QByteArray::number(*e, 'g', 17));
+            QVERIFY(*e >= target * (1 - 1e-9));
+            QVERIFY(gdpDelta(1 / *sigma, *e) <= 1e-5 * (1 + 1e-9));
+            QVERIFY(gdpDelta(1 / *sigma, *e * (1 - 1e-9)) > 1e-5);
+        }
     }
 
     void badInputsAreNamed() {

@@ -403,6 +403,17 @@ private Q_SLOTS:
         QVERIFY2(contains(kept->loadWarning(), "authority"), kept->loadWarning().c_str());
         QVERIFY(contains(kept->loadWarning(), "ledger.json"));
         QCOMPARE(kept->usage().epsilonSpent, recorded);
+        // Its prefixes (the decision report of a past release): the whole ledger reports the
+        // recorded ε; the first release alone its composition plus the excess; none spent
+        // nothing; beyond its releases an error.
+        QCOMPARE(kept->prefix(2)->usage().epsilonSpent, recorded);
+        auto firstOnly = PrivacyLedger::create("d", "1", "1e-6", Composition::Pld);
+        QVERIFY(firstOnly->append(laplaceRelease("0.1", "1/200")));
+        QCOMPARE(kept->prefix(1)->usage().epsilonSpent,
+                 std::nextafter(firstOnly->usage().epsilonSpent + kept->pldExcess(), 1e300));
+        QCOMPARE(kept->prefix(0)->usage().epsilonSpent, 0.0);
+        QVERIFY(kept->prefix(0)->loadWarning().empty());
+        QVERIFY(!kept->prefix(3));
         // Written back unchanged: the same recorded figure, and it loads again the same way.
         const QJsonObject again =
             QJsonDocument::fromJson(QByteArray::fromStdString(kept->toJson())).object();

@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QGuiApplication>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -14,6 +15,7 @@
 
 #include "io/release/release_files.h"
 #include "io/report/decision_report_files.h"
+#include "tests/testing/test_support.h"
 
 using namespace dpx;
 using namespace dpx::data;
@@ -81,6 +83,7 @@ private Q_SLOTS:
     void checksPath();
     void fromFilesEqualsReleaseTime_data();
     void fromFilesEqualsReleaseTime();
+    void fromFilesPldRecordedExcess();
     void fromFilesWithoutLedger();
     void fromFilesRefusesBadInput();
     void metadataReadBack();
@@ -271,8 +274,117 @@ ReleaseRequest variant(const QTemporaryDir& dir, const QString& name) {
         r.spec.postProcessedIntervals = true;
     } else if (name == QLatin1String("pld")) {
         r.composition = Composition::Pld;
+    } else if (name == QLatin1String("joint-table")) {
+        // A joint table of three attributes (issue #19): sex × class × race, 12 cells.
+        r.loadTruth = []() -> Expected<ReleaseTruth> {
+            Attribute sex{"sex", {"F", "M"}, {}, "categories F, M", true};
+            Attribute cls{"class", {"<=50K", ">50K"}, {}, "categories <=50K, >50K", true};
+            Attribute race{"race", {"A", "B", "C"}, {}, "categories A, B, C", true};
+            auto table = ContingencyTable::dense(
+                {sex, cls, race}, {3107, 412, 98, 1203, 77, 45, 2904, 351, 101, 2480, 230, 64});
+            if (!table) {
+                return table.error();
+            }
+            return ReleaseTruth{*table->toHistogram(), true, "columns 'sex', 'class', 'race'",
+                                *table};
+        };
     }
     return r;
+}
+
+// The report rebuilt from the files against the one made at release time, section by section —
+// every row, paragraph, table and note, and the plot — except what the rebuild states about
+// itself: the note under the title, the provenance's "rebuilt" row, the files' paragraph and the
+// budget's note on the ledger's prefix (release `inLedger` of it).
+void compareSections(const DecisionReport& before, const DecisionReport& after,
+                     std::size_t inLedger) {
+    QVERIFY(before.rebuiltNote.empty());
+    QCOMPARE(after.title, before.title);
+    QCOMPARE(after.subtitle, before.subtitle);
+    QCOMPARE(after.sections.size(), before.sections.size());
+    for (std::size_t i = 0; i < before.sections.size(); ++i) {
+        const ReportSection& b = before.sections[i];
+        const ReportSection& a = after.sections[i];
+        QCOMPARE(a.id, b.id);
+        QCOMPARE(a.heading, b.heading);
+        QCOMPARE(a.hasPlot, b.hasPlot);
+        QVERIFY2(sameTables(a.tables, b.tables), b.id.c_str());
+        if (b.id == "provenance") {
+            QCOMPARE(a.rows.size(), b.rows.size());
+            QCOMPARE(a.rows[0].value, b.rows[0].value);  // released
+            QCOMPARE(a.rows[1].key, std::string("Report rebuilt from the release files"));
+            continue;
+        }
+        if (b.id == "files") {
+            QVERIFY(a.paragraphs.at(0).find("computed again") != std::string::npos);
+            continue;
+        }
+        QVERIFY2(sameRows(a.rows, b.rows), b.id.c_str());
+        QCOMPARE(a.paragraphs, b.paragraphs);
+        if (b.id == "budget") {
+            QCOMPARE(a.notes.size(), b.notes.size() + 1);
+            QVERIFY(a.notes.back().find("release " + std::to_string(inLedger) + " of the ledger") !=
+                    std::string::npos);
+        } else {
+            QCOMPARE(a.notes, b.notes);
+        }
+    }
+    QCOMPARE(after.plot.series.size(), before.plot.series.size());
+    for (std::size_t i = 0; i < before.plot.series.size(); ++i) {
+        QCOMPARE(after.plot.series[i].points.size(), before.plot.series[i].points.size());
+        for (std::size_t k = 0; k < before.plot.series[i].points.size(); ++k) {
+            QCOMPARE(after.plot.series[i].points[k].y, before.plot.series[i].points[k].y);
+        }
+    }
+}
+
+// The report of release `o` made at release time and rebuilt from its files with its ledger.
+struct BothReports {
+    DecisionReportInput atRelease, fromFiles;
+    DecisionReport before, after;
+};
+std::optional<BothReports> bothReports(const ReleaseOutcome& o, const ReleaseRequest& req) {
+    BothReports r;
+    auto atRelease = decisionReportInputFor(o, req.spec, req.dataset);
+    if (!atRelease) {
+        qWarning("%s", atRelease.error().message.c_str());
+        return std::nullopt;
+    }
+    r.atRelease = *atRelease;
+    r.atRelease.generatedAt = "2026-02-03T04:05:06Z";
+    ReleaseFilesForReport files;
+    files.metadataPath = o.jsonPath;
+    files.ledgerPath = o.ledgerPath;
+    files.generatedAt = "2026-02-03T04:05:06Z";
+    auto fromFiles = decisionReportInputFromFiles(files);
+    if (!fromFiles) {
+        qWarning("%s", fromFiles.error().message.c_str());
+        return std::nullopt;
+    }
+    r.fromFiles = *fromFiles;
+    auto before = buildDecisionReport(r.atRelease);
+    auto after = buildDecisionReport(r.fromFiles);
+    if (!before || !after) {
+        qWarning("%s", (!before ? before : after).error().message.c_str());
+        return std::nullopt;
+    }
+    r.before = *before;
+    r.after = *after;
+    return r;
+}
+
+const ReportRow* rowOf(const DecisionReport& report, const std::string& section,
+                       const std::string& key) {
+    const ReportSection* s = report.section(section);
+    if (s == nullptr) {
+        return nullptr;
+    }
+    for (const ReportRow& row : s->rows) {
+        if (row.key == key) {
+            return &row;
+        }
+    }
+    return nullptr;
 }
 
 }  // namespace
@@ -284,7 +396,7 @@ ReleaseRequest variant(const QTemporaryDir& dir, const QString& name) {
 void TestDecisionReportFiles::fromFilesEqualsReleaseTime_data() {
     QTest::addColumn<QString>("name");
     for (const char* n : {"laplace", "gaussian-replace-cap", "geometric-matrix", "sample-clamp",
-                          "resize-intervals", "pld"}) {
+                          "resize-intervals", "pld", "joint-table"}) {
         QTest::newRow(n) << QString::fromLatin1(n);
     }
 }
@@ -306,74 +418,132 @@ void TestDecisionReportFiles::fromFilesEqualsReleaseTime() {
     third.csvPath = dir.filePath(QStringLiteral("r3.csv")).toStdString();
     QVERIFY(runRelease(third));
 
-    auto atRelease = decisionReportInputFor(*o, req.spec, req.dataset);
-    QVERIFY2(atRelease, atRelease ? "" : atRelease.error().message.c_str());
-    atRelease->generatedAt = "2026-02-03T04:05:06Z";
-    auto before = buildDecisionReport(*atRelease);
-    QVERIFY2(before, before ? "" : before.error().message.c_str());
-
-    ReleaseFilesForReport files;
-    files.metadataPath = o->jsonPath;
-    files.ledgerPath = o->ledgerPath;
-    files.generatedAt = "2026-02-03T04:05:06Z";
-    auto fromFiles = decisionReportInputFromFiles(files);
-    QVERIFY2(fromFiles, fromFiles ? "" : fromFiles.error().message.c_str());
-    QVERIFY(fromFiles->rebuiltFromFiles && fromFiles->ledgerGiven);
-    QCOMPARE(fromFiles->budget.releasesInLedger, std::size_t(2));
-    QCOMPARE(fromFiles->budget.before, atRelease->budget.before);
-    QCOMPARE(fromFiles->budget.after, atRelease->budget.after);
-    QCOMPARE(fromFiles->bins, atRelease->bins);
-    QCOMPARE(fromFiles->files.size(), atRelease->files.size());
-    for (std::size_t i = 0; i < fromFiles->files.size(); ++i) {
-        QCOMPARE(fromFiles->files[i].sha256, atRelease->files[i].sha256);
-        QCOMPARE(fromFiles->files[i].path, atRelease->files[i].path);
+    const auto r = bothReports(*o, req);
+    QVERIFY(r);
+    const DecisionReportInput& atRelease = r->atRelease;
+    const DecisionReportInput& fromFiles = r->fromFiles;
+    QVERIFY(fromFiles.rebuiltFromFiles && fromFiles.ledgerGiven);
+    QCOMPARE(fromFiles.budget.releasesInLedger, std::size_t(2));
+    QCOMPARE(fromFiles.budget.before, atRelease.budget.before);
+    QCOMPARE(fromFiles.budget.after, atRelease.budget.after);
+    QCOMPARE(fromFiles.budget.ledgerCreated, false);
+    QCOMPARE(fromFiles.bins, atRelease.bins);
+    QCOMPARE(fromFiles.files.size(), atRelease.files.size());
+    for (std::size_t i = 0; i < fromFiles.files.size(); ++i) {
+        QCOMPARE(fromFiles.files[i].sha256, atRelease.files[i].sha256);
+        QCOMPARE(fromFiles.files[i].path, atRelease.files[i].path);
     }
-    auto after = buildDecisionReport(*fromFiles);
-    QVERIFY2(after, after ? "" : after.error().message.c_str());
-
-    QVERIFY(before->rebuiltNote.empty());
-    QVERIFY(after->rebuiltNote.find("Rebuilt on 2026-02-03T04:05:06Z from the release files of " +
-                                    o->release.metadata.timestamp) == 0);
-    QCOMPARE(after->title, before->title);
-    QCOMPARE(after->subtitle, before->subtitle);
-    QCOMPARE(after->sections.size(), before->sections.size());
-    QCOMPARE(before->section("sampling") != nullptr, name == QLatin1String("sample-clamp"));
-    for (std::size_t i = 0; i < before->sections.size(); ++i) {
-        const ReportSection& b = before->sections[i];
-        const ReportSection& a = after->sections[i];
-        QCOMPARE(a.id, b.id);
-        QCOMPARE(a.heading, b.heading);
-        QCOMPARE(a.hasPlot, b.hasPlot);
-        QVERIFY2(sameTables(a.tables, b.tables), b.id.c_str());
-        if (b.id == "provenance") {
-            QCOMPARE(a.rows.size(), b.rows.size());
-            QCOMPARE(a.rows[0].value, b.rows[0].value);  // released
-            QCOMPARE(a.rows[1].key, std::string("Report rebuilt from the release files"));
-            continue;
-        }
-        if (b.id == "files") {
-            QVERIFY(a.paragraphs.at(0).find("computed again") != std::string::npos);
-            continue;
-        }
-        QVERIFY2(sameRows(a.rows, b.rows), b.id.c_str());
-        QCOMPARE(a.paragraphs, b.paragraphs);
-        if (b.id == "budget") {
-            QCOMPARE(a.notes.size(), b.notes.size() + 1);
-            QVERIFY(a.notes.back().find("release 2 of the ledger") != std::string::npos);
-        } else {
-            QCOMPARE(a.notes, b.notes);
-        }
-    }
-    QCOMPARE(after->plot.series.size(), before->plot.series.size());
-    for (std::size_t i = 0; i < before->plot.series.size(); ++i) {
-        QCOMPARE(after->plot.series[i].points.size(), before->plot.series[i].points.size());
-        for (std::size_t k = 0; k < before->plot.series[i].points.size(); ++k) {
-            QCOMPARE(after->plot.series[i].points[k].y, before->plot.series[i].points[k].y);
-        }
+    QVERIFY(r->after.rebuiltNote.find("Rebuilt on 2026-02-03T04:05:06Z from the release files of " +
+                                      o->release.metadata.timestamp) == 0);
+    QCOMPARE(r->before.section("sampling") != nullptr, name == QLatin1String("sample-clamp"));
+    compareSections(r->before, r->after, 2);
+    if (QTest::currentTestFailed()) {
+        return;
     }
     // The HTML says it was rebuilt; nothing else of it differs in kind.
-    const std::string html = decisionReportHtml(*after);
+    const std::string html = decisionReportHtml(r->after);
     QVERIFY(html.find("Rebuilt on 2026-02-03T04:05:06Z") != std::string::npos);
+
+    // The first release created the ledger: its report says so at release time, and the one
+    // rebuilt from its files says the same (the ledger's first entry), section by section.
+    const auto r1 = bothReports(*o1, first);
+    QVERIFY(r1);
+    QVERIFY(r1->atRelease.budget.ledgerCreated);
+    QVERIFY(r1->fromFiles.budget.ledgerCreated);
+    const ReportRow* ledgerRow = rowOf(r1->after, "budget", "Ledger");
+    QVERIFY(ledgerRow);
+    QCOMPARE(ledgerRow->value, o1->ledgerPath + " (created by this release)");
+    compareSections(r1->before, r1->after, 1);
+    if (QTest::currentTestFailed()) {
+        return;
+    }
+    QCOMPARE(rowOf(r->after, "budget", "Ledger")->value, o->ledgerPath);
+
+    if (name == QLatin1String("joint-table")) {
+        // The joint table: 12 cells, every attribute named in the report, no count in it.
+        QCOMPARE(fromFiles.bins, std::uint64_t(12));
+        QCOMPARE(fromFiles.metadata.attributes.size(), std::size_t(3));
+        for (const char* attribute : {"sex", "class", "race"}) {
+            QVERIFY2(html.find(attribute) != std::string::npos, attribute);
+        }
+        for (const char* count : {"3107", "1203", "2904", "2480"}) {
+            QVERIFY2(html.find(count) == std::string::npos, count);
+        }
+    }
+}
+
+namespace {
+
+// The ledger file with its PLD "epsilon_spent" raised by `more` and its checksum recomputed (as a
+// more pessimistic accountant of another version would have recorded it); the recorded value.
+double raiseRecordedPldEpsilon(const std::string& path, double more) {
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly)) {
+        return -1;
+    }
+    QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+    f.close();
+    QJsonObject pld = doc.value(QStringLiteral("pld")).toObject();
+    const double recorded = pld.value(QStringLiteral("epsilon_spent")).toString().toDouble() + more;
+    pld[QStringLiteral("epsilon_spent")] = QString::number(recorded, 'g', 17);
+    doc[QStringLiteral("pld")] = pld;
+    doc.remove(QStringLiteral("sha256"));
+    const QByteArray h = QCryptographicHash::hash(QJsonDocument(doc).toJson(QJsonDocument::Compact),
+                                                  QCryptographicHash::Sha256)
+                             .toHex();
+    doc[QStringLiteral("sha256")] = QString::fromLatin1(h);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        return -1;
+    }
+    f.write(QJsonDocument(doc).toJson());
+    return recorded;
+}
+
+}  // namespace
+
+// Issue #22: a PLD ledger whose recorded ε exceeds its recomputation keeps the recorded ε as the
+// authority and charges every later composition the difference (PrivacyLedger::pldExcess). The
+// report rebuilt from the files counts it as the live ledger did when the release was made: the
+// budget before and after equal the release-time report's, and "after" is at least the plain
+// recomposition plus the excess.
+void TestDecisionReportFiles::fromFilesPldRecordedExcess() {
+    QTemporaryDir dir;
+    ReleaseRequest first = variant(dir, QStringLiteral("pld"));
+    first.csvPath = dir.filePath(QStringLiteral("r0.csv")).toStdString();
+    auto o1 = runRelease(first);
+    QVERIFY2(o1, o1 ? "" : o1.error().message.c_str());
+    const double excess = 0.05;
+    const double recorded = raiseRecordedPldEpsilon(o1->ledgerPath, excess);
+    QVERIFY(recorded > excess);
+    ReleaseRequest req = variant(dir, QStringLiteral("pld"));
+    req.newBudget.reset();
+    auto o = runRelease(req);
+    QVERIFY2(o, o ? "" : o.error().message.c_str());
+    QVERIFY2(o->ledgerWarning.find("authority") != std::string::npos, o->ledgerWarning.c_str());
+    QCOMPARE(o->usageBefore.epsilonSpent, recorded);
+    ReleaseRequest third = variant(dir, QStringLiteral("pld"));
+    third.newBudget.reset();
+    third.csvPath = dir.filePath(QStringLiteral("r3.csv")).toStdString();
+    QVERIFY(runRelease(third));
+
+    const auto r = bothReports(*o, req);
+    QVERIFY(r);
+    QCOMPARE(r->fromFiles.budget.before, r->atRelease.budget.before);
+    QCOMPARE(r->fromFiles.budget.after, r->atRelease.budget.after);
+    DPX_VERIFY_REL(r->fromFiles.budget.epsilonSpentBefore, recorded, 1e-12);
+    DPX_VERIFY_REL(r->fromFiles.budget.epsilonSpentAfter, r->atRelease.budget.epsilonSpentAfter,
+                   1e-12);
+    // Against the same two releases composed by a ledger without the excess.
+    auto ledger = PrivacyLedger::load(o->ledgerPath);
+    QVERIFY2(ledger, ledger ? "" : ledger.error().message.c_str());
+    QVERIFY(ledger->pldExcess() >= excess - 1e-12);
+    auto plain = PrivacyLedger::create(ledger->dataset(), ledger->totalEpsilon(),
+                                       ledger->totalDelta(), Composition::Pld);
+    QVERIFY(plain);
+    QVERIFY(plain->append(ledger->releases()[0]));
+    QVERIFY(plain->append(ledger->releases()[1]));
+    QVERIFY(r->fromFiles.budget.epsilonSpentAfter >= plain->usage().epsilonSpent + excess - 1e-12);
+    compareSections(r->before, r->after, 2);
 }
 
 void TestDecisionReportFiles::fromFilesWithoutLedger() {
