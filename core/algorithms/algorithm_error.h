@@ -34,6 +34,9 @@ struct AlgorithmErrorRequest {
     std::span<const double> x;  // the (already scaled / coarsened) data vector
     const Workload* workload = nullptr;
     double epsilon = 1;
+    // Gaussian measurement at (ε, δ): info().gaussian algorithms only (AlgorithmContext).
+    MeasurementNoise measurement = MeasurementNoise::Laplace;
+    double delta = 0;
     std::map<std::string, double> parameters;
     std::uint64_t trials = 5;  // 1 ≤ T ≤ 10^6
     std::uint64_t seed = 1;    // trial t uses stream t of this seed
@@ -66,6 +69,10 @@ struct AlgorithmErrorResult {
 // computation is not available for this shape and workload.
 std::optional<double> exactAlgorithmRmse(const Algorithm& algorithm, const DomainShape& shape,
                                          const Workload& w, double epsilon);
+// The same under `spec`: Laplace as above; Gaussian (analytic, Balle & Wang 2018) for the
+// strategy an info().gaussian algorithm designs for it, nullopt for the others.
+std::optional<double> exactAlgorithmRmse(const Algorithm& algorithm, const DomainShape& shape,
+                                         const Workload& w, const MeasurementSpec& spec);
 
 Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& request,
                                               const ProgressCallback& progress = {},
