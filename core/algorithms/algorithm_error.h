@@ -34,9 +34,6 @@ struct AlgorithmErrorRequest {
     std::span<const double> x;  // the (already scaled / coarsened) data vector
     const Workload* workload = nullptr;
     double epsilon = 1;
-    // Gaussian measurement at (ε, δ): info().gaussian algorithms only (AlgorithmContext).
-    MeasurementNoise measurement = MeasurementNoise::Laplace;
-    double delta = 0;
     std::map<std::string, double> parameters;
     std::uint64_t trials = 5;  // 1 ≤ T ≤ 10^6
     std::uint64_t seed = 1;    // trial t uses stream t of this seed
@@ -49,6 +46,10 @@ struct AlgorithmErrorRequest {
     // into AlgorithmErrorResult::extra (the Trade-off tab's histogram metrics: SSE, L1, L∞, W1 of
     // x̂ − x, core/choosing/tradeoff.h). Called on the worker threads: must be thread-safe.
     std::function<double(std::span<const double> estimate)> extraMetric = nullptr;
+    // Gaussian measurement at (ε, δ): info().gaussian algorithms only (AlgorithmContext). Last,
+    // so that positional initialisations of the fields above keep their meaning.
+    MeasurementNoise measurement = MeasurementNoise::Laplace;
+    double delta = 0;
 };
 
 struct AlgorithmErrorResult {
