@@ -15,6 +15,21 @@ Expected<std::unique_ptr<LinearStrategy>> Algorithm::strategy(const DomainShape&
                  "error has no closed form (use Monte Carlo trials)"};
 }
 
+Expected<std::unique_ptr<LinearStrategy>> Algorithm::strategyFor(const DomainShape& shape,
+                                                                 const Workload& w,
+                                                                 MeasurementNoise noise) const {
+    if (noise == MeasurementNoise::Laplace) {
+        return strategy(shape, w);
+    }
+    return Error{info().id + " measures with Laplace noise only (ε-DP); it has no Gaussian form"};
+}
+
+MeasurementSpec algorithmMeasurement(const AlgorithmContext& context) {
+    return context.measurement == MeasurementNoise::Gaussian
+               ? MeasurementSpec::gaussian(context.epsilon, context.delta)
+               : MeasurementSpec::laplace(context.epsilon);
+}
+
 namespace {
 
 std::string dimensionList(const std::vector<std::size_t>& dims) {
@@ -63,6 +78,28 @@ Expected<std::map<std::string, double>> algorithmParameterValues(
     return values;
 }
 
+Status checkAlgorithmMeasurement(const AlgorithmInfo& info, MeasurementNoise measurement,
+                                 double delta) {
+    if (measurement == MeasurementNoise::Gaussian) {
+        if (!info.gaussian) {
+            return Error{info.id +
+                         " measures with Laplace noise only (ε-DP); Gaussian measurement with a "
+                         "δ is offered for HDMM"};
+        }
+        if (!(delta > 0 && delta < 1)) {
+            return Error{info.id +
+                         ": Gaussian measurement needs 0 < δ < 1, got δ = " + formatNumber(delta) +
+                         (delta == 0 ? " (δ = 0 gives no finite Gaussian noise: use Laplace "
+                                       "measurement for pure ε-DP)"
+                                     : std::string())};
+        }
+    } else if (delta != 0) {
+        return Error{info.id + ": Laplace measurement is ε-DP and takes no δ, got δ = " +
+                     formatNumber(delta) + " (choose Gaussian measurement to use it)"};
+    }
+    return okStatus();
+}
+
 Expected<std::map<std::string, double>> checkAlgorithmContext(const AlgorithmInfo& info,
                                                               const AlgorithmContext& context) {
     if (auto s = validateShape(context.shape); !s) {
@@ -91,6 +128,9 @@ Expected<std::map<std::string, double>> checkAlgorithmContext(const AlgorithmInf
     }
     if (auto s = validateEpsilon(context.epsilon); !s) {
         return s.error();
+    }
+    if (auto m = checkAlgorithmMeasurement(info, context.measurement, context.delta); !m) {
+        return m.error();
     }
     if (context.workload == nullptr || context.workload->shape() != context.shape) {
         return Error{info.id + ": the workload's domain differs from the data's"};

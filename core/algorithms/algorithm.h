@@ -10,6 +10,10 @@
 // Privacy: pure ε-DP under add/remove-one-record neighbours (one cell changes by one), unless
 // info().totalIsPublic says the algorithm, like its reference code, uses the true total m as if
 // it were public — the window and docs say so wherever such an algorithm is shown.
+// Gaussian measurement (issue #23, session 33): an algorithm whose info().gaussian is true may
+// also be run with AlgorithmContext::measurement = Gaussian and a δ in (0, 1); it is then
+// (ε, δ)-DP. Every other algorithm refuses a Gaussian context (checkAlgorithmContext), so a δ is
+// never silently ignored.
 //
 // CONTRACT (issue #20, written by the lead). Helpers "workload", "dd1" and "dd2" implement the
 // algorithms; each adds its own line(s) to registry.cpp.
@@ -58,13 +62,19 @@ struct AlgorithmInfo {
     bool totalIsPublic = false;  // uses the true m as public (UGrid, AGrid, MWEM as in DPBench)
     std::vector<AlgorithmParameter> parameters;
     std::string docPage;  // "docs/algorithms/dawa.md"
+    // Also runs with Gaussian measurement at (ε, δ) (HDMM): its strategy designed for ‖A‖₂ and
+    // the rows measured with the analytic Gaussian mechanism (Balle & Wang 2018) on Δ₂(A).
+    bool gaussian = false;
 };
 
 struct AlgorithmContext {
     DomainShape shape;
     std::span<const double> x;  // true counts, non-negative integers, shapeCells(shape) of them
-    const Workload* workload = nullptr;        // never null; its shape == shape
-    double epsilon = 1;                        // > 0, finite
+    const Workload* workload = nullptr;  // never null; its shape == shape
+    double epsilon = 1;                  // > 0, finite
+    // Laplace: ε-DP, delta must be 0. Gaussian: only for info().gaussian algorithms, δ in (0, 1).
+    MeasurementNoise measurement = MeasurementNoise::Laplace;
+    double delta = 0;
     std::map<std::string, double> parameters;  // overrides of info().parameters by name
     SimulationRng* rng = nullptr;              // never null
     std::stop_token stop;
@@ -88,7 +98,16 @@ public:
     // workload (for exact expected errors); nullptr for data-dependent ones.
     virtual Expected<std::unique_ptr<LinearStrategy>> strategy(const DomainShape& shape,
                                                                const Workload& w) const;
+    // The strategy the algorithm measures under `noise` (for exact expected errors): strategy()
+    // under Laplace; under Gaussian the one designed for it (info().gaussian algorithms; the
+    // others refuse).
+    virtual Expected<std::unique_ptr<LinearStrategy>> strategyFor(const DomainShape& shape,
+                                                                  const Workload& w,
+                                                                  MeasurementNoise noise) const;
 };
+
+// The measurement of a run: Laplace at ε, or Gaussian at (ε, δ) with the analytic calibration.
+MeasurementSpec algorithmMeasurement(const AlgorithmContext& context);
 
 // Every parameter's value: info's defaults with `overrides` applied. Errors name an unknown
 // parameter (and list the known ones) or a value outside its range. checkAlgorithmContext uses
@@ -96,8 +115,15 @@ public:
 Expected<std::map<std::string, double>> algorithmParameterValues(
     const AlgorithmInfo& info, const std::map<std::string, double>& overrides);
 
+// The measurement checks of checkAlgorithmContext: Gaussian only for info.gaussian algorithms
+// and with 0 < δ < 1 (δ = 0 named: no finite Gaussian noise), Laplace with δ = 0. The message
+// starts with the algorithm's id.
+Status checkAlgorithmMeasurement(const AlgorithmInfo& info, MeasurementNoise measurement,
+                                 double delta);
+
 // Checks the common preconditions of run() (shape supported, x, ε, workload shape, parameters
-// known and in range) and returns every parameter's value (defaults filled in).
+// known and in range; a Gaussian measurement only for info().gaussian algorithms and with
+// 0 < δ < 1; no δ under Laplace) and returns every parameter's value (defaults filled in).
 Expected<std::map<std::string, double>> checkAlgorithmContext(const AlgorithmInfo& info,
                                                               const AlgorithmContext& context);
 

@@ -51,17 +51,26 @@ double median(std::vector<double> v) {
 
 std::optional<double> exactAlgorithmRmse(const Algorithm& algorithm, const DomainShape& shape,
                                          const Workload& w, double epsilon) {
+    return exactAlgorithmRmse(algorithm, shape, w, MeasurementSpec::laplace(epsilon));
+}
+
+std::optional<double> exactAlgorithmRmse(const Algorithm& algorithm, const DomainShape& shape,
+                                         const Workload& w, const MeasurementSpec& spec) {
     // Data-independent algorithms answered by least squares: the exact expected error of their
-    // strategy (strategy.h); none when the algorithm has no fixed strategy (data-dependent) or
-    // the workload is too large for the exact computation.
+    // strategy (strategy.h) for the law they measure with; none when the algorithm has no fixed
+    // strategy (data-dependent), no strategy for that law, or the workload is too large for the
+    // exact computation.
     if (algorithm.info().dataDependent) {
         return std::nullopt;
     }
-    auto s = algorithm.strategy(shape, w);
+    if (spec.noise == MeasurementNoise::Gaussian && !algorithm.info().gaussian) {
+        return std::nullopt;
+    }
+    auto s = algorithm.strategyFor(shape, w, spec.noise);
     if (!s || !*s) {
         return std::nullopt;
     }
-    auto exact = expectedLeastSquaresError(**s, w, epsilon);
+    auto exact = expectedLeastSquaresError(**s, w, spec);
     if (!exact) {
         return std::nullopt;
     }
@@ -93,6 +102,8 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
     base.x = request.x;
     base.workload = request.workload;
     base.epsilon = request.epsilon;
+    base.measurement = request.measurement;
+    base.delta = request.delta;
     base.parameters = request.parameters;
     SimulationRng checkRng(request.seed, 0);
     base.rng = &checkRng;
@@ -202,7 +213,7 @@ Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& reque
 
     if (request.exactError) {
         result.exactRmse = exactAlgorithmRmse(*request.algorithm, request.shape, *request.workload,
-                                              request.epsilon);
+                                              algorithmMeasurement(base));
     }
     return result;
 }

@@ -46,6 +46,10 @@ struct AlgorithmErrorRequest {
     // into AlgorithmErrorResult::extra (the Trade-off tab's histogram metrics: SSE, L1, L∞, W1 of
     // x̂ − x, core/choosing/tradeoff.h). Called on the worker threads: must be thread-safe.
     std::function<double(std::span<const double> estimate)> extraMetric = nullptr;
+    // Gaussian measurement at (ε, δ): info().gaussian algorithms only (AlgorithmContext). Last,
+    // so that positional initialisations of the fields above keep their meaning.
+    MeasurementNoise measurement = MeasurementNoise::Laplace;
+    double delta = 0;
 };
 
 struct AlgorithmErrorResult {
@@ -66,6 +70,10 @@ struct AlgorithmErrorResult {
 // computation is not available for this shape and workload.
 std::optional<double> exactAlgorithmRmse(const Algorithm& algorithm, const DomainShape& shape,
                                          const Workload& w, double epsilon);
+// The same under `spec`: Laplace as above; Gaussian (analytic, Balle & Wang 2018) for the
+// strategy an info().gaussian algorithm designs for it, nullopt for the others.
+std::optional<double> exactAlgorithmRmse(const Algorithm& algorithm, const DomainShape& shape,
+                                         const Workload& w, const MeasurementSpec& spec);
 
 Expected<AlgorithmErrorResult> algorithmError(const AlgorithmErrorRequest& request,
                                               const ProgressCallback& progress = {},

@@ -1,10 +1,18 @@
 // HDMM as an algorithm of the workbench family (issue #23): the matrix mechanism with a strategy
 // designed for the run's workload (core/matrix_mechanism/hdmm.h — OPT₀ p-Identity in 1-D, OPT⊗
-// for product workloads in 2-D; McKenna, Miklau, Hay & Machanavajjhala, VLDB 2018), measured with
-// Laplace(‖A‖₁/ε) = Laplace(1/ε) per row and answered by least squares. Data-independent: the
-// design reads the workload and the domain only, with a fixed seed, so it is the same for every
-// run and cached; all of ε goes to the one measurement (the Laplace mechanism on A·x, whose L1
-// sensitivity under one cell ±1 is ‖A‖₁ = 1), least squares is post-processing.
+// for product workloads in 2-D; McKenna, Miklau, Hay & Machanavajjhala, VLDB 2018), answered by
+// least squares. Data-independent: the design reads the workload and the domain only, with a
+// fixed seed, so it is the same for every run and cached; all of ε goes to the one measurement,
+// least squares is post-processing.
+//   Laplace (default): the design minimises ‖A‖₁²·trace((AᵀA)⁻¹WᵀW) with ‖A‖₁ = 1, and A·x is
+//     measured with Laplace(‖A‖₁/ε) per row: ε-DP (the L1 sensitivity of A·x under one cell ±1
+//     is ‖A‖₁, the largest column L1 norm).
+//   Gaussian (session 33, context.measurement = Gaussian, 0 < δ < 1): the design minimises
+//     ‖A‖₂²·trace((AᵀA)⁻¹WᵀW) (StrategyOptimizeOptions::measurement, the same design as the
+//     Strategy tab's dashed "Optimised for Gaussian" curve), and A·x is measured with N(0, σ²)
+//     per row, σ = the analytic Gaussian mechanism of Balle & Wang 2018 at (ε, δ) on Δ₂(A), the
+//     largest column L2 norm (measureStrategy, core/workload/strategy.h): (ε, δ)-DP.
+// The exact expected error is then σ²·trace(W(AᵀA)⁻¹Wᵀ) for the same A (strategyFor).
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,6 +20,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/algorithms/registry_list.h"
+#include "core/base/validation.h"
 #include "core/matrix_mechanism/hdmm.h"
 #include "core/workload/strategy.h"
 
@@ -32,13 +41,20 @@ public:
             false,
             {{"p", 0, 0, 4096, true, "extra rows of the p-Identity per attribute (0: HDMM's n/16)"},
              {"restarts", 3, 1, 20, true, "random starts of the optimisation (the best is kept)"}},
-            "docs/algorithms/hdmm.md"};
+            "docs/algorithms/hdmm.md",
+            true};
         return i;
     }
 
     Expected<std::unique_ptr<LinearStrategy>> strategy(const DomainShape& shape,
                                                        const Workload& w) const override {
-        auto d = designed(shape, w, 0, 3, {});
+        return strategyFor(shape, w, MeasurementNoise::Laplace);
+    }
+
+    Expected<std::unique_ptr<LinearStrategy>> strategyFor(const DomainShape& shape,
+                                                          const Workload& w,
+                                                          MeasurementNoise noise) const override {
+        auto d = designed(shape, w, 0, 3, noise, {});
         if (!d) {
             return d.error();
         }
@@ -50,37 +66,46 @@ public:
         if (!values) {
             return values.error();
         }
-        auto d =
-            designed(context.shape, *context.workload, static_cast<std::size_t>(values->at("p")),
-                     static_cast<std::size_t>(values->at("restarts")), context.stop);
+        auto d = designed(
+            context.shape, *context.workload, static_cast<std::size_t>(values->at("p")),
+            static_cast<std::size_t>(values->at("restarts")), context.measurement, context.stop);
         if (!d) {
             return Error{"HDMM: " + d.error().message};
         }
         const LinearStrategy& a = *(*d)->strategy;
-        auto y = measureLaplace(a, context.x, context.epsilon, *context.rng);
+        const MeasurementSpec spec = algorithmMeasurement(context);
+        auto y = measureStrategy(a, context.x, spec, *context.rng);
         if (!y) {
-            return y.error();
+            return Error{"HDMM: " + y.error().message};
         }
         AlgorithmRun out;
         out.estimate.assign(context.x.size(), 0.0);
         a.leastSquares(*y, out.estimate);
-        out.spent.push_back({"Laplace measurement of the " + std::to_string(a.rows()) +
-                                 " rows of the designed strategy (‖A‖₁ = 1)",
-                             context.epsilon});
-        out.summary = "HDMM: " + (*d)->templateName + ", least squares";
+        const bool gaussian = spec.noise == MeasurementNoise::Gaussian;
+        out.spent.push_back(
+            {(gaussian ? "Gaussian measurement (analytic, Balle & Wang 2018; δ = " +
+                             formatNumber(spec.delta) + ") of the "
+                       : std::string("Laplace measurement of the ")) +
+                 std::to_string(a.rows()) + " rows of the designed strategy (" +
+                 (gaussian ? "Δ₂(A) = " + formatNumber(a.sensitivityL2()) : "‖A‖₁ = 1") + ")",
+             context.epsilon});
+        out.summary =
+            "HDMM: " + (*d)->templateName + (gaussian ? ", Gaussian" : "") + ", least squares";
         return out;
     }
 
 private:
-    using Key = std::tuple<DomainShape, std::string, std::size_t, std::size_t>;
+    using Key = std::tuple<DomainShape, std::string, std::size_t, std::size_t, MeasurementNoise>;
     static constexpr std::size_t kCached = 8;
 
-    // The design for (shape, workload, p, restarts): deterministic (seed 0), so computed once.
+    // The design for (shape, workload, p, restarts, law): deterministic (seed 0), so computed
+    // once.
     Expected<std::shared_ptr<const DesignedStrategy>> designed(const DomainShape& shape,
                                                                const Workload& w, std::size_t p,
                                                                std::size_t restarts,
+                                                               MeasurementNoise noise,
                                                                std::stop_token stop) const {
-        const Key key{shape, w.spec().text(), p, restarts};
+        const Key key{shape, w.spec().text(), p, restarts, noise};
         {
             const std::lock_guard lock(mutex_);
             if (auto it = cache_.find(key); it != cache_.end()) {
@@ -94,6 +119,7 @@ private:
         StrategyOptimizeOptions o;
         o.restarts = restarts;
         o.seed = 0;
+        o.measurement = noise;
         auto d = designStrategy(w, ps, o, std::move(stop));  // outside the lock: seconds
         if (!d) {
             return d.error();

@@ -1072,6 +1072,10 @@ Status WorkbenchChoices::validate() const {
     if (workload.trimmed().isEmpty()) {
         return Error{"workbench.workload: empty (range:2000, identity, prefix, allrange, ...)"};
     }
+    if (gaussian && !(delta > 0 && delta < 1)) {
+        return Error{"workbench.hdmm_delta: Gaussian measurement needs 0 < δ < 1, got δ = " +
+                     formatNumber(delta)};
+    }
     for (const QString& id : algorithms) {
         if (findAlgorithm(id.toStdString()) == nullptr) {
             return Error{"workbench.algorithms: unknown algorithm '" + id.toStdString() +
@@ -1132,6 +1136,10 @@ QJsonObject WorkbenchChoices::toJson() const {
         {QStringLiteral("page"), page},
         {QStringLiteral("plot_scale"), plotScale},
         {QStringLiteral("plot_epsilon"), plotEpsilon}};
+    if (gaussian) {
+        o[QStringLiteral("hdmm_noise")] = QStringLiteral("gaussian");
+        o[QStringLiteral("hdmm_delta")] = delta;
+    }
     if (!pointAlgorithm.isEmpty()) {
         o[QStringLiteral("point")] = QJsonObject{{QStringLiteral("algorithm"), pointAlgorithm},
                                                  {QStringLiteral("m"), pointScale},
@@ -1152,6 +1160,9 @@ Expected<WorkbenchChoices> WorkbenchChoices::fromJson(const QJsonObject& o) {
     DPX_TRY(f.integer("trials", 1, kMaxWorkbenchTrials, w.trials));
     DPX_TRY(f.integer("seed", 0, kMaxWorkbenchSeed, w.seed));
     DPX_TRY(f.flag("metric", "rmse", "scaled_l2", "expected scaled_l2 or rmse", w.rmse));
+    DPX_TRY(
+        f.flag("hdmm_noise", "gaussian", "laplace", "expected laplace or gaussian", w.gaussian));
+    DPX_TRY(f.number("hdmm_delta", w.delta));
     DPX_TRY(f.text("page", w.page));
     DPX_TRY(f.number("plot_scale", w.plotScale));
     DPX_TRY(f.number("plot_epsilon", w.plotEpsilon));

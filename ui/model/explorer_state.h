@@ -333,6 +333,10 @@ struct WorkbenchChoices {
     QStringList algorithms;  // DPBench ids; empty: the default list for the data's dimension
     int trials = 5;
     qint64 seed = 1;
+    // HDMM's measurement (session 33): Gaussian at (ε, delta) instead of Laplace. Written only
+    // when Gaussian, so sessions without it keep their bytes.
+    bool gaussian = false;
+    double delta = 1e-6;
     bool rmse = false;                         // plot the RMSE per query, not the scaled L2 error
     QString page = QStringLiteral("epsilon");  // epsilon, scale, product, output, numbers
     double plotScale = -1;    // the m the ε plot shows (0: data; -1: the first scale)

@@ -16,6 +16,11 @@
 // (1, 10⁻⁶): audited at that (ε, δ) it must pass; calibrated at ε = 12 (same δ; at ε = 4 the one
 // released range estimate keeps too little of the loss for 10⁵ samples to show it) it must be
 // flagged.
+// And HDMM as an algorithm with Gaussian measurement (session 33, what the Workbench runs with
+// its HDMM noise set to Gaussian): the strategy designed for ‖A‖₂ on all ranges of 16 cells
+// (p = 2), continuous Gaussian noise from the analytic calibration (Balle & Wang 2018) at
+// (ε, δ) = (1, 10⁻⁶), least squares, the same range estimate: audited at (1, 10⁻⁶) it must pass;
+// run at ε = 12 (same δ) while claiming 1 it must be flagged.
 // And the release path through an OPT_M strategy that does not measure the full table (the 16
 // cells read as a 2 × 2 × 4 table): the release publishes the workload's marginals
 // (strategyEstimates: M_b·K⁺y). The designer's strategy for all 1-way marginals (it measures the
@@ -47,6 +52,30 @@ AuditMechanism marginals(double runEpsilon) {
 AuditMechanism boxes(double runEpsilon) {
     return dd1test::algorithmMechanism(hdmmAlgorithm(), {4, 4}, "range:10", runEpsilon, 4, 7,
                                        {{"p", 1}});
+}
+
+// HDMM run with Gaussian measurement at (runEpsilon, 10⁻⁶), read on the range [4, 7].
+AuditMechanism gaussianRun(double runEpsilon) {
+    auto w = std::make_shared<const Workload>(
+        Workload::make(*WorkloadSpec::parse("allrange"), {16}).value());
+    return [w, runEpsilon](const std::vector<std::int64_t>& in,
+                           AuditRandomness& rng) -> Expected<double> {
+        const std::vector<double> x(in.begin(), in.end());
+        AlgorithmContext c;
+        c.shape = {16};
+        c.x = x;
+        c.workload = w.get();
+        c.epsilon = runEpsilon;
+        c.measurement = MeasurementNoise::Gaussian;
+        c.delta = 1e-6;
+        c.parameters = {{"p", 2}};
+        c.rng = &rng.simulation();
+        auto r = hdmmAlgorithm().run(c);
+        if (!r) {
+            return r.error();
+        }
+        return r->estimate[4] + r->estimate[5] + r->estimate[6] + r->estimate[7];
+    };
 }
 
 // The release through an integer strategy for all ranges of 16 cells, calibrated at `claimed`
@@ -163,6 +192,7 @@ private Q_SLOTS:
     void tooLittleNoiseIsFlagged();
     void marginalsTemplate();
     void unionOfKroneckerProducts();
+    void gaussianMeasurement();
     void integerStrategyRelease();
     void integerStrategyReleaseGaussian();
     void marginalsStrategyRelease();
@@ -185,6 +215,22 @@ void TestHdmmAudit::marginalsTemplate() {
 void TestHdmmAudit::unionOfKroneckerProducts() {
     dd1test::verifyAuditPasses(boxes(1.0), kD, kDp, 1.0, 100000);
     dd1test::verifyAuditFlags(boxes(4.0), kD, kDp, 1.0, 100000);
+}
+
+void TestHdmmAudit::gaussianMeasurement() {
+    auto params = [](std::uint64_t seed) {
+        AuditParams p = dd1test::auditParams(1.0, 100000, seed);
+        p.delta = 1e-6;
+        return p;
+    };
+    auto pass = runDpAudit(gaussianRun(1.0), kD, kDp, params(75));
+    QVERIFY2(pass.hasValue(), pass ? "" : pass.error().message.c_str());
+    QVERIFY2(!pass->violationFound, pass->tightest().event.describe().c_str());
+    auto flag = runDpAudit(gaussianRun(12.0), kD, kDp, params(76));
+    QVERIFY2(flag.hasValue(), flag ? "" : flag.error().message.c_str());
+    QVERIFY2(
+        flag->violationFound,
+        qPrintable(QStringLiteral("tightest bound %1").arg(flag->tightest().epsilonLowerBound)));
 }
 
 void TestHdmmAudit::integerStrategyRelease() {

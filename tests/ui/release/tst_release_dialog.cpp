@@ -34,6 +34,7 @@
 
 #include "core/intervals/intervals.h"
 #include "core/intervals/release_intervals.h"
+#include "core/matrix_mechanism/strategy_release.h"
 #include "core/release/release.h"
 #include "io/release/privacy_ledger.h"
 #include "io/release/release_files.h"
@@ -1167,6 +1168,94 @@ private Q_SLOTS:
         QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
         QVERIFY(reports.list.last().second.contains(QStringLiteral("37 marginal counts")));
         QVERIFY(readFile(csv).startsWith("marginal,sex,class,age,hours,value,lower,upper\n"));
+    }
+
+    // Issue #23 (session 33): a strategy plan previewed for one noise law is never released under
+    // the other. The Laplace preview designs for ‖A‖₁ (its plan is kept so that the release does
+    // not design again); switching to the discrete Gaussian must drop that plan and release the
+    // Gaussian design (‖A‖₂²·trace minimised). Reference: the two plans made here directly by
+    // strategyPlanner with the dialog's options (restarts 3, seed 0: deterministic).
+    void strategyPlanFollowsTheNoiseLaw() {
+        QTemporaryDir dir;
+        std::vector<std::string> labels;
+        for (int i = 0; i < 32; ++i) {
+            labels.push_back(std::to_string(i));
+        }
+        Attribute a{"score", labels, {}, "integers 0..31", true};
+        std::vector<std::int64_t> counts(32);
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+            counts[i] = static_cast<std::int64_t>((i * 5) % 13);
+        }
+        auto table = ContingencyTable::dense({a}, counts);
+        QVERIFY(table);
+        auto flat = declaredTableCells(*table);
+        QVERIFY(flat);
+        ReleaseContext ctx;
+        ctx.histogram = *flat;
+        ctx.table = *table;
+        ctx.dataset = QStringLiteral("test scores");
+        ctx.source = QStringLiteral("test scores");
+        ctx.column = QStringLiteral("score");
+        ctx.binsText = QStringLiteral("32 declared cells");
+        ctx.defaultDir = dir.path();
+        ctx.defaultBase = QStringLiteral("scores");
+        ctx.ledgerBase = QStringLiteral("scores");
+        ctx.strategyWorkload = QStringLiteral("allrange");
+        ctx.strategyTemplate = DesignTemplate::PIdentity;
+
+        // The reference plans, one per law.
+        auto spec = WorkloadSpec::parse("allrange");
+        QVERIFY(spec);
+        StrategyOptimizeOptions options;
+        options.restarts = ctx.strategyRestarts;
+        options.seed = ctx.strategySeed;
+        options.measurement = MeasurementNoise::Laplace;
+        auto laplacePlan = strategyPlanner(*spec, ctx.strategyTemplate, {}, options)({32});
+        QVERIFY2(laplacePlan, laplacePlan ? "" : laplacePlan.error().message.c_str());
+        options.measurement = MeasurementNoise::Gaussian;
+        auto gaussianPlan = strategyPlanner(*spec, ctx.strategyTemplate, {}, options)({32});
+        QVERIFY2(gaussianPlan, gaussianPlan ? "" : gaussianPlan.error().message.c_str());
+        const QString laplaceK = QString::fromStdString((*laplacePlan)->strategy->describe());
+        const QString gaussianK = QString::fromStdString((*gaussianPlan)->strategy->describe());
+        QCOMPARE((*laplacePlan)->measurement, MeasurementNoise::Laplace);
+        QCOMPARE((*gaussianPlan)->measurement, MeasurementNoise::Gaussian);
+        // Otherwise this test could not tell the plans apart.
+        QVERIFY2(laplaceK != gaussianK, qPrintable(laplaceK));
+
+        JobRunner runner;
+        ReleaseDialog d(ctx, &runner);
+        Reports reports;
+        d.setReport([&reports](bool ok, const QString& text) { reports.list.append({ok, text}); });
+        d.setConfirmOverwrite([](const QStringList&) { return false; });
+        d.setConfirmNewLedger([](const QStringList&) { return true; });
+        d.show();
+        const QString csv = dir.filePath(QStringLiteral("s.csv"));
+        auto* mechanism = field<QComboBox>(&d, "releaseMechanism");
+        mechanism->setCurrentIndex(mechanism->findData(QStringLiteral("discrete-laplace")));
+        QVERIFY(fillNewLedgerRelease(&d, csv, dir.filePath(QStringLiteral("ledger.json")),
+                                     QStringLiteral("2"), QStringLiteral("1")));
+        QVERIFY2(d.canRelease(), qPrintable(d.statusText()));
+        // The Laplace plan is previewed (and kept by the dialog).
+        QVERIFY2(d.strategyText().contains(laplaceK), qPrintable(d.strategyText()));
+
+        field<QLineEdit>(&d, "releaseBudgetDelta")->setText(QStringLiteral("1e-5"));
+        mechanism->setCurrentIndex(mechanism->findData(QStringLiteral("discrete-gaussian")));
+        field<QLineEdit>(&d, "releaseDelta")->setText(QStringLiteral("1e-6"));
+        QVERIFY(waitForPreview(&d));
+        QVERIFY2(d.canRelease(), qPrintable(d.statusText()));
+        QVERIFY2(d.strategyText().contains(gaussianK), qPrintable(d.strategyText()));
+        QVERIFY2(!d.strategyText().contains(laplaceK), qPrintable(d.strategyText()));
+
+        QVERIFY(releaseAndWait(&d, reports));
+        QVERIFY2(reports.list.last().first, qPrintable(reports.list.last().second));
+        const QJsonObject meta =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("s.json")))).object();
+        QCOMPARE(meta.value(QStringLiteral("mechanism")).toString(),
+                 QStringLiteral("discrete-gaussian"));
+        const QJsonObject st = meta.value(QStringLiteral("strategy")).toObject();
+        QCOMPARE(st.value(QStringLiteral("integer_strategy")).toString(), gaussianK);
+        QCOMPARE(st.value(QStringLiteral("strategy_l2_squared")).toInteger(),
+                 static_cast<qint64>((*gaussianPlan)->strategy->l2Squared));
     }
 
 private:

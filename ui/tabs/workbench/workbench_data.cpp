@@ -246,23 +246,32 @@ Expected<WorkbenchPrepared> prepareWorkbench(const WorkbenchData& data,
     return p;
 }
 
+bool measuresGaussian(const Algorithm& algorithm, const WorkbenchSettings& settings) {
+    return settings.gaussian && algorithm.info().gaussian;
+}
+
 std::vector<WorkbenchCell> exactCells(const WorkbenchPrepared& prepared,
-                                      const std::vector<double>& epsilons, std::stop_token stop) {
+                                      const WorkbenchSettings& settings, std::stop_token stop) {
     std::vector<WorkbenchCell> out;
     for (const Algorithm* a : prepared.algorithms) {
         if (a->info().dataDependent) {
             continue;
         }
-        auto s = a->strategy(prepared.shape, *prepared.workload);
+        const bool gaussian = measuresGaussian(*a, settings);
+        auto s = a->strategyFor(prepared.shape, *prepared.workload,
+                                gaussian ? MeasurementNoise::Gaussian : MeasurementNoise::Laplace);
         if (!s || !*s) {
             continue;
         }
-        for (double eps : epsilons) {
+        for (double eps : settings.epsilons) {
             if (stop.stop_requested()) {
                 return out;
             }
             // The exact error does not depend on the data, hence not on the scale either.
-            auto e = expectedLeastSquaresError(**s, *prepared.workload, eps);
+            auto e =
+                expectedLeastSquaresError(**s, *prepared.workload,
+                                          gaussian ? MeasurementSpec::gaussian(eps, settings.delta)
+                                                   : MeasurementSpec::laplace(eps));
             if (!e) {
                 break;
             }
@@ -301,6 +310,10 @@ std::vector<WorkbenchCell> runAlgorithm(const WorkbenchPrepared& prepared,
             req.x = prepared.x[si];
             req.workload = prepared.workload.get();
             req.epsilon = eps;
+            if (measuresGaussian(algorithm, settings)) {
+                req.measurement = MeasurementNoise::Gaussian;
+                req.delta = settings.delta;
+            }
             req.trials = settings.trials;
             req.seed = settings.seed;
             req.scale = prepared.scaleTotal[si];

@@ -68,6 +68,11 @@ struct WorkbenchSettings {
     std::uint64_t seed = 1;      // algorithmError's seed (trial t: stream t)
     std::uint64_t dataSeed = 0;  // resampling: SimulationRng(dataSeed, 0) for every scale
     unsigned threads = 0;        // 0: all cores
+    // Gaussian measurement at (ε, delta) for the algorithms that offer it (AlgorithmInfo::gaussian:
+    // HDMM, its strategy designed for ‖A‖₂), (ε, δ)-DP; every other algorithm stays ε-DP with
+    // Laplace noise. The legend names the law of such an algorithm.
+    bool gaussian = false;
+    double delta = 1e-6;  // in (0, 1) when gaussian
 
     bool operator==(const WorkbenchSettings&) const = default;
 };
@@ -106,11 +111,15 @@ struct WorkbenchCell {
     QString error;                               // the algorithm refused (its message)
 };
 
+// How `algorithm` measures under `settings`: Gaussian only when the settings ask for it and the
+// algorithm offers it.
+bool measuresGaussian(const Algorithm& algorithm, const WorkbenchSettings& settings);
+
 // The exact expected RMSE √(E‖Wx̂ − Wx‖²/q) of every data-independent least-squares algorithm
-// at every ε (the same computation as algorithmError's exactRmse): cells without results.
+// at every ε of the settings, under the law it measures with (measuresGaussian; the same
+// computation as algorithmError's exactRmse): cells without results.
 std::vector<WorkbenchCell> exactCells(const WorkbenchPrepared& prepared,
-                                      const std::vector<double>& epsilons,
-                                      std::stop_token stop = {});
+                                      const WorkbenchSettings& settings, std::stop_token stop = {});
 
 // algorithmError for one algorithm at every (m, ε), in the order scales × ε. An algorithm that
 // refuses a shape or fails gets its message in every cell; `progress` gets the fraction done.

@@ -27,6 +27,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/base/validation.h"
 #include "core/choosing/tradeoff.h"
 #include "core/table/table.h"
 #include "core/workload/builtin_shapes.h"
@@ -184,6 +185,18 @@ void WorkbenchTab::buildControls() {
     seed_->setRange(0, 1000000000);
     seed_->setValue(1);
     seed_->setToolTip(tr("Seed of the runs (trial t uses stream t), the same as dpx bench --seed"));
+    noise_ = new QComboBox;
+    noise_->setObjectName(QStringLiteral("workbenchNoise"));
+    noise_->addItem(tr("Laplace — ε-DP"), QStringLiteral("laplace"));
+    noise_->addItem(tr("Gaussian — (ε, δ)-DP"), QStringLiteral("gaussian"));
+    noise_->setToolTip(
+        tr("How HDMM measures its strategy: Laplace noise on the L1 column norm (ε-DP, HDMM's "
+           "own design), or Gaussian noise (the analytic calibration of Balle & Wang 2018) on "
+           "the L2 column norm with the strategy designed for it ((ε, δ)-DP). The other "
+           "algorithms always use their own ε-DP noise."));
+    delta_ = new QLineEdit(QStringLiteral("1e-6"));
+    delta_->setObjectName(QStringLiteral("workbenchDelta"));
+    delta_->setToolTip(tr("δ of HDMM's Gaussian measurement, 0 < δ < 1"));
     metric_ = new QComboBox;
     metric_->addItem(tr("scaled L2 error (DPBench)"));
     metric_->addItem(tr("RMSE per query"));
@@ -208,6 +221,7 @@ void WorkbenchTab::buildControls() {
     note_->setTextFormat(Qt::RichText);
 
     auto* form = new QFormLayout;
+    form_ = form;
     form->addRow(tr("Data"), data_);
     form->addRow(dataNote_);
     form->addRow(tr("Domain size"), domain_);
@@ -222,6 +236,8 @@ void WorkbenchTab::buildControls() {
     algLabel->setWordWrap(true);
     form->addRow(algLabel);
     form->addRow(algorithms_);
+    form->addRow(tr("HDMM noise"), noise_);
+    form->addRow(tr("HDMM δ"), delta_);
     form->addRow(tr("Plot"), metric_);
     form->addRow(tr("ε plot at m"), shownScale_);
     form->addRow(tr("m plot at ε"), shownEpsilon_);
@@ -313,7 +329,15 @@ void WorkbenchTab::buildControls() {
     connect(workload_, &QComboBox::currentTextChanged, this, restartAndSave);
     connect(trials_, &QSpinBox::valueChanged, this, restartAndSave);
     connect(seed_, &QSpinBox::valueChanged, this, restartAndSave);
-    connect(algorithms_, &QListWidget::itemChanged, this, restartAndSave);
+    connect(algorithms_, &QListWidget::itemChanged, this, [this, restartAndSave] {
+        updateNoiseRows();
+        restartAndSave();
+    });
+    connect(noise_, &QComboBox::currentIndexChanged, this, [this, restartAndSave] {
+        updateNoiseRows();
+        restartAndSave();
+    });
+    connect(delta_, &QLineEdit::editingFinished, this, restartAndSave);
     connect(metric_, &QComboBox::currentIndexChanged, this, [this] {
         if (!settingControls_) {
             redraw();
@@ -504,6 +528,7 @@ void WorkbenchTab::rebuildDomains() {
         item->setForeground(algorithmColour(id));
         algorithms_->addItem(item);
     }
+    updateNoiseRows();
     settingControls_ = wasSetting;
 }
 
@@ -532,6 +557,10 @@ WorkbenchSettings WorkbenchTab::settings() const {
     }
     s.trials = static_cast<std::uint64_t>(trials_->value());
     s.seed = static_cast<std::uint64_t>(seed_->value());
+    s.gaussian = noise_->currentIndex() == 1;
+    bool ok = false;
+    const double delta = delta_->text().trimmed().toDouble(&ok);
+    s.delta = ok ? delta : kNaN;
     return s;
 }
 
@@ -559,6 +588,9 @@ void WorkbenchTab::setSettings(const WorkbenchSettings& s) {
     }
     trials_->setValue(static_cast<int>(s.trials));
     seed_->setValue(static_cast<int>(s.seed));
+    noise_->setCurrentIndex(s.gaussian ? 1 : 0);
+    delta_->setText(QString::number(s.delta, 'g', 15));
+    updateNoiseRows();
     settingControls_ = false;
     scheduleRestart();
 }
@@ -607,6 +639,10 @@ WorkbenchChoices WorkbenchTab::choices() const {
     }
     c.trials = static_cast<int>(s.trials);
     c.seed = static_cast<qint64>(s.seed);
+    c.gaussian = s.gaussian;
+    if (std::isfinite(s.delta)) {
+        c.delta = s.delta;
+    }
     c.rmse = metric_->currentIndex() == 1;
     c.page = kPages.value(views_->currentIndex(), kPages.front());
     c.plotScale = plotScale_;
@@ -649,6 +685,9 @@ void WorkbenchTab::setChoices(const WorkbenchChoices& c) {
     workload_->setCurrentText(c.workload);
     trials_->setValue(c.trials);
     seed_->setValue(static_cast<int>(c.seed));
+    noise_->setCurrentIndex(c.gaussian ? 1 : 0);
+    delta_->setText(QString::number(c.delta, 'g', 15));
+    updateNoiseRows();
     metric_->setCurrentIndex(c.rmse ? 1 : 0);
     plotScale_ = c.plotScale;
     plotEpsilon_ = c.plotEpsilon;
@@ -668,8 +707,10 @@ void WorkbenchTab::setChoices(const WorkbenchChoices& c) {
 // a list that does not parse, or no algorithm, stays an error in the status line (start()) and
 // the document keeps the last good inputs.
 void WorkbenchTab::edited() {
+    const WorkbenchSettings s = settings();
     if (settingControls_ || !parseScaleList(scales_->text()) ||
-        !parseEpsilonList(epsilons_->text()) || settings().algorithms.isEmpty()) {
+        !parseEpsilonList(epsilons_->text()) || s.algorithms.isEmpty() ||
+        (s.gaussian && !(s.delta > 0 && s.delta < 1))) {
         return;
     }
     sessionChoices_.reset();  // the user's choices from now on
@@ -781,6 +822,20 @@ void WorkbenchTab::start() {
         inputError = QString::fromStdString(sc.error().message);
     } else if (auto ep = parseEpsilonList(epsilons_->text()); !ep) {
         inputError = QString::fromStdString(ep.error().message);
+    } else if (s.gaussian) {
+        // A bad δ is refused before any run, with the algorithms' own message; an algorithm
+        // without a Gaussian form is not affected (it keeps its Laplace noise).
+        for (const QString& id : s.algorithms) {
+            const Algorithm* a = findAlgorithm(id.toStdString());
+            if (a == nullptr || !a->info().gaussian) {
+                continue;
+            }
+            if (auto m = checkAlgorithmMeasurement(a->info(), MeasurementNoise::Gaussian, s.delta);
+                !m) {
+                inputError = tr("HDMM δ: %1").arg(QString::fromStdString(m.error().message));
+                break;
+            }
+        }
     }
     if (!inputError.isEmpty()) {
         running_ = false;
@@ -810,7 +865,7 @@ void WorkbenchTab::start() {
                 out.error = QString::fromStdString(p.error().message);
                 return out;
             }
-            out.exact = exactCells(*p, s.epsilons, stop);
+            out.exact = exactCells(*p, s, stop);
             out.prepared = std::make_shared<const WorkbenchPrepared>(std::move(*p));
             return out;
         },
@@ -889,7 +944,27 @@ QString WorkbenchTab::legendName(const QString& algorithm) const {
     if (a != nullptr && a->info().totalIsPublic) {
         return tr("%1 † (true total public)").arg(algorithm);
     }
+    if (a != nullptr && measuresGaussian(*a, running_settings_)) {
+        return tr("%1 (Gaussian, δ = %2)")
+            .arg(algorithm, QString::fromStdString(formatNumber(running_settings_.delta)));
+    }
     return algorithm;
+}
+
+// The HDMM noise row only while an algorithm with a Gaussian form is ticked, δ only for Gaussian.
+void WorkbenchTab::updateNoiseRows() {
+    if (form_ == nullptr) {
+        return;  // the controls are being built
+    }
+    bool offered = false;
+    for (int i = 0; i < algorithms_->count(); ++i) {
+        const QListWidgetItem* item = algorithms_->item(i);
+        const Algorithm* a = findAlgorithm(item->data(Qt::UserRole).toString().toStdString());
+        offered =
+            offered || (item->checkState() == Qt::Checked && a != nullptr && a->info().gaussian);
+    }
+    form_->setRowVisible(noise_, offered);
+    form_->setRowVisible(delta_, offered && noise_->currentIndex() == 1);
 }
 
 double WorkbenchTab::shownValue(const QString& algorithm, std::size_t scaleIndex, double epsilon,
@@ -968,6 +1043,14 @@ void WorkbenchTab::redraw() {
         for (const WorkbenchCell& c : cells_) {
             if (!c.error.isEmpty() && failed.insert(c.algorithm).second) {
                 notes << tr("%1 refused: %2").arg(c.algorithm, c.error.toHtmlEscaped());
+            }
+        }
+        for (const Algorithm* a : prepared_->algorithms) {
+            if (measuresGaussian(*a, running_settings_)) {
+                notes << tr("%1 measures with Gaussian noise: (ε, δ)-DP with δ = %2, a weaker "
+                            "guarantee than the ε-DP of the others at the same ε.")
+                             .arg(QString::fromStdString(a->info().id),
+                                  QString::fromStdString(formatNumber(running_settings_.delta)));
             }
         }
         notes << tr(

@@ -20,6 +20,7 @@
 #include "ui/widgets/qcustomplot_include.h"
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -118,6 +119,7 @@ private:
     void applyPalette();
     const WorkbenchData* currentData(QString* why) const;
     QString legendName(const QString& algorithm) const;
+    void updateNoiseRows();
     void onPlotClick(QCPAbstractPlottable* plottable, int index);
     void edited();
     void applyPendingPoint();
@@ -139,6 +141,11 @@ private:
     QListWidget* algorithms_;
     QSpinBox* trials_;
     QSpinBox* seed_;
+    // HDMM's measurement (the algorithms with AlgorithmInfo::gaussian): Laplace or Gaussian, and
+    // δ; the rows are shown only while such an algorithm is ticked (δ only for Gaussian).
+    QComboBox* noise_;
+    QLineEdit* delta_;
+    QFormLayout* form_ = nullptr;
     QComboBox* metric_;
     QComboBox* shownScale_;
     QComboBox* shownEpsilon_;

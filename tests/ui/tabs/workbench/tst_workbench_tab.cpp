@@ -7,9 +7,11 @@
 // against a brute-force mean over the queries covering a cell; empty and 3-D states; the tab in
 // the window ("workbench").
 #include <QApplication>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLineEdit>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -18,7 +20,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/algorithms/algorithm_error.h"
 #include "core/base/simulation_rng.h"
+#include "core/matrix_mechanism/hdmm.h"
 #include "core/table/table.h"
 #include "core/workload/data_scale.h"
 #include "core/workload/strategy.h"
@@ -114,6 +118,7 @@ private Q_SLOTS:
     void emptyAndThreeD();
     void numbersEqualAlgorithmError();
     void identityExactRmse();
+    void hdmmGaussian();
     void clickShowsOutput();
     void twoDimensionalErrorMap();
     void cancelStops();
@@ -281,6 +286,95 @@ void TestWorkbenchTab::identityExactRmse() {
     const auto v = ui::cellValue(exactOnly, ui::WorkbenchMetric::ScaledL2, 100, 4);
     QVERIFY(v.valid && v.exact);
     QCOMPARE(v.mean, 3.0 * 2 / (4 * 100.0));  // √q·rmse / (q·m)
+}
+
+// Session 33: HDMM with Gaussian measurement in the Workbench. The noise row appears only when
+// HDMM is ticked; a δ of 0 is refused before any run with the reason; at δ = 10⁻⁶ the exact RMSE
+// shown is the Gaussian design's (designRmse of designStrategy with measurement = Gaussian: a
+// second route to the number) while Identity keeps its Laplace error, the trials' mean RMSE
+// agrees with the exact one within Monte Carlo error and the Jensen gap (mean of √ ≤ √ of mean),
+// and the legend / numbers name the law.
+void TestWorkbenchTab::hdmmGaussian() {
+    ui::JobRunner runner;
+    WorkbenchTab tab(&runner);
+    tab.resize(1200, 800);
+    tab.show();
+    tab.setWindowTable(skewedTable(), QStringLiteral("column 'age'"));
+    auto* noise = tab.findChild<QComboBox*>(QStringLiteral("workbenchNoise"));
+    auto* delta = tab.findChild<QLineEdit*>(QStringLiteral("workbenchDelta"));
+    QVERIFY(noise != nullptr && delta != nullptr);
+    WorkbenchSettings s =
+        skewedAsIs({1}, QStringLiteral("allrange"), {QStringLiteral("Identity")}, 1);
+    tab.setSettings(s);
+    QVERIFY(waitDone(tab));
+    QVERIFY(!noise->isVisibleTo(&tab));  // no algorithm with a Gaussian form ticked
+    QVERIFY(!delta->isVisibleTo(&tab));
+
+    s.algorithms = {QStringLiteral("Identity"), QStringLiteral("HDMM")};
+    s.trials = 1000;
+    s.gaussian = true;
+    s.delta = 0;
+    tab.setSettings(s);
+    QVERIFY(waitDone(tab));
+    QVERIFY(noise->isVisibleTo(&tab) && delta->isVisibleTo(&tab));
+    QVERIFY2(tab.message().contains(QStringLiteral("δ = 0 gives no finite Gaussian noise")),
+             qPrintable(tab.message()));
+    QVERIFY(tab.cells().empty());
+
+    s.delta = 1e-6;
+    tab.setSettings(s);
+    QVERIFY(waitDone(tab, 180000));
+    auto w = Workload::make(*WorkloadSpec::parse("allrange"), {64});
+    QVERIFY(w.hasValue());
+    const MeasurementSpec spec = MeasurementSpec::gaussian(1, 1e-6);
+    StrategyOptimizeOptions o;
+    o.measurement = MeasurementNoise::Gaussian;
+    auto design = designStrategy(*w, {}, o);
+    QVERIFY(design.hasValue());
+    auto designed = designRmse(*design, spec);
+    QVERIFY(designed.hasValue());
+    const WorkbenchCell* h = cellOf(tab, QStringLiteral("HDMM"), 0, 1);
+    QVERIFY(h != nullptr && h->exactRmse && h->result);
+    QVERIFY2(std::abs(*h->exactRmse - *designed) < 1e-9 * *designed,
+             qPrintable(QStringLiteral("%1 vs %2").arg(*h->exactRmse).arg(*designed)));
+    const double laplace = *exactAlgorithmRmse(*findAlgorithm("HDMM"), {64}, *w, 1.0);
+    QVERIFY(std::abs(*h->exactRmse - laplace) > 0.2 * laplace);  // the laws differ here
+    // The trials: the mean of the per-trial squared RMSE (recovered exactly from the mean m and
+    // standard error se of the T per-trial RMSEs: m² + sd²·(T − 1)/T, sd = se·√T) equals the
+    // exact square within 5 of its standard errors (≈ 2·m·se); the mean RMSE itself is below the
+    // exact one by Jensen's inequality.
+    const MeanWithError& r = h->result->rmse;
+    QCOMPARE(h->result->trials, std::uint64_t{1000});
+    const double sd = r.standardError * std::sqrt(1000.0);
+    const double meanSquare = r.mean * r.mean + sd * sd * 999.0 / 1000.0;
+    QVERIFY2(
+        std::abs(meanSquare - *h->exactRmse * *h->exactRmse) <= 5 * 2 * r.mean * r.standardError,
+        qPrintable(QStringLiteral("root mean square %1 (mean %2 ± %3) vs exact %4")
+                       .arg(std::sqrt(meanSquare))
+                       .arg(r.mean)
+                       .arg(r.standardError)
+                       .arg(*h->exactRmse)));
+    QVERIFY(r.mean <= *h->exactRmse + 4 * r.standardError);
+    // Identity is not affected: its Laplace error.
+    const WorkbenchCell* id = cellOf(tab, QStringLiteral("Identity"), 0, 1);
+    QVERIFY(id != nullptr && id->exactRmse);
+    QCOMPARE(*id->exactRmse, *exactAlgorithmRmse(*findAlgorithm("Identity"), {64}, *w, 1.0));
+    // The numbers table names HDMM's law.
+    bool named = false;
+    QTableWidget* t = tab.numbersTable();
+    for (int row = 0; row < t->rowCount(); ++row) {
+        named = named || (t->item(row, 0) &&
+                          t->item(row, 0)->text() == QStringLiteral("HDMM (Gaussian, δ = 1e-06)"));
+    }
+    QVERIFY(named);
+    // The session keeps the law and δ.
+    const ui::WorkbenchChoices c = tab.choices();
+    QVERIFY(c.gaussian);
+    QCOMPARE(c.delta, 1e-6);
+    auto back = ui::WorkbenchChoices::fromJson(c.toJson());
+    QVERIFY(back.hasValue());
+    QVERIFY(back->gaussian);
+    QCOMPARE(back->delta, 1e-6);
 }
 
 void TestWorkbenchTab::clickShowsOutput() {
