@@ -71,11 +71,18 @@ home=/tmp/dpexplorer-screenshots
 rm -rf "$home" && mkdir -p "$home/Documents"
 HOME=$home "$app" --example telemetry --release-dialog --release-go --release-epsilon 1 \
     --release-budget 5 > /dev/null
-HOME=$home "$app" --example telemetry --release-dialog --release-epsilon 10 \
+# The dialog grows to its contents up to the screen's height: the offscreen screen is shorter than
+# the Gaussian dialog (it scrolled, the picture cut its budget lines), so these two are drawn on a
+# tall virtual X screen when xvfb-run is there.
+tall=()
+command -v xvfb-run > /dev/null &&
+    tall=(env -u QT_QPA_PLATFORM xvfb-run -a -s "-screen 0 1024x1400x24")
+HOME=$home "${tall[@]}" "$app" --example telemetry --release-dialog --release-epsilon 10 \
     --screenshot "$out/release-dialog-refused.png"
 echo "$out/release-dialog-refused.png"
-HOME=$home "$app" --example telemetry --release-dialog --release-mechanism discrete-gaussian \
-    --release-epsilon 0.5 --release-delta 1e-6 --release-ledger "$home/Documents/gaussian-ledger.json" \
+HOME=$home "${tall[@]}" "$app" --example telemetry --release-dialog \
+    --release-mechanism discrete-gaussian --release-epsilon 0.5 \
+    --release-delta 1e-6 --release-ledger "$home/Documents/gaussian-ledger.json" \
     --release-budget 2,1e-5 --screenshot "$out/release-dialog-gaussian.png"
 echo "$out/release-dialog-gaussian.png"
 rm -rf "$home"

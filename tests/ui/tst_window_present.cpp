@@ -9,11 +9,13 @@
 #include <QCheckBox>
 #include <QFile>
 #include <QImage>
+#include <QLineEdit>
 #include <QLocale>
 #include <QRadioButton>
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSet>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStyle>
 #include <QStyleOption>
@@ -22,10 +24,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "tests/ui/window_screens_support.h"
 #include "tests/ui/window_test_support.h"
+#include "ui/lessons/lesson_page.h"
+#include "ui/lessons/lessons.h"
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/tabs/histogram_tab.h"
@@ -111,6 +116,69 @@ private Q_SLOTS:
                                                           : QStringLiteral("check box"))
                                                .arg(best, 0, 'f', 2)));
         }
+    }
+
+    // In a presented lesson a spin box's up and down buttons are as wide as a line of its text
+    // and their arrows grow with it: Fusion drew 14 px buttons with 8 px arrows whatever the font
+    // (specks beside the randomized-response lesson's large type). Its number keeps its room.
+    void spinBoxArrowsScaleInPresentation() {
+        MainWindow::applyApplicationTheme(false);
+        std::unique_ptr<LessonPage> page(createLesson(QStringLiteral("randomized-response")));
+        QVERIFY(page);
+        presentWindow(page.get(), true, QSize(1920, 1080));
+        QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+        int checked = 0;
+        for (int step = 0; step < page->stepCount(); ++step) {
+            page->setStep(step);
+            QApplication::processEvents();
+            for (QSpinBox* box : page->findChildren<QSpinBox*>()) {
+                if (!box->isVisible()) {
+                    continue;
+                }
+                const int text = box->fontMetrics().height();
+                QVERIFY2(text >= 30, qPrintable(QString::number(text)));  // presentation type
+                QStyleOptionSpinBox opt;
+                opt.initFrom(box);
+                opt.buttonSymbols = box->buttonSymbols();
+                opt.frame = box->hasFrame();
+                opt.subControls = QStyle::SC_SpinBoxFrame | QStyle::SC_SpinBoxEditField |
+                                  QStyle::SC_SpinBoxUp | QStyle::SC_SpinBoxDown;
+                opt.stepEnabled =
+                    QAbstractSpinBox::StepUpEnabled | QAbstractSpinBox::StepDownEnabled;
+                const QRect up = box->style()->subControlRect(QStyle::CC_SpinBox, &opt,
+                                                              QStyle::SC_SpinBoxUp, box);
+                QVERIFY2(up.width() >= text && up.height() * 2 >= text * 4 / 5,
+                         qPrintable(QStringLiteral("%1: a %2×%3 up button beside %4 px text")
+                                        .arg(box->objectName())
+                                        .arg(up.width())
+                                        .arg(up.height())
+                                        .arg(text)));
+                // The arrow as drawn: the dark pixels in the up button (black on the white
+                // presentation ground), at least 2/5 of a line of text wide.
+                const QImage image = box->grab().toImage();
+                int left = up.right(), right = up.left() - 1;
+                for (int y = up.top(); y <= up.bottom(); ++y) {
+                    for (int x = up.left(); x <= up.right(); ++x) {
+                        if (qGray(image.pixel(x, y)) < 96) {
+                            left = std::min(left, x);
+                            right = std::max(right, x);
+                        }
+                    }
+                }
+                QVERIFY2(right - left + 1 >= text * 2 / 5,
+                         qPrintable(QStringLiteral("%1: the up arrow is %2 px wide beside %3 px "
+                                                   "text")
+                                        .arg(box->objectName())
+                                        .arg(std::max(0, right - left + 1))
+                                        .arg(text)));
+                // The buttons took their width from the box, not from its number.
+                const auto* edit = box->findChild<QLineEdit*>();
+                QVERIFY(edit);
+                QVERIFY(edit->width() >= edit->fontMetrics().horizontalAdvance(box->text()));
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 0);
     }
 
     // The presentation look changes the plot only while it draws: thick lines, large type, white

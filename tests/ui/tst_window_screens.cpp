@@ -45,6 +45,7 @@
 #include "ui/main_window.h"
 #include "ui/model/document.h"
 #include "ui/model/job_runner.h"
+#include "ui/panels/data_panel.h"
 #include "ui/release/release_dialog.h"
 #include "ui/tabs/histogram_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
@@ -92,6 +93,18 @@ bool isInternal(const QWidget* parent) {
 // columns (this draw, expected) for each of its five error measures, wider than the tab beside the
 // data panel; it fits from about 1280 px (the 1920 × 1080 rows check it) and copies whole.
 const QSet<QString> kWideTables = {QStringLiteral("errorsTable")};
+
+// How a legend runs out of `room` (called `what`), "" when it lies inside.
+QString legendOutside(const QCPLegend* legend, const QRect& room, const QString& what) {
+    const QRect r = legend->outerRect();
+    if (room.adjusted(-1, -1, 1, 1).contains(r)) {
+        return {};
+    }
+    const auto text = [](const QRect& q) {
+        return QStringLiteral("%1,%2 %3×%4").arg(q.x()).arg(q.y()).arg(q.width()).arg(q.height());
+    };
+    return QStringLiteral("at %1 runs out of %2 (%3)").arg(text(r), what, text(room));
+}
 
 // What is wrong with the layout of `root` as shown: every visible widget must lie inside its
 // parent (except inside a scroll area's viewport, which scrolls), and a single-line label, check
@@ -212,6 +225,35 @@ QStringList layoutProblems(QWidget* root) {
                     }
                     out << QStringLiteral("%1's legend entries are cut: %2")
                                .arg(describe(plot), cut.join(QStringLiteral(", ")));
+                }
+            }
+            // A legend cut as a whole: one inside an axis rect (an inset) lies inside its data
+            // area, every legend lies inside the plot and is as tall as its entries need (a
+            // tall legend in a short plot ran past the plot's edge or was squeezed, its last
+            // entries not drawn at all, while each entry it drew was wide enough).
+            for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
+                auto* legend = qobject_cast<QCPLegend*>(e);
+                if (!legend || !legend->visible() || legend->itemCount() == 0) {
+                    continue;
+                }
+                QString cut;
+                for (QCPAxisRect* rect : plot->axisRects()) {
+                    if (legend->layout() == rect->insetLayout() && cut.isEmpty()) {
+                        cut = legendOutside(legend, rect->rect(), QStringLiteral("its axis rect"));
+                    }
+                }
+                if (cut.isEmpty()) {
+                    cut = legendOutside(legend, plot->viewport(), QStringLiteral("the plot"));
+                }
+                const auto* el = static_cast<const QCPLayoutElement*>(legend);
+                const int need = el->minimumOuterSizeHint().height();
+                if (cut.isEmpty() && legend->outerRect().height() + 1 < need) {
+                    cut = QStringLiteral("is %1 px tall, its entries need %2")
+                              .arg(legend->outerRect().height())
+                              .arg(need);
+                }
+                if (!cut.isEmpty()) {
+                    out << QStringLiteral("%1's legend %2").arg(describe(plot), cut);
                 }
             }
             // An axis label longer than its axis runs past the plot's edge ("δ(ε) of the whole
@@ -387,6 +429,47 @@ private Q_SLOTS:
         problems = layoutProblems(&host);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
         QCOMPARE(plot->legend->wrap(), 3);
+    }
+
+    // ... and a legend cut as a whole, each of its entries wide enough: eight entries in the top
+    // right corner of a short plot run out of its axis rect and past the plot's bottom edge (the
+    // last ones are not drawn at all; two entries fit and pass), and a legend in a row of its own
+    // under a plot too short for it is squeezed below what its entries need.
+    void theCheckFindsAClippedLegend() {
+        QWidget host;
+        host.resize(420, 200);
+        auto* plot = new QCustomPlot(&host);
+        plot->setGeometry(0, 0, 400, 180);
+        for (int i = 0; i < 8; ++i) {
+            QCPGraph* g = plot->addGraph();
+            g->setName(QStringLiteral("series %1").arg(i + 1));
+            g->setData({0, 1}, {1, 2});
+        }
+        plot->legend->setVisible(true);
+        host.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&host));
+        QStringList problems = layoutProblems(&host);
+        QVERIFY2(problems.size() == 1 && problems[0].contains(QLatin1String("legend at")) &&
+                     problems[0].contains(QLatin1String("runs out of its axis rect")),
+                 qPrintable(problems.join(QLatin1Char('\n'))));
+        while (plot->graphCount() > 2) {
+            plot->removeGraph(plot->graphCount() - 1);
+        }
+        problems = layoutProblems(&host);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        // Under the plot: its row takes what the legend needs, more than a 60 px plot has.
+        for (int i = 2; i < 8; ++i) {
+            QCPGraph* g = plot->addGraph();
+            g->setName(QStringLiteral("series %1").arg(i + 1));
+            g->setData({0, 1}, {1, 2});
+        }
+        plot->axisRect()->insetLayout()->take(plot->legend);
+        plot->plotLayout()->addElement(1, 0, plot->legend);
+        plot->setGeometry(0, 0, 400, 60);
+        problems = layoutProblems(&host);
+        QVERIFY2(problems.filter(QLatin1String("legend")).size() == 1 &&
+                     problems.filter(QLatin1String("legend"))[0].contains(QLatin1String("need")),
+                 qPrintable(problems.join(QLatin1Char('\n'))));
     }
 
     // ... and an axis label longer than its axis (the Budget tab's profile at 1024 × 768: "δ(ε)
@@ -691,6 +774,69 @@ private Q_SLOTS:
         w.setZoom(1.0);
         QVERIFY(std::abs(plot->xAxis->labelFont().pointSizeF() - label) < 1e-6);
         QVERIFY(std::abs(QApplication::font().pointSizeF() - app) < 1e-6);
+    }
+
+    // The CSV options (delimiter, header row, bad rows) show for a CSV source and only for it: a
+    // saved session that opens a CSV file shows them once the window is up (they were hidden in
+    // the screenshot of such a session), a built-in example hides them, the CSV file chosen again
+    // in the Dataset box shows them again.
+    void csvOptionsFollowTheSource() {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("ages.csv"));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("name;age\nann;34\nbob;41\ncid;34\n");
+        f.close();
+        const QString session = dir.filePath(QStringLiteral("csv.json"));
+        {
+            MainWindow w;
+            ExplorerState s = w.document()->state();
+            s.data.source = SourceKind::Csv;
+            s.data.csvPath = csv;
+            s.data.csvOptions.delimiter = QStringLiteral("semicolon");
+            s.data.column = QStringLiteral("age");
+            QVERIFY(w.document()->apply(s, QStringLiteral("test")));
+            QVERIFY(w.document()->saveSession(session));
+        }
+        // As dpexplorer --session does: the session opened before the window is shown.
+        MainWindow w;
+        w.resize(1024, 768);
+        QVERIFY(w.openSession(session));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::waitForData(w));
+        settle(w);
+        QCOMPARE(w.document()->state().data.source, SourceKind::Csv);
+        DataPanel* panel = w.dataPanel();
+        auto* options = panel->findChild<QWidget*>(QStringLiteral("csvOptionsRow"));
+        QVERIFY(options);
+        const auto shown = [options] {
+            return options->isVisible() && options->height() > 0 &&
+                   options->findChild<QComboBox*>()->isVisible();
+        };
+        QVERIFY2(shown(), "the CSV options are hidden for a CSV source opened from a session");
+        QComboBox* box = panel->exampleBox();
+        const int csvItem = box->currentIndex();
+        const int example = box->findData(QStringLiteral("ages"));
+        QVERIFY(example >= 0);
+        box->setCurrentIndex(example);
+        Q_EMIT box->activated(example);
+        settle(w);
+        QCOMPARE(w.document()->state().data.source, SourceKind::Example);
+        QVERIFY(!options->isVisible());
+        box->setCurrentIndex(csvItem);
+        Q_EMIT box->activated(csvItem);
+        settle(w);
+        QCOMPARE(w.document()->state().data.source, SourceKind::Csv);
+        QVERIFY2(shown(), "the CSV options stay hidden when the CSV file is chosen again");
+        // The same through undo and redo.
+        w.document()->undoStack()->undo();
+        settle(w);
+        QCOMPARE(w.document()->state().data.source, SourceKind::Example);
+        QVERIFY(!options->isVisible());
+        w.document()->undoStack()->redo();
+        settle(w);
+        QVERIFY(shown());
     }
 
     // Every tab says what it shows in one line, with a paragraph that cites its methods.

@@ -123,17 +123,20 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
            "in the summary."));
     // The three CSV options on two lines: on one line they made the side panel ~440 px wide and
     // the window 1 097 px on a 1024 × 768 screen (a window grows to its minimum size and does not
-    // shrink back by itself).
+    // shrink back by itself). One grid, no layout nested in another: with the first line a box
+    // layout inside the row's, the row hidden (the example at start-up) and shown again before
+    // the window was first shown (a CSV source opened from a session) was laid out 0 px tall
+    // until the source changed again. Why Qt 6.4 does that is not understood; the flat grid is
+    // laid out whole (tst_window_screens csvOptionsFollowTheSource).
     csvRow_ = new QWidget;
+    csvRow_->setObjectName(QStringLiteral("csvOptionsRow"));
     {
-        auto* lines = new QVBoxLayout(csvRow_);
+        auto* lines = new QGridLayout(csvRow_);
         lines->setContentsMargins(0, 0, 0, 0);
-        auto* first = new QHBoxLayout;
-        first->addWidget(delimiter_);
-        first->addWidget(header_);
-        first->addStretch(1);
-        lines->addLayout(first);
-        lines->addWidget(badRows_, 0, Qt::AlignLeft);
+        lines->addWidget(delimiter_, 0, 0);
+        lines->addWidget(header_, 0, 1);
+        lines->setColumnStretch(2, 1);
+        lines->addWidget(badRows_, 1, 0, 1, 3, Qt::AlignLeft);
     }
 
     table_ = new QComboBox;

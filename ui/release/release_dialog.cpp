@@ -504,6 +504,8 @@ void ReleaseDialog::buildUi() {
     gaussian_ = new QLabel;
     gaussian_->setObjectName(QStringLiteral("releaseGaussian"));
     gaussian_->setWordWrap(true);
+    // Any height beyond its text goes below it, never between it and the neighbours' line.
+    gaussian_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     form->addRow(QString(), gaussian_);
     post_ = new QComboBox;
     post_->setObjectName(QStringLiteral("releasePost"));
@@ -1136,31 +1138,45 @@ void ReleaseDialog::fitHeight() {
     // wrapped lines under one another (σ², the intervals, what ε was chosen on, the strategy): once
     // laid out at their final width, each gets its height for that width as a minimum.
     // Twice: a label that just appeared (σ² when the mechanism becomes the discrete Gaussian) only
-    // has its final width after the first pass, and the others' widths can change with it.
-    for (int pass = 0; pass < 2; ++pass) {
-        layout()->activate();
-        for (QLabel* l : {gaussian_, intervals_, chosenOn_, strategy_}) {
-            const bool shown = l->isVisibleTo(this) && !l->text().isEmpty() && l->width() > 200;
-            l->setMinimumHeight(shown ? l->heightForWidth(l->width()) : 0);
+    // has its final width after the first pass, and the others' widths can change with it. The
+    // scrolled contents have a layout of their own, activated too: with the dialog's alone the
+    // labels kept the width of an earlier pass (narrower, beside a scroll bar), and σ² kept the
+    // height of four lines for its two, a blank line above it and one below.
+    const auto fitLabels = [this] {
+        for (int pass = 0; pass < 2; ++pass) {
+            layout()->activate();
+            scroll_->widget()->layout()->activate();
+            for (QLabel* l : {gaussian_, intervals_, chosenOn_, strategy_}) {
+                const bool shown = l->isVisibleTo(this) && !l->text().isEmpty() && l->width() > 200;
+                l->setMinimumHeight(shown ? l->heightForWidth(l->width()) : 0);
+            }
         }
-    }
-    layout()->activate();
+        layout()->activate();
+        scroll_->widget()->layout()->activate();
+    };
+    fitLabels();
     if (!isVisible()) {
         return;  // the scroll area's viewport has its size once shown (showEvent)
     }
     // As tall as the contents need, up to the screen's height (less its title bar); beyond that
-    // the contents scroll.
-    const int needed =
-        height() - scroll_->viewport()->height() +
-        scroll_->widget()->layout()->totalHeightForWidth(scroll_->viewport()->width());
-    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
-    const int frame = std::max(frameGeometry().height() - height(), 0);
-    const int most = s ? s->availableGeometry().height() - frame : needed;
-    const int target = std::min(needed, most);
-    if (target > height()) {
-        resize(width(), target);
-    } else if (height() > most) {
-        resize(width(), most);
+    // the contents scroll. Growing can take the scroll bar away and widen the labels (fewer
+    // lines): fit them again at that width.
+    for (int round = 0; round < 2; ++round) {
+        const int needed =
+            height() - scroll_->viewport()->height() +
+            scroll_->widget()->layout()->totalHeightForWidth(scroll_->viewport()->width());
+        const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+        const int frame = std::max(frameGeometry().height() - height(), 0);
+        const int most = s ? s->availableGeometry().height() - frame : needed;
+        const int target = std::min(needed, most);
+        if (target > height()) {
+            resize(width(), target);
+        } else if (height() > most) {
+            resize(width(), most);
+        } else {
+            break;
+        }
+        fitLabels();
     }
 }
 

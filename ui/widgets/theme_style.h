@@ -6,7 +6,8 @@
 // presentation's white. This style outlines them in a grey 45 % of the way from the window colour
 // to its text, at least 3:1 against the window (WCAG 2.1, 1.4.11 non-text contrast), and draws
 // them as large as the text beside them needs (a lesson's large type in presentation mode, View ▸
-// Zoom) instead of at one size for every font.
+// Zoom) instead of at one size for every font; likewise a spin box's up and down buttons and their
+// arrows (8 px in Fusion, whatever the font: specks beside a presented lesson's type).
 #pragma once
 
 class QStyle;
