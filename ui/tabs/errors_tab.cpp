@@ -162,7 +162,8 @@ QString onTwoLines(const QString& text) {
     if (at <= 0 || text.contains(QLatin1Char('(')) || text.indexOf(pm, at + 1) >= 0) {
         return {};
     }
-    return text.left(at) + QLatin1Char('\n') + text.mid(at + 1);
+    // A line separator, not '\n': the style measures and draws it as a line break.
+    return text.left(at) + QChar(QChar::LineSeparator) + text.mid(at + 1);
 }
 
 // Draws a vertical rule before each metric group so the pairs read as groups in the body too;
@@ -633,8 +634,9 @@ void ErrorsTab::rebuildTable() {
         table_->resizeColumnsToContents();
         std::vector<int>& widths = two ? narrowWidths_ : contentWidths_;
         widths.clear();
+        // Some air between the groups on one line; in the narrow form every pixel counts.
         for (int c = 0; c < table_->columnCount(); ++c) {
-            widths.push_back(table_->columnWidth(c) + 8);
+            widths.push_back(table_->columnWidth(c) + (two ? 2 : 8));
         }
     }
     table_->resizeRowsToContents();

@@ -21,7 +21,7 @@ namespace {
 class SideBySideOrStacked : public QObject {
 public:
     SideBySideOrStacked(QWidget* page, QBoxLayout* layout)
-        : QObject(page), page_(page), layout_(layout) {
+        : QObject(page), owner_(page), page_(page), layout_(layout) {
         page->installEventFilter(this);
         // Once the window is built (the tab's contents are moved into their scroll area): a page
         // not shown yet gets no event of its own, yet its minimum counts in its tab's.
@@ -39,7 +39,7 @@ public:
             QTimer::singleShot(0, this, [this] { update(); });
         } else if (t == QEvent::Resize || t == QEvent::Show || t == QEvent::LayoutRequest ||
                    t == QEvent::ParentChange) {
-            if (watched == page_) {
+            if (watched == page_ || watched == owner_) {
                 attach();
             }
             update();
@@ -49,6 +49,19 @@ public:
 
 private:
     void attach() {
+        // The window moves a tab's layout into a widget inside the tab's scroll area
+        // (makeScrollable): the widget the layout lays out is the one to watch and size, not the
+        // tab (sizing the tab, outside the area, grew it without end).
+        if (QWidget* host = layout_ ? layout_->parentWidget() : nullptr; host && host != page_) {
+            if (page_) {
+                page_->removeEventFilter(this);
+            }
+            page_ = host;
+            host->installEventFilter(this);
+        }
+        if (!page_) {
+            return;
+        }
         for (QWidget* p = page_->parentWidget(); p; p = p->parentWidget()) {
             if (auto* area = qobject_cast<QAbstractScrollArea*>(p);
                 area && area->viewport() && area->viewport()->isAncestorOf(page_)) {
@@ -62,6 +75,9 @@ private:
     }
 
     void update() {
+        if (!page_ || !layout_) {
+            return;
+        }
         int room = page_->width();
         if (area_ && area_->viewport()->isAncestorOf(page_)) {
             // The area's width without scroll bars, less the margins around the page in it.
@@ -106,8 +122,9 @@ private:
         }
     }
 
-    QWidget* page_;
-    QBoxLayout* layout_;
+    QPointer<QWidget> owner_;  // the widget given; it keeps the layout unless the window moves it
+    QPointer<QWidget> page_;   // the widget the layout lays out
+    QPointer<QBoxLayout> layout_;
     QPointer<QAbstractScrollArea> area_;
 };
 
