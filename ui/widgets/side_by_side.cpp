@@ -114,8 +114,10 @@ private:
             }
             // ... and the plot above keeps the height of the view (not squeezed to its minimum
             // because the page, taller than the view, gets only its minimum height).
-            const int viewHeight = area_ ? area_->maximumViewportSize().height() : page_->height();
-            const int pageHeight = stacked ? viewHeight + height + layout_->spacing() : 0;
+            // Outside a scroll area (a view shown on its own) nothing scrolls: the page's own
+            // height would grow with every minimum set from it.
+            const int viewHeight = area_ ? area_->maximumViewportSize().height() : 0;
+            const int pageHeight = stacked && area_ ? viewHeight + height + layout_->spacing() : 0;
             if (page_->minimumHeight() != pageHeight) {
                 page_->setMinimumHeight(pageHeight);
             }
