@@ -33,6 +33,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
@@ -89,11 +90,6 @@ bool isInternal(const QWidget* parent) {
            qobject_cast<const QAbstractScrollArea*>(parent);
 }
 
-// Tables that may scroll sideways at 1024 × 768: the Errors tab's comparison table has two
-// columns (this draw, expected) for each of its five error measures, wider than the tab beside the
-// data panel; it fits from about 1280 px (the 1920 × 1080 rows check it) and copies whole.
-const QSet<QString> kWideTables = {QStringLiteral("errorsTable")};
-
 // How a legend runs out of `room` (called `what`), "" when it lies inside.
 QString legendOutside(const QCPLegend* legend, const QRect& room, const QString& what) {
     const QRect r = legend->outerRect();
@@ -130,10 +126,9 @@ QStringList layoutProblems(QWidget* root) {
                        .arg(area->viewport()->width());
         }
         // A table shown whole in its tab must not hide a column to the right (the Budget tab's
-        // "Sampling rate" at 1024 × 768).
+        // "Sampling rate", the Errors tab's W1 at 1024 × 768): none is exempt.
         if (auto* table = qobject_cast<QTableView*>(w);
-            table && table->horizontalScrollBar()->isVisible() &&
-            !(kWideTables.contains(table->objectName()) && root->window()->width() < 1280)) {
+            table && table->horizontalScrollBar()->isVisible()) {
             out << QStringLiteral("%1 must be scrolled sideways to see all its columns")
                        .arg(describe(table));
         }
@@ -322,6 +317,17 @@ QStringList hiddenDots(QCustomPlot* plot) {
     return out;
 }
 
+// `json` as a session file in `dir`; its path.
+QString writeSession(const QTemporaryDir& dir, const QString& json) {
+    const QString path = dir.filePath(QStringLiteral("session.json"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        return {};
+    }
+    f.write(json.toUtf8());
+    return path;
+}
+
 }  // namespace
 
 class TestWindowScreens : public QObject {
@@ -377,6 +383,125 @@ private Q_SLOTS:
         QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("%1 layout problems, the first: %2")
                                                     .arg(problems.size())
                                                     .arg(problems.value(0))));
+    }
+
+    // Every tab beside the data panel as a CSV file opens it (the file's options and person id
+    // make the panel about 375 px wide, the tabs about 100 px narrower than with an example): the
+    // Trade-off tab's configuration grid and the Strategy tab's heatmaps scrolled sideways at
+    // 1024 × 768, which the example's narrower panel did not show.
+    void everyTabFitsBesideACsvPanel() {
+        const QSize size(1024, 768);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString csv = QStringLiteral(QT_TESTCASE_SOURCEDIR "/../cli/golden/people.csv");
+        QVERIFY(QFile::exists(csv));
+        // A 2-way marginal workload on the Strategy tab's matrices page: W and A side by side.
+        const QString session =
+            writeSession(dir, QStringLiteral(R"({"format": "dpexplorer-session", "version": 1,
+                "data": {"source": "csv", "csv": "%1", "column": "age"},
+                "mechanism": {"name": "laplace", "epsilon": 1, "estimator": "clamp"},
+                "strategy": {"domain": "2d", "rows": 8, "cols": 8, "workload": "marginals:2",
+                             "page": "matrices"},
+                "view": {"tab": "histogram"}})")
+                                  .arg(csv));
+        MainWindow w;
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::waitForData(w));
+        const Status opened = w.openSession(session);
+        QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
+        QTRY_VERIFY_WITH_TIMEOUT(w.engine()->dataset().histogram.has_value() &&
+                                     !w.engine()->runner()->isRunning(QStringLiteral("data")),
+                                 20000);
+        auto* side = w.findChild<QScrollArea*>(QStringLiteral("sidePanel"));
+        QVERIFY(side);
+        QStringList problems;
+        // The tabs fixed for this panel; the others (the More mechanisms pages are ~5 px too
+        // wide, the Budget tables) and the data panel's own type box are not yet (issue #21).
+        for (const QString& tab :
+             {QStringLiteral("tradeoff"), QStringLiteral("strategy"), QStringLiteral("errors")}) {
+            QVERIFY(w.showTab(tab));
+            settle(w);
+            if (w.width() > size.width()) {
+                problems << tab + QStringLiteral(": the window grew to %1 px").arg(w.width());
+                w.resize(size);
+                settle(w);
+            }
+            for (const QString& p : layoutProblems(w.tabs()->currentWidget())) {
+                problems << tab + QStringLiteral(": ") + p;
+            }
+        }
+        if (!problems.isEmpty()) {
+            qWarning("%s", qPrintable(problems.join(QLatin1Char('\n'))));
+        }
+        QVERIFY2(problems.isEmpty(),
+                 qPrintable(QStringLiteral("beside a %1 px data panel: %2 layout problems, the "
+                                           "first: %3")
+                                .arg(side->width())
+                                .arg(problems.size())
+                                .arg(problems.value(0))));
+    }
+
+    // The Budget tab's plan of the walk-through (docs/sessions/choosing-budget.json: three
+    // histograms, one held) at 1024 × 768: its table showed "E[L1]" cut and "Sampling rate" out
+    // of sight. At totals ε = 0.01, 1 and 10 the numbers have other lengths (b = 3 125 or
+    // 0.3125, E[L1] of 100 000 % or 0.1 %).
+    void budgetPlanFits_data() {
+        QTest::addColumn<double>("total");
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("ε 1, 1024x768") << 1.0 << QSize(1024, 768);
+        QTest::newRow("ε 0.01, 1024x768") << 0.01 << QSize(1024, 768);
+        QTest::newRow("ε 10, 1024x768") << 10.0 << QSize(1024, 768);
+        QTest::newRow("ε 1, 1920x1080") << 1.0 << QSize(1920, 1080);
+    }
+
+    void budgetPlanFits() {
+        QFETCH(double, total);
+        QFETCH(QSize, size);
+        QFile file(
+            QStringLiteral(QT_TESTCASE_SOURCEDIR "/../../docs/sessions/choosing-budget.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(file.readAll());
+        // The total and the held statistic's ε scaled together (the held ε stays inside it).
+        QVERIFY(text.contains(QLatin1String(R"("epsilon": 1,)")));
+        QVERIFY(text.contains(QLatin1String(R"("hold_value": 0.32)")));
+        text.replace(QLatin1String(R"("epsilon": 1,)"),
+                     QStringLiteral(R"("epsilon": %1,)").arg(total));
+        text.replace(QLatin1String(R"("hold_value": 0.32)"),
+                     QStringLiteral(R"("hold_value": %1)").arg(0.32 * total));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString session = writeSession(dir, text);
+        MainWindow w;
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::waitForData(w));
+        const Status opened = w.openSession(session);
+        QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
+        QVERIFY(w.showTab(QStringLiteral("budget")));
+        auto* table = w.findChild<QTableWidget*>(QStringLiteral("budgetTable"));
+        QVERIFY(table);
+        // The plan computed: three rows with their expected errors.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            table->rowCount() == 3 && table->item(2, table->columnCount() - 2) &&
+                table->item(2, table->columnCount() - 2)->text() != QStringLiteral("—"),
+            20000);
+        settle(w);
+        QCOMPARE(w.size(), size);
+        QStringList problems = layoutProblems(&w);
+        if (!problems.isEmpty()) {
+            QStringList widths;
+            for (int c = 0; c < table->columnCount(); ++c) {
+                widths << QString::number(table->horizontalHeader()->sectionSize(c));
+            }
+            problems << QStringLiteral("the table's columns: %1 = %2 px, %3 shown")
+                            .arg(widths.join(QLatin1Char('+')))
+                            .arg(table->horizontalHeader()->length())
+                            .arg(table->viewport()->width());
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
 
     // The check finds what a squeezed tab looks like: the Trade-off tab on its own, as narrow as

@@ -1,5 +1,6 @@
 #include "ui/tabs/budget_tab.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QEvent>
 #include <QFileDialog>
@@ -9,9 +10,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPainter>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -146,6 +149,71 @@ QTableWidgetItem* editableItem(const QString& tip) {
     return it;
 }
 
+// A spin box as wide as its current value needs (at least three digits), not as wide as its
+// largest value (10 000 000 bins): the Bins column took 84 px for "32" (issue #21, the table at
+// 1024 × 768). Typing a longer number widens it (the column follows its size hint).
+class CompactSpinBox : public QSpinBox {
+public:
+    using QSpinBox::QSpinBox;
+
+    QSize sizeHint() const override {
+        QSize s = QSpinBox::sizeHint();
+        const QFontMetrics fm(font());
+        const int widest = fm.horizontalAdvance(textFromValue(maximum()));
+        const int shown = std::max(fm.horizontalAdvance(textFromValue(value())),
+                                   fm.horizontalAdvance(QStringLiteral("000")));
+        s.setWidth(s.width() - std::max(0, widest - shown));
+        return s;
+    }
+};
+
+// Draws (and measures) a read-only cell of the expected L1 and noise columns on two lines
+// ("70.59" over "(0.706%)", "b =" over "3.125"):
+// on one line the table needed about 830 px and scrolled sideways in the tab at 1024 × 768 beside
+// the data panel ("E[L1]" cut, "Sampling rate" out of sight). The item's text stays on one line
+// (copies, the CSV export, tooltips).
+class DetailUnderValueDelegate : public QStyledItemDelegate {
+public:
+    // The break replaces the first space of the first `at` in the text (" (" for "70.59 (0.706%)";
+    // " = " for the noise: "b =" over "3.125").
+    DetailUnderValueDelegate(QString at, QObject* parent)
+        : QStyledItemDelegate(parent), at_(std::move(at)) {}
+
+    QString twoLines(const QString& text) const {
+        qsizetype at = text.indexOf(at_);
+        if (at <= 0) {
+            return text;
+        }
+        if (at_.endsWith(QLatin1Char(' '))) {
+            at += at_.size() - 1;  // " = ": the sign stays on the first line
+        }
+        // A line separator, not '\n': the style measures and draws it as a line break.
+        return text.left(at) + QChar(QChar::LineSeparator) + text.mid(at + 1);
+    }
+
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        opt.text = twoLines(opt.text);
+        const QWidget* w = option.widget;
+        (w ? w->style() : QApplication::style())
+            ->drawControl(QStyle::CE_ItemViewItem, &opt, painter, w);
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        opt.text = twoLines(opt.text);
+        const QWidget* w = option.widget;
+        return (w ? w->style() : QApplication::style())
+            ->sizeFromContents(QStyle::CT_ItemViewItem, &opt, QSize(), w);
+    }
+
+private:
+    QString at_;
+};
+
 }  // namespace
 
 BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
@@ -190,7 +258,7 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     table_->setObjectName(QStringLiteral("budgetTable"));
     table_->setHorizontalHeaderLabels(
         {tr("Statistic"), tr("Bins"), tr("Mechanism"), tr("Weight"), tr("Hold"), tr("ε"), tr("δ"),
-         tr("ρ"), tr("Noise"), tr("±95%\nper bin"), tr("E[L1]\n(% of N)"), tr("Sampling\nrate")});
+         tr("ρ"), tr("Noise"), tr("±95%\nper bin"), tr("E[L1]\n(% of N)"), tr("Sample\nrate")});
     // The long headers on two lines: on one they made the table scroll sideways in the tab at
     // 1024 × 768 (the sampling rate out of sight).
     table_->horizontalHeaderItem(ColSamplingRate)
@@ -209,6 +277,11 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     table_->horizontalHeaderItem(ColL1)->setToolTip(
         tr("Expected L1 error of the histogram, k·E|noise|, and as a percentage of the records N"));
     table_->verticalHeader()->setVisible(false);
+    table_->setItemDelegateForColumn(ColNoise,
+                                     new DetailUnderValueDelegate(QStringLiteral(" = "), table_));
+    table_->setItemDelegateForColumn(ColL1,
+                                     new DetailUnderValueDelegate(QStringLiteral(" ("), table_));
+    fitRowHeight();
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     // Every column as wide as its contents: a stretched first column pushed the numbers out of
@@ -756,10 +829,11 @@ void BudgetTab::rebuildRows() {
         label->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         table_->setItem(i, ColStatistic, label);
 
-        auto* bins = new QSpinBox;
+        auto* bins = new CompactSpinBox;
         bins->setRange(1, 10'000'000);
         bins->setFrame(false);
         bins->setToolTip(tr("Number of bins k of this histogram"));
+        connect(bins, &QSpinBox::valueChanged, bins, &QWidget::updateGeometry);
         connect(bins, &QSpinBox::valueChanged, this, [this, i](int value) {
             if (updating_ || i >= static_cast<int>(base().statistics.size())) {
                 return;
@@ -788,7 +862,8 @@ void BudgetTab::rebuildRows() {
 
         auto* hold = new QComboBox;
         hold->setFrame(false);
-        hold->addItems({tr("none"), tr("ε"), tr("accuracy")});
+        // "±95%" as the column it holds (the word "accuracy" made the column 20 px wider).
+        hold->addItems({tr("none"), tr("ε"), tr("±95%")});
         hold->setToolTip(
             tr("Hold this statistic's ε or its ±95% accuracy while the others "
                "re-split; none: share by weight"));
@@ -1360,8 +1435,25 @@ void BudgetTab::drawProfile() {
     replotWhenVisible(profilePlot_);
 }
 
+void BudgetTab::fitRowHeight() {
+    // Rows tall enough for two lines of text (DetailUnderValueDelegate) at the current font.
+    const int twoLines = 2 * table_->fontMetrics().lineSpacing() + 6;
+    QHeaderView* rows = table_->verticalHeader();
+    if (rows->defaultSectionSize() < twoLines) {
+        rows->setDefaultSectionSize(twoLines);
+        for (int r = 0; r < table_->rowCount(); ++r) {
+            rows->resizeSection(r, twoLines);
+        }
+    }
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() +
+                             3 * rows->defaultSectionSize() + 2 * table_->frameWidth());
+}
+
 void BudgetTab::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) {
+        fitRowHeight();  // zoom
+    }
     if (event->type() == QEvent::PaletteChange) {
         applyPlotPalette(chart_, palette());
         applyPlotPalette(profilePlot_, palette());

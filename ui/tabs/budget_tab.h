@@ -161,6 +161,8 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
+    // Rows as tall as two lines of the current font (the expected L1 and noise cells).
+    void fitRowHeight();
 
 private:
     // Where a candidate plan comes from: a user edit (refused: the previous plan stays), the

@@ -154,13 +154,35 @@ protected:
     }
 };
 
-// Draws a vertical rule before each metric group so the pairs read as groups in the body too.
+// A "value ± half-width" text as two lines, the half-width under the value; empty for any other
+// text (an exact value, a dash, a value in units of 10^p, which stays whole on one line).
+QString onTwoLines(const QString& text) {
+    const QString pm = QStringLiteral(" ± ");
+    const qsizetype at = text.indexOf(pm);
+    if (at <= 0 || text.contains(QLatin1Char('(')) || text.indexOf(pm, at + 1) >= 0) {
+        return {};
+    }
+    // A line separator, not '\n': the style measures and draws it as a line break.
+    return text.left(at) + QChar(QChar::LineSeparator) + text.mid(at + 1);
+}
+
+// Draws a vertical rule before each metric group so the pairs read as groups in the body too;
+// while `*twoLines` holds, a "value ± half-width" cell is drawn (and measured) on two lines.
 class GroupRuleDelegate : public QStyledItemDelegate {
 public:
-    using QStyledItemDelegate::QStyledItemDelegate;
+    GroupRuleDelegate(const bool* twoLines, QObject* parent)
+        : QStyledItemDelegate(parent), twoLines_(twoLines) {}
+
     void paint(QPainter* painter, const QStyleOptionViewItem& option,
                const QModelIndex& index) const override {
-        QStyledItemDelegate::paint(painter, option, index);
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        if (const QString two = *twoLines_ ? onTwoLines(opt.text) : QString(); !two.isEmpty()) {
+            opt.text = two;
+        }
+        const QWidget* w = option.widget;
+        QStyle* style = w ? w->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, w);
         if (index.column() > 0 && index.column() % 2 == 0) {
             painter->save();
             painter->setPen(QPen(option.palette.color(QPalette::Mid), 1));
@@ -168,6 +190,20 @@ public:
             painter->restore();
         }
     }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        if (const QString two = *twoLines_ ? onTwoLines(opt.text) : QString(); !two.isEmpty()) {
+            opt.text = two;
+        }
+        const QWidget* w = option.widget;
+        QStyle* style = w ? w->style() : QApplication::style();
+        return style->sizeFromContents(QStyle::CT_ItemViewItem, &opt, QSize(), w);
+    }
+
+private:
+    const bool* twoLines_;
 };
 
 }  // namespace
@@ -277,7 +313,7 @@ ErrorsTab::ErrorsTab(QWidget* parent) : QWidget(parent) {
 
     table_ = new QTableWidget;
     table_->setHorizontalHeader(new GroupHeader(table_));
-    table_->setItemDelegate(new GroupRuleDelegate(table_));
+    table_->setItemDelegate(new GroupRuleDelegate(&twoLines_, table_));
     table_->setObjectName(QStringLiteral("errorsTable"));
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -592,12 +628,18 @@ void ErrorsTab::rebuildTable() {
         }
     }
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    table_->resizeColumnsToContents();
-    table_->resizeRowsToContents();
-    contentWidths_.clear();
-    for (int c = 0; c < table_->columnCount(); ++c) {
-        contentWidths_.push_back(table_->columnWidth(c) + 8);
+    // The widths each column needs on one line and with its "± half-width" under the value.
+    for (const bool two : {true, false}) {
+        twoLines_ = two;
+        table_->resizeColumnsToContents();
+        std::vector<int>& widths = two ? narrowWidths_ : contentWidths_;
+        widths.clear();
+        // Some air between the groups on one line; in the narrow form every pixel counts.
+        for (int c = 0; c < table_->columnCount(); ++c) {
+            widths.push_back(table_->columnWidth(c) + (two ? 2 : 8));
+        }
     }
+    table_->resizeRowsToContents();
     const int row = rowOf(selEstimator_);
     const int k = metricIndexOf(selMetric_);
     if (row >= 0 && k >= 0) {
@@ -608,17 +650,30 @@ void ErrorsTab::rebuildTable() {
 }
 
 void ErrorsTab::fitColumns() {
-    // Content widths, spread proportionally over the width available (never below content).
-    int total = 0;
-    for (int w : contentWidths_) {
-        total += w;
-    }
     const int avail = table_->viewport()->width();
+    const auto sum = [](const std::vector<int>& v) {
+        int total = 0;
+        for (int w : v) {
+            total += w;
+        }
+        return total;
+    };
+    // On one line when that fits; else each "value ± half-width" on two lines (the table at
+    // 1024 × 768 beside the data panel, which had to be scrolled sideways to see W1).
+    const bool two = sum(contentWidths_) > avail && sum(narrowWidths_) < sum(contentWidths_);
+    if (two != twoLines_) {
+        twoLines_ = two;
+        table_->resizeRowsToContents();
+        table_->viewport()->update();
+    }
+    const std::vector<int>& widths = twoLines_ ? narrowWidths_ : contentWidths_;
+    // Content widths, spread proportionally over the width available (never below content).
+    const int total = sum(widths);
     const double grow = total > 0 && avail > total ? double(avail) / total : 1.0;
     int used = 0;
-    for (int c = 0; c < static_cast<int>(contentWidths_.size()); ++c) {
-        int w = static_cast<int>(contentWidths_[static_cast<std::size_t>(c)] * grow);
-        if (c + 1 == static_cast<int>(contentWidths_.size()) && grow > 1) {
+    for (int c = 0; c < static_cast<int>(widths.size()); ++c) {
+        int w = static_cast<int>(widths[static_cast<std::size_t>(c)] * grow);
+        if (c + 1 == static_cast<int>(widths.size()) && grow > 1) {
             w = avail - used;  // no rounding gap at the right edge
         }
         table_->setColumnWidth(c, w);
@@ -633,7 +688,7 @@ void ErrorsTab::fitTableHeight() {
         h += table_->rowHeight(r);
     }
     int total = 0;
-    for (int w : contentWidths_) {
+    for (int w : twoLines_ ? narrowWidths_ : contentWidths_) {
         total += w;
     }
     if (total > table_->viewport()->width()) {

@@ -104,6 +104,11 @@ private:
     dpx::Scale toggleScale_ = dpx::Scale::Counts;  // what the toggle shows
     bool updating_ = false;           // programmatic table changes: no selectionChanged
     std::vector<int> contentWidths_;  // per column, from the last rebuild
+    // ... with each "value ± half-width" on two lines (the value over "± half-width"): the
+    // table's narrow form, used when the one-line widths do not fit (1024 × 768 beside the data
+    // panel); the cells' texts stay on one line (copies, tooltips, tests), the delegate draws them.
+    std::vector<int> narrowWidths_;
+    bool twoLines_ = false;
 
     QRadioButton* counts_;
     QRadioButton* frequencies_;

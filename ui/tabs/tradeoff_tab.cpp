@@ -33,6 +33,7 @@
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/plot_title.h"
 #include "ui/widgets/qcustomplot_include.h"
+#include "ui/widgets/side_by_side.h"
 
 namespace dpx::ui {
 
@@ -809,6 +810,9 @@ void TradeoffTab::buildControls() {
     auto* layout = new QHBoxLayout(this);
     layout->addLayout(left, 1);
     layout->addWidget(sideScroll);
+    // Beside a CSV file's data panel at 1024 × 768 the plot and the configuration grid did not
+    // fit side by side (the tab scrolled sideways, "NoiseFirst" cut): the grid goes under the plot.
+    sideBySideOrStacked(this, layout);
     rebuildTargetConfigs();
 }
 

@@ -13,7 +13,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -32,6 +31,7 @@
 #include "ui/widgets/number_format.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/plot_title.h"
+#include "ui/widgets/side_by_side.h"
 
 namespace dpx::ui {
 
@@ -480,14 +480,15 @@ void StrategyTab::buildControls() {
     pages_->addTab(matPage, tr("W, A and per-query error"));
     pages_->addTab(applyPage, tr("Simulate on the table"));
 
-    auto* split = new QSplitter;
-    split->addWidget(scroll);
-    split->addWidget(pages_);
-    split->setStretchFactor(1, 1);
-    split->setChildrenCollapsible(false);
-    auto* top = new QVBoxLayout(this);
+    // The pages on the left, the design's controls on the right (as in the Trade-off tab and the
+    // More mechanisms pages), or under the pages when the tab's room is narrower than both need:
+    // beside a CSV file's data panel at 1024 × 768 the controls left the W / A / per-query
+    // heatmaps and their colour scales cut at the right (issue #21).
+    auto* top = new QHBoxLayout(this);
     top->setContentsMargins(0, 0, 0, 0);
-    top->addWidget(split);
+    top->addWidget(pages_, 1);
+    top->addWidget(scroll);
+    sideBySideOrStacked(this, top);
 
     const auto redesign = [this] { edited(true); };
     const auto redrawOnly = [this] { edited(false); };
