@@ -22,7 +22,6 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
