@@ -108,8 +108,8 @@ QString basisCaption(const PlannedHistogram& planned) {
     if (!planned.proxy) {
         return QObject::tr(
             "<b>Computed on the confidential data:</b> an ε chosen from these curves depends on "
-            "the data, which the release's ε does not cover. Plan on a public proxy (at the "
-            "right) to avoid it.");
+            "the data, which the release's ε does not cover. Plan on a public proxy (the “Plan "
+            "on” box, beside or under the plot) to avoid it.");
     }
     return QObject::tr(
                "<b>Computed on %1</b> (declared; the data's counts and size are not "
