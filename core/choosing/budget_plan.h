@@ -38,12 +38,13 @@
 // share one scale: statistic i gets ρ_i = t·w_i/Σw (its weight shares ρ as under zCDP: noise of a
 // pure one at ε_i = √(2ρ_i), of a Gaussian σ_i = Δ2/√(2ρ_i)), and t is the largest whose PLD
 // composition meets the total: found by bisection on ln t (to 1e-6) on a COARSE grid (interval
-// max(h, 1e-3); pessimistic, so every coarse answer is an upper bound), then refined on the plan's
-// own grid h by at most 6 compositions (a secant from the coarse slope, then regula falsi, until
-// the fine ε is within 1e-4·ε_total below the total; if the coarse answer fails on the fine grid
-// it steps down until one passes). Every answer kept has been composed on the grid that accepted
-// it, so the search never overshoots; the final allocation is composed once more from what is
-// reported and must meet the total.
+// max(h, 1e-2), Gaussians on the grid; pessimistic, so every coarse answer is an upper bound),
+// then refined on the plan's own grid h by at most 6 compositions (a secant from the coarse
+// slope, then regula falsi, to 5e-4 in ln t; Gaussians alone, composed exactly, to 1e-7). Each
+// step decides "meets" by one δ(ε) per direction (accounting::PldUpperAccount::meets, which
+// implies ε(δ) ≤ the target); if the coarse answer fails on the fine grid the refinement steps
+// down until one passes. Every answer kept has been composed on the grid that accepted it, so the
+// search never overshoots; that fine composition of the reported allocation is the final check.
 //
 // Poisson sampling (PlanStatistic::samplingRate q < 1) is used in the calibration:
 //  - basic: a share (ε_i, δ_i) is the AMPLIFIED cost; the noise is calibrated to
