@@ -1004,25 +1004,36 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
             tolerance = 1e-7;
             probes = 60;
         }
+        // Each step aims a quarter tolerance BELOW the estimated crossing, so that it usually
+        // lands feasible and close enough to stop (a fine composition saved).
         for (int i = 0; i < probes; ++i) {
             double next = 0;
             if (haveLo && haveHi) {
                 const double w = hi - lo;
-                if (w <= tolerance) {
+                const double root = std::isfinite(ghi) && std::isfinite(glo)
+                                        ? lo - glo / (ghi - glo) * w
+                                        : lo + w / 2;
+                if (w <= tolerance || root - lo <= tolerance / 2) {
                     break;
                 }
-                next = std::isfinite(ghi) && std::isfinite(glo) ? lo - glo / (ghi - glo) * w
-                                                                : lo + w / 2;
-                next = std::clamp(next, lo + 0.1 * w, hi - 0.1 * w);
+                next = std::clamp(root - tolerance / 4, lo + 0.1 * w, hi - 0.1 * w);
             } else if (haveLo) {
                 if (!std::isfinite(glo) || -glo / slope <= tolerance / 2) {
                     break;  // the crossing is estimated within the tolerance above lo
                 }
-                next = lo - glo / slope;
+                next = lo - glo / slope - tolerance / 4;
             } else {
                 next = hi - std::max(std::isfinite(ghi) ? ghi / slope : 1e-3, 1e-6);
             }
+            const double loBefore = haveLo ? lo : -kInf, gBefore = glo;
             probe(next);
+            if (haveLo && lo > loBefore && loBefore > -kInf && lo - loBefore > 1e-9) {
+                // Two fine feasible points: the fine slope replaces the coarse one.
+                const double s2 = (glo - gBefore) / (lo - loBefore);
+                if (s2 > 0 && std::isfinite(s2)) {
+                    slope = s2;
+                }
+            }
         }
         for (double back = 1e-4; !haveLo; back *= 2) {
             if (back > 80) {
