@@ -1016,12 +1016,14 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
                 if (w <= tolerance || root - lo <= tolerance / 2) {
                     break;
                 }
-                next = std::clamp(root - tolerance / 4, lo + 0.1 * w, hi - 0.1 * w);
+                // δ(ε) of pure mechanisms reaches 0 (log −690): the secant is then useless.
+                next = glo < -20 ? lo + w / 2
+                                 : std::clamp(root - tolerance / 4, lo + 0.1 * w, hi - 0.1 * w);
             } else if (haveLo) {
                 if (!std::isfinite(glo) || -glo / slope <= tolerance / 2) {
                     break;  // the crossing is estimated within the tolerance above lo
                 }
-                next = lo - glo / slope - tolerance / 4;
+                next = lo + std::min(-glo / slope, 0.1) - tolerance / 4;
             } else {
                 next = hi - std::max(std::isfinite(ghi) ? ghi / slope : 1e-3, 1e-6);
             }
@@ -1034,6 +1036,10 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
                     slope = s2;
                 }
             }
+        }
+        // Not converged within the probes (a loss with atoms: δ(ε) steps): plain bisection.
+        for (int i = 0; haveLo && haveHi && hi - lo > tolerance && i < 40; ++i) {
+            probe(lo + (hi - lo) / 2);
         }
         for (double back = 1e-4; !haveLo; back *= 2) {
             if (back > 80) {
