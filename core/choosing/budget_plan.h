@@ -39,8 +39,8 @@
 // pure one at ε_i = √(2ρ_i), of a Gaussian σ_i = Δ2/√(2ρ_i)), and t is the largest whose PLD
 // composition meets the total: found by bisection on ln t (to 1e-6) on a COARSE grid (interval
 // max(h, 1e-2), Gaussians on the grid; pessimistic, so every coarse answer is an upper bound),
-// then refined on the plan's own grid h by at most 6 compositions (a secant from the coarse
-// slope, then regula falsi, to 5e-4 in ln t; Gaussians alone, composed exactly, to 1e-7). Each
+// then refined on the plan's own grid h (a secant from the coarse slope, up to 6 regula-falsi
+// steps, then bisection, to 5e-4 in ln t; Gaussians alone, composed exactly, to 1e-7). Each
 // step decides "meets" by one δ(ε) per direction (accounting::PldUpperAccount::meets, which
 // implies ε(δ) ≤ the target); if the coarse answer fails on the fine grid the refinement steps
 // down until one passes. Every answer kept has been composed on the grid that accepted it, so the
