@@ -10,8 +10,13 @@
 // of both, per run: on a shared machine the CPU times are the reliable figures. A RESULT line per
 // case. --sampled: fractions of the plan Poisson-subsampled (rates in [0.01, 0.5]); the sgd_pld
 // lines: DP-SGD-like plans (T steps of a subsampled Gaussian) under the PLD, per --sgd-intervals.
+// The plan_pld lines (issue #22, session 33): allocatePlan under PLD for budget plans with one
+// Poisson-sampled Gaussian (q in --plan-rates), the wall and CPU time of the whole allocation, the
+// composed ε of the result and the noise of an unsampled statistic next to the same plan without
+// the sampling. --sections picks which of compose, sgd, plans run.
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -20,6 +25,7 @@
 #include "bench/bench_util.h"
 #include "core/accounting/accountant.h"
 #include "core/accounting/subsampling.h"
+#include "core/choosing/budget_plan.h"
 
 namespace {
 
@@ -66,7 +72,13 @@ int main(int argc, char** argv) {
                  {"reps", "5"},
                  {"budget", "30"},
                  {"sampled", "0,0.5"},
-                 {"sgd-intervals", "1e-4,1e-5"}});
+                 {"sgd-intervals", "1e-4,1e-5"},
+                 {"plan-rates", "0.001,0.01"},
+                 {"sections", "compose,sgd,plans"}});
+    const auto sections = opt.list("sections");
+    auto runs = [&](const char* name) {
+        return std::find(sections.begin(), sections.end(), std::string(name)) != sections.end();
+    };
     printHeader("PLD accountant: composition of n heterogeneous mechanisms (issue #22)");
     const auto plain = heterogeneousPlan(static_cast<int>(opt.integer("n")),
                                          static_cast<unsigned>(opt.integer("seed")));
@@ -74,7 +86,7 @@ int main(int argc, char** argv) {
     // --sampled F: that fraction of the plan (every other mechanism for 0.5) Poisson-subsampled
     // at a rate q ∈ [0.01, 0.5] from a second seeded generator (issue #22: the target must hold
     // with subsampled items too; their add and remove PLDs are composed separately).
-    for (const auto& fs : opt.list("sampled"))
+    for (const auto& fs : runs("compose") ? opt.list("sampled") : std::vector<std::string>{})
         for (const auto& hs : opt.list("intervals")) {
             const double fraction = std::stod(fs);
             auto plan = plain;
@@ -138,6 +150,9 @@ int main(int argc, char** argv) {
                          {256.0 / 60000, 1.3, 4688, "1.34"},
                          {256.0 / 60000, 0.7, 16406, "8.68"}};
     for (const Sgd& c : cases) {
+        if (!runs("sgd")) {
+            break;
+        }
         Expected<SampledGaussianEpsilon> e = Error{};
         const auto times = timeRuns(static_cast<int>(opt.integer("reps")), opt.real("budget"), [&] {
             e = sampledGaussianEpsilon(c.q, c.sigma, 1, c.steps, 1e-5);
@@ -155,7 +170,7 @@ int main(int argc, char** argv) {
     // The same DP-SGD-like plans under the PLD accountant (both neighbour directions, both
     // bounds) next to the Rényi accountant of the same plan, per grid interval.
     for (const Sgd& c : cases) {
-        if (c.steps > 10000) {
+        if (c.steps > 10000 || !runs("sgd")) {
             continue;
         }
         for (const auto& hs : opt.list("sgd-intervals")) {
@@ -189,6 +204,52 @@ int main(int argc, char** argv) {
                 "renyi=%.4f published=%s\n",
                 c.q, c.sigma, static_cast<long long>(c.steps), hs.c_str(), median(times), cpu, proc,
                 pld->value, *pld->lower, ren->value, c.published);
+            std::fflush(stdout);
+        }
+    }
+    // Budget plans under PLD with one Poisson-sampled Gaussian (issue #22): 10 statistics (3
+    // Laplace, 3 geometric, 4 Gaussian, weights 1..10, 10 bins each), total (1, 1e-6), h = 1e-4;
+    // the last Gaussian sampled at q. Also the 3-statistic plan of docs/performance.md (2
+    // Gaussians and a Laplace, one Gaussian sampled).
+    for (int size : {10, 3}) {
+        for (const auto& qs : runs("plans") ? opt.list("plan-rates") : std::vector<std::string>{}) {
+            BudgetPlan plan;
+            plan.total = {1, 1e-6};
+            plan.composition = Composition::Pld;
+            for (int i = 0; i < size; ++i) {
+                PlanStatistic st;
+                st.label = "s" + std::to_string(i + 1);
+                st.bins = 10;
+                st.weight = size == 10 ? i + 1 : 1;
+                st.mechanism = size == 3
+                                   ? (i < 2 ? MechanismKind::Gaussian : MechanismKind::Laplace)
+                               : i < 3 ? MechanismKind::Laplace
+                               : i < 6 ? MechanismKind::Geometric
+                                       : MechanismKind::Gaussian;
+                plan.statistics.push_back(st);
+            }
+            const std::size_t sampledIndex = size == 3 ? 0 : 9;
+            auto flat = allocatePlan(plan);
+            plan.statistics[sampledIndex].samplingRate = std::stod(qs);
+            Expected<PlanResult> r = Error{};
+            const double cpu0 = processCpuSeconds();
+            const auto times = timeRuns(static_cast<int>(opt.integer("reps")), opt.real("budget"),
+                                        [&] { r = allocatePlan(plan); });
+            const double cpu = (processCpuSeconds() - cpu0) / static_cast<double>(times.size());
+            if (!r || !flat) {
+                std::fprintf(stderr, "bench_accounting: plan: %s\n",
+                             (!r ? r.error() : flat.error()).message.c_str());
+                return 1;
+            }
+            const std::size_t other = size == 3 ? 2 : 0;  // an unsampled Laplace statistic
+            std::printf(
+                "RESULT plan_pld statistics=%d q=%s h=1e-4 time_s=%.3f process_cpu_s=%.3f "
+                "eps_spent=%.6f sampled_scale=%.6g sampled_scale_without=%.6g other_scale=%.6g "
+                "other_scale_without=%.6g rule=%s\n",
+                size, qs.c_str(), median(times), cpu, r->usage.epsilonSpent,
+                r->statistics[sampledIndex].noise.scale, flat->statistics[sampledIndex].noise.scale,
+                r->statistics[other].noise.scale, flat->statistics[other].noise.scale,
+                r->sampling.find("keep the noise") != std::string::npos ? "capped" : "amplified");
             std::fflush(stdout);
         }
     }

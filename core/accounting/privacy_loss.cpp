@@ -661,6 +661,63 @@ Expected<double> PldAccount::upperEpsilon(const std::vector<AccountedMechanism>&
     return std::max(*remove, *add);
 }
 
+Expected<PldUpperAccount> PldUpperAccount::compose(const std::vector<AccountedMechanism>& mechs,
+                                                   const PldOptions& options) {
+    const bool anySubsampled = std::any_of(mechs.begin(), mechs.end(), isSubsampled);
+    auto one = [&](Neighbour n) {
+        return PrivacyLossDistribution::compose(mechs, options, Rounding::Pessimistic, n);
+    };
+    if (!anySubsampled) {
+        auto remove = one(Neighbour::Remove);
+        if (!remove) {
+            return remove.error();
+        }
+        return PldUpperAccount{std::move(*remove), std::nullopt};
+    }
+    auto pending = std::async(std::launch::async, [&] { return one(Neighbour::Add); });
+    auto remove = one(Neighbour::Remove);
+    auto add = pending.get();
+    if (!remove) {
+        return remove.error();
+    }
+    if (!add) {
+        return add.error();
+    }
+    return PldUpperAccount{std::move(*remove), std::move(*add)};
+}
+
+double PldUpperAccount::delta(double epsilon) const {
+    const double d = remove.delta(epsilon);
+    return add ? std::max(d, add->delta(epsilon)) : d;
+}
+
+Expected<double> PldUpperAccount::epsilon(double delta) const {
+    auto e = remove.epsilon(delta);
+    if (!e || !add) {
+        return e;
+    }
+    auto f = add->epsilon(delta);
+    if (!f) {
+        return f.error();
+    }
+    return std::max(*e, *f);
+}
+
+double PldUpperAccount::deltaBelow(double epsilon) const {
+    // PrivacyLossDistribution::epsilon returns the upper end `hi` of a bracket whose lower end
+    // fails, at most max(1e-12·hi, h/8 on a grid) wide: if the crossing is ≤ ε − that width, hi
+    // is ≤ ε. δ(ε) is non-increasing, so δ(ε − width) ≤ δ places the crossing there.
+    auto one = [&](const PrivacyLossDistribution& d) {
+        const double width = std::max(d.pmf().size() > 1 ? d.interval() / 8 : 0.0, 2e-12 * epsilon);
+        return d.delta(std::max(0.0, epsilon - width));
+    };
+    return add ? std::max(one(remove), one(*add)) : one(remove);
+}
+
+bool PldUpperAccount::meets(double epsilon, double delta) const {
+    return delta > 0 && delta < 1 && epsilon >= 0 && deltaBelow(epsilon) <= delta;
+}
+
 PldBounds PldAccount::delta(double epsilon) const {
     PldBounds b{upper.delta(epsilon), lower.delta(epsilon)};
     if (addUpper && addLower) {

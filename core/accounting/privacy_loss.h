@@ -103,6 +103,25 @@ private:
     void truncate();
 };
 
+// The pessimistic roundings alone: the remove direction, and the add direction when a mechanism
+// is subsampled (PldAccount's `upper` and `addUpper`), at half the work of PldAccount::compose —
+// for searches that only need the safe side (budget plans under PLD). delta() and epsilon() answer
+// the worse direction, as PldAccount's upper bounds do (the same numbers).
+struct PldUpperAccount {
+    PrivacyLossDistribution remove;
+    std::optional<PrivacyLossDistribution> add;
+    // Errors: those of PrivacyLossDistribution::compose.
+    static Expected<PldUpperAccount> compose(const std::vector<AccountedMechanism>& mechs,
+                                             const PldOptions& options);
+    double delta(double epsilon) const;
+    Expected<double> epsilon(double delta) const;
+    // δ (worse direction) at ε minus the resolution of epsilon()'s bisection (h/8 on a grid of
+    // more than one point, else 2e-12·ε): ONE δ(ε) evaluation per direction.
+    double deltaBelow(double epsilon) const;
+    // deltaBelow(ε) ≤ δ: then epsilon(δ) ≤ ε (for δ in (0, 1), ε ≥ 0; false otherwise).
+    bool meets(double epsilon, double delta) const;
+};
+
 // Both bounds at once.
 struct PldBounds {
     double upper = 0;

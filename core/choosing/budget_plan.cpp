@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numbers>
@@ -25,6 +26,11 @@ constexpr double kEpsilonHigh = 1e3;
 // Rounding nudges (one ulp at a time) never need more than a handful of steps; the cap only
 // guards against a logic error turning into an endless loop.
 constexpr int kMaxNudges = 4096;
+// PLD plans (allocatePld): the search's grid interval (the plan's own when coarser), the fine
+// compositions allowed after it, and the width in ln t at which the refinement stops.
+constexpr double kPldCoarseInterval = 1e-2;
+constexpr int kPldRefineProbes = 6;
+constexpr double kPldRefineTolerance = 5e-4;
 
 std::string quoted(const std::string& label) {
     return "'" + label + "'";
@@ -653,18 +659,14 @@ Expected<Allocated> allocateGaussianNoise(const PlanStatistic& s, double sigma) 
     return Allocated{a, BudgetCharge{s.label, 0, 0, *rho}};
 }
 
-// The noise of a statistic under PLD whose ε-equivalent (after its sampling) is `epsilon`: the
-// ε0 without sampling (unamplifiedForTarget), pure noise at ε0, Gaussian σ = Δ2/ε0 (its ρ is
-// ε0²/2, as a pure ε0-DP mechanism's, Bun & Steinke 2016 Props 1.4 and 1.6).
-Expected<Allocated> allocatePldShare(const PlanStatistic& s, double epsilon) {
-    auto u = accounting::unamplifiedForTarget(epsilon, 0, s.samplingRate);
-    if (!u) {
-        return about(s, u.error().message);
-    }
+// The noise of a statistic under PLD from its ε-equivalent WITHOUT sampling ε0: pure noise at
+// ε0, Gaussian σ = Δ2/ε0 (its ρ is ε0²/2, as a pure ε0-DP mechanism's, Bun & Steinke 2016 Props
+// 1.4 and 1.6).
+Expected<Allocated> allocatePldNoise(const PlanStatistic& s, double epsilon0) {
     if (isPureDp(s.mechanism)) {
-        return allocatePure(s, u->epsilon);
+        return allocatePure(s, epsilon0);
     }
-    return allocateGaussianNoise(s, s.l2Sensitivity / u->epsilon);
+    return allocateGaussianNoise(s, s.l2Sensitivity / epsilon0);
 }
 
 // A held statistic under PLD: a held ε makes it alone (ε, δ_total)-DP (pure: ε-DP) after its
@@ -754,6 +756,26 @@ double pldEpsilon(const BudgetPlan& plan, const std::vector<StatisticAllocation>
     return e ? *e : kInf;
 }
 
+// The pessimistic PLDs (both neighbours when sampled) of the spent releases and the statistics;
+// nullopt when the accountant has none (noise beyond its range).
+std::optional<accounting::PldUpperAccount> pldUpper(const BudgetPlan& plan,
+                                                    const std::vector<StatisticAllocation>& alloc,
+                                                    const accounting::PldOptions& options) {
+    std::vector<accounting::AccountedMechanism> mechs = plan.spentLosses;
+    for (std::size_t i = 0; i < alloc.size(); ++i) {
+        mechs.push_back(accounting::statisticMechanism(plan.statistics[i], alloc[i]));
+        if (!mechs.back().validate()) {
+            return std::nullopt;
+        }
+    }
+    auto acc =
+        accounting::PldUpperAccount::compose(accounting::mergeEqualMechanisms(mechs), options);
+    if (!acc) {
+        return std::nullopt;
+    }
+    return std::move(*acc);
+}
+
 Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
     const auto& stats = plan.statistics;
     const std::size_t n = stats.size();
@@ -805,8 +827,38 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
         }
         weightSum += weights[j];
     }
-    // The allocation at scale t (the free statistics' ρ-equivalents t·w_i/Σw).
-    auto at = [&](double t) -> Expected<std::vector<StatisticAllocation>> {
+    // A family of allocations: ln t ↦ the free statistics' ε-equivalents WITHOUT sampling (ε0_j).
+    // Statistic j's ρ share at scale t is ρ_j = t·w_j/Σw, its ε-equivalent √(2ρ_j).
+    using Family = std::function<Expected<std::vector<double>>(double)>;
+    auto shareEpsilon = [&](double lnT, std::size_t j) {
+        return std::sqrt(2 * std::exp(lnT) * weights[j] / weightSum);
+    };
+    // Shapes without sampling: ε0_j = √(2ρ_j).
+    const Family unsampledShape = [&](double lnT) -> Expected<std::vector<double>> {
+        std::vector<double> e0(free.size());
+        for (std::size_t j = 0; j < free.size(); ++j) {
+            e0[j] = shareEpsilon(lnT, j);
+        }
+        return e0;
+    };
+    // The amplification rule: a sampled statistic's √(2ρ_j) is its amplified ε, its noise that of
+    // ε0 = ln(1 + (e^{√(2ρ_j)} − 1)/q) (unamplifiedForTarget).
+    const Family amplifiedShape = [&](double lnT) -> Expected<std::vector<double>> {
+        std::vector<double> e0(free.size());
+        for (std::size_t j = 0; j < free.size(); ++j) {
+            const PlanStatistic& s = stats[free[j]];
+            e0[j] = shareEpsilon(lnT, j);
+            if (s.samplingRate < 1) {
+                auto u = accounting::unamplifiedForTarget(e0[j], 0, s.samplingRate);
+                if (!u) {
+                    return about(s, u.error().message);
+                }
+                e0[j] = u->epsilon;
+            }
+        }
+        return e0;
+    };
+    auto at = [&](const std::vector<double>& e0) -> Expected<std::vector<StatisticAllocation>> {
         std::vector<StatisticAllocation> out(n);
         for (std::size_t i = 0; i < n; ++i) {
             if (done[i]) {
@@ -814,8 +866,7 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
             }
         }
         for (std::size_t j = 0; j < free.size(); ++j) {
-            const double rho = t * weights[j] / weightSum;
-            auto a = allocatePldShare(stats[free[j]], std::sqrt(2 * rho));
+            auto a = allocatePldNoise(stats[free[j]], e0[j]);
             if (!a) {
                 return a.error();
             }
@@ -823,10 +874,32 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
         }
         return out;
     };
-    // ε of the plan at t; +∞ where the allocation itself fails (noise beyond double range).
-    auto epsilonAt = [&](double t) {
-        auto a = at(t);
-        return a ? pldEpsilon(plan, *a, options) : kInf;
+    // ln(δ(ε_total − the ε bisection's resolution)/δ_total) of the plan `p` (the plan itself, or
+    // it without sampling) at ln t on the grid of `o`, pessimistic, worse neighbour: ≤ 0 exactly
+    // when the plan meets the total (PldUpperAccount::meets: its ε(δ) is then ≤ ε_total). +∞
+    // where the allocation itself fails (noise beyond double range). One composition and one
+    // δ(ε) per direction: no ε bisection.
+    // `keep`: where to keep the composed account (the refinement keeps the fine one it accepts).
+    using Kept = std::optional<accounting::PldUpperAccount>;
+    auto excess = [&](const BudgetPlan& p, const Family& f, double lnT,
+                      const accounting::PldOptions& o, Kept* keep = nullptr) {
+        auto e0 = f(lnT);
+        if (!e0) {
+            return kInf;
+        }
+        auto a = at(*e0);
+        if (!a) {
+            return kInf;
+        }
+        auto acc = pldUpper(p, *a, o);
+        if (!acc || !(target >= 0)) {
+            return kInf;
+        }
+        const double d = acc->deltaBelow(target);
+        if (keep) {
+            *keep = std::move(acc);
+        }
+        return std::log(std::max(d, 1e-300)) - std::log(delta);
     };
     const std::string whatIsLeft =
         fromLedger ? "what the releases already charged leave" : "the total budget";
@@ -850,27 +923,36 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
                          " (total ε = " + formatNumber(plan.total.epsilon) + ")"};
         }
     }
-    std::vector<StatisticAllocation> chosen;
-    if (free.empty()) {
-        auto a = at(0);
-        if (!a) {
-            return a.error();
-        }
-        chosen = *a;
-    } else {
-        // Bracket [lo, hi] in ln t with ε(lo) ≤ target < ε(hi), from the zCDP budget (never far:
-        // PLD ≤ zCDP without sampling). Every end kept as "lo" has been composed and checked.
-        auto rho0 = zcdpBudget(plan.total.epsilon, delta);
-        const double t0 = rho0 ? *rho0 : 1.0;
-        double lo = std::log(t0), hi = lo;
-        if (epsilonAt(t0) <= target) {
+    // The search runs on a coarse grid (interval max(h, kPldCoarseInterval), every Gaussian on
+    // the grid too): a discretised sampled Gaussian of small q spreads over far fewer points
+    // there, the δ(ε) sum has no Φ pair per point, and the pessimistic rounding keeps every coarse
+    // answer an upper bound. Only the final steps (refine) compose on the plan's own grid h, with
+    // the plan's own treatment of the Gaussians, and only what they find feasible there is used.
+    accounting::PldOptions coarse = options;
+    coarse.interval = std::max(options.interval, kPldCoarseInterval);
+    coarse.discretiseGaussian = true;
+    const std::string nothingLeft =
+        fromLedger ? "the releases already charged and the held statistics use the whole budget "
+                     "under the PLD accountant; nothing is left for it"
+                   : "the held statistics use the whole budget under the PLD accountant; nothing "
+                     "is left for it";
+    // The largest ln t (to 1e-6) whose composition on the grid `o` meets the target, bracketed
+    // from `start` by steps of ln 2 (or between `start` and a known failing `upper`). Every end
+    // kept as "lo" has been composed and checked.
+    auto search = [&](const BudgetPlan& p, const Family& f, double start,
+                      std::optional<double> upper) -> Expected<double> {
+        auto ok = [&](double lnT) { return excess(p, f, lnT, coarse) <= 0; };
+        double lo = start, hi = start;
+        if (upper) {
+            hi = *upper;
+        } else if (ok(start)) {
             for (;;) {
                 hi = lo + std::numbers::ln2;
-                if (!(epsilonAt(std::exp(hi)) <= target)) {
+                if (!ok(hi)) {
                     break;
                 }
                 lo = hi;
-                if (lo - std::log(t0) > 60) {
+                if (lo - start > 60) {
                     return about(stats[free.front()],
                                  "the PLD accountant finds no limit to its budget (internal)");
                 }
@@ -878,25 +960,221 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
         } else {
             for (;;) {
                 lo = hi - std::numbers::ln2;
-                if (epsilonAt(std::exp(lo)) <= target) {
+                if (ok(lo)) {
                     break;
                 }
                 hi = lo;
-                if (std::log(t0) - hi > 80) {
-                    return about(stats[free.front()],
-                                 fromLedger ? "the releases already charged and the held "
-                                              "statistics use the whole budget under the PLD "
-                                              "accountant; nothing is left for it"
-                                            : "the held statistics use the whole budget under the "
-                                              "PLD accountant; nothing is left for it");
+                if (start - hi > 80) {
+                    return about(stats[free.front()], nothingLeft);
                 }
             }
         }
         while (hi - lo > 1e-6) {
             const double mid = (lo + hi) / 2;
-            (epsilonAt(std::exp(mid)) <= target ? lo : hi) = mid;
+            (ok(mid) ? lo : hi) = mid;
         }
-        auto a = at(std::exp(lo));
+        return lo;
+    };
+    // From a coarse answer lc: the largest ln t that meets the target on the plan's own grid, with
+    // few fine compositions (each can cost as much as the whole coarse search): a secant step
+    // from the coarse slope of the excess, then regula falsi inside the bracket, stopping once the
+    // answer is within kPldRefineTolerance of the crossing in ln t (about half that in the noise).
+    // If lc fails on the fine grid it steps DOWN until one passes: the answer is always one the
+    // fine grid accepted.
+    // The fine account of the last answer refine() returned (nullopt: it composed none).
+    Kept accepted;
+    auto refine = [&](const BudgetPlan& p, const Family& f, double lc) -> Expected<double> {
+        accepted.reset();
+        if (coarse.interval == options.interval && options.discretiseGaussian) {
+            return lc;  // the search already ran on the plan's own grid
+        }
+        Kept account;
+        auto fine = [&](double lnT) { return excess(p, f, lnT, options, &account); };
+        // d excess/d ln t from the coarse grid (the excess grows with t).
+        const double step = 1e-2;
+        double slope = (excess(p, f, lc, coarse) - excess(p, f, lc - step, coarse)) / step;
+        if (!(slope > 0) || !std::isfinite(slope)) {
+            slope = 10;
+        }
+        double lo = 0, glo = 0, hi = 0, ghi = 0;
+        bool haveLo = false, haveHi = false;
+        auto probe = [&](double lnT) {
+            const double g = fine(lnT);
+            if (g <= 0) {
+                if (!haveLo || lnT > lo) {
+                    lo = lnT;
+                    glo = g;
+                    accepted = std::move(account);
+                }
+                haveLo = true;
+            } else if (!haveHi || lnT < hi) {
+                hi = lnT;
+                ghi = g;
+                haveHi = true;
+            }
+        };
+        probe(lc);
+        // Gaussians alone compose exactly (no grid: a fine composition costs microseconds):
+        // refined to 1e-7 in ln t as the search itself would be.
+        double tolerance = kPldRefineTolerance;
+        int probes = kPldRefineProbes;
+        const Kept& first = accepted ? accepted : account;
+        if (first && first->remove.pmf().size() == 1 && !first->add) {
+            tolerance = 1e-7;
+            probes = 60;
+        }
+        // Each step aims a quarter tolerance BELOW the estimated crossing, so that it usually
+        // lands feasible and close enough to stop (a fine composition saved).
+        for (int i = 0; i < probes; ++i) {
+            double next = 0;
+            if (haveLo && haveHi) {
+                const double w = hi - lo;
+                const double root = std::isfinite(ghi) && std::isfinite(glo)
+                                        ? lo - glo / (ghi - glo) * w
+                                        : lo + w / 2;
+                if (w <= tolerance || root - lo <= tolerance / 2) {
+                    break;
+                }
+                // δ(ε) of pure mechanisms reaches 0 (log −690): the secant is then useless.
+                next = glo < -20 ? lo + w / 2
+                                 : std::clamp(root - tolerance / 4, lo + 0.1 * w, hi - 0.1 * w);
+            } else if (haveLo) {
+                if (!std::isfinite(glo) || -glo / slope <= tolerance / 2) {
+                    break;  // the crossing is estimated within the tolerance above lo
+                }
+                next = lo + std::min(-glo / slope, 0.1) - tolerance / 4;
+            } else {
+                next = hi - std::max(std::isfinite(ghi) ? ghi / slope : 1e-3, 1e-6);
+            }
+            const double loBefore = haveLo ? lo : -kInf, gBefore = glo;
+            probe(next);
+            if (haveLo && lo > loBefore && loBefore > -kInf && lo - loBefore > 1e-9) {
+                // Two fine feasible points: the fine slope replaces the coarse one.
+                const double s2 = (glo - gBefore) / (lo - loBefore);
+                if (s2 > 0 && std::isfinite(s2)) {
+                    slope = s2;
+                }
+            }
+        }
+        // Not converged within the probes (a loss with atoms: δ(ε) steps): plain bisection.
+        for (int i = 0; haveLo && haveHi && hi - lo > tolerance && i < 40; ++i) {
+            probe(lo + (hi - lo) / 2);
+        }
+        for (double back = 1e-4; !haveLo; back *= 2) {
+            if (back > 80) {
+                return about(stats[free.front()], nothingLeft);
+            }
+            probe((haveHi ? hi : lc) - back);
+        }
+        return lo;
+    };
+    // Search and refine one family: the plan's ln t on its own grid.
+    auto solve = [&](const BudgetPlan& p, const Family& f, double start,
+                     std::optional<double> upper = std::nullopt) -> Expected<double> {
+        auto lc = search(p, f, start, upper);
+        if (!lc) {
+            return lc;
+        }
+        return refine(p, f, *lc);
+    };
+
+    std::vector<StatisticAllocation> chosen;
+    std::string samplingRule;
+    if (free.empty()) {
+        auto a = at({});
+        if (!a) {
+            return a.error();
+        }
+        chosen = *a;
+    } else {
+        // The bracket starts at the zCDP budget (never far: PLD ≤ zCDP without sampling).
+        auto rho0 = zcdpBudget(plan.total.epsilon, delta);
+        const double start = std::log(rho0 ? *rho0 : 1.0);
+        const bool freeSampled = std::any_of(
+            free.begin(), free.end(), [&](std::size_t i) { return stats[i].samplingRate < 1; });
+        Expected<double> lnT = Error{""};
+        Family family = amplifiedShape;
+        if (!freeSampled) {
+            lnT = solve(plan, amplifiedShape, start);
+        } else {
+            // Sampling a statistic must never give another statistic MORE noise than the plan
+            // without that sampling (issue #22 item 2; docs/accounting.md has a worked example).
+            // The amplification rule can: at a δ far below q the noise it gives a sampled
+            // Gaussian (σ = Δ2/ε0 with the PURE-DP inverse ε0) has a tail that costs more than
+            // the statistic without sampling, and the common scale then drops for everyone.
+            // So: tu = the scale of the same plan without the free statistics' sampling (the
+            // very allocation allocatePlan gives it). If the amplification rule meets the total
+            // at tu (with sampling), it is searched from tu upwards: every statistic then gets at
+            // most its noise without sampling. Otherwise the others keep their noise at tu
+            // (sampling can only lower a mechanism's privacy loss, so that is still within the
+            // total) and only the sampled statistics get less: the amplification rule's noise at
+            // a scale s, but never more than at tu, with s the largest that meets the total.
+            BudgetPlan flat = plan;
+            for (std::size_t i : free) {
+                flat.statistics[i].samplingRate = 1;
+            }
+            auto lu = solve(flat, unsampledShape, start);
+            if (!lu) {
+                return lu.error();
+            }
+            const double tu = *lu;
+            const Family capped = [&, tu](double lnS) -> Expected<std::vector<double>> {
+                auto atS = amplifiedShape(lnS);
+                if (!atS) {
+                    return atS;
+                }
+                std::vector<double> e0(free.size());
+                for (std::size_t j = 0; j < free.size(); ++j) {
+                    e0[j] = stats[free[j]].samplingRate < 1
+                                ? std::max((*atS)[j], shareEpsilon(tu, j))
+                                : shareEpsilon(tu, j);
+                }
+                return e0;
+            };
+            // At s = tu the capped rule IS the amplification rule (its sampled ε0 exceed
+            // √(2ρ_j(tu))). Below lmin every sampled statistic is at its noise of tu (the amplified
+            // ε of √(2ρ_j(tu)), squared back to a scale): the plan without sampling, sampled.
+            double lmin = tu;
+            for (std::size_t j = 0; j < free.size(); ++j) {
+                const double q = stats[free[j]].samplingRate;
+                if (q < 1) {
+                    const double amp = std::log1p(q * std::expm1(shareEpsilon(tu, j)));
+                    lmin = std::min(lmin, std::log(amp * amp * weightSum / (2 * weights[j])));
+                }
+            }
+            lmin -= 1e-3;
+            if (excess(plan, capped, tu, coarse) <= 0) {
+                // The amplification rule meets the total at tu: searched from tu up.
+                lnT = solve(plan, amplifiedShape, tu);
+                if (lnT && *lnT < tu) {
+                    lnT = Error{""};  // the fine grid refused tu: use the capped rule
+                }
+            }
+            if (!lnT && excess(plan, capped, lmin, coarse) <= 0) {
+                lnT = solve(plan, capped, lmin, tu);
+                family = capped;
+                samplingRule =
+                    " The statistics without sampling keep the noise they have in the plan "
+                    "without sampling: the amplification rule would have given them more (its "
+                    "sampled noise costs more than that at this δ); the sampled statistics get "
+                    "what is left.";
+            }
+            if (!lnT) {
+                // Not expected (a grid artefact at tu): the amplification rule alone, still
+                // checked like every allocation.
+                lnT = solve(plan, amplifiedShape, start);
+                family = amplifiedShape;
+                samplingRule.clear();
+            }
+        }
+        if (!lnT) {
+            return lnT.error();
+        }
+        auto e0 = family(*lnT);
+        if (!e0) {
+            return e0.error();
+        }
+        auto a = at(*e0);
         if (!a) {
             return a.error();
         }
@@ -907,11 +1185,35 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
             return st.error();
         }
     }
-    // The final check: the allocation as reported, composed once more.
-    const double spent = pldEpsilon(plan, chosen, options);
-    if (!(spent <= target)) {
+    // The final check: the allocation as reported, composed on the plan's own grid (the
+    // refinement's accepted composition of exactly this noise, or composed here), must meet the
+    // total; its ε is the smallest (to the accountant's resolution) that it meets, bisected
+    // near the target where the plan is tight.
+    if (!accepted) {
+        accepted = pldUpper(plan, chosen, options);
+    }
+    if (!accepted || !accepted->meets(target, delta)) {
         return Error{"internal: the PLD allocation does not meet the total (ε = " +
-                     formatNumber(spent) + ")"};
+                     formatNumber(pldEpsilon(plan, chosen, options)) + ")"};
+    }
+    double spent = target;
+    {
+        const double below = target * (1 - 1e-3);
+        if (accepted->meets(below, delta)) {
+            auto e = accepted->epsilon(delta);  // not tight: the accountant's own bisection
+            if (!e) {
+                return e.error();
+            }
+            spent = *e;
+        } else {
+            // meets(lo) false, meets(hi) true; stop at the resolution of epsilon() (h/8).
+            double lo = below, hi = target;
+            while (hi - lo > std::max(options.interval / 8, 1e-12 * hi)) {
+                const double mid = lo + (hi - lo) / 2;
+                (accepted->meets(mid, delta) ? hi : lo) = mid;
+            }
+            spent = hi;
+        }
     }
     PlanResult r;
     r.total = plan.total;
@@ -934,7 +1236,7 @@ Expected<PlanResult> allocatePld(const BudgetPlan& plan) {
     }
     r.statistics = std::move(chosen);
     r.other = otherAccounting(plan, stats, r.statistics);
-    r.sampling = samplingSentence(plan);
+    r.sampling = samplingSentence(plan) + samplingRule;
     if (free.empty() && r.usage.epsilonRemaining > 0) {
         r.warnings.push_back(
             "every statistic is held; ε = " + formatNumber(r.usage.epsilonRemaining) +

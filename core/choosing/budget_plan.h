@@ -36,11 +36,15 @@
 // ε_total. Held statistics take their noise first (a held ε: the statistic alone is (ε,
 // δ_total)-DP, pure ones ε-DP, after its sampling; a held accuracy fixes the noise). The others
 // share one scale: statistic i gets ρ_i = t·w_i/Σw (its weight shares ρ as under zCDP: noise of a
-// pure one at ε_i = √(2ρ_i), of a Gaussian σ_i = Δ2/√(2ρ_i)), and t is the largest found by
-// bisection on ln t (to 1e-6 relative) whose PLD composition meets the total. Every step is checked
-// by a full composition, and the answer is the bracket's feasible end, so the search never
-// overshoots; the final allocation is composed once more from what is reported and must meet the
-// total.
+// pure one at ε_i = √(2ρ_i), of a Gaussian σ_i = Δ2/√(2ρ_i)), and t is the largest whose PLD
+// composition meets the total: found by bisection on ln t (to 1e-6) on a COARSE grid (interval
+// max(h, 1e-2), Gaussians on the grid; pessimistic, so every coarse answer is an upper bound),
+// then refined on the plan's own grid h (a secant from the coarse slope, up to 6 regula-falsi
+// steps, then bisection, to 5e-4 in ln t; Gaussians alone, composed exactly, to 1e-7). Each
+// step decides "meets" by one δ(ε) per direction (accounting::PldUpperAccount::meets, which
+// implies ε(δ) ≤ the target); if the coarse answer fails on the fine grid the refinement steps
+// down until one passes. Every answer kept has been composed on the grid that accepted it, so the
+// search never overshoots; that fine composition of the reported allocation is the final check.
 //
 // Poisson sampling (PlanStatistic::samplingRate q < 1) is used in the calibration:
 //  - basic: a share (ε_i, δ_i) is the AMPLIFIED cost; the noise is calibrated to
@@ -49,7 +53,13 @@
 //    (ε_i, δ_i). A held accuracy fixes the noise; it is charged the amplified ε of its noise.
 //  - PLD: the share's ε-equivalent √(2ρ_i) is inverted the same way to set the noise's shape, and
 //    the search composes the subsampled PLD (add and remove neighbours, Zhu, Dong & Wang 2022), so
-//    the exact amplification decides the scale.
+//    the exact amplification decides the scale. Sampling never gives another statistic more noise
+//    than the same plan without the (un-held) statistics' sampling: tu, that plan's scale, is found
+//    first; if the rule above meets the total at tu, t is searched from tu up; otherwise (a small
+//    q at a much smaller δ: the pure-DP inverse gives the sampled Gaussian a σ whose tail costs
+//    more than it does without sampling) the unsampled statistics keep their noise of tu and the
+//    sampled ones get the rule's noise at the largest scale s that meets the total, never more
+//    noise than at tu (sampling only lowers a mechanism's privacy loss, so s exists).
 //  - zCDP: not used (zCDP has no tight amplification-by-sampling theorem; the sampled statistic
 //    gets the noise it needs without sampling, a valid upper bound).
 // At q = 1 each rule is the one without sampling, bit for bit.
