@@ -535,11 +535,22 @@ QString frontierWinners(std::span<const ErrorCurve> curves, const Frontier& fron
     return runs.join(QStringLiteral("; "));
 }
 
-QString workbenchCsv(const WorkbenchPrepared& prepared, const std::vector<WorkbenchCell>& cells) {
+QString workbenchCsv(const WorkbenchPrepared& prepared, const WorkbenchSettings& settings,
+                     const std::vector<WorkbenchCell>& cells) {
     const auto num = [](double v) { return QString::number(v, 'g', 10); };
+    // Each row names its noise law: an HDMM row under Gaussian measurement is (ε, δ)-DP, the
+    // others ε-DP (δ = 0).
+    const auto gaussian = [&](const QString& id) {
+        for (const Algorithm* a : prepared.algorithms) {
+            if (QString::fromStdString(a->info().id) == id) {
+                return measuresGaussian(*a, settings);
+            }
+        }
+        return false;
+    };
     QString out = QStringLiteral(
-        "algorithm,domain,m,epsilon,trials,scaled_l2,scaled_l2_se,rmse,rmse_se,exact_rmse,"
-        "seconds_median,error\n");
+        "algorithm,domain,m,epsilon,noise,delta,trials,scaled_l2,scaled_l2_se,rmse,rmse_se,"
+        "exact_rmse,seconds_median,error\n");
     const QString domain = domainText(prepared.shape)
                                .remove(QChar(0x2009))
                                .replace(QStringLiteral(" × "), QStringLiteral("x"));
@@ -547,6 +558,11 @@ QString workbenchCsv(const WorkbenchPrepared& prepared, const std::vector<Workbe
         QStringList f;
         const double m = prepared.scaleTotal[c.scaleIndex];
         f << c.algorithm << domain << num(m) << num(c.epsilon);
+        if (gaussian(c.algorithm)) {
+            f << QStringLiteral("gaussian") << num(settings.delta);
+        } else {
+            f << QStringLiteral("laplace") << QStringLiteral("0");
+        }
         if (c.result) {
             f << QString::number(c.result->trials) << num(c.result->scaledL2.mean)
               << num(c.result->scaledL2.standardError) << num(c.result->rmse.mean)

@@ -175,6 +175,7 @@ QString frontierWinners(std::span<const ErrorCurve> curves, const Frontier& fron
 
 // The numbers as CSV: one line per (algorithm, m, ε) with mean ± se of the scaled L2 error and
 // the RMSE, the exact RMSE, seconds and any error message.
-QString workbenchCsv(const WorkbenchPrepared& prepared, const std::vector<WorkbenchCell>& cells);
+QString workbenchCsv(const WorkbenchPrepared& prepared, const WorkbenchSettings& settings,
+                     const std::vector<WorkbenchCell>& cells);
 
 }  // namespace dpx::ui

@@ -987,7 +987,7 @@ double WorkbenchTab::shownValue(const QString& algorithm, std::size_t scaleIndex
 }
 
 QString WorkbenchTab::csv() const {
-    return prepared_ ? workbenchCsv(*prepared_, cells_) : QString();
+    return prepared_ ? workbenchCsv(*prepared_, running_settings_, cells_) : QString();
 }
 
 void WorkbenchTab::redraw() {

@@ -231,8 +231,8 @@ void TestWorkbenchTab::numbersEqualAlgorithmError() {
     QCOMPARE(direct->refused[0].first, QStringLiteral("HB2D"));
     const QString csv = tab.csv();
     QCOMPARE(csv.count(QLatin1Char('\n')), 1 + 12);
-    QVERIFY(csv.startsWith(QStringLiteral("algorithm,domain,m,epsilon")));
-    QVERIFY(csv.contains(QStringLiteral("DAWA,32,5000,1,4,")));
+    QVERIFY(csv.startsWith(QStringLiteral("algorithm,domain,m,epsilon,noise,delta,trials")));
+    QVERIFY(csv.contains(QStringLiteral("DAWA,32,5000,1,laplace,0,4,")));
     // Changing the domain restarts with the new size.
     s.domain = {16};
     tab.setSettings(s);
@@ -324,6 +324,19 @@ void TestWorkbenchTab::hdmmGaussian() {
     s.delta = 1e-6;
     tab.setSettings(s);
     QVERIFY(waitDone(tab, 180000));
+    // The CSV names each row's law: HDMM (ε, δ)-DP with its δ, Identity ε-DP.
+    const QString csv = tab.csv();
+    QVERIFY2(csv.contains(QStringLiteral("\nHDMM,64,")) &&
+                 csv.contains(QStringLiteral(",gaussian,1e-06,")),
+             qPrintable(csv.left(400)));
+    QVERIFY2(csv.contains(QStringLiteral("\nIdentity,64,")) &&
+                 csv.contains(QStringLiteral(",laplace,0,")),
+             qPrintable(csv.left(400)));
+    for (const QString& line : csv.split(QLatin1Char('\n'), Qt::SkipEmptyParts).mid(1)) {
+        QVERIFY2(
+            line.startsWith(QStringLiteral("HDMM,")) == line.contains(QStringLiteral(",gaussian,")),
+            qPrintable(line));
+    }
     auto w = Workload::make(*WorkloadSpec::parse("allrange"), {64});
     QVERIFY(w.hasValue());
     const MeasurementSpec spec = MeasurementSpec::gaussian(1, 1e-6);
