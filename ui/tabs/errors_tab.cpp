@@ -175,11 +175,7 @@ public:
 
     void paint(QPainter* painter, const QStyleOptionViewItem& option,
                const QModelIndex& index) const override {
-        QStyleOptionViewItem opt = option;
-        initStyleOption(&opt, index);
-        if (const QString two = *twoLines_ ? onTwoLines(opt.text) : QString(); !two.isEmpty()) {
-            opt.text = two;
-        }
+        const QStyleOptionViewItem opt = shown(option, index);
         const QWidget* w = option.widget;
         QStyle* style = w ? w->style() : QApplication::style();
         style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, w);
@@ -192,17 +188,23 @@ public:
     }
 
     QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
-        QStyleOptionViewItem opt = option;
-        initStyleOption(&opt, index);
-        if (const QString two = *twoLines_ ? onTwoLines(opt.text) : QString(); !two.isEmpty()) {
-            opt.text = two;
-        }
+        const QStyleOptionViewItem opt = shown(option, index);
         const QWidget* w = option.widget;
         QStyle* style = w ? w->style() : QApplication::style();
         return style->sizeFromContents(QStyle::CT_ItemViewItem, &opt, QSize(), w);
     }
 
 private:
+    // The cell as drawn and measured: its text on two lines while they are asked for.
+    QStyleOptionViewItem shown(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        if (const QString two = *twoLines_ ? onTwoLines(opt.text) : QString(); !two.isEmpty()) {
+            opt.text = two;
+        }
+        return opt;
+    }
+
     const bool* twoLines_;
 };
 
