@@ -33,6 +33,11 @@ MoreMechanismsTab::MoreMechanismsTab(JobRunner* runner, QWidget* parent) : QWidg
     setObjectName(QStringLiteral("moreMechanismsTab"));
     chooser_ = new QComboBox;
     chooser_->setObjectName(QStringLiteral("mechanismPageChooser"));
+    // The pages' titles are sentences: the box shows what fits (all of them when opened) rather
+    // than set the tab's width (552 px made the tab scroll sideways beside a CSV file's data
+    // panel at 1024 × 768).
+    chooser_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    chooser_->setMinimumContentsLength(24);
     stack_ = new QStackedWidget;
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Mechanism:")));
