@@ -48,6 +48,7 @@
 #include "ui/panels/data_panel.h"
 #include "ui/release/release_dialog.h"
 #include "ui/tabs/histogram_tab.h"
+#include "ui/tabs/strategy/strategy_tab.h"
 #include "ui/tabs/tradeoff_tab.h"
 #include "ui/widgets/axis_label.h"
 #include "ui/widgets/elided_label.h"
@@ -416,13 +417,25 @@ private Q_SLOTS:
         auto* side = w.findChild<QScrollArea*>(QStringLiteral("sidePanel"));
         QVERIFY(side);
         QStringList problems;
-        // Every tab but Budget (its accountants' table still scrolls sideways beside this panel,
-        // issue #21).
-        QStringList tabs = kTabs + kPages;
-        tabs.removeAll(QStringLiteral("budget"));
+        // Trade-off, Strategy, Errors and the More mechanisms pages. Not yet (issue #21): the
+        // Budget tab's accountants' table scrolls sideways beside this panel, and the Strategy
+        // tab's controls are at times cut by 14 px with no scroll bar when it is opened after the
+        // other tabs (seen in about half of the runs).
+        const QStringList tabs = {
+            QStringLiteral("tradeoff"),   QStringLiteral("strategy"),    QStringLiteral("errors"),
+            QStringLiteral("mechanisms"), QStringLiteral("sparse"),      QStringLiteral("rdp"),
+            QStringLiteral("select"),     QStringLiteral("vector-mean"), QStringLiteral("kde")};
+        auto* strategy = w.findChild<StrategyTab*>();
+        QVERIFY(strategy);
         for (const QString& tab : tabs) {
             QVERIFY(w.showTab(tab));
             settle(w);
+            // The Strategy tab as a user sees it once its design is drawn (its controls change
+            // width when the result arrives).
+            if (tab == QLatin1String("strategy")) {
+                QTRY_VERIFY_WITH_TIMEOUT(!strategy->busy(), 60000);
+                settle(w);
+            }
             if (w.width() > size.width()) {
                 problems << tab + QStringLiteral(": the window grew to %1 px").arg(w.width());
                 w.resize(size);
