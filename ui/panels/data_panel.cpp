@@ -123,13 +123,8 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
            "in the summary."));
     // The three CSV options on two lines: on one line they made the side panel ~440 px wide and
     // the window 1 097 px on a 1024 × 768 screen (a window grows to its minimum size and does not
-    // shrink back by itself). Known defect (Qt 6.4's form layout, not understood): rows whose
-    // visibility changes before the window is first shown (a session that opens a CSV source)
-    // are laid out 0 px high until the source changes again — this row and the Binning row with
-    // this layout. A flat grid here showed the options but then took the Column row's field
-    // (session 33), and hiding/showing every row once the window was up fixed a CSV session but
-    // broke the example's Open and Range rows: neither kept (tst_window_screens
-    // csvOptionsFollowTheSource records it as an expected failure).
+    // shrink back by itself). Rows come and go through FormRows, not QFormLayout::setRowVisible,
+    // which laid this row out 0 px high in a window opened on a CSV session (see form_rows.h).
     csvRow_ = new QWidget;
     csvRow_->setObjectName(QStringLiteral("csvOptionsRow"));
     {
@@ -301,11 +296,12 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     form_ = new QFormLayout;
     // A field that does not fit beside its label goes under it (a narrow panel, a large zoom).
     form_->setRowWrapPolicy(QFormLayout::WrapLongRows);
-    form_->addRow(tr("Dataset"), example_);
-    form_->addRow(tr("Open"), buttons);
-    form_->addRow(tr("CSV"), csvRow_);
-    form_->addRow(tr("Table"), tableRow_);
-    form_->addRow(tr("Rows"), rows_);
+    formRows_ = std::make_unique<FormRows>(form_);
+    formRows_->addRow(tr("Dataset"), example_);
+    formRows_->addRow(tr("Open"), buttons);
+    formRows_->addRow(tr("CSV"), csvRow_);
+    formRows_->addRow(tr("Table"), tableRow_);
+    formRows_->addRow(tr("Rows"), rows_);
     auto* attributeButtons = new QWidget;
     {
         auto* l = new QVBoxLayout(attributeButtons);
@@ -315,15 +311,15 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         l->addStretch(1);
     }
     auto* attributeRow = row({attributes_, attributeButtons}, 1);
-    form_->addRow(tr("Attributes"), attributeRow);
-    form_->addRow(tr("Column"), row({column_, type_}, 1));
-    form_->addRow(tr("Binning"), binning_);
-    form_->addRow(tr("Bins"), bins_);
-    form_->addRow(tr("Range"), rangeRow_);
-    form_->addRow(tr("Edges"), edges_);
-    form_->addRow(tr("Categories"), categoriesRow_);
-    form_->addRow(tr("Person id"), capRow_);
-    form_->addRow(tr("Neighbours"), neighbouring_);
+    formRows_->addRow(tr("Attributes"), attributeRow);
+    formRows_->addRow(tr("Column"), row({column_, type_}, 1));
+    formRows_->addRow(tr("Binning"), binning_);
+    formRows_->addRow(tr("Bins"), bins_);
+    formRows_->addRow(tr("Range"), rangeRow_);
+    formRows_->addRow(tr("Edges"), edges_);
+    formRows_->addRow(tr("Categories"), categoriesRow_);
+    formRows_->addRow(tr("Person id"), capRow_);
+    formRows_->addRow(tr("Neighbours"), neighbouring_);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form_);
     layout->addWidget(dataRange_);
@@ -752,10 +748,10 @@ void DataPanel::showState(const ExplorerState& s) {
         example_->setCurrentIndex(k);
     }
     reload_->setEnabled(external);
-    form_->setRowVisible(csvRow_, s.data.source == SourceKind::Csv);
-    form_->setRowVisible(tableRow_, isSqlSource(s.data.source));
-    form_->setRowVisible(rows_, !external);
-    form_->setRowVisible(capRow_, external);
+    formRows_->setRowShown(csvRow_, s.data.source == SourceKind::Csv);
+    formRows_->setRowShown(tableRow_, isSqlSource(s.data.source));
+    formRows_->setRowShown(rows_, !external);
+    formRows_->setRowShown(capRow_, external);
     type_->setVisible(s.data.source == SourceKind::Csv);
     delimiter_->setCurrentIndex(std::max(0, delimiter_->findData(s.data.csvOptions.delimiter)));
     header_->setChecked(s.data.csvOptions.header);
@@ -809,11 +805,11 @@ void DataPanel::showState(const ExplorerState& s) {
             tr("Automatic binning: the number of bins is chosen when the column "
                "is loaded."));
     }
-    form_->setRowVisible(bins_, cb.kind == BinningChoice::EqualWidth || autoBins);
+    formRows_->setRowShown(bins_, cb.kind == BinningChoice::EqualWidth || autoBins);
     const bool numericRange =
         cb.kind == BinningChoice::EqualWidth || cb.kind == BinningChoice::Integer;
     const bool autoRange = autoBins && (!inForce || autoNumeric);
-    form_->setRowVisible(rangeRow_, numericRange || autoRange);
+    formRows_->setRowShown(rangeRow_, numericRange || autoRange);
     rangeLo_->setEnabled(numericRange || autoRange);
     rangeHi_->setEnabled(numericRange || autoRange);
     // A range not declared shows the one in force, greyed (the data's, or the example's own).
@@ -832,7 +828,7 @@ void DataPanel::showState(const ExplorerState& s) {
         rangeLo_->setText(numberText(cb.rangeLo));
         rangeHi_->setText(numberText(cb.rangeHi));
     }
-    form_->setRowVisible(edges_, cb.kind == BinningChoice::Edges);
+    formRows_->setRowShown(edges_, cb.kind == BinningChoice::Edges);
     QStringList edgeText;
     for (double e : cb.edges) {
         edgeText << numberText(e);
@@ -844,7 +840,7 @@ void DataPanel::showState(const ExplorerState& s) {
     if (cb.kind == BinningChoice::Edges) {
         closed_->setEnabled(true);
         closed_->setChecked(cb.closedHi);
-        form_->setRowVisible(rangeRow_, true);
+        formRows_->setRowShown(rangeRow_, true);
         rangeLo_->setEnabled(false);
         rangeHi_->setEnabled(false);
         if (cb.edges.size() >= 2) {  // the range the edges span, not "data min"
@@ -852,7 +848,7 @@ void DataPanel::showState(const ExplorerState& s) {
             rangeHi_->setPlaceholderText(numberText(cb.edges.back()));
         }
     }
-    form_->setRowVisible(categoriesRow_, cb.kind == BinningChoice::Categories);
+    formRows_->setRowShown(categoriesRow_, cb.kind == BinningChoice::Categories);
     categories_->setText(cb.categories.join(QStringLiteral(", ")));
     unknown_->setCurrentIndex(static_cast<int>(cb.unknownCategory));
     unknown_->setEnabled(!cb.categories.isEmpty());

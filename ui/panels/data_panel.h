@@ -8,10 +8,12 @@
 #pragma once
 
 #include <QWidget>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "ui/model/computations.h"
+#include "ui/widgets/form_rows.h"
 
 class QCheckBox;
 class QComboBox;
@@ -79,6 +81,7 @@ private:
 
     ExplorerDocument* doc_;
     QFormLayout* form_;
+    std::unique_ptr<FormRows> formRows_;  // shows and hides form_'s rows (see form_rows.h)
     QComboBox* example_;
     QPushButton* openCsv_;
     QPushButton* openSqlite_;

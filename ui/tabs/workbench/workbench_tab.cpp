@@ -221,32 +221,38 @@ void WorkbenchTab::buildControls() {
     note_->setTextFormat(Qt::RichText);
 
     auto* form = new QFormLayout;
-    form_ = form;
-    form->addRow(tr("Data"), data_);
-    form->addRow(dataNote_);
-    form->addRow(tr("Domain size"), domain_);
-    form->addRow(tr("Scales m"), scales_);
-    form->addRow(tr("ε values"), epsilons_);
-    form->addRow(tr("Workload"), workload_);
-    form->addRow(tr("Trials"), trials_);
-    form->addRow(tr("Seed"), seed_);
+    // Rows through FormRows: the HDMM noise rows come and go (see form_rows.h).
+    auto rows = std::make_unique<FormRows>(form);
+    rows->addRow(tr("Data"), data_);
+    rows->addRow(dataNote_);
+    rows->addRow(tr("Domain size"), domain_);
+    rows->addRow(tr("Scales m"), scales_);
+    rows->addRow(tr("ε values"), epsilons_);
+    rows->addRow(tr("Workload"), workload_);
+    rows->addRow(tr("Trials"), trials_);
+    rows->addRow(tr("Seed"), seed_);
     auto* algLabel =
         new QLabel(tr("Algorithms (hover for the source; † uses the true total as "
                       "public):"));
     algLabel->setWordWrap(true);
-    form->addRow(algLabel);
-    form->addRow(algorithms_);
-    form->addRow(tr("HDMM noise"), noise_);
-    form->addRow(tr("HDMM δ"), delta_);
-    form->addRow(tr("Plot"), metric_);
-    form->addRow(tr("ε plot at m"), shownScale_);
-    form->addRow(tr("m plot at ε"), shownEpsilon_);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(run);
-    buttons->addWidget(cancel_);
-    buttons->addWidget(export_);
-    form->addRow(buttons);
-    form->addRow(status_);
+    rows->addRow(algLabel);
+    rows->addRow(algorithms_);
+    rows->addRow(tr("HDMM noise"), noise_);
+    rows->addRow(tr("HDMM δ"), delta_);
+    rows->addRow(tr("Plot"), metric_);
+    rows->addRow(tr("ε plot at m"), shownScale_);
+    rows->addRow(tr("m plot at ε"), shownEpsilon_);
+    auto* buttonRow = new QWidget;
+    {
+        auto* buttons = new QHBoxLayout(buttonRow);
+        buttons->setContentsMargins(0, 0, 0, 0);
+        buttons->addWidget(run);
+        buttons->addWidget(cancel_);
+        buttons->addWidget(export_);
+    }
+    rows->addRow(buttonRow);
+    rows->addRow(status_);
+    formRows_ = std::move(rows);
     auto* inputs = new QWidget;
     inputs->setLayout(form);
     auto* scroll = new QScrollArea;
@@ -953,7 +959,7 @@ QString WorkbenchTab::legendName(const QString& algorithm) const {
 
 // The HDMM noise row only while an algorithm with a Gaussian form is ticked, δ only for Gaussian.
 void WorkbenchTab::updateNoiseRows() {
-    if (form_ == nullptr) {
+    if (formRows_ == nullptr) {
         return;  // the controls are being built
     }
     bool offered = false;
@@ -963,8 +969,8 @@ void WorkbenchTab::updateNoiseRows() {
         offered =
             offered || (item->checkState() == Qt::Checked && a != nullptr && a->info().gaussian);
     }
-    form_->setRowVisible(noise_, offered);
-    form_->setRowVisible(delta_, offered && noise_->currentIndex() == 1);
+    formRows_->setRowShown(noise_, offered);
+    formRows_->setRowShown(delta_, offered && noise_->currentIndex() == 1);
 }
 
 double WorkbenchTab::shownValue(const QString& algorithm, std::size_t scaleIndex, double epsilon,

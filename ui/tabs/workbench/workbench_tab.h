@@ -17,6 +17,7 @@
 
 #include "ui/model/explorer_state.h"
 #include "ui/tabs/workbench/workbench_data.h"
+#include "ui/widgets/form_rows.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 class QComboBox;
@@ -145,7 +146,7 @@ private:
     // δ; the rows are shown only while such an algorithm is ticked (δ only for Gaussian).
     QComboBox* noise_;
     QLineEdit* delta_;
-    QFormLayout* form_ = nullptr;
+    std::unique_ptr<FormRows> formRows_;  // the inputs' rows (null while they are built)
     QComboBox* metric_;
     QComboBox* shownScale_;
     QComboBox* shownEpsilon_;

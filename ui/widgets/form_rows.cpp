@@ -1,0 +1,69 @@
+#include "form_rows.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <algorithm>
+#include <stdexcept>
+
+namespace dpx::ui {
+
+QLabel* FormRows::addRow(const QString& label, QWidget* field) {
+    auto* l = new QLabel(label);
+    form_->addRow(l, field);
+    rows_.push_back({l, field, true});
+    return l;
+}
+
+void FormRows::addRow(QWidget* field) {
+    form_->addRow(field);
+    rows_.push_back({nullptr, field, true});
+}
+
+FormRows::Row& FormRows::rowOf(const QWidget* field) {
+    const auto it = std::find_if(rows_.begin(), rows_.end(),
+                                 [field](const Row& r) { return r.field == field; });
+    if (it == rows_.end()) {
+        throw std::logic_error("FormRows: the widget is not a field of this form");
+    }
+    return *it;
+}
+
+const FormRows::Row& FormRows::rowOf(const QWidget* field) const {
+    return const_cast<FormRows*>(this)->rowOf(field);
+}
+
+bool FormRows::isRowShown(const QWidget* field) const {
+    return rowOf(field).shown;
+}
+
+void FormRows::setRowShown(QWidget* field, bool shown) {
+    Row& row = rowOf(field);
+    if (row.shown == shown) {
+        return;
+    }
+    if (shown) {
+        // Its place: after the shown rows that come before it.
+        const auto before = std::count_if(rows_.begin(), rows_.end(),
+                                          [&row](const Row& r) { return &r < &row && r.shown; });
+        const int at = static_cast<int>(before);
+        if (row.label != nullptr) {
+            form_->insertRow(at, row.label, row.field);
+            row.label->show();
+        } else {
+            form_->insertRow(at, row.field);
+        }
+        row.field->show();
+    } else {
+        QFormLayout::TakeRowResult taken = form_->takeRow(row.field);
+        // The layout items are ours now; deleting them leaves the widgets alone.
+        delete taken.labelItem;
+        delete taken.fieldItem;
+        if (row.label != nullptr) {
+            row.label->hide();
+        }
+        row.field->hide();
+    }
+    row.shown = shown;
+}
+
+}  // namespace dpx::ui
