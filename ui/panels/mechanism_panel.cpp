@@ -163,9 +163,11 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     newDraw_ = new QPushButton(tr("New draw"));
     newDraw_->setToolTip(tr("Draw new noise (a new random seed). Shortcut: Ctrl+D"));
     newDraw_->setShortcut(QKeySequence(QStringLiteral("Ctrl+D")));
-    auto* seedRow = new QHBoxLayout;
-    seedRow->addWidget(seed_, 1);
-    seedRow->addWidget(newDraw_);
+    auto* seedRow = new QWidget;
+    auto* seedLine = new QHBoxLayout(seedRow);
+    seedLine->setContentsMargins(0, 0, 0, 0);
+    seedLine->addWidget(seed_, 1);
+    seedLine->addWidget(newDraw_);
 
     message_ = new QLabel;
     message_->setObjectName(QStringLiteral("mechanismMessage"));
@@ -180,15 +182,17 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     auto* form = new QFormLayout;
     // A field that does not fit beside its label goes under it (a narrow panel, a large zoom).
     form->setRowWrapPolicy(QFormLayout::WrapLongRows);
-    form->addRow(tr("Mechanism"), mechanism_);
-    form->addRow(tr("ε"), epsilon_);
-    form->addRow(tr("δ"), delta_);
-    form->addRow(tr("Calibration"), calibration_);
-    form->addRow(groupSizeLabel_, groupSize_);
-    form->addRow(ldpBitsLabel_, ldpBits_);
-    form->addRow(ldpSimulatorLabel_, ldpSimulator_);
-    form->addRow(tr("Estimator"), estimator_);
-    form->addRow(tr("Seed"), seedRow);
+    // Rows come and go through FormRows (see form_rows.h).
+    formRows_ = std::make_unique<FormRows>(form);
+    formRows_->addRow(tr("Mechanism"), mechanism_);
+    formRows_->addRow(tr("ε"), epsilon_);
+    formRows_->addRow(tr("δ"), delta_);
+    formRows_->addRow(tr("Calibration"), calibration_);
+    formRows_->addRow(groupSizeLabel_, groupSize_);
+    formRows_->addRow(ldpBitsLabel_, ldpBits_);
+    formRows_->addRow(ldpSimulatorLabel_, ldpSimulator_);
+    formRows_->addRow(tr("Estimator"), estimator_);
+    formRows_->addRow(tr("Seed"), seedRow);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(message_);
@@ -294,13 +298,10 @@ void MechanismPanel::showState(const ExplorerState& s) {
     const bool local = isLocalMechanism(s.mechanism.kind);
     const bool dbitflip = s.mechanism.kind == MechanismChoice::LocalDBitFlip;
     ldpBits_->setValue(s.mechanism.ldpBits);
-    ldpBits_->setVisible(dbitflip);
-    ldpBitsLabel_->setVisible(dbitflip);
+    formRows_->setRowShown(ldpBits_, dbitflip);
     ldpSimulator_->setCurrentIndex(s.mechanism.ldpPerUser ? 1 : 0);
-    ldpSimulator_->setVisible(local);
-    ldpSimulatorLabel_->setVisible(local);
-    groupSize_->setVisible(!local);
-    groupSizeLabel_->setVisible(!local);
+    formRows_->setRowShown(ldpSimulator_, local);
+    formRows_->setRowShown(groupSize_, !local);
     // Local estimates: resize projects onto the known total N (the number of reports).
     const int resize =
         estimator_->findData(QString::fromLatin1(estimatorName(EstimatorKind::Resize)));

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <QWidget>
+#include <memory>
 
 #include "ui/model/explorer_state.h"
+#include "ui/widgets/form_rows.h"
 
 class QComboBox;
 class QLabel;
@@ -49,6 +51,7 @@ private:
     QLabel* ldpBitsLabel_;
     QComboBox* ldpSimulator_;
     QLabel* ldpSimulatorLabel_;
+    std::unique_ptr<FormRows> formRows_;  // the controls' rows (see form_rows.h)
     QLineEdit* seed_;
     QPushButton* newDraw_;
     QLabel* message_;

@@ -450,6 +450,8 @@ void ReleaseDialog::buildUi() {
     auto* mechColumn = new QVBoxLayout(mechBox);
     auto* form = new QFormLayout;
     mechColumn->addLayout(form);
+    // Rows come and go through FormRows (see form_rows.h).
+    mechRows_ = std::make_unique<FormRows>(form);
     mechanism_ = new QComboBox;
     mechanism_->setObjectName(QStringLiteral("releaseMechanism"));
     mechanism_->addItem(tr("Discrete Laplace — ε-DP"), QStringLiteral("discrete-laplace"));
@@ -458,7 +460,7 @@ void ReleaseDialog::buildUi() {
     mechanism_->addItem(tr("Geometric matrix GM on 0…n — ε-DP"),
                         QStringLiteral("geometric-matrix"));
     mechanism_->setCurrentIndex(mechanism_->findData(q(releaseMechanismName(ctx_.mechanism))));
-    form->addRow(tr("Mechanism:"), mechanism_);
+    mechRows_->addRow(tr("Mechanism:"), mechanism_);
     epsilon_ = new QLineEdit(q(formatShortest(ctx_.epsilon)));
     epsilon_->setObjectName(QStringLiteral("releaseEpsilon"));
     epsilon_->setToolTip(tr("Read exactly as a decimal: 0.1 is 1/10."));
@@ -471,11 +473,11 @@ void ReleaseDialog::buildUi() {
     auto* epsilonRow = new QHBoxLayout;
     epsilonRow->addWidget(epsilon_, 1);
     epsilonRow->addWidget(useRest_);
-    form->addRow(tr("ε:"), epsilonRow);
+    mechRows_->addRow(tr("ε:"), epsilonRow);
     delta_ = new QLineEdit(q(formatShortest(ctx_.delta)));
     delta_->setObjectName(QStringLiteral("releaseDelta"));
     deltaLabel_ = new QLabel(tr("δ:"));
-    form->addRow(deltaLabel_, delta_);
+    mechRows_->addRow(deltaLabel_, delta_);
     groupSize_ = new QSpinBox;
     groupSize_->setObjectName(QStringLiteral("releaseGroupSize"));
     groupSize_->setRange(1, static_cast<int>(kMaxReleaseGroupSize));
@@ -485,7 +487,7 @@ void ReleaseDialog::buildUi() {
            "written to the metadata: choose it without looking at the counts "
            "(the window's automatic n, the largest count, is not used)."));
     groupSizeLabel_ = new QLabel(tr("Group size n:"));
-    form->addRow(groupSizeLabel_, groupSize_);
+    mechRows_->addRow(groupSizeLabel_, groupSize_);
     const QString l2 =
         ctx_.relation == Neighbouring::AddRemove
             ? QString::number(ctx_.cap)
@@ -500,13 +502,10 @@ void ReleaseDialog::buildUi() {
             .arg(l2));
     neighbours->setObjectName(QStringLiteral("releaseNeighbours"));
     neighbours->setWordWrap(true);
-    form->addRow(tr("Neighbours:"), neighbours);
+    mechRows_->addRow(tr("Neighbours:"), neighbours);
     gaussian_ = new QLabel;
     gaussian_->setObjectName(QStringLiteral("releaseGaussian"));
     gaussian_->setWordWrap(true);
-    // Any height beyond its text goes below it, never between it and the neighbours' line.
-    gaussian_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    form->addRow(QString(), gaussian_);
     post_ = new QComboBox;
     post_->setObjectName(QStringLiteral("releasePost"));
     post_->addItem(tr("None (the noisy counts)"), QStringLiteral("identity"));
@@ -517,7 +516,7 @@ void ReleaseDialog::buildUi() {
     post_->setToolTip(
         tr("Applied to the noisy counts only, after the noise: free of privacy "
            "cost."));
-    form->addRow(tr("Post-processing:"), post_);
+    mechRows_->addRow(tr("Post-processing:"), post_);
     confidence_ = new QComboBox;
     confidence_->setObjectName(QStringLiteral("releaseConfidence"));
     for (double level : {0.9, 0.95, 0.99}) {
@@ -533,7 +532,7 @@ void ReleaseDialog::buildUi() {
     // The level and, on the same row (the dialog must fit a 768-pixel screen), the sample.
     auto* levelRow = new QHBoxLayout;
     levelRow->addWidget(confidence_);
-    form->addRow(tr("Intervals at:"), levelRow);
+    mechRows_->addRow(tr("Intervals at:"), levelRow);
     // Issue #22: after resize / NoiseFirst, intervals around the noisy counts (they reveal them).
     postIntervals_ = new QCheckBox(tr("State intervals after resize / NoiseFirst"));
     postIntervals_->setObjectName(QStringLiteral("releasePostIntervals"));
@@ -542,10 +541,13 @@ void ReleaseDialog::buildUi() {
            "half-width, widened to hold the published value: valid whatever the true counts are, "
            "but the lower/upper columns reveal the noisy counts the post-processing replaces "
            "(no further privacy cost)."));
-    form->addRow(QString(), postIntervals_);
+    mechRows_->addRow(QString(), postIntervals_);
     intervals_ = new QLabel;
     intervals_->setObjectName(QStringLiteral("releaseIntervals"));
     intervals_->setWordWrap(true);
+    // σ² and δ achieved of the Gaussian: a sentence under the form like the intervals' (in the
+    // form, Qt 6.4 gave the wrapped label the height of another width: two blank lines below).
+    mechColumn->addWidget(gaussian_);
     mechColumn->addWidget(intervals_);
     // Issue #22: the data are a sample of a population (`dpx release --sample-of N
     // --design-effect D`): four more CSV columns and the JSON's "sampling".
@@ -581,7 +583,7 @@ void ReleaseDialog::buildUi() {
     sampleRow->addWidget(sample_);
     sampleRow->addWidget(sampleN_, 1);
     sampleRow->addWidget(sampleD_, 1);
-    form->addRow(tr("Sampling:"), sampleRow);
+    mechRows_->addRow(tr("Sampling:"), sampleRow);
     chosenOn_ = new QLabel(chosenOnText());
     chosenOn_->setObjectName(QStringLiteral("releaseChosenOn"));
     chosenOn_->setWordWrap(true);
@@ -831,8 +833,7 @@ void ReleaseDialog::schedulePreview() {
     deltaLabel_->setEnabled(gaussian);
     delta_->setToolTip(gaussian ? tr("Read exactly as a decimal.")
                                 : tr("Discrete Laplace and GM are pure ε-DP: no δ."));
-    groupSize_->setVisible(m == ReleaseMechanism::GeometricMatrix);
-    groupSizeLabel_->setVisible(m == ReleaseMechanism::GeometricMatrix);
+    mechRows_->setRowShown(groupSize_, m == ReleaseMechanism::GeometricMatrix);
     gaussian_->setVisible(gaussian);
     const std::string csv = output_->text().trimmed().toStdString();
     metadataPath_->setText(csv.empty() ? QString() : q(data::metadataPathFor(csv)));

@@ -33,6 +33,7 @@
 #include "ui/model/explorer_state.h"
 #include "ui/tabs/budget_tab.h"
 #include "ui/widgets/elided_label.h"
+#include "ui/widgets/form_rows.h"
 
 class QAction;
 class QCheckBox;
@@ -205,6 +206,7 @@ private:
     QLabel* deltaLabel_ = nullptr;
     QSpinBox* groupSize_ = nullptr;
     QLabel* groupSizeLabel_ = nullptr;
+    std::unique_ptr<FormRows> mechRows_;  // the Mechanism box's rows (see form_rows.h)
     QLabel* gaussian_ = nullptr;
     QComboBox* post_ = nullptr;
     QComboBox* confidence_ = nullptr;

@@ -160,14 +160,17 @@ PlanOnBox::PlanOnBox(QWidget* parent)
     note_ = new QLabel(tr("The data's size is itself private: declare N."));
     note_->setWordWrap(true);
 
-    auto* paramRow = new QHBoxLayout;
-    paramRow->addWidget(parameter_, 1);
-    paramRow->addWidget(browse_);
-    auto* form = new QFormLayout(this);
-    form->addRow(tr("Curves &on:"), kind_);
-    form->addRow(parameterLabel_, paramRow);
-    form->addRow(populationLabel_, population_);
-    form->addRow(note_);
+    paramRow_ = new QWidget;
+    auto* paramLine = new QHBoxLayout(paramRow_);
+    paramLine->setContentsMargins(0, 0, 0, 0);
+    paramLine->addWidget(parameter_, 1);
+    paramLine->addWidget(browse_);
+    // Rows come and go through FormRows (see form_rows.h).
+    rows_ = std::make_unique<FormRows>(new QFormLayout(this));
+    rows_->addRow(tr("Curves &on:"), kind_);
+    rows_->addRow(parameterLabel_, paramRow_);
+    rows_->addRow(populationLabel_, population_);
+    rows_->addRow(note_);
     updateFields();
 
     connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
@@ -209,13 +212,11 @@ void PlanOnBox::updateFields() {
     const bool file = QLatin1String(row.id) == QLatin1String("shape") ||
                       QLatin1String(row.id) == QLatin1String("release");
     parameterLabel_->setText(row.parameterLabel ? tr(row.parameterLabel) : QString());
-    parameterLabel_->setVisible(row.parameterLabel != nullptr);
-    parameter_->setVisible(row.parameterLabel != nullptr);
+    rows_->setRowShown(paramRow_, row.parameterLabel != nullptr);
     parameter_->setPlaceholderText(row.placeholder ? tr(row.placeholder) : QString());
     browse_->setVisible(file);
-    populationLabel_->setVisible(proxy);
-    population_->setVisible(proxy);
-    note_->setVisible(proxy);
+    rows_->setRowShown(population_, proxy);
+    rows_->setRowShown(note_, proxy);
 }
 
 void PlanOnBox::browse() {

@@ -8,9 +8,11 @@
 
 #include <QGroupBox>
 #include <QString>
+#include <memory>
 #include <optional>
 
 #include "core/histogram/histogram.h"
+#include "ui/widgets/form_rows.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -69,11 +71,13 @@ private:
 
     QComboBox* kind_ = nullptr;
     QLabel* parameterLabel_ = nullptr;
+    QWidget* paramRow_ = nullptr;  // the parameter and, for files, Browse
     QLineEdit* parameter_ = nullptr;
     QPushButton* browse_ = nullptr;
     QLabel* populationLabel_ = nullptr;
     QDoubleSpinBox* population_ = nullptr;
     QLabel* note_ = nullptr;
+    std::unique_ptr<FormRows> rows_;  // see form_rows.h
 };
 
 }  // namespace dpx::ui

@@ -712,7 +712,6 @@ QGroupBox* TradeoffTab::buildTargetControls() {
                            .arg(num(kMinEpsilon), num(kMaxEpsilon)));
     useSolution_ = new QPushButton;
     useSolution_->setObjectName(QStringLiteral("tradeoffUseSolution"));
-    useSolution_->setVisible(false);
     solution_ = new QLabel;
     solution_->setObjectName(QStringLiteral("tradeoffSolution"));
     solution_->setWordWrap(true);
@@ -720,19 +719,22 @@ QGroupBox* TradeoffTab::buildTargetControls() {
 
     auto* targetBox = new QGroupBox(tr("Accuracy first"));
     auto* tform = new QFormLayout(targetBox);
-    tform->addRow(tr("&For:"), targetConfig_);
-    tform->addRow(tr("&Target:"), targetKind_);
+    // Rows through FormRows: "Use this ε" comes and goes (see form_rows.h).
+    targetRows_ = std::make_unique<FormRows>(tform);
+    targetRows_->addRow(tr("&For:"), targetConfig_);
+    targetRows_->addRow(tr("&Target:"), targetKind_);
     auto* valueRow = new QHBoxLayout;
     valueRow->addWidget(targetValue_, 1);
     valueRow->addWidget(targetUnit_);
-    tform->addRow(tr("Value:"), valueRow);
+    targetRows_->addRow(tr("Value:"), valueRow);
     auto* kqRow = new QHBoxLayout;
     kqRow->addWidget(targetK_);
     kqRow->addWidget(targetQ_);
-    tform->addRow(perBinLabel_, kqRow);
-    tform->addRow(solve_);
-    tform->addRow(solution_);
-    tform->addRow(useSolution_);
+    targetRows_->addRow(perBinLabel_, kqRow);
+    targetRows_->addRow(solve_);
+    targetRows_->addRow(solution_);
+    targetRows_->addRow(useSolution_);
+    targetRows_->setRowShown(useSolution_, false);
     connect(targetKind_, &QComboBox::currentIndexChanged, this, [this] { updateTargetControls(); });
     connect(targetConfig_, &QComboBox::currentIndexChanged, this,
             [this] { updateTargetControls(); });
@@ -1020,7 +1022,7 @@ void TradeoffTab::setInputs(const TradeoffInputs& inputs) {
         solved_.reset();
         solvedTarget_.reset();
         solution_->clear();
-        useSolution_->setVisible(false);
+        targetRows_->setRowShown(useSolution_, false);
         updateTitle();
         updateTargetControls();
         startIfNeeded();
@@ -1928,7 +1930,7 @@ void TradeoffTab::updateTargetControls() {
 void TradeoffTab::solveTarget() {
     solved_.reset();
     solvedTarget_.reset();
-    useSolution_->setVisible(false);
+    targetRows_->setRowShown(useSolution_, false);
     if (!haveInputs_ || !inputs_.truth) {
         solution_->setText(tr("No data loaded yet."));
         return;
@@ -1979,7 +1981,7 @@ void TradeoffTab::solveTarget() {
     const double q = targetQ_->value();
     const TradeoffConfig cfg = *config;
     solution_->setText(tr("Solving…"));
-    useSolution_->setVisible(false);
+    targetRows_->setRowShown(useSolution_, false);
     struct Solved {
         QString error;
         EpsilonSolution solution;
@@ -2012,7 +2014,7 @@ void TradeoffTab::showSolution(const TradeoffConfig& cfg, TargetKind kind, doubl
         solved_.reset();
         solvedTarget_.reset();
         solution_->setText(tr("%1: %2").arg(id, error));
-        useSolution_->setVisible(false);
+        targetRows_->setRowShown(useSolution_, false);
     } else {
         solved_ = solution.epsilon;
         solvedConfig_ = cfg;
@@ -2033,8 +2035,9 @@ void TradeoffTab::showSolution(const TradeoffConfig& cfg, TargetKind kind, doubl
         useSolution_->setText(tr("&Use %1 at ε = %2").arg(id, num(solution.epsilon)));
         // The sparse release is not a window mechanism (its page is under More mechanisms).
         // Nor is a workload algorithm (the document has no algorithm mechanism).
-        useSolution_->setVisible(cfg.mechanism != TradeoffMechanism::SparseThreshold &&
-                                 cfg.mechanism != TradeoffMechanism::Algorithm);
+        targetRows_->setRowShown(useSolution_,
+                                 cfg.mechanism != TradeoffMechanism::SparseThreshold &&
+                                     cfg.mechanism != TradeoffMechanism::Algorithm);
     }
     drawMarkers();
     replotWhenVisible(plot_);

@@ -16,6 +16,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "core/histogram/histogram.h"
 #include "ui/model/explorer_state.h"
 #include "ui/tabs/plan_on_box.h"
+#include "ui/widgets/form_rows.h"
 
 class QCheckBox;
 class QComboBox;
@@ -235,6 +237,7 @@ private:
     QLabel* perBinLabel_ = nullptr;
     QPushButton* solve_ = nullptr;
     QPushButton* useSolution_ = nullptr;
+    std::unique_ptr<FormRows> targetRows_;  // the "Accuracy first" rows (see form_rows.h)
     QLabel* solution_ = nullptr;
     QPushButton* exportCsv_ = nullptr;
     QPushButton* exportPlot_ = nullptr;

@@ -8,21 +8,47 @@
 namespace dpx::ui {
 
 QLabel* FormRows::addRow(const QString& label, QWidget* field) {
-    auto* l = new QLabel(label);
-    form_->addRow(l, field);
-    rows_.push_back({l, field, true});
+    QLabel* l = nullptr;
+    if (!label.isEmpty()) {
+        l = new QLabel(label);
+        l->setBuddy(field);
+    }
+    add({l, field, nullptr, false, true});
     return l;
 }
 
+void FormRows::addRow(QLabel* label, QWidget* field) {
+    add({label, field, nullptr, false, true});
+}
+
 void FormRows::addRow(QWidget* field) {
-    form_->addRow(field);
-    rows_.push_back({nullptr, field, true});
+    add({nullptr, field, nullptr, true, true});
+}
+
+void FormRows::addRow(const QString& label, QLayout* field) {
+    addRow(label.isEmpty() ? nullptr : new QLabel(label), field);
+}
+
+void FormRows::addRow(QLabel* label, QLayout* field) {
+    add({label, nullptr, field, false, true});
+}
+
+void FormRows::add(const Row& row) {
+    rows_.push_back(row);
+    const int at = form_->rowCount();
+    if (row.layout != nullptr) {
+        form_->insertRow(at, row.label, row.layout);
+    } else if (row.spans) {
+        form_->insertRow(at, row.field);
+    } else {
+        form_->insertRow(at, row.label, row.field);
+    }
 }
 
 FormRows::Row& FormRows::rowOf(const QWidget* field) {
     const auto it = std::find_if(rows_.begin(), rows_.end(),
                                  [field](const Row& r) { return r.field == field; });
-    if (it == rows_.end()) {
+    if (field == nullptr || it == rows_.end()) {
         throw std::logic_error("FormRows: the widget is not a field of this form");
     }
     return *it;
@@ -46,11 +72,13 @@ void FormRows::setRowShown(QWidget* field, bool shown) {
         const auto before = std::count_if(rows_.begin(), rows_.end(),
                                           [&row](const Row& r) { return &r < &row && r.shown; });
         const int at = static_cast<int>(before);
-        if (row.label != nullptr) {
-            form_->insertRow(at, row.label, row.field);
-            row.label->show();
-        } else {
+        if (row.spans) {
             form_->insertRow(at, row.field);
+        } else {
+            form_->insertRow(at, row.label, row.field);
+        }
+        if (row.label != nullptr) {
+            row.label->show();
         }
         row.field->show();
     } else {

@@ -1,14 +1,14 @@
 // Form rows that come and go (a CSV file's options only for a CSV source, a person-id row only
 // for files and databases, …) without QFormLayout::setRowVisible.
 //
-// Why not setRowVisible (Qt 6.4, Debian 12): a form whose rows wrap (WrapLongRows, so the form
-// answers heightForWidth) keeps, for a hidden row, the vertical slot the row had at the last
-// layout; its height-for-width pass still writes that hidden row's zero size into the slot, which
-// by then belongs to a visible row. A window opened on a session with a CSV source laid the CSV
-// options out 0 px high (the hidden "Rows" row had their slot from the example shown at start),
-// and hiding/showing rows later emptied other rows the same way (issue #21). Here a hidden row is
-// taken out of the form and put back at its place when shown, so the form never holds a hidden
-// row.
+// Why not setRowVisible, nor hiding a row's widgets (Qt 6.4, Debian 12): a form that answers
+// heightForWidth (rows that wrap, or any word-wrapped label in it) keeps, for a hidden row, the
+// vertical slot the row had at its last layout; its height-for-width pass still writes the hidden
+// row's zero size into that slot, which by then belongs to a visible row. A window opened on a
+// session with a CSV source laid the row after the CSV options out 0 px high, and rows hidden
+// and shown later emptied others the same way (issue #21; tst_form_rows shows it). Here a hidden
+// row is taken out of the form and put back at its place when shown, so the form never holds a
+// hidden row. Every row of the form must be added through its FormRows.
 #pragma once
 
 #include <QString>
@@ -16,6 +16,7 @@
 
 class QFormLayout;
 class QLabel;
+class QLayout;
 class QWidget;
 
 namespace dpx::ui {
@@ -25,21 +26,30 @@ public:
     // Rows are added to `form` (owned by its widget) in the order of the addRow calls.
     explicit FormRows(QFormLayout* form) : form_(form) {}
 
-    // A labelled row; returns its label.
+    // A labelled row; returns its label (null for an empty text: the field alone in its column,
+    // as QFormLayout::addRow does).
     QLabel* addRow(const QString& label, QWidget* field);
+    // A row with the caller's label (kept for its text, tool tip or enabled state).
+    void addRow(QLabel* label, QWidget* field);
     // A row without a label: the field spans both columns.
     void addRow(QWidget* field);
+    // A labelled row of several widgets laid out together; always shown.
+    void addRow(const QString& label, QLayout* field);
+    void addRow(QLabel* label, QLayout* field);
 
-    // Shows or hides the row of `field` (a field passed to addRow). Idempotent.
+    // Shows or hides the row of `field` (a widget passed to addRow). Idempotent.
     void setRowShown(QWidget* field, bool shown);
     bool isRowShown(const QWidget* field) const;
 
 private:
     struct Row {
-        QLabel* label = nullptr;  // null: the field spans the row
+        QLabel* label = nullptr;  // null: no label
         QWidget* field = nullptr;
+        QLayout* layout = nullptr;  // instead of `field`
+        bool spans = false;         // the field spans both columns
         bool shown = true;
     };
+    void add(const Row& row);
     Row& rowOf(const QWidget* field);
     const Row& rowOf(const QWidget* field) const;
 

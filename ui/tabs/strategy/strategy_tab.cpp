@@ -213,16 +213,17 @@ void StrategyTab::buildControls() {
     auto* cl = new QVBoxLayout(controls);
 
     auto* wbox = new QGroupBox(tr("Workload"));
-    auto* wf = new QFormLayout(wbox);
+    // The workload's and the template's rows come and go through FormRows (see form_rows.h).
+    workloadRows_ = std::make_unique<FormRows>(new QFormLayout(wbox));
     domain_ = new QComboBox;
     domain_->addItem(tr("1-D: n cells"), QStringLiteral("1d"));
     domain_->addItem(tr("2-D: rows × columns"), QStringLiteral("2d"));
     domain_->addItem(tr("The current table's shape"), QStringLiteral("table"));
     domain_->setObjectName(QStringLiteral("strategyDomain"));
-    wf->addRow(tr("Domain"), domain_);
+    workloadRows_->addRow(tr("Domain"), domain_);
     n_ = new QSpinBox;
     n_->setRange(1, kMaxStrategySize);
-    wf->addRow(tr("Cells n"), n_);
+    workloadRows_->addRow(tr("Cells n"), n_);
     auto* rc = new QWidget;
     auto* rcl = new QHBoxLayout(rc);
     rcl->setContentsMargins(0, 0, 0, 0);
@@ -233,30 +234,30 @@ void StrategyTab::buildControls() {
     rcl->addWidget(rows_);
     rcl->addWidget(new QLabel(QStringLiteral("×")));
     rcl->addWidget(cols_);
-    wf->addRow(tr("Rows × cols"), rc);
+    workloadRows_->addRow(tr("Rows × cols"), rc);
     tableNote_ = new QLabel;
     tableNote_->setWordWrap(true);
-    wf->addRow(tableNote_);
+    workloadRows_->addRow(tableNote_);
     kind_ = new QComboBox;
     for (const KindRow& k : kKinds) {
         kind_->addItem(tr(k.title), QString::fromLatin1(k.head));
     }
     kind_->setObjectName(QStringLiteral("strategyKind"));
-    wf->addRow(tr("Queries"), kind_);
+    workloadRows_->addRow(tr("Queries"), kind_);
     paramLabel_ = new QLabel;
     param_ = new QLineEdit;
     param_->setObjectName(QStringLiteral("strategyParam"));
-    wf->addRow(paramLabel_, param_);
+    workloadRows_->addRow(paramLabel_, param_);
     auto* unionNote =
         new QLabel(tr("Unions with weights: choose “Any workload as text” and join parts with +, "
                       "each optionally weighted, e.g. prefix + 0.5*marginals:1."));
     unionNote->setWordWrap(true);
     unionNote->setEnabled(false);
-    wf->addRow(unionNote);
+    workloadRows_->addRow(unionNote);
     cl->addWidget(wbox);
 
     auto* tbox = new QGroupBox(tr("Template (HDMM, McKenna et al. 2018)"));
-    auto* tf = new QFormLayout(tbox);
+    templateRows_ = std::make_unique<FormRows>(new QFormLayout(tbox));
     template_ = new QComboBox;
     template_->setObjectName(QStringLiteral("strategyTemplate"));
     template_->addItem(tr("Automatic"), QStringLiteral("auto"));
@@ -268,7 +269,7 @@ void StrategyTab::buildControls() {
            "attributes; OPT⊗ (a Kronecker product of p-Identities) otherwise, factor by factor "
            "for unions of Kronecker products such as random boxes. OPT₊ designs each part of a "
            "union separately and stacks them (its error is HDMM's upper bound)."));
-    tf->addRow(tr("Template"), template_);
+    templateRows_->addRow(tr("Template"), template_);
     // Long choices shrink rather than widen the column (1024-pixel windows, issue #21).
     for (QComboBox* box : {template_, kind_}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -279,13 +280,13 @@ void StrategyTab::buildControls() {
     p_->setToolTip(
         tr("The p of each dimension's p-Identity, comma-separated (one value for "
            "every dimension, or one per dimension)"));
-    tf->addRow(tr("p"), p_);
+    templateRows_->addRow(tr("p"), p_);
     restarts_ = new QSpinBox;
     restarts_->setRange(1, 100);
-    tf->addRow(tr("Restarts"), restarts_);
+    templateRows_->addRow(tr("Restarts"), restarts_);
     seed_ = new QSpinBox;
     seed_->setRange(0, static_cast<int>(kMaxStrategySeed));
-    tf->addRow(tr("Seed"), seed_);
+    templateRows_->addRow(tr("Seed"), seed_);
     auto* buttons = new QWidget;
     auto* bl = new QHBoxLayout(buttons);
     bl->setContentsMargins(0, 0, 0, 0);
@@ -293,11 +294,11 @@ void StrategyTab::buildControls() {
     cancel_ = new QPushButton(tr("Cancel"));
     bl->addWidget(optimise_);
     bl->addWidget(cancel_);
-    tf->addRow(buttons);
+    templateRows_->addRow(buttons);
     progress_ = new QProgressBar;
     progress_->setRange(0, 1000);
     progress_->setTextVisible(false);
-    tf->addRow(progress_);
+    templateRows_->addRow(progress_);
     cl->addWidget(tbox);
 
     auto* mbox = new QGroupBox(tr("Measurement"));
@@ -538,19 +539,18 @@ void StrategyTab::updateVisibility() {
                          formatThinSpaceGrouped(static_cast<long long>(shapeCells(shape))),
                          domainText(shape))
               : QString::fromStdString(x.error().message));
-        tableNote_->setVisible(true);
+        workloadRows_->setRowShown(tableNote_, true);
     } else {
-        tableNote_->setVisible(false);
+        workloadRows_->setRowShown(tableNote_, false);
     }
     const KindRow& k = kKinds[static_cast<std::size_t>(std::max(0, kind_->currentIndex()))];
     paramLabel_->setText(k.param ? tr(k.param) : QString());
-    param_->setVisible(k.param != nullptr);
-    paramLabel_->setVisible(k.param != nullptr);
+    workloadRows_->setRowShown(param_, k.param != nullptr);
     delta_->setEnabled(true);
     cancel_->setEnabled(running_ || applying_);
     simulate_->setEnabled(result_ != nullptr && !applying_);
     release_->setEnabled(table_ != nullptr);
-    progress_->setVisible(running_);
+    templateRows_->setRowShown(progress_, running_);
 }
 
 StrategyChoices StrategyTab::choices() const {

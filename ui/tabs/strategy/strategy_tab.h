@@ -20,6 +20,7 @@
 
 #include "ui/model/explorer_state.h"
 #include "ui/tabs/strategy/strategy_data.h"
+#include "ui/widgets/form_rows.h"
 #include "ui/widgets/qcustomplot_include.h"
 
 class QCheckBox;
@@ -137,6 +138,8 @@ private:
     QPushButton* optimise_;
     QPushButton* cancel_;
     QProgressBar* progress_;
+    std::unique_ptr<FormRows> workloadRows_;  // see form_rows.h
+    std::unique_ptr<FormRows> templateRows_;
     QLabel* status_;
     QTabWidget* pages_;
     QCustomPlot* errorPlot_;
