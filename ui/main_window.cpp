@@ -297,7 +297,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     sideLayout->addStretch(1);
     // Long choices (dataset titles, calibrations) do not set the panel's width: the boxes show
     // what fits and the full text when opened.
+    // A box that asked to be as wide as its contents (short choices: the CSV options, the
+    // column's type) keeps that: at ten characters "Stop at a bad row" lost its last letter.
     for (QComboBox* box : side->findChildren<QComboBox*>()) {
+        if (box->sizeAdjustPolicy() == QComboBox::AdjustToContents) {
+            continue;
+        }
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(10);
     }

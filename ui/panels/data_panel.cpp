@@ -107,6 +107,8 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     delimiter_->addItem(tr("Semicolon ;"), QStringLiteral("semicolon"));
     delimiter_->addItem(tr("Tab"), QStringLiteral("tab"));
     delimiter_->addItem(tr("Pipe |"), QStringLiteral("pipe"));
+    // Short choices: the boxes are as wide as their longest (the side panel shrinks longer ones).
+    delimiter_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     delimiter_->setToolTip(
         tr("Field delimiter. Detect: the one that occurs equally often on "
            "every one of the first lines."));
@@ -117,6 +119,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     badRows_ = new QComboBox;
     badRows_->addItem(tr("Stop at a bad row"), false);
     badRows_->addItem(tr("Skip bad rows"), true);
+    badRows_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     badRows_->setToolTip(
         tr("A bad row (wrong number of fields, not a number, invalid UTF-8, …): "
            "stop with its line and column, or skip it and count it by reason "

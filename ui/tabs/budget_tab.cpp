@@ -28,6 +28,7 @@
 #include "ui/widgets/plot_refresh.h"
 #include "ui/widgets/plot_style.h"
 #include "ui/widgets/qcustomplot_include.h"
+#include "ui/widgets/side_by_side.h"
 
 namespace dpx::ui {
 
@@ -333,10 +334,15 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     chart_ = new QCustomPlot;
     chart_->setObjectName(QStringLiteral("budgetChart"));
     chart_->setMinimumHeight(200);
+    // Fixed minimum widths, not the plots' own (their legends wrap to the width they get, so
+    // their hints change with it): whether the profile goes under the chart must not depend on
+    // where it was.
+    chart_->setMinimumWidth(240);
     chart_->xAxis->setLabel(tr("statistic"));
     // The legend in a row of its own above the axis rect, so it never covers a bar's label.
     chart_->legend->setVisible(true);
     chart_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    wrapLegendToWidth(chart_, 2);  // two entries, one under the other when narrow
     chart_->plotLayout()->insertRow(0);
     chart_->plotLayout()->addElement(0, 0, chart_->legend);
     chart_->plotLayout()->setRowStretchFactor(0, 0.001);
@@ -347,6 +353,7 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     profilePlot_ = new QCustomPlot;
     profilePlot_->setObjectName(QStringLiteral("budgetProfile"));
     profilePlot_->setMinimumHeight(200);
+    profilePlot_->setMinimumWidth(300);
     profilePlot_->xAxis->setLabel(tr("ε"));
     profilePlot_->yAxis->setLabel(tr("δ(ε) of the whole plan"));
     makeLogAxis(profilePlot_->yAxis);
@@ -429,14 +436,23 @@ BudgetTab::BudgetTab(JobRunner* runner, QWidget* parent)
     layout->addWidget(table_);
     layout->addWidget(summary_);
     layout->addWidget(error_);
-    auto* bottom = new QHBoxLayout;
+    // The split chart and the privacy profile side by side, or the profile under the chart when
+    // the tab is narrower than both (beside a CSV file's data panel at 1024 × 768 the
+    // accountants' table scrolled sideways, issue #21): the table is never narrower than its
+    // columns (fitAccountantsWidth).
+    auto* bottomPart = new QWidget;
+    auto* bottom = new QHBoxLayout(bottomPart);
+    bottom->setContentsMargins(0, 0, 0, 0);
     bottom->addWidget(chart_, 2);
-    auto* profileColumn = new QVBoxLayout;
+    auto* profilePart = new QWidget;
+    auto* profileColumn = new QVBoxLayout(profilePart);
+    profileColumn->setContentsMargins(0, 0, 0, 0);
     profileColumn->addWidget(profilePlot_, 1);
     profileColumn->addWidget(profileNote_);
     profileColumn->addWidget(accountants_);
-    bottom->addLayout(profileColumn, 3);
-    layout->addLayout(bottom, 1);
+    bottom->addWidget(profilePart, 3);
+    layout->addWidget(bottomPart, 1);
+    sideBySideOrStacked(bottomPart, bottom);
 
     connect(totalEpsilon_, &QLineEdit::editingFinished, this, [this] { applyTotalFields(); });
     connect(totalDelta_, &QLineEdit::editingFinished, this, [this] { applyTotalFields(); });
@@ -1372,6 +1388,7 @@ void BudgetTab::drawProfile() {
                                                     : profileNote_->text());
         why->setColor(text);
         why->setClipToAxisRect(false);
+        fitAccountantsWidth();
         replotWhenVisible(profilePlot_);
         return;
     }
@@ -1432,7 +1449,23 @@ void BudgetTab::drawProfile() {
         horizontal->setPen(marker);
     }
     accountants_->resizeColumnsToContents();
+    fitAccountantsWidth();
     replotWhenVisible(profilePlot_);
+}
+
+void BudgetTab::fitAccountantsWidth() {
+    // As wide as its columns: the tab stacks the profile under the chart rather than let the
+    // table scroll sideways.
+    accountants_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QHeaderView* header = accountants_->horizontalHeader();
+    header->setStretchLastSection(false);  // every column at its contents' width, to sum them
+    accountants_->resizeColumnsToContents();
+    int width = 2 * accountants_->frameWidth();
+    for (int c = 0; c < accountants_->columnCount(); ++c) {
+        width += accountants_->columnWidth(c);
+    }
+    header->setStretchLastSection(true);
+    accountants_->setMinimumWidth(width);
 }
 
 void BudgetTab::fitRowHeight() {

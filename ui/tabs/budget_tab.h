@@ -184,6 +184,7 @@ private:
     void drawChart();
     void computeProfile();
     void drawProfile();
+    void fitAccountantsWidth();
     void applyTotalFields();
     void onItemChanged(QTableWidgetItem* item);
     void setFieldInvalid(QLineEdit* field, bool invalid);

@@ -72,9 +72,15 @@ private:
         if (!l || !l->hasHeightForWidth() || w->width() <= 0) {
             return;
         }
+        // Only when the contents are taller than the view: a minimum as tall as the view itself
+        // made the vertical scroll bar appear with nothing to scroll, and the contents stayed as
+        // wide as the view without it, cut by the bar's width (the Strategy tab's controls beside
+        // a CSV file's data panel, 371 px in a 357 px view in about one run in three, issue #21).
         const int need = l->totalHeightForWidth(w->width());
-        if (need > 0 && w->minimumHeight() != need) {
-            w->setMinimumHeight(need);
+        const int view = area_->maximumViewportSize().height();
+        const int minimum = need > view ? need : 0;
+        if (w->minimumHeight() != minimum) {
+            w->setMinimumHeight(minimum);
         }
     }
 
