@@ -493,7 +493,7 @@ void ReleaseDialog::buildUi() {
             ? QString::number(ctx_.cap)
             : (ctx_.cap == 1 ? QStringLiteral("√2") : QStringLiteral("√2·%1").arg(ctx_.cap));
     auto* neighbours = new QLabel(
-        tr("%1 (%2): Δ1 = %3, Δ2 = %4")
+        tr("Neighbours: %1 (%2): Δ1 = %3, Δ2 = %4.")
             .arg(ctx_.relation == Neighbouring::AddRemove ? tr("Add or remove one person")
                                                           : tr("Replace one person"))
             .arg(ctx_.cap == 1 ? tr("one row per person")
@@ -502,7 +502,6 @@ void ReleaseDialog::buildUi() {
             .arg(l2));
     neighbours->setObjectName(QStringLiteral("releaseNeighbours"));
     neighbours->setWordWrap(true);
-    mechRows_->addRow(tr("Neighbours:"), neighbours);
     gaussian_ = new QLabel;
     gaussian_->setObjectName(QStringLiteral("releaseGaussian"));
     gaussian_->setWordWrap(true);
@@ -547,6 +546,10 @@ void ReleaseDialog::buildUi() {
     intervals_->setWordWrap(true);
     // σ² and δ achieved of the Gaussian: a sentence under the form like the intervals' (in the
     // form, Qt 6.4 gave the wrapped label the height of another width: two blank lines below).
+    // The sentences under the form, the neighbours' first: a wrapped label in the form makes it
+    // a height-for-width layout, whose row heights Qt 6.4 keeps from another width (σ² had two
+    // blank lines below it there).
+    mechColumn->addWidget(neighbours);
     mechColumn->addWidget(gaussian_);
     mechColumn->addWidget(intervals_);
     // Issue #22: the data are a sample of a population (`dpx release --sample-of N
@@ -643,10 +646,14 @@ void ReleaseDialog::buildUi() {
     layout->addWidget(filesBox);
 
     auto* budgetBox = new QGroupBox(tr("Privacy budget"));
-    auto* budget = new QFormLayout(budgetBox);
+    // Its sentences above and below the form, in a box layout (as the Mechanism box's): in the form
+    // the wrapped ledger line got the height of another width and was cut.
+    auto* budgetColumn = new QVBoxLayout(budgetBox);
     budgetNote_ = new QLabel;
     budgetNote_->setWordWrap(true);
-    budget->addRow(budgetNote_);
+    budgetColumn->addWidget(budgetNote_);
+    auto* budget = new QFormLayout;
+    budgetColumn->addLayout(budget);
     budgetEpsilon_ = new QLineEdit(q(formatShortest(ctx_.budgetEpsilon)));
     budgetEpsilon_->setObjectName(QStringLiteral("releaseBudgetEpsilon"));
     budgetDelta_ = new QLineEdit(q(formatShortest(ctx_.budgetDelta)));
@@ -665,7 +672,7 @@ void ReleaseDialog::buildUi() {
     budget_ = new QLabel;
     budget_->setObjectName(QStringLiteral("releaseBudget"));
     budget_->setWordWrap(true);
-    budget->addRow(budget_);
+    budgetColumn->addWidget(budget_);
     newLedgerWarning_ = new QLabel;
     newLedgerWarning_->setObjectName(QStringLiteral("releaseNewLedgerWarning"));
     newLedgerWarning_->setWordWrap(true);
@@ -1143,15 +1150,20 @@ void ReleaseDialog::fitHeight() {
     // scrolled contents have a layout of their own, activated too: with the dialog's alone the
     // labels kept the width of an earlier pass (narrower, beside a scroll bar), and σ² kept the
     // height of four lines for its two, a blank line above it and one below.
+    // The labels' new minimum heights reach the group boxes around them through posted layout
+    // requests: delivered first, or the contents' height for width is the one before them (the
+    // refused dialog came out one line short, its last ledger line behind a scroll bar).
     const auto fitLabels = [this] {
         for (int pass = 0; pass < 2; ++pass) {
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
             layout()->activate();
             scroll_->widget()->layout()->activate();
-            for (QLabel* l : {gaussian_, intervals_, chosenOn_, strategy_}) {
+            for (QLabel* l : {gaussian_, intervals_, chosenOn_, strategy_, budgetNote_, budget_}) {
                 const bool shown = l->isVisibleTo(this) && !l->text().isEmpty() && l->width() > 200;
                 l->setMinimumHeight(shown ? l->heightForWidth(l->width()) : 0);
             }
         }
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
         layout()->activate();
         scroll_->widget()->layout()->activate();
     };
