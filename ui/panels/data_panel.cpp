@@ -166,6 +166,10 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
            "table (one cell per combination of their bins; one record counts in one cell). The "
            "column and binning below edit the attribute selected here."));
     attributes_->setSelectionMode(QAbstractItemView::SingleSelection);
+    // In a narrow panel a long entry ends in "…" (its whole text in its tool tip): a sideways
+    // scroll bar took the second line of the two-line list.
+    attributes_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    attributes_->setTextElideMode(Qt::ElideRight);
     addAttribute_ = new QPushButton(tr("Add attribute"));
     addAttribute_->setObjectName(QStringLiteral("addAttributeButton"));
     addAttribute_->setToolTip(
@@ -698,6 +702,7 @@ void DataPanel::showAttributes(const ExplorerState& s) {
                         : tr(" — %L1 bins").arg(static_cast<qulonglong>(loadedBins_[a]));
         }
         attributes_->item(static_cast<int>(a))->setText(text);
+        attributes_->item(static_cast<int>(a))->setToolTip(text);
     }
     attributes_->setCurrentRow(static_cast<int>(selected_));
     // A short list: about four rows before it scrolls.
