@@ -34,18 +34,6 @@ QVariant sourceItem(SourceKind k, const QString& path) {
     return QStringList{QString::fromLatin1(sourceKindId(k)), path};
 }
 
-QWidget* row(std::initializer_list<QWidget*> widgets, int stretchFirst = 0) {
-    auto* w = new QWidget;
-    auto* l = new QHBoxLayout(w);
-    l->setContentsMargins(0, 0, 0, 0);
-    bool first = true;
-    for (QWidget* x : widgets) {
-        l->addWidget(x, first ? stretchFirst : 0);
-        first = false;
-    }
-    return w;
-}
-
 QString numberText(double v) {
     return QString::number(v, 'g', 10);
 }
@@ -154,7 +142,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         tr("A value that is not a finite number (±Infinity, NaN) in a "
            "numeric column: stop with the count of such values, or skip "
            "each one and count it in the summary."));
-    tableRow_ = row({table_, sqlBadValues_}, 1);
+    tableRow_ = fieldLine({table_, sqlBadValues_}, 1);
     rows_ = new QSpinBox;
     rows_->setGroupSeparatorShown(true);
     rows_->setToolTip(tr("Number of rows generated for this example (its records)."));
@@ -225,7 +213,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
            "every bin is half-open [a, b) and a value equal to the upper end is "
            "outside the range."));
     auto* dash = new QLabel(QStringLiteral("–"));
-    rangeRow_ = row({rangeLo_, dash, rangeHi_, closed_}, 1);
+    rangeRow_ = fieldLine({rangeLo_, dash, rangeHi_, closed_}, 1);
     static_cast<QHBoxLayout*>(rangeRow_->layout())->setStretch(2, 1);
     edges_ = new QLineEdit;
     edges_->setObjectName(QStringLiteral("edgesEdit"));
@@ -247,7 +235,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
     unknown_->setToolTip(
         tr("Values not in the list: dropped (and counted in the summary), "
            "counted in an extra bin \"other\", or an error."));
-    categoriesRow_ = row({categories_, unknown_}, 1);
+    categoriesRow_ = fieldLine({categories_, unknown_}, 1);
     idColumn_ = new QComboBox;
     idColumn_->setObjectName(QStringLiteral("idColumnBox"));
     idColumn_->setToolTip(
@@ -262,7 +250,7 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         tr("At most this many rows per person are counted (the first ones for CSV, a "
            "fixed order for databases); the others are dropped and reported. The "
            "sensitivity is the cap: Δ1 = cap (add/remove), 2·cap (replace)."));
-    capRow_ = row({idColumn_, cap_}, 1);
+    capRow_ = fieldLine({idColumn_, cap_}, 1);
     neighbouring_ = new QComboBox;
     neighbouring_->addItem(QString(), QStringLiteral("add-remove"));
     neighbouring_->addItem(QString(), QStringLiteral("replace"));
@@ -317,9 +305,9 @@ DataPanel::DataPanel(ExplorerDocument* doc, QWidget* parent) : QWidget(parent), 
         l->addWidget(removeAttribute_);
         l->addStretch(1);
     }
-    auto* attributeRow = row({attributes_, attributeButtons}, 1);
+    auto* attributeRow = fieldLine({attributes_, attributeButtons}, 1);
     formRows_->addRow(tr("Attributes"), attributeRow);
-    formRows_->addRow(tr("Column"), row({column_, type_}, 1));
+    formRows_->addRow(tr("Column"), fieldLine({column_, type_}, 1));
     formRows_->addRow(tr("Binning"), binning_);
     formRows_->addRow(tr("Bins"), bins_);
     formRows_->addRow(tr("Range"), rangeRow_);

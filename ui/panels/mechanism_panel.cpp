@@ -163,11 +163,7 @@ MechanismPanel::MechanismPanel(ExplorerDocument* doc, QWidget* parent)
     newDraw_ = new QPushButton(tr("New draw"));
     newDraw_->setToolTip(tr("Draw new noise (a new random seed). Shortcut: Ctrl+D"));
     newDraw_->setShortcut(QKeySequence(QStringLiteral("Ctrl+D")));
-    auto* seedRow = new QWidget;
-    auto* seedLine = new QHBoxLayout(seedRow);
-    seedLine->setContentsMargins(0, 0, 0, 0);
-    seedLine->addWidget(seed_, 1);
-    seedLine->addWidget(newDraw_);
+    QWidget* seedRow = fieldLine({seed_, newDraw_}, 1);
 
     message_ = new QLabel;
     message_->setObjectName(QStringLiteral("mechanismMessage"));

@@ -160,11 +160,7 @@ PlanOnBox::PlanOnBox(QWidget* parent)
     note_ = new QLabel(tr("The data's size is itself private: declare N."));
     note_->setWordWrap(true);
 
-    paramRow_ = new QWidget;
-    auto* paramLine = new QHBoxLayout(paramRow_);
-    paramLine->setContentsMargins(0, 0, 0, 0);
-    paramLine->addWidget(parameter_, 1);
-    paramLine->addWidget(browse_);
+    paramRow_ = fieldLine({parameter_, browse_}, 1);
     // Rows come and go through FormRows (see form_rows.h).
     rows_ = std::make_unique<FormRows>(new QFormLayout(this));
     rows_->addRow(tr("Curves &on:"), kind_);

@@ -1,11 +1,24 @@
 #include "form_rows.h"
 
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <algorithm>
 #include <stdexcept>
 
 namespace dpx::ui {
+
+QWidget* fieldLine(std::initializer_list<QWidget*> widgets, int stretchFirst) {
+    auto* w = new QWidget;
+    auto* l = new QHBoxLayout(w);
+    l->setContentsMargins(0, 0, 0, 0);
+    bool first = true;
+    for (QWidget* x : widgets) {
+        l->addWidget(x, first ? stretchFirst : 0);
+        first = false;
+    }
+    return w;
+}
 
 QLabel* FormRows::addRow(const QString& label, QWidget* field) {
     QLabel* l = nullptr;

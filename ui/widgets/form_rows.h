@@ -12,6 +12,7 @@
 #pragma once
 
 #include <QString>
+#include <initializer_list>
 #include <vector>
 
 class QFormLayout;
@@ -20,6 +21,10 @@ class QLayout;
 class QWidget;
 
 namespace dpx::ui {
+
+// A form field of several widgets on one line (no margins), the first one taking
+// `stretchFirst` of the room left: e.g. a value and its button.
+QWidget* fieldLine(std::initializer_list<QWidget*> widgets, int stretchFirst = 0);
 
 class FormRows {
 public:

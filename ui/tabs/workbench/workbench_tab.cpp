@@ -242,15 +242,7 @@ void WorkbenchTab::buildControls() {
     rows->addRow(tr("Plot"), metric_);
     rows->addRow(tr("ε plot at m"), shownScale_);
     rows->addRow(tr("m plot at ε"), shownEpsilon_);
-    auto* buttonRow = new QWidget;
-    {
-        auto* buttons = new QHBoxLayout(buttonRow);
-        buttons->setContentsMargins(0, 0, 0, 0);
-        buttons->addWidget(run);
-        buttons->addWidget(cancel_);
-        buttons->addWidget(export_);
-    }
-    rows->addRow(buttonRow);
+    rows->addRow(fieldLine({run, cancel_, export_}));
     rows->addRow(status_);
     formRows_ = std::move(rows);
     auto* inputs = new QWidget;
